@@ -1,0 +1,151 @@
+/* Unit tests for the bounded string buffer and the log redaction. */
+#include "unit.h"
+#include "sbuf.h"
+#include "log.h"
+#include "wtime.h"
+
+#include <fcntl.h>
+
+static void test_add_within_limit(void **state)
+{
+	struct sbuf b = SBUF_INIT(10);
+
+	assert_int_equal(sbuf_addstr(&b, "hello"), 0);
+	assert_int_equal(sbuf_addf(&b, "%d", 1234), 0);
+	assert_string_equal(sbuf_str(&b), "hello1234");
+	assert_int_equal(b.len, 9);
+	sbuf_free(&b);
+}
+
+static void test_refuses_past_max_and_keeps_contents(void **state)
+{
+	struct sbuf b = SBUF_INIT(8);
+
+	assert_int_equal(sbuf_addstr(&b, "12345678"), 0);
+	assert_int_equal(sbuf_addch(&b, 'x'), -1);
+	assert_int_equal(sbuf_addf(&b, "%s", "y"), -1);
+	assert_string_equal(sbuf_str(&b), "12345678");
+	sbuf_reset(&b);
+	assert_int_equal(sbuf_addstr(&b, "123456789"), -1);
+	assert_string_equal(sbuf_str(&b), "");
+	sbuf_free(&b);
+}
+
+static void test_binary_and_detach(void **state)
+{
+	struct sbuf b = SBUF_INIT(100);
+	size_t len;
+	char *p;
+
+	assert_int_equal(sbuf_add(&b, "a\0b", 3), 0);
+	p = sbuf_detach(&b, &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(p, "a\0b", 3);
+	assert_null(b.buf);
+	free(p);
+}
+
+static void test_xml_escape_all_or_nothing(void **state)
+{
+	struct sbuf b = SBUF_INIT(12);
+
+	assert_int_equal(sbuf_add_xml_escaped(&b, "<a&'\">"), -1);
+	assert_string_equal(sbuf_str(&b), "");
+	assert_int_equal(sbuf_add_xml_escaped(&b, "a<b"), 0);
+	assert_string_equal(sbuf_str(&b), "a&lt;b");
+	sbuf_free(&b);
+}
+
+static void test_log_never_writes_a_secret(void **state)
+{
+	char path[] = "/tmp/wseq-log-XXXXXX";
+	int fd = mkstemp(path);
+	char buf[4096];
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(log_init("unit", path), 0);
+	log_add_secret("0123456789abcdef");
+	log_info("user auth=%s ok", "0123456789abcdef");
+	assert_int_equal(log_error("twice %s %s", "0123456789abcdef", "0123456789abcdef"), -1);
+	log_close();
+	fd = open(path, O_RDONLY);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_null(strstr(buf, "0123456789abcdef"));
+	assert_non_null(strstr(buf, "auth=[secret] ok"));
+	assert_non_null(strstr(buf, "error: twice [secret] [secret]"));
+}
+
+static void test_log_level_filters(void **state)
+{
+	char path[] = "/tmp/wseq-log-XXXXXX";
+	int fd = mkstemp(path);
+	char buf[4096];
+	ssize_t n;
+
+	close(fd);
+	log_init("unit", path);
+	log_set_level(LOG_LVL_ERROR);
+	log_info("hidden-info");
+	log_debug("hidden-debug");
+	log_warn("shown-warning");
+	log_set_level(LOG_LVL_INFO);
+	log_close();
+	fd = open(path, O_RDONLY);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	unlink(path);
+	buf[n > 0 ? n : 0] = '\0';
+	assert_null(strstr(buf, "hidden"));
+	assert_non_null(strstr(buf, "warning: shown-warning"));
+}
+
+static void test_clock_shift(void **state)
+{
+	time_t t0;
+
+	wtime_reset();
+	t0 = now();
+	wtime_shift(86400);
+	assert_true(now() - t0 >= 86400 && now() - t0 <= 86402);
+	wtime_reset();
+	setenv("WSEQ_TIME_OFFSET", "-3600", 1);
+	assert_true(t0 - now() >= 3598 && t0 - now() <= 3600);
+	unsetenv("WSEQ_TIME_OFFSET");
+	wtime_reset();
+}
+
+static void test_parse_numbers(void **state)
+{
+	long l;
+	double d;
+
+	assert_int_equal(parse_long("42", &l), 0);
+	assert_int_equal(l, 42);
+	assert_int_equal(parse_long("42x", &l), -1);
+	assert_int_equal(parse_long("", &l), -1);
+	assert_int_equal(parse_long("99999999999999999999", &l), -1);
+	assert_int_equal(parse_double("1e12", &d), 0);
+	assert_true(d == 1e12);
+	assert_int_equal(parse_double("nan", &d), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_within_limit),
+		cmocka_unit_test(test_refuses_past_max_and_keeps_contents),
+		cmocka_unit_test(test_binary_and_detach),
+		cmocka_unit_test(test_xml_escape_all_or_nothing),
+		cmocka_unit_test(test_log_never_writes_a_secret),
+		cmocka_unit_test(test_log_level_filters),
+		cmocka_unit_test(test_clock_shift),
+		cmocka_unit_test(test_parse_numbers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
