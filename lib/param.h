@@ -1,0 +1,63 @@
+/*
+ * Parameter tables. Every program describes its settings once, in a table of
+ * struct param: the name (used as the config.xml element and as the --option),
+ * the type, where the value lives in the program's settings struct, the
+ * default, bounds, and the help text. The same table drives command-line
+ * parsing, reading config.xml, --help, and the generated reference in doc/.
+ */
+#ifndef WSEQ_PARAM_H
+#define WSEQ_PARAM_H
+
+#include "common.h"
+
+enum param_type {
+	PARAM_STR,      /* char *, allocated (param_free() releases it) */
+	PARAM_INT,      /* long */
+	PARAM_DOUBLE,   /* double */
+	PARAM_BOOL,     /* bool: "--x" on the command line; <x/>, <x>1</x>, <x>0</x> in XML */
+	PARAM_END
+};
+
+enum param_flags {
+	PARAM_REQUIRED = 1 << 0,  /* an error when neither given nor defaulted */
+	PARAM_SECRET = 1 << 1,    /* never logged or shown; registered with log_add_secret() */
+	PARAM_NOCONFIG = 1 << 2,  /* command line only (not read from config.xml) */
+	PARAM_NOOPTION = 1 << 3,  /* config.xml only (no --option) */
+	PARAM_BOUNDED = 1 << 4,   /* min and max apply */
+};
+
+struct param {
+	const char *name;
+	enum param_type type;
+	size_t offset;          /* offsetof(settings struct, field) */
+	const char *def;        /* default, as text; NULL for none */
+	int flags;
+	double min, max;        /* with PARAM_BOUNDED */
+	const char *arg;        /* placeholder in --help ("N", "DIR"); NULL for booleans */
+	const char *help;
+};
+
+#define PARAM_TABLE_END { NULL, PARAM_END, 0, NULL, 0, 0, 0, NULL, NULL }
+
+/* Fill every field from its default (strings are copied). */
+void param_set_defaults(const struct param *t, void *settings);
+/*
+ * Set one parameter from text. origin names where the text came from
+ * ("--x", "config.xml:12") for the error, which is logged; returns 0 / -1.
+ */
+int param_set(const struct param *p, void *settings, const char *value, const char *origin);
+const struct param *param_find(const struct param *t, const char *name);
+/* Errors (logged, naming each missing one) for required parameters left unset. */
+int param_check_required(const struct param *t, const void *settings, const char *where);
+void param_free(const struct param *t, void *settings);
+/*
+ * Parse --name VALUE, --name=VALUE and --flag options of t from argv[1..],
+ * stopping at the first non-option or after "--". Returns the index of the
+ * first argument left, -1 on an error (logged, naming the option), or -2
+ * when -h/--help was given.
+ */
+int param_parse_args(const struct param *t, void *settings, int argc, char **argv);
+/* Print "  --name ARG   help (default: x)" lines for each command-line parameter. */
+void param_print_help(const struct param *t, FILE *fp);
+
+#endif

@@ -1,0 +1,157 @@
+# Shared library for wseq's shell integration tests (git's t/test-lib.sh is
+# the model). A test script sets test_description, sources this file, calls
+# test_expect_success for each thing it proves, and ends with test_done.
+# Output is TAP so automake's tap-driver counts every test.
+#
+# Each script runs in its own trash directory under the build tree; services
+# it starts (private MariaDB, Apache, BOINC clients) are stopped at exit by
+# the cleanups registered with test_atexit.
+
+: "${WSEQ_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${WSEQ_BUILDDIR:=$WSEQ_SRCDIR}"
+export WSEQ_SRCDIR WSEQ_BUILDDIR
+
+this_test=$(basename "$0" .sh)
+TRASH_DIRECTORY="$WSEQ_BUILDDIR/test/trash.$this_test"
+rm -rf "$TRASH_DIRECTORY" || exit 1
+mkdir -p "$TRASH_DIRECTORY" || exit 1
+cd "$TRASH_DIRECTORY" || exit 1
+# Apache runs CGI programs as www-data: the trash must be reachable by it.
+chmod 755 "$TRASH_DIRECTORY"
+
+# Programs under test come from the build tree, never from an installation.
+PATH="$WSEQ_BUILDDIR/tools:$WSEQ_BUILDDIR/daemons:$WSEQ_BUILDDIR/sched:$WSEQ_BUILDDIR/test:$PATH"
+export PATH
+WSEQ_LIBEXECDIR="$WSEQ_BUILDDIR/stage/libexec"
+WSEQ_DATADIR="$WSEQ_BUILDDIR/stage/share"
+export WSEQ_LIBEXECDIR WSEQ_DATADIR
+unset WSEQ_TIME_OFFSET WSEQ_TIME_OFFSET_FILE
+
+test_count=0
+test_failures=0
+test_skipped=0
+test_atexit_cmds=
+
+say() { printf '# %s\n' "$*"; }
+
+# Register a command run when the script exits (in reverse order), pass or fail.
+test_atexit() {
+	test_atexit_cmds="$1
+$test_atexit_cmds"
+}
+
+test_run_atexit_() {
+	set +e
+	cd "$TRASH_DIRECTORY/.." 2>/dev/null
+	printf '%s\n' "$test_atexit_cmds" | while IFS= read -r c; do
+		[ -n "$c" ] && eval "$c" >/dev/null 2>&1
+	done
+}
+trap 'test_run_atexit_' EXIT
+
+# test_expect_success 'what it proves' 'shell commands'
+test_expect_success() {
+	test_count=$((test_count + 1))
+	out="$TRASH_DIRECTORY/.test-$test_count.out"
+	if ( eval "$2" ) >"$out" 2>&1; then
+		printf 'ok %d - %s\n' "$test_count" "$1"
+	else
+		test_failures=$((test_failures + 1))
+		printf 'not ok %d - %s\n' "$test_count" "$1"
+		sed -e 's/^/#   /' <<-EOT
+		$2
+		EOT
+		say "output:"
+		sed -e 's/^/#   > /' "$out" | tail -n 60
+	fi
+}
+
+# Skip a test for a stated reason; counted as SKIP, never as passed.
+test_skip() {
+	test_count=$((test_count + 1))
+	test_skipped=$((test_skipped + 1))
+	printf 'ok %d - %s # SKIP %s\n' "$test_count" "$1" "$2"
+}
+
+test_done() {
+	printf '1..%d\n' "$test_count"
+	[ "$test_failures" -eq 0 ] && exit 0
+	exit 1
+}
+
+# --- assertions -----------------------------------------------------------
+
+test_must_fail() {
+	"$@"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "test_must_fail: command succeeded: $*" >&2
+		return 1
+	elif [ $rc -gt 128 ] && [ $rc -le 192 ]; then
+		echo "test_must_fail: command died of signal $((rc - 128)): $*" >&2
+		return 1
+	fi
+	return 0
+}
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# test_grep [-v] PATTERN FILE: like grep, but shows the file when it fails.
+test_grep() {
+	if [ "$1" = "-v" ]; then
+		shift
+		if grep -e "$1" "$2" >/dev/null; then
+			echo "test_grep: '$1' unexpectedly found in $2:" >&2
+			cat "$2" >&2
+			return 1
+		fi
+		return 0
+	fi
+	grep -e "$@" >/dev/null && return 0
+	echo "test_grep: '$1' not found in $2:" >&2
+	cat "$2" >&2 2>/dev/null
+	return 1
+}
+
+test_line_count() {
+	n=$(wc -l <"$3" | tr -d ' ')
+	if ! test "$n" "$1" "$2"; then
+		echo "test_line_count: $3 has $n lines, expected $1 $2" >&2
+		cat "$3" >&2
+		return 1
+	fi
+}
+
+# Wait up to $1 seconds for the command "$2..." to succeed.
+test_wait_for() {
+	t=$1; shift
+	end=$(( $(date +%s) + t ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+# --- services ------------------------------------------------------------
+
+# Start a private MariaDB (no Apache, no project) in $1 (default db) and
+# load its settings (WSEQ_DB_SOCKET, WSEQ_DB_PORT, WSEQ_DB_USER,
+# WSEQ_DB_PASSWD) into the environment; it is stopped at exit.
+test_mariadb_up() {
+	dir="$TRASH_DIRECTORY/${1:-db}"
+	wseq_sandbox up --db-only "$dir" >"$dir.up.log" 2>&1 || {
+		cat "$dir.up.log" >&2
+		return 1
+	}
+	test_atexit "wseq_sandbox down '$dir'"
+	eval "$(wseq_sandbox env "$dir")"
+}
+
+# Run SQL against the private database of the current sandbox.
+test_sql() {
+	mariadb --socket="$WSEQ_DB_SOCKET" -u"$WSEQ_DB_USER" -p"$WSEQ_DB_PASSWD" \
+		--batch --skip-column-names "$@"
+}
