@@ -5,7 +5,7 @@
 #ifndef WSEQ_COMMON_H
 #define WSEQ_COMMON_H
 
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <inttypes.h>

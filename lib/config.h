@@ -1,0 +1,90 @@
+/*
+ * The project's config.xml, in BOINC's format:
+ *
+ *   <boinc>
+ *     <config> <db_name>..</db_name> <master_url>..</master_url> ... </config>
+ *     <daemons> <daemon><cmd>transitioner -d 2</cmd></daemon> ... </daemons>
+ *     <tasks> <task><cmd>..</cmd><period>1 hour</period></task> ... </tasks>
+ *   </boinc>
+ *
+ * The <config> section is read through parameter tables (param.h): the
+ * project table below, which every program shares, plus the program's own.
+ * Errors name the file and line.
+ */
+#ifndef WSEQ_CONFIG_H
+#define WSEQ_CONFIG_H
+
+#include "common.h"
+#include "param.h"
+
+struct config_daemon {
+	char *cmd;              /* program and arguments, run from the project's bin/ */
+	char *output;           /* log file name in log dir (default: <program>.log) */
+	char *pid_file;         /* pid file name in pid dir (default: <program>.pid) */
+	bool disabled;
+};
+
+struct config_task {
+	char *cmd;
+	char *output;
+	long period;            /* seconds; "1 hour", "30 min", "2 days" accepted */
+	bool disabled;
+};
+
+struct project_config {
+	/* <config> fields shared by all programs (project_params) */
+	char *long_name;
+	char *master_url;       /* with trailing slash */
+	char *db_name;
+	char *db_user;
+	char *db_passwd;
+	char *db_host;
+	long db_port;
+	char *db_socket;
+	char *upload_dir;
+	char *download_dir;
+	char *key_dir;
+	char *log_dir;
+	char *pid_dir;
+	char *app_dir;
+	char *upload_url;       /* the file_upload_handler URL */
+	char *download_url;     /* the URL of download_dir */
+	char *cgi_url;          /* the URL of cgi-bin/, with trailing slash */
+	long uldl_dir_fanout;
+	char *web_user;         /* the user CGI programs run as (file ownership) */
+	long max_wus_to_send;
+	bool disable_account_creation;
+	bool stop_daemons;      /* like the stop_daemons file: daemons exit */
+
+	/* derived */
+	char *project_dir;      /* absolute directory holding config.xml */
+	char *path;             /* absolute path of config.xml */
+	struct config_daemon *daemons;
+	size_t ndaemons;
+	struct config_task *tasks;
+	size_t ntasks;
+};
+
+extern const struct param project_params[];
+
+/*
+ * Find config.xml: $WSEQ_PROJECT_DIR/config.xml, else ./config.xml, else
+ * ../config.xml (a CGI program runs in cgi-bin/). Returns an allocated path
+ * or NULL (logged).
+ */
+char *config_locate(void);
+
+/*
+ * Read path (NULL: config_locate()) into c, and the <config> elements named
+ * in prog_params (may be NULL) into prog_settings. Relative directories are
+ * made absolute against the project directory. Unknown elements are left for
+ * other programs. Returns 0, or -1 with the errors logged as "FILE:LINE: ...".
+ */
+int config_load(struct project_config *c, const char *path,
+		const struct param *prog_params, void *prog_settings);
+void config_free(struct project_config *c);
+
+/* Parse a BOINC-style period ("3600", "1 hour", "30 min", "2 days"); -1 if bad. */
+long config_parse_period(const char *s);
+
+#endif

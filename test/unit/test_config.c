@@ -1,0 +1,274 @@
+/* Unit tests for parameter tables and config.xml reading. */
+#include "unit.h"
+#include "config.h"
+#include "log.h"
+#include "sbuf.h"
+
+#include <sys/stat.h>
+
+static char dir[64];
+static char logpath[96];
+
+static int setup(void **state)
+{
+	wstrlcpy(dir, "/tmp/wseq-config-XXXXXX", sizeof(dir));
+	assert_non_null(mkdtemp(dir));
+	snprintf(logpath, sizeof(logpath), "%s/log", dir);
+	log_init("unit", logpath);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	log_close();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static char *write_config(const char *text)
+{
+	char *path = xasprintf("%s/config.xml", dir);
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+/* The log so far, then truncated, so each test sees only its own errors. */
+static char *take_log(void)
+{
+	struct sbuf b = SBUF_INIT(1 << 20);
+	FILE *fp = fopen(logpath, "r");
+	char line[1024];
+
+	while (fp && fgets(line, sizeof(line), fp))
+		sbuf_addstr(&b, line);
+	if (fp)
+		fclose(fp);
+	fp = fopen(logpath, "w");
+	if (fp)
+		fclose(fp);
+	return sbuf_detach(&b, NULL);
+}
+
+struct prog_settings {
+	long sleep_s;
+	double ratio;
+	char *mode;
+	bool fast;
+};
+
+static const struct param prog_params[] = {
+	{ "sleep", PARAM_INT, offsetof(struct prog_settings, sleep_s), "5", PARAM_BOUNDED, 1, 3600, "S", "sleep" },
+	{ "ratio", PARAM_DOUBLE, offsetof(struct prog_settings, ratio), "0.5", 0, 0, 0, "R", "ratio" },
+	{ "mode", PARAM_STR, offsetof(struct prog_settings, mode), "plain", 0, 0, 0, "M", "mode" },
+	{ "fast", PARAM_BOOL, offsetof(struct prog_settings, fast), "0", 0, 0, 0, NULL, "go fast" },
+	PARAM_TABLE_END
+};
+
+static void test_good_config(void **state)
+{
+	char *path = write_config(
+		"<?xml version=\"1.0\"?>\n"
+		"<boinc>\n"
+		"  <config>\n"
+		"    <master_url>http://127.0.0.1:8080/test</master_url>\n"
+		"    <db_name>test</db_name>\n"
+		"    <db_user>wseq</db_user>\n"
+		"    <db_passwd>s3cr3t-passw0rd</db_passwd>\n"
+		"    <db_port>3307</db_port>\n"
+		"    <uldl_dir_fanout>16</uldl_dir_fanout>\n"
+		"    <upload_dir>up</upload_dir>\n"
+		"    <key_dir>/etc/wseq/keys</key_dir>\n"
+		"    <sleep>30</sleep>\n"
+		"    <fast/>\n"
+		"    <someone_elses_option>x</someone_elses_option>\n"
+		"  </config>\n"
+		"  <daemons>\n"
+		"    <daemon><cmd>transitioner -d 3</cmd></daemon>\n"
+		"    <daemon><cmd>validator --app x</cmd><output>v.log</output><disabled>1</disabled></daemon>\n"
+		"  </daemons>\n"
+		"  <tasks>\n"
+		"    <task><cmd>db_dump</cmd><period>1 day</period></task>\n"
+		"  </tasks>\n"
+		"</boinc>\n");
+	struct project_config c;
+	struct prog_settings s = { 0 };
+	char *expect;
+
+	assert_int_equal(config_load(&c, path, prog_params, &s), 0);
+	assert_string_equal(c.master_url, "http://127.0.0.1:8080/test/");
+	assert_string_equal(c.db_name, "test");
+	assert_string_equal(c.db_host, "localhost");
+	assert_int_equal(c.db_port, 3307);
+	assert_int_equal(c.uldl_dir_fanout, 16);
+	expect = xasprintf("%s/up", c.project_dir);
+	assert_string_equal(c.upload_dir, expect);
+	free(expect);
+	assert_string_equal(c.key_dir, "/etc/wseq/keys");
+	expect = xasprintf("%s/download", c.project_dir);
+	assert_string_equal(c.download_dir, expect);
+	free(expect);
+	assert_string_equal(c.download_url, "http://127.0.0.1:8080/test/download");
+	assert_int_equal(s.sleep_s, 30);
+	assert_true(s.ratio == 0.5);
+	assert_string_equal(s.mode, "plain");
+	assert_true(s.fast);
+	assert_int_equal(c.ndaemons, 2);
+	assert_string_equal(c.daemons[0].cmd, "transitioner -d 3");
+	assert_false(c.daemons[0].disabled);
+	assert_string_equal(c.daemons[1].output, "v.log");
+	assert_true(c.daemons[1].disabled);
+	assert_int_equal(c.ntasks, 1);
+	assert_int_equal(c.tasks[0].period, 86400);
+	/* the password is registered as a secret: it never reaches the log */
+	log_info("connecting with %s", c.db_passwd);
+	expect = take_log();
+	assert_null(strstr(expect, "s3cr3t-passw0rd"));
+	free(expect);
+	config_free(&c);
+	param_free(prog_params, &s);
+	free(path);
+}
+
+static void test_malformed_names_file_and_line(void **state)
+{
+	char *path = write_config("<boinc>\n<config>\n<db_name>x</db_name>\n<master_url>http://a.b/</oops>\n</config>\n</boinc>\n");
+	struct project_config c;
+	char *log;
+
+	assert_int_equal(config_load(&c, path, NULL, NULL), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "config.xml:4:"));
+	free(log);
+	config_free(&c);
+	free(path);
+}
+
+static void test_missing_required_is_named(void **state)
+{
+	char *path = write_config("<boinc>\n<config>\n<master_url>http://a.b/</master_url>\n</config>\n</boinc>\n");
+	struct project_config c;
+	char *log;
+
+	assert_int_equal(config_load(&c, path, NULL, NULL), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "required option db_name is missing"));
+	assert_non_null(strstr(log, "config.xml"));
+	free(log);
+	config_free(&c);
+	free(path);
+}
+
+static void test_bad_values_are_named_with_line(void **state)
+{
+	char *path = write_config("<boinc>\n<config>\n<master_url>http://a.b/</master_url>\n"
+				  "<db_name>x</db_name>\n<uldl_dir_fanout>many</uldl_dir_fanout>\n"
+				  "<sleep>99999</sleep>\n</config>\n"
+				  "<daemons><daemon><output>x</output></daemon></daemons>\n</boinc>\n");
+	struct project_config c;
+	struct prog_settings s = { 0 };
+	char *log;
+
+	assert_int_equal(config_load(&c, path, prog_params, &s), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "config.xml:5: uldl_dir_fanout needs a whole number (got 'many')"));
+	assert_non_null(strstr(log, "config.xml:6: sleep must be between 1 and 3600"));
+	assert_non_null(strstr(log, "config.xml:8: <daemon> without <cmd>"));
+	free(log);
+	config_free(&c);
+	param_free(prog_params, &s);
+	free(path);
+}
+
+static void test_wrong_root_and_missing_file(void **state)
+{
+	char *path = write_config("<config><db_name>x</db_name></config>\n");
+	struct project_config c;
+	char *log;
+
+	assert_int_equal(config_load(&c, path, NULL, NULL), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "the root element must be <boinc>"));
+	free(log);
+	config_free(&c);
+	assert_int_equal(config_load(&c, "/nonexistent/config.xml", NULL, NULL), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "/nonexistent/config.xml"));
+	free(log);
+	config_free(&c);
+	free(path);
+}
+
+static void test_bad_master_url(void **state)
+{
+	char *path = write_config("<boinc><config><db_name>x</db_name><master_url>ftp://x/</master_url></config></boinc>");
+	struct project_config c;
+	char *log;
+
+	assert_int_equal(config_load(&c, path, NULL, NULL), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "master_url must start with http://"));
+	free(log);
+	config_free(&c);
+	free(path);
+}
+
+static void test_periods(void **state)
+{
+	assert_int_equal(config_parse_period("3600"), 3600);
+	assert_int_equal(config_parse_period("1 hour"), 3600);
+	assert_int_equal(config_parse_period("30 min"), 1800);
+	assert_int_equal(config_parse_period("2 days"), 172800);
+	assert_int_equal(config_parse_period("1 fortnight"), -1);
+	assert_int_equal(config_parse_period(""), -1);
+	assert_int_equal(config_parse_period("-5"), -1);
+}
+
+static void test_parse_args(void **state)
+{
+	struct prog_settings s = { 0 };
+	char *argv1[] = { "prog", "--sleep", "7", "--mode=fancy", "--fast", "--ratio", "2.5", "file", "--sleep", "9", NULL };
+	char *argv2[] = { "prog", "--nope", NULL };
+	char *argv3[] = { "prog", "--sleep", NULL };
+	char *argv4[] = { "prog", "--sleep", "0", NULL };
+	char *argv5[] = { "prog", "-h", NULL };
+	char *log;
+
+	param_set_defaults(prog_params, &s);
+	assert_int_equal(param_parse_args(prog_params, &s, 10, argv1), 7);
+	assert_int_equal(s.sleep_s, 7);
+	assert_string_equal(s.mode, "fancy");
+	assert_true(s.fast);
+	assert_true(s.ratio == 2.5);
+	assert_int_equal(param_parse_args(prog_params, &s, 2, argv2), -1);
+	assert_int_equal(param_parse_args(prog_params, &s, 2, argv3), -1);
+	assert_int_equal(param_parse_args(prog_params, &s, 3, argv4), -1);
+	assert_int_equal(param_parse_args(prog_params, &s, 2, argv5), -2);
+	log = take_log();
+	assert_non_null(strstr(log, "unknown option --nope"));
+	assert_non_null(strstr(log, "option --sleep needs a value"));
+	assert_non_null(strstr(log, "--sleep: sleep must be between 1 and 3600 (got 0)"));
+	free(log);
+	param_free(prog_params, &s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_config),
+		cmocka_unit_test(test_malformed_names_file_and_line),
+		cmocka_unit_test(test_missing_required_is_named),
+		cmocka_unit_test(test_bad_values_are_named_with_line),
+		cmocka_unit_test(test_wrong_root_and_missing_file),
+		cmocka_unit_test(test_bad_master_url),
+		cmocka_unit_test(test_periods),
+		cmocka_unit_test(test_parse_args),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
