@@ -257,8 +257,7 @@ int config_load(struct project_config *c, const char *path, const struct param *
 	if ((n = xml_child(root, "tasks")) && read_tasks(c, n, c->path) < 0)
 		rc = -1;
 	xmlFreeDoc(doc);
-	if (param_check_required(project_params, c, c->path) < 0 ||
-	    (prog_params && param_check_required(prog_params, prog_settings, c->path) < 0))
+	if (param_check_required(project_params, c, c->path) < 0)
 		rc = -1;
 	if (rc == 0)
 		rc = check_urls(c, c->path);

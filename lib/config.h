@@ -78,7 +78,10 @@ char *config_locate(void);
  * Read path (NULL: config_locate()) into c, and the <config> elements named
  * in prog_params (may be NULL) into prog_settings. Relative directories are
  * made absolute against the project directory. Unknown elements are left for
- * other programs. Returns 0, or -1 with the errors logged as "FILE:LINE: ...".
+ * other programs. Required project settings are checked here; a program's
+ * own required settings may also come from its command line, so the program
+ * checks them (param_check_required) once both are read.
+ * Returns 0, or -1 with the errors logged as "FILE:LINE: ...".
  */
 int config_load(struct project_config *c, const char *path,
 		const struct param *prog_params, void *prog_settings);

@@ -20,7 +20,7 @@ cd "$TRASH_DIRECTORY" || exit 1
 chmod 755 "$TRASH_DIRECTORY"
 
 # Programs under test come from the build tree, never from an installation.
-PATH="$WSEQ_BUILDDIR/tools:$WSEQ_BUILDDIR/daemons:$WSEQ_BUILDDIR/sched:$WSEQ_BUILDDIR/test:$PATH"
+PATH="$WSEQ_BUILDDIR/stage/bin:$WSEQ_BUILDDIR/stage/libexec:$WSEQ_BUILDDIR/tools:$WSEQ_BUILDDIR/daemons:$WSEQ_BUILDDIR/sched:$WSEQ_BUILDDIR/test:$PATH"
 export PATH
 WSEQ_LIBEXECDIR="$WSEQ_BUILDDIR/stage/libexec"
 WSEQ_DATADIR="$WSEQ_BUILDDIR/stage/share"

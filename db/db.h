@@ -1,0 +1,181 @@
+/*
+ * The database layer: one connection to the project's MariaDB, prepared
+ * statements with typed binds, transactions, and transparent reconnection.
+ * Nothing outside db/ includes mysql.h or writes SQL; the rest of wseq uses
+ * the record types of db_records.h and the named queries of db_queries.h,
+ * both built on the generic machinery declared here.
+ *
+ * Functions return enum db_rc: DB_OK, DB_NOT_FOUND (a lookup matched no
+ * row), DB_RETRY (the connection was lost inside a transaction: it has been
+ * rolled back; rerun the whole transaction), DB_ERROR (logged).
+ *
+ * Reconnection: when the server goes away, the next call reconnects and
+ * prepares its statements again. Outside a transaction a statement that
+ * failed because the connection was lost is retried once on the new
+ * connection (so a non-idempotent change that must happen exactly once
+ * belongs in a transaction). A database that cannot be reached gives
+ * "database unavailable: ..." in the log and DB_ERROR (DB_RETRY inside a
+ * transaction); a later call tries again.
+ */
+#ifndef WSEQ_DB_H
+#define WSEQ_DB_H
+
+#include "common.h"
+
+/* The schema version this code expects (schema.sql and db/upgrade/ agree). */
+#define DB_SCHEMA_VERSION 1
+
+enum db_rc { DB_OK = 0, DB_NOT_FOUND = 1, DB_RETRY = 2, DB_ERROR = -1 };
+
+struct project_config;
+struct db;
+
+/* Where the database is. NULL or "" strings and port 0 mean "not given". */
+struct db_params {
+	const char *name, *user, *passwd, *host, *socket;
+	long port;
+};
+
+/* The strings point into c; c must outlive p. */
+void db_params_from_config(struct db_params *p, const struct project_config *c);
+/* From WSEQ_DB_NAME, _USER, _PASSWD, _HOST, _PORT, _SOCKET (test programs). */
+void db_params_from_env(struct db_params *p);
+
+/*
+ * Connect, retrying with back-off for up to max_wait_s seconds (0: one
+ * try). The socket wins over host:port when both are given. The session
+ * uses utf8mb4, autocommit and strict SQL mode. On failure *out is NULL and
+ * the error (host or socket and the server's message) is logged.
+ */
+int db_open(struct db **out, const struct db_params *p, double max_wait_s);
+void db_close(struct db *db);
+/* The last error's text ("" if none); valid until the next call. */
+const char *db_error(struct db *db);
+/* The last error's MariaDB number (0 if none), e.g. 1062 duplicate key. */
+unsigned db_errno(struct db *db);
+/* DB_OK if the server answers (reconnecting if needed). */
+int db_ping(struct db *db);
+
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+int db_rollback(struct db *db);
+bool db_in_transaction(const struct db *db);
+
+/* CREATE DATABASE p->name (utf8mb4), dropping it first if asked. */
+int db_create_database(const struct db_params *p, bool drop_first);
+/* Run every statement of an SQL file of our own (schema, upgrades) as text. */
+int db_load_schema(struct db *db, const char *schema_sql_path);
+int db_run_sql_file(struct db *db, const char *path);
+/* MAX(version) of schema_version; DB_ERROR if the table is missing. */
+int db_schema_version(struct db *db, long *v);
+/* Record version v (after its upgrade file ran). */
+int db_set_schema_version(struct db *db, long v, const char *description);
+
+/*
+ * A user account (name, email, authenticator) allowed to submit and manage
+ * jobs of every app (user + user_submit rows, one transaction).
+ */
+int db_make_admin(struct db *db, const char *name, const char *email_addr,
+		  const char *authenticator);
+
+/*
+ * Splitting an SQL file into statements: at each ';' outside quotes and
+ * comments. Calls fn(statement, arg) with comments left in; stops at the
+ * first nonzero return. Exposed for the unit test.
+ */
+int db_sql_split(const char *text, int (*fn)(const char *stmt, void *arg), void *arg);
+
+/* ---- typed values for the ? placeholders of a statement ---------------- */
+
+enum db_type {
+	DB_T_INT = 1,   /* int, SQL INT */
+	DB_T_I64,       /* int64_t, SQL BIGINT: ids and times */
+	DB_T_DOUBLE,    /* double */
+	DB_T_STR,       /* char *, allocated (NULL reads as ""), VARCHAR or BLOB */
+};
+
+struct db_val {
+	enum db_type type;
+	union {
+		int64_t i;
+		double d;
+		const char *s;
+	} u;
+};
+
+#define DBV_INT(x) ((struct db_val){ .type = DB_T_I64, .u.i = (int64_t)(x) })
+#define DBV_DBL(x) ((struct db_val){ .type = DB_T_DOUBLE, .u.d = (double)(x) })
+#define DBV_STR(x) ((struct db_val){ .type = DB_T_STR, .u.s = (x) })
+
+/* ---- tables described once ------------------------------------------------ */
+
+enum db_col_flags {
+	DB_COL_ID = 1 << 0,      /* AUTO_INCREMENT primary key (int64_t); insert sets it */
+	DB_COL_KEY = 1 << 1,     /* part of a primary key the caller supplies */
+	DB_COL_MODTIME = 1 << 2, /* TIMESTAMP kept by the server; read as unix time */
+	DB_COL_UNIQUE = 1 << 3,  /* has a UNIQUE index of its own: db_rec_lookup_by() */
+};
+
+struct db_column {
+	const char *name;        /* SQL column name = struct member name */
+	enum db_type type;
+	size_t offset;
+	int flags;
+};
+
+struct db_table {
+	const char *name;
+	size_t size;             /* sizeof the record struct */
+	const struct db_column *cols;
+	size_t ncols;
+};
+
+/* Returns 0 to go on, 1 to stop (DB_OK), -1 to stop with DB_ERROR. */
+typedef int (*db_row_fn)(void *rec, void *arg);
+
+/*
+ * Generic operations on records of table t. Strings of a record are
+ * allocated: db_rec_free() releases them (the struct itself is the caller's).
+ * Lookups overwrite *rec (freeing its strings first).
+ */
+int db_rec_insert(struct db *db, const struct db_table *t, void *rec);
+/* By primary key; DB_NOT_FOUND if no row has it. */
+int db_rec_update(struct db *db, const struct db_table *t, const void *rec);
+int db_rec_lookup(struct db *db, const struct db_table *t, void *rec);  /* key fields set in rec */
+int db_rec_lookup_id(struct db *db, const struct db_table *t, int64_t id, void *rec);
+/* col must be one of t's DB_COL_UNIQUE columns (checked). */
+int db_rec_lookup_by(struct db *db, const struct db_table *t, const char *col,
+		     const char *value, void *rec);
+int db_rec_delete(struct db *db, const struct db_table *t, const void *rec);
+/*
+ * For each row of "SELECT <t's columns> FROM t <tail>" call fn with a record
+ * owned by the enumerator (fn may take a string by setting the member to
+ * NULL). tail is static SQL ("WHERE appid=? ORDER BY id LIMIT ?") whose
+ * placeholders are bound from vals; never put data into it.
+ */
+int db_rec_enum(struct db *db, const struct db_table *t, const char *tail,
+		const struct db_val *vals, size_t nvals, db_row_fn fn, void *arg);
+/* The same rows as an allocated array (db_rec_list_free releases it). */
+int db_rec_list(struct db *db, const struct db_table *t, const char *tail,
+		const struct db_val *vals, size_t nvals, void **out, size_t *n);
+void db_rec_list_free(const struct db_table *t, void *list, size_t n);
+int db_rec_count(struct db *db, const struct db_table *t, const char *tail,
+		 const struct db_val *vals, size_t nvals, int64_t *count);
+void db_rec_free(const struct db_table *t, void *rec);
+const struct db_column *db_table_column(const struct db_table *t, const char *name);
+
+/* ---- statements ------------------------------------------------------------ */
+
+/*
+ * Run a statement that returns no rows; *affected (may be NULL) gets the
+ * number of rows it matched (UPDATE counts rows found, not only changed).
+ */
+int db_exec(struct db *db, const char *sql, const struct db_val *vals, size_t nvals,
+	    int64_t *affected);
+/* The id the last INSERT generated. */
+int64_t db_insert_id(struct db *db);
+/* A one-row, one-column integer SELECT; DB_NOT_FOUND if no row, NULL reads 0. */
+int db_select_i64(struct db *db, const char *sql, const struct db_val *vals, size_t nvals,
+		  int64_t *out);
+
+#endif

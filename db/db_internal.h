@@ -1,0 +1,80 @@
+/*
+ * What the files of db/ share and nobody else sees: the connection struct,
+ * the statement cache, and the bind helpers. Only db/ is built with
+ * MYSQL_CFLAGS, so only db/ may include this header.
+ */
+#ifndef WSEQ_DB_INTERNAL_H
+#define WSEQ_DB_INTERNAL_H
+
+#include "db.h"
+#include "sbuf.h"
+
+#include <mysql.h>
+
+#define DB_STMT_CACHE_MAX 256
+#define DB_ERR_MAX 1024
+
+struct db_stmt {
+	char *sql;
+	MYSQL_STMT *stmt;
+	bool busy;              /* in use: a nested use of the same SQL prepares anew */
+	bool cached;            /* in db->cache; else freed on release */
+};
+
+struct db {
+	MYSQL *mysql;           /* NULL while disconnected */
+	struct db_params p;     /* our own copies of the strings */
+	char *where;            /* "socket /x/y" or "host:port" for messages */
+	bool in_txn;
+	bool txn_lost;          /* connection lost inside the transaction */
+	unsigned err_no;
+	char err[DB_ERR_MAX];
+	struct db_stmt *cache[DB_STMT_CACHE_MAX];
+	size_t ncache;
+	int64_t last_insert_id;
+};
+
+/* Record the error of mysql or of stmt (NULL: of db->mysql), log it, return DB_ERROR. */
+int db_fail_(struct db *db, MYSQL_STMT *stmt, const char *what);
+/* Whether a MariaDB client error number means the connection is gone. */
+bool db_conn_lost_errno(unsigned e);
+
+/*
+ * A prepared statement for sql, from the cache or prepared now (reconnecting
+ * first if needed). release it with db_stmt_release when done.
+ */
+int db_stmt_get(struct db *db, const char *sql, struct db_stmt **out);
+void db_stmt_release(struct db *db, struct db_stmt *s);
+
+/*
+ * Execute s with vals bound. On a lost connection: inside a transaction
+ * return DB_RETRY, outside reconnect, re-prepare and try once more (s may
+ * then have been replaced: *sp is updated).
+ */
+int db_stmt_execute(struct db *db, struct db_stmt **sp, const char *sql,
+		    const struct db_val *vals, size_t nvals);
+
+/*
+ * Result binding into a record of table t (cols NULL: every column of t).
+ * db_fetch_rec reads one row into rec (strings allocated); returns DB_OK,
+ * DB_NOT_FOUND at the end, or DB_ERROR.
+ */
+struct db_rowbind {
+	const struct db_table *t;
+	size_t n;
+	MYSQL_BIND *bind;
+	unsigned long *len;
+	my_bool *is_null;
+	my_bool *error;
+	int64_t *i64;
+	double *dbl;
+};
+int db_rowbind_init(struct db *db, MYSQL_STMT *stmt, const struct db_table *t,
+		    struct db_rowbind *rb);
+int db_fetch_rec(struct db *db, MYSQL_STMT *stmt, struct db_rowbind *rb, void *rec);
+void db_rowbind_free(struct db_rowbind *rb);
+
+/* The column list of t for a SELECT (mod_time as UNIX_TIMESTAMP(mod_time)). */
+void db_select_cols(const struct db_table *t, struct sbuf *b);
+
+#endif

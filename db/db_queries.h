@@ -1,0 +1,152 @@
+/*
+ * Named queries: one function per query the scheduler, daemons and tools
+ * make, each on a static SQL text with typed placeholders. Every query is
+ * also listed in db_queries[] so a test can EXPLAIN it against the schema
+ * and prove it uses an index.
+ *
+ * To add one: define a const struct db_query next to its function in
+ * db/db_<area>.c, declare both here, and list the query in db_query.c.
+ */
+#ifndef WSEQ_DB_QUERIES_H
+#define WSEQ_DB_QUERIES_H
+
+#include "db_records.h"
+
+struct db_query {
+	const char *name;               /* for logs and the EXPLAIN report */
+	/*
+	 * With table set, the query returns records of that table and sql is
+	 * what follows "SELECT <its columns> FROM <table>"; else sql is a whole
+	 * statement returning no rows (UPDATE, DELETE, INSERT).
+	 */
+	const struct db_table *table;
+	const char *sql;
+	const char *params;             /* placeholder types: 'i' integer, 'd' double, 's' string */
+};
+
+extern const struct db_query *const db_queries[];
+extern const size_t db_nqueries;
+
+/* Run a row-less query; *affected (may be NULL) gets the rows it matched. */
+int db_query_exec(struct db *db, const struct db_query *q, const struct db_val *vals,
+		  size_t nvals, int64_t *affected);
+/* Run a record query, calling fn for each row as db_rec_enum does. */
+int db_query_rows(struct db *db, const struct db_query *q, const struct db_val *vals,
+		  size_t nvals, db_row_fn fn, void *arg);
+/* The full SQL text of q (allocated). */
+char *db_query_sql(const struct db_query *q);
+/*
+ * EXPLAIN q with placeholder values 1, 1.0 and "x"; fn gets each plan row's
+ * table, access type ("ref", "range", "ALL", ...), key and Extra (NULL when
+ * empty).
+ */
+int db_query_explain(struct db *db, const struct db_query *q,
+		     int (*fn)(const char *table, const char *type, const char *key,
+			       const char *extra, void *arg), void *arg);
+
+/* ---- result (db_result.c) ---- */
+extern const struct db_query dbq_result_unsent, dbq_result_by_workunit,
+	dbq_result_host_in_progress, dbq_result_timed_out, dbq_result_file_delete,
+	dbq_result_seq_in_progress, dbq_result_claim_unsent, dbq_result_claim_timed_out;
+
+/* Unsent results, highest priority first. */
+int db_result_enum_unsent(struct db *db, int limit,
+			  int (*fn)(struct db_result *, void *), void *arg);
+int db_result_enum_workunit(struct db *db, int64_t wuid,
+			    int (*fn)(struct db_result *, void *), void *arg);
+int db_result_enum_host_in_progress(struct db *db, int64_t hostid,
+				    int (*fn)(struct db_result *, void *), void *arg);
+/* In progress with report_deadline before t, earliest first. */
+int db_result_enum_timed_out(struct db *db, int64_t t, int limit,
+			     int (*fn)(struct db_result *, void *), void *arg);
+int db_result_enum_file_delete(struct db *db, int limit,
+			       int (*fn)(struct db_result *, void *), void *arg);
+int db_result_enum_seq_in_progress(struct db *db, int64_t seq_id,
+				   int (*fn)(struct db_result *, void *), void *arg);
+/*
+ * Mark unsent result r->id sent to r->hostid/r->userid with r's sent_time,
+ * report_deadline, app_version_id and app_version_num; DB_NOT_FOUND if it
+ * is no longer unsent (another scheduler took it).
+ */
+int db_result_claim_unsent(struct db *db, const struct db_result *r);
+/*
+ * Mark in-progress result id OVER / NO_REPLY if its deadline is before t;
+ * DB_NOT_FOUND if it was reported (or already handled) meanwhile.
+ */
+int db_result_claim_timed_out(struct db *db, int64_t id, int64_t t);
+
+/* ---- workunit (db_workunit.c) ---- */
+extern const struct db_query dbq_wu_transition, dbq_wu_need_validate, dbq_wu_assimilate,
+	dbq_wu_file_delete, dbq_wu_batch, dbq_wu_batch_modified, dbq_wu_seq_segments,
+	dbq_wu_touch_transition;
+
+/* transition_time before t, earliest first. */
+int db_workunit_enum_transition(struct db *db, int64_t t, int limit,
+				int (*fn)(struct db_workunit *, void *), void *arg);
+int db_workunit_enum_need_validate(struct db *db, int64_t appid, int limit,
+				   int (*fn)(struct db_workunit *, void *), void *arg);
+int db_workunit_enum_assimilate(struct db *db, int64_t appid, int limit,
+				int (*fn)(struct db_workunit *, void *), void *arg);
+int db_workunit_enum_file_delete(struct db *db, int limit,
+				 int (*fn)(struct db_workunit *, void *), void *arg);
+int db_workunit_enum_batch(struct db *db, int64_t batch,
+			   int (*fn)(struct db_workunit *, void *), void *arg);
+/* Workunits of a batch changed after unix time t (query_batch2's min_mod_time). */
+int db_workunit_enum_batch_modified(struct db *db, int64_t batch, double t,
+				    int (*fn)(struct db_workunit *, void *), void *arg);
+/* Segments seqno >= from of branch of a sequence, in order. */
+int db_workunit_enum_segments(struct db *db, int64_t seq_id, int branch, int from,
+			      int (*fn)(struct db_workunit *, void *), void *arg);
+/* Ask the transitioner to look at wuid no later than t. */
+int db_workunit_touch_transition(struct db *db, int64_t wuid, int64_t t);
+
+/* ---- sequence, sequence_group, seq_file (db_sequence.c) ---- */
+extern const struct db_query dbq_seq_for_host, dbq_seq_unassigned, dbq_seq_relocate,
+	dbq_seq_group_members, dbq_seq_assign, dbq_seq_file_segment, dbq_seq_file_delete;
+
+/* The active sequences assigned to hostid. */
+int db_sequence_enum_host(struct db *db, int64_t hostid,
+			  int (*fn)(struct db_sequence *, void *), void *arg);
+int db_sequence_enum_unassigned(struct db *db, int limit,
+				int (*fn)(struct db_sequence *, void *), void *arg);
+int db_sequence_enum_relocate(struct db *db, int limit,
+			      int (*fn)(struct db_sequence *, void *), void *arg);
+int db_sequence_enum_group(struct db *db, int64_t groupid,
+			   int (*fn)(struct db_sequence *, void *), void *arg);
+/* Assign an unassigned active sequence; DB_NOT_FOUND if someone else got it. */
+int db_sequence_assign(struct db *db, int64_t seq_id, int64_t hostid, int64_t t,
+		       int first_unsent_seqno);
+int db_seq_file_enum_segment(struct db *db, int64_t seq_id, int branch, int seqno,
+			     int (*fn)(struct db_seq_file *, void *), void *arg);
+int db_seq_file_enum_delete(struct db *db, int limit,
+			    int (*fn)(struct db_seq_file *, void *), void *arg);
+
+/* ---- host, remote submission (db_submit.c) ---- */
+extern const struct db_query dbq_host_by_cpid, dbq_host_by_user, dbq_batch_by_name,
+	dbq_batch_by_user, dbq_batch_expired, dbq_job_file_expired, dbq_bfa_by_batch,
+	dbq_bfa_by_file, dbq_bfa_add, dbq_user_submit_app_by_user;
+
+/* The user's host with this host_cpid (the newest if several). */
+int db_host_lookup_cpid(struct db *db, int64_t userid, const char *host_cpid,
+			struct db_host *h);
+int db_host_enum_user(struct db *db, int64_t userid,
+		      int (*fn)(struct db_host *, void *), void *arg);
+/* Batch names are not unique upstream: the first (lowest id) wins. */
+int db_batch_lookup_name(struct db *db, const char *name, struct db_batch *b);
+int db_batch_enum_user(struct db *db, int64_t user_id,
+		       int (*fn)(struct db_batch *, void *), void *arg);
+/* Batches in progress whose expire_time (nonzero) is before t. */
+int db_batch_enum_expired(struct db *db, double t,
+			  int (*fn)(struct db_batch *, void *), void *arg);
+int db_job_file_enum_expired(struct db *db, double t, int limit,
+			     int (*fn)(struct db_job_file *, void *), void *arg);
+int db_batch_file_assoc_enum_batch(struct db *db, int64_t batch_id,
+				   int (*fn)(struct db_batch_file_assoc *, void *), void *arg);
+int db_batch_file_assoc_enum_file(struct db *db, int64_t job_file_id,
+				  int (*fn)(struct db_batch_file_assoc *, void *), void *arg);
+/* Associate a file with a batch; an existing association is not an error. */
+int db_batch_file_assoc_add(struct db *db, int64_t job_file_id, int64_t batch_id);
+int db_user_submit_app_enum_user(struct db *db, int64_t user_id,
+				 int (*fn)(struct db_user_submit_app *, void *), void *arg);
+
+#endif

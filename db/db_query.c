@@ -1,0 +1,161 @@
+/*
+ * Running named queries, and the registry of all of them so the EXPLAIN
+ * test sees every query the programs can make.
+ */
+#include "db_internal.h"
+#include "db_queries.h"
+#include "log.h"
+
+const struct db_query *const db_queries[] = {
+	&dbq_result_unsent, &dbq_result_by_workunit, &dbq_result_host_in_progress,
+	&dbq_result_timed_out, &dbq_result_file_delete, &dbq_result_seq_in_progress,
+	&dbq_result_claim_unsent, &dbq_result_claim_timed_out,
+	&dbq_wu_transition, &dbq_wu_need_validate, &dbq_wu_assimilate, &dbq_wu_file_delete,
+	&dbq_wu_batch, &dbq_wu_batch_modified, &dbq_wu_seq_segments, &dbq_wu_touch_transition,
+	&dbq_seq_for_host, &dbq_seq_unassigned, &dbq_seq_relocate, &dbq_seq_group_members,
+	&dbq_seq_assign, &dbq_seq_file_segment, &dbq_seq_file_delete,
+	&dbq_host_by_cpid, &dbq_host_by_user, &dbq_batch_by_name, &dbq_batch_by_user,
+	&dbq_batch_expired, &dbq_job_file_expired, &dbq_bfa_by_batch, &dbq_bfa_by_file,
+	&dbq_bfa_add, &dbq_user_submit_app_by_user,
+};
+const size_t db_nqueries = ARRAY_SIZE(db_queries);
+
+static int check_params(const struct db_query *q, size_t nvals)
+{
+	if (strlen(q->params) != nvals)
+		return log_error("database error: query %s takes %zu values, %zu given",
+				 q->name, strlen(q->params), nvals);
+	return 0;
+}
+
+char *db_query_sql(const struct db_query *q)
+{
+	struct sbuf b = SBUF_INIT(65536);
+
+	if (q->table) {
+		sbuf_addstr(&b, "SELECT ");
+		db_select_cols(q->table, &b);
+		sbuf_addf(&b, " FROM `%s` %s", q->table->name, q->sql);
+	} else {
+		sbuf_addstr(&b, q->sql);
+	}
+	return sbuf_detach(&b, NULL);
+}
+
+int db_query_exec(struct db *db, const struct db_query *q, const struct db_val *vals,
+		  size_t nvals, int64_t *affected)
+{
+	if (check_params(q, nvals) < 0)
+		return DB_ERROR;
+	if (q->table)
+		return log_error("database error: query %s returns rows", q->name);
+	return db_exec(db, q->sql, vals, nvals, affected);
+}
+
+int db_query_rows(struct db *db, const struct db_query *q, const struct db_val *vals,
+		  size_t nvals, db_row_fn fn, void *arg)
+{
+	if (check_params(q, nvals) < 0)
+		return DB_ERROR;
+	if (!q->table)
+		return log_error("database error: query %s returns no rows", q->name);
+	return db_rec_enum(db, q->table, q->sql, vals, nvals, fn, arg);
+}
+
+#define EXPLAIN_COLS 16
+#define EXPLAIN_COL_MAX 1024
+
+int db_query_explain(struct db *db, const struct db_query *q,
+		     int (*fn)(const char *table, const char *type, const char *key,
+			       const char *extra, void *arg), void *arg)
+{
+	size_t n = strlen(q->params), i;
+	struct db_val *vals = xcalloc(n + 1, sizeof(*vals));
+	char *body = db_query_sql(q), *sql = xasprintf("EXPLAIN %s", body);
+	char (*buf)[EXPLAIN_COL_MAX] = xcalloc(EXPLAIN_COLS, EXPLAIN_COL_MAX);
+	MYSQL_BIND b[EXPLAIN_COLS];
+	unsigned long len[EXPLAIN_COLS];
+	my_bool is_null[EXPLAIN_COLS];
+	int col_table = -1, col_type = -1, col_key = -1, col_extra = -1;
+	struct db_stmt *s = NULL;
+	MYSQL_RES *meta = NULL;
+	unsigned nf;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		switch (q->params[i]) {
+		case 'i': vals[i] = DBV_INT(1); break;
+		case 'd': vals[i] = DBV_DBL(1.0); break;
+		default: vals[i] = DBV_STR("x"); break;
+		}
+	}
+	rc = db_stmt_get(db, sql, &s);
+	if (rc == DB_OK)
+		rc = db_stmt_execute(db, &s, sql, vals, n);
+	if (rc != DB_OK)
+		goto out;
+	if (mysql_stmt_store_result(s->stmt) || !(meta = mysql_stmt_result_metadata(s->stmt))) {
+		rc = db_fail_(db, s->stmt, sql);
+		goto out;
+	}
+	nf = mysql_num_fields(meta);
+	if (nf > EXPLAIN_COLS) {
+		rc = log_error("database error: EXPLAIN returned %u columns", nf);
+		goto out;
+	}
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < nf; i++) {
+		const char *name = mysql_fetch_field_direct(meta, (unsigned)i)->name;
+
+		if (strcasecmp(name, "table") == 0)
+			col_table = (int)i;
+		else if (strcasecmp(name, "type") == 0)
+			col_type = (int)i;
+		else if (strcasecmp(name, "key") == 0)
+			col_key = (int)i;
+		else if (strcasecmp(name, "extra") == 0)
+			col_extra = (int)i;
+		b[i].buffer_type = MYSQL_TYPE_STRING;
+		b[i].buffer = buf[i];
+		b[i].buffer_length = EXPLAIN_COL_MAX - 1;
+		b[i].length = &len[i];
+		b[i].is_null = &is_null[i];
+	}
+	if (col_table < 0 || col_type < 0 || mysql_stmt_bind_result(s->stmt, b)) {
+		rc = log_error("database error: unexpected EXPLAIN output for %s", q->name);
+		goto out;
+	}
+	for (;;) {
+		int r = mysql_stmt_fetch(s->stmt);
+		const char *f[4];
+		int cols[4] = { col_table, col_type, col_key, col_extra };
+
+		if (r == MYSQL_NO_DATA)
+			break;
+		if (r == 1) {
+			rc = db_fail_(db, s->stmt, sql);
+			break;
+		}
+		for (i = 0; i < 4; i++) {
+			int c = cols[i];
+
+			if (c < 0 || is_null[c]) {
+				f[i] = NULL;
+				continue;
+			}
+			buf[c][len[c] < EXPLAIN_COL_MAX ? len[c] : EXPLAIN_COL_MAX - 1] = '\0';
+			f[i] = buf[c];
+		}
+		if (fn(f[0], f[1], f[2], f[3], arg) != 0)
+			break;
+	}
+out:
+	if (meta)
+		mysql_free_result(meta);
+	db_stmt_release(db, s);
+	free(buf);
+	free(sql);
+	free(body);
+	free(vals);
+	return rc;
+}

@@ -1,0 +1,523 @@
+/*
+ * The one generic implementation of insert, update, lookup, delete and
+ * enumerate for every table, driven by the table descriptors of
+ * db_records.c. The SQL is generated from those static descriptors (column
+ * names never come from data) and cached per connection as prepared
+ * statements like any other.
+ */
+#include "db_internal.h"
+#include "log.h"
+
+#define SQL_MAX 16384
+
+static void *field(void *rec, const struct db_column *c)
+{
+	return (char *)rec + c->offset;
+}
+
+static const void *cfield(const void *rec, const struct db_column *c)
+{
+	return (const char *)rec + c->offset;
+}
+
+static struct db_val col_val(const void *rec, const struct db_column *c)
+{
+	struct db_val v = { .type = c->type };
+
+	switch (c->type) {
+	case DB_T_INT:
+		v.u.i = *(const int *)cfield(rec, c);
+		break;
+	case DB_T_I64:
+		v.u.i = *(const int64_t *)cfield(rec, c);
+		break;
+	case DB_T_DOUBLE:
+		v.u.d = *(const double *)cfield(rec, c);
+		break;
+	case DB_T_STR:
+		v.u.s = *(char *const *)cfield(rec, c);
+		break;
+	}
+	return v;
+}
+
+static bool is_key(const struct db_column *c)
+{
+	return c->flags & (DB_COL_ID | DB_COL_KEY);
+}
+
+const struct db_column *db_table_column(const struct db_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (strcmp(t->cols[i].name, name) == 0)
+			return &t->cols[i];
+	return NULL;
+}
+
+void db_rec_free(const struct db_table *t, void *rec)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		if (t->cols[i].type == DB_T_STR) {
+			char **s = field(rec, &t->cols[i]);
+			free(*s);
+			*s = NULL;
+		}
+	}
+}
+
+void db_select_cols(const struct db_table *t, struct sbuf *b)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		if (i)
+			sbuf_addch(b, ',');
+		if (t->cols[i].flags & DB_COL_MODTIME)
+			sbuf_addf(b, "UNIX_TIMESTAMP(`%s`)", t->cols[i].name);
+		else
+			sbuf_addf(b, "`%s`", t->cols[i].name);
+	}
+}
+
+/* " WHERE `k1`=? AND `k2`=?" and the key values of rec. */
+static size_t where_key(const struct db_table *t, const void *rec, struct sbuf *b,
+			struct db_val *vals)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->ncols; i++) {
+		if (!is_key(&t->cols[i]))
+			continue;
+		sbuf_addf(b, "%s`%s`=?", n ? " AND " : " WHERE ", t->cols[i].name);
+		vals[n++] = col_val(rec, &t->cols[i]);
+	}
+	return n;
+}
+
+/* ---- reading rows into records ------------------------------------------- */
+
+int db_rowbind_init(struct db *db, MYSQL_STMT *stmt, const struct db_table *t,
+		    struct db_rowbind *rb)
+{
+	size_t i, n = t->ncols;
+
+	memset(rb, 0, sizeof(*rb));
+	if (mysql_stmt_field_count(stmt) != n)
+		return log_error("database error: %s query returns %u columns, record has %zu",
+				 t->name, mysql_stmt_field_count(stmt), n);
+	rb->t = t;
+	rb->n = n;
+	rb->bind = xcalloc(n, sizeof(*rb->bind));
+	rb->len = xcalloc(n, sizeof(*rb->len));
+	rb->is_null = xcalloc(n, sizeof(*rb->is_null));
+	rb->error = xcalloc(n, sizeof(*rb->error));
+	rb->i64 = xcalloc(n, sizeof(*rb->i64));
+	rb->dbl = xcalloc(n, sizeof(*rb->dbl));
+	for (i = 0; i < n; i++) {
+		MYSQL_BIND *b = &rb->bind[i];
+
+		b->length = &rb->len[i];
+		b->is_null = &rb->is_null[i];
+		b->error = &rb->error[i];
+		switch (t->cols[i].type) {
+		case DB_T_INT:
+		case DB_T_I64:
+			b->buffer_type = MYSQL_TYPE_LONGLONG;
+			b->buffer = &rb->i64[i];
+			break;
+		case DB_T_DOUBLE:
+			b->buffer_type = MYSQL_TYPE_DOUBLE;
+			b->buffer = &rb->dbl[i];
+			break;
+		case DB_T_STR:
+			/* length only: the bytes are fetched per row, see db_fetch_rec */
+			b->buffer_type = MYSQL_TYPE_BLOB;
+			b->buffer = NULL;
+			b->buffer_length = 0;
+			break;
+		}
+	}
+	if (mysql_stmt_bind_result(stmt, rb->bind)) {
+		db_rowbind_free(rb);
+		return db_fail_(db, stmt, "binding result columns");
+	}
+	return DB_OK;
+}
+
+void db_rowbind_free(struct db_rowbind *rb)
+{
+	free(rb->bind);
+	free(rb->len);
+	free(rb->is_null);
+	free(rb->error);
+	free(rb->i64);
+	free(rb->dbl);
+	memset(rb, 0, sizeof(*rb));
+}
+
+int db_fetch_rec(struct db *db, MYSQL_STMT *stmt, struct db_rowbind *rb, void *rec)
+{
+	const struct db_table *t = rb->t;
+	size_t i;
+	int r;
+
+	r = mysql_stmt_fetch(stmt);
+	if (r == MYSQL_NO_DATA)
+		return DB_NOT_FOUND;
+	if (r == 1)
+		return db_fail_(db, stmt, t->name);
+	memset(rec, 0, t->size);
+	for (i = 0; i < rb->n; i++) {
+		const struct db_column *c = &t->cols[i];
+
+		switch (c->type) {
+		case DB_T_INT:
+			if (!rb->is_null[i] && (rb->i64[i] < INT_MIN || rb->i64[i] > INT_MAX)) {
+				db_rec_free(t, rec);
+				return log_error("database error: %s.%s value %" PRId64
+						 " does not fit an int", t->name, c->name, rb->i64[i]);
+			}
+			*(int *)field(rec, c) = rb->is_null[i] ? 0 : (int)rb->i64[i];
+			break;
+		case DB_T_I64:
+			*(int64_t *)field(rec, c) = rb->is_null[i] ? 0 : rb->i64[i];
+			break;
+		case DB_T_DOUBLE:
+			*(double *)field(rec, c) = rb->is_null[i] ? 0 : rb->dbl[i];
+			break;
+		case DB_T_STR: {
+			unsigned long len = rb->is_null[i] ? 0 : rb->len[i];
+			char *s = xmalloc(len + 1);
+
+			if (len) {
+				MYSQL_BIND b;
+
+				memset(&b, 0, sizeof(b));
+				b.buffer_type = MYSQL_TYPE_BLOB;
+				b.buffer = s;
+				b.buffer_length = len;
+				if (mysql_stmt_fetch_column(stmt, &b, (unsigned)i, 0)) {
+					free(s);
+					db_rec_free(t, rec);
+					return db_fail_(db, stmt, t->name);
+				}
+			}
+			s[len] = '\0';
+			*(char **)field(rec, c) = s;
+			break;
+		}
+		}
+	}
+	return DB_OK;
+}
+
+/* Run a SELECT of t's columns and hand each row to fn. */
+static int select_rows(struct db *db, const struct db_table *t, const char *sql,
+		       const struct db_val *vals, size_t nvals,
+		       int (*fn)(void *rec, void *arg), void *arg)
+{
+	struct db_stmt *s;
+	struct db_rowbind rb;
+	void *rec;
+	int rc, r;
+
+	rc = db_stmt_get(db, sql, &s);
+	if (rc != DB_OK)
+		return rc;
+	rc = db_stmt_execute(db, &s, sql, vals, nvals);
+	if (rc != DB_OK) {
+		db_stmt_release(db, s);
+		return rc;
+	}
+	/* buffer the rows so fn may run statements of its own */
+	if (mysql_stmt_store_result(s->stmt)) {
+		rc = db_fail_(db, s->stmt, sql);
+		db_stmt_release(db, s);
+		return rc;
+	}
+	rc = db_rowbind_init(db, s->stmt, t, &rb);
+	if (rc != DB_OK) {
+		db_stmt_release(db, s);
+		return rc;
+	}
+	rec = xcalloc(1, t->size);
+	while ((rc = db_fetch_rec(db, s->stmt, &rb, rec)) == DB_OK) {
+		r = fn(rec, arg);
+		db_rec_free(t, rec);
+		if (r) {
+			rc = r < 0 ? DB_ERROR : DB_OK;
+			break;
+		}
+	}
+	if (rc == DB_NOT_FOUND)
+		rc = DB_OK;
+	free(rec);
+	db_rowbind_free(&rb);
+	db_stmt_release(db, s);
+	return rc;
+}
+
+struct one_row {
+	const struct db_table *t;
+	void *rec;
+	bool found;
+};
+
+static int take_one(void *rec, void *arg)
+{
+	struct one_row *o = arg;
+
+	db_rec_free(o->t, o->rec);
+	memcpy(o->rec, rec, o->t->size);
+	memset(rec, 0, o->t->size);     /* the strings are ours now */
+	o->found = true;
+	return 1;
+}
+
+static int lookup_sql(struct db *db, const struct db_table *t, const char *sql,
+		      const struct db_val *vals, size_t nvals, void *rec)
+{
+	struct one_row o = { t, rec, false };
+	int rc = select_rows(db, t, sql, vals, nvals, take_one, &o);
+
+	if (rc == DB_OK && !o.found)
+		return DB_NOT_FOUND;
+	return rc;
+}
+
+/* ---- the generic operations --------------------------------------------- */
+
+int db_rec_insert(struct db *db, const struct db_table *t, void *rec)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	struct db_val *vals = xcalloc(t->ncols, sizeof(*vals));
+	const struct db_column *idcol = NULL;
+	size_t i, n = 0;
+	int rc;
+
+	sbuf_addf(&b, "INSERT INTO `%s` (", t->name);
+	for (i = 0; i < t->ncols; i++) {
+		const struct db_column *c = &t->cols[i];
+
+		if (c->flags & DB_COL_MODTIME)
+			continue;
+		if (c->flags & DB_COL_ID) {
+			idcol = c;
+			/* an explicit id is kept (imports, tests); 0 lets the server choose */
+			if (*(const int64_t *)field(rec, c) == 0)
+				continue;
+		}
+		sbuf_addf(&b, "%s`%s`", n ? "," : "", c->name);
+		vals[n++] = col_val(rec, c);
+	}
+	sbuf_addstr(&b, ") VALUES (");
+	for (i = 0; i < n; i++)
+		sbuf_addstr(&b, i ? ",?" : "?");
+	sbuf_addch(&b, ')');
+	rc = db_exec(db, sbuf_str(&b), vals, n, NULL);
+	if (rc == DB_OK && idcol && *(int64_t *)field(rec, idcol) == 0)
+		*(int64_t *)field(rec, idcol) = db_insert_id(db);
+	sbuf_free(&b);
+	free(vals);
+	return rc;
+}
+
+int db_rec_update(struct db *db, const struct db_table *t, const void *rec)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	struct db_val *vals = xcalloc(t->ncols, sizeof(*vals));
+	size_t i, n = 0;
+	int64_t matched = 0;
+	int rc;
+
+	sbuf_addf(&b, "UPDATE `%s` SET ", t->name);
+	for (i = 0; i < t->ncols; i++) {
+		const struct db_column *c = &t->cols[i];
+
+		if (is_key(c) || (c->flags & DB_COL_MODTIME))
+			continue;
+		sbuf_addf(&b, "%s`%s`=?", n ? "," : "", c->name);
+		vals[n++] = col_val(rec, c);
+	}
+	if (n == 0) {
+		/* only key columns: nothing to change, but the row must exist */
+		int64_t count = 0;
+
+		sbuf_reset(&b);
+		n = where_key(t, rec, &b, vals);
+		rc = db_rec_count(db, t, sbuf_str(&b) + 1, vals, n, &count);
+		if (rc == DB_OK && count == 0)
+			rc = DB_NOT_FOUND;
+		goto out;
+	}
+	n += where_key(t, rec, &b, vals + n);
+	rc = db_exec(db, sbuf_str(&b), vals, n, &matched);
+	if (rc == DB_OK && matched == 0)
+		rc = DB_NOT_FOUND;
+out:
+	sbuf_free(&b);
+	free(vals);
+	return rc;
+}
+
+int db_rec_lookup(struct db *db, const struct db_table *t, void *rec)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	struct db_val *vals = xcalloc(t->ncols, sizeof(*vals));
+	size_t n;
+	int rc;
+
+	sbuf_addstr(&b, "SELECT ");
+	db_select_cols(t, &b);
+	sbuf_addf(&b, " FROM `%s`", t->name);
+	n = where_key(t, rec, &b, vals);
+	rc = lookup_sql(db, t, sbuf_str(&b), vals, n, rec);
+	sbuf_free(&b);
+	free(vals);
+	return rc;
+}
+
+int db_rec_lookup_id(struct db *db, const struct db_table *t, int64_t id, void *rec)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		if (t->cols[i].flags & DB_COL_ID) {
+			struct db_val v = DBV_INT(id);
+			struct sbuf b = SBUF_INIT(SQL_MAX);
+			int rc;
+
+			sbuf_addstr(&b, "SELECT ");
+			db_select_cols(t, &b);
+			sbuf_addf(&b, " FROM `%s` WHERE `%s`=?", t->name, t->cols[i].name);
+			rc = lookup_sql(db, t, sbuf_str(&b), &v, 1, rec);
+			sbuf_free(&b);
+			return rc;
+		}
+	}
+	return log_error("database error: table %s has no id column", t->name);
+}
+
+int db_rec_lookup_by(struct db *db, const struct db_table *t, const char *col,
+		     const char *value, void *rec)
+{
+	const struct db_column *c = db_table_column(t, col);
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	struct db_val v = DBV_STR(value);
+	int rc;
+
+	if (!c || !(c->flags & DB_COL_UNIQUE))
+		return log_error("database error: %s.%s is not a unique column", t->name, col);
+	sbuf_addstr(&b, "SELECT ");
+	db_select_cols(t, &b);
+	sbuf_addf(&b, " FROM `%s` WHERE `%s`=?", t->name, c->name);
+	rc = lookup_sql(db, t, sbuf_str(&b), &v, 1, rec);
+	sbuf_free(&b);
+	return rc;
+}
+
+int db_rec_delete(struct db *db, const struct db_table *t, const void *rec)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	struct db_val *vals = xcalloc(t->ncols, sizeof(*vals));
+	int64_t n_affected = 0;
+	size_t n;
+	int rc;
+
+	sbuf_addf(&b, "DELETE FROM `%s`", t->name);
+	n = where_key(t, rec, &b, vals);
+	if (n == 0) {
+		rc = log_error("database error: table %s has no key to delete by", t->name);
+	} else {
+		rc = db_exec(db, sbuf_str(&b), vals, n, &n_affected);
+		if (rc == DB_OK && n_affected == 0)
+			rc = DB_NOT_FOUND;
+	}
+	sbuf_free(&b);
+	free(vals);
+	return rc;
+}
+
+static int enum_sql(const struct db_table *t, const char *tail, struct sbuf *b)
+{
+	sbuf_addstr(b, "SELECT ");
+	db_select_cols(t, b);
+	sbuf_addf(b, " FROM `%s`", t->name);
+	if (tail && *tail && (sbuf_addch(b, ' ') < 0 || sbuf_addstr(b, tail) < 0))
+		return log_error("database error: SQL for %s too long", t->name);
+	return 0;
+}
+
+int db_rec_enum(struct db *db, const struct db_table *t, const char *tail,
+		const struct db_val *vals, size_t nvals, db_row_fn fn, void *arg)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	int rc = DB_ERROR;
+
+	if (enum_sql(t, tail, &b) == 0)
+		rc = select_rows(db, t, sbuf_str(&b), vals, nvals, fn, arg);
+	sbuf_free(&b);
+	return rc;
+}
+
+struct list_acc {
+	const struct db_table *t;
+	char *items;
+	size_t n, alloc;
+};
+
+static int list_take_row(void *rec, void *arg)
+{
+	struct list_acc *a = arg;
+
+	if (a->n == a->alloc) {
+		a->alloc = a->alloc ? 2 * a->alloc : 16;
+		a->items = xrealloc(a->items, a->alloc * a->t->size);
+	}
+	memcpy(a->items + a->n * a->t->size, rec, a->t->size);
+	memset(rec, 0, a->t->size);
+	a->n++;
+	return 0;
+}
+
+int db_rec_list(struct db *db, const struct db_table *t, const char *tail,
+		const struct db_val *vals, size_t nvals, void **out, size_t *n)
+{
+	struct list_acc a = { t, NULL, 0, 0 };
+	int rc = db_rec_enum(db, t, tail, vals, nvals, list_take_row, &a);
+
+	if (rc != DB_OK) {
+		db_rec_list_free(t, a.items, a.n);
+		a.items = NULL;
+		a.n = 0;
+	}
+	*out = a.items;
+	*n = a.n;
+	return rc;
+}
+
+void db_rec_list_free(const struct db_table *t, void *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		db_rec_free(t, (char *)list + i * t->size);
+	free(list);
+}
+
+int db_rec_count(struct db *db, const struct db_table *t, const char *tail,
+		 const struct db_val *vals, size_t nvals, int64_t *count)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	int rc = DB_ERROR;
+
+	sbuf_addf(&b, "SELECT COUNT(*) FROM `%s`", t->name);
+	if (!tail || !*tail || (sbuf_addch(&b, ' ') == 0 && sbuf_addstr(&b, tail) == 0))
+		rc = db_select_i64(db, sbuf_str(&b), vals, nvals, count);
+	sbuf_free(&b);
+	return rc;
+}

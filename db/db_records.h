@@ -1,0 +1,498 @@
+/*
+ * Typed records, one per table, with BOINC's member names and meanings
+ * (see schema.sql), and BOINC's enum values as named constants.
+ *
+ * Memory: numbers are plain members; every text or blob column is an
+ * allocated char * (NULL is written as '' and never read back: a lookup
+ * gives "" for an empty column). A record must start zeroed
+ * (struct db_workunit wu = {0}); db_X_free() releases its strings and
+ * leaves the numbers. Lookups free the strings already in the record.
+ *
+ * Each table has the same thin wrappers over the generic operations of
+ * db.h (db_rec_*), declared by DB_ID_RECORD / DB_KEY_RECORD below:
+ *
+ *   int  db_X_insert(struct db *, struct db_X *);        sets ->id
+ *   int  db_X_update(struct db *, const struct db_X *);  every column, by key
+ *   int  db_X_lookup_id(struct db *, int64_t id, struct db_X *);
+ *   int  db_X_lookup(struct db *, struct db_X *);        by the key members set
+ *   int  db_X_delete(struct db *, const struct db_X *);
+ *   int  db_X_enum(struct db *, const char *tail, const struct db_val *, size_t,
+ *                  int (*fn)(struct db_X *, void *), void *arg);
+ *   int  db_X_count(struct db *, const char *tail, const struct db_val *, size_t,
+ *                   int64_t *);
+ *   int  db_X_query(struct db *, const struct db_query *, const struct db_val *,
+ *                   size_t, int (*fn)(struct db_X *, void *), void *arg);
+ *   void db_X_free(struct db_X *);
+ *
+ * plus db_X_lookup_name() for tables with a unique name.
+ */
+#ifndef WSEQ_DB_RECORDS_H
+#define WSEQ_DB_RECORDS_H
+
+#include "db.h"
+
+/* result.server_state */
+#define RESULT_SERVER_STATE_INACTIVE 1
+#define RESULT_SERVER_STATE_UNSENT 2
+#define RESULT_SERVER_STATE_IN_PROGRESS 4
+#define RESULT_SERVER_STATE_OVER 5
+
+/* result.outcome */
+#define RESULT_OUTCOME_INIT 0
+#define RESULT_OUTCOME_SUCCESS 1
+#define RESULT_OUTCOME_COULDNT_SEND 2
+#define RESULT_OUTCOME_CLIENT_ERROR 3
+#define RESULT_OUTCOME_NO_REPLY 4
+#define RESULT_OUTCOME_DIDNT_NEED 5
+#define RESULT_OUTCOME_VALIDATE_ERROR 6
+#define RESULT_OUTCOME_CLIENT_DETACHED 7
+
+/* result.client_state (the client's RESULT_* states) */
+#define RESULT_NEW 0
+#define RESULT_FILES_DOWNLOADING 1
+#define RESULT_FILES_DOWNLOADED 2
+#define RESULT_COMPUTE_ERROR 3
+#define RESULT_FILES_UPLOADING 4
+#define RESULT_FILES_UPLOADED 5
+#define RESULT_ABORTED 6
+#define RESULT_UPLOAD_FAILED 7
+
+/* result.validate_state */
+#define VALIDATE_STATE_INIT 0
+#define VALIDATE_STATE_VALID 1
+#define VALIDATE_STATE_INVALID 2
+#define VALIDATE_STATE_NO_CHECK 3
+#define VALIDATE_STATE_INCONCLUSIVE 4
+#define VALIDATE_STATE_TOO_LATE 5
+
+/* workunit.file_delete_state, result.file_delete_state, seq_file.file_delete_state */
+#define FILE_DELETE_INIT 0
+#define FILE_DELETE_READY 1
+#define FILE_DELETE_DONE 2
+#define FILE_DELETE_ERROR 3
+
+/* workunit.assimilate_state */
+#define ASSIMILATE_INIT 0
+#define ASSIMILATE_READY 1
+#define ASSIMILATE_DONE 2
+
+/* workunit.error_mask bits */
+#define WU_ERROR_COULDNT_SEND_RESULT 1
+#define WU_ERROR_TOO_MANY_ERROR_RESULTS 2
+#define WU_ERROR_TOO_MANY_SUCCESS_RESULTS 4
+#define WU_ERROR_TOO_MANY_TOTAL_RESULTS 8
+#define WU_ERROR_CANCELLED 16
+#define WU_ERROR_NO_CANONICAL_RESULT 32
+
+/* batch.state */
+#define BATCH_STATE_INIT 0
+#define BATCH_STATE_IN_PROGRESS 1
+#define BATCH_STATE_COMPLETE 2
+#define BATCH_STATE_ABORTED 3
+#define BATCH_STATE_RETIRED 4
+
+/* sequence.state, sequence_group.state */
+#define SEQ_STATE_ACTIVE 0
+#define SEQ_STATE_ENDED 1
+#define SEQ_STATE_ERROR 2
+
+/* sequence.need_relocate: why the relocator should move the sequence */
+#define SEQ_RELOCATE_NONE 0
+#define SEQ_RELOCATE_DEADLINE 1     /* a segment missed its deadline */
+#define SEQ_RELOCATE_ERROR 2        /* the host returned an erroneous result */
+#define SEQ_RELOCATE_SLOW 3         /* the host is too slow */
+#define SEQ_RELOCATE_ADMIN 4
+
+/* seq_file.kind */
+#define SEQ_FILE_STATE 1
+#define SEQ_FILE_ANSWER 2
+
+struct db_platform {
+	int64_t id;
+	int64_t create_time;
+	char *name;
+	char *user_friendly_name;
+	int deprecated;
+};
+
+struct db_app {
+	int64_t id;
+	int64_t create_time;
+	char *name;
+	int min_version;
+	int deprecated;
+	char *user_friendly_name;
+	int homogeneous_redundancy;
+	double weight;
+	int beta;
+	int target_nresults;
+	double min_avg_pfc;
+	int host_scale_check;
+	int homogeneous_app_version;
+	int non_cpu_intensive;
+	int locality_scheduling;
+	int n_size_classes;
+	int fraction_done_exact;
+	char *keywords;
+	int is_seq_app;
+};
+
+struct db_app_version {
+	int64_t id;
+	int64_t create_time;
+	int64_t appid;
+	int version_num;
+	int64_t platformid;
+	char *xml_doc;
+	int min_core_version;
+	int max_core_version;
+	int deprecated;
+	char *plan_class;
+	double pfc_n;
+	double pfc_avg;
+	double pfc_scale;
+	double expavg_credit;
+	double expavg_time;
+	int beta;
+};
+
+struct db_user {
+	int64_t id;
+	int64_t create_time;
+	char *email_addr;
+	char *name;
+	char *authenticator;
+	char *country;
+	char *postal_code;
+	double total_credit;
+	double expavg_credit;
+	double expavg_time;
+	char *global_prefs;
+	char *project_prefs;
+	int64_t teamid;
+	char *venue;
+	char *url;
+	int send_email;
+	int show_hosts;
+	int posts;
+	int seti_id;
+	int seti_nresults;
+	int seti_last_result_time;
+	double seti_total_cpu;
+	char *signature;
+	int has_profile;
+	char *cross_project_id;
+	char *passwd_hash;
+	int email_validated;
+	int donated;
+	char *login_token;
+	double login_token_time;
+	char *previous_email_addr;
+	double email_addr_change_time;
+};
+
+struct db_host {
+	int64_t id;
+	int64_t create_time;
+	int64_t userid;
+	int rpc_seqno;
+	int64_t rpc_time;
+	double total_credit;
+	double expavg_credit;
+	double expavg_time;
+	int timezone;
+	char *domain_name;
+	char *serialnum;
+	char *last_ip_addr;
+	int nsame_ip_addr;
+	double on_frac;
+	double connected_frac;
+	double active_frac;
+	double cpu_efficiency;
+	double duration_correction_factor;
+	int p_ncpus;
+	char *p_vendor;
+	char *p_model;
+	double p_fpops;
+	double p_iops;
+	double p_membw;
+	char *os_name;
+	char *os_version;
+	double m_nbytes;
+	double m_cache;
+	double m_swap;
+	double d_total;
+	double d_free;
+	double d_boinc_used_total;
+	double d_boinc_used_project;
+	double d_boinc_max;
+	double n_bwup;
+	double n_bwdown;
+	double credit_per_cpu_sec;
+	char *venue;
+	int nresults_today;
+	double avg_turnaround;
+	char *host_cpid;
+	char *external_ip_addr;
+	int max_results_day;
+	double error_rate;
+	char *product_name;
+	double gpu_active_frac;
+	int p_ngpus;
+	double p_gpu_fpops;
+	char *misc;
+};
+
+struct db_workunit {
+	int64_t id;
+	int64_t create_time;
+	int64_t appid;
+	char *name;
+	char *xml_doc;
+	int64_t batch;
+	double rsc_fpops_est;
+	double rsc_fpops_bound;
+	double rsc_memory_bound;
+	double rsc_disk_bound;
+	int need_validate;
+	int64_t canonical_resultid;
+	double canonical_credit;
+	int64_t transition_time;
+	int delay_bound;
+	int error_mask;
+	int file_delete_state;
+	int assimilate_state;
+	int hr_class;
+	double opaque;
+	int min_quorum;
+	int target_nresults;
+	int max_error_results;
+	int max_total_results;
+	int max_success_results;
+	char *result_template_file;
+	int priority;
+	int64_t mod_time;               /* read-only: set by the server on every change */
+	double rsc_bandwidth_bound;
+	int64_t fileset_id;
+	int64_t app_version_id;
+	int transitioner_flags;
+	int size_class;
+	char *keywords;
+	int app_version_num;
+	int64_t seq_id;                 /* wseq: segment of this sequence, 0 if none */
+	int seqno;
+	int branch;
+};
+
+struct db_result {
+	int64_t id;
+	int64_t create_time;
+	int64_t workunitid;
+	int server_state;
+	int outcome;
+	int client_state;
+	int64_t hostid;
+	int64_t userid;
+	int64_t report_deadline;
+	int64_t sent_time;
+	int64_t received_time;
+	char *name;
+	double cpu_time;
+	char *xml_doc_in;
+	char *xml_doc_out;
+	char *stderr_out;
+	int64_t batch;
+	int file_delete_state;
+	int validate_state;
+	double claimed_credit;
+	double granted_credit;
+	double opaque;
+	int random;
+	int app_version_num;
+	int64_t appid;
+	int exit_status;
+	int64_t teamid;
+	int priority;
+	int64_t mod_time;               /* read-only */
+	double elapsed_time;
+	double flops_estimate;
+	int64_t app_version_id;
+	int runtime_outlier;
+	int size_class;
+	double peak_working_set_size;
+	double peak_swap_size;
+	double peak_disk_usage;
+	int64_t seq_id;                 /* wseq: the workunit's seq_id */
+};
+
+struct db_batch {
+	int64_t id;
+	int64_t user_id;
+	int64_t create_time;
+	double logical_start_time;
+	double logical_end_time;
+	double est_completion_time;
+	int njobs;
+	double fraction_done;
+	int nerror_jobs;
+	int state;
+	double completion_time;
+	double credit_estimate;
+	double credit_canonical;
+	double credit_total;
+	char *name;
+	int64_t app_id;
+	int project_state;
+	char *description;
+	double expire_time;
+};
+
+struct db_job_file {
+	int64_t id;
+	char *name;
+	double create_time;
+	double delete_time;
+};
+
+struct db_batch_file_assoc {
+	int64_t job_file_id;
+	int64_t batch_id;
+};
+
+struct db_user_submit {
+	int64_t user_id;
+	double quota;
+	double logical_start_time;
+	int submit_all;
+	int manage_all;
+	int max_jobs_in_progress;
+};
+
+struct db_user_submit_app {
+	int64_t user_id;
+	int64_t app_id;
+	int manage;
+};
+
+struct db_sequence {
+	int64_t id;
+	int64_t create_time;
+	char *name;
+	int64_t appid;
+	int64_t userid;
+	int64_t batch;
+	int64_t groupid;
+	int is_master;
+	int64_t hostid;                 /* 0: unassigned */
+	int64_t assign_time;
+	double max_result_time;
+	int first_unvalidated_seqno;
+	int first_unsent_seqno;
+	int nsegments;
+	int target_nsegments;           /* 0: open-ended */
+	int answer_every;               /* N */
+	int state_upload_every;         /* M */
+	int high_water;
+	int branch;                     /* the live branch */
+	int last_state_seqno;
+	int state;                      /* SEQ_STATE_* */
+	int need_relocate;              /* SEQ_RELOCATE_* */
+	int nrelocations;
+	char *error_msg;
+	char *wu_template;
+	char *result_template_file;
+	double rsc_fpops_est;
+	double rsc_fpops_bound;
+	double rsc_memory_bound;
+	double rsc_disk_bound;
+	int delay_bound;
+	int priority;
+	double opaque;
+	int64_t mod_time;               /* read-only */
+};
+
+struct db_sequence_group {
+	int64_t id;
+	int64_t create_time;
+	char *name;
+	int64_t master_seqid;
+	int nmembers;
+	int min_quorum;
+	int state;
+	int64_t mod_time;               /* read-only */
+};
+
+struct db_seq_file {
+	int64_t id;
+	int64_t create_time;
+	char *name;
+	int64_t seq_id;
+	int branch;
+	int seqno;
+	int kind;                       /* SEQ_FILE_STATE or SEQ_FILE_ANSWER */
+	int upload;                     /* 1: uploaded at the end of its segment */
+	int uploaded;                   /* 1: present on the server */
+	int64_t upload_time;
+	double nbytes;
+	char *md5_cksum;
+	int file_delete_state;
+};
+
+struct db_schema_version {
+	int version;
+	int64_t applied_time;
+	char *description;
+};
+
+struct db_query;
+
+/* The descriptors, and all of them for tests and tools. */
+extern const struct db_table db_platform_table, db_app_table, db_app_version_table,
+	db_user_table, db_host_table, db_workunit_table, db_result_table, db_batch_table,
+	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
+	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
+	db_seq_file_table, db_schema_version_table;
+extern const struct db_table *const db_all_tables[];
+extern const size_t db_ntables;
+
+#define DB_RECORD_COMMON(T)                                                              \
+	int db_##T##_insert(struct db *db, struct db_##T *r);                            \
+	int db_##T##_update(struct db *db, const struct db_##T *r);                      \
+	int db_##T##_lookup(struct db *db, struct db_##T *r);                            \
+	int db_##T##_delete(struct db *db, const struct db_##T *r);                      \
+	int db_##T##_enum(struct db *db, const char *tail, const struct db_val *vals,     \
+			  size_t nvals, int (*fn)(struct db_##T *, void *), void *arg);  \
+	int db_##T##_count(struct db *db, const char *tail, const struct db_val *vals,    \
+			   size_t nvals, int64_t *count);                                \
+	int db_##T##_query(struct db *db, const struct db_query *q,                      \
+			   const struct db_val *vals, size_t nvals,                      \
+			   int (*fn)(struct db_##T *, void *), void *arg);               \
+	void db_##T##_free(struct db_##T *r);
+#define DB_ID_RECORD(T)                                                                  \
+	DB_RECORD_COMMON(T)                                                              \
+	int db_##T##_lookup_id(struct db *db, int64_t id, struct db_##T *r);
+#define DB_NAMED_RECORD(T)                                                               \
+	DB_ID_RECORD(T)                                                                  \
+	int db_##T##_lookup_name(struct db *db, const char *name, struct db_##T *r);
+
+DB_NAMED_RECORD(platform)
+DB_NAMED_RECORD(app)
+DB_ID_RECORD(app_version)
+DB_ID_RECORD(user)
+DB_ID_RECORD(host)
+DB_NAMED_RECORD(workunit)
+DB_NAMED_RECORD(result)
+DB_ID_RECORD(batch)
+DB_NAMED_RECORD(job_file)
+DB_RECORD_COMMON(batch_file_assoc)
+DB_RECORD_COMMON(user_submit)
+DB_RECORD_COMMON(user_submit_app)
+DB_NAMED_RECORD(sequence)
+DB_NAMED_RECORD(sequence_group)
+DB_NAMED_RECORD(seq_file)
+
+/* By the unique authenticator (the scheduler and submit RPCs) or email address. */
+int db_user_lookup_auth(struct db *db, const char *authenticator, struct db_user *r);
+int db_user_lookup_email(struct db *db, const char *email_addr, struct db_user *r);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * Queries of the scheduler's host lookup and of BOINC remote job
+ * submission: batches, content-addressed job files and their associations,
+ * submit permissions.
+ */
+#include "db_queries.h"
+
+const struct db_query dbq_host_by_cpid = {
+	"host_by_cpid", &db_host_table,
+	"WHERE userid=? AND host_cpid=? ORDER BY id DESC LIMIT 1", "is"
+};
+const struct db_query dbq_host_by_user = {
+	"host_by_user", &db_host_table, "WHERE userid=? ORDER BY id", "i"
+};
+const struct db_query dbq_batch_by_name = {
+	"batch_by_name", &db_batch_table, "WHERE name=? ORDER BY id LIMIT 1", "s"
+};
+const struct db_query dbq_batch_by_user = {
+	"batch_by_user", &db_batch_table, "WHERE user_id=? ORDER BY id", "i"
+};
+const struct db_query dbq_batch_expired = {
+	"batch_expired", &db_batch_table,
+	"WHERE state=1 AND expire_time>0 AND expire_time<? ORDER BY expire_time", "d"
+};
+const struct db_query dbq_job_file_expired = {
+	"job_file_expired", &db_job_file_table,
+	"WHERE delete_time<? ORDER BY delete_time LIMIT ?", "di"
+};
+const struct db_query dbq_bfa_by_batch = {
+	"bfa_by_batch", &db_batch_file_assoc_table, "WHERE batch_id=?", "i"
+};
+const struct db_query dbq_bfa_by_file = {
+	"bfa_by_file", &db_batch_file_assoc_table, "WHERE job_file_id=?", "i"
+};
+const struct db_query dbq_bfa_add = {
+	"bfa_add", NULL,
+	"INSERT IGNORE INTO batch_file_assoc (job_file_id, batch_id) VALUES (?, ?)", "ii"
+};
+const struct db_query dbq_user_submit_app_by_user = {
+	"user_submit_app_by_user", &db_user_submit_app_table, "WHERE user_id=?", "i"
+};
+
+static int take_host(struct db_host *h, void *arg)
+{
+	struct db_host *out = arg;
+
+	db_host_free(out);
+	*out = *h;
+	memset(h, 0, sizeof(*h));
+	return 1;
+}
+
+int db_host_lookup_cpid(struct db *db, int64_t userid, const char *host_cpid,
+			struct db_host *h)
+{
+	struct db_val v[] = { DBV_INT(userid), DBV_STR(host_cpid) };
+	struct db_host found = { 0 };
+	int rc = db_host_query(db, &dbq_host_by_cpid, v, ARRAY_SIZE(v), take_host, &found);
+
+	if (rc != DB_OK)
+		return rc;
+	if (!found.id)
+		return DB_NOT_FOUND;
+	db_host_free(h);
+	*h = found;
+	return DB_OK;
+}
+
+int db_host_enum_user(struct db *db, int64_t userid,
+		      int (*fn)(struct db_host *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(userid) };
+
+	return db_host_query(db, &dbq_host_by_user, v, ARRAY_SIZE(v), fn, arg);
+}
+
+static int take_batch(struct db_batch *b, void *arg)
+{
+	struct db_batch *out = arg;
+
+	db_batch_free(out);
+	*out = *b;
+	memset(b, 0, sizeof(*b));
+	return 1;
+}
+
+int db_batch_lookup_name(struct db *db, const char *name, struct db_batch *b)
+{
+	struct db_val v[] = { DBV_STR(name) };
+	struct db_batch found = { 0 };
+	int rc = db_batch_query(db, &dbq_batch_by_name, v, ARRAY_SIZE(v), take_batch, &found);
+
+	if (rc != DB_OK)
+		return rc;
+	if (!found.id)
+		return DB_NOT_FOUND;
+	db_batch_free(b);
+	*b = found;
+	return DB_OK;
+}
+
+int db_batch_enum_user(struct db *db, int64_t user_id,
+		       int (*fn)(struct db_batch *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(user_id) };
+
+	return db_batch_query(db, &dbq_batch_by_user, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_batch_enum_expired(struct db *db, double t,
+			  int (*fn)(struct db_batch *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_DBL(t) };
+
+	return db_batch_query(db, &dbq_batch_expired, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_job_file_enum_expired(struct db *db, double t, int limit,
+			     int (*fn)(struct db_job_file *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_DBL(t), DBV_INT(limit) };
+
+	return db_job_file_query(db, &dbq_job_file_expired, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_batch_file_assoc_enum_batch(struct db *db, int64_t batch_id,
+				   int (*fn)(struct db_batch_file_assoc *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch_id) };
+
+	return db_batch_file_assoc_query(db, &dbq_bfa_by_batch, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_batch_file_assoc_enum_file(struct db *db, int64_t job_file_id,
+				  int (*fn)(struct db_batch_file_assoc *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(job_file_id) };
+
+	return db_batch_file_assoc_query(db, &dbq_bfa_by_file, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_batch_file_assoc_add(struct db *db, int64_t job_file_id, int64_t batch_id)
+{
+	struct db_val v[] = { DBV_INT(job_file_id), DBV_INT(batch_id) };
+
+	return db_query_exec(db, &dbq_bfa_add, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_user_submit_app_enum_user(struct db *db, int64_t user_id,
+				 int (*fn)(struct db_user_submit_app *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(user_id) };
+
+	return db_user_submit_app_query(db, &dbq_user_submit_app_by_user, v, ARRAY_SIZE(v),
+					fn, arg);
+}

@@ -1,0 +1,160 @@
+/* File-system helpers; see fileutil.h. */
+#include "fileutil.h"
+#include "log.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pwd.h>
+#include <sys/random.h>
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path), *s;
+	struct stat st;
+	int rc = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			rc = log_error("cannot create directory %s: %s", p, strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	if (rc == 0 && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+		rc = log_error("%s exists and is not a directory", path);
+	free(p);
+	return rc;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	const char *p = data;
+	int fd, rc = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		rc = log_error("cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = log_error("cannot write %s: %s", tmp, strerror(errno));
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (rc == 0 && fchmod(fd, mode) < 0)
+		rc = log_error("cannot chmod %s: %s", tmp, strerror(errno));
+	if (rc == 0 && fsync(fd) < 0)
+		rc = log_error("cannot sync %s: %s", tmp, strerror(errno));
+	if (close(fd) < 0 && rc == 0)
+		rc = log_error("cannot close %s: %s", tmp, strerror(errno));
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = log_error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int read_file(const char *path, size_t max, struct sbuf *out)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return log_error("cannot open %s: %s", path, strerror(errno));
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || sbuf_add(out, buf, (size_t)n) < 0 || out->len > max) {
+			close(fd);
+			return log_error(n < 0 ? "cannot read %s: %s" : "%s is too large%s", path,
+					 n < 0 ? strerror(errno) : "");
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	struct sbuf b = SBUF_INIT((size_t)1 << 31);
+	int rc;
+
+	if (read_file(src, (size_t)1 << 31, &b) < 0)
+		return -1;
+	rc = write_file_atomic(dst, b.buf ? b.buf : "", b.len, mode);
+	sbuf_free(&b);
+	return rc;
+}
+
+bool dir_nonempty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d)) != NULL)
+		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return found;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int remove_tree(const char *path)
+{
+	if (!path || !*path || !strcmp(path, "/"))
+		return log_error("refusing to remove '%s'", path ? path : "");
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS) < 0)
+		return log_error("cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int random_hex(char *out, size_t nbytes)
+{
+	unsigned char buf[256];
+	size_t i;
+
+	if (nbytes > sizeof(buf))
+		return log_error("random_hex: %zu bytes is too many", nbytes);
+	if (getrandom(buf, nbytes, 0) != (ssize_t)nbytes)
+		return log_error("cannot get random bytes: %s", strerror(errno));
+	for (i = 0; i < nbytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", buf[i]);
+	out[2 * nbytes] = '\0';
+	return 0;
+}
+
+int chown_to_user(const char *path, const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw)
+		return log_error("no such user: %s", user);
+	if (chown(path, pw->pw_uid, pw->pw_gid) < 0)
+		return log_error("cannot give %s to %s: %s", path, user, strerror(errno));
+	return 0;
+}

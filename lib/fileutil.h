@@ -1,0 +1,30 @@
+/* Small file-system helpers shared by the tools, daemons and CGI programs. */
+#ifndef WSEQ_FILEUTIL_H
+#define WSEQ_FILEUTIL_H
+
+#include "common.h"
+#include "sbuf.h"
+
+#include <sys/stat.h>
+
+/* mkdir -p; existing directories are fine. 0 / -1 (logged). */
+int mkdir_p(const char *path, mode_t mode);
+/*
+ * Write data to path through a temporary file in the same directory and a
+ * rename, so readers never see a partial file. The file gets mode.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Copy src to dst (atomically, as above), following symlinks. */
+int copy_file(const char *src, const char *dst, mode_t mode);
+/* Read a whole file of at most max bytes into out. */
+int read_file(const char *path, size_t max, struct sbuf *out);
+/* Is path an existing directory with at least one entry? */
+bool dir_nonempty(const char *path);
+/* rm -rf path; refuses "/" and "". */
+int remove_tree(const char *path);
+/* nbytes random bytes from the kernel, written as 2*nbytes lowercase hex + NUL. */
+int random_hex(char *out, size_t nbytes);
+/* chown path to the user's uid and primary gid; 0 / -1 (logged). */
+int chown_to_user(const char *path, const char *user);
+
+#endif

@@ -1,0 +1,75 @@
+#!/bin/bash
+# The one test command (README, .ci/run): on a fresh Debian machine it
+# installs every package wseq needs, builds with warnings as errors and the
+# sanitizers, runs every unit and integration test against real services
+# (private MariaDB, Apache, BOINC clients -- each test starts and stops its
+# own), checks `make distcheck`, stops anything left running, and prints a
+# last line "N passed, N failed".
+#
+#   sudo test/run-all.sh [--no-install] [--no-distcheck] [-j N]
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/_ci_build"
+install=1 distcheck=1 jobs=2
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-install) install=0 ;;
+	--no-distcheck) distcheck=0 ;;
+	-j) jobs=$2; shift ;;
+	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+	*) echo "run-all.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+passed=0 failed=0
+fail_step() {
+	echo "run-all.sh: $1 failed" >&2
+	failed=$((failed + 1))
+}
+
+cleanup_services() {
+	# Whatever a killed test left behind under the build tree: stop it by its pid file.
+	local f
+	for f in $(find "$build" -path '*/trash.*' \( -name 'mariadbd.pid' -o -name 'httpd.pid' \
+		-o -name '*.pid' \) 2>/dev/null); do
+		kill -TERM "$(cat "$f" 2>/dev/null)" 2>/dev/null
+	done
+}
+trap cleanup_services EXIT
+
+if [ "$install" = 1 ]; then
+	"$top/tools/install-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+fi
+
+cd "$top" || exit 1
+./autogen.sh >/dev/null 2>&1 || { autoreconf -i; echo "0 passed, 1 failed"; exit 1; }
+rm -rf "$build" && mkdir -p "$build" && cd "$build" || exit 1
+../configure --enable-sanitizers >configure.log 2>&1 || { tail -20 configure.log; echo "0 passed, 1 failed"; exit 1; }
+make -j"$jobs" >make.log 2>&1 || { grep -E 'error|warning' make.log | head -40; echo "0 passed, 1 failed"; exit 1; }
+
+make -j"$jobs" check
+if [ -f test-suite.log ]; then
+	count() { sed -n "s/^# $1: *\([0-9]*\).*/\1/p" test-suite.log | head -1; }
+	passed=$(( $(count PASS) + $(count XFAIL) ))
+	failed=$(( $(count FAIL) + $(count XPASS) + $(count ERROR) ))
+	skipped=$(count SKIP)
+	grep -E '^(FAIL|ERROR|XPASS):' test-suite.log | sed 's/^/  /' | head -50 || true
+else
+	fail_step "make check"
+fi
+
+if [ "$distcheck" = 1 ]; then
+	if make -j"$jobs" distcheck >distcheck.log 2>&1; then
+		passed=$((passed + 1))
+		echo "PASS: make distcheck"
+	else
+		tail -40 distcheck.log
+		fail_step "make distcheck"
+	fi
+fi
+
+cleanup_services
+echo "${passed} passed, ${failed} failed${skipped:+, $skipped skipped}"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,179 @@
+#!/bin/sh
+# The schema in a real MariaDB, its version, and db_upgrade: --check, the
+# project's config.xml, pending upgrades applied once and only once, a
+# failing upgrade stopping at the last complete version.
+test_description='database schema and db_upgrade'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_mariadb_up
+WSEQ_DB_NAME=wseq_schema; export WSEQ_DB_NAME
+SCHEMA="$WSEQ_SRCDIR/db/schema.sql"
+
+# The version schema.sql records, DB_SCHEMA_VERSION and the newest upgrade
+# file must agree; the upgrade tests below add the next version.
+code=$(sed -n "s/^#define DB_SCHEMA_VERSION \([0-9][0-9]*\)\$/\1/p" "$WSEQ_SRCDIR/db/db.h")
+next=$(printf %03d $((code + 1)))
+
+# db_upgrade with explicit settings (config.xml is tested on its own)
+dbu() {
+	db_upgrade --db_name "$WSEQ_DB_NAME" --db_user "$WSEQ_DB_USER" \
+		--db_passwd "$WSEQ_DB_PASSWD" --db_socket "$WSEQ_DB_SOCKET" "$@"
+}
+
+test_expect_success 'schema.sql loads into MariaDB' '
+	db_tool create "$SCHEMA" 2>err &&
+	test_grep "schema version $code\$" err
+'
+
+test_expect_success 'every table exists, InnoDB, utf8mb4' '
+	LC_ALL=C sort >expect <<-\EOT &&
+	app	InnoDB	utf8mb4_bin
+	app_version	InnoDB	utf8mb4_bin
+	batch	InnoDB	utf8mb4_bin
+	batch_file_assoc	InnoDB	utf8mb4_bin
+	host	InnoDB	utf8mb4_bin
+	job_file	InnoDB	utf8mb4_bin
+	platform	InnoDB	utf8mb4_bin
+	result	InnoDB	utf8mb4_bin
+	schema_version	InnoDB	utf8mb4_bin
+	seq_file	InnoDB	utf8mb4_bin
+	sequence	InnoDB	utf8mb4_bin
+	sequence_group	InnoDB	utf8mb4_bin
+	user	InnoDB	utf8mb4_bin
+	user_submit	InnoDB	utf8mb4_bin
+	user_submit_app	InnoDB	utf8mb4_bin
+	workunit	InnoDB	utf8mb4_bin
+	EOT
+	test_sql -e "select table_name, engine, table_collation from information_schema.tables
+		where table_schema=\"$WSEQ_DB_NAME\"" | LC_ALL=C sort >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'BOINC column names and the work-sequence columns are there' '
+	test_sql -e "select concat(table_name, \".\", column_name) from information_schema.columns
+		where table_schema=\"$WSEQ_DB_NAME\"" >columns &&
+	for c in workunit.canonical_resultid workunit.transition_time workunit.assimilate_state \
+		workunit.seq_id workunit.seqno workunit.branch result.server_state result.outcome \
+		result.validate_state result.report_deadline host.host_cpid host.p_fpops \
+		batch.expire_time job_file.delete_time user_submit.submit_all \
+		sequence.first_unvalidated_seqno sequence.first_unsent_seqno sequence.answer_every \
+		sequence.state_upload_every sequence.high_water sequence.hostid \
+		sequence_group.master_seqid seq_file.kind; do
+		test_grep "^$c\$" columns || return 1
+	done
+'
+
+test_expect_success 'the recorded version is the code version and the newest upgrade' '
+	test -n "$code" &&
+	test "$(db_tool version)" = "$code" &&
+	newest=$(ls "$WSEQ_SRCDIR/db/upgrade" | sed -n "s/^\([0-9][0-9][0-9]\)_.*\.sql\$/\1/p" |
+		sort -n | tail -n 1) &&
+	test "$(expr "${newest:-1}" + 0)" = "$code" &&
+	grep -q "VALUES ($code, UNIX_TIMESTAMP()" "$SCHEMA"
+'
+
+test_expect_success 'db_upgrade --check says the schema is current' '
+	dbu --check >out &&
+	test_grep "^current $code\$" out &&
+	test_grep "^latest $code\$" out &&
+	test_grep "up to date" out
+'
+
+test_expect_success 'db_upgrade reads the database settings from config.xml' '
+	mkdir proj &&
+	cat >proj/config.xml <<-EOT &&
+	<boinc>
+	  <config>
+	    <master_url>http://localhost/proj/</master_url>
+	    <db_name>$WSEQ_DB_NAME</db_name>
+	    <db_user>$WSEQ_DB_USER</db_user>
+	    <db_passwd>$WSEQ_DB_PASSWD</db_passwd>
+	    <db_host>127.0.0.1</db_host>
+	    <db_port>$WSEQ_DB_PORT</db_port>
+	  </config>
+	</boinc>
+	EOT
+	db_upgrade --project proj --check >out &&
+	test_grep "up to date" out &&
+	(cd proj && db_upgrade --check) >out2 &&
+	test_grep "up to date" out2
+'
+
+test_expect_success 'a pending upgrade is applied once and only once' '
+	mkdir up &&
+	for f in "$WSEQ_DATADIR"/[0-9][0-9][0-9]_*.sql; do
+		test -f "$f" && cp "$f" up/
+	done
+	cat >up/${next}_fake.sql <<-\EOT &&
+	-- a test upgrade: one table, one row
+	CREATE TABLE fake_upgrade (x INT NOT NULL);
+	INSERT INTO fake_upgrade VALUES (1);
+	EOT
+	test_must_fail dbu --check --upgrade_dir up >out &&
+	test_grep "^latest $((code + 1))\$" out &&
+	test_grep "behind" out &&
+	dbu --upgrade_dir up >out &&
+	test_grep "from version $code to $((code + 1))" out &&
+	test "$(db_tool version)" = $((code + 1)) &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from fake_upgrade")" = 1 &&
+	dbu --upgrade_dir up >out &&
+	test_grep "schema version $((code + 1)): up to date" out &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from fake_upgrade")" = 1 &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select description from schema_version where version=$((code + 1))")" = ${next}_fake.sql &&
+	dbu --check --upgrade_dir up
+'
+
+test_expect_success 'a failing upgrade stops there and keeps the last complete version' '
+	bad=$(printf %03d $((code + 2))) && never=$(printf %03d $((code + 3))) &&
+	printf "CREATE TABLE bad_upgrade (x INT);\nSELEC nonsense;\n" >up/${bad}_bad.sql &&
+	echo "CREATE TABLE never (x INT);" >up/${never}_never.sql &&
+	test_must_fail dbu --upgrade_dir up >out 2>err &&
+	test_grep "${bad}_bad.sql" err &&
+	test_grep "stays at version $((code + 1))" err &&
+	test "$(db_tool version)" = $((code + 1)) &&
+	test_sql "$WSEQ_DB_NAME" -e "select 1 from bad_upgrade" &&
+	test_must_fail test_sql "$WSEQ_DB_NAME" -e "select 1 from never" &&
+	rm up/${bad}_bad.sql up/${never}_never.sql
+'
+
+test_expect_success 'two files for one version are refused' '
+	echo "SELECT 1;" >up/${next}_again.sql &&
+	test_must_fail dbu --upgrade_dir up 2>err &&
+	test_grep "two files for version $((code + 1))" err &&
+	rm up/${next}_again.sql
+'
+
+test_expect_success 'a database newer than the code is refused' '
+	test_must_fail dbu --check >out &&
+	test_grep "newer than this wseq" out
+'
+
+test_expect_success 'TCP host:port works as well as the socket' '
+	db_upgrade --db_name "$WSEQ_DB_NAME" --db_user "$WSEQ_DB_USER" \
+		--db_passwd "$WSEQ_DB_PASSWD" --db_host 127.0.0.1 --db_port "$WSEQ_DB_PORT" \
+		--upgrade_dir up >out &&
+	test_grep "up to date" out
+'
+
+test_expect_success 'a refused login is a clear error naming the socket, never the password' '
+	test_must_fail db_upgrade --db_name "$WSEQ_DB_NAME" --db_user "$WSEQ_DB_USER" \
+		--db_passwd "wrong-$WSEQ_DB_PASSWD" --db_socket "$WSEQ_DB_SOCKET" --check 2>err &&
+	test_grep "database unavailable: cannot connect to database .$WSEQ_DB_NAME." err &&
+	test_grep "socket $WSEQ_DB_SOCKET" err &&
+	test_grep "Access denied" err &&
+	test_grep -v "$WSEQ_DB_PASSWD" err
+'
+
+test_expect_success 'no server at the address: the error names host and port' '
+	test_must_fail db_upgrade --db_name x --db_user u --db_host 127.0.0.1 --db_port 1 \
+		--check 2>err &&
+	test_grep "database unavailable: cannot connect to database .x. as .u. on 127.0.0.1:1" err
+'
+
+test_expect_success 'db_upgrade --help lists its options' '
+	db_upgrade --help >out &&
+	test_grep "upgrade_dir" out &&
+	test_grep "check" out
+'
+
+test_done

@@ -1,0 +1,36 @@
+#!/bin/sh
+# The record layer against a real MariaDB: every record type round-trips
+# (the cmocka program test_db_records), and every named query the programs
+# make uses an index.
+test_description='database records and query plans'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_mariadb_up
+
+test_expect_success 'every record type round-trips; transactions; duplicates' '
+	"$WSEQ_BUILDDIR/test/unit/test_db_records" >out 2>&1 &&
+	test_grep "^ok 6 - test_list_and_nested_statements" out &&
+	test_grep -v "not ok" out
+'
+
+WSEQ_DB_NAME=wseq_explain; export WSEQ_DB_NAME
+
+test_expect_success 'a database with realistic contents' '
+	db_tool create "$WSEQ_SRCDIR/db/schema.sql" &&
+	db_tool fill 2000
+'
+
+test_expect_success 'no named query scans a whole result, workunit, host or sequence table' '
+	db_tool explain >plans &&
+	test_grep "0 full scans of hot tables" plans &&
+	test_grep "^result_claim_timed_out " plans &&
+	test_grep "^seq_for_host " plans
+'
+
+test_expect_success 'the check notices a query that lost its index' '
+	test_sql "$WSEQ_DB_NAME" -e "alter table result drop index res_wuid" &&
+	test_must_fail db_tool explain >plans &&
+	test_grep "^result_by_workunit .*full scan" plans
+'
+
+test_done

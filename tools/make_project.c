@@ -1,0 +1,548 @@
+/*
+ * make_project: create a wseq project the way BOINC admins know it -- a
+ * project directory with config.xml, keys, download/ and upload/ with
+ * fan-out, html/ with the master page, cgi-bin/, bin/, log and pid dirs, an
+ * Apache snippet -- and its database with the schema and an admin account.
+ */
+#include "common.h"
+#include "config.h"
+#include "crypt.h"
+#include "db.h"
+#include "dirhier.h"
+#include "fileutil.h"
+#include "log.h"
+#include "param.h"
+#include "sbuf.h"
+
+#include <dirent.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+struct options {
+	char *project_root;
+	char *url_base;
+	char *project_name;
+	char *db_name;
+	char *db_user;
+	char *db_passwd;
+	char *db_host;
+	long db_port;
+	char *db_socket;
+	char *web_user;
+	char *admin_email;
+	long uldl_dir_fanout;
+	bool delete_prev_inst;
+	bool drop_db_first;
+	bool no_db;
+};
+
+#define O(name, type, field, def, flags, arg, help) \
+	{ name, type, offsetof(struct options, field), def, flags, 0, 0, arg, help }
+
+static const struct param options[] = {
+	O("project_root", PARAM_STR, project_root, NULL, 0, "DIR", "project directory (default: ~/projects/NAME)"),
+	O("url_base", PARAM_STR, url_base, NULL, 0, "URL", "URL the project is served under (default: http://HOSTNAME/)"),
+	O("project_name", PARAM_STR, project_name, NULL, 0, "TEXT", "human-readable project name (default: NAME)"),
+	O("db_name", PARAM_STR, db_name, NULL, 0, "NAME", "database name (default: NAME)"),
+	O("db_user", PARAM_STR, db_user, NULL, 0, "USER", "database user (default: your login name)"),
+	O("db_passwd", PARAM_STR, db_passwd, "", PARAM_SECRET, "PASSWORD", "database password"),
+	O("db_host", PARAM_STR, db_host, "localhost", 0, "HOST", "database host"),
+	{ "db_port", PARAM_INT, offsetof(struct options, db_port), "0", PARAM_BOUNDED, 0, 65535, "PORT",
+	  "database TCP port (0: the default)" },
+	O("db_socket", PARAM_STR, db_socket, NULL, 0, "PATH", "database unix socket (wins over --db_host)"),
+	O("web_user", PARAM_STR, web_user, NULL, 0, "USER",
+	  "user Apache runs CGI programs as; gets the upload and log dirs (default: www-data if it exists)"),
+	O("admin_email", PARAM_STR, admin_email, "admin@localhost", 0, "ADDR", "the admin account's e-mail address"),
+	{ "uldl_dir_fanout", PARAM_INT, offsetof(struct options, uldl_dir_fanout), "1024", PARAM_BOUNDED, 1,
+	  4096, "N", "subdirectories of download/ and upload/" },
+	O("delete_prev_inst", PARAM_BOOL, delete_prev_inst, "0", 0, NULL, "remove an existing project directory first"),
+	O("drop_db_first", PARAM_BOOL, drop_db_first, "0", 0, NULL, "drop an existing database of that name first"),
+	O("no_db", PARAM_BOOL, no_db, "0", 0, NULL, "do not create the database"),
+	PARAM_TABLE_END
+};
+
+/* The daemons a new project runs, when their programs are installed. */
+static const char *const standard_daemons[] = {
+	"transitioner", "validator", "assimilator", "file_deleter", "relocator",
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: make_project [options] NAME\n\n"
+		    "Create the wseq project NAME: its directory, keys, config.xml, web pages,\n"
+		    "Apache configuration snippet and database (with an admin account).\n\n"
+		    "options:\n");
+	param_print_help(options, fp);
+}
+
+static bool name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+/* The path part of url_base ("" or "/x"), for the Apache snippet. */
+static char *url_path(const char *url)
+{
+	const char *p = strstr(url, "://");
+	size_t n;
+
+	p = p ? strchr(p + 3, '/') : NULL;
+	if (!p)
+		return xstrdup("");
+	n = strlen(p);
+	while (n && p[n - 1] == '/')
+		n--;
+	return xstrndup(p, n);
+}
+
+static int check_options(struct options *o, const char *name)
+{
+	char host[256];
+
+	if (!name_ok(name))
+		return log_error("NAME must be 1-64 letters, digits or _ (got '%s')", name);
+	if (!o->project_root) {
+		const char *home = getenv("HOME");
+		o->project_root = xasprintf("%s/projects/%s", home && *home ? home : ".", name);
+	}
+	if (o->project_root[0] != '/') {
+		char cwd[PATH_MAX];
+		char *abs;
+		if (!getcwd(cwd, sizeof(cwd)))
+			return log_error("--project_root: cannot find the current directory");
+		abs = xasprintf("%s/%s", cwd, o->project_root);
+		free(o->project_root);
+		o->project_root = abs;
+	}
+	if (!o->url_base) {
+		if (gethostname(host, sizeof(host)) < 0)
+			wstrlcpy(host, "localhost", sizeof(host));
+		o->url_base = xasprintf("http://%s/", host);
+	}
+	if (strncmp(o->url_base, "http://", 7) && strncmp(o->url_base, "https://", 8))
+		return log_error("--url_base must start with http:// or https:// (got '%s')", o->url_base);
+	if (o->url_base[strlen(o->url_base) - 1] != '/') {
+		char *u = xasprintf("%s/", o->url_base);
+		free(o->url_base);
+		o->url_base = u;
+	}
+	if (strstr(o->url_base, "://localhost"))
+		log_warn("--url_base uses localhost: the BOINC client rejects such URLs, use 127.0.0.1");
+	if (!o->project_name)
+		o->project_name = xstrdup(name);
+	if (!o->db_name)
+		o->db_name = xstrdup(name);
+	if (!name_ok(o->db_name))
+		return log_error("--db_name must be letters, digits or _ (got '%s')", o->db_name);
+	if (!o->db_user) {
+		struct passwd *pw = getpwuid(getuid());
+		o->db_user = xstrdup(pw ? pw->pw_name : "root");
+	}
+	if (!o->web_user && getpwnam("www-data"))
+		o->web_user = xstrdup("www-data");
+	if (o->web_user && !getpwnam(o->web_user))
+		return log_error("--web_user: no such user '%s'", o->web_user);
+	if (dir_nonempty(o->project_root) && !o->delete_prev_inst)
+		return log_error("--project_root: %s exists and is not empty (use --delete_prev_inst to replace it)",
+				 o->project_root);
+	return 0;
+}
+
+struct project {
+	const struct options *o;
+	const char *name;
+	char *root;
+	char *master_url;
+	char *cgi_url;
+	char *libexec;
+};
+
+static char *path_in(const struct project *p, const char *rel)
+{
+	return xasprintf("%s/%s", p->root, rel);
+}
+
+static int make_dirs(struct project *p)
+{
+	static const struct { const char *dir; mode_t mode; bool web; } dirs[] = {
+		{ "", 0755, false },            { "bin", 0755, false },
+		{ "cgi-bin", 0755, false },     { "html", 0755, false },
+		{ "html/user", 0755, false },   { "html/ops", 0755, false },
+		{ "html/inc", 0755, false },    { "keys", 0700, false },
+		{ "download", 0755, false },    { "upload", 0755, true },
+		{ "log", 0775, true },          { "pid", 0755, false },
+		{ "templates", 0755, false },   { "apps", 0755, false },
+		{ "results", 0755, false },
+	};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < ARRAY_SIZE(dirs) && rc == 0; i++) {
+		char *d = path_in(p, dirs[i].dir);
+		rc = mkdir_p(d, dirs[i].mode);
+		if (rc == 0 && chmod(d, dirs[i].mode) < 0)
+			rc = log_error("cannot chmod %s: %s", d, strerror(errno));
+		if (rc == 0 && dirs[i].web && p->o->web_user)
+			rc = chown_to_user(d, p->o->web_user);
+		free(d);
+	}
+	return rc;
+}
+
+static int make_fanout(struct project *p)
+{
+	char *down = path_in(p, "download"), *up = path_in(p, "upload");
+	int rc = dirhier_make_dirs(down, p->o->uldl_dir_fanout, 0755);
+	long i;
+
+	if (rc == 0)
+		rc = dirhier_make_dirs(up, p->o->uldl_dir_fanout, 0755);
+	/* The upload handler runs as the web user and writes into every subdirectory. */
+	for (i = 0; rc == 0 && p->o->web_user && i < p->o->uldl_dir_fanout; i++) {
+		char *d = xasprintf("%s/%lx", up, i);
+		rc = chown_to_user(d, p->o->web_user);
+		free(d);
+	}
+	free(down);
+	free(up);
+	return rc;
+}
+
+static int make_keys(struct project *p)
+{
+	static const char *const kinds[] = { "code_sign", "upload" };
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kinds) && rc == 0; i++) {
+		char *priv = xasprintf("%s/keys/%s_private", p->root, kinds[i]);
+		char *pub = xasprintf("%s/keys/%s_public", p->root, kinds[i]);
+		char *pem = xasprintf("%s/keys/%s_public.pem", p->root, kinds[i]);
+		rc = crypt_generate_keypair(1024, priv, pub, pem);
+		free(priv);
+		free(pub);
+		free(pem);
+	}
+	return rc;
+}
+
+/* Copy every program of dir into dest (the project keeps its own copies, as BOINC's do). */
+static int copy_programs(const char *dir, const char *dest)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return log_error("cannot read program directory %s: %s (set WSEQ_LIBEXECDIR?)", dir,
+				 strerror(errno));
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *src, *dst;
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		src = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(src, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IXUSR)) {
+			dst = xasprintf("%s/%s", dest, e->d_name);
+			rc = copy_file(src, dst, 0755);
+			free(dst);
+		}
+		free(src);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int install_programs(struct project *p)
+{
+	static const char *const ctl[] = { "start", "stop", "status" };
+	char *bin = path_in(p, "bin"), *cgi = path_in(p, "cgi-bin");
+	char *cgisrc = xasprintf("%s/cgi-bin", p->libexec);
+	size_t i;
+	int rc = copy_programs(p->libexec, bin);
+
+	if (rc == 0 && access(cgisrc, F_OK) == 0)
+		rc = copy_programs(cgisrc, cgi);
+	for (i = 0; rc == 0 && i < ARRAY_SIZE(ctl); i++) {
+		char *link = xasprintf("%s/%s", bin, ctl[i]);
+		unlink(link);
+		if (symlink("wseq_ctl", link) < 0)
+			rc = log_error("cannot create %s: %s", link, strerror(errno));
+		free(link);
+	}
+	free(cgisrc);
+	free(bin);
+	free(cgi);
+	return rc;
+}
+
+static int write_text(struct project *p, const char *rel, const struct sbuf *b, mode_t mode)
+{
+	char *path = path_in(p, rel);
+	int rc = write_file_atomic(path, sbuf_str(b), b->len, mode);
+
+	free(path);
+	return rc;
+}
+
+static void add_elem(struct sbuf *b, const char *name, const char *value)
+{
+	sbuf_addf(b, "    <%s>", name);
+	sbuf_add_xml_escaped(b, value);
+	sbuf_addf(b, "</%s>\n", name);
+}
+
+static int write_config(struct project *p)
+{
+	const struct options *o = p->o;
+	struct sbuf b = SBUF_INIT(1 << 20);
+	char num[32];
+	size_t i;
+	int rc;
+
+	sbuf_addstr(&b, "<?xml version=\"1.0\"?>\n<!-- wseq project configuration, BOINC's format -->\n"
+			"<boinc>\n  <config>\n");
+	add_elem(&b, "long_name", o->project_name);
+	add_elem(&b, "master_url", p->master_url);
+	add_elem(&b, "cgi_url", p->cgi_url);
+	{
+		char *u = xasprintf("%sfile_upload_handler", p->cgi_url);
+		add_elem(&b, "upload_url", u);
+		free(u);
+		u = xasprintf("%sdownload", p->master_url);
+		add_elem(&b, "download_url", u);
+		free(u);
+	}
+	add_elem(&b, "db_name", o->db_name);
+	add_elem(&b, "db_user", o->db_user);
+	add_elem(&b, "db_passwd", o->db_passwd);
+	add_elem(&b, "db_host", o->db_host);
+	snprintf(num, sizeof(num), "%ld", o->db_port);
+	add_elem(&b, "db_port", num);
+	if (o->db_socket)
+		add_elem(&b, "db_socket", o->db_socket);
+	add_elem(&b, "upload_dir", "upload");
+	add_elem(&b, "download_dir", "download");
+	add_elem(&b, "key_dir", "keys");
+	add_elem(&b, "log_dir", "log");
+	add_elem(&b, "pid_dir", "pid");
+	add_elem(&b, "app_dir", "apps");
+	snprintf(num, sizeof(num), "%ld", o->uldl_dir_fanout);
+	add_elem(&b, "uldl_dir_fanout", num);
+	if (o->web_user)
+		add_elem(&b, "web_user", o->web_user);
+	sbuf_addstr(&b, "  </config>\n  <daemons>\n");
+	for (i = 0; i < ARRAY_SIZE(standard_daemons); i++) {
+		char *prog = xasprintf("%s/%s", p->libexec, standard_daemons[i]);
+		if (access(prog, X_OK) == 0)
+			sbuf_addf(&b, "    <daemon><cmd>%s -d 2</cmd></daemon>\n", standard_daemons[i]);
+		free(prog);
+	}
+	sbuf_addstr(&b, "  </daemons>\n  <tasks>\n  </tasks>\n</boinc>\n");
+	/* config.xml holds the database password: owner and web user only. */
+	rc = write_text(p, "config.xml", &b, 0640);
+	if (rc == 0 && o->web_user) {
+		char *path = path_in(p, "config.xml");
+		struct passwd *pw = getpwnam(o->web_user);
+		if (pw && chown(path, getuid(), pw->pw_gid) < 0)
+			rc = log_error("cannot set the group of %s: %s", path, strerror(errno));
+		free(path);
+	}
+	sbuf_free(&b);
+	return rc;
+}
+
+static int write_master_page(struct project *p)
+{
+	struct sbuf b = SBUF_INIT(1 << 16);
+	int rc;
+
+	/* The client scans the page line by line with a short buffer: one tag a line. */
+	sbuf_addstr(&b, "<!DOCTYPE html>\n<html>\n<head>\n<title>");
+	sbuf_add_xml_escaped(&b, p->o->project_name);
+	sbuf_addstr(&b, "</title>\n");
+	sbuf_addf(&b, "<link rel=\"boinc_scheduler\" href=\"%scgi\">\n", p->cgi_url);
+	sbuf_addstr(&b, "</head>\n<body>\n<h1>");
+	sbuf_add_xml_escaped(&b, p->o->project_name);
+	sbuf_addstr(&b, "</h1>\n<p>A volunteer computing project. To take part, attach the BOINC client to\n");
+	sbuf_addf(&b, "<a href=\"%s\">this URL</a>.</p>\n", p->master_url);
+	sbuf_addf(&b, "<!--\n<scheduler>%scgi</scheduler>\n-->\n", p->cgi_url);
+	sbuf_addstr(&b, "</body>\n</html>\n");
+	rc = write_text(p, "html/user/index.html", &b, 0644);
+	sbuf_free(&b);
+	return rc;
+}
+
+static int write_apache_conf(struct project *p)
+{
+	struct sbuf b = SBUF_INIT(1 << 16);
+	char *base = url_path(p->o->url_base);
+	char *rel = xasprintf("%s.httpd.conf", p->name);
+	int rc;
+
+	sbuf_addf(&b, "# Apache configuration for the wseq project %s, made by make_project.\n"
+		      "# Include it from the server configuration: Include %s/%s\n"
+		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core).\n\n",
+		  p->name, p->root, rel);
+	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
+	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
+	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);
+	sbuf_addf(&b, "ScriptAlias %s/%s_cgi %s/cgi-bin\n\n", base, p->name, p->root);
+	sbuf_addf(&b, "<Directory \"%s/html/user\">\n    Options -Indexes\n    AllowOverride None\n"
+		      "    DirectoryIndex index.html\n    Require all granted\n</Directory>\n\n", p->root);
+	sbuf_addf(&b, "<Directory \"%s/html/ops\">\n    Options -Indexes\n    AllowOverride None\n"
+		      "    Require local\n</Directory>\n\n", p->root);
+	sbuf_addf(&b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
+		      "    Require all granted\n</Directory>\n\n", p->root);
+	sbuf_addf(&b, "<Directory \"%s/cgi-bin\">\n    Options +ExecCGI -Indexes\n    AllowOverride None\n"
+		      "    Require all granted\n</Directory>\n", p->root);
+	rc = write_text(p, rel, &b, 0644);
+	free(rel);
+	free(base);
+	sbuf_free(&b);
+	return rc;
+}
+
+static char *data_file(const char *name)
+{
+	const char *d = getenv("WSEQ_DATADIR");
+
+	return xasprintf("%s/%s", d && *d ? d : WSEQ_PKGDATADIR, name);
+}
+
+static void db_params_of(const struct options *o, struct db_params *dp)
+{
+	memset(dp, 0, sizeof(*dp));
+	dp->name = o->db_name;
+	dp->user = o->db_user;
+	dp->passwd = o->db_passwd;
+	dp->host = o->db_host;
+	dp->socket = o->db_socket;
+	dp->port = o->db_port;
+}
+
+static int make_database_empty(struct project *p)
+{
+	struct db_params dp;
+
+	db_params_of(p->o, &dp);
+	return db_create_database(&dp, p->o->drop_db_first) == DB_OK ? 0 : -1;
+}
+
+/* Load the schema and make the admin account, whose authenticator only keys/ holds. */
+static int fill_database(struct project *p)
+{
+	struct db_params dp;
+	char *schema = data_file("schema.sql");
+	char auth[33];
+	struct db *db = NULL;
+	int rc;
+
+	db_params_of(p->o, &dp);
+	rc = db_open(&db, &dp, 0) == DB_OK ? 0 : -1;
+	if (rc == 0)
+		rc = db_load_schema(db, schema) == DB_OK ? 0 : -1;
+	if (rc == 0)
+		rc = random_hex(auth, 16);
+	if (rc == 0) {
+		log_add_secret(auth);
+		rc = db_make_admin(db, "admin", p->o->admin_email, auth) == DB_OK ? 0 : -1;
+	}
+	if (rc == 0) {
+		struct sbuf b = SBUF_INIT(64);
+		sbuf_addf(&b, "%s\n", auth);
+		rc = write_text(p, "keys/admin_authenticator", &b, 0600);
+		sbuf_free(&b);
+	}
+	if (db)
+		db_close(db);
+	free(schema);
+	return rc;
+}
+
+static int make(struct project *p)
+{
+	const struct options *o = p->o;
+	int rc = 0;
+
+	/* The database first: an existing one stops us before any file is touched. */
+	if (!o->no_db && make_database_empty(p) < 0)
+		return -1;
+	if (o->delete_prev_inst)
+		rc = remove_tree(p->root);
+	if (rc == 0)
+		rc = make_dirs(p);
+	if (rc == 0)
+		rc = make_fanout(p);
+	if (rc == 0)
+		rc = make_keys(p);
+	if (rc == 0)
+		rc = install_programs(p);
+	if (rc == 0)
+		rc = write_config(p);
+	if (rc == 0)
+		rc = write_master_page(p);
+	if (rc == 0)
+		rc = write_apache_conf(p);
+	if (rc == 0 && !o->no_db)
+		rc = fill_database(p);
+	return rc;
+}
+
+static void report(const struct project *p)
+{
+	printf("project %s created in %s\n", p->name, p->root);
+	printf("master URL:      %s\n", p->master_url);
+	printf("scheduler URL:   %scgi\n", p->cgi_url);
+	printf("configuration:   %s/config.xml\n", p->root);
+	printf("Apache snippet:  %s/%s.httpd.conf (add 'Include' for it to your Apache configuration)\n",
+	       p->root, p->name);
+	if (!p->o->no_db)
+		printf("admin account:   its authenticator is in %s/keys/admin_authenticator "
+		       "(readable by you only)\n", p->root);
+	printf("next:            cd %s && bin/start\n", p->root);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct project p = { 0 };
+	const char *env_libexec = getenv("WSEQ_LIBEXECDIR");
+	int i, rc = -1;
+
+	log_init("make_project", NULL);
+	param_set_defaults(options, &o);
+	i = param_parse_args(options, &o, argc, argv);
+	if (i == -2) {
+		usage(stdout);
+		rc = 0;
+	} else if (i >= 0 && i != argc - 1) {
+		log_error(i >= argc ? "the project NAME is missing (see --help)"
+				    : "too many arguments: '%s' (see --help)", argv[argc - 1]);
+	} else if (i >= 0 && check_options(&o, argv[i]) == 0) {
+		p.o = &o;
+		p.name = argv[i];
+		p.root = o.project_root;
+		p.master_url = xasprintf("%s%s/", o.url_base, p.name);
+		p.cgi_url = xasprintf("%s%s_cgi/", o.url_base, p.name);
+		p.libexec = xstrdup(env_libexec && *env_libexec ? env_libexec : WSEQ_PKGLIBEXECDIR);
+		rc = make(&p);
+		if (rc == 0)
+			report(&p);
+		else
+			log_error("project %s not created", p.name);
+		free(p.master_url);
+		free(p.cgi_url);
+		free(p.libexec);
+	}
+	param_free(options, &o);
+	log_close();
+	return rc == 0 ? 0 : 1;
+}

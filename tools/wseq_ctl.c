@@ -1,0 +1,623 @@
+/*
+ * The project control programs, BOINC's bin/start, bin/stop and bin/status,
+ * in one binary that dispatches on the name it was run by (or its first
+ * argument: "wseq_ctl start"). They act on the <daemons> of the project's
+ * config.xml: each daemon runs from the project's bin/ with its output
+ * appended to log_dir/NAME.log, and its pid in pid_dir/NAME.pid. A pid file
+ * counts only when its process is alive and really runs that daemon's
+ * program (/proc/PID/cmdline), so a pid file left by kill -9 or a reboot
+ * never makes a stranger "running" or a target for stop's signals.
+ */
+#include "config.h"
+#include "daemon_proc.h"
+#include "log.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+enum ctl_cmd { CTL_START, CTL_STOP, CTL_STATUS };
+
+static const char *const cmd_names[] = { "start", "stop", "status" };
+static const char *const cmd_summary[] = {
+	"start the project's daemons that are not running",
+	"stop the project's running daemons (SIGTERM, then SIGKILL after --timeout)",
+	"show which of the project's daemons run; exit 0 if all enabled ones do, 3 if not",
+};
+
+/* LSB status codes */
+#define STATUS_NOT_RUNNING 3
+#define STATUS_UNKNOWN 4
+
+struct ctl_opts {
+	char *project;
+	double timeout;
+	double start_wait;
+};
+
+static struct ctl_opts opts;
+
+static const struct param ctl_params[] = {
+	{ "project", PARAM_STR, offsetof(struct ctl_opts, project), NULL, PARAM_NOCONFIG, 0, 0, "DIR",
+	  "the project directory (default: the one above this program's bin/, else the current one)" },
+	{ "timeout", PARAM_DOUBLE, offsetof(struct ctl_opts, timeout), "30", PARAM_NOCONFIG | PARAM_BOUNDED,
+	  0, 3600, "S", "stop: seconds to wait for a daemon to exit before SIGKILL" },
+	{ "start_wait", PARAM_DOUBLE, offsetof(struct ctl_opts, start_wait), "0.5",
+	  PARAM_NOCONFIG | PARAM_BOUNDED, 0, 60, "S", "start: seconds a new daemon must stay up to count as started" },
+	PARAM_TABLE_END
+};
+
+enum dstate { D_NONE, D_RUNNING, D_STALE, D_BADPID };
+
+struct ctl_daemon {
+	const struct config_daemon *cd;
+	char **argv;            /* from <cmd>; argv[0] replaced by prog */
+	char *prog;             /* absolute path of the program */
+	char *name;             /* pid file name without .pid: unique */
+	char *pid_path;
+	char *log_path;
+	enum dstate state;
+	pid_t pid;              /* from the pid file */
+	pid_t child;            /* started by this run */
+	bool done;
+};
+
+static double mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* --- the project and its daemons --------------------------------------- */
+
+/*
+ * The project's config.xml: --project, else the directory above the bin/
+ * this program was run from (bin/start works from anywhere, as in BOINC),
+ * else config_locate() ($WSEQ_PROJECT_DIR, the current directory).
+ */
+static char *find_config(const char *argv0)
+{
+	if (opts.project)
+		return xasprintf("%s/config.xml", opts.project);
+	if (strchr(argv0, '/')) {
+		char *copy = xstrdup(argv0);
+		char *bin = realpath(dirname(copy), NULL);
+		char *path = NULL;
+
+		free(copy);
+		if (bin && !strcmp(proc_basename(bin), "bin")) {
+			path = xasprintf("%s/../config.xml", bin);
+			if (!exists(path)) {
+				free(path);
+				path = NULL;
+			}
+		}
+		free(bin);
+		if (path)
+			return path;
+	}
+	return config_locate();
+}
+
+/* An absolute path for a name in dir, unless it is absolute already. */
+static char *in_dir(const char *dir, const char *name)
+{
+	return name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+}
+
+static char *strip_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	if (n > m && !strcmp(s + n - m, suffix))
+		return xstrndup(s, n - m);
+	return xstrdup(s);
+}
+
+static int daemon_prepare(const struct project_config *cfg, const struct config_daemon *cd,
+			  struct ctl_daemon *d)
+{
+	const char *base;
+
+	d->cd = cd;
+	if (proc_split_cmd(cd->cmd, &d->argv) < 0)
+		return log_error("%s: <cmd>%s</cmd>: empty, or a quote is not closed", cfg->path, cd->cmd);
+	d->prog = strchr(d->argv[0], '/') ? in_dir(cfg->project_dir, d->argv[0])
+					  : xasprintf("%s/bin/%s", cfg->project_dir, d->argv[0]);
+	free(d->argv[0]);
+	d->argv[0] = xstrdup(d->prog);
+	base = proc_basename(d->prog);
+	if (cd->pid_file && *cd->pid_file) {
+		d->name = strip_suffix(proc_basename(cd->pid_file), ".pid");
+		d->pid_path = in_dir(cfg->pid_dir, cd->pid_file);
+	} else {
+		d->name = xstrdup(base);
+		d->pid_path = xasprintf("%s/%s.pid", cfg->pid_dir, base);
+	}
+	if (cd->output && *cd->output)
+		d->log_path = in_dir(cfg->log_dir, cd->output);
+	else
+		d->log_path = xasprintf("%s/%s.log", cfg->log_dir, d->name);
+	return 0;
+}
+
+static void daemons_free(struct ctl_daemon *ds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		proc_free_argv(ds[i].argv);
+		free(ds[i].prog);
+		free(ds[i].name);
+		free(ds[i].pid_path);
+		free(ds[i].log_path);
+	}
+	free(ds);
+}
+
+static int daemons_prepare(const struct project_config *cfg, struct ctl_daemon **out)
+{
+	struct ctl_daemon *ds = xcalloc(cfg->ndaemons + 1, sizeof(*ds));
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; i < cfg->ndaemons; i++)
+		if (daemon_prepare(cfg, &cfg->daemons[i], &ds[i]) < 0)
+			rc = -1;
+	for (i = 0; rc == 0 && i < cfg->ndaemons; i++)
+		for (j = i + 1; j < cfg->ndaemons; j++)
+			if (!strcmp(ds[i].pid_path, ds[j].pid_path))
+				rc = log_error("%s: daemons '%s' and '%s' would share the pid file %s; "
+					       "give each its own <pid_file>", cfg->path, cfg->daemons[i].cmd,
+					       cfg->daemons[j].cmd, ds[i].pid_path);
+	if (rc < 0) {
+		daemons_free(ds, cfg->ndaemons);
+		return -1;
+	}
+	*out = ds;
+	return 0;
+}
+
+/* Read the pid file and decide; changes nothing. */
+static void probe(struct ctl_daemon *d)
+{
+	switch (proc_pid_read(d->pid_path, &d->pid)) {
+	case PROC_PID_MISSING:
+		d->state = D_NONE;
+		break;
+	case PROC_PID_BAD:
+		d->state = D_BADPID;
+		break;
+	case PROC_PID_OK:
+		d->state = proc_is(d->pid, d->prog) ? D_RUNNING : D_STALE;
+		break;
+	}
+}
+
+static void remove_stale(const struct ctl_daemon *d)
+{
+	if (unlink(d->pid_path) < 0 && errno != ENOENT) {
+		log_error("cannot remove %s: %s", d->pid_path, strerror(errno));
+		return;
+	}
+	if (d->state == D_STALE)
+		printf("%s: removed stale pid file %s (pid %d is not %s)\n", d->name, d->pid_path,
+		       (int)d->pid, proc_basename(d->prog));
+	else
+		printf("%s: removed unreadable pid file %s\n", d->name, d->pid_path);
+}
+
+/* Serialise start and stop: two at once would both start a daemon. */
+static int lock_project(const struct project_config *cfg)
+{
+	char *path = xasprintf("%s/.wseq_ctl.lock", cfg->pid_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		log_error("cannot open %s: %s", path, strerror(errno));
+	} else if (flock(fd, LOCK_EX) < 0) {
+		log_error("cannot lock %s: %s", path, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+/* --- start ------------------------------------------------------------- */
+
+/* Close every descriptor from lo up, except keep. */
+static void close_from(int lo, int keep)
+{
+	int i, max = (int)sysconf(_SC_OPEN_MAX);
+
+	if (keep >= lo && close_range((unsigned)lo, (unsigned)keep - 1, 0) == 0 &&
+	    close_range((unsigned)keep + 1, ~0U, 0) == 0)
+		return;
+	if (keep < lo && close_range((unsigned)lo, ~0U, 0) == 0)
+		return;
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (i = lo; i < max; i++)
+		if (i != keep)
+			close(i);
+}
+
+/*
+ * In the child: a session of its own, cwd the project, stdin /dev/null,
+ * stdout and stderr appended to the log, nothing else inherited. An exec
+ * failure's errno goes back through errfd (close-on-exec: EOF means success).
+ */
+static NORETURN void child_exec(const struct project_config *cfg, const struct ctl_daemon *d, int errfd)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD };
+	sigset_t none;
+	size_t i;
+	int fd, err;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	if (setsid() < 0 || chdir(cfg->project_dir) < 0)
+		goto fail;
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0)
+		goto fail;
+	if (fd != 0)
+		close(fd);
+	fd = open(d->log_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		goto fail;
+	if (fd > 2)
+		close(fd);
+	close_from(3, errfd);
+	execv(d->prog, d->argv);
+fail:
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0) {
+		/* the parent sees EOF and finds out at the liveness check */
+	}
+	_exit(127);
+}
+
+static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
+{
+	int pfd[2], err;
+	ssize_t n;
+	pid_t pid;
+
+	if (access(d->prog, X_OK) < 0)
+		return log_error("%s: cannot start %s: %s", d->name, d->prog, strerror(errno));
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return log_error("%s: pipe: %s", d->name, strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return log_error("%s: fork: %s", d->name, strerror(errno));
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		child_exec(cfg, d, pfd[1]);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		return log_error("%s: cannot run %s: %s (log %s)", d->name, d->prog, strerror(err),
+				 d->log_path);
+	}
+	d->child = pid;
+	if (proc_pid_write(d->pid_path, pid) < 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+		d->child = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
+{
+	char *stop_file = xasprintf("%s/stop_daemons", cfg->project_dir);
+	size_t i;
+	int failures = 0, started = 0, lockfd;
+
+	if (proc_mkdirs(cfg->pid_dir) < 0 || proc_mkdirs(cfg->log_dir) < 0 ||
+	    (lockfd = lock_project(cfg)) < 0) {
+		free(stop_file);
+		return 1;
+	}
+	if (unlink(stop_file) == 0)
+		printf("removed %s\n", stop_file);
+	free(stop_file);
+	for (i = 0; i < cfg->ndaemons; i++) {
+		struct ctl_daemon *d = &ds[i];
+
+		if (d->cd->disabled) {
+			printf("%s: disabled\n", d->name);
+			continue;
+		}
+		probe(d);
+		if (d->state == D_RUNNING) {
+			printf("%s: already running (pid %d)\n", d->name, (int)d->pid);
+			continue;
+		}
+		if (d->state == D_STALE || d->state == D_BADPID)
+			remove_stale(d);
+		if (start_one(cfg, d) < 0)
+			failures++;
+		else
+			started++;
+	}
+	/* A daemon that dies at once (bad option, no database) must not look started. */
+	if (started && opts.start_wait > 0)
+		nap(opts.start_wait);
+	for (i = 0; i < cfg->ndaemons; i++) {
+		struct ctl_daemon *d = &ds[i];
+		int st;
+
+		if (!d->child)
+			continue;
+		if (waitpid(d->child, &st, WNOHANG) == d->child) {
+			unlink(d->pid_path);
+			if (WIFEXITED(st))
+				log_error("%s: failed to start (exit status %d), see %s", d->name,
+					  WEXITSTATUS(st), d->log_path);
+			else
+				log_error("%s: failed to start (killed by signal %d), see %s", d->name,
+					  WTERMSIG(st), d->log_path);
+			failures++;
+		} else {
+			printf("%s: started (pid %d)\n", d->name, (int)d->child);
+		}
+	}
+	close(lockfd);
+	return failures ? 1 : 0;
+}
+
+/* --- stop -------------------------------------------------------------- */
+
+static void signal_daemon(const struct ctl_daemon *d, int sig)
+{
+	/* A daemon leads its own session (setsid): SIGKILL takes its children too. */
+	if (sig == SIGKILL && getpgid(d->pid) == d->pid)
+		kill(-d->pid, sig);
+	else
+		kill(d->pid, sig);
+}
+
+static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
+{
+	size_t i, waiting = 0;
+	int failures = 0, lockfd;
+	double deadline;
+
+	if (!exists(cfg->pid_dir)) {
+		for (i = 0; i < cfg->ndaemons; i++)
+			if (!ds[i].cd->disabled)
+				printf("%s: not running\n", ds[i].name);
+		return 0;
+	}
+	if ((lockfd = lock_project(cfg)) < 0)
+		return 1;
+	for (i = 0; i < cfg->ndaemons; i++) {
+		struct ctl_daemon *d = &ds[i];
+
+		probe(d);
+		d->done = true;
+		if (d->state == D_STALE || d->state == D_BADPID) {
+			remove_stale(d);
+		} else if (d->state == D_NONE) {
+			if (!d->cd->disabled)
+				printf("%s: not running\n", d->name);
+		} else if (kill(d->pid, SIGTERM) < 0) {
+			log_error("%s: cannot signal pid %d: %s", d->name, (int)d->pid, strerror(errno));
+			failures++;
+		} else {
+			d->done = false;
+			waiting++;
+		}
+	}
+	deadline = mono() + opts.timeout;
+	for (;;) {
+		for (i = 0; i < cfg->ndaemons; i++) {
+			struct ctl_daemon *d = &ds[i];
+
+			if (d->done || proc_is(d->pid, d->prog))
+				continue;
+			d->done = true;
+			waiting--;
+			unlink(d->pid_path);
+			printf("%s: stopped (pid %d)\n", d->name, (int)d->pid);
+		}
+		if (!waiting || mono() >= deadline)
+			break;
+		nap(0.05);
+	}
+	for (i = 0; i < cfg->ndaemons; i++) {
+		struct ctl_daemon *d = &ds[i];
+		double end = mono() + 5;
+
+		if (d->done)
+			continue;
+		signal_daemon(d, SIGKILL);
+		while (proc_is(d->pid, d->prog) && mono() < end)
+			nap(0.05);
+		if (proc_is(d->pid, d->prog)) {
+			log_error("%s: pid %d survives SIGKILL", d->name, (int)d->pid);
+			failures++;
+			continue;
+		}
+		unlink(d->pid_path);
+		printf("%s: did not exit within %g s; killed (pid %d)\n", d->name, opts.timeout,
+		       (int)d->pid);
+	}
+	close(lockfd);
+	return failures ? 1 : 0;
+}
+
+/* --- status ------------------------------------------------------------ */
+
+static int ctl_status(const struct project_config *cfg, struct ctl_daemon *ds)
+{
+	char *stop_file = xasprintf("%s/stop_daemons", cfg->project_dir);
+	size_t i;
+	int rc = 0;
+
+	printf("project %s\n", cfg->project_dir);
+	if (cfg->ndaemons == 0)
+		printf("no daemons in config.xml\n");
+	for (i = 0; i < cfg->ndaemons; i++) {
+		struct ctl_daemon *d = &ds[i];
+		char what[256];
+
+		probe(d);
+		switch (d->state) {
+		case D_RUNNING:
+			snprintf(what, sizeof(what), "running (pid %d)", (int)d->pid);
+			break;
+		case D_NONE:
+			snprintf(what, sizeof(what), "not running");
+			break;
+		case D_STALE:
+			snprintf(what, sizeof(what), "not running (stale pid file: pid %d is not %s)",
+				 (int)d->pid, proc_basename(d->prog));
+			break;
+		case D_BADPID:
+			snprintf(what, sizeof(what), "not running (unreadable pid file %s)", d->pid_path);
+			break;
+		}
+		if (d->cd->disabled) {
+			if (d->state == D_RUNNING)
+				printf("  %-24s disabled, but running (pid %d)\n", d->name, (int)d->pid);
+			else
+				printf("  %-24s disabled\n", d->name);
+			continue;
+		}
+		printf("  %-24s %s\n", d->name, what);
+		if (d->state != D_RUNNING)
+			rc = STATUS_NOT_RUNNING;
+	}
+	if (exists(stop_file))
+		printf("%s exists: daemons will exit (start removes it)\n", stop_file);
+	else if (cfg->stop_daemons)
+		printf("config.xml has <stop_daemons/>: daemons will exit\n");
+	free(stop_file);
+	return rc;
+}
+
+/* --- main -------------------------------------------------------------- */
+
+static void usage(FILE *fp, const char *prog, int cmd)
+{
+	if (cmd < 0) {
+		fprintf(fp, "usage: %s start|stop|status [options]\n", prog);
+		fprintf(fp, "Control the daemons listed in a project's config.xml.\n");
+	} else {
+		fprintf(fp, "usage: %s [options]\n", prog);
+		fprintf(fp, "%s: %s.\n", cmd_names[cmd], cmd_summary[cmd]);
+	}
+	fprintf(fp, "\nOptions:\n");
+	param_print_help(ctl_params, fp);
+	fprintf(fp, "  %-28s %s\n", "-h, --help", "show this help and exit");
+}
+
+static int find_cmd(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmd_names); i++)
+		if (!strcmp(s, cmd_names[i]))
+			return (int)i;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *self = proc_basename(argv[0]);
+	struct project_config cfg;
+	struct ctl_daemon *ds = NULL;
+	char *path;
+	int cmd = find_cmd(self), argi = 0, i, rc, fail_rc;
+	char **args;
+
+	log_init(self, NULL);
+	if (cmd < 0) {
+		if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			usage(stdout, self, -1);
+			return 0;
+		}
+		if (argc < 2 || (cmd = find_cmd(argv[1])) < 0) {
+			log_error("usage: %s start|stop|status [options] (got %s)", self,
+				  argc < 2 ? "nothing" : argv[1]);
+			return 1;
+		}
+		argi = 1;
+		log_init(cmd_names[cmd], NULL);
+	}
+	fail_rc = cmd == CTL_STATUS ? STATUS_UNKNOWN : 1;
+	args = argv + argi;
+	param_set_defaults(ctl_params, &opts);
+	i = param_parse_args(ctl_params, &opts, argc - argi, args);
+	if (i == -2) {
+		usage(stdout, argi ? cmd_names[cmd] : self, cmd);
+		param_free(ctl_params, &opts);
+		return 0;
+	}
+	if (i < 0 || i < argc - argi) {
+		if (i >= 0)
+			log_error("unexpected argument '%s' (see --help)", args[i]);
+		param_free(ctl_params, &opts);
+		return fail_rc;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	path = find_config(argv[0]);
+	rc = path ? config_load(&cfg, path, NULL, NULL) : -1;
+	free(path);
+	if (rc < 0 || daemons_prepare(&cfg, &ds) < 0) {
+		config_free(&cfg);
+		param_free(ctl_params, &opts);
+		return fail_rc;
+	}
+	switch (cmd) {
+	case CTL_START:
+		rc = ctl_start(&cfg, ds);
+		break;
+	case CTL_STOP:
+		rc = ctl_stop(&cfg, ds);
+		break;
+	default:
+		rc = ctl_status(&cfg, ds);
+		break;
+	}
+	daemons_free(ds, cfg.ndaemons);
+	config_free(&cfg);
+	param_free(ctl_params, &opts);
+	return rc;
+}
