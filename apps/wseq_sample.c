@@ -1,0 +1,316 @@
+/*
+ * wseq_sample: the sample BOINC application, built against Debian's
+ * libboinc-app-dev. Tests, the demo and the work-sequence machinery use it
+ * as a real BOINC app: a deterministic computation with checkpoints,
+ * progress reports and boinc_finish().
+ *
+ *   job mode (default):  reads logical file "in", writes "out"
+ *   --state mode:        reads "state_in", advances the state --steps steps,
+ *                        writes "state_out" and a small "answer" file
+ *
+ * Options: --steps N (default 1000), --state, --words N (state size in
+ * 64-bit words, for a new state when "state_in" is empty), --step_ms M
+ * (sleep per step, to make a job take time), --init (write a fresh state
+ * without reading one).
+ *
+ * For validator tests a client can be told to lie: if the file
+ * wseq_corrupt exists in the BOINC client's data directory (../../ from the
+ * slot), the outputs of every job whose workunit name contains one of its
+ * lines (or of every job, if it is empty) get one byte flipped.
+ */
+#include <boinc/boinc_api.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STATE_MAGIC "WSEQSTATE1\n"
+#define MAX_WORDS (1 << 24)
+
+struct state {
+	uint64_t step;
+	uint64_t nwords;
+	uint64_t *w;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void advance(struct state *s)
+{
+	uint64_t i, n = s->nwords;
+
+	for (i = 0; i < n; i++)
+		s->w[i] = mix(s->w[i] ^ (s->w[(i + 1) % n] + s->step));
+	s->step++;
+}
+
+static uint64_t checksum(const struct state *s)
+{
+	uint64_t h = 1469598103934665603ULL, i;
+
+	for (i = 0; i < s->nwords; i++)
+		h = mix(h ^ s->w[i]);
+	return mix(h ^ s->step);
+}
+
+static const char *resolve(const char *logical, char *buf, int len)
+{
+	if (boinc_resolve_filename(logical, buf, len) != 0)
+		snprintf(buf, (size_t)len, "%s", logical);
+	return buf;
+}
+
+static int write_state(const char *path, const struct state *s)
+{
+	char tmp[1100];
+	FILE *fp;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "wb");
+	if (!fp)
+		return -1;
+	fputs(STATE_MAGIC, fp);
+	fwrite(&s->step, sizeof(s->step), 1, fp);
+	fwrite(&s->nwords, sizeof(s->nwords), 1, fp);
+	fwrite(s->w, sizeof(uint64_t), s->nwords, fp);
+	if (fclose(fp) != 0)
+		return -1;
+	return rename(tmp, path);
+}
+
+/* 0 ok, 1 no such file or empty, -1 damaged */
+static int read_state(const char *path, struct state *s)
+{
+	char magic[sizeof(STATE_MAGIC)];
+	FILE *fp = fopen(path, "rb");
+
+	if (!fp)
+		return 1;
+	if (fread(magic, 1, strlen(STATE_MAGIC), fp) != strlen(STATE_MAGIC)) {
+		fclose(fp);
+		return 1;
+	}
+	magic[strlen(STATE_MAGIC)] = '\0';
+	if (strcmp(magic, STATE_MAGIC) != 0 || fread(&s->step, sizeof(s->step), 1, fp) != 1 ||
+	    fread(&s->nwords, sizeof(s->nwords), 1, fp) != 1 || s->nwords == 0 ||
+	    s->nwords > MAX_WORDS) {
+		fclose(fp);
+		return -1;
+	}
+	s->w = malloc(s->nwords * sizeof(uint64_t));
+	if (!s->w || fread(s->w, sizeof(uint64_t), s->nwords, fp) != s->nwords) {
+		fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	return 0;
+}
+
+static void new_state(struct state *s, uint64_t nwords, uint64_t seed)
+{
+	uint64_t i;
+
+	s->step = 0;
+	s->nwords = nwords;
+	s->w = malloc(nwords * sizeof(uint64_t));
+	if (!s->w) {
+		fprintf(stderr, "out of memory\n");
+		boinc_finish(1);
+	}
+	for (i = 0; i < nwords; i++)
+		s->w[i] = mix(seed + i);
+}
+
+/* The job's state from its input: a state file, or any bytes hashed into a seed. */
+static int load_input(const char *path, struct state *s, uint64_t words)
+{
+	int r = read_state(path, s);
+	FILE *fp;
+	uint64_t seed = 0x243f6a8885a308d3ULL;
+	int c;
+
+	if (r <= 0)
+		return r;
+	fp = fopen(path, "rb");
+	if (fp) {
+		while ((c = getc(fp)) != EOF)
+			seed = mix(seed ^ (uint64_t)c);
+		fclose(fp);
+	}
+	new_state(s, words, seed);
+	return 0;
+}
+
+static int should_corrupt(void)
+{
+	char line[512], init[65536], *p, *e;
+	char wu[256] = "";
+	FILE *fp = fopen("../../wseq_corrupt", "r");
+	size_t n;
+	int all = 1, hit = 0;
+
+	if (!fp)
+		return 0;
+	{
+		FILE *ip = fopen("init_data.xml", "r");
+		if (ip) {
+			n = fread(init, 1, sizeof(init) - 1, ip);
+			init[n] = '\0';
+			fclose(ip);
+			p = strstr(init, "<wu_name>");
+			if (p && (e = strstr(p, "</wu_name>")) != NULL) {
+				p += strlen("<wu_name>");
+				snprintf(wu, sizeof(wu), "%.*s", (int)(e - p), p);
+			}
+		}
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!*line)
+			continue;
+		all = 0;
+		if (*wu && strstr(wu, line))
+			hit = 1;
+	}
+	fclose(fp);
+	return all || hit;
+}
+
+static void flip_byte(const char *path)
+{
+	FILE *fp = fopen(path, "r+b");
+	int c;
+
+	if (!fp)
+		return;
+	fseek(fp, -1, SEEK_END);
+	c = getc(fp);
+	fseek(fp, -1, SEEK_END);
+	putc(c ^ 0x55, fp);
+	fclose(fp);
+	fprintf(stderr, "wseq_sample: corrupted %s on purpose\n", path);
+}
+
+int main(int argc, char **argv)
+{
+	long steps = 1000, words = 1024, step_ms = 0;
+	int state_mode = 0, init_only = 0, i, r;
+	char in[1024], out[1024], answer[1024], ckpt[1024];
+	struct state s = { 0, 0, NULL };
+	uint64_t start_step;
+	FILE *fp;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--steps") && i + 1 < argc)
+			steps = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--words") && i + 1 < argc)
+			words = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--step_ms") && i + 1 < argc)
+			step_ms = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--state"))
+			state_mode = 1;
+		else if (!strcmp(argv[i], "--init"))
+			init_only = 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: wseq_sample [--state] [--init] [--steps N] [--words N] [--step_ms M]\n");
+			return 0;
+		}
+	}
+	if (steps < 0 || words < 1 || words > MAX_WORDS || step_ms < 0) {
+		fprintf(stderr, "wseq_sample: bad arguments\n");
+		return 2;
+	}
+	r = boinc_init();
+	if (r) {
+		fprintf(stderr, "boinc_init failed: %d\n", r);
+		return 1;
+	}
+	resolve(state_mode ? "state_in" : "in", in, sizeof(in));
+	resolve(state_mode ? "state_out" : "out", out, sizeof(out));
+	resolve("answer", answer, sizeof(answer));
+	resolve("checkpoint", ckpt, sizeof(ckpt));
+
+	if (init_only) {
+		new_state(&s, (uint64_t)words, 0x243f6a8885a308d3ULL);
+		if (write_state(out, &s) != 0) {
+			fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
+			boinc_finish(1);
+		}
+		boinc_finish(0);
+	}
+	/* A checkpoint wins over the input: the job was restarted. */
+	if (read_state(ckpt, &s) == 0) {
+		fprintf(stderr, "wseq_sample: resuming from checkpoint at step %" PRIu64 "\n", s.step);
+		fp = fopen("checkpoint_start", "r");
+		start_step = 0;
+		if (fp) {
+			if (fscanf(fp, "%" SCNu64, &start_step) != 1)
+				start_step = 0;
+			fclose(fp);
+		}
+	} else {
+		r = load_input(in, &s, (uint64_t)words);
+		if (r != 0) {
+			fprintf(stderr, "wseq_sample: input %s is %s\n", in, r < 0 ? "damaged" : "missing");
+			boinc_finish(1);
+		}
+		start_step = s.step;
+		fp = fopen("checkpoint_start", "w");
+		if (fp) {
+			fprintf(fp, "%" PRIu64 "\n", start_step);
+			fclose(fp);
+		}
+	}
+	while (s.step < start_step + (uint64_t)steps) {
+		advance(&s);
+		if (step_ms) {
+			struct timespec ts = { step_ms / 1000, (step_ms % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+		if (boinc_time_to_checkpoint()) {
+			write_state(ckpt, &s);
+			boinc_checkpoint_completed();
+		}
+		boinc_fraction_done(steps ? (double)(s.step - start_step) / (double)steps : 1.0);
+	}
+	if (state_mode) {
+		if (write_state(out, &s) != 0) {
+			fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
+			boinc_finish(1);
+		}
+		fp = fopen(answer, "w");
+	} else {
+		fp = fopen(out, "w");
+	}
+	if (!fp) {
+		fprintf(stderr, "cannot write output: %s\n", strerror(errno));
+		boinc_finish(1);
+	}
+	fprintf(fp, "step %" PRIu64 " words %" PRIu64 " checksum %016" PRIx64 "\n", s.step, s.nwords,
+		checksum(&s));
+	fclose(fp);
+	if (should_corrupt()) {
+		flip_byte(state_mode ? answer : out);
+		if (state_mode)
+			flip_byte(out);
+	}
+	unlink(ckpt);
+	unlink("checkpoint_start");
+	free(s.w);
+	boinc_fraction_done(1.0);
+	boinc_finish(0);
+	return 0;
+}
