@@ -4,6 +4,9 @@
  */
 #include "db_internal.h"
 #include "db_queries.h"
+#include "db_daemons.h"
+#include "db_work.h"
+#include "db_sched.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -17,6 +20,15 @@ const struct db_query *const db_queries[] = {
 	&dbq_host_by_cpid, &dbq_host_by_user, &dbq_batch_by_name, &dbq_batch_by_user,
 	&dbq_batch_expired, &dbq_job_file_expired, &dbq_bfa_by_batch, &dbq_bfa_by_file,
 	&dbq_bfa_add, &dbq_user_submit_app_by_user,
+	&dbq_result_count_wu, &dbq_wu_id_by_name, &dbq_app_version_by_key,
+	&dbq_result_report, &dbq_result_wu_host, &dbq_result_host_count,
+	&dbq_app_all, &dbq_wu_transition_mod, &dbq_wu_need_validate_mod, &dbq_wu_assimilate_mod,
+	&dbq_wu_file_delete_mod, &dbq_result_file_delete_mod, &dbq_wu_lock,
+	&dbq_result_by_workunit_lock, &dbq_wu_update_state, &dbq_result_update_state,
+	&dbq_result_set_file_delete, &dbq_wu_unindexed, &dbq_wu_any_unindexed,
+	&dbq_wu_set_indexed, &dbq_wu_file_add, &dbq_wu_file_others, &dbq_wu_file_drop,
+	&dbq_job_file_expired_after, &dbq_job_file_lock, &dbq_bfa_live, &dbq_bfa_drop_file,
+	&dbq_wu_set_transition,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

@@ -193,6 +193,7 @@ static const struct db_column workunit_cols[] = {
 	COL(workunit, seq_id, DB_T_I64, 0),
 	COL(workunit, seqno, DB_T_INT, 0),
 	COL(workunit, branch, DB_T_INT, 0),
+	COL(workunit, files_indexed, DB_T_INT, 0),
 };
 const struct db_table db_workunit_table = TABLE(workunit);
 

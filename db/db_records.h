@@ -282,6 +282,7 @@ struct db_workunit {
 	int64_t seq_id;                 /* wseq: segment of this sequence, 0 if none */
 	int seqno;
 	int branch;
+	int files_indexed;              /* wseq: input files recorded in wu_file (file deleter) */
 };
 
 struct db_result {

@@ -210,6 +210,8 @@ CREATE TABLE `workunit` (
     seq_id              BIGINT NOT NULL DEFAULT 0,
     seqno               INT NOT NULL DEFAULT 0,
     branch              INT NOT NULL DEFAULT 0,
+    -- wseq: 1 once the file deleter has recorded the input files in wu_file
+    files_indexed       INT NOT NULL DEFAULT 0,
     PRIMARY KEY (id),
     UNIQUE KEY wu_name (name),
     KEY wu_val (appid, need_validate),
@@ -217,7 +219,20 @@ CREATE TABLE `workunit` (
     KEY wu_filedel (file_delete_state),
     KEY wu_assim (appid, assimilate_state),
     KEY wu_batch (batch),
-    KEY wu_seq (seq_id, branch, seqno)
+    KEY wu_seq (seq_id, branch, seqno),
+    KEY wu_files_indexed (files_indexed)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- wseq: the physical input files of the workunits whose files are not yet
+-- deleted, so the file deleter keeps a file another workunit still uses
+-- (input files are shared by many jobs). Filled by the file deleter for
+-- every workunit with files_indexed=0; a workunit's rows go when its files
+-- are deleted.
+CREATE TABLE `wu_file` (
+    name                VARCHAR(254) NOT NULL,
+    workunitid          BIGINT NOT NULL,
+    PRIMARY KEY (name, workunitid),
+    KEY wu_file_wu (workunitid)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `result` (
@@ -432,4 +447,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (1, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (2, UNIX_TIMESTAMP(), 'schema.sql');

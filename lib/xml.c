@@ -52,6 +52,12 @@ xmlDoc *xml_read_file(const char *path, struct sbuf *err)
 
 xmlDoc *xml_read_memory(const char *buf, size_t len, const char *name, struct sbuf *err)
 {
+	return xml_read_memory_enc(buf, len, name, NULL, err);
+}
+
+xmlDoc *xml_read_memory_enc(const char *buf, size_t len, const char *name, const char *encoding,
+			    struct sbuf *err)
+{
 	xmlDoc *doc;
 
 	if (len > INT_MAX) {
@@ -59,7 +65,7 @@ xmlDoc *xml_read_memory(const char *buf, size_t len, const char *name, struct sb
 		return NULL;
 	}
 	xmlResetLastError();
-	doc = xmlReadMemory(buf, (int)len, name, NULL, XML_OPTS);
+	doc = xmlReadMemory(buf, (int)len, name, encoding, XML_OPTS);
 	if (!doc || !xmlDocGetRootElement(doc)) {
 		if (doc)
 			xmlFreeDoc(doc);
@@ -133,4 +139,14 @@ int xml_serialize(const xmlNode *node, struct sbuf *out)
 		r = sbuf_add(out, xmlBufferContent(b), (size_t)xmlBufferLength(b));
 	xmlBufferFree(b);
 	return r;
+}
+
+int xml_serialize_children(const xmlNode *node, struct sbuf *out)
+{
+	const xmlNode *c;
+
+	for (c = node->children; c; c = c->next)
+		if (xml_serialize(c, out) < 0)
+			return -1;
+	return 0;
 }

@@ -15,6 +15,11 @@
 /* Parse a file or a buffer; NULL with the error logged (and, if err is given, copied there). */
 xmlDoc *xml_read_file(const char *path, struct sbuf *err);
 xmlDoc *xml_read_memory(const char *buf, size_t len, const char *name, struct sbuf *err);
+/* The same with the document's encoding given (NULL: from the document, else UTF-8). */
+xmlDoc *xml_read_memory_enc(const char *buf, size_t len, const char *name, const char *encoding,
+			    struct sbuf *err);
+/* Append the children of node (not node itself) serialized as XML. */
+int xml_serialize_children(const xmlNode *node, struct sbuf *out);
 
 /* Is node an element called name? */
 bool xml_is(const xmlNode *node, const char *name);

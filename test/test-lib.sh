@@ -49,11 +49,17 @@ test_run_atexit_() {
 }
 trap 'test_run_atexit_' EXIT
 
+# The body runs inside a function (in a subshell), so "return 1" ends it
+# with a failure, as in git's test-lib.
+test_run_body_() {
+	eval "$1"
+}
+
 # test_expect_success 'what it proves' 'shell commands'
 test_expect_success() {
 	test_count=$((test_count + 1))
 	out="$TRASH_DIRECTORY/.test-$test_count.out"
-	if ( eval "$2" ) >"$out" 2>&1; then
+	if ( test_run_body_ "$2" ) >"$out" 2>&1; then
 		printf 'ok %d - %s\n' "$test_count" "$1"
 	else
 		test_failures=$((test_failures + 1))
@@ -154,4 +160,109 @@ test_mariadb_up() {
 test_sql() {
 	mariadb --socket="$WSEQ_DB_SOCKET" -u"$WSEQ_DB_USER" -p"$WSEQ_DB_PASSWD" \
 		--batch --skip-column-names "$@"
+}
+
+# --- real BOINC clients ----------------------------------------------------
+
+# Start a private BOINC client (Debian's boinc-client) with its data in
+# $TRASH_DIRECTORY/$1 and a GUI RPC port of its own; it is stopped at exit.
+# Its settings suit tests: results reported at once, no CPU throttling,
+# short retry delays, a small work buffer.
+test_boinc_client_up() {
+	name=$1
+	dir="$TRASH_DIRECTORY/$name"
+	port=$(test_free_port)
+	mkdir -p "$dir" || return 1
+	echo "wseq-test" >"$dir/gui_rpc_auth.cfg"
+	cat >"$dir/cc_config.xml" <<-EOT
+	<cc_config>
+	  <log_flags>
+	    <sched_op_debug>1</sched_op_debug>
+	    <file_xfer_debug>1</file_xfer_debug>
+	    <task_debug>1</task_debug>
+	    <unparsed_xml>1</unparsed_xml>
+	  </log_flags>
+	  <options>
+	    <report_results_immediately>1</report_results_immediately>
+	    <no_gpus>1</no_gpus>
+	    <no_alt_platform>1</no_alt_platform>
+	  </options>
+	</cc_config>
+	EOT
+	cat >"$dir/global_prefs_override.xml" <<-EOT
+	<global_preferences>
+	  <run_on_batteries>1</run_on_batteries>
+	  <run_if_user_active>1</run_if_user_active>
+	  <run_gpu_if_user_active>1</run_gpu_if_user_active>
+	  <suspend_cpu_usage>0</suspend_cpu_usage>
+	  <cpu_usage_limit>100</cpu_usage_limit>
+	  <max_ncpus_pct>100</max_ncpus_pct>
+	  <work_buf_min_days>0.01</work_buf_min_days>
+	  <work_buf_additional_days>0.01</work_buf_additional_days>
+	  <disk_min_free_gb>0.1</disk_min_free_gb>
+	</global_preferences>
+	EOT
+	(cd "$dir" && setsid boinc --dir "$dir" --gui_rpc_port "$port" --skip_cpu_benchmarks \
+		--no_gpus --no_info_fetch --allow_multiple_clients \
+		--sched_retry_delay_min 5 --sched_retry_delay_max 20 \
+		--pers_retry_delay_min 5 --pers_retry_delay_max 20 --retry_cap 20 \
+		</dev/null >"$dir/client.log" 2>&1 & echo $! >"$dir/client.pid")
+	echo "$port" >"$dir/client.port"
+	test_atexit "test_boinc_client_down '$name'"
+	test_wait_for 30 boinccmd --host "127.0.0.1:$port" --passwd wseq-test --get_cc_status || {
+		cat "$dir/client.log" >&2
+		return 1
+	}
+}
+
+# boinccmd against the named client
+test_boinccmd() {
+	name=$1; shift
+	boinccmd --host "127.0.0.1:$(cat "$TRASH_DIRECTORY/$name/client.port")" --passwd wseq-test "$@"
+}
+
+test_boinc_client_down() {
+	name=$1
+	dir="$TRASH_DIRECTORY/$name"
+	[ -f "$dir/client.pid" ] || return 0
+	test_boinccmd "$name" --quit >/dev/null 2>&1
+	pid=$(cat "$dir/client.pid")
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	kill -9 "$pid" 2>/dev/null
+	test_kill_slot_apps "$dir"
+	rm -f "$dir/client.pid"
+	return 0
+}
+
+# Kill the applications a client started (their working directory is one of its slots).
+test_kill_slot_apps() {
+	for p in /proc/[0-9]*; do
+		case "$(readlink "$p/cwd" 2>/dev/null)" in
+		"$1"/slots/*) kill -9 "${p#/proc/}" 2>/dev/null ;;
+		esac
+	done
+}
+
+# Kill the client at once (no clean exit), and the jobs it runs.
+test_boinc_client_kill() {
+	dir="$TRASH_DIRECTORY/$1"
+	kill -9 "$(cat "$dir/client.pid")" 2>/dev/null
+	test_kill_slot_apps "$dir"
+	rm -f "$dir/client.pid"
+}
+
+test_boinc_attach() {
+	test_boinccmd "$1" --project_attach "$2" "$3"
+}
+
+test_boinc_update() {
+	test_boinccmd "$1" --project "$2" update
+}
+
+test_free_port() {
+	while :; do
+		p=$(( 20000 + $(od -An -tu2 -N2 /dev/urandom | tr -d ' ') % 30000 ))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+	done
 }

@@ -174,7 +174,7 @@ static int make_dirs(struct project *p)
 		{ "", 0755, false },            { "bin", 0755, false },
 		{ "cgi-bin", 0755, false },     { "html", 0755, false },
 		{ "html/user", 0755, false },   { "html/ops", 0755, false },
-		{ "html/inc", 0755, false },    { "keys", 0700, false },
+		{ "html/inc", 0755, false },    { "keys", 0711, false },
 		{ "download", 0755, false },    { "upload", 0755, true },
 		{ "log", 0775, true },          { "pid", 0755, false },
 		{ "templates", 0755, false },   { "apps", 0755, false },
@@ -220,6 +220,10 @@ static int make_keys(struct project *p)
 	size_t i;
 	int rc = 0;
 
+	/*
+	 * keys/ is searchable but not listable: the CGI programs (the web user)
+	 * read the public keys by name; the private keys stay mode 0600.
+	 */
 	for (i = 0; i < ARRAY_SIZE(kinds) && rc == 0; i++) {
 		char *priv = xasprintf("%s/keys/%s_private", p->root, kinds[i]);
 		char *pub = xasprintf("%s/keys/%s_public", p->root, kinds[i]);

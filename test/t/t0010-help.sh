@@ -2,7 +2,9 @@
 test_description='every installed program answers --help, and its reference in doc/ covers its options'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
-programs=$(ls "$WSEQ_BUILDDIR/stage/bin" "$WSEQ_BUILDDIR/stage/libexec" | grep -v -e : -e '^$' -e '^cgi-bin$' | sort -u)
+programs=$(for f in "$WSEQ_BUILDDIR"/stage/bin/* "$WSEQ_BUILDDIR"/stage/libexec/*; do
+	[ -f "$f" ] && [ -x "$f" ] && basename "$f"
+done | sort -u)
 
 test_expect_success 'the build staged the programs' '
 	test -n "$programs" &&

@@ -43,6 +43,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	user_submit	InnoDB	utf8mb4_bin
 	user_submit_app	InnoDB	utf8mb4_bin
 	workunit	InnoDB	utf8mb4_bin
+	wu_file	InnoDB	utf8mb4_bin
 	EOT
 	test_sql -e "select table_name, engine, table_collation from information_schema.tables
 		where table_schema=\"$WSEQ_DB_NAME\"" | LC_ALL=C sort >actual &&

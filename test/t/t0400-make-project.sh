@@ -38,7 +38,8 @@ test_expect_success 'the database password is not world-readable' '
 test_expect_success 'private keys are mode 0600 and public keys in BOINC format' '
 	test "$(stat -c %a proj/keys/code_sign_private)" = 600 &&
 	test "$(stat -c %a proj/keys/upload_private)" = 600 &&
-	test "$(stat -c %a proj/keys)" = 700 &&
+	test "$(stat -c %a proj/keys)" = 711 &&
+	test "$(stat -c %a proj/keys/code_sign_public)" = 644 &&
 	test "$(head -n 1 proj/keys/code_sign_public)" = 1024 &&
 	test "$(tail -n 1 proj/keys/code_sign_public)" = . &&
 	test "$(sed -e 1d -e "\$d" proj/keys/code_sign_public | tr -d "\n" | wc -c)" = 512

@@ -1,0 +1,92 @@
+/*
+ * Work creation, shared by create_work, the remote-submit RPC, the
+ * transitioner and the sequence code: staging input files into the
+ * download hierarchy, inserting workunits from a template, and making a
+ * workunit's results from its result template.
+ *
+ * Nothing here commits: callers wrap many calls in one transaction
+ * (db_begin / db_commit) so a batch is created whole or not at all.
+ */
+#ifndef WSEQ_WORK_H
+#define WSEQ_WORK_H
+
+#include "common.h"
+#include "template.h"
+
+struct db;
+struct project_config;
+struct db_workunit;
+struct db_result;
+
+/* ---- input staging ------------------------------------------------------- */
+
+/* A physical input file in the download hierarchy. */
+struct work_file {
+	char *name;             /* physical name */
+	char *path;             /* absolute path in download_dir */
+	char *url;              /* download URL */
+	char md5[33];
+	double nbytes;
+	bool staged;            /* this call copied it in (a failed job may remove it) */
+};
+
+/*
+ * Make arg available for download. If arg names a local file it is copied
+ * into the download hierarchy under phys_name (NULL: its basename); a file
+ * of that name with other content is refused ("file immutability violation
+ * for X"), identical content is fine. Otherwise arg must be a physical name
+ * already in the hierarchy. md5 and size come from (and go to) the sidecar
+ * "<path>.md5" ("<md5hex> <nbytes>\n"). Returns 0 or -1 (logged).
+ */
+int work_stage_input(const struct project_config *cfg, const char *arg,
+		     const char *phys_name, struct work_file *out);
+/* Remove files this process staged (out->staged) after a failure. */
+void work_unstage_input(const struct work_file *f);
+void work_file_free(struct work_file *f);
+
+/* ---- workunits ----------------------------------------------------------- */
+
+/* What the caller gives for a job beyond its files. */
+struct work_params {
+	const char *command_line;       /* NULL: the template's */
+	struct job_params jp;           /* unset fields: the template's, else BOINC's defaults */
+	int64_t batch;                  /* 0: none */
+};
+
+/* Nothing given. */
+void work_params_init(struct work_params *p);
+
+/*
+ * Insert one workunit named wu_name of app appid: xml_doc from the input
+ * template tpl and the staged files (template order), the parameters from
+ * BOINC's defaults <- the template <- p, result_template_file as given
+ * (relative to the project dir, e.g. "templates/app_out"), transition_time
+ * now so the transitioner makes its results at once. wu (zeroed or freed
+ * before) gets the row, wu->id included. A duplicate name gives -1 with
+ * "workunit NAME already exists". Returns 0, -1 (logged), or DB_RETRY
+ * when the connection was lost inside the transaction (rerun it).
+ */
+int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
+		   const struct input_template *tpl, const struct work_file *files,
+		   size_t nfiles, const char *result_template_file,
+		   const struct work_params *p, struct db_workunit *wu);
+
+/* ---- results ------------------------------------------------------------- */
+
+/*
+ * Insert the next result of wu (the transitioner's call): name
+ * "<wuname>_<n>" with n the next free index, xml_doc_in from wu's result
+ * template (read relative to cfg->project_dir, parsed once per process),
+ * server_state UNSENT, outcome INIT, validate_state INIT, appid / batch /
+ * priority / seq_id copied from wu, a random int, create_time now. out
+ * must start zeroed (or be a freed record); out->id is set. Returns 0,
+ * -1 (logged), or DB_RETRY when the connection was lost inside the
+ * transaction.
+ */
+int work_create_result(struct db *db, const struct project_config *cfg,
+		       const struct db_workunit *wu, struct db_result *out);
+
+/* Drop the cache of parsed result templates (tests, long-running daemons). */
+void work_template_cache_clear(void);
+
+#endif

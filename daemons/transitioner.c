@@ -1,0 +1,483 @@
+/*
+ * transitioner: moves each workunit whose transition_time has come to its
+ * next state, as BOINC's transitioner does. It times out results past their
+ * deadline, creates results until enough are unsent, in progress or
+ * successful (target_nresults, never beyond max_total_results), sets the
+ * error bits when the limits are passed, flags the workunit for the
+ * validator (need_validate) and the assimilator (assimilate_state READY),
+ * and after assimilation releases input and output files to the file
+ * deleter. It sets the next transition_time to the earliest deadline of a
+ * result in progress.
+ *
+ * Each workunit is one transaction under the workunit's and its results'
+ * row locks: killed at any point, the transaction rolls back and the next
+ * run decides again from the rows as they are.
+ */
+#include "daemon.h"
+#include "db_daemons.h"
+#include "log.h"
+#include "work.h"
+#include "wtime.h"
+
+#include <signal.h>
+
+/* Far future: a workunit with nothing pending is never looked at by time. */
+#define TRANSITION_NEVER ((int64_t)1 << 62)
+/* BOINC's safety net: look again after this long even with nothing due. */
+#define SAFETY_NET_MIN (10 * 86400)
+/* A workunit whose transition failed (say, a missing template) waits this long. */
+#define FAILED_DELAY 3600
+/* workunit.transitioner_flags: BOINC's TRANSITION_NO_NEW_RESULTS (assigned jobs). */
+#define TRANSITION_NO_NEW_RESULTS 1
+
+struct tr_settings {
+	long batch;
+};
+
+static struct tr_settings settings;
+
+static const struct param tr_params[] = {
+	{ "batch", PARAM_INT, offsetof(struct tr_settings, batch), "500", PARAM_BOUNDED, 1, 100000,
+	  "N", "workunits read per query" },
+	PARAM_TABLE_END
+};
+
+struct results {
+	struct db_result *v;
+	size_t n;
+};
+
+/* One workunit's transition: what db_txn_run passes around. */
+struct tr_job {
+	const struct daemon_ctx *ctx;
+	int64_t wuid;
+	int64_t t;              /* now() for this workunit */
+	int ncreated;
+	bool failed;            /* a failure that is not the database's (logged) */
+};
+
+/* Counts of a workunit's results (BOINC's names). */
+struct tr_counts {
+	int ntotal, nunsent, ninprogress, nover, nsuccess, nerrors, ncouldnt_send, nno_reply,
+		ndidnt_need;
+	bool have_new;          /* a successful result waits for the validator */
+	bool canon_missing;     /* nothing to validate against: don't ask the validator */
+};
+
+/*
+ * Tests kill the transitioner between two statements of a transaction:
+ * WSEQ_TEST_TRANSITIONER_KILL=N sends it SIGKILL after its Nth new result.
+ */
+static void test_kill_point(void)
+{
+	static long left = -1;
+	const char *s;
+
+	if (left < 0) {
+		s = getenv("WSEQ_TEST_TRANSITIONER_KILL");
+		left = 0;
+		if (s && parse_long(s, &left) < 0)
+			left = 0;
+		if (left == 0)
+			left = LONG_MAX;
+	}
+	if (left != LONG_MAX && --left == 0)
+		raise(SIGKILL);
+}
+
+static int take_result(struct db_result *r, void *arg)
+{
+	struct results *rs = arg;
+
+	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
+	rs->v[rs->n++] = *r;
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+static void results_free(struct results *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		db_result_free(&rs->v[i]);
+	free(rs->v);
+	rs->v = NULL;
+	rs->n = 0;
+}
+
+/* Count the results, timing out those past their deadline (changed[i] set). */
+static void count_results(const struct db_workunit *wu, struct results *rs, bool *changed,
+			  int64_t t, struct tr_counts *c)
+{
+	const struct db_result *canon = NULL;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < rs->n; i++)
+		if (wu->canonical_resultid && rs->v[i].id == wu->canonical_resultid)
+			canon = &rs->v[i];
+	if (wu->canonical_resultid && !canon) {
+		log_error("[WU#%" PRId64 " %s] canonical result %" PRId64 " not found", wu->id,
+			  wu->name, wu->canonical_resultid);
+		c->canon_missing = true;
+	}
+	for (i = 0; i < rs->n; i++) {
+		struct db_result *r = &rs->v[i];
+
+		c->ntotal++;
+		switch (r->server_state) {
+		case RESULT_SERVER_STATE_INACTIVE:
+		case RESULT_SERVER_STATE_UNSENT:
+			c->nunsent++;
+			break;
+		case RESULT_SERVER_STATE_IN_PROGRESS:
+			if (r->report_deadline < t) {
+				log_info("[WU#%" PRId64 " %s] [RESULT#%" PRId64 " %s] timed out: "
+					 "server_state IN_PROGRESS=>OVER, outcome NO_REPLY",
+					 wu->id, wu->name, r->id, r->name);
+				r->server_state = RESULT_SERVER_STATE_OVER;
+				r->outcome = RESULT_OUTCOME_NO_REPLY;
+				changed[i] = true;
+				c->nover++;
+				c->nno_reply++;
+			} else {
+				c->ninprogress++;
+			}
+			break;
+		case RESULT_SERVER_STATE_OVER:
+			c->nover++;
+			switch (r->outcome) {
+			case RESULT_OUTCOME_COULDNT_SEND:
+				c->ncouldnt_send++;
+				break;
+			case RESULT_OUTCOME_SUCCESS:
+				if (r->validate_state == VALIDATE_STATE_INIT) {
+					if (canon && canon->file_delete_state == FILE_DELETE_DONE) {
+						/* nothing left to compare it with */
+						r->validate_state = VALIDATE_STATE_TOO_LATE;
+						changed[i] = true;
+					} else {
+						c->have_new = true;
+					}
+				}
+				if (r->validate_state != VALIDATE_STATE_INVALID)
+					c->nsuccess++;
+				break;
+			case RESULT_OUTCOME_CLIENT_ERROR:
+			case RESULT_OUTCOME_VALIDATE_ERROR:
+				c->nerrors++;
+				break;
+			case RESULT_OUTCOME_CLIENT_DETACHED:
+			case RESULT_OUTCOME_NO_REPLY:
+				c->nno_reply++;
+				break;
+			case RESULT_OUTCOME_DIDNT_NEED:
+				c->ndidnt_need++;
+				break;
+			}
+			break;
+		}
+	}
+}
+
+/* Set the error bits; returns how many new results are needed. */
+static int check_limits(struct db_workunit *wu, const struct tr_counts *c)
+{
+	int needed = wu->target_nresults - c->nunsent - c->ninprogress - c->nsuccess;
+	int allowed = wu->max_total_results - c->ntotal;
+
+	if (c->ncouldnt_send > 0)
+		wu->error_mask |= WU_ERROR_COULDNT_SEND_RESULT;
+	if (c->nerrors > wu->max_error_results) {
+		log_info("[WU#%" PRId64 " %s] too many errors (%d errors of %d results)", wu->id,
+			 wu->name, c->nerrors, c->ntotal);
+		wu->error_mask |= WU_ERROR_TOO_MANY_ERROR_RESULTS;
+	}
+	/* the validator has judged every success and still found no consensus */
+	if (!wu->canonical_resultid && !c->have_new && c->nsuccess > wu->max_success_results) {
+		log_info("[WU#%" PRId64 " %s] too many successful results (%d) without consensus",
+			 wu->id, wu->name, c->nsuccess);
+		wu->error_mask |= WU_ERROR_TOO_MANY_SUCCESS_RESULTS;
+	}
+	if (needed < 0)
+		needed = 0;
+	if (wu->canonical_resultid)
+		return 0;
+	if (allowed < 0 || (allowed == 0 && needed > 0)) {
+		log_info("[WU#%" PRId64 " %s] too many total results (%d)", wu->id, wu->name,
+			 c->ntotal);
+		wu->error_mask |= WU_ERROR_TOO_MANY_TOTAL_RESULTS;
+		return 0;
+	}
+	return needed < allowed ? needed : allowed;
+}
+
+/* The workunit is over (error or canonical result): no more sending, no more validating. */
+static void close_results(const struct db_workunit *wu, struct results *rs, bool *changed)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		struct db_result *r = &rs->v[i];
+
+		if (r->server_state == RESULT_SERVER_STATE_UNSENT ||
+		    r->server_state == RESULT_SERVER_STATE_INACTIVE) {
+			log_info("[WU#%" PRId64 " %s] [RESULT#%" PRId64 " %s] server_state "
+				 "UNSENT=>OVER, outcome DIDNT_NEED", wu->id, wu->name, r->id, r->name);
+			r->server_state = RESULT_SERVER_STATE_OVER;
+			r->outcome = RESULT_OUTCOME_DIDNT_NEED;
+			changed[i] = true;
+		} else if (wu->error_mask && r->server_state == RESULT_SERVER_STATE_OVER &&
+			   r->outcome == RESULT_OUTCOME_SUCCESS &&
+			   (r->validate_state == VALIDATE_STATE_INIT ||
+			    r->validate_state == VALIDATE_STATE_INCONCLUSIVE)) {
+			r->validate_state = VALIDATE_STATE_NO_CHECK;
+			changed[i] = true;
+		}
+	}
+}
+
+/* Every result over, and every success judged by the validator. */
+static bool all_over_and_validated(const struct results *rs, int64_t t)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		const struct db_result *r = &rs->v[i];
+
+		if (r->server_state != RESULT_SERVER_STATE_OVER)
+			return false;
+		if (r->outcome == RESULT_OUTCOME_SUCCESS && r->validate_state == VALIDATE_STATE_INIT)
+			return false;
+		if (r->outcome == RESULT_OUTCOME_NO_REPLY && t < r->report_deadline)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * After assimilation: the inputs go when every result is over and judged;
+ * outputs of errors and of judged successes go at once, the canonical
+ * result's only with the inputs (a late result is compared with it).
+ */
+static void release_files(struct db_workunit *wu, struct results *rs, bool *changed, bool all_over)
+{
+	size_t i;
+
+	if (all_over && wu->file_delete_state == FILE_DELETE_INIT) {
+		log_debug("[WU#%" PRId64 " %s] file_delete_state =>READY", wu->id, wu->name);
+		wu->file_delete_state = FILE_DELETE_READY;
+	}
+	for (i = 0; i < rs->n; i++) {
+		struct db_result *r = &rs->v[i];
+		bool del = false;
+
+		if (r->id == wu->canonical_resultid && !all_over)
+			continue;
+		switch (r->outcome) {
+		case RESULT_OUTCOME_CLIENT_ERROR:
+		case RESULT_OUTCOME_VALIDATE_ERROR:
+			del = true;
+			break;
+		case RESULT_OUTCOME_SUCCESS:
+			del = r->validate_state != VALIDATE_STATE_INIT;
+			break;
+		}
+		if (del && r->server_state == RESULT_SERVER_STATE_OVER &&
+		    r->file_delete_state == FILE_DELETE_INIT) {
+			r->file_delete_state = FILE_DELETE_READY;
+			changed[i] = true;
+		}
+	}
+}
+
+static int64_t next_transition(const struct db_workunit *wu, const struct results *rs, int64_t t)
+{
+	int64_t next;
+	size_t i;
+
+	if (wu->canonical_resultid || wu->error_mask) {
+		next = TRANSITION_NEVER;
+	} else {
+		int64_t wait = (int64_t)(1.5 * wu->delay_bound);
+
+		next = t + (wait > SAFETY_NET_MIN ? wait : SAFETY_NET_MIN);
+	}
+	for (i = 0; i < rs->n; i++) {
+		const struct db_result *r = &rs->v[i];
+
+		/* one second past the deadline, so the next look finds it passed */
+		if (r->server_state == RESULT_SERVER_STATE_IN_PROGRESS && r->report_deadline + 1 < next)
+			next = r->report_deadline + 1;
+	}
+	return next;
+}
+
+static int create_results(struct db *db, struct tr_job *j, const struct db_workunit *wu, int n,
+			  const struct tr_counts *c)
+{
+	int k, rc;
+
+	if (n <= 0 || wu->transitioner_flags == TRANSITION_NO_NEW_RESULTS)
+		return DB_OK;
+	log_info("[WU#%" PRId64 " %s] creating %d result%s (target %d - unsent %d - in progress %d "
+		 "- success %d)", wu->id, wu->name, n, n == 1 ? "" : "s", wu->target_nresults,
+		 c->nunsent, c->ninprogress, c->nsuccess);
+	for (k = 0; k < n; k++) {
+		struct db_result r = { 0 };
+
+		rc = work_create_result(db, j->ctx->cfg, wu, &r);
+		if (rc == 0)
+			log_debug("[WU#%" PRId64 " %s] created result %s", wu->id, wu->name, r.name);
+		db_result_free(&r);
+		if (rc == DB_RETRY)
+			return DB_RETRY;
+		if (rc != 0) {
+			/* logged; a database that failed fails the delay as well */
+			j->failed = true;
+			return DB_NOT_FOUND;
+		}
+		j->ncreated++;
+		test_kill_point();
+	}
+	return DB_OK;
+}
+
+static int transition(struct db *db, void *arg)
+{
+	struct tr_job *j = arg;
+	struct db_workunit wu = { 0 };
+	struct results rs = { NULL, 0 };
+	struct tr_counts c;
+	bool *changed = NULL, all_over;
+	int rc, needed;
+	size_t i;
+
+	j->ncreated = 0;
+	j->failed = false;
+	rc = db_workunit_lock(db, j->wuid, &wu);
+	if (rc != DB_OK)
+		goto out;
+	if (wu.transition_time > j->t) {
+		rc = DB_NOT_FOUND;      /* someone (an earlier try) did it */
+		goto out;
+	}
+	rc = db_result_enum_workunit_lock(db, wu.id, take_result, &rs);
+	if (rc != DB_OK)
+		goto out;
+	changed = xcalloc(rs.n + 1, sizeof(*changed));
+	count_results(&wu, &rs, changed, j->t, &c);
+	log_debug("[WU#%" PRId64 " %s] %d results: unsent %d, in progress %d, over %d (success %d, "
+		  "error %d, no reply %d, didn't need %d)", wu.id, wu.name, c.ntotal, c.nunsent,
+		  c.ninprogress, c.nover, c.nsuccess, c.nerrors, c.nno_reply, c.ndidnt_need);
+
+	if (c.have_new && c.nsuccess >= wu.min_quorum && !wu.error_mask && !wu.need_validate &&
+	    !c.canon_missing) {
+		log_info("[WU#%" PRId64 " %s] need_validate =>1", wu.id, wu.name);
+		wu.need_validate = 1;
+	}
+	needed = check_limits(&wu, &c);
+	if (wu.error_mask || wu.canonical_resultid) {
+		close_results(&wu, &rs, changed);
+		if (wu.error_mask)
+			wu.need_validate = 0;
+		if (wu.assimilate_state == ASSIMILATE_INIT) {
+			log_info("[WU#%" PRId64 " %s] error_mask %d, canonical result %" PRId64
+				 ": assimilate_state =>READY", wu.id, wu.name, wu.error_mask,
+				 wu.canonical_resultid);
+			wu.assimilate_state = ASSIMILATE_READY;
+		}
+	} else {
+		rc = create_results(db, j, &wu, needed, &c);
+		if (rc != DB_OK)
+			goto out;
+	}
+	all_over = j->ncreated == 0 && all_over_and_validated(&rs, j->t);
+	if (wu.assimilate_state == ASSIMILATE_DONE)
+		release_files(&wu, &rs, changed, all_over);
+
+	for (i = 0; i < rs.n; i++) {
+		if (changed[i]) {
+			rc = db_result_update_state(db, &rs.v[i]);
+			if (rc != DB_OK)
+				goto out;
+		}
+	}
+	wu.transition_time = next_transition(&wu, &rs, j->t);
+	rc = db_workunit_update_state(db, &wu);
+out:
+	free(changed);
+	results_free(&rs);
+	db_workunit_free(&wu);
+	return rc;
+}
+
+/* After a failure that retrying at once will not mend: look again later. */
+static int delay_workunit(struct db *db, const struct db_workunit *wu, int64_t t)
+{
+	log_error("[WU#%" PRId64 " %s] transition failed; trying again in %d s", wu->id, wu->name,
+		  FAILED_DELAY);
+	return db_workunit_set_transition(db, wu->id, t + FAILED_DELAY);
+}
+
+struct tr_batch {
+	struct db_workunit *v;
+	size_t n;
+};
+
+static int take_wu(struct db_workunit *wu, void *arg)
+{
+	struct tr_batch *b = arg;
+
+	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
+	b->v[b->n++] = *wu;
+	memset(wu, 0, sizeof(*wu));
+	return 0;
+}
+
+static int tr_pass(struct daemon_ctx *ctx)
+{
+	struct tr_batch b = { NULL, 0 };
+	int64_t t = now();
+	int rc, ret = DAEMON_PASS_IDLE;
+	size_t i;
+
+	rc = db_workunit_enum_transition_mod(ctx->db, t, ctx->mod_n, ctx->mod_i,
+					     (int)settings.batch, take_wu, &b);
+	if (rc != DB_OK)
+		ret = DAEMON_PASS_ERROR;
+	for (i = 0; i < b.n && ret != DAEMON_PASS_ERROR; i++) {
+		struct tr_job j = { ctx, b.v[i].id, now(), 0, false };
+
+		if (daemon_stopping(ctx))
+			break;
+		rc = db_txn_run(ctx->db, transition, &j);
+		if (rc == DB_OK) {
+			ret = DAEMON_PASS_WORKED;
+		} else if (rc == DB_NOT_FOUND && j.failed) {
+			if (delay_workunit(ctx->db, &b.v[i], j.t) != DB_OK)
+				ret = DAEMON_PASS_ERROR;
+		} else if (rc != DB_NOT_FOUND) {
+			ret = DAEMON_PASS_ERROR;
+		}
+	}
+	for (i = 0; i < b.n; i++)
+		db_workunit_free(&b.v[i]);
+	free(b.v);
+	return ret;
+}
+
+static const struct daemon_spec tr_spec = {
+	.name = "transitioner",
+	.summary = "Move workunits to their next state: create, time out and close results.",
+	.params = tr_params,
+	.settings = &settings,
+	.needs_db = true,
+	.pass = tr_pass,
+};
+
+int main(int argc, char **argv)
+{
+	return daemon_main(&tr_spec, argc, argv);
+}

@@ -1,0 +1,536 @@
+/*
+ * validator: looks at workunits with need_validate=1 and decides which of
+ * their successful results agree, as BOINC's validator does. Without a
+ * canonical result yet, the first result that min_quorum results
+ * (itself included) are equivalent to becomes canonical: those are VALID,
+ * the others INVALID; without such agreement the results are INCONCLUSIVE
+ * and target_nresults grows so the transitioner issues another. With a
+ * canonical result, each new result is compared with it. A result whose
+ * output files are missing or corrupt on the server is INVALID with
+ * outcome VALIDATE_ERROR. Equivalence is a plug-in's (validate.h).
+ *
+ * Each workunit is one transaction under the workunit's and its results'
+ * row locks; it ends with need_validate=0 and transition_time=now so the
+ * transitioner acts on the outcome.
+ */
+#include "daemon.h"
+#include "db_daemons.h"
+#include "dirhier.h"
+#include "filelist.h"
+#include "log.h"
+#include "validate.h"
+#include "wtime.h"
+
+#include <sys/stat.h>
+
+/* BOINC's cobblestone: 200 credits a day of a 1 GFLOPS machine. */
+#define COBBLESTONE_SCALE (200.0 / 86400e9)
+
+struct val_settings {
+	char *app;
+	char *compare_cmd;
+	double credit;
+	long batch;
+};
+
+static struct val_settings settings;
+
+#define V(name, type, field, def, flags, min, max, arg, help) \
+	{ name, type, offsetof(struct val_settings, field), def, flags, min, max, arg, help }
+
+static const struct param val_params[] = {
+	V("app", PARAM_STR, app, NULL, 0, 0, 0, "NAME", "validate this app's workunits only "
+	  "(default: every app)"),
+	V("compare_cmd", PARAM_STR, compare_cmd, NULL, 0, 0, 0, "CMD",
+	  "compare two results with CMD A_FILES... -- B_FILES... (exit 0: equivalent, "
+	  "1: different) instead of bitwise"),
+	V("credit", PARAM_DOUBLE, credit, "0", PARAM_BOUNDED, 0, 1e12, "C",
+	  "grant C credit per valid result (0: the canonical result's claimed credit, "
+	  "else from rsc_fpops_est)"),
+	V("batch", PARAM_INT, batch, "500", PARAM_BOUNDED, 1, 100000, "N",
+	  "workunits read per query"),
+	PARAM_TABLE_END
+};
+
+struct val_priv {
+	int64_t appid;          /* --app's id, 0: every app */
+	const struct validate_plugin *plugin;
+};
+
+struct results {
+	struct db_result *v;
+	size_t n;
+};
+
+struct val_job {
+	const struct daemon_ctx *ctx;
+	int64_t wuid;
+	bool retry;             /* the plug-in could not tell: try again next pass */
+};
+
+/* What the validator knows about one result in a transaction. */
+struct vitem {
+	struct db_result *r;
+	struct vresult vr;
+	bool loaded;
+	bool changed;
+};
+
+static int take_result(struct db_result *r, void *arg)
+{
+	struct results *rs = arg;
+
+	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
+	rs->v[rs->n++] = *r;
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+static void vresult_free(struct vresult *vr)
+{
+	size_t i;
+
+	for (i = 0; i < vr->nfiles; i++) {
+		free(vr->files[i].name);
+		free(vr->files[i].open_name);
+		free(vr->files[i].path);
+	}
+	free(vr->files);
+	vr->files = NULL;
+	vr->nfiles = 0;
+}
+
+/*
+ * Gather a result's output files from the upload hierarchy: 0 when every
+ * one is there (and matches the reported md5), 1 when one is missing or
+ * corrupt (the result is invalid), -1 on an error that may pass.
+ */
+static int vresult_load(const struct project_config *cfg, const struct db_result *r,
+			struct vresult *vr)
+{
+	struct job_filelist l;
+	size_t i;
+	int rc = 0;
+
+	memset(vr, 0, sizeof(*vr));
+	vr->r = r;
+	if (filelist_result_outputs(r, &l) < 0)
+		return 1;       /* unreadable XML will not mend */
+	vr->files = xcalloc(l.n + 1, sizeof(*vr->files));
+	for (i = 0; i < l.n && rc == 0; i++) {
+		struct vfile *f = &vr->files[vr->nfiles++];
+		struct sbuf path = SBUF_INIT(PATH_MAX);
+		struct stat st;
+
+		f->name = xstrdup(l.f[i].name);
+		f->open_name = l.f[i].open_name ? xstrdup(l.f[i].open_name) : NULL;
+		if (dirhier_path(f->name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &path) < 0) {
+			sbuf_free(&path);
+			rc = 1;
+			break;
+		}
+		f->path = sbuf_detach(&path, NULL);
+		if (stat(f->path, &st) < 0) {
+			if (errno == ENOENT) {
+				log_info("[RESULT#%" PRId64 " %s] output file %s is missing", r->id,
+					 r->name, f->name);
+				rc = 1;
+			} else {
+				rc = log_error("cannot stat %s: %s", f->path, strerror(errno));
+			}
+		} else if (md5_file(f->path, f->md5, &f->nbytes) < 0) {
+			rc = -1;
+		} else if (l.f[i].md5[0] && strcmp(l.f[i].md5, f->md5) != 0) {
+			log_info("[RESULT#%" PRId64 " %s] output file %s does not match its reported "
+				 "md5", r->id, r->name, f->name);
+			rc = 1;
+		}
+	}
+	filelist_free(&l);
+	return rc;
+}
+
+static int compare(const struct daemon_ctx *ctx, const struct vresult *a, const struct vresult *b)
+{
+	const struct val_priv *p = ctx->priv;
+
+	return p->plugin->compare(a, b, settings.compare_cmd, ctx->cfg->project_dir);
+}
+
+static double credit_for(const struct db_workunit *wu, const struct db_result *canon)
+{
+	if (settings.credit > 0)
+		return settings.credit;
+	if (canon->claimed_credit > 0)
+		return canon->claimed_credit;
+	return wu->rsc_fpops_est * COBBLESTONE_SCALE;
+}
+
+static void set_invalid(struct vitem *it, bool validate_error)
+{
+	it->r->validate_state = VALIDATE_STATE_INVALID;
+	if (validate_error)
+		it->r->outcome = RESULT_OUTCOME_VALIDATE_ERROR;
+	it->changed = true;
+	log_info("[RESULT#%" PRId64 " %s] invalid%s", it->r->id, it->r->name,
+		 validate_error ? " (validate error)" : "");
+}
+
+/* Load the item's files; false if the result turned out invalid (or -1 in *err). */
+static bool load(const struct daemon_ctx *ctx, struct vitem *it, int *err)
+{
+	int rc;
+
+	if (it->loaded)
+		return true;
+	rc = vresult_load(ctx->cfg, it->r, &it->vr);
+	if (rc < 0) {
+		*err = -1;
+		return false;
+	}
+	if (rc > 0) {
+		set_invalid(it, true);
+		return false;
+	}
+	it->loaded = true;
+	return true;
+}
+
+/* Compare new results with the canonical one. */
+static int check_against(struct val_job *j, struct db_workunit *wu, struct vitem *items, size_t n,
+			 struct vitem *canon)
+{
+	int err = 0, lost;
+	size_t i;
+
+	lost = vresult_load(j->ctx->cfg, canon->r, &canon->vr);
+	if (lost < 0)
+		return -1;
+	if (lost)
+		log_error("[WU#%" PRId64 " %s] canonical result %s has lost its output files: "
+			  "new results cannot be checked", wu->id, wu->name, canon->r->name);
+	canon->loaded = !lost;
+	for (i = 0; i < n; i++) {
+		struct vitem *it = &items[i];
+		int c;
+
+		if (it == canon || it->r->server_state != RESULT_SERVER_STATE_OVER ||
+		    it->r->outcome != RESULT_OUTCOME_SUCCESS ||
+		    (it->r->validate_state != VALIDATE_STATE_INIT &&
+		     it->r->validate_state != VALIDATE_STATE_INCONCLUSIVE))
+			continue;
+		if (lost) {
+			it->r->validate_state = VALIDATE_STATE_TOO_LATE;
+			it->changed = true;
+			continue;
+		}
+		if (!load(j->ctx, it, &err)) {
+			if (err)
+				return err;
+			continue;
+		}
+		c = compare(j->ctx, &it->vr, &canon->vr);
+		if (c == VALIDATE_CANNOT_TELL) {
+			j->retry = true;
+			return -1;
+		}
+		if (c == VALIDATE_EQUIVALENT) {
+			it->r->validate_state = VALIDATE_STATE_VALID;
+			it->r->granted_credit = canon->r->granted_credit;
+			it->changed = true;
+			log_info("[RESULT#%" PRId64 " %s] valid (agrees with canonical %s)",
+				 it->r->id, it->r->name, canon->r->name);
+		} else {
+			set_invalid(it, false);
+		}
+	}
+	return 0;
+}
+
+/* No canonical result yet: look for min_quorum equivalent results. */
+static int check_set(struct val_job *j, struct db_workunit *wu, struct vitem *items, size_t n)
+{
+	struct vitem **viable = xcalloc(n + 1, sizeof(*viable));
+	bool *agree = xcalloc(n + 1, sizeof(*agree));
+	size_t nv = 0, i, k, canon = SIZE_MAX;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		struct vitem *it = &items[i];
+
+		if (it->r->server_state == RESULT_SERVER_STATE_OVER &&
+		    it->r->outcome == RESULT_OUTCOME_SUCCESS &&
+		    it->r->validate_state != VALIDATE_STATE_INVALID)
+			viable[nv++] = it;
+	}
+	if (nv < (size_t)wu->min_quorum)
+		goto out;
+	for (i = 0, k = 0; i < nv; i++) {
+		if (load(j->ctx, viable[i], &err))
+			viable[k++] = viable[i];
+		else if (err)
+			goto out;
+	}
+	nv = k;
+	for (i = 0; i < nv && canon == SIZE_MAX; i++) {
+		size_t nagree = 1;
+
+		memset(agree, 0, (n + 1) * sizeof(*agree));
+		agree[i] = true;
+		for (k = 0; k < nv; k++) {
+			int c;
+
+			if (k == i)
+				continue;
+			c = compare(j->ctx, &viable[i]->vr, &viable[k]->vr);
+			if (c == VALIDATE_CANNOT_TELL) {
+				j->retry = true;
+				err = -1;
+				goto out;
+			}
+			if (c == VALIDATE_EQUIVALENT) {
+				agree[k] = true;
+				nagree++;
+			}
+		}
+		if (nagree >= (size_t)wu->min_quorum)
+			canon = i;
+	}
+	if (canon != SIZE_MAX) {
+		double credit = credit_for(wu, viable[canon]->r);
+
+		wu->canonical_resultid = viable[canon]->r->id;
+		wu->canonical_credit = credit;
+		if (wu->assimilate_state == ASSIMILATE_INIT)
+			wu->assimilate_state = ASSIMILATE_READY;
+		log_info("[WU#%" PRId64 " %s] canonical result %s; granting %g credit", wu->id,
+			 wu->name, viable[canon]->r->name, credit);
+		for (k = 0; k < nv; k++) {
+			if (agree[k]) {
+				viable[k]->r->validate_state = VALIDATE_STATE_VALID;
+				viable[k]->r->granted_credit = credit;
+				viable[k]->changed = true;
+			} else {
+				set_invalid(viable[k], false);
+			}
+		}
+		/* no more sending: the transitioner would do it too, a moment later */
+		for (k = 0; k < n; k++) {
+			struct db_result *r = items[k].r;
+
+			if (r->server_state == RESULT_SERVER_STATE_UNSENT) {
+				r->server_state = RESULT_SERVER_STATE_OVER;
+				r->outcome = RESULT_OUTCOME_DIDNT_NEED;
+				items[k].changed = true;
+			}
+		}
+	} else {
+		log_info("[WU#%" PRId64 " %s] no consensus among %zu results", wu->id, wu->name, nv);
+		for (k = 0; k < nv; k++) {
+			if (viable[k]->r->validate_state == VALIDATE_STATE_INIT) {
+				viable[k]->r->validate_state = VALIDATE_STATE_INCONCLUSIVE;
+				viable[k]->changed = true;
+			}
+		}
+		if (nv > (size_t)wu->max_success_results)
+			wu->error_mask |= WU_ERROR_TOO_MANY_SUCCESS_RESULTS;
+		if (nv >= (size_t)wu->target_nresults)
+			wu->target_nresults = (int)nv + 1;
+	}
+out:
+	free(agree);
+	free(viable);
+	return err;
+}
+
+static int validate(struct db *db, void *arg)
+{
+	struct val_job *j = arg;
+	struct db_workunit wu = { 0 };
+	struct results rs = { NULL, 0 };
+	struct vitem *items = NULL, *canon = NULL;
+	size_t i;
+	int rc;
+
+	j->retry = false;
+	rc = db_workunit_lock(db, j->wuid, &wu);
+	if (rc != DB_OK)
+		goto out;
+	if (!wu.need_validate) {
+		rc = DB_NOT_FOUND;
+		goto out;
+	}
+	rc = db_result_enum_workunit_lock(db, wu.id, take_result, &rs);
+	if (rc != DB_OK)
+		goto out;
+	items = xcalloc(rs.n + 1, sizeof(*items));
+	for (i = 0; i < rs.n; i++) {
+		items[i].r = &rs.v[i];
+		if (wu.canonical_resultid && rs.v[i].id == wu.canonical_resultid)
+			canon = &items[i];
+	}
+	if (wu.canonical_resultid && !canon)
+		log_error("[WU#%" PRId64 " %s] canonical result %" PRId64 " not found", wu.id,
+			  wu.name, wu.canonical_resultid);
+	else if (canon)
+		rc = check_against(j, &wu, items, rs.n, canon);
+	else
+		rc = check_set(j, &wu, items, rs.n);
+	if (rc < 0) {
+		if (!j->retry)
+			log_error("[WU#%" PRId64 " %s] cannot validate now", wu.id, wu.name);
+		j->retry = true;
+		rc = DB_NOT_FOUND;
+		goto out;
+	}
+	for (i = 0; i < rs.n; i++) {
+		if (items[i].changed) {
+			rc = db_result_update_state(db, &rs.v[i]);
+			if (rc != DB_OK)
+				goto out;
+		}
+	}
+	wu.need_validate = 0;
+	wu.transition_time = now();
+	rc = db_workunit_update_state(db, &wu);
+out:
+	if (items)
+		for (i = 0; i < rs.n; i++)
+			vresult_free(&items[i].vr);
+	free(items);
+	for (i = 0; i < rs.n; i++)
+		db_result_free(&rs.v[i]);
+	free(rs.v);
+	db_workunit_free(&wu);
+	return rc;
+}
+
+struct idlist {
+	int64_t *v;
+	size_t n;
+};
+
+static int take_id(struct db_workunit *wu, void *arg)
+{
+	struct idlist *l = arg;
+
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = wu->id;
+	return 0;
+}
+
+/* Every workunit of the app needing validation; a cursor steps past ones left for later. */
+static int validate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
+{
+	int64_t after = 0;
+
+	for (;;) {
+		struct idlist l = { NULL, 0 };
+		size_t i;
+		int rc = db_workunit_enum_need_validate_mod(ctx->db, appid, ctx->mod_n, ctx->mod_i,
+							    after, (int)settings.batch, take_id, &l);
+
+		for (i = 0; i < l.n && rc == DB_OK; i++) {
+			struct val_job j = { ctx, l.v[i], false };
+
+			if (daemon_stopping(ctx))
+				break;
+			rc = db_txn_run(ctx->db, validate, &j);
+			if (rc == DB_OK)
+				*worked = true;
+			else if (rc == DB_NOT_FOUND)
+				rc = DB_OK;
+			after = l.v[i];
+		}
+		free(l.v);
+		if (rc != DB_OK)
+			return -1;
+		if (l.n < (size_t)settings.batch || daemon_stopping(ctx))
+			return 0;
+	}
+}
+
+struct applist {
+	int64_t *v;
+	size_t n;
+};
+
+static int take_app(struct db_app *a, void *arg)
+{
+	struct applist *l = arg;
+
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = a->id;
+	return 0;
+}
+
+static int val_pass(struct daemon_ctx *ctx)
+{
+	const struct val_priv *p = ctx->priv;
+	struct applist apps = { NULL, 0 };
+	bool worked = false;
+	int rc = 0;
+	size_t i;
+
+	if (p->appid) {
+		rc = validate_app(ctx, p->appid, &worked);
+	} else if (db_app_enum_all(ctx->db, take_app, &apps) != DB_OK) {
+		rc = -1;
+	} else {
+		for (i = 0; i < apps.n && rc == 0; i++)
+			rc = validate_app(ctx, apps.v[i], &worked);
+	}
+	free(apps.v);
+	if (rc < 0)
+		return DAEMON_PASS_ERROR;
+	return worked ? DAEMON_PASS_WORKED : DAEMON_PASS_IDLE;
+}
+
+static int val_init(struct daemon_ctx *ctx)
+{
+	struct val_priv *p;
+	int64_t appid = 0;
+
+	if (settings.app && *settings.app) {
+		struct db_app app = { 0 };
+		int rc = db_app_lookup_name(ctx->db, settings.app, &app);
+
+		appid = app.id;
+		db_app_free(&app);
+		if (rc == DB_NOT_FOUND)
+			return log_error("no app named %s", settings.app);
+		if (rc != DB_OK)
+			return -1;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->appid = appid;
+	p->plugin = settings.compare_cmd && *settings.compare_cmd ? &validate_cmd : &validate_bitwise;
+	ctx->priv = p;
+	log_info("validating %s%s with %s%s%s", appid ? "app " : "every app",
+		 appid ? settings.app : "", p->plugin->name,
+		 p->plugin == &validate_cmd ? " " : "",
+		 p->plugin == &validate_cmd ? settings.compare_cmd : "");
+	return 0;
+}
+
+static void val_fini(struct daemon_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+static const struct daemon_spec val_spec = {
+	.name = "validator",
+	.summary = "Compare the successful results of workunits and choose canonical results.",
+	.params = val_params,
+	.settings = &settings,
+	.needs_db = true,
+	.init = val_init,
+	.pass = val_pass,
+	.fini = val_fini,
+};
+
+int main(int argc, char **argv)
+{
+	return daemon_main(&val_spec, argc, argv);
+}

@@ -1,0 +1,99 @@
+/*
+ * The queries of the back-end daemons (transitioner, validator,
+ * assimilator, file_deleter), and the transaction runner they share.
+ *
+ * Enumerations take --mod N I (rows with id % N == I) inside the SQL, so an
+ * instance's LIMIT is never filled with another instance's rows, and an
+ * "after" id so a pass can walk past rows it could not finish.
+ *
+ * Per-workunit changes are made under row locks: a daemon begins a
+ * transaction, locks the workunit (db_workunit_lock) and its results
+ * (db_result_enum_workunit_lock), decides, writes only the columns it owns
+ * (db_workunit_update_state, db_result_update_state) and commits. The
+ * scheduler's report and send updates take the same row locks, so nobody's
+ * change is lost and a daemon always decides on the latest state.
+ */
+#ifndef WSEQ_DB_DAEMONS_H
+#define WSEQ_DB_DAEMONS_H
+
+#include "db_queries.h"
+
+extern const struct db_query dbq_app_all, dbq_wu_transition_mod, dbq_wu_need_validate_mod,
+	dbq_wu_assimilate_mod, dbq_wu_file_delete_mod, dbq_result_file_delete_mod,
+	dbq_wu_lock, dbq_result_by_workunit_lock, dbq_wu_update_state,
+	dbq_result_update_state, dbq_result_set_file_delete, dbq_wu_unindexed,
+	dbq_wu_any_unindexed, dbq_wu_set_indexed, dbq_wu_file_add, dbq_wu_file_others,
+	dbq_wu_file_drop, dbq_job_file_expired_after, dbq_job_file_lock, dbq_bfa_live,
+	dbq_bfa_drop_file, dbq_wu_set_transition;
+
+/*
+ * Run fn(db, arg) in a transaction. fn returns DB_OK (commit), DB_NOT_FOUND
+ * (nothing to do or a failure it logged: roll back), DB_RETRY or DB_ERROR.
+ * A lost connection, a deadlock or a lock wait timeout reruns the whole
+ * transaction (up to 5 times), so fn must decide from what it reads inside
+ * it. Returns DB_OK, DB_NOT_FOUND or DB_ERROR (logged).
+ */
+int db_txn_run(struct db *db, int (*fn)(struct db *db, void *arg), void *arg);
+
+/* Every app, by id (the validator and assimilator without --app). */
+int db_app_enum_all(struct db *db, int (*fn)(struct db_app *, void *), void *arg);
+
+/* transition_time <= t, this instance's, earliest first. */
+int db_workunit_enum_transition_mod(struct db *db, int64_t t, long mod_n, long mod_i,
+				    int limit, int (*fn)(struct db_workunit *, void *),
+				    void *arg);
+/* need_validate=1 / assimilate_state READY / file_delete_state READY with id > after, by id. */
+int db_workunit_enum_need_validate_mod(struct db *db, int64_t appid, long mod_n, long mod_i,
+				       int64_t after, int limit,
+				       int (*fn)(struct db_workunit *, void *), void *arg);
+int db_workunit_enum_assimilate_mod(struct db *db, int64_t appid, long mod_n, long mod_i,
+				    int64_t after, int limit,
+				    int (*fn)(struct db_workunit *, void *), void *arg);
+int db_workunit_enum_file_delete_mod(struct db *db, long mod_n, long mod_i, int64_t after,
+				     int limit, int (*fn)(struct db_workunit *, void *),
+				     void *arg);
+int db_result_enum_file_delete_mod(struct db *db, long mod_n, long mod_i, int64_t after,
+				   int limit, int (*fn)(struct db_result *, void *), void *arg);
+
+/* Inside a transaction: read and lock; DB_NOT_FOUND if there is no such workunit. */
+int db_workunit_lock(struct db *db, int64_t id, struct db_workunit *wu);
+int db_result_enum_workunit_lock(struct db *db, int64_t wuid,
+				 int (*fn)(struct db_result *, void *), void *arg);
+
+/*
+ * Write the daemons' columns of a workunit: need_validate,
+ * canonical_resultid, canonical_credit, error_mask, assimilate_state,
+ * file_delete_state, target_nresults, transition_time.
+ */
+int db_workunit_update_state(struct db *db, const struct db_workunit *wu);
+/* Only transition_time (outside the per-workunit transaction). */
+int db_workunit_set_transition(struct db *db, int64_t wuid, int64_t t);
+/* ... of a result: server_state, outcome, validate_state, file_delete_state, granted_credit. */
+int db_result_update_state(struct db *db, const struct db_result *r);
+/* A result's file_delete_state (the file deleter's DONE or ERROR); DB_NOT_FOUND if it is gone. */
+int db_result_set_file_delete(struct db *db, int64_t id, int state);
+
+/*
+ * The input file index (table wu_file): which live workunits use which
+ * physical input file, so the file deleter can tell cheaply whether a file
+ * is still needed. A workunit is indexed once (files_indexed=1).
+ */
+int db_workunit_enum_unindexed(struct db *db, int limit,
+			       int (*fn)(struct db_workunit *, void *), void *arg);
+/* DB_OK if some workunit is not indexed yet, DB_NOT_FOUND if none. */
+int db_workunit_any_unindexed(struct db *db);
+int db_workunit_set_indexed(struct db *db, int64_t wuid);
+int db_wu_file_add(struct db *db, const char *name, int64_t wuid);
+/* How many other workunits use name; locks the name's index entries. */
+int db_wu_file_count_others(struct db *db, const char *name, int64_t wuid, int64_t *n);
+int db_wu_file_drop(struct db *db, int64_t wuid);
+
+/* Remote-submission job files: lease (delete_time) before t, id > after, by id. */
+int db_job_file_enum_expired_after(struct db *db, double t, int64_t after, int limit,
+				   int (*fn)(struct db_job_file *, void *), void *arg);
+int db_job_file_lock(struct db *db, int64_t id, struct db_job_file *jf);
+/* Associations of the job file with batches neither ABORTED nor RETIRED. */
+int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, int64_t *n);
+int db_batch_file_assoc_drop_file(struct db *db, int64_t job_file_id);
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * The scheduler policy: who is asking (authenticator → user, hostid → host),
+ * what they report (results → database, each acknowledged), and what they
+ * get (sched_send.c). Every refusal is a normal reply with a message the
+ * client shows and a request_delay -- never an HTTP error.
+ */
+#include "sched_policy.h"
+#include "db_sched.h"
+#include "log.h"
+#include "wtime.h"
+
+#define S(name, field, def, lo, hi, arg, help) \
+	{ name, PARAM_INT, offsetof(struct sched_settings, field), def, PARAM_BOUNDED, lo, hi, arg, help }
+
+const struct param sched_params[] = {
+	S("sched_max_request_bytes", max_request_bytes, "16000000", 1000, 1e9, "N",
+	  "largest scheduler request accepted"),
+	S("next_rpc_delay", next_rpc_delay, "0", 0, 1e7, "S", "ask clients to contact the scheduler again after S seconds"),
+	S("sched_error_delay", error_delay, "3600", 0, 1e7, "S", "request_delay after a refused request"),
+	S("sched_down_delay", down_delay, "600", 0, 1e7, "S", "request_delay while the database is unavailable"),
+	S("max_wus_in_progress", max_wus_in_progress, "0", 0, 1e6, "N",
+	  "most jobs in progress per CPU of a host (0: no limit)"),
+	S("sched_candidates", candidates, "200", 1, 1e5, "N", "unsent results examined per request"),
+	PARAM_TABLE_END
+};
+
+static const char *host_label(const struct sched_ctx *ctx, int64_t hostid, char *buf, size_t n)
+{
+	snprintf(buf, n, "host %" PRId64 " [%s]", hostid, ctx->remote_addr ? ctx->remote_addr : "?");
+	return buf;
+}
+
+static void refuse(const struct sched_ctx *ctx, struct sched_reply *reply, const char *priority,
+		   const char *msg)
+{
+	sched_reply_message(reply, priority, "%s", msg);
+	reply->request_delay = (double)ctx->set->error_delay;
+}
+
+void sched_reply_refused(const struct sched_ctx *ctx, const char *why, struct sbuf *out)
+{
+	struct sched_reply reply;
+
+	sched_reply_init(&reply);
+	reply.project_name = ctx->cfg->long_name;
+	refuse(ctx, &reply, "low", why);
+	sched_reply_write(&reply, out);
+	sched_reply_free(&reply);
+}
+
+/* Find the host the request speaks for, or make a new one (its id goes into the reply). */
+static int identify_host(const struct sched_ctx *ctx, const struct sched_request *req,
+			 const struct db_user *user, struct db_host *host, struct sched_reply *reply)
+{
+	int rc = DB_NOT_FOUND;
+	char lbl[96];
+
+	if (req->hostid > 0) {
+		rc = db_host_lookup_id(ctx->db, req->hostid, host);
+		if (rc == DB_OK && host->userid != user->id) {
+			log_warn("%s: hostid belongs to another account; making a new host",
+				 host_label(ctx, req->hostid, lbl, sizeof(lbl)));
+			rc = DB_NOT_FOUND;
+		} else if (rc == DB_NOT_FOUND) {
+			log_warn("%s: unknown hostid; making a new host",
+				 host_label(ctx, req->hostid, lbl, sizeof(lbl)));
+		}
+	}
+	if (rc == DB_ERROR || rc == DB_RETRY)
+		return rc;
+	if (rc == DB_OK) {
+		sched_host_copy_figures(host, &req->host);
+		host->rpc_seqno = req->rpc_seqno;
+		host->rpc_time = now();
+		free(host->external_ip_addr);
+		host->external_ip_addr = xstrdup(ctx->remote_addr ? ctx->remote_addr : "");
+		return db_host_update(ctx->db, host);
+	}
+	db_host_free(host);
+	memset(host, 0, sizeof(*host));
+	sched_host_copy_figures(host, &req->host);
+	host->userid = user->id;
+	host->create_time = host->rpc_time = now();
+	host->rpc_seqno = 0;
+	host->duration_correction_factor = 1;
+	host->external_ip_addr = xstrdup(ctx->remote_addr ? ctx->remote_addr : "");
+	rc = db_host_insert(ctx->db, host);
+	if (rc == DB_OK) {
+		reply->hostid = host->id;
+		log_info("%s: new host for user %" PRId64 " (%s, %d CPUs)",
+			 host_label(ctx, host->id, lbl, sizeof(lbl)), user->id, host->domain_name,
+			 host->p_ncpus);
+	}
+	return rc;
+}
+
+/* Record the reported results; every one is acknowledged, recorded or not. */
+static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
+			  const struct db_host *host, struct sched_reply *reply)
+{
+	size_t i;
+	char lbl[96];
+
+	host_label(ctx, host->id, lbl, sizeof(lbl));
+	for (i = 0; i < req->nresults; i++) {
+		const struct sched_result_report *rr = &req->results[i];
+		struct db_result res = { 0 };
+		struct db_result_report rep;
+		bool ok = rr->state == RESULT_FILES_UPLOADED && rr->exit_status == 0;
+		int rc = db_result_lookup_name(ctx->db, rr->name, &res);
+
+		if (rc == DB_NOT_FOUND) {
+			log_warn("%s: reported result %s does not exist", lbl, rr->name);
+		} else if (rc == DB_OK && res.hostid != host->id) {
+			log_warn("%s: reported result %s, which was not sent to it", lbl, rr->name);
+		} else if (rc == DB_OK) {
+			memset(&rep, 0, sizeof(rep));
+			rep.id = res.id;
+			rep.hostid = host->id;
+			rep.outcome = ok ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR;
+			rep.client_state = rr->state;
+			rep.exit_status = rr->exit_status;
+			rep.app_version_num = rr->app_version_num;
+			rep.cpu_time = rr->final_cpu_time;
+			rep.elapsed_time = rr->final_elapsed_time;
+			rep.peak_working_set_size = rr->peak_working_set_size;
+			rep.peak_swap_size = rr->peak_swap_size;
+			rep.peak_disk_usage = rr->peak_disk_usage;
+			rep.received_time = now();
+			rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
+			rep.xml_doc_out = rr->xml_doc_out ? rr->xml_doc_out : "";
+			rc = db_result_report(ctx->db, &rep);
+			if (rc == DB_NOT_FOUND)
+				log_warn("%s: result %s reported again (or not in progress); ignored", lbl,
+					 rr->name);
+			else if (rc == DB_OK) {
+				rc = db_workunit_touch_transition(ctx->db, res.workunitid, now());
+				if (rc == DB_NOT_FOUND)
+					rc = DB_OK;
+				log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, rr->name,
+					 ok ? "success" : "error", rr->state, rr->exit_status);
+			}
+		}
+		db_result_free(&res);
+		if (rc == DB_ERROR || rc == DB_RETRY)
+			return rc;
+		sched_reply_add(&reply->acks, &reply->nacks, rr->name);
+	}
+	return DB_OK;
+}
+
+/* Everything that needs the database, as one transaction (rerun once if the connection broke). */
+static int handle_db(const struct sched_ctx *ctx, const struct sched_request *req,
+		     struct sched_apps *apps, struct sched_reply *reply, bool *known_user)
+{
+	struct db_user user = { 0 };
+	struct db_host host = { 0 };
+	int rc, attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		rc = db_user_lookup_auth(ctx->db, req->authenticator, &user);
+		if (rc != DB_OK)
+			break;
+		*known_user = true;
+		rc = db_begin(ctx->db);
+		if (rc == DB_OK)
+			rc = identify_host(ctx, req, &user, &host, reply);
+		if (rc == DB_OK)
+			rc = handle_results(ctx, req, &host, reply);
+		if (rc == DB_OK)
+			rc = db_commit(ctx->db);
+		else if (rc != DB_RETRY)
+			db_rollback(ctx->db);
+		if (rc != DB_RETRY)
+			break;
+		/* The transaction was rolled back: start the reply over. */
+		reply->hostid = 0;
+		while (reply->nacks)
+			free(reply->acks[--reply->nacks]);
+	}
+	if (rc == DB_NOT_FOUND) {
+		log_warn("[%s]: unknown authenticator", ctx->remote_addr ? ctx->remote_addr : "?");
+		refuse(ctx, reply, "notice",
+		       "Invalid or missing account key. To fix, remove and add this project.");
+		rc = DB_OK;
+	} else if (rc == DB_OK && !req->dont_send_work) {
+		rc = sched_apps_load(ctx->db, apps);
+		if (rc == DB_OK)
+			rc = sched_send_work(ctx, req, &host, apps, reply);
+		/* Work not sent is not an error the client must see: it asks again later. */
+		if (rc != DB_OK)
+			log_error("host %" PRId64 ": sending work failed: %s", host.id, db_error(ctx->db));
+		rc = DB_OK;
+	}
+	db_user_free(&user);
+	db_host_free(&host);
+	return rc;
+}
+
+void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, struct sbuf *out)
+{
+	struct sched_request req;
+	struct sched_reply reply;
+	struct sched_apps apps = { 0 };     /* the reply's jobs point into it */
+	struct sbuf err = SBUF_INIT(2048);
+	bool known_user = false;
+
+	sched_reply_init(&reply);
+	reply.project_name = ctx->cfg->long_name;
+	if (sched_request_parse(buf, len, &req, &err) < 0) {
+		log_warn("[%s]: bad request: %s", ctx->remote_addr ? ctx->remote_addr : "?", sbuf_str(&err));
+		refuse(ctx, &reply, "low", "The project could not read the scheduler request.");
+	} else if (!ctx->db) {
+		reply.project_is_down = true;
+		reply.request_delay = (double)ctx->set->down_delay;
+		sched_reply_message(&reply, "low", "The project is temporarily unavailable.");
+	} else if (handle_db(ctx, &req, &apps, &reply, &known_user) != DB_OK) {
+		log_error("host %" PRId64 " [%s]: database error: %s", req.hostid,
+			  ctx->remote_addr ? ctx->remote_addr : "?", db_error(ctx->db));
+		sched_reply_free(&reply);
+		sched_reply_init(&reply);
+		reply.project_name = ctx->cfg->long_name;
+		reply.project_is_down = true;
+		reply.request_delay = (double)ctx->set->down_delay;
+		sched_reply_message(&reply, "low", "The project is temporarily unavailable.");
+	} else if (known_user) {
+		if (!req.has_code_sign_key)
+			reply.code_sign_key = ctx->code_sign_key;
+		if (ctx->set->next_rpc_delay > 0)
+			reply.next_rpc_delay = (double)ctx->set->next_rpc_delay;
+	}
+	if (sched_reply_write(&reply, out) < 0) {
+		log_error("host %" PRId64 ": reply too large", req.hostid);
+		sbuf_reset(out);
+		sched_reply_free(&reply);
+		sched_reply_init(&reply);
+		reply.request_delay = (double)ctx->set->error_delay;
+		sched_reply_write(&reply, out);
+	}
+	sched_request_free(&req);
+	sched_reply_free(&reply);
+	sched_apps_free(&apps);
+	sbuf_free(&err);
+}

@@ -1,0 +1,277 @@
+/*
+ * Writing the scheduler reply the BOINC 7.20 client parses
+ * (scheduler_op.cpp SCHEDULER_REPLY::parse): every object a top-level child
+ * of <scheduler_reply>, one tag a line. Jobs are written from their
+ * database records: the workunit's xml_doc gives the input file_infos and
+ * the file_refs, the result's xml_doc_in the output file_infos and file_refs.
+ */
+#include "sched_types.h"
+#include "log.h"
+#include "xml.h"
+
+#define MAX_REPLY_NAMES 100000
+
+void sched_reply_init(struct sched_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	sbuf_init(&r->extra, 64 << 20);
+}
+
+static void free_names(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void sched_reply_free(struct sched_reply *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmessages; i++)
+		free(r->messages[i].text);
+	free(r->messages);
+	free_names(r->acks, r->nacks);
+	free_names(r->aborts, r->naborts);
+	free_names(r->abort_if_not_started, r->nabort_if_not_started);
+	free_names(r->delete_files, r->ndelete_files);
+	for (i = 0; i < r->njobs; i++) {
+		db_result_free(&r->jobs[i].result);
+		db_workunit_free(&r->jobs[i].wu);
+	}
+	free(r->jobs);
+	sbuf_free(&r->extra);
+	memset(r, 0, sizeof(*r));
+}
+
+void sched_reply_message(struct sched_reply *r, const char *priority, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	if (!text)
+		return;
+	r->messages = xrealloc(r->messages, (r->nmessages + 1) * sizeof(*r->messages));
+	r->messages[r->nmessages].text = text;
+	r->messages[r->nmessages].priority = priority;
+	r->nmessages++;
+}
+
+void sched_reply_add(char ***list, size_t *n, const char *name)
+{
+	if (*n >= MAX_REPLY_NAMES)
+		return;
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = xstrdup(name);
+}
+
+static void elem_str(struct sbuf *b, const char *tag, const char *value)
+{
+	sbuf_addf(b, "    <%s>", tag);
+	sbuf_add_xml_escaped(b, value ? value : "");
+	sbuf_addf(b, "</%s>\n", tag);
+}
+
+static void name_list(struct sbuf *b, const char *tag, char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sbuf_addf(b, "<%s>\n", tag);
+		elem_str(b, "name", v[i]);
+		sbuf_addf(b, "</%s>\n", tag);
+	}
+}
+
+/* Parse one of our own xml_doc fragments (several top-level elements). */
+static xmlDoc *parse_fragment(const char *doc, const char *what)
+{
+	struct sbuf w = SBUF_INIT(64 << 20);
+	xmlDoc *d;
+
+	sbuf_addstr(&w, "<fragment>");
+	sbuf_addstr(&w, doc ? doc : "");
+	sbuf_addstr(&w, "</fragment>");
+	d = xml_read_memory(sbuf_str(&w), w.len, what, NULL);
+	sbuf_free(&w);
+	return d;
+}
+
+struct seen {
+	char **names;
+	size_t n;
+};
+
+static bool seen_add(struct seen *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->names[i], name))
+			return false;
+	s->names = xrealloc(s->names, (s->n + 1) * sizeof(*s->names));
+	s->names[s->n++] = xstrdup(name);
+	return true;
+}
+
+static void seen_free(struct seen *s)
+{
+	free_names(s->names, s->n);
+	s->names = NULL;
+	s->n = 0;
+}
+
+/* Copy the top-level <file_info>s of a fragment, each file once per reply. */
+static int copy_file_infos(struct sbuf *b, xmlNode *root, struct seen *files)
+{
+	xmlNode *n;
+
+	xml_for_each(n, root, "file_info") {
+		char *name = xml_child_text(n, "name");
+		bool fresh = name && seen_add(files, name);
+
+		free(name);
+		if (!fresh)
+			continue;
+		if (xml_serialize(n, b) < 0 || sbuf_addch(b, '\n') < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Copy the children of the fragment's first <tag> element (file_refs, command_line). */
+static int copy_children(struct sbuf *b, xmlNode *root, const char *tag)
+{
+	xmlNode *t = xml_child(root, tag), *c;
+
+	if (!t)
+		return 0;
+	xml_for_each(c, t, NULL) {
+		if (xml_is(c, "name") || xml_is(c, "app_name") || xml_is(c, "wu_name"))
+			continue;
+		sbuf_addstr(b, "    ");
+		if (xml_serialize(c, b) < 0 || sbuf_addch(b, '\n') < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_job(struct sbuf *b, const struct sched_job *j, struct seen *files)
+{
+	xmlDoc *wd = parse_fragment(j->wu.xml_doc, j->wu.name);
+	xmlDoc *rd = parse_fragment(j->result.xml_doc_in, j->result.name);
+	int rc = -1;
+
+	if (!wd || !rd) {
+		log_error("job %s: stored xml_doc does not parse", j->result.name);
+		goto out;
+	}
+	if (copy_file_infos(b, xmlDocGetRootElement(wd), files) < 0 ||
+	    copy_file_infos(b, xmlDocGetRootElement(rd), files) < 0)
+		goto out;
+	sbuf_addstr(b, "<workunit>\n");
+	elem_str(b, "name", j->wu.name);
+	elem_str(b, "app_name", j->app->name);
+	sbuf_addf(b, "    <version_num>%d</version_num>\n", j->av->version_num);
+	sbuf_addf(b, "    <rsc_fpops_est>%.17g</rsc_fpops_est>\n", j->wu.rsc_fpops_est);
+	sbuf_addf(b, "    <rsc_fpops_bound>%.17g</rsc_fpops_bound>\n", j->wu.rsc_fpops_bound);
+	sbuf_addf(b, "    <rsc_memory_bound>%.17g</rsc_memory_bound>\n", j->wu.rsc_memory_bound);
+	sbuf_addf(b, "    <rsc_disk_bound>%.17g</rsc_disk_bound>\n", j->wu.rsc_disk_bound);
+	if (copy_children(b, xmlDocGetRootElement(wd), "workunit") < 0)
+		goto out;
+	sbuf_addstr(b, "</workunit>\n<result>\n");
+	elem_str(b, "name", j->result.name);
+	elem_str(b, "wu_name", j->wu.name);
+	sbuf_addf(b, "    <report_deadline>%" PRId64 "</report_deadline>\n", j->result.report_deadline);
+	elem_str(b, "platform", j->platform);
+	sbuf_addf(b, "    <version_num>%d</version_num>\n", j->av->version_num);
+	if (j->av->plan_class && *j->av->plan_class)
+		elem_str(b, "plan_class", j->av->plan_class);
+	if (copy_children(b, xmlDocGetRootElement(rd), "result") < 0)
+		goto out;
+	rc = sbuf_addstr(b, "</result>\n");
+out:
+	if (wd)
+		xmlFreeDoc(wd);
+	if (rd)
+		xmlFreeDoc(rd);
+	return rc;
+}
+
+int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
+{
+	struct seen apps = { 0 }, versions = { 0 }, files = { 0 };
+	size_t i;
+	int rc = 0;
+
+	sbuf_addstr(b, "<scheduler_reply>\n");
+	sbuf_addstr(b, "<scheduler_version>720</scheduler_version>\n");
+	if (r->project_name) {
+		sbuf_addstr(b, "<project_name>");
+		sbuf_add_xml_escaped(b, r->project_name);
+		sbuf_addstr(b, "</project_name>\n");
+	}
+	if (r->project_is_down)
+		sbuf_addstr(b, "<project_is_down/>\n");
+	for (i = 0; i < r->nmessages; i++) {
+		if (r->messages[i].priority)
+			sbuf_addf(b, "<message priority=\"%s\">", r->messages[i].priority);
+		else
+			sbuf_addstr(b, "<message>");
+		sbuf_add_xml_escaped(b, r->messages[i].text);
+		sbuf_addstr(b, "</message>\n");
+	}
+	if (r->request_delay > 0)
+		sbuf_addf(b, "<request_delay>%.0f</request_delay>\n", r->request_delay);
+	if (r->next_rpc_delay > 0)
+		sbuf_addf(b, "<next_rpc_delay>%.0f</next_rpc_delay>\n", r->next_rpc_delay);
+	if (r->hostid)
+		sbuf_addf(b, "<hostid>%" PRId64 "</hostid>\n", r->hostid);
+	if (r->code_sign_key) {
+		sbuf_addstr(b, "<code_sign_key>\n");
+		sbuf_addstr(b, r->code_sign_key);
+		sbuf_addstr(b, "</code_sign_key>\n");
+	}
+	name_list(b, "result_ack", r->acks, r->nacks);
+	name_list(b, "result_abort", r->aborts, r->naborts);
+	name_list(b, "result_abort_if_not_started", r->abort_if_not_started, r->nabort_if_not_started);
+	for (i = 0; i < r->ndelete_files; i++) {
+		sbuf_addstr(b, "<delete_file_info>");
+		sbuf_add_xml_escaped(b, r->delete_files[i]);
+		sbuf_addstr(b, "</delete_file_info>\n");
+	}
+	for (i = 0; i < r->njobs && rc == 0; i++) {
+		const struct sched_job *j = &r->jobs[i];
+
+		if (seen_add(&apps, j->app->name)) {
+			sbuf_addstr(b, "<app>\n");
+			elem_str(b, "name", j->app->name);
+			elem_str(b, "user_friendly_name",
+				 *j->app->user_friendly_name ? j->app->user_friendly_name : j->app->name);
+			sbuf_addstr(b, "</app>\n");
+		}
+		{
+			char key[32];
+			snprintf(key, sizeof(key), "%" PRId64, j->av->id);
+			if (seen_add(&versions, key)) {
+				sbuf_addstr(b, j->av->xml_doc);
+				sbuf_addch(b, '\n');
+			}
+		}
+		rc = write_job(b, j, &files);
+	}
+	if (r->extra.len)
+		sbuf_add(b, r->extra.buf, r->extra.len);
+	if (sbuf_addstr(b, "</scheduler_reply>\n") < 0)
+		rc = -1;
+	seen_free(&apps);
+	seen_free(&versions);
+	seen_free(&files);
+	return rc;
+}

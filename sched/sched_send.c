@@ -1,0 +1,236 @@
+/*
+ * Choosing work for a host: unsent results, highest priority first, of apps
+ * the host has a version for, within its memory and disk, never two
+ * results of one workunit to one host, until the seconds of work it asked
+ * for are covered. Each result is claimed with a conditional UPDATE, so
+ * schedulers running side by side never send one result twice.
+ */
+#include "sched_policy.h"
+#include "db_sched.h"
+#include "log.h"
+#include "wtime.h"
+
+struct list_arg {
+	void **items;
+	size_t *n;
+	size_t size;
+};
+
+static int take(void *rec, void *arg)
+{
+	struct list_arg *l = arg;
+
+	*l->items = xrealloc(*l->items, (*l->n + 1) * l->size);
+	memcpy((char *)*l->items + *l->n * l->size, rec, l->size);
+	memset(rec, 0, l->size);        /* the strings are ours now */
+	(*l->n)++;
+	return 0;
+}
+
+static int take_app(struct db_app *r, void *a) { return take(r, a); }
+static int take_platform(struct db_platform *r, void *a) { return take(r, a); }
+static int take_version(struct db_app_version *r, void *a) { return take(r, a); }
+
+int sched_apps_load(struct db *db, struct sched_apps *a)
+{
+	struct list_arg la = { (void **)&a->apps, &a->napps, sizeof(struct db_app) };
+	struct list_arg lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
+	struct list_arg lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
+	int rc;
+
+	rc = db_app_enum(db, "WHERE deprecated=0", NULL, 0, take_app, &la);
+	if (rc == DB_OK)
+		rc = db_platform_enum(db, "WHERE deprecated=0", NULL, 0, take_platform, &lp);
+	if (rc == DB_OK)
+		rc = db_app_version_enum(db, "WHERE deprecated=0", NULL, 0, take_version, &lv);
+	return rc;
+}
+
+void sched_apps_free(struct sched_apps *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->napps; i++)
+		db_app_free(&a->apps[i]);
+	for (i = 0; i < a->nplatforms; i++)
+		db_platform_free(&a->platforms[i]);
+	for (i = 0; i < a->nversions; i++)
+		db_app_version_free(&a->versions[i]);
+	free(a->apps);
+	free(a->platforms);
+	free(a->versions);
+	memset(a, 0, sizeof(*a));
+}
+
+const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid)
+{
+	size_t i;
+
+	for (i = 0; i < a->napps; i++)
+		if (a->apps[i].id == appid)
+			return &a->apps[i];
+	return NULL;
+}
+
+static const char *platform_name(const struct sched_apps *a, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < a->nplatforms; i++)
+		if (a->platforms[i].id == id)
+			return a->platforms[i].name;
+	return NULL;
+}
+
+const struct db_app_version *sched_best_version(const struct sched_apps *a, int64_t appid,
+						 const struct sched_request *req,
+						 const char **platform)
+{
+	const struct db_app_version *best = NULL;
+	int best_rank = 0, k;
+	size_t i;
+
+	for (i = 0; i < a->nversions; i++) {
+		const struct db_app_version *v = &a->versions[i];
+		const char *p;
+
+		if (v->appid != appid || (p = platform_name(a, v->platformid)) == NULL)
+			continue;
+		for (k = 0; k < req->nplatforms; k++)
+			if (!strcmp(req->platforms[k], p))
+				break;
+		if (k == req->nplatforms)
+			continue;
+		/* The primary platform before alternatives, then the newest version. */
+		if (!best || k < best_rank || (k == best_rank && v->version_num > best->version_num)) {
+			best = v;
+			best_rank = k;
+			*platform = p;
+		}
+	}
+	return best;
+}
+
+struct candidates {
+	struct db_result *r;
+	size_t n;
+};
+
+static int take_result(struct db_result *r, void *arg)
+{
+	struct candidates *c = arg;
+	struct list_arg l = { (void **)&c->r, &c->n, sizeof(struct db_result) };
+
+	return take(r, &l);
+}
+
+static bool in_reply(const struct sched_reply *reply, int64_t wuid)
+{
+	size_t i;
+
+	for (i = 0; i < reply->njobs; i++)
+		if (reply->jobs[i].wu.id == wuid)
+			return true;
+	return false;
+}
+
+/* Can this host take result r now? Fills the job when it can. */
+static int consider(const struct sched_ctx *ctx, const struct sched_request *req,
+		    const struct db_host *host, const struct sched_apps *apps,
+		    struct db_result *r, struct sched_reply *reply, double *seconds)
+{
+	struct sched_job job = { 0 };
+	const char *platform = NULL;
+	int64_t sent_here = 0;
+	double flops;
+	int rc;
+
+	job.app = sched_app_by_id(apps, r->appid);
+	job.av = job.app ? sched_best_version(apps, r->appid, req, &platform) : NULL;
+	if (!job.av || in_reply(reply, r->workunitid))
+		return DB_NOT_FOUND;
+	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &job.wu);
+	if (rc != DB_OK)
+		goto skip;
+	rc = DB_NOT_FOUND;
+	if (job.wu.error_mask || job.wu.canonical_resultid)
+		goto skip;
+	if (host->m_nbytes > 0 && job.wu.rsc_memory_bound > host->m_nbytes)
+		goto skip;
+	if (host->d_free > 0 && job.wu.rsc_disk_bound > host->d_free)
+		goto skip;
+	rc = db_result_count_wu_host(ctx->db, job.wu.id, host->id, &sent_here);
+	if (rc != DB_OK || sent_here > 0) {
+		rc = rc == DB_OK ? DB_NOT_FOUND : rc;
+		goto skip;
+	}
+	r->hostid = host->id;
+	r->userid = host->userid;
+	r->sent_time = now();
+	r->report_deadline = r->sent_time + (int64_t)job.wu.delay_bound;
+	r->app_version_id = job.av->id;
+	r->app_version_num = job.av->version_num;
+	rc = db_result_claim_unsent(ctx->db, r);
+	if (rc != DB_OK)
+		goto skip;
+	rc = db_workunit_touch_transition(ctx->db, job.wu.id, r->report_deadline);
+	if (rc == DB_NOT_FOUND)
+		rc = DB_OK;
+	if (rc != DB_OK)
+		goto skip;
+	job.result = *r;
+	memset(r, 0, sizeof(*r));
+	job.platform = platform;
+	flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
+	*seconds += job.wu.rsc_fpops_est / flops;
+	reply->jobs = xrealloc(reply->jobs, (reply->njobs + 1) * sizeof(*reply->jobs));
+	reply->jobs[reply->njobs++] = job;
+	return DB_OK;
+skip:
+	db_workunit_free(&job.wu);
+	return rc;
+}
+
+int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
+		    const struct db_host *host, const struct sched_apps *apps,
+		    struct sched_reply *reply)
+{
+	struct candidates c = { NULL, 0 };
+	double want = req->work_req_seconds > req->cpu_req_secs ? req->work_req_seconds : req->cpu_req_secs;
+	double seconds = 0;
+	long max_jobs = ctx->cfg->max_wus_to_send;
+	size_t i;
+	int rc = DB_OK;
+
+	if (want <= 0 && req->cpu_req_instances <= 0)
+		return DB_OK;
+	if (ctx->set->max_wus_in_progress > 0) {
+		int64_t busy = 0;
+		long limit = ctx->set->max_wus_in_progress * (host->p_ncpus > 0 ? host->p_ncpus : 1);
+
+		rc = db_result_count_host_in_progress(ctx->db, host->id, &busy);
+		if (rc != DB_OK)
+			return rc;
+		if (busy >= limit)
+			return DB_OK;
+		if (max_jobs > limit - busy)
+			max_jobs = (long)(limit - busy);
+	}
+	rc = db_result_enum_unsent(ctx->db, (int)ctx->set->candidates, take_result, &c);
+	for (i = 0; rc == DB_OK && i < c.n; i++) {
+		int r;
+
+		if ((long)reply->njobs >= max_jobs || (reply->njobs > 0 && seconds >= want))
+			break;
+		r = consider(ctx, req, host, apps, &c.r[i], reply, &seconds);
+		if (r == DB_ERROR || r == DB_RETRY)
+			rc = r;
+	}
+	for (i = 0; i < c.n; i++)
+		db_result_free(&c.r[i]);
+	free(c.r);
+	if (reply->njobs)
+		log_info("host %" PRId64 ": sent %zu jobs (%.0f s of work for %.0f s asked)", host->id,
+			 reply->njobs, seconds, want);
+	return rc;
+}

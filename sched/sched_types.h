@@ -1,0 +1,131 @@
+/*
+ * The scheduler RPC as data: what a BOINC client's request says
+ * (sched_request.c parses it) and what the reply will say (sched_reply.c
+ * writes it). The policy (sched_handle.c and friends) goes from one to the
+ * other and is the only part that touches the database.
+ */
+#ifndef WSEQ_SCHED_TYPES_H
+#define WSEQ_SCHED_TYPES_H
+
+#include "common.h"
+#include "db_records.h"
+#include "sbuf.h"
+
+#define SCHED_MAX_PLATFORMS 8
+
+/* An output file the client uploaded, as listed in a result report. */
+struct sched_file_report {
+	char *name;
+	double nbytes;
+	double max_nbytes;
+	char md5_cksum[33];
+};
+
+/* One completed result in the request (client result.cpp RESULT::write). */
+struct sched_result_report {
+	char *name;
+	int state;              /* the client's RESULT_* state: 5 = files uploaded */
+	int exit_status;
+	double final_cpu_time;
+	double final_elapsed_time;
+	double peak_working_set_size;
+	double peak_swap_size;
+	double peak_disk_usage;
+	int app_version_num;
+	char *platform;
+	char *plan_class;
+	char *stderr_out;
+	struct sched_file_report *files;
+	size_t nfiles;
+	char *xml_doc_out;      /* the <file_info> elements, for result.xml_doc_out */
+};
+
+/* A sticky file the client holds (top-level <file_info> in the request). */
+struct sched_sticky_file {
+	char *name;
+	double nbytes;
+	int status;             /* 1 present, 0 absent, < 0 error */
+};
+
+/* A job the client has but has not finished (<other_results>). */
+struct sched_other_result {
+	char *name;
+};
+
+struct sched_request {
+	char *authenticator;
+	int64_t hostid;
+	int rpc_seqno;
+	int core_major, core_minor, core_release;
+	char *platforms[SCHED_MAX_PLATFORMS];   /* platform_name, then alt_platforms */
+	int nplatforms;
+	double work_req_seconds;
+	double cpu_req_secs;
+	double cpu_req_instances;
+	double estimated_delay;
+	double duration_correction_factor;
+	bool dont_send_work;
+	bool has_code_sign_key;
+	struct db_host host;    /* the figures from <host_info>, <time_stats>, <net_stats>, <disk_usage> */
+	struct sched_result_report *results;
+	size_t nresults;
+	struct sched_sticky_file *sticky;
+	size_t nsticky;
+	struct sched_other_result *other;
+	size_t nother;
+};
+
+/* A job to send: the records the reply is written from. */
+struct sched_job {
+	struct db_result result;
+	struct db_workunit wu;
+	const struct db_app *app;
+	const struct db_app_version *av;
+	const char *platform;
+};
+
+struct sched_message {
+	char *text;
+	const char *priority;   /* "low", "notice", or NULL */
+};
+
+struct sched_reply {
+	const char *project_name;
+	int64_t hostid;         /* nonzero: tell the client its (new) host id */
+	const char *code_sign_key;      /* non-NULL: send it (the client has none) */
+	double request_delay;
+	double next_rpc_delay;
+	bool project_is_down;
+	struct sched_message *messages;
+	size_t nmessages;
+	char **acks;
+	size_t nacks;
+	char **aborts;
+	size_t naborts;
+	char **abort_if_not_started;
+	size_t nabort_if_not_started;
+	char **delete_files;
+	size_t ndelete_files;
+	struct sched_job *jobs;
+	size_t njobs;
+	/* Raw XML appended inside <scheduler_reply> (sticky file_infos, …). */
+	struct sbuf extra;
+};
+
+void sched_request_free(struct sched_request *r);
+void sched_reply_init(struct sched_reply *r);
+void sched_reply_free(struct sched_reply *r);
+void sched_reply_message(struct sched_reply *r, const char *priority, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+void sched_reply_add(char ***list, size_t *n, const char *name);
+
+/*
+ * Parse a request (sched_request.c). On failure returns -1 with a short
+ * reason in err (also for the client's message).
+ */
+int sched_request_parse(const char *buf, size_t len, struct sched_request *r, struct sbuf *err);
+
+/* Write the reply document (sched_reply.c); -1 if it would exceed out's maximum. */
+int sched_reply_write(const struct sched_reply *r, struct sbuf *out);
+
+#endif

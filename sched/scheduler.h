@@ -1,0 +1,41 @@
+/*
+ * The BOINC scheduler as a function from request bytes to reply bytes, with
+ * the database handle and configuration passed in (no globals), so the same
+ * code runs behind CGI, inside benchmarks and in a simulator.
+ */
+#ifndef WSEQ_SCHED_H
+#define WSEQ_SCHED_H
+
+#include "common.h"
+#include "config.h"
+#include "db.h"
+#include "param.h"
+#include "sbuf.h"
+
+/* Scheduler settings from config.xml (sched_params). */
+struct sched_settings {
+	long max_request_bytes;   /* larger requests are refused */
+	long next_rpc_delay;      /* ask clients to come back after this many seconds (0: no) */
+	long error_delay;         /* request_delay after a refused request */
+	long down_delay;          /* request_delay while the database is unavailable */
+	long max_wus_in_progress; /* per CPU; 0: no limit */
+	long candidates;          /* unsent results examined per request */
+};
+
+extern const struct param sched_params[];
+
+struct sched_ctx {
+	const struct project_config *cfg;
+	const struct sched_settings *set;
+	struct db *db;              /* NULL: the database is unavailable */
+	const char *code_sign_key;  /* keys/code_sign_public text */
+	const char *remote_addr;    /* the client's address, for the log */
+};
+
+/* Handle one request; the reply is always a well-formed <scheduler_reply>. */
+void sched_handle(const struct sched_ctx *ctx, const char *req, size_t len, struct sbuf *reply);
+
+/* The reply to a request too large to read (the CGI does not read it). */
+void sched_reply_refused(const struct sched_ctx *ctx, const char *why, struct sbuf *reply);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * The file upload handler as a library function: request bytes in, reply
+ * bytes out. It speaks BOINC's data server protocol (get_file_size and
+ * file_upload, see doc/file_upload_handler.md) against the upload hierarchy
+ * and needs no database. The CGI program (file_upload_handler.c) is a few
+ * lines around it; tests and a FastCGI front end call it directly.
+ */
+#ifndef WSEQ_UPLOAD_H
+#define WSEQ_UPLOAD_H
+
+#include "common.h"
+#include "sbuf.h"
+
+/* Request text before the file data when the context does not say. */
+#define UPLOAD_HEADER_MAX_DEFAULT (16 * 1024)
+/* A reply buffer of this maximum always holds any reply. */
+#define UPLOAD_REPLY_MAX 2048
+
+/* The <status> of a reply, as the BOINC client reads it. */
+enum upload_status {
+	UPLOAD_OK = 0,
+	UPLOAD_PERMANENT = -1,  /* the client marks the file failed */
+	UPLOAD_TRANSIENT = 1,   /* the client retries later */
+};
+
+struct upload_ctx {
+	const char *upload_dir;   /* root of the upload hierarchy */
+	long fanout;              /* uldl_dir_fanout; 0 means no hierarchy */
+	size_t max_header;        /* request text up to the data; 0: UPLOAD_HEADER_MAX_DEFAULT */
+	const char *remote_addr;  /* the client's address for the log; NULL: "unknown" */
+};
+
+/*
+ * Handle one request read from in_fd: content_length body bytes, or up to
+ * end of file when it is negative. File data is streamed to disk, never held
+ * whole in memory. The reply body (without HTTP headers) replaces the
+ * contents of reply, which should allow UPLOAD_REPLY_MAX bytes. When
+ * content_length is known the whole body is consumed, even after an error,
+ * so the client gets to read the reply. Returns the reply's status.
+ */
+enum upload_status upload_handle(const struct upload_ctx *ctx, int in_fd,
+				 long long content_length, struct sbuf *reply);
+
+/* Put a reply with status and (unless NULL) message into reply, for front ends. */
+void upload_reply(struct sbuf *reply, enum upload_status status, const char *message);
+
+#endif

@@ -1,0 +1,543 @@
+/*
+ * update_versions: register new app versions from the project's apps/
+ * directory, BOINC's layout:
+ *
+ *   apps/APP/APP_VERSION_PLATFORM[__PLAN_CLASS]/   files, optional version.xml
+ *
+ * For each version not yet in the database its files are copied into the
+ * download hierarchy (physical names are immutable), each is signed with
+ * keys/code_sign_private, and an app_version row is inserted whose xml_doc
+ * is what the scheduler sends. All of one run is one transaction; a failure
+ * leaves neither rows nor newly copied files.
+ */
+#include "common.h"
+#include "config.h"
+#include "crypt.h"
+#include "db.h"
+#include "db_records.h"
+#include "db_work.h"
+#include "log.h"
+#include "param.h"
+#include "work.h"
+#include "wtime.h"
+#include "xml.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+struct options {
+	char *config_dir;
+	char *app;
+	bool quiet;
+	bool noconfirm;
+};
+
+static const struct param options[] = {
+	{ "config_dir", PARAM_STR, offsetof(struct options, config_dir), NULL, PARAM_NOCONFIG, 0, 0,
+	  "DIR", "the project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
+	{ "app", PARAM_STR, offsetof(struct options, app), NULL, PARAM_NOCONFIG, 0, 0, "NAME",
+	  "only look at apps/NAME" },
+	{ "quiet", PARAM_BOOL, offsetof(struct options, quiet), "0", PARAM_NOCONFIG, 0, 0, NULL,
+	  "print only errors" },
+	{ "noconfirm", PARAM_BOOL, offsetof(struct options, noconfirm), "0", PARAM_NOCONFIG, 0, 0,
+	  NULL, "accepted for BOINC's scripts (update_versions never asks)" },
+	PARAM_TABLE_END
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: update_versions [options]\n\n"
+		    "Add the app versions found in the project's apps/ directory\n"
+		    "(apps/APP/APP_VERSION_PLATFORM[__PLAN_CLASS]/) that the database lacks:\n"
+		    "copy their files to the download directory, sign them with\n"
+		    "keys/code_sign_private and insert app_version rows.\n\noptions:\n");
+	param_print_help(options, fp);
+}
+
+struct vfile {
+	char *name;             /* physical name = file name in the version directory */
+	char *logical_name;     /* open_name, or NULL */
+	bool main_program;
+	bool copy_file;
+	struct work_file wf;
+	char *signature;
+};
+
+struct version {
+	char *dir;              /* its path */
+	char *dirname;
+	int version_num;
+	char *platform;
+	char *plan_class;
+	char *api_version;
+	char *cmdline;
+	struct vfile *files;
+	size_t nfiles;
+};
+
+struct run {
+	struct project_config cfg;
+	struct options o;
+	struct db *db;
+	EVP_PKEY *key;
+	char **staged;
+	size_t nstaged;
+	int added, existing;
+};
+
+static void version_free(struct version *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nfiles; i++) {
+		free(v->files[i].name);
+		free(v->files[i].logical_name);
+		free(v->files[i].signature);
+		work_file_free(&v->files[i].wf);
+	}
+	free(v->files);
+	free(v->dir);
+	free(v->dirname);
+	free(v->platform);
+	free(v->plan_class);
+	free(v->api_version);
+	free(v->cmdline);
+	memset(v, 0, sizeof(*v));
+}
+
+/* "APP_1.02_x86_64-pc-linux-gnu__mt" → 102, platform, plan class. */
+static int parse_dirname(const char *app, const char *dir, struct version *v)
+{
+	size_t alen = strlen(app);
+	const char *p = dir + alen + 1, *us, *dot, *pc;
+	long major, minor;
+	char buf[32];
+
+	if (strncmp(dir, app, alen) || dir[alen] != '_')
+		return log_error("apps/%s/%s: a version directory is named %s_VERSION_PLATFORM",
+				 app, dir, app);
+	us = strchr(p, '_');
+	dot = strchr(p, '.');
+	if (!us || us == p || (size_t)(us - p) >= sizeof(buf))
+		return log_error("apps/%s/%s: no VERSION_PLATFORM after %s_", app, dir, app);
+	memcpy(buf, p, (size_t)(us - p));
+	buf[us - p] = '\0';
+	if (dot && dot < us) {
+		buf[dot - p] = '\0';
+		if (parse_long(buf, &major) || parse_long(buf + (dot - p) + 1, &minor) ||
+		    major < 0 || minor < 0 || minor > 99 || major > 1000000)
+			return log_error("apps/%s/%s: bad version \"%.*s\"", app, dir,
+					 (int)(us - p), p);
+	} else {
+		if (parse_long(buf, &major) || major < 0 || major > 1000000)
+			return log_error("apps/%s/%s: bad version \"%s\"", app, dir, buf);
+		minor = 0;
+	}
+	v->version_num = (int)(major * 100 + minor);
+	pc = strstr(us + 1, "__");
+	if (pc) {
+		v->platform = xstrndup(us + 1, (size_t)(pc - us - 1));
+		v->plan_class = xstrdup(pc + 2);
+	} else {
+		v->platform = xstrdup(us + 1);
+		v->plan_class = xstrdup("");
+	}
+	if (!*v->platform)
+		return log_error("apps/%s/%s: no platform", app, dir);
+	return 0;
+}
+
+static int skip_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] == '.' || strcmp(name, "version.xml") == 0 ||
+	       (n > 4 && strcmp(name + n - 4, ".md5") == 0) ||
+	       (n > 1 && name[n - 1] == '~');
+}
+
+static struct vfile *find_file(struct version *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->nfiles; i++)
+		if (strcmp(v->files[i].name, name) == 0)
+			return &v->files[i];
+	return NULL;
+}
+
+static int read_version_xml(struct version *v, const char *path)
+{
+	xmlDoc *doc = xml_read_file(path, NULL);
+	const xmlNode *root, *c;
+	struct vfile *f;
+	char *name;
+	int rc = -1;
+
+	if (!doc)
+		return -1;
+	root = xmlDocGetRootElement(doc);
+	if (!xml_is(root, "version")) {
+		log_error("%s:%ld: expected <version>", path, xml_line(root));
+		goto out;
+	}
+	xml_for_each(c, root, NULL) {
+		if (xml_is(c, "file")) {
+			name = xml_child_text(c, "physical_name");
+			if (!name || !*name) {
+				log_error("%s:%ld: <file> without <physical_name>", path, xml_line(c));
+				free(name);
+				goto out;
+			}
+			f = find_file(v, name);
+			if (!f) {
+				log_error("%s:%ld: file %s is not in %s", path, xml_line(c), name,
+					  v->dir);
+				free(name);
+				goto out;
+			}
+			free(name);
+			f->main_program = xml_child(c, "main_program") != NULL;
+			f->copy_file = xml_child(c, "copy_file") != NULL;
+			free(f->logical_name);
+			f->logical_name = xml_child_text(c, "logical_name");
+			if (!f->logical_name)
+				f->logical_name = xml_child_text(c, "open_name");
+		} else if (xml_is(c, "api_version")) {
+			free(v->api_version);
+			v->api_version = xml_text(c);
+		} else if (xml_is(c, "cmdline")) {
+			free(v->cmdline);
+			v->cmdline = xml_text(c);
+		} else if (xml_is(c, "dont_throttle") || xml_is(c, "is_wrapper") ||
+			   xml_is(c, "needs_network")) {
+			/* BOINC's per-version flags the scheduler does not use yet */
+		} else {
+			log_error("%s:%ld: unexpected <%s>", path, xml_line(c), (const char *)c->name);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	xmlFreeDoc(doc);
+	return rc;
+}
+
+/* The files of a version directory and which one is the main program. */
+static int read_version_dir(struct version *v)
+{
+	struct dirent **ents = NULL;
+	struct stat st;
+	char *path;
+	int n, i, nmain = 0, rc = -1;
+
+	n = scandir(v->dir, &ents, NULL, alphasort);
+	if (n < 0)
+		return log_error("%s: %s", v->dir, strerror(errno));
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		if (skip_name(name))
+			continue;
+		path = xasprintf("%s/%s", v->dir, name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
+			memset(&v->files[v->nfiles], 0, sizeof(*v->files));
+			v->files[v->nfiles++].name = xstrdup(name);
+		}
+		free(path);
+	}
+	if (v->nfiles == 0) {
+		log_error("%s: no files", v->dir);
+		goto out;
+	}
+	path = xasprintf("%s/version.xml", v->dir);
+	if (access(path, F_OK) == 0) {
+		if (read_version_xml(v, path)) {
+			free(path);
+			goto out;
+		}
+	} else if (v->nfiles == 1) {
+		v->files[0].main_program = true;
+	} else {
+		for (i = 0; (size_t)i < v->nfiles; i++)
+			if (strncmp(v->files[i].name, v->dirname, strlen(v->dirname)) == 0)
+				v->files[i].main_program = true;
+	}
+	free(path);
+	for (i = 0; (size_t)i < v->nfiles; i++)
+		nmain += v->files[i].main_program;
+	if (nmain != 1) {
+		log_error("%s: %s main program (mark one <main_program/> in version.xml, or "
+			  "name it after the directory)", v->dir, nmain ? "more than one" : "no");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return rc;
+}
+
+static void add_escaped_elem(struct sbuf *b, const char *tag, const char *text)
+{
+	sbuf_addf(b, "<%s>", tag);
+	sbuf_add_xml_escaped(b, text);
+	sbuf_addf(b, "</%s>\n", tag);
+}
+
+/* The xml_doc the scheduler sends: the signed file_infos, then the app_version. */
+static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b)
+{
+	size_t i;
+
+	for (i = 0; i < v->nfiles; i++) {
+		const struct vfile *f = &v->files[i];
+
+		sbuf_addstr(b, "<file_info>\n");
+		add_escaped_elem(b, "name", f->wf.name);
+		add_escaped_elem(b, "url", f->wf.url);
+		sbuf_addstr(b, "<executable/>\n");
+		sbuf_addf(b, "<file_signature>\n%s</file_signature>\n", f->signature);
+		sbuf_addf(b, "<nbytes>%.0f</nbytes>\n", f->wf.nbytes);
+		sbuf_addstr(b, "</file_info>\n");
+	}
+	sbuf_addstr(b, "<app_version>\n");
+	add_escaped_elem(b, "app_name", app);
+	sbuf_addf(b, "<version_num>%d</version_num>\n", v->version_num);
+	add_escaped_elem(b, "platform", v->platform);
+	if (*v->plan_class)
+		add_escaped_elem(b, "plan_class", v->plan_class);
+	if (v->api_version && *v->api_version)
+		add_escaped_elem(b, "api_version", v->api_version);
+	if (v->cmdline && *v->cmdline)
+		add_escaped_elem(b, "cmdline", v->cmdline);
+	for (i = 0; i < v->nfiles; i++) {
+		const struct vfile *f = &v->files[i];
+
+		sbuf_addstr(b, "<file_ref>\n");
+		add_escaped_elem(b, "file_name", f->wf.name);
+		if (f->logical_name && *f->logical_name)
+			add_escaped_elem(b, "open_name", f->logical_name);
+		if (f->copy_file)
+			sbuf_addstr(b, "<copy_file/>\n");
+		if (f->main_program)
+			sbuf_addstr(b, "<main_program/>\n");
+		sbuf_addstr(b, "</file_ref>\n");
+	}
+	if (sbuf_addstr(b, "</app_version>\n"))
+		return log_error("%s: app_version xml_doc too large", v->dir);
+	return 0;
+}
+
+static int load_key(struct run *r)
+{
+	char *path;
+	int rc;
+
+	if (r->key)
+		return 0;
+	path = xasprintf("%s/code_sign_private", r->cfg.key_dir);
+	rc = crypt_load_private(path, &r->key);
+	free(path);
+	return rc;
+}
+
+static int add_version(struct run *r, const struct db_app *app, const char *dirname)
+{
+	struct version v = { 0 };
+	struct db_platform plat = { 0 };
+	struct db_app_version av = { 0 };
+	struct sbuf sig = SBUF_INIT(CRYPT_TEXT_MAX), doc = SBUF_INIT(TEMPLATE_MAX);
+	char *src;
+	size_t i;
+	int rc = -1, dbrc;
+
+	v.dirname = xstrdup(dirname);
+	v.dir = xasprintf("%s/%s/%s", r->cfg.app_dir, app->name, dirname);
+	if (parse_dirname(app->name, dirname, &v))
+		goto out;
+	dbrc = db_platform_lookup_name(r->db, v.platform, &plat);
+	if (dbrc == DB_NOT_FOUND) {
+		log_error("%s: unknown platform %s (add it to project.xml and run xadd)", v.dir,
+			  v.platform);
+		goto out;
+	}
+	if (dbrc != DB_OK)
+		goto out;
+	dbrc = db_app_version_lookup_key(r->db, app->id, plat.id, v.version_num, v.plan_class,
+					 &av);
+	if (dbrc == DB_OK) {
+		r->existing++;
+		if (!r->o.quiet)
+			printf("app version %s exists (id %" PRId64 ")\n", dirname, av.id);
+		rc = 0;
+		goto out;
+	}
+	if (dbrc != DB_NOT_FOUND)
+		goto out;
+	if (read_version_dir(&v) || load_key(r))
+		goto out;
+	for (i = 0; i < v.nfiles; i++) {
+		struct vfile *f = &v.files[i];
+
+		src = xasprintf("%s/%s", v.dir, f->name);
+		dbrc = work_stage_input(&r->cfg, src, f->name, &f->wf);
+		free(src);
+		if (dbrc)
+			goto out;
+		if (f->wf.staged) {
+			r->staged = xrealloc(r->staged, (r->nstaged + 1) * sizeof(char *));
+			r->staged[r->nstaged++] = xstrdup(f->wf.path);
+		}
+		sbuf_reset(&sig);
+		if (crypt_sign_file_key(r->key, f->wf.path, &sig))
+			goto out;
+		f->signature = xstrdup(sbuf_str(&sig));
+	}
+	if (make_xml_doc(app->name, &v, &doc))
+		goto out;
+	db_app_version_free(&av);
+	memset(&av, 0, sizeof(av));
+	av.create_time = now();
+	av.appid = app->id;
+	av.platformid = plat.id;
+	av.version_num = v.version_num;
+	av.plan_class = xstrdup(v.plan_class);
+	av.xml_doc = sbuf_detach(&doc, NULL);
+	if (db_app_version_insert(r->db, &av) != DB_OK)
+		goto out;
+	r->added++;
+	if (!r->o.quiet)
+		printf("added app version %s: %s %d %s%s%s (id %" PRId64 ")\n", dirname, app->name,
+		       v.version_num, v.platform, *v.plan_class ? " " : "", v.plan_class, av.id);
+	rc = 0;
+out:
+	sbuf_free(&sig);
+	sbuf_free(&doc);
+	db_app_version_free(&av);
+	db_platform_free(&plat);
+	version_free(&v);
+	return rc;
+}
+
+static int add_app_dir(struct run *r, const char *appname)
+{
+	struct db_app app = { 0 };
+	struct dirent **ents = NULL;
+	struct stat st;
+	char *dir = xasprintf("%s/%s", r->cfg.app_dir, appname), *path;
+	int n, i, rc = -1, dbrc;
+
+	dbrc = db_app_lookup_name(r->db, appname, &app);
+	if (dbrc == DB_NOT_FOUND) {
+		log_error("%s: unknown app %s (add it to project.xml and run xadd)", dir, appname);
+		goto out;
+	}
+	if (dbrc != DB_OK)
+		goto out;
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0) {
+		log_error("%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		path = xasprintf("%s/%s", dir, name);
+		if (rc == 0 && name[0] != '.' && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = add_version(r, &app, name);
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+out:
+	db_app_free(&app);
+	free(dir);
+	return rc;
+}
+
+static int run_all(struct run *r)
+{
+	struct dirent **ents = NULL;
+	struct stat st;
+	char *path;
+	int n, i, rc = 0;
+
+	if (r->o.app)
+		return add_app_dir(r, r->o.app);
+	n = scandir(r->cfg.app_dir, &ents, NULL, alphasort);
+	if (n < 0)
+		return log_error("%s: %s", r->cfg.app_dir, strerror(errno));
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		path = xasprintf("%s/%s", r->cfg.app_dir, name);
+		if (rc == 0 && name[0] != '.' && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = add_app_dir(r, name);
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	struct db_params dp;
+	struct work_file f = { 0 };
+	char *path = NULL;
+	size_t i;
+	int first, rc = 1;
+
+	memset(&r, 0, sizeof(r));
+	log_init("update_versions", NULL);
+	param_set_defaults(options, &r.o);
+	first = param_parse_args(options, &r.o, argc, argv);
+	if (first == -2) {
+		usage(stdout);
+		param_free(options, &r.o);
+		return 0;
+	}
+	if (first < 0)
+		goto out;
+	if (first < argc) {
+		log_error("unexpected argument %s (see --help)", argv[first]);
+		goto out;
+	}
+	if (r.o.config_dir)
+		path = xasprintf("%s/config.xml", r.o.config_dir);
+	if (config_load(&r.cfg, path, NULL, NULL))
+		goto out;
+	db_params_from_config(&dp, &r.cfg);
+	if (db_open(&r.db, &dp, 0) != DB_OK || db_begin(r.db) != DB_OK)
+		goto out;
+	if (run_all(&r) || db_commit(r.db) != DB_OK) {
+		db_rollback(r.db);
+		f.staged = true;
+		for (i = 0; i < r.nstaged; i++) {
+			f.path = r.staged[i];
+			work_unstage_input(&f);
+		}
+		goto out;
+	}
+	if (!r.o.quiet)
+		printf("%d app version%s added, %d already present\n", r.added,
+		       r.added == 1 ? "" : "s", r.existing);
+	rc = 0;
+out:
+	for (i = 0; i < r.nstaged; i++)
+		free(r.staged[i]);
+	free(r.staged);
+	if (r.key)
+		EVP_PKEY_free(r.key);
+	if (r.db)
+		db_close(r.db);
+	config_free(&r.cfg);
+	free(path);
+	param_free(options, &r.o);
+	return rc;
+}
