@@ -91,7 +91,7 @@ static int write_state(const char *path, const struct state *s)
 	return rename(tmp, path);
 }
 
-/* 0 ok, 1 no such file or empty, -1 damaged */
+/* 0 ok, 1 no such file or not a state file, -1 a damaged state file */
 static int read_state(const char *path, struct state *s)
 {
 	char magic[sizeof(STATE_MAGIC)];
@@ -104,7 +104,11 @@ static int read_state(const char *path, struct state *s)
 		return 1;
 	}
 	magic[strlen(STATE_MAGIC)] = '\0';
-	if (strcmp(magic, STATE_MAGIC) != 0 || fread(&s->step, sizeof(s->step), 1, fp) != 1 ||
+	if (strcmp(magic, STATE_MAGIC) != 0) {
+		fclose(fp);
+		return 1;       /* not a state file: plain input */
+	}
+	if (fread(&s->step, sizeof(s->step), 1, fp) != 1 ||
 	    fread(&s->nwords, sizeof(s->nwords), 1, fp) != 1 || s->nwords == 0 ||
 	    s->nwords > MAX_WORDS) {
 		fclose(fp);

@@ -393,9 +393,13 @@ static int delete_job_file(struct db *db, void *arg)
 			  jf.name, live, users);
 		rc = DB_NOT_FOUND;
 	}
-	if (rc == DB_OK && db_workunit_any_unindexed(db) == DB_OK) {
-		j->not_ready = true;
-		rc = DB_NOT_FOUND;
+	if (rc == DB_OK) {
+		/* a new workunit not indexed yet may use it: wait for the next pass */
+		rc = db_workunit_any_unindexed(db);
+		if (rc == DB_OK)
+			rc = DB_NOT_FOUND;
+		else if (rc == DB_NOT_FOUND)
+			rc = DB_OK;
 	}
 	if (rc == DB_OK && remove_input(j->ctx->cfg, jf.name) < 0) {
 		log_error("job file %s stays", jf.name);

@@ -25,6 +25,16 @@ static double num(const xmlNode *n)
 	return d;
 }
 
+/* A boolean element: <x/> or <x>1</x> is true, <x>0</x> false. */
+static bool flag(const xmlNode *n)
+{
+	char *t = xml_text(n);
+	bool v = !*t || (strcmp(t, "0") != 0 && strcmp(t, "false") != 0);
+
+	free(t);
+	return v;
+}
+
 static char *text_of(const xmlNode *n)
 {
 	return xml_text(n);
@@ -257,7 +267,7 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *r, st
 		else if (!strcmp(tag, "duration_correction_factor"))
 			r->duration_correction_factor = num(n);
 		else if (!strcmp(tag, "dont_send_work"))
-			r->dont_send_work = true;
+			r->dont_send_work = flag(n);
 		else if (!strcmp(tag, "code_sign_key"))
 			r->has_code_sign_key = true;
 		else if (!strcmp(tag, "host_info") || !strcmp(tag, "time_stats") ||

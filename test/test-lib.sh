@@ -266,3 +266,45 @@ test_free_port() {
 		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
 	done
 }
+
+# --- a project with the sample app -----------------------------------------
+
+# Start a sandbox in $TRASH_DIRECTORY/${1:-sb} (options for up follow) and
+# load its settings (PROJECT_DIR, PROJECT_URL, WSEQ_DB_*, ADMIN_AUTHENTICATOR).
+test_sandbox_up() {
+	sbdir="$TRASH_DIRECTORY/${1:-sb}"
+	shift
+	test_atexit "wseq_sandbox down '$sbdir'"
+	wseq_sandbox up "$sbdir" "$@" 2>"$sbdir.log" || { cat "$sbdir.log" >&2; return 1; }
+	eval "$(wseq_sandbox env "$sbdir")"
+	WSEQ_PROJECT_DIR="$PROJECT_DIR"
+	export WSEQ_PROJECT_DIR
+}
+
+# Register the sample BOINC app (wseq_sample 1.00 for x86_64 Linux, its
+# standard templates) in $PROJECT_DIR with xadd and update_versions.
+test_setup_sample_app() {
+	platform=x86_64-pc-linux-gnu
+	vdir="$PROJECT_DIR/apps/wseq_sample/wseq_sample_1.00_$platform"
+	mkdir -p "$vdir" &&
+	cp "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" "$vdir/wseq_sample_1.00_$platform" &&
+	cat >"$PROJECT_DIR/project.xml" <<-EOT &&
+	<boinc>
+	  <app><name>wseq_sample</name><user_friendly_name>wseq sample</user_friendly_name></app>
+	  <platform><name>$platform</name><user_friendly_name>Linux x86_64</user_friendly_name></platform>
+	</boinc>
+	EOT
+	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_in" "$WSEQ_SRCDIR/apps/templates/wseq_sample_out" \
+		"$PROJECT_DIR/templates/" &&
+	(cd "$PROJECT_DIR" && bin/xadd && bin/update_versions) >"$TRASH_DIRECTORY/setup_app.log" 2>&1
+}
+
+# Run a project program from the project directory.
+test_project() {
+	(cd "$PROJECT_DIR" && "$@")
+}
+
+# One value from the project database.
+test_sql_value() {
+	test_sql "$WSEQ_DB_NAME" -e "$1"
+}

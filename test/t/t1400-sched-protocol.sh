@@ -3,10 +3,7 @@ test_description='the scheduler CGI speaks the BOINC scheduler RPC; bad requests
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 SB="$TRASH_DIRECTORY/sb"
-test_atexit "wseq_sandbox down '$SB'"
-wseq_sandbox up --no-daemons "$SB" 2>sb.log || { cat sb.log; exit 1; }
-eval "$(wseq_sandbox env "$SB")"
-export WSEQ_PROJECT_DIR="$PROJECT_DIR"
+test_sandbox_up sb --no-daemons || exit 1
 SCHED="${PROJECT_URL%wseq/}wseq_cgi/cgi"
 PLATFORM=x86_64-pc-linux-gnu
 
@@ -58,17 +55,7 @@ checksum() {
 }
 
 test_expect_success 'set up an app, a version and three jobs' '
-	mkdir -p "$PROJECT_DIR/apps/wseq_sample/wseq_sample_1.00_$PLATFORM" &&
-	cp "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" "$PROJECT_DIR/apps/wseq_sample/wseq_sample_1.00_$PLATFORM/wseq_sample_1.00_$PLATFORM" &&
-	cat >"$PROJECT_DIR/project.xml" <<-EOT &&
-	<boinc>
-	  <app><name>wseq_sample</name><user_friendly_name>wseq sample</user_friendly_name></app>
-	  <platform><name>$PLATFORM</name><user_friendly_name>Linux x86_64</user_friendly_name></platform>
-	</boinc>
-	EOT
-	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_in" "$PROJECT_DIR/templates/wseq_sample_in" &&
-	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_out" "$PROJECT_DIR/templates/wseq_sample_out" &&
-	(cd "$PROJECT_DIR" && bin/xadd && bin/update_versions) >setup.log 2>&1 &&
+	test_setup_sample_app &&
 	for i in 1 2 3; do echo "input $i" >in$i; done &&
 	(cd "$PROJECT_DIR" && for i in 1 2 3; do
 		bin/create_work --appname wseq_sample --wu_name job$i --min_quorum 1 --target_nresults 1 \
