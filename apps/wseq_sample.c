@@ -16,7 +16,9 @@
  * For validator tests a client can be told to lie: if the file
  * wseq_corrupt exists in the BOINC client's data directory (../../ from the
  * slot), the outputs of every job whose workunit name contains one of its
- * lines (or of every job, if it is empty) get one byte flipped.
+ * lines (or of every job, if it is empty) get one byte flipped. A client
+ * can be made slow: the file wseq_slow there holds milliseconds to sleep
+ * per step (it adds to --step_ms).
  */
 #include <boinc/boinc_api.h>
 
@@ -236,6 +238,15 @@ int main(int argc, char **argv)
 	if (steps < 0 || words < 1 || words > MAX_WORDS || step_ms < 0) {
 		fprintf(stderr, "wseq_sample: bad arguments\n");
 		return 2;
+	}
+	{
+		FILE *sp = fopen("../../wseq_slow", "r");
+		long extra = 0;
+		if (sp) {
+			if (fscanf(sp, "%ld", &extra) == 1 && extra > 0)
+				step_ms += extra;
+			fclose(sp);
+		}
 	}
 	r = boinc_init();
 	if (r) {
