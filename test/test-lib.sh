@@ -149,7 +149,8 @@ test_wait_for() {
 test_mariadb_up() {
 	dir="$TRASH_DIRECTORY/${1:-db}"
 	wseq_sandbox up --db-only "$dir" >"$dir.up.log" 2>&1 || {
-		cat "$dir.up.log" >&2
+		say "wseq_sandbox up --db-only failed:"
+		sed -e 's/^/#   /' "$dir.up.log"
 		return 1
 	}
 	test_atexit "wseq_sandbox down '$dir'"
@@ -164,107 +165,34 @@ test_sql() {
 
 # --- real BOINC clients ----------------------------------------------------
 
-# Start a private BOINC client (Debian's boinc-client) with its data in
-# $TRASH_DIRECTORY/$1 and a GUI RPC port of its own; it is stopped at exit.
-# Its settings suit tests: results reported at once, no CPU throttling,
-# short retry delays, a small work buffer.
+# Start a private BOINC client (tools/wseq_client) with its data in
+# $TRASH_DIRECTORY/$1; it is stopped at exit.
 test_boinc_client_up() {
-	name=$1
-	dir="$TRASH_DIRECTORY/$name"
-	port=$(test_free_port)
-	mkdir -p "$dir" || return 1
-	echo "wseq-test" >"$dir/gui_rpc_auth.cfg"
-	cat >"$dir/cc_config.xml" <<-EOT
-	<cc_config>
-	  <log_flags>
-	    <sched_op_debug>1</sched_op_debug>
-	    <file_xfer_debug>1</file_xfer_debug>
-	    <task_debug>1</task_debug>
-	    <unparsed_xml>1</unparsed_xml>
-	  </log_flags>
-	  <options>
-	    <report_results_immediately>1</report_results_immediately>
-	    <no_gpus>1</no_gpus>
-	    <no_alt_platform>1</no_alt_platform>
-	  </options>
-	</cc_config>
-	EOT
-	cat >"$dir/global_prefs_override.xml" <<-EOT
-	<global_preferences>
-	  <run_on_batteries>1</run_on_batteries>
-	  <run_if_user_active>1</run_if_user_active>
-	  <run_gpu_if_user_active>1</run_gpu_if_user_active>
-	  <suspend_cpu_usage>0</suspend_cpu_usage>
-	  <cpu_usage_limit>100</cpu_usage_limit>
-	  <max_ncpus_pct>100</max_ncpus_pct>
-	  <work_buf_min_days>0.01</work_buf_min_days>
-	  <work_buf_additional_days>0.01</work_buf_additional_days>
-	  <disk_min_free_gb>0.1</disk_min_free_gb>
-	</global_preferences>
-	EOT
-	(cd "$dir" && setsid boinc --dir "$dir" --gui_rpc_port "$port" --skip_cpu_benchmarks \
-		--no_gpus --no_info_fetch --allow_multiple_clients \
-		--sched_retry_delay_min 5 --sched_retry_delay_max 20 \
-		--pers_retry_delay_min 5 --pers_retry_delay_max 20 --retry_cap 20 \
-		</dev/null >"$dir/client.log" 2>&1 & echo $! >"$dir/client.pid")
-	echo "$port" >"$dir/client.port"
-	test_atexit "test_boinc_client_down '$name'"
-	test_wait_for 30 boinccmd --host "127.0.0.1:$port" --passwd wseq-test --get_cc_status || {
-		cat "$dir/client.log" >&2
-		return 1
-	}
+	test_atexit "wseq_client down '$TRASH_DIRECTORY/$1'"
+	wseq_client up "$TRASH_DIRECTORY/$1"
 }
 
 # boinccmd against the named client
 test_boinccmd() {
 	name=$1; shift
-	boinccmd --host "127.0.0.1:$(cat "$TRASH_DIRECTORY/$name/client.port")" --passwd wseq-test "$@"
+	wseq_client cmd "$TRASH_DIRECTORY/$name" "$@"
 }
 
 test_boinc_client_down() {
-	name=$1
-	dir="$TRASH_DIRECTORY/$name"
-	[ -f "$dir/client.pid" ] || return 0
-	test_boinccmd "$name" --quit >/dev/null 2>&1
-	pid=$(cat "$dir/client.pid")
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-	kill -9 "$pid" 2>/dev/null
-	test_kill_slot_apps "$dir"
-	rm -f "$dir/client.pid"
-	return 0
-}
-
-# Kill the applications a client started (their working directory is one of its slots).
-test_kill_slot_apps() {
-	for p in /proc/[0-9]*; do
-		case "$(readlink "$p/cwd" 2>/dev/null)" in
-		"$1"/slots/*) kill -9 "${p#/proc/}" 2>/dev/null ;;
-		esac
-	done
+	wseq_client down "$TRASH_DIRECTORY/$1"
 }
 
 # Kill the client at once (no clean exit), and the jobs it runs.
 test_boinc_client_kill() {
-	dir="$TRASH_DIRECTORY/$1"
-	kill -9 "$(cat "$dir/client.pid")" 2>/dev/null
-	test_kill_slot_apps "$dir"
-	rm -f "$dir/client.pid"
+	wseq_client kill "$TRASH_DIRECTORY/$1"
 }
 
 test_boinc_attach() {
-	test_boinccmd "$1" --project_attach "$2" "$3"
+	wseq_client attach "$TRASH_DIRECTORY/$1" "$2" "$3"
 }
 
 test_boinc_update() {
-	test_boinccmd "$1" --project "$2" update
-}
-
-test_free_port() {
-	while :; do
-		p=$(( 20000 + $(od -An -tu2 -N2 /dev/urandom | tr -d ' ') % 30000 ))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
-	done
+	wseq_client update "$TRASH_DIRECTORY/$1" "$2"
 }
 
 # --- a project with the sample app -----------------------------------------
@@ -275,7 +203,11 @@ test_sandbox_up() {
 	sbdir="$TRASH_DIRECTORY/${1:-sb}"
 	shift
 	test_atexit "wseq_sandbox down '$sbdir'"
-	wseq_sandbox up "$sbdir" "$@" 2>"$sbdir.log" || { cat "$sbdir.log" >&2; return 1; }
+	wseq_sandbox up "$sbdir" "$@" 2>"$sbdir.log" || {
+		say "wseq_sandbox up failed:"
+		sed -e 's/^/#   /' "$sbdir.log"
+		return 1
+	}
 	eval "$(wseq_sandbox env "$sbdir")"
 	WSEQ_PROJECT_DIR="$PROJECT_DIR"
 	export WSEQ_PROJECT_DIR

@@ -17,6 +17,8 @@ usage: $prog [options]
   -c N          RPCs run through the CGI program directly (default: 300; 0: skip)
   -p N          hosts at once in the concurrency run (default: 2; 0 or 1: skip)
   -m N          RPCs per host in the concurrency run (default: 300)
+  -s SQL        run SQL on the filled database before measuring (to try an
+                index or a setting: -s 'alter table result add key ...')
   -d DIR        sandbox directory (default: \$WSEQ_BUILDDIR/test/trash.bench-sched_rpc)
   -k            keep the sandbox running at the end (stop it with wseq_sandbox down DIR)
   -h            this text
@@ -25,11 +27,11 @@ exists, else _build); WSEQ_SRCDIR, the source tree (default: this script's).
 EOT
 }
 
-N=1000 UNSENT=100000 NCGI=300 NPAR=2 MPAR=300 DIR= KEEP=0
-while getopts n:u:c:p:m:d:kh opt; do
+N=1000 UNSENT=100000 NCGI=300 NPAR=2 MPAR=300 DIR= KEEP=0 EXTRA_SQL=
+while getopts n:u:c:p:m:s:d:kh opt; do
 	case $opt in
 	n) N=$OPTARG ;; u) UNSENT=$OPTARG ;; c) NCGI=$OPTARG ;;
-	p) NPAR=$OPTARG ;; m) MPAR=$OPTARG ;; d) DIR=$OPTARG ;; k) KEEP=1 ;;
+	p) NPAR=$OPTARG ;; m) MPAR=$OPTARG ;; s) EXTRA_SQL=$OPTARG ;; d) DIR=$OPTARG ;; k) KEEP=1 ;;
 	h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
 	esac
 done
@@ -167,6 +169,10 @@ fill_secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }
 nwu=$(sql -e "select count(*) from workunit")
 nunsent=$(sql -e "select count(*) from result where server_state=2")
 [ "$nunsent" = "$UNSENT" ] || die "$nunsent unsent results, not $UNSENT"
+if [ -n "$EXTRA_SQL" ]; then
+	say "running: $EXTRA_SQL"
+	sql -e "$EXTRA_SQL" || die "the SQL of -s failed"
+fi
 
 # --- a simulated host --------------------------------------------------------
 
@@ -343,7 +349,8 @@ machine:   $(nproc) CPUs, $cpu; $(mariadb --version | sed 's/.*Distrib \([^,]*\)
 build:     $WSEQ_BUILDDIR: $build
 database:  $nwu workunits, $(sql -e "select group_concat(concat(c, ' in state ', server_state) separator ', ')
 	from (select server_state, count(*) c from result group by server_state) s") (results; $UNSENT unsent at the start, made in ${fill_secs} s)
-one RPC:   report 1 result (state 5, exit 0), ask 1 s of work, get 1 job; HTTP/1.0, a connection each
+${EXTRA_SQL:+extra SQL: $EXTRA_SQL
+}one RPC:   report 1 result (state 5, exit 0), ask 1 s of work, get 1 job; HTTP/1.0, a connection each
 
                                    RPCs  median     p90     p99     max    mean (ms)
 EOT
