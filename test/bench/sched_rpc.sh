@@ -143,21 +143,26 @@ fill_db() {
 			from bench_digit a, bench_digit b, bench_digit c, bench_digit d, bench_digit e, bench_digit f
 			having n <= $copies"
 	fi
+	# The templates are copied to temporary tables first: an INSERT that
+	# selects from its own table buffers the whole SELECT in a temporary file.
 	sql -e "
 		create temporary table bench_tpl as
 			select row_number() over (order by w.id) - 1 as k, w.id as wuid, w.name as wuname,
 				r.id as resid, r.name as resname
 			from workunit w join result r on r.workunitid = w.id
 			where w.name like 'bench_' and r.server_state = 2;
+		create temporary table bench_wu as select * from workunit where id in (select wuid from bench_tpl);
+		create temporary table bench_res as select * from result where id in (select resid from bench_tpl);
 		insert into workunit (name, xml_doc, $wcols)
 			select concat(t.wuname, '_c', s.n), replace(w.xml_doc, t.wuname, concat(t.wuname, '_c', s.n)),
 				$(echo "$wcols" | sed 's/[a-z0-9_]\+/w.&/g')
-			from ($nums) s join bench_tpl t on t.k = s.n % $NREAL join workunit w on w.id = t.wuid;
+			from ($nums) s join bench_tpl t on t.k = s.n % $NREAL join bench_wu w on w.id = t.wuid;
 		insert into result (name, workunitid, xml_doc_in, $rcols)
 			select concat(w.name, '_0'), w.id, replace(r.xml_doc_in, t.resname, concat(w.name, '_0')),
 				$(echo "$rcols" | sed 's/[a-z0-9_]\+/r.&/g')
 			from workunit w join bench_tpl t on w.name like concat(t.wuname, '\\_c%')
-				join result r on r.id = t.resid;
+				join bench_res r on r.id = t.resid;
+		drop table if exists bench_digit;
 		analyze table workunit, result;" >/dev/null
 }
 
