@@ -279,7 +279,9 @@ CREATE TABLE `result` (
     PRIMARY KEY (id),
     UNIQUE KEY res_name (name),
     KEY res_wuid (workunitid),
-    KEY ind_res_st (server_state, priority),
+    -- DESC on priority so the scheduler's "ORDER BY priority DESC, id" reads the
+    -- index in order instead of sorting every unsent result (MariaDB >= 10.8)
+    KEY ind_res_st (server_state, priority DESC, id),
     KEY res_app_state (appid, server_state),
     KEY res_deadline (server_state, report_deadline),
     KEY res_filedel (file_delete_state),
@@ -447,4 +449,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (2, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (3, UNIX_TIMESTAMP(), 'schema.sql');

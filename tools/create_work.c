@@ -367,10 +367,10 @@ static int check_line_options(char **argv, int argc, long lineno)
 static int run_stdin(struct tool *tl)
 {
 	struct sbuf line = SBUF_INIT(1 << 20);
-	char buf[8192], **argv, *base = tl->o.wu_name ? xstrdup(tl->o.wu_name) :
+	char buf[8192], **argv = NULL, *base = tl->o.wu_name ? xstrdup(tl->o.wu_name) :
 		xasprintf("%s_%d_%.0f", tl->o.appname, (int)getpid(), dnow() * 1e6);
 	long lineno = 0;
-	int argc, first = 0, rc = 0;
+	int argc = 0, first = 0, rc = 0;
 	bool eol = true;
 
 	while (rc == 0) {

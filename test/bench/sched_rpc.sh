@@ -78,6 +78,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+commit=$(git -C "$WSEQ_SRCDIR" rev-parse --short HEAD 2>/dev/null || echo '?')
 say "build $WSEQ_BUILDDIR: $build"
 say "starting the sandbox in $SB"
 wseq_sandbox up "$SB" --no-daemons 2>"$DIR/sandbox.log" || { cat "$DIR/sandbox.log" >&2; exit 1; }
@@ -349,7 +350,7 @@ fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 cat <<EOT
 
-scheduler RPC benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$WSEQ_SRCDIR" rev-parse --short HEAD 2>/dev/null || echo '?')
+scheduler RPC benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), source at commit $commit
 machine:   $(nproc) CPUs, $cpu; $(mariadb --version | sed 's/.*Distrib \([^,]*\),.*/MariaDB \1/')
 build:     $WSEQ_BUILDDIR: $build
 database:  $nwu workunits, $(sql -e "select group_concat(concat(c, ' in state ', server_state) separator ', ')
