@@ -133,7 +133,9 @@ static int assimilate_canonical(const struct daemon_ctx *ctx, const struct db_wo
 		const char *as = l.f[i].open_name && *l.f[i].open_name ? l.f[i].open_name : l.f[i].name;
 		struct sbuf src = SBUF_INIT(PATH_MAX);
 
-		if (!dirhier_name_ok(as)) {
+		if (!l.f[i].upload && !l.f[i].reported) {
+			/* kept on the host (a sequence's state between uploads): nothing to copy */
+		} else if (!dirhier_name_ok(as)) {
 			rc = log_error("[WU %s] refusing output name \"%s\"", wu->name, as);
 		} else if (dirhier_path(l.f[i].name, ctx->cfg->upload_dir,
 					ctx->cfg->uldl_dir_fanout, false, &src) < 0) {

@@ -109,6 +109,18 @@ static void output_info(xmlNode *fi, void *arg)
 	free(name);
 }
 
+/* An output whose file_info has a URL is uploaded: the server should have it. */
+static void output_upload(xmlNode *fi, void *arg)
+{
+	struct job_filelist *l = arg;
+	char *name = xml_child_text(fi, "name");
+	struct job_fileref *f = name ? find(l, name) : NULL;
+
+	if (f)
+		f->upload = xml_child(fi, "url") || xml_child(fi, "upload_url");
+	free(name);
+}
+
 static void reported_info(xmlNode *fi, void *arg)
 {
 	struct job_filelist *l = arg;
@@ -146,6 +158,7 @@ int filelist_result_outputs(const struct db_result *r, struct job_filelist *out)
 		walk(res, "file_ref", output_ref, out);
 	if (out->n == 0)
 		walk(root, "file_info", output_info, out);
+	walk(root, "file_info", output_upload, out);
 	xmlFreeDoc(in);
 	if (r->xml_doc_out && *r->xml_doc_out) {
 		rep = parse_fragment(r->xml_doc_out, r->name);

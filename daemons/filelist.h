@@ -19,6 +19,8 @@ struct job_fileref {
 	char *open_name;        /* the app's name for an output (NULL if none) */
 	bool no_delete;         /* input: <no_delete/> in its file_info */
 	bool reported;          /* output: in xml_doc_out */
+	bool upload;            /* output: its file_info has an upload URL (the server gets it);
+				 * sticky-only state files of sequences and unuploaded answers do not */
 	char md5[MD5_HEX_LEN + 1];      /* output: reported md5_cksum ("" if none) */
 	double nbytes;          /* output: reported nbytes */
 };

@@ -118,10 +118,14 @@ static int vresult_load(const struct project_config *cfg, const struct db_result
 		return 1;       /* unreadable XML will not mend */
 	vr->files = xcalloc(l.n + 1, sizeof(*vr->files));
 	for (i = 0; i < l.n && rc == 0; i++) {
-		struct vfile *f = &vr->files[vr->nfiles++];
+		struct vfile *f;
 		struct sbuf path = SBUF_INIT(PATH_MAX);
 		struct stat st;
 
+		/* Compared are the files the server gets; a file kept on the host is not. */
+		if (!l.f[i].upload && !l.f[i].reported)
+			continue;
+		f = &vr->files[vr->nfiles++];
 		f->name = xstrdup(l.f[i].name);
 		f->open_name = l.f[i].open_name ? xstrdup(l.f[i].open_name) : NULL;
 		if (dirhier_path(f->name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &path) < 0) {

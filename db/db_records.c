@@ -327,6 +327,7 @@ static const struct db_column sequence_cols[] = {
 	COL(sequence, delay_bound, DB_T_INT, 0),
 	COL(sequence, priority, DB_T_INT, 0),
 	COL(sequence, opaque, DB_T_DOUBLE, 0),
+	COL(sequence, command_line, DB_T_STR, 0),
 	COL(sequence, mod_time, DB_T_I64, DB_COL_MODTIME),
 };
 const struct db_table db_sequence_table = TABLE(sequence);

@@ -409,6 +409,7 @@ struct db_sequence {
 	int delay_bound;
 	int priority;
 	double opaque;
+	char *command_line;             /* every segment's (the app's arguments) */
 	int64_t mod_time;               /* read-only */
 };
 

@@ -46,3 +46,83 @@ int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n)
 
 	return db_select_i64(db, dbq_result_host_count.sql, v, ARRAY_SIZE(v), n);
 }
+
+const struct db_query dbq_result_activate = {
+	"result_activate", NULL,
+	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, report_deadline=?, "
+	"app_version_id=?, app_version_num=? WHERE id=? AND server_state=1", "iiiiiii"
+};
+const struct db_query dbq_seq_advance = {
+	"seq_advance", NULL,
+	"UPDATE sequence SET first_unsent_seqno=? WHERE id=? AND hostid=? AND first_unsent_seqno=?",
+	"iiii"
+};
+const struct db_query dbq_seq_deassign = {
+	"seq_deassign", NULL,
+	"UPDATE sequence SET hostid=0, need_relocate=? WHERE id=? AND hostid=?", "iii"
+};
+const struct db_query dbq_seq_state_uploaded = {
+	"seq_state_uploaded", NULL,
+	"UPDATE sequence SET last_state_seqno=GREATEST(last_state_seqno, ?) WHERE id=? AND branch=?",
+	"iii"
+};
+const struct db_query dbq_seq_end = {
+	"seq_end", NULL, "UPDATE sequence SET state=? WHERE id=? AND state=0", "ii"
+};
+const struct db_query dbq_seq_file_uploaded = {
+	"seq_file_uploaded", NULL,
+	"UPDATE seq_file SET uploaded=1, nbytes=?, md5_cksum=?, upload_time=? WHERE name=?", "dsis"
+};
+
+static int exec_matched(struct db *db, const struct db_query *q, const struct db_val *v, size_t n)
+{
+	int64_t matched = 0;
+	int rc = db_query_exec(db, q, v, n, &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
+int db_result_activate(struct db *db, const struct db_result *r)
+{
+	struct db_val v[] = { DBV_INT(r->hostid), DBV_INT(r->userid), DBV_INT(r->sent_time),
+			      DBV_INT(r->report_deadline), DBV_INT(r->app_version_id),
+			      DBV_INT(r->app_version_num), DBV_INT(r->id) };
+
+	return exec_matched(db, &dbq_result_activate, v, ARRAY_SIZE(v));
+}
+
+int db_sequence_advance(struct db *db, int64_t seq_id, int64_t hostid, int from, int to)
+{
+	struct db_val v[] = { DBV_INT(to), DBV_INT(seq_id), DBV_INT(hostid), DBV_INT(from) };
+
+	return exec_matched(db, &dbq_seq_advance, v, ARRAY_SIZE(v));
+}
+
+int db_sequence_deassign(struct db *db, int64_t seq_id, int64_t hostid, int reason)
+{
+	struct db_val v[] = { DBV_INT(reason), DBV_INT(seq_id), DBV_INT(hostid) };
+
+	return exec_matched(db, &dbq_seq_deassign, v, ARRAY_SIZE(v));
+}
+
+int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int seqno)
+{
+	struct db_val v[] = { DBV_INT(seqno), DBV_INT(seq_id), DBV_INT(branch) };
+
+	return exec_matched(db, &dbq_seq_state_uploaded, v, ARRAY_SIZE(v));
+}
+
+int db_sequence_end(struct db *db, int64_t seq_id, int state)
+{
+	struct db_val v[] = { DBV_INT(state), DBV_INT(seq_id) };
+
+	return exec_matched(db, &dbq_seq_end, v, ARRAY_SIZE(v));
+}
+
+int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
+			     int64_t t)
+{
+	struct db_val v[] = { DBV_DBL(nbytes), DBV_STR(md5), DBV_INT(t), DBV_STR(name) };
+
+	return exec_matched(db, &dbq_seq_file_uploaded, v, ARRAY_SIZE(v));
+}

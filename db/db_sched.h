@@ -28,3 +28,20 @@ int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
 
 #endif
+
+/* ---- work sequences (db_sched.c) ---- */
+extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deassign,
+	dbq_seq_state_uploaded, dbq_seq_end, dbq_seq_file_uploaded;
+
+/* Send inactive segment result r->id (fields as for db_result_claim_unsent). */
+int db_result_activate(struct db *db, const struct db_result *r);
+/* first_unsent_seqno from..to, if the sequence is still on hostid at from. */
+int db_sequence_advance(struct db *db, int64_t seq_id, int64_t hostid, int from, int to);
+/* Take the sequence from hostid, asking for relocation for reason (0: none). */
+int db_sequence_deassign(struct db *db, int64_t seq_id, int64_t hostid, int reason);
+/* The state of segment seqno of the live branch is on the server. */
+int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int seqno);
+/* The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR). */
+int db_sequence_end(struct db *db, int64_t seq_id, int state);
+int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
+			     int64_t t);

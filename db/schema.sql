@@ -392,6 +392,7 @@ CREATE TABLE `sequence` (
     delay_bound         INT NOT NULL DEFAULT 0,
     priority            INT NOT NULL DEFAULT 0,
     opaque              DOUBLE NOT NULL DEFAULT 0,
+    command_line        VARCHAR(254) NOT NULL DEFAULT '',  -- every segment's
     mod_time            TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
     PRIMARY KEY (id),
     UNIQUE KEY seq_name (name),
@@ -449,4 +450,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (3, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (4, UNIX_TIMESTAMP(), 'schema.sql');

@@ -137,6 +137,8 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 				rc = db_workunit_touch_transition(ctx->db, res.workunitid, now());
 				if (rc == DB_NOT_FOUND)
 					rc = DB_OK;
+				if (rc == DB_OK && res.seq_id)
+					rc = sched_seq_reported(ctx, &res, rr, ok);
 				log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, rr->name,
 					 ok ? "success" : "error", rr->state, rr->exit_status);
 			}
@@ -184,9 +186,13 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		       "Invalid or missing account key. To fix, remove and add this project.");
 		rc = DB_OK;
 	} else if (rc == DB_OK && !req->dont_send_work) {
+		double seconds = 0;
+
 		rc = sched_apps_load(ctx->db, apps);
 		if (rc == DB_OK)
-			rc = sched_send_work(ctx, req, &host, apps, reply);
+			rc = sched_seq_work(ctx, req, &host, apps, reply, &seconds);
+		if (rc == DB_OK)
+			rc = sched_send_work(ctx, req, &host, apps, reply, seconds);
 		/* Work not sent is not an error the client must see: it asks again later. */
 		if (rc != DB_OK)
 			log_error("host %" PRId64 ": sending work failed: %s", host.id, db_error(ctx->db));

@@ -26,10 +26,37 @@ const struct db_app_version *sched_best_version(const struct sched_apps *a, int6
 						 const struct sched_request *req,
 						 const char **platform);
 
-/* Add jobs to the reply as the request asks (sched_send.c). */
+/*
+ * Add ordinary jobs to the reply until the request's seconds of work are
+ * covered; seconds is what the reply already carries (sched_send.c).
+ */
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct sched_reply *reply);
+		    struct sched_reply *reply, double seconds);
+/* Fill r's sending fields (host, times, deadline, app version). */
+void sched_result_assign(const struct db_host *host, const struct db_app_version *av,
+			 const struct db_workunit *wu, struct db_result *r);
+/*
+ * Add a claimed result and its workunit to the reply (taking their strings)
+ * and move the workunit's transition time to the deadline.
+ */
+int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
+		     const struct db_app *app, const struct db_app_version *av, const char *platform,
+		     struct db_result *r, struct db_workunit *wu, struct sched_reply *reply,
+		     double *seconds);
+
+/*
+ * Work sequences (sched_seq.c): check the host's sequences against the
+ * sticky files it lists (abort and delete what it should no longer hold),
+ * top up its segments to the high-water mark, assign it a sequence if it has
+ * none; *seconds gets the work sent.
+ */
+int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
+		   const struct db_host *host, const struct sched_apps *apps,
+		   struct sched_reply *reply, double *seconds);
+/* A segment's result was reported: record its files and the sequence's progress. */
+int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
+		       const struct sched_result_report *rr, bool ok);
 
 /* Copy the figures a request reports (host_info etc.) onto a host record (sched_request.c). */
 void sched_host_copy_figures(struct db_host *dst, const struct db_host *src);

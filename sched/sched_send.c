@@ -134,75 +134,87 @@ static bool in_reply(const struct sched_reply *reply, int64_t wuid)
 	return false;
 }
 
-/* Can this host take result r now? Fills the job when it can. */
-static int consider(const struct sched_ctx *ctx, const struct sched_request *req,
-		    const struct db_host *host, const struct sched_apps *apps,
-		    struct db_result *r, struct sched_reply *reply, double *seconds)
+int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
+		     const struct db_app *app, const struct db_app_version *av, const char *platform,
+		     struct db_result *r, struct db_workunit *wu, struct sched_reply *reply,
+		     double *seconds)
 {
 	struct sched_job job = { 0 };
-	const char *platform = NULL;
-	int64_t sent_here = 0;
-	double flops;
-	int rc;
+	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
+	int rc = db_workunit_touch_transition(ctx->db, wu->id, r->report_deadline);
 
-	job.app = sched_app_by_id(apps, r->appid);
-	job.av = job.app ? sched_best_version(apps, r->appid, req, &platform) : NULL;
-	if (!job.av || in_reply(reply, r->workunitid))
-		return DB_NOT_FOUND;
-	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &job.wu);
-	if (rc != DB_OK)
-		goto skip;
-	rc = DB_NOT_FOUND;
-	if (job.wu.error_mask || job.wu.canonical_resultid)
-		goto skip;
-	if (host->m_nbytes > 0 && job.wu.rsc_memory_bound > host->m_nbytes)
-		goto skip;
-	if (host->d_free > 0 && job.wu.rsc_disk_bound > host->d_free)
-		goto skip;
-	rc = db_result_count_wu_host(ctx->db, job.wu.id, host->id, &sent_here);
-	if (rc != DB_OK || sent_here > 0) {
-		rc = rc == DB_OK ? DB_NOT_FOUND : rc;
-		goto skip;
-	}
-	r->hostid = host->id;
-	r->userid = host->userid;
-	r->sent_time = now();
-	r->report_deadline = r->sent_time + (int64_t)job.wu.delay_bound;
-	r->app_version_id = job.av->id;
-	r->app_version_num = job.av->version_num;
-	rc = db_result_claim_unsent(ctx->db, r);
-	if (rc != DB_OK)
-		goto skip;
-	rc = db_workunit_touch_transition(ctx->db, job.wu.id, r->report_deadline);
-	if (rc == DB_NOT_FOUND)
-		rc = DB_OK;
-	if (rc != DB_OK)
-		goto skip;
-	job.result = *r;
-	memset(r, 0, sizeof(*r));
+	if (rc != DB_OK && rc != DB_NOT_FOUND)
+		return rc;
+	job.app = app;
+	job.av = av;
 	job.platform = platform;
-	flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
+	job.result = *r;
+	job.wu = *wu;
+	memset(r, 0, sizeof(*r));
+	memset(wu, 0, sizeof(*wu));
 	*seconds += job.wu.rsc_fpops_est / flops;
 	reply->jobs = xrealloc(reply->jobs, (reply->njobs + 1) * sizeof(*reply->jobs));
 	reply->jobs[reply->njobs++] = job;
 	return DB_OK;
-skip:
-	db_workunit_free(&job.wu);
+}
+
+void sched_result_assign(const struct db_host *host, const struct db_app_version *av,
+			 const struct db_workunit *wu, struct db_result *r)
+{
+	r->hostid = host->id;
+	r->userid = host->userid;
+	r->sent_time = now();
+	r->report_deadline = r->sent_time + (int64_t)wu->delay_bound;
+	r->app_version_id = av->id;
+	r->app_version_num = av->version_num;
+}
+
+/* Can this host take result r now? Claims it and adds the job when it can. */
+static int consider(const struct sched_ctx *ctx, const struct sched_request *req,
+		    const struct db_host *host, const struct sched_apps *apps,
+		    struct db_result *r, struct sched_reply *reply, double *seconds)
+{
+	struct db_workunit wu = { 0 };
+	const struct db_app *app = sched_app_by_id(apps, r->appid);
+	const struct db_app_version *av = NULL;
+	const char *platform = NULL;
+	int64_t sent_here = 0;
+	int rc;
+
+	if (app)
+		av = sched_best_version(apps, r->appid, req, &platform);
+	if (!av || in_reply(reply, r->workunitid))
+		return DB_NOT_FOUND;
+	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
+	if (rc == DB_OK && (wu.error_mask || wu.canonical_resultid ||
+			    (host->m_nbytes > 0 && wu.rsc_memory_bound > host->m_nbytes) ||
+			    (host->d_free > 0 && wu.rsc_disk_bound > host->d_free)))
+		rc = DB_NOT_FOUND;
+	if (rc == DB_OK)
+		rc = db_result_count_wu_host(ctx->db, wu.id, host->id, &sent_here);
+	if (rc == DB_OK && sent_here > 0)
+		rc = DB_NOT_FOUND;
+	if (rc == DB_OK) {
+		sched_result_assign(host, av, &wu, r);
+		rc = db_result_claim_unsent(ctx->db, r);
+	}
+	if (rc == DB_OK)
+		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds);
+	db_workunit_free(&wu);
 	return rc;
 }
 
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct sched_reply *reply)
+		    struct sched_reply *reply, double seconds)
 {
 	struct candidates c = { NULL, 0 };
 	double want = req->work_req_seconds > req->cpu_req_secs ? req->work_req_seconds : req->cpu_req_secs;
-	double seconds = 0;
 	long max_jobs = ctx->cfg->max_wus_to_send;
 	size_t i;
 	int rc = DB_OK;
 
-	if (want <= 0 && req->cpu_req_instances <= 0)
+	if ((want <= 0 && req->cpu_req_instances <= 0) || (reply->njobs > 0 && seconds >= want))
 		return DB_OK;
 	if (ctx->set->max_wus_in_progress > 0) {
 		int64_t busy = 0;

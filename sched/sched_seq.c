@@ -1,0 +1,343 @@
+/*
+ * Work sequences in the scheduler (doc/sequences-design.md): every RPC the
+ * host's sticky files are checked against the sequences assigned to it --
+ * files of sequences it no longer holds (ended, relocated, dead branches,
+ * states no segment needs any more) are deleted and their segments aborted;
+ * a sequence whose state the host lost is taken from it -- then its
+ * segments are topped up to the high-water mark, and a host without a
+ * sequence may get an unassigned one it is fast enough for.
+ */
+#include "sched_policy.h"
+#include "db_sched.h"
+#include "log.h"
+#include "sequence.h"
+#include "wtime.h"
+
+/* The sequences assigned to the host, and its in-progress segments. */
+struct host_seqs {
+	struct db_sequence *s;
+	size_t n;
+	struct db_result *inprog;       /* this host's in-progress segment results */
+	size_t ninprog;
+};
+
+static int take_seq(struct db_sequence *r, void *arg)
+{
+	struct host_seqs *h = arg;
+
+	h->s = xrealloc(h->s, (h->n + 1) * sizeof(*h->s));
+	h->s[h->n++] = *r;
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+static int take_inprog(struct db_result *r, void *arg)
+{
+	struct host_seqs *h = arg;
+
+	if (!r->seq_id)
+		return 0;
+	h->inprog = xrealloc(h->inprog, (h->ninprog + 1) * sizeof(*h->inprog));
+	h->inprog[h->ninprog++] = *r;
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+static void host_seqs_free(struct host_seqs *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		db_sequence_free(&h->s[i]);
+	for (i = 0; i < h->ninprog; i++)
+		db_result_free(&h->inprog[i]);
+	free(h->s);
+	free(h->inprog);
+}
+
+static struct db_sequence *held(struct host_seqs *h, int64_t seq_id)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->s[i].id == seq_id)
+			return &h->s[i];
+	return NULL;
+}
+
+/* Branch and seqno of a segment result of s from its name "S_b<b>_s<k>_0"; -1 if not one. */
+static int segment_of(const struct db_sequence *s, const char *result_name, int *branch)
+{
+	size_t n = strlen(s->name);
+	int b, k, end = 0;
+
+	if (strncmp(result_name, s->name, n) != 0 ||
+	    sscanf(result_name + n, "_b%d_s%d_0%n", &b, &k, &end) != 2 || result_name[n + (size_t)end])
+		return -1;
+	*branch = b;
+	return k;
+}
+
+/* Lowest seqno of the host's in-progress segments of s on its live branch (0: none). */
+static int lowest_in_progress(const struct host_seqs *h, const struct db_sequence *s, int *count)
+{
+	size_t i;
+	int low = 0, b, k;
+
+	*count = 0;
+	for (i = 0; i < h->ninprog; i++) {
+		if (h->inprog[i].seq_id != s->id)
+			continue;
+		k = segment_of(s, h->inprog[i].name, &b);
+		if (k < 0 || b != s->branch)
+			continue;
+		(*count)++;
+		if (!low || k < low)
+			low = k;
+	}
+	return low;
+}
+
+static void abort_segments(struct host_seqs *h, int64_t seq_id, struct sched_reply *reply)
+{
+	size_t i;
+
+	for (i = 0; i < h->ninprog; i++)
+		if (h->inprog[i].seq_id == seq_id)
+			sched_reply_add(&reply->aborts, &reply->naborts, h->inprog[i].name);
+}
+
+static bool sticky_present(const struct sched_request *req, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < req->nsticky; i++)
+		if (!strcmp(req->sticky[i].name, name))
+			return req->sticky[i].status == 1;
+	return false;
+}
+
+/*
+ * Sticky files: keep only what a held sequence still needs. A state file is
+ * needed if it is on the live branch and no older than the input of the
+ * host's oldest segment in flight (or of the next segment to send).
+ */
+static int check_sticky(const struct sched_ctx *ctx, const struct sched_request *req,
+			struct host_seqs *h, struct sched_reply *reply)
+{
+	size_t i;
+
+	for (i = 0; i < req->nsticky; i++) {
+		struct db_seq_file f = { 0 };
+		struct db_sequence *s;
+		int rc = db_seq_file_lookup_name(ctx->db, req->sticky[i].name, &f);
+		bool keep = true;
+
+		if (rc == DB_NOT_FOUND) {
+			db_seq_file_free(&f);
+			continue;       /* not a sequence file: not ours to judge */
+		}
+		if (rc != DB_OK) {
+			db_seq_file_free(&f);
+			return rc;
+		}
+		s = held(h, f.seq_id);
+		if (!s || f.branch != s->branch) {
+			keep = false;
+			if (!s)
+				abort_segments(h, f.seq_id, reply);
+		} else {
+			int n, low = lowest_in_progress(h, s, &n);
+			int oldest_needed = (low ? low : s->first_unsent_seqno) - 1;
+			keep = f.seqno >= oldest_needed;
+		}
+		if (!keep)
+			sched_reply_add(&reply->delete_files, &reply->ndelete_files, f.name);
+		db_seq_file_free(&f);
+	}
+	return DB_OK;
+}
+
+/* Did the host lose the state its next segment reads? */
+static int state_lost(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct db_sequence *s, bool *lost)
+{
+	int need = s->first_unsent_seqno - 1, rc;
+	char *rname;
+	struct db_result r = { 0 };
+
+	*lost = false;
+	if (need < 1)
+		return DB_OK;
+	rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, need);
+	rc = db_result_lookup_name(ctx->db, rname, &r);
+	/* Only a segment of this branch that this host finished leaves a state it must hold. */
+	if (rc == DB_OK && r.server_state == RESULT_SERVER_STATE_OVER && r.hostid == host->id) {
+		char *name = seq_state_name(s->name, s->branch, need);
+		*lost = !sticky_present(req, name);
+		free(name);
+	}
+	db_result_free(&r);
+	free(rname);
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+/* Send segments of s until high_water are in flight on the host. */
+static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
+		  const struct db_host *host, const struct sched_apps *apps,
+		  struct host_seqs *h, struct db_sequence *s, struct sched_reply *reply,
+		  double *seconds)
+{
+	const struct db_app *app = sched_app_by_id(apps, s->appid);
+	const char *platform = NULL;
+	const struct db_app_version *av = app ? sched_best_version(apps, s->appid, req, &platform) : NULL;
+	int inflight, rc = DB_OK;
+
+	lowest_in_progress(h, s, &inflight);
+	if (!av)
+		return DB_OK;
+	while (rc == DB_OK && inflight < s->high_water && s->first_unsent_seqno <= s->nsegments) {
+		struct db_result r = { 0 };
+		struct db_workunit wu = { 0 };
+		char *rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, s->first_unsent_seqno);
+
+		rc = db_result_lookup_name(ctx->db, rname, &r);
+		if (rc == DB_OK)
+			rc = db_workunit_lookup_id(ctx->db, r.workunitid, &wu);
+		if (rc == DB_OK) {
+			sched_result_assign(host, av, &wu, &r);
+			rc = db_result_activate(ctx->db, &r);
+		}
+		if (rc == DB_OK)
+			rc = db_sequence_advance(ctx->db, s->id, host->id, s->first_unsent_seqno,
+						 s->first_unsent_seqno + 1);
+		if (rc == DB_OK)
+			rc = sched_job_append(ctx, host, app, av, platform, &r, &wu, reply, seconds);
+		if (rc == DB_OK) {
+			log_info("host %" PRId64 ": sequence %s segment %d sent", host->id, s->name,
+				 s->first_unsent_seqno);
+			s->first_unsent_seqno++;
+			inflight++;
+		} else if (rc == DB_NOT_FOUND) {
+			log_warn("host %" PRId64 ": sequence %s segment %d cannot be sent (%s)", host->id,
+				 s->name, s->first_unsent_seqno, rname);
+		}
+		db_result_free(&r);
+		db_workunit_free(&wu);
+		free(rname);
+	}
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+/* An unassigned sequence the host can finish segments of in time, assigned to it. */
+static int assign_new(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct sched_apps *apps,
+		      struct host_seqs *h)
+{
+	struct host_seqs cand = { 0 };
+	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
+	size_t i;
+	int rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+
+	for (i = 0; rc == DB_OK && i < cand.n; i++) {
+		struct db_sequence *s = &cand.s[i];
+		const char *platform;
+
+		if (!sched_best_version(apps, s->appid, req, &platform))
+			continue;
+		if (s->rsc_fpops_est / flops > s->max_result_time)
+			continue;
+		rc = db_sequence_assign(ctx->db, s->id, host->id, now(), s->first_unsent_seqno);
+		if (rc == DB_NOT_FOUND) {
+			rc = DB_OK;     /* another host was quicker */
+			continue;
+		}
+		if (rc == DB_OK) {
+			log_info("host %" PRId64 ": assigned sequence %s", host->id, s->name);
+			s->hostid = host->id;
+			take_seq(s, h);
+			break;
+		}
+	}
+	host_seqs_free(&cand);
+	return rc;
+}
+
+int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
+		   const struct db_host *host, const struct sched_apps *apps,
+		   struct sched_reply *reply, double *seconds)
+{
+	struct host_seqs h = { 0 };
+	size_t i;
+	int rc;
+
+	rc = db_sequence_enum_host(ctx->db, host->id, take_seq, &h);
+	if (rc == DB_OK)
+		rc = db_result_enum_host_in_progress(ctx->db, host->id, take_inprog, &h);
+	for (i = 0; rc == DB_OK && i < h.n; i++) {
+		bool lost = false;
+
+		rc = state_lost(ctx, req, host, &h.s[i], &lost);
+		if (rc == DB_OK && lost) {
+			log_warn("host %" PRId64 ": lost the state of sequence %s; it will be relocated",
+				 host->id, h.s[i].name);
+			rc = db_sequence_deassign(ctx->db, h.s[i].id, host->id, SEQ_RELOCATE_ERROR);
+			if (rc == DB_OK || rc == DB_NOT_FOUND) {
+				abort_segments(&h, h.s[i].id, reply);
+				h.s[i].id = -1;         /* no longer held: its files go too */
+				rc = DB_OK;
+			}
+		}
+	}
+	if (rc == DB_OK)
+		rc = check_sticky(ctx, req, &h, reply);
+	if (rc == DB_OK && h.n == 0)
+		rc = assign_new(ctx, req, host, apps, &h);
+	for (i = 0; rc == DB_OK && i < h.n; i++)
+		if (h.s[i].id > 0)
+			rc = top_up(ctx, req, host, apps, &h, &h.s[i], reply, seconds);
+	host_seqs_free(&h);
+	return rc;
+}
+
+int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
+		       const struct sched_result_report *rr, bool ok)
+{
+	struct db_sequence s = { 0 };
+	int rc = db_sequence_lookup_id(ctx->db, res->seq_id, &s), branch, k;
+	size_t i;
+
+	if (rc != DB_OK) {
+		db_sequence_free(&s);
+		return rc == DB_NOT_FOUND ? DB_OK : rc;
+	}
+	k = segment_of(&s, res->name, &branch);
+	for (i = 0; rc == DB_OK && ok && i < rr->nfiles; i++) {
+		rc = db_seq_file_set_uploaded(ctx->db, rr->files[i].name, rr->files[i].nbytes,
+					      rr->files[i].md5_cksum, now());
+		if (rc == DB_NOT_FOUND)
+			rc = DB_OK;
+		if (rc == DB_OK && k > 0 && branch == s.branch) {
+			char *state = seq_state_name(s.name, branch, k);
+			if (!strcmp(state, rr->files[i].name))
+				rc = db_sequence_state_uploaded(ctx->db, s.id, branch, k);
+			if (rc == DB_NOT_FOUND)
+				rc = DB_OK;
+			free(state);
+		}
+	}
+	if (rc == DB_OK && k > 0 && branch == s.branch) {
+		if (!ok) {
+			log_warn("sequence %s: segment %d failed on host %" PRId64 "; it will be relocated",
+				 s.name, k, res->hostid);
+			rc = db_sequence_deassign(ctx->db, s.id, res->hostid, SEQ_RELOCATE_ERROR);
+		} else if (s.target_nsegments > 0 && k >= s.target_nsegments) {
+			log_info("sequence %s: last segment %d done", s.name, k);
+			rc = db_sequence_end(ctx->db, s.id, SEQ_STATE_ENDED);
+		}
+		if (rc == DB_NOT_FOUND)
+			rc = DB_OK;
+	}
+	db_sequence_free(&s);
+	return rc;
+}

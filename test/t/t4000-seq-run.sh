@@ -1,0 +1,64 @@
+#!/bin/sh
+test_description='a work sequence of 12 segments runs on one real BOINC client, keeping its state there'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+sed -i 's|\(<cmd>[a-z_]*\) -d 2</cmd>|\1 -d 2 --sleep 1</cmd>|' "$PROJECT_DIR/config.xml"
+APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
+STEPS=500
+
+test_expect_success 'create_sequence makes the head, 12 segments and stages the initial state' '
+	test_project bin/start && test_setup_sample_app &&
+	(cd "$TRASH_DIRECTORY" && mkdir init && cd init && "$APP" --state --init --words 4096 2>/dev/null) &&
+	test_project bin/create_sequence --appname wseq_sample --seq_name clim --segments 12 \
+		--answer_every 1 --state_upload_every 4 --rsc_fpops_est 1e9 --max_result_time 3600 \
+		--command_line "--state --steps $STEPS" "$TRASH_DIRECTORY/init/state_out" &&
+	test "$(test_sql_value "select count(*) from workunit where seq_id>0 and branch=0")" = 12 &&
+	test "$(test_sql_value "select count(*) from result where server_state=1")" = 12 &&
+	test "$(test_sql_value "select concat(nsegments, \" \", first_unsent_seqno, \" \", hostid, \" \", state) from sequence")" = "12 1 0 0"
+'
+
+test_expect_success 'the transitioner makes no results for segments' '
+	test_project bin/transitioner --one_pass &&
+	test "$(test_sql_value "select count(*) from result")" = 12
+'
+
+seq_ended() {
+	test "$(test_sql_value "select state from sequence where name=\"clim\"")" = 1
+}
+
+test_expect_success 'one client runs the whole sequence' '
+	test_boinc_client_up cA &&
+	test_boinc_attach cA "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" &&
+	test_wait_for 300 seq_ended || {
+		test_sql "$WSEQ_DB_NAME" -e "select name, server_state, outcome, hostid from result; select * from sequence\G" >&2
+		grep -i "error\|abort" cA/client.log | tail >&2
+		return 1
+	}
+'
+
+test_expect_success 'every segment ran on the same host' '
+	test "$(test_sql_value "select count(distinct hostid) from result where seq_id>0")" = 1 &&
+	test "$(test_sql_value "select count(*) from result where seq_id>0 and outcome=1")" = 12
+'
+
+test_expect_success 'the server received exactly 12 answers and 3 states' '
+	find "$PROJECT_DIR/upload" -name "clim_b0_s*_answer" >answers &&
+	find "$PROJECT_DIR/upload" -name "clim_b0_s*_state" >states &&
+	test_line_count = 12 answers && test_line_count = 3 states &&
+	grep "_s4_state$" states && grep "_s8_state$" states && grep "_s12_state$" states
+'
+
+test_expect_success 'the final state equals one uninterrupted local run' '
+	rm -rf local && mkdir local && cp init/state_out local/state_in &&
+	(cd local && "$APP" --state --steps $((STEPS * 12)) 2>/dev/null) &&
+	cmp local/state_out "$(grep "_s12_state$" states)"
+'
+
+test_expect_success 'the host is told to delete the sequence'"'"'s sticky files' '
+	test_boinc_update cA "$PROJECT_URL" && sleep 8 &&
+	test_boinc_update cA "$PROJECT_URL" && sleep 8 &&
+	! ls cA/projects/*/ | grep "clim_b0_s.*_state"
+'
+
+test_done
