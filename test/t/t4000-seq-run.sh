@@ -55,6 +55,15 @@ test_expect_success 'the final state equals one uninterrupted local run' '
 	cmp local/state_out "$(grep "_s12_state$" states)"
 '
 
+test_expect_success 'seq_status shows the sequence done, on one host, with its uploads' '
+	test_project bin/seq_status --all >status &&
+	test_grep "^clim  *ended  *[0-9][0-9]*  *12/12  *12  *0  *12  *12 " status &&
+	test_project bin/seq_status clim >detail &&
+	test_grep "branch 0 (live):" detail &&
+	test "$(grep -c "clim_b0_s[0-9]*  *over .* outcome 1 exit 0" detail)" = 12 &&
+	test_must_fail test_project bin/seq_status nosuch 2>err && test_grep "no sequence named" err
+'
+
 test_expect_success 'the host is told to delete the sequence'"'"'s sticky files' '
 	test_boinc_update cA "$PROJECT_URL" && sleep 8 &&
 	test_boinc_update cA "$PROJECT_URL" && sleep 8 &&

@@ -1,0 +1,183 @@
+/*
+ * seq_status: the work sequences of a project at a glance -- one line per
+ * sequence (host, progress, branches, last answer, bytes uploaded) -- or one
+ * sequence in detail with its branches, live and dead.
+ */
+#include "common.h"
+#include "config.h"
+#include "db_records.h"
+#include "log.h"
+#include "param.h"
+
+struct options {
+	bool all;
+};
+
+static const struct param options[] = {
+	{ "all", PARAM_BOOL, offsetof(struct options, all), "0", 0, 0, 0, NULL,
+	  "also list ended sequences (default: active and failed ones)" },
+	PARAM_TABLE_END
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: seq_status [--all] [NAME]\n\n"
+		    "Without NAME: one line per sequence -- name, state, host, segments done\n"
+		    "of the length, segments sent, live branch, last uploaded answer and\n"
+		    "state, bytes uploaded. With NAME: that sequence's head and every branch's\n"
+		    "segments. Run it in the project directory.\n\noptions:\n");
+	param_print_help(options, fp);
+}
+
+static const char *state_name(int state)
+{
+	return state == SEQ_STATE_ACTIVE ? "active" : state == SEQ_STATE_ENDED ? "ended" : "error";
+}
+
+struct summary {
+	int64_t done;
+	int last_answer, last_state;
+	double bytes;
+};
+
+static int sum_file(struct db_seq_file *f, void *arg)
+{
+	struct summary *s = arg;
+
+	if (f->uploaded) {
+		s->bytes += f->nbytes;
+		if (f->kind == SEQ_FILE_ANSWER && f->seqno > s->last_answer)
+			s->last_answer = f->seqno;
+		if (f->kind == SEQ_FILE_STATE && f->seqno > s->last_state)
+			s->last_state = f->seqno;
+	}
+	return 0;
+}
+
+static int summarize(struct db *db, const struct db_sequence *s, struct summary *sum)
+{
+	struct db_val v[] = { DBV_INT(s->id) };
+	struct db_val vb[] = { DBV_INT(s->id), DBV_INT(s->branch) };
+
+	int rc;
+
+	memset(sum, 0, sizeof(*sum));
+	rc = db_seq_file_enum(db, "WHERE seq_id=? ORDER BY branch, seqno", v, 1, sum_file, sum);
+	/* done: segments of the live branch with a validated (canonical) result */
+	if (rc == DB_OK)
+		rc = db_workunit_count(db, "WHERE seq_id=? AND branch=? AND canonical_resultid>0", vb, 2,
+				       &sum->done);
+	return rc;
+}
+
+static int print_line(struct db_sequence *s, void *arg)
+{
+	struct db *db = arg;
+	struct summary sum;
+	char host[32];
+
+	if (summarize(db, s, &sum) != DB_OK)
+		return -1;
+	if (s->hostid)
+		snprintf(host, sizeof(host), "%" PRId64, s->hostid);
+	else
+		snprintf(host, sizeof(host), "-");
+	printf("%-24s %-6s %6s %5" PRId64 "/%-5d %5d %6d %6d %6d %12.0f%s\n", s->name,
+	       state_name(s->state), host, sum.done, s->nsegments, s->first_unsent_seqno - 1,
+	       s->branch, sum.last_answer, sum.last_state, sum.bytes,
+	       s->need_relocate ? "  (to relocate)" : "");
+	return 0;
+}
+
+static int print_segment(struct db_workunit *wu, void *arg)
+{
+	struct db *db = arg;
+	struct db_result r = { 0 };
+	char *rname = xasprintf("%s_0", wu->name);
+	int rc = db_result_lookup_name(db, rname, &r);
+	static const char *const states[] = { "?", "inactive", "unsent", "?", "in progress", "over" };
+
+	printf("    %-28s %-12s", wu->name,
+	       rc == DB_OK && r.server_state >= 1 && r.server_state <= 5 ? states[r.server_state] : "-");
+	if (rc == DB_OK && r.hostid)
+		printf(" host %-6" PRId64, r.hostid);
+	if (rc == DB_OK && r.server_state == RESULT_SERVER_STATE_OVER)
+		printf(" outcome %d exit %d", r.outcome, r.exit_status);
+	putchar('\n');
+	db_result_free(&r);
+	free(rname);
+	return rc == DB_ERROR ? -1 : 0;
+}
+
+static int detail(struct db *db, const char *name)
+{
+	struct db_sequence s = { 0 };
+	struct summary sum;
+	int rc = db_sequence_lookup_name(db, name, &s), b;
+
+	if (rc == DB_NOT_FOUND) {
+		db_sequence_free(&s);
+		return log_error("no sequence named '%s'", name);
+	}
+	if (rc != DB_OK || summarize(db, &s, &sum) != DB_OK) {
+		db_sequence_free(&s);
+		return -1;
+	}
+	printf("sequence %s (id %" PRId64 "): %s, host %" PRId64 ", live branch %d\n", s.name, s.id,
+	       state_name(s.state), s.hostid, s.branch);
+	printf("  segments %d (length %d), sent %d, done %" PRId64 ", high water %d\n", s.nsegments,
+	       s.target_nsegments, s.first_unsent_seqno - 1, sum.done, s.high_water);
+	printf("  answers every %d, states every %d; last answer %d, last state on the server %d\n",
+	       s.answer_every, s.state_upload_every, sum.last_answer, s.last_state_seqno);
+	printf("  uploaded %.0f bytes, relocations %d%s\n", sum.bytes, s.nrelocations,
+	       s.need_relocate ? ", waiting for relocation" : "");
+	for (b = s.branch; b >= 0; b--) {
+		struct db_val v[] = { DBV_INT(s.id), DBV_INT(b) };
+		printf("  branch %d%s:\n", b, b == s.branch ? " (live)" : " (dead)");
+		rc = db_workunit_enum(db, "WHERE seq_id=? AND branch=? ORDER BY seqno", v, 2,
+				      print_segment, db);
+		if (rc != DB_OK)
+			break;
+	}
+	db_sequence_free(&s);
+	return rc == DB_OK ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct project_config cfg;
+	struct db_params dp;
+	struct db *db = NULL;
+	int i, rc = -1;
+
+	log_init("seq_status", NULL);
+	param_set_defaults(options, &o);
+	i = param_parse_args(options, &o, argc, argv);
+	if (i == -2) {
+		usage(stdout);
+		return 0;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	if (i >= 0 && i + 1 < argc) {
+		log_error("too many arguments (see --help)");
+	} else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0) {
+		db_params_from_config(&dp, &cfg);
+		if (db_open(&db, &dp, 5) == DB_OK) {
+			if (i < argc) {
+				rc = detail(db, argv[i]);
+			} else {
+				printf("%-24s %-6s %6s %11s %5s %6s %6s %6s %12s\n", "sequence", "state",
+				       "host", "done/length", "sent", "branch", "answer", "state",
+				       "bytes up");
+				rc = db_sequence_enum(db, o.all ? "ORDER BY id" : "WHERE state<>1 ORDER BY id",
+						      NULL, 0, print_line, db) == DB_OK ? 0 : -1;
+			}
+		}
+	}
+	if (db)
+		db_close(db);
+	config_free(&cfg);
+	log_close();
+	return rc == 0 ? 0 : 1;
+}
