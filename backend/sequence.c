@@ -189,7 +189,8 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	s->appid = spec->appid;
 	s->max_result_time = spec->max_result_time;
 	s->first_unvalidated_seqno = s->first_unsent_seqno = 1;
-	s->nsegments = s->target_nsegments = spec->segments;
+	s->nsegments = spec->segments;
+	s->target_nsegments = spec->open_ended ? 0 : spec->segments;
 	s->answer_every = spec->answer_every;
 	s->state_upload_every = spec->state_upload_every;
 	s->high_water = spec->high_water;

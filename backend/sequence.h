@@ -37,6 +37,7 @@ struct seq_spec {
 	double state_max_nbytes, answer_max_nbytes;
 	const char *command_line;
 	int priority;
+	bool open_ended;        /* no known length (target_nsegments 0) */
 };
 
 /*

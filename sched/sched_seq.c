@@ -144,8 +144,6 @@ static int check_sticky(const struct sched_ctx *ctx, const struct sched_request 
 		s = held(h, f.seq_id);
 		if (!s || f.branch != s->branch) {
 			keep = false;
-			if (!s)
-				abort_segments(h, f.seq_id, reply);
 		} else {
 			int n, low = lowest_in_progress(h, s, &n);
 			int oldest_needed = (low ? low : s->first_unsent_seqno) - 1;
@@ -289,6 +287,16 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 			}
 		}
 	}
+	/* Segments of sequences the host no longer holds (ended, taken away): abort them. */
+	for (i = 0; rc == DB_OK && i < h.ninprog; i++) {
+		size_t j;
+		bool seen = false;
+
+		for (j = 0; j < i; j++)
+			seen = seen || h.inprog[j].seq_id == h.inprog[i].seq_id;
+		if (!seen && !held(&h, h.inprog[i].seq_id))
+			abort_segments(&h, h.inprog[i].seq_id, reply);
+	}
 	if (rc == DB_OK)
 		rc = check_sticky(ctx, req, &h, reply);
 	if (rc == DB_OK && h.n == 0)
@@ -312,6 +320,8 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	k = segment_of(&s, res->name, &branch);
+	if (s.state != SEQ_STATE_ACTIVE)
+		k = -1;         /* ended or failed: a late or aborted segment changes nothing */
 	for (i = 0; rc == DB_OK && ok && i < rr->nfiles; i++) {
 		rc = db_seq_file_set_uploaded(ctx->db, rr->files[i].name, rr->files[i].nbytes,
 					      rr->files[i].md5_cksum, now());

@@ -15,6 +15,7 @@ struct options {
 	long segments, answer_every, state_upload_every, high_water, delay_bound, priority;
 	double max_result_time, rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
 	double state_max_nbytes;
+	bool open_ended;
 };
 
 #define OS(n, f, def, fl, arg, help) { n, PARAM_STR, offsetof(struct options, f), def, fl, 0, 0, arg, help }
@@ -41,6 +42,8 @@ static const struct param options[] = {
 	OD("state_max_nbytes", state_max_nbytes, "1e9", 1, 1e15, "B", "largest state file"),
 	OS("command_line", command_line, "", PARAM_NOCONFIG, "ARGS", "the app's arguments for every segment"),
 	OI("priority", priority, "0", -1e6, 1e6, "P", "priority of its segments"),
+	{ "open_ended", PARAM_BOOL, offsetof(struct options, open_ended), "0", 0, 0, 0, NULL,
+	  "the length is not known: K segments now, extend_sequence adds more" },
 	PARAM_TABLE_END
 };
 
@@ -107,6 +110,7 @@ int main(int argc, char **argv)
 			spec.state_max_nbytes = o.state_max_nbytes;
 			spec.command_line = o.command_line;
 			spec.priority = (int)o.priority;
+			spec.open_ended = o.open_ended;
 			if (db_begin(db) == DB_OK) {
 				rc = seq_create(db, &cfg, &spec, argv[i], &s);
 				if (rc == 0 && db_commit(db) == DB_OK)

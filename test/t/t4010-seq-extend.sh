@@ -1,0 +1,99 @@
+#!/bin/sh
+test_description='extend_sequence adds segments, keeps open-ended sequences ahead, follows a policy, and ends sequences; ending reaches the host at its next RPC'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
+SCHED="${PROJECT_URL%wseq/}wseq_cgi/cgi"
+
+create() {
+	test_project bin/create_sequence --appname wseq_sample --rsc_fpops_est 1e9 \
+		--command_line "--state --steps 10" --seq_name "$@" "$TRASH_DIRECTORY/init/state_out"
+}
+value() { test_sql_value "select $1 from sequence where name=\"$2\""; }
+
+# A scheduler request of host $1 (0: new) listing the sticky files given as "name status" pairs.
+request() {
+	host=$1; shift
+	printf "<scheduler_request>\n<authenticator>%s</authenticator>\n<hostid>%s</hostid>\n" "$ADMIN_AUTHENTICATOR" "$host"
+	printf "<platform_name>x86_64-pc-linux-gnu</platform_name>\n<code_sign_key>x</code_sign_key>\n"
+	printf "<work_req_seconds>1000</work_req_seconds>\n"
+	printf "<host_info><host_cpid>h1</host_cpid><p_ncpus>2</p_ncpus><p_fpops>1e9</p_fpops><m_nbytes>8e9</m_nbytes><d_free>1e11</d_free></host_info>\n"
+	while [ $# -ge 2 ]; do
+		printf "<file_info><name>%s</name><nbytes>100</nbytes><status>%s</status></file_info>\n" "$1" "$2"
+		shift 2
+	done
+	printf "</scheduler_request>\n"
+}
+rpc() { curl -sf --data-binary @"$1" "$SCHED" >"$2"; }
+
+test_expect_success 'set up: the sample app and an initial state' '
+	test_setup_sample_app &&
+	mkdir init && (cd init && "$APP" --state --init --words 64 2>/dev/null) &&
+	create A --segments 2 --state_upload_every 2 &&
+	test "$(value nsegments A)" = 2
+'
+
+test_expect_success '--add K adds segments on the live branch, and the length grows' '
+	test_project bin/extend_sequence --seq_name A --add 3 >out &&
+	test_grep "A: 3 segments added (now 5)" out &&
+	test "$(value "concat(nsegments, \" \", target_nsegments)" A)" = "5 5" &&
+	test "$(test_sql_value "select count(*) from workunit where name like \"A_b0_s%\"")" = 5 &&
+	test "$(test_sql_value "select count(*) from result where name like \"A_b0_s%\" and server_state=1")" = 5 &&
+	test_sql_value "select xml_doc from workunit where name=\"A_b0_s4\"" | grep "<name>A_b0_s3_state</name>" &&
+	test_sql_value "select xml_doc_in from result where name=\"A_b0_s5_0\"" | grep -o file_upload_handler | wc -l >n &&
+	test "$(cat n)" = 2
+'
+
+test_expect_success '--keep_ahead L tops up open-ended sequences only as needed' '
+	create B --segments 1 --open_ended &&
+	test "$(value target_nsegments B)" = 0 &&
+	test_project bin/extend_sequence --keep_ahead 4 >out &&
+	test "$(value nsegments B)" = 4 && test "$(value nsegments A)" = 5 &&
+	test_project bin/extend_sequence --keep_ahead 4 >out2 &&
+	test "$(value nsegments B)" = 4 && ! test -s out2
+'
+
+test_expect_success '--policy reads the latest answer and says end or extend' '
+	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload A_b0_s1_answer) &&
+	echo "please stop" >"$path" &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"A_b0_s1_answer\"" &&
+	cat >policy <<-\EOT &&
+	#!/bin/sh
+	grep -q stop "$2" && echo end || echo extend 2
+	EOT
+	chmod +x policy &&
+	test_project bin/extend_sequence --policy "$TRASH_DIRECTORY/policy" >out &&
+	test_grep "A: ended" out &&
+	test "$(value state A)" = 1 && test "$(value nsegments B)" = 4
+'
+
+test_expect_success 'bad use: one-line errors, nothing changed' '
+	test_must_fail test_project bin/extend_sequence 2>e1 && test_grep "exactly one of" e1 &&
+	test_must_fail test_project bin/extend_sequence --add 2 2>e2 && test_grep "need --seq_name" e2 &&
+	test_must_fail test_project bin/extend_sequence --seq_name nosuch --add 1 2>e3 && test_grep "no sequence named" e3 &&
+	test_must_fail test_project bin/extend_sequence --seq_name A --add 1 2>e4 && test_grep "A has ended" e4 &&
+	test "$(value nsegments A)" = 5
+'
+
+test_expect_success 'a host gets a sequence and its first segments up to the high-water mark' '
+	test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1 where name=\"B\"" &&
+	create C --segments 3 &&
+	request 0 >r1 && rpc r1 reply1 &&
+	host=$(sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" reply1) && echo "$host" >hostid &&
+	test "$(grep -c "^<result>$" reply1)" = 2 &&
+	test_grep "<name>C_b0_s1_0</name>" reply1 && test_grep "<name>C_b0_s2_0</name>" reply1 &&
+	test "$(value hostid C)" = "$host" && test "$(value first_unsent_seqno C)" = 3
+'
+
+test_expect_success 'ending a sequence while its host is mid-segment: aborted and deleted at the next RPC' '
+	test_project bin/extend_sequence --seq_name C --end &&
+	request "$(cat hostid)" C_b0_s1_state 1 >r2 && rpc r2 reply2 &&
+	test_grep "<result_abort>" reply2 &&
+	sed -n "/<result_abort>/,/<\/result_abort>/p" reply2 >aborts &&
+	test_grep "C_b0_s1_0" aborts && test_grep "C_b0_s2_0" aborts &&
+	test_grep "<delete_file_info>C_b0_s1_state</delete_file_info>" reply2 &&
+	test_grep -v "<name>C_b0_s3_0</name>" reply2
+'
+
+test_done

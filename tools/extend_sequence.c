@@ -1,0 +1,232 @@
+/*
+ * extend_sequence: the back end's say over work sequences, run by hand or
+ * from cron: add segments, end a sequence, keep open-ended sequences some
+ * segments ahead of their hosts, or let a policy command read the latest
+ * answer and decide. Changes reach the host at its next scheduler RPC.
+ */
+#include "common.h"
+#include "config.h"
+#include "db_records.h"
+#include "dirhier.h"
+#include "log.h"
+#include "param.h"
+#include "sequence.h"
+
+#include <sys/wait.h>
+
+struct options {
+	char *seq_name, *policy;
+	long add, keep_ahead;
+	bool end;
+};
+
+static const struct param options[] = {
+	{ "seq_name", PARAM_STR, offsetof(struct options, seq_name), NULL, 0, 0, 0, "NAME",
+	  "the sequence (default: every active one, for --keep_ahead and --policy)" },
+	{ "add", PARAM_INT, offsetof(struct options, add), "0", PARAM_BOUNDED, 0, 1e6, "K",
+	  "add K segments" },
+	{ "end", PARAM_BOOL, offsetof(struct options, end), "0", 0, 0, 0, NULL,
+	  "end the sequence: its host aborts its segments and deletes its state" },
+	{ "keep_ahead", PARAM_INT, offsetof(struct options, keep_ahead), "0", PARAM_BOUNDED, 0, 1e6, "L",
+	  "add segments so that L are created beyond the last one sent (open-ended runs)" },
+	{ "policy", PARAM_STR, offsetof(struct options, policy), NULL, 0, 0, 0, "CMD",
+	  "run CMD NAME ANSWER_FILE; its first output word says: extend [K] | end | keep" },
+	PARAM_TABLE_END
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: extend_sequence [--seq_name NAME] (--add K | --end | --keep_ahead L | --policy CMD)\n\n"
+		    "Extend or end work sequences. Run it in the project directory, e.g. from\n"
+		    "cron: */10 * * * * cd /srv/proj && bin/extend_sequence --keep_ahead 3\n\noptions:\n");
+	param_print_help(options, fp);
+}
+
+struct run {
+	struct db *db;
+	const struct project_config *cfg;
+	const struct options *o;
+	int changed;
+};
+
+/* Add k segments at the end of the live branch; a known length grows with them. */
+static int add_segments(struct run *r, struct db_sequence *s, int k)
+{
+	int i, rc = 0;
+
+	if (s->target_nsegments > 0)
+		s->target_nsegments = s->nsegments + k;
+	for (i = 1; rc == 0 && i <= k; i++) {
+		int seqno = s->nsegments + 1;
+		char *prev = seq_state_name(s->name, s->branch, seqno - 1);
+
+		rc = seq_make_segment(r->db, r->cfg, s, seqno, prev, NULL, NULL, 0);
+		free(prev);
+		if (rc == 0)
+			s->nsegments = seqno;
+	}
+	if (rc == 0)
+		rc = db_sequence_update(r->db, s) == DB_OK ? 0 : -1;
+	if (rc == 0) {
+		printf("%s: %d segments added (now %d)\n", s->name, k, s->nsegments);
+		r->changed++;
+	}
+	return rc;
+}
+
+static int end_sequence(struct run *r, struct db_sequence *s)
+{
+	s->state = SEQ_STATE_ENDED;
+	if (db_sequence_update(r->db, s) != DB_OK)
+		return -1;
+	printf("%s: ended\n", s->name);
+	r->changed++;
+	return 0;
+}
+
+struct latest {
+	int seqno;
+	char *name;
+};
+
+static int latest_answer(struct db_seq_file *f, void *arg)
+{
+	struct latest *l = arg;
+
+	if (f->uploaded && f->kind == SEQ_FILE_ANSWER && f->seqno > l->seqno) {
+		free(l->name);
+		l->name = xstrdup(f->name);
+		l->seqno = f->seqno;
+	}
+	return 0;
+}
+
+/* Run the policy command on the latest answer; -1 error, else 'e'xtend/'n'd/'k'eep in *what. */
+static int ask_policy(struct run *r, struct db_sequence *s, char *what, int *k)
+{
+	struct db_val v[] = { DBV_INT(s->id), DBV_INT(s->branch) };
+	struct latest l = { 0, NULL };
+	struct sbuf path = SBUF_INIT(PATH_MAX), cmd = SBUF_INIT(8192);
+	char line[256] = "";
+	FILE *fp;
+	int rc, status;
+
+	*what = 'k';
+	rc = db_seq_file_enum(r->db, "WHERE seq_id=? AND branch=? ORDER BY seqno", v, 2, latest_answer, &l);
+	if (rc != DB_OK || !l.name) {
+		free(l.name);
+		return rc == DB_OK ? 0 : -1;    /* no answer yet: nothing to decide on */
+	}
+	if (dirhier_path(l.name, r->cfg->upload_dir, r->cfg->uldl_dir_fanout, false, &path) < 0) {
+		free(l.name);
+		return -1;
+	}
+	/* Names are safe file names (dirhier_name_ok) and the policy is the admin's own. */
+	sbuf_addf(&cmd, "%s '%s' '%s'", r->o->policy, s->name, sbuf_str(&path));
+	fp = popen(sbuf_str(&cmd), "r");
+	if (fp) {
+		if (!fgets(line, sizeof(line), fp))
+			line[0] = '\0';
+		status = pclose(fp);
+	} else {
+		status = -1;
+	}
+	if (status != 0) {
+		rc = log_error("%s: policy command failed (status %d): %s", s->name, status, sbuf_str(&cmd));
+	} else if (!strncmp(line, "extend", 6)) {
+		*what = 'e';
+		*k = atoi(line + 6) > 0 ? atoi(line + 6) : 1;
+	} else if (!strncmp(line, "end", 3)) {
+		*what = 'n';
+	}
+	free(l.name);
+	sbuf_free(&path);
+	sbuf_free(&cmd);
+	return rc;
+}
+
+static int one(struct db_sequence *s, void *arg)
+{
+	struct run *r = arg;
+	const struct options *o = r->o;
+	int rc = 0, k = 0;
+	char what = 'k';
+
+	if (db_begin(r->db) != DB_OK)
+		return -1;
+	if (s->state != SEQ_STATE_ACTIVE && (o->add || o->end)) {
+		rc = log_error("%s has %s; it cannot be changed", s->name,
+			       s->state == SEQ_STATE_ENDED ? "ended" : "failed");
+	} else if (o->end) {
+		rc = end_sequence(r, s);
+	} else if (o->add) {
+		rc = add_segments(r, s, (int)o->add);
+	} else if (o->keep_ahead) {
+		int ahead = s->nsegments - (s->first_unsent_seqno - 1);
+		if (ahead < o->keep_ahead)
+			rc = add_segments(r, s, (int)(o->keep_ahead - ahead));
+	} else if (o->policy) {
+		rc = ask_policy(r, s, &what, &k);
+		if (rc == 0 && what == 'e')
+			rc = add_segments(r, s, k);
+		else if (rc == 0 && what == 'n')
+			rc = end_sequence(r, s);
+	}
+	if (rc == 0 && db_commit(r->db) == DB_OK)
+		return 0;
+	db_rollback(r->db);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct project_config cfg;
+	struct db_params dp;
+	struct run r = { 0 };
+	int i, rc = -1, modes;
+
+	log_init("extend_sequence", NULL);
+	param_set_defaults(options, &o);
+	i = param_parse_args(options, &o, argc, argv);
+	if (i == -2) {
+		usage(stdout);
+		param_free(options, &o);
+		return 0;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	modes = (o.add > 0) + o.end + (o.keep_ahead > 0) + (o.policy != NULL);
+	if (i < 0) {
+		;
+	} else if (i < argc) {
+		log_error("unexpected argument '%s' (see --help)", argv[i]);
+	} else if (modes != 1) {
+		log_error("give exactly one of --add, --end, --keep_ahead, --policy");
+	} else if ((o.add || o.end) && !o.seq_name) {
+		log_error("--add and --end need --seq_name");
+	} else if (config_load(&cfg, NULL, NULL, NULL) == 0) {
+		db_params_from_config(&dp, &cfg);
+		r.cfg = &cfg;
+		r.o = &o;
+		if (db_open(&r.db, &dp, 5) == DB_OK) {
+			if (o.seq_name) {
+				struct db_sequence s = { 0 };
+				int lr = db_sequence_lookup_name(r.db, o.seq_name, &s);
+				if (lr == DB_NOT_FOUND)
+					log_error("no sequence named '%s'", o.seq_name);
+				else if (lr == DB_OK)
+					rc = one(&s, &r);
+				db_sequence_free(&s);
+			} else {
+				rc = db_sequence_enum(r.db, "WHERE state=0 ORDER BY id", NULL, 0, one, &r) ==
+				     DB_OK ? 0 : -1;
+			}
+		}
+	}
+	if (r.db)
+		db_close(r.db);
+	config_free(&cfg);
+	param_free(options, &o);
+	log_close();
+	return rc == 0 ? 0 : 1;
+}
