@@ -70,4 +70,8 @@ test_expect_success 'the host is told to delete the sequence'"'"'s sticky files'
 	! ls cA/projects/*/ | grep "clim_b0_s.*_state"
 '
 
+test_expect_success 'db_check: the database is whole' '
+	test_project bin/db_check
+'
+
 test_done

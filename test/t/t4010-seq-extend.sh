@@ -96,4 +96,17 @@ test_expect_success 'ending a sequence while its host is mid-segment: aborted an
 	test_grep -v "<name>C_b0_s3_0</name>" reply2
 '
 
+test_expect_success 'db_check finds the database whole after all this' '
+	test_project bin/db_check >check &&
+	test_grep "db_check: 3 sequences, 0 violations" check
+'
+
+test_expect_success 'db_check names each broken invariant and fails' '
+	test_sql "$WSEQ_DB_NAME" -e "update sequence set first_unsent_seqno=9 where name=\"C\"; update result set server_state=2 where name=\"A_b0_s5_0\"" &&
+	test_must_fail test_project bin/db_check >bad &&
+	test_grep "sequence C: first_unsent_seqno 9 is outside 1..4" bad &&
+	test_grep "sequence A: result A_b0_s5_0 is unsent" bad &&
+	test_grep "db_check: 3 sequences, [1-9][0-9]* violations" bad
+'
+
 test_done

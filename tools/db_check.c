@@ -1,0 +1,169 @@
+/*
+ * db_check: check the work-sequence invariants the scheduler and the
+ * relocator rely on, and name every violation (exit 1), so a test -- or an
+ * admin after a crash -- knows the database is whole:
+ *
+ *  - one live branch: no segment on a branch above the head's;
+ *  - the head's pointers agree with its segments: first_unsent_seqno in
+ *    1..nsegments+1, segments before it sent, segments from it not yet sent,
+ *    the live branch has every segment up to nsegments;
+ *  - no live (inactive, unsent, in progress) result outside the live branch,
+ *    and no segment result unsent (the ordinary sender would send it);
+ *  - the state the next segment starts from is uploaded, or the sequence has
+ *    a host that holds it.
+ */
+#include "common.h"
+#include "config.h"
+#include "db_records.h"
+#include "log.h"
+#include "param.h"
+
+static const struct param options[] = { PARAM_TABLE_END };
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: db_check\n\nCheck the work-sequence invariants of the project's database\n"
+		    "(run in the project directory); print each violation, exit 1 if any.\n");
+}
+
+struct check {
+	struct db *db;
+	long nseq, violations;
+	const struct db_sequence *s;
+	int live_seen;          /* live-branch segments seen */
+	int live_first;         /* lowest seqno on the live branch */
+};
+
+static void violation(struct check *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void violation(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("sequence %s: ", c->s->name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	c->violations++;
+}
+
+static int check_segment(struct db_workunit *wu, void *arg)
+{
+	struct check *c = arg;
+	const struct db_sequence *s = c->s;
+	struct db_result r = { 0 };
+	char *rname = xasprintf("%s_0", wu->name);
+	int rc = db_result_lookup_name(c->db, rname, &r);
+	bool live = wu->branch == s->branch;
+	bool result_live = r.server_state == RESULT_SERVER_STATE_INACTIVE ||
+			   r.server_state == RESULT_SERVER_STATE_UNSENT ||
+			   r.server_state == RESULT_SERVER_STATE_IN_PROGRESS;
+
+	if (wu->branch > s->branch)
+		violation(c, "segment %s is on branch %d, above the live branch %d", wu->name, wu->branch,
+			  s->branch);
+	if (rc == DB_OK && r.server_state == RESULT_SERVER_STATE_UNSENT)
+		violation(c, "result %s is unsent: the ordinary sender would send it to any host", rname);
+	if (rc == DB_NOT_FOUND) {
+		violation(c, "segment %s has no result %s", wu->name, rname);
+	} else if (rc == DB_OK && !live && result_live) {
+		violation(c, "result %s of dead branch %d is still live (server_state %d)", rname,
+			  wu->branch, r.server_state);
+	} else if (rc == DB_OK && live) {
+		c->live_seen++;
+		if (!c->live_first || wu->seqno < c->live_first)
+			c->live_first = wu->seqno;
+		if (wu->seqno < s->first_unsent_seqno && r.server_state < RESULT_SERVER_STATE_IN_PROGRESS)
+			violation(c, "segment %d is before first_unsent_seqno %d but was never sent",
+				  wu->seqno, s->first_unsent_seqno);
+		if (wu->seqno >= s->first_unsent_seqno && r.server_state != RESULT_SERVER_STATE_INACTIVE &&
+		    s->state == SEQ_STATE_ACTIVE)
+			violation(c, "segment %d is at or after first_unsent_seqno %d but its result is in "
+				  "server_state %d", wu->seqno, s->first_unsent_seqno, r.server_state);
+		if (!wu->transitioner_flags)
+			violation(c, "segment %s lacks transitioner_flags (the transitioner would make "
+				  "results for it)", wu->name);
+	}
+	db_result_free(&r);
+	free(rname);
+	return rc == DB_ERROR ? -1 : 0;
+}
+
+static int state_on_server(struct check *c, int seqno, bool *yes)
+{
+	struct db_seq_file f = { 0 };
+	char *name = xasprintf("%s_b%d_s%d_state", c->s->name, seqno == 0 ? 0 : c->s->branch, seqno);
+	int rc = db_seq_file_lookup_name(c->db, name, &f);
+
+	*yes = rc == DB_OK && f.uploaded;
+	db_seq_file_free(&f);
+	free(name);
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+static int check_sequence(struct db_sequence *s, void *arg)
+{
+	struct check *c = arg;
+	struct db_val v[] = { DBV_INT(s->id) };
+	int rc;
+
+	c->nseq++;
+	c->s = s;
+	c->live_seen = c->live_first = 0;
+	if (s->first_unsent_seqno < 1 || s->first_unsent_seqno > s->nsegments + 1)
+		violation(c, "first_unsent_seqno %d is outside 1..%d", s->first_unsent_seqno,
+			  s->nsegments + 1);
+	if (s->last_state_seqno > s->nsegments)
+		violation(c, "last_state_seqno %d is beyond its %d segments", s->last_state_seqno,
+			  s->nsegments);
+	if (s->target_nsegments > 0 && s->nsegments > s->target_nsegments)
+		violation(c, "%d segments for a length of %d", s->nsegments, s->target_nsegments);
+	rc = db_workunit_enum(c->db, "WHERE seq_id=? ORDER BY branch, seqno", v, 1, check_segment, c);
+	if (rc != DB_OK)
+		return -1;
+	if (c->live_seen && c->live_seen != s->nsegments - c->live_first + 1)
+		violation(c, "the live branch %d has %d segments for seqnos %d..%d", s->branch,
+			  c->live_seen, c->live_first, s->nsegments);
+	if (s->state == SEQ_STATE_ACTIVE && !s->hostid && s->first_unsent_seqno > 1 &&
+	    s->first_unsent_seqno <= s->nsegments) {
+		bool up;
+		if (state_on_server(c, s->first_unsent_seqno - 1, &up) != DB_OK)
+			return -1;
+		if (!up)
+			violation(c, "no host holds it and the state of segment %d, which segment %d "
+				  "starts from, is not on the server", s->first_unsent_seqno - 1,
+				  s->first_unsent_seqno);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct project_config cfg;
+	struct db_params dp;
+	struct check c = { 0 };
+	int i, rc = -1;
+
+	log_init("db_check", NULL);
+	i = param_parse_args(options, NULL, argc, argv);
+	if (i == -2) {
+		usage(stdout);
+		return 0;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	if (i >= 0 && i < argc) {
+		log_error("unexpected argument '%s' (see --help)", argv[i]);
+	} else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0) {
+		db_params_from_config(&dp, &cfg);
+		if (db_open(&c.db, &dp, 5) == DB_OK &&
+		    db_sequence_enum(c.db, "ORDER BY id", NULL, 0, check_sequence, &c) == DB_OK) {
+			printf("db_check: %ld sequences, %ld violations\n", c.nseq, c.violations);
+			rc = c.violations ? 1 : 0;
+		}
+	}
+	if (c.db)
+		db_close(c.db);
+	config_free(&cfg);
+	log_close();
+	return rc == 0 ? 0 : 1;
+}
