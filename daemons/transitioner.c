@@ -14,6 +14,7 @@
  * run decides again from the rows as they are.
  */
 #include "daemon.h"
+#include "db_sched.h"
 #include "db_daemons.h"
 #include "log.h"
 #include "work.h"
@@ -402,6 +403,15 @@ static int transition(struct db *db, void *arg)
 			rc = db_result_update_state(db, &rs.v[i]);
 			if (rc != DB_OK)
 				goto out;
+			/* A segment that missed its deadline: its sequence must move (the relocator). */
+			if (wu.seq_id && rs.v[i].outcome == RESULT_OUTCOME_NO_REPLY) {
+				rc = db_sequence_flag_relocate(db, wu.seq_id, wu.branch,
+							       SEQ_RELOCATE_DEADLINE);
+				if (rc == DB_NOT_FOUND)
+					rc = DB_OK;
+				if (rc != DB_OK)
+					goto out;
+			}
 		}
 	}
 	wu.transition_time = next_transition(&wu, &rs, j->t);

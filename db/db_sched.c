@@ -126,3 +126,52 @@ int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, con
 
 	return exec_matched(db, &dbq_seq_file_uploaded, v, ARRAY_SIZE(v));
 }
+
+const struct db_query dbq_seq_flag_relocate = {
+	"seq_flag_relocate", NULL,
+	"UPDATE sequence SET need_relocate=? WHERE id=? AND branch=? AND state=0 AND need_relocate=0",
+	"iii"
+};
+const struct db_query dbq_seq_file_state_uploaded = {
+	"seq_file_state_uploaded", &db_seq_file_table,
+	"WHERE seq_id=? AND seqno=? AND kind=1 AND uploaded=1 ORDER BY branch DESC LIMIT 1", "ii"
+};
+const struct db_query dbq_result_seq_retire = {
+	"result_seq_retire", NULL,
+	"UPDATE result SET server_state=5, outcome=5 WHERE workunitid=? AND server_state IN (1, 2, 4)",
+	"i"
+};
+
+int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason)
+{
+	struct db_val v[] = { DBV_INT(reason), DBV_INT(seq_id), DBV_INT(branch) };
+
+	return exec_matched(db, &dbq_seq_flag_relocate, v, ARRAY_SIZE(v));
+}
+
+static int first_file(struct db_seq_file *f, void *arg)
+{
+	struct db_seq_file *out = arg;
+
+	db_seq_file_free(out);
+	*out = *f;
+	memset(f, 0, sizeof(*f));
+	return 1;
+}
+
+int db_seq_file_lookup_state(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *f)
+{
+	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(seqno) };
+	int rc;
+
+	f->id = 0;
+	rc = db_seq_file_query(db, &dbq_seq_file_state_uploaded, v, ARRAY_SIZE(v), first_file, f);
+	return rc == DB_OK && !f->id ? DB_NOT_FOUND : rc;
+}
+
+int db_result_retire_segment(struct db *db, int64_t wuid)
+{
+	struct db_val v[] = { DBV_INT(wuid) };
+
+	return db_query_exec(db, &dbq_result_seq_retire, v, ARRAY_SIZE(v), NULL);
+}

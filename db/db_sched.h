@@ -45,3 +45,13 @@ int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int se
 int db_sequence_end(struct db *db, int64_t seq_id, int state);
 int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
 			     int64_t t);
+
+extern const struct db_query dbq_seq_flag_relocate, dbq_seq_file_state_uploaded,
+	dbq_result_seq_retire;
+
+/* Ask for the sequence's relocation (reason SEQ_RELOCATE_*) if branch is still live. */
+int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason);
+/* The uploaded state file of segment seqno (on whatever branch made it). */
+int db_seq_file_lookup_state(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *f);
+/* Results of the sequence's workunit wuid still inactive, unsent or in progress: OVER, DIDNT_NEED. */
+int db_result_retire_segment(struct db *db, int64_t wuid);

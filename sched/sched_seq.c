@@ -297,6 +297,22 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		if (!seen && !held(&h, h.inprog[i].seq_id))
 			abort_segments(&h, h.inprog[i].seq_id, reply);
 	}
+	/*
+	 * Segments the client still has (other_results) that are no longer its
+	 * to run -- retired by a relocation, or of a sequence it lost -- are aborted.
+	 */
+	for (i = 0; rc == DB_OK && i < req->nother; i++) {
+		struct db_result r = { 0 };
+		int lr = db_result_lookup_name(ctx->db, req->other[i].name, &r);
+
+		if (lr == DB_OK && r.seq_id &&
+		    (r.server_state != RESULT_SERVER_STATE_IN_PROGRESS || r.hostid != host->id ||
+		     !held(&h, r.seq_id)))
+			sched_reply_add(&reply->aborts, &reply->naborts, r.name);
+		else if (lr == DB_ERROR || lr == DB_RETRY)
+			rc = lr;
+		db_result_free(&r);
+	}
 	if (rc == DB_OK)
 		rc = check_sticky(ctx, req, &h, reply);
 	if (rc == DB_OK && h.n == 0)

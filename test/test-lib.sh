@@ -240,3 +240,9 @@ test_project() {
 test_sql_value() {
 	test_sql "$WSEQ_DB_NAME" -e "$1"
 }
+
+# Is process $1 gone (or a zombie, killed but not yet reaped by init)?
+test_pid_gone() {
+	state=$(sed -e 's/^.*) //' -e 's/ .*//' "/proc/$1/stat" 2>/dev/null)
+	[ -z "$state" ] || [ "$state" = Z ] || [ "$state" = X ]
+}

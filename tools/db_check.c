@@ -15,6 +15,7 @@
 #include "common.h"
 #include "config.h"
 #include "db_records.h"
+#include "db_sched.h"
 #include "log.h"
 #include "param.h"
 
@@ -89,15 +90,14 @@ static int check_segment(struct db_workunit *wu, void *arg)
 	return rc == DB_ERROR ? -1 : 0;
 }
 
+/* Is the state segment seqno made (on any branch; 0: the initial state) on the server? */
 static int state_on_server(struct check *c, int seqno, bool *yes)
 {
 	struct db_seq_file f = { 0 };
-	char *name = xasprintf("%s_b%d_s%d_state", c->s->name, seqno == 0 ? 0 : c->s->branch, seqno);
-	int rc = db_seq_file_lookup_name(c->db, name, &f);
+	int rc = db_seq_file_lookup_state(c->db, c->s->id, seqno, &f);
 
-	*yes = rc == DB_OK && f.uploaded;
+	*yes = rc == DB_OK;
 	db_seq_file_free(&f);
-	free(name);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 

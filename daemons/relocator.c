@@ -1,0 +1,209 @@
+/*
+ * relocator: moves a work sequence to another host when its host missed a
+ * segment's deadline (the transitioner flags it), returned an erroneous
+ * segment or lost its state (the scheduler flags it). From the latest
+ * segment Wi whose input state is on the server it makes a new branch --
+ * W'i (reading that state by download) .. W'n with results -- retires what
+ * was left of the old branch (the dead branch stays in the database), and
+ * resets the head: unassigned, first unsent = i. One transaction per
+ * sequence: killed at any point, a restart finds the flag still set and
+ * does the whole relocation again.
+ */
+#include "daemon.h"
+#include "db_daemons.h"
+#include "db_sched.h"
+#include "dirhier.h"
+#include "fileutil.h"
+#include "log.h"
+#include "md5.h"
+#include "sequence.h"
+#include "wtime.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+struct settings {
+	long batch;
+};
+
+static struct settings settings;
+
+static const struct param params[] = {
+	{ "batch", PARAM_INT, offsetof(struct settings, batch), "100", PARAM_BOUNDED, 1, 100000, "N",
+	  "sequences relocated per pass at most" },
+	PARAM_TABLE_END
+};
+
+struct job {
+	const struct project_config *cfg;
+	int64_t seq_id;
+	bool done;
+};
+
+/* Make the uploaded state available in the download hierarchy (idempotent). */
+static int publish_state(const struct project_config *cfg, const char *name, char md5[33],
+			 double *nbytes, struct sbuf *url)
+{
+	struct sbuf up = SBUF_INIT(PATH_MAX), down = SBUF_INIT(PATH_MAX);
+	long long n = 0;
+	int rc = dirhier_path(name, cfg->download_dir, cfg->uldl_dir_fanout, true, &down);
+
+	if (rc == 0 && access(sbuf_str(&down), F_OK) != 0) {
+		rc = dirhier_path(name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &up);
+		if (rc == 0 && link(sbuf_str(&up), sbuf_str(&down)) < 0 && errno != EEXIST &&
+		    copy_file(sbuf_str(&up), sbuf_str(&down), 0644) < 0)
+			rc = log_error("cannot publish state %s for download", name);
+	}
+	if (rc == 0)
+		rc = md5_file(sbuf_str(&down), md5, &n);
+	if (rc == 0) {
+		*nbytes = (double)n;
+		rc = dirhier_url(name, cfg->download_url, cfg->uldl_dir_fanout, url);
+	}
+	sbuf_free(&up);
+	sbuf_free(&down);
+	return rc;
+}
+
+static int lock_seq(struct db_sequence *r, void *arg)
+{
+	struct db_sequence *out = arg;
+
+	db_sequence_free(out);
+	*out = *r;
+	memset(r, 0, sizeof(*r));
+	return 1;
+}
+
+static int relocate(struct db *db, void *arg)
+{
+	struct job *j = arg;
+	struct db_val v[] = { DBV_INT(j->seq_id) };
+	struct db_sequence s = { 0 };
+	struct db_seq_file f = { 0 };
+	struct sbuf url = SBUF_INIT(4096);
+	char md5[33] = "", *input = NULL;
+	double nbytes = 0;
+	int rc, i, k, old;
+
+	j->done = false;
+	rc = db_sequence_enum(db, "WHERE id=? FOR UPDATE", v, 1, lock_seq, &s);
+	if (rc != DB_OK || !s.id || !s.need_relocate || s.state != SEQ_STATE_ACTIVE)
+		goto out;       /* gone, or an earlier try did it */
+	/* Wi: the first segment whose input state is on the server. */
+	i = s.last_state_seqno + 1;
+	if (i > 1 && db_seq_file_lookup_state(db, s.id, i - 1, &f) == DB_OK) {
+		input = xstrdup(f.name);
+	} else {
+		i = 1;
+		input = seq_state_name(s.name, 0, 0);
+	}
+	if (i > s.nsegments) {
+		/* every segment's state is on the server: nothing to compute again */
+		s.hostid = 0;
+		s.need_relocate = 0;
+		rc = db_sequence_update(db, &s);
+		goto out;
+	}
+	if (publish_state(j->cfg, input, md5, &nbytes, &url) < 0) {
+		rc = DB_ERROR;
+		goto out;
+	}
+	/* The old branch from Wi on becomes dead: nothing of it is sent or awaited any more. */
+	old = s.branch;
+	for (k = i; rc == DB_OK && k <= s.nsegments; k++) {
+		struct db_workunit wu = { 0 };
+		char *name = seq_wu_name(s.name, old, k);
+
+		rc = db_workunit_lookup_name(db, name, &wu);
+		if (rc == DB_OK)
+			rc = db_result_retire_segment(db, wu.id);
+		if (rc == DB_NOT_FOUND)
+			rc = DB_OK;     /* the old branch began after k */
+		db_workunit_free(&wu);
+		free(name);
+	}
+	if (rc != DB_OK)
+		goto out;
+	log_info("sequence %s: relocating from host %" PRId64 " (reason %d): branch %d from segment %d "
+		 "(input %s)", s.name, s.hostid, s.need_relocate, old + 1, i, input);
+	s.branch = old + 1;
+	s.hostid = 0;
+	s.first_unsent_seqno = i;
+	if (s.first_unvalidated_seqno > i)
+		s.first_unvalidated_seqno = i;
+	s.need_relocate = 0;
+	s.nrelocations++;
+	for (k = i; rc == DB_OK && k <= s.nsegments; k++) {
+		char *prev = k == i ? xstrdup(input) : seq_state_name(s.name, s.branch, k - 1);
+		int r = seq_make_segment(db, j->cfg, &s, k, prev, k == i ? sbuf_str(&url) : NULL, md5,
+					 nbytes);
+
+		rc = r == 0 ? DB_OK : r == DB_RETRY ? DB_RETRY : DB_ERROR;
+		free(prev);
+	}
+	if (rc == DB_OK)
+		rc = db_sequence_update(db, &s);
+	if (rc == DB_OK)
+		j->done = true;
+	/* Tests kill the relocator here to show the transaction keeps it whole. */
+	if (rc == DB_OK && getenv("WSEQ_TEST_RELOCATOR_KILL"))
+		raise(SIGKILL);
+out:
+	free(input);
+	db_seq_file_free(&f);
+	db_sequence_free(&s);
+	sbuf_free(&url);
+	return rc;
+}
+
+struct list {
+	int64_t *ids;
+	size_t n;
+	const struct daemon_ctx *ctx;
+};
+
+static int take_id(struct db_sequence *s, void *arg)
+{
+	struct list *l = arg;
+
+	if (daemon_mod_owns(l->ctx, (long)s->id)) {
+		l->ids = xrealloc(l->ids, (l->n + 1) * sizeof(*l->ids));
+		l->ids[l->n++] = s->id;
+	}
+	return 0;
+}
+
+static int rl_pass(struct daemon_ctx *ctx)
+{
+	struct list l = { NULL, 0, ctx };
+	size_t i;
+	int rc, done = 0;
+
+	rc = db_sequence_enum_relocate(ctx->db, (int)settings.batch, take_id, &l);
+	for (i = 0; rc == DB_OK && i < l.n && !daemon_stopping(ctx); i++) {
+		struct job j = { ctx->cfg, l.ids[i], false };
+
+		rc = db_txn_run(ctx->db, relocate, &j);
+		if (rc == DB_OK && j.done)
+			done++;
+	}
+	free(l.ids);
+	if (rc != DB_OK)
+		return DAEMON_PASS_ERROR;
+	return done ? DAEMON_PASS_WORKED : DAEMON_PASS_IDLE;
+}
+
+static const struct daemon_spec rl_spec = {
+	.name = "relocator",
+	.summary = "Move work sequences whose host failed them to a new branch for another host.",
+	.params = params,
+	.settings = &settings,
+	.needs_db = true,
+	.pass = rl_pass,
+};
+
+int main(int argc, char **argv)
+{
+	return daemon_main(&rl_spec, argc, argv);
+}
