@@ -454,37 +454,24 @@ static int validate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
 	}
 }
 
-struct applist {
-	int64_t *v;
-	size_t n;
-};
-
-static int take_app(struct db_app *a, void *arg)
-{
-	struct applist *l = arg;
-
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = a->id;
-	return 0;
-}
-
 static int val_pass(struct daemon_ctx *ctx)
 {
 	const struct val_priv *p = ctx->priv;
-	struct applist apps = { NULL, 0 };
+	int64_t *apps = NULL;
+	size_t napps = 0;
 	bool worked = false;
 	int rc = 0;
 	size_t i;
 
 	if (p->appid) {
 		rc = validate_app(ctx, p->appid, &worked);
-	} else if (db_app_enum_all(ctx->db, take_app, &apps) != DB_OK) {
+	} else if (db_app_ids(ctx->db, &apps, &napps) != DB_OK) {
 		rc = -1;
 	} else {
-		for (i = 0; i < apps.n && rc == 0; i++)
-			rc = validate_app(ctx, apps.v[i], &worked);
+		for (i = 0; i < napps && rc == 0; i++)
+			rc = validate_app(ctx, apps[i], &worked);
 	}
-	free(apps.v);
+	free(apps);
 	if (rc < 0)
 		return DAEMON_PASS_ERROR;
 	return worked ? DAEMON_PASS_WORKED : DAEMON_PASS_IDLE;

@@ -134,6 +134,30 @@ int db_app_enum_all(struct db *db, int (*fn)(struct db_app *, void *), void *arg
 	return db_app_query(db, &dbq_app_all, NULL, 0, fn, arg);
 }
 
+struct id_list {
+	int64_t *v;
+	size_t n;
+};
+
+static int take_app_id(struct db_app *a, void *arg)
+{
+	struct id_list *l = arg;
+
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = a->id;
+	return 0;
+}
+
+int db_app_ids(struct db *db, int64_t **ids, size_t *n)
+{
+	struct id_list l = { NULL, 0 };
+	int rc = db_app_enum_all(db, take_app_id, &l);
+
+	*ids = l.v;
+	*n = l.n;
+	return rc;
+}
+
 int db_workunit_enum_transition_mod(struct db *db, int64_t t, long mod_n, long mod_i,
 				    int limit, int (*fn)(struct db_workunit *, void *),
 				    void *arg)

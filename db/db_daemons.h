@@ -37,6 +37,8 @@ int db_txn_run(struct db *db, int (*fn)(struct db *db, void *arg), void *arg);
 
 /* Every app, by id (the validator and assimilator without --app). */
 int db_app_enum_all(struct db *db, int (*fn)(struct db_app *, void *), void *arg);
+/* The ids of every app (an allocated array, free() it). */
+int db_app_ids(struct db *db, int64_t **ids, size_t *n);
 
 /* transition_time <= t, this instance's, earliest first. */
 int db_workunit_enum_transition_mod(struct db *db, int64_t t, long mod_n, long mod_i,
