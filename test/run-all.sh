@@ -60,6 +60,19 @@ else
 	fail_step "make check"
 fi
 
+# Every test stops what it started: anything still running from the test
+# trash directories is a failure (and is stopped here).
+left=$(pgrep -f "$build/test/trash" 2>/dev/null | wc -l)
+if [ "$left" -gt 0 ]; then
+	echo "run-all.sh: $left processes were left running by the tests:" >&2
+	pgrep -af "$build/test/trash" | head -20 >&2
+	pkill -9 -f "$build/test/trash" 2>/dev/null
+	failed=$((failed + 1))
+else
+	passed=$((passed + 1))
+	echo "PASS: no test left a service running"
+fi
+
 if [ "$distcheck" = 1 ]; then
 	if make -j"$jobs" distcheck >distcheck.log 2>&1; then
 		passed=$((passed + 1))

@@ -30,20 +30,22 @@ unset WSEQ_TIME_OFFSET WSEQ_TIME_OFFSET_FILE
 test_count=0
 test_failures=0
 test_skipped=0
-test_atexit_cmds=
 
 say() { printf '# %s\n' "$*"; }
 
-# Register a command run when the script exits (in reverse order), pass or fail.
+# Register a command run when the script exits (in reverse order), pass or
+# fail. The list is a file, so a registration made inside a test body (which
+# runs in a subshell) counts too.
+test_atexit_file="$TRASH_DIRECTORY/.atexit"
+: >"$test_atexit_file"
 test_atexit() {
-	test_atexit_cmds="$1
-$test_atexit_cmds"
+	printf '%s\n' "$1" >>"$test_atexit_file"
 }
 
 test_run_atexit_() {
 	set +e
 	cd "$TRASH_DIRECTORY/.." 2>/dev/null
-	printf '%s\n' "$test_atexit_cmds" | while IFS= read -r c; do
+	tac "$test_atexit_file" 2>/dev/null | while IFS= read -r c; do
 		[ -n "$c" ] && eval "$c" >/dev/null 2>&1
 	done
 }
