@@ -294,17 +294,8 @@ static int as_init(struct daemon_ctx *ctx)
 	free(dir);
 	if (rc < 0)
 		return -1;
-	if (settings.app && *settings.app) {
-		struct db_app app = { 0 };
-
-		rc = db_app_lookup_name(ctx->db, settings.app, &app);
-		appid = app.id;
-		db_app_free(&app);
-		if (rc == DB_NOT_FOUND)
-			return log_error("no app named %s", settings.app);
-		if (rc != DB_OK)
-			return -1;
-	}
+	if (settings.app && *settings.app && db_app_id(ctx->db, settings.app, &appid) != DB_OK)
+		return -1;
 	ctx->priv = xmalloc(sizeof(appid));
 	memcpy(ctx->priv, &appid, sizeof(appid));
 	return 0;

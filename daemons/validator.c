@@ -482,17 +482,8 @@ static int val_init(struct daemon_ctx *ctx)
 	struct val_priv *p;
 	int64_t appid = 0;
 
-	if (settings.app && *settings.app) {
-		struct db_app app = { 0 };
-		int rc = db_app_lookup_name(ctx->db, settings.app, &app);
-
-		appid = app.id;
-		db_app_free(&app);
-		if (rc == DB_NOT_FOUND)
-			return log_error("no app named %s", settings.app);
-		if (rc != DB_OK)
-			return -1;
-	}
+	if (settings.app && *settings.app && db_app_id(ctx->db, settings.app, &appid) != DB_OK)
+		return -1;
 	p = xcalloc(1, sizeof(*p));
 	p->appid = appid;
 	p->plugin = settings.compare_cmd && *settings.compare_cmd ? &validate_cmd : &validate_bitwise;

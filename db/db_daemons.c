@@ -148,6 +148,18 @@ static int take_app_id(struct db_app *a, void *arg)
 	return 0;
 }
 
+int db_app_id(struct db *db, const char *name, int64_t *id)
+{
+	struct db_app app = { 0 };
+	int rc = db_app_lookup_name(db, name, &app);
+
+	*id = app.id;
+	db_app_free(&app);
+	if (rc == DB_NOT_FOUND)
+		log_error("no app named %s", name);
+	return rc;
+}
+
 int db_app_ids(struct db *db, int64_t **ids, size_t *n)
 {
 	struct id_list l = { NULL, 0 };

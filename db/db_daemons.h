@@ -37,6 +37,8 @@ int db_txn_run(struct db *db, int (*fn)(struct db *db, void *arg), void *arg);
 
 /* Every app, by id (the validator and assimilator without --app). */
 int db_app_enum_all(struct db *db, int (*fn)(struct db_app *, void *), void *arg);
+/* The id of the app called name; DB_NOT_FOUND is logged as "no app named NAME". */
+int db_app_id(struct db *db, const char *name, int64_t *id);
 /* The ids of every app (an allocated array, free() it). */
 int db_app_ids(struct db *db, int64_t **ids, size_t *n);
 

@@ -5,6 +5,7 @@
  */
 #include "common.h"
 #include "config.h"
+#include "db_daemons.h"
 #include "db_records.h"
 #include "log.h"
 #include "param.h"
@@ -55,18 +56,6 @@ static void usage(FILE *fp)
 	param_print_help(options, fp);
 }
 
-static int find_app(struct db *db, const char *name, int64_t *id)
-{
-	struct db_app app = { 0 };
-	int rc = db_app_lookup_name(db, name, &app);
-
-	*id = app.id;
-	db_app_free(&app);
-	if (rc == DB_NOT_FOUND)
-		return log_error("unknown app '%s' (see bin/xadd)", name);
-	return rc == DB_OK ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -95,7 +84,7 @@ int main(int argc, char **argv)
 				    : "too many arguments: '%s'", argv[argc - 1]);
 	} else if (config_load(&cfg, NULL, NULL, NULL) == 0) {
 		db_params_from_config(&dp, &cfg);
-		if (db_open(&db, &dp, 5) == DB_OK && find_app(db, o.appname, &spec.appid) == 0) {
+		if (db_open(&db, &dp, 5) == DB_OK && db_app_id(db, o.appname, &spec.appid) == DB_OK) {
 			spec.name = o.seq_name;
 			spec.segments = (int)o.segments;
 			spec.answer_every = (int)o.answer_every;
