@@ -16,9 +16,10 @@
  * For validator tests a client can be told to lie: if the file
  * wseq_corrupt exists in the BOINC client's data directory (../../ from the
  * slot), the outputs of every job whose workunit name contains one of its
- * lines (or of every job, if it is empty) get one byte flipped. A client
- * can be made slow: the file wseq_slow there holds milliseconds to sleep
- * per step (it adds to --step_ms).
+ * lines (or of every job, if it is empty) get one byte flipped; with the
+ * file wseq_fail (same format) such jobs end in a computation error after
+ * computing. A client can be made slow: the file wseq_slow there holds
+ * milliseconds to sleep per step (it adds to --step_ms).
  */
 #include <boinc/boinc_api.h>
 
@@ -160,11 +161,12 @@ static int load_input(const char *path, struct state *s, uint64_t words)
 	return 0;
 }
 
-static int should_corrupt(void)
+/* Does the marker file (wseq_corrupt, wseq_fail) apply to this job? */
+static int marker_applies(const char *marker)
 {
 	char line[512], init[65536], *p, *e;
 	char wu[256] = "";
-	FILE *fp = fopen("../../wseq_corrupt", "r");
+	FILE *fp = fopen(marker, "r");
 	size_t n;
 	int all = 1, hit = 0;
 
@@ -317,7 +319,11 @@ int main(int argc, char **argv)
 	fprintf(fp, "step %" PRIu64 " words %" PRIu64 " checksum %016" PRIx64 "\n", s.step, s.nwords,
 		checksum(&s));
 	fclose(fp);
-	if (should_corrupt()) {
+	if (marker_applies("../../wseq_fail")) {
+		fprintf(stderr, "wseq_sample: failing on purpose\n");
+		boinc_finish(3);
+	}
+	if (marker_applies("../../wseq_corrupt")) {
 		flip_byte(state_mode ? answer : out);
 		if (state_mode)
 			flip_byte(out);

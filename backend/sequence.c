@@ -59,37 +59,42 @@ static void file_ref(struct sbuf *b, const char *name, const char *open_name)
 		     "    </file_ref>\n", open_name);
 }
 
+static void seq_file_init(struct db_seq_file *f, const struct db_sequence *s, int seqno,
+			  const char *name, int kind, bool upload, bool uploaded)
+{
+	memset(f, 0, sizeof(*f));
+	f->create_time = now();
+	f->name = xstrdup(name);
+	f->seq_id = s->id;
+	f->branch = s->branch;
+	f->seqno = seqno;
+	f->kind = kind;
+	f->upload = upload;
+	f->uploaded = uploaded;
+}
+
 static int add_seq_file(struct db *db, const struct db_sequence *s, int seqno, const char *name,
 			int kind, bool upload, bool uploaded)
 {
-	struct db_seq_file f = { 0 };
+	struct db_seq_file f;
 	int rc;
 
-	f.create_time = now();
-	f.name = (char *)name;
-	f.seq_id = s->id;
-	f.branch = s->branch;
-	f.seqno = seqno;
-	f.kind = kind;
-	f.upload = upload;
-	f.uploaded = uploaded;
+	seq_file_init(&f, s, seqno, name, kind, upload, uploaded);
 	rc = db_seq_file_insert(db, &f);
-	f.name = NULL;
 	db_seq_file_free(&f);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
-int seq_make_segment(struct db *db, const struct project_config *cfg,
-		     const struct db_sequence *s, int seqno, const char *input_name,
-		     const char *input_url, const char *input_md5, double input_nbytes)
+/* Segment seqno's workunit, result (workunitid still 0) and output files, in memory. */
+static void segment_build(const struct project_config *cfg, const struct db_sequence *s,
+			  int seqno, const char *input_name, const char *input_url,
+			  const char *input_md5, double input_nbytes, struct db_workunit *wu,
+			  struct db_result *res, struct db_seq_file files[2])
 {
 	struct sbuf wdoc = SBUF_INIT(1 << 20), rdoc = SBUF_INIT(1 << 20);
-	struct db_workunit wu = { 0 };
-	struct db_result res = { 0 };
 	char *state = seq_state_name(s->name, s->branch, seqno);
 	char *answer = seq_answer_name(s->name, s->branch, seqno);
 	bool up_state = seq_uploads_state(s, seqno), up_answer = seq_uploads_answer(s, seqno);
-	int rc;
 
 	/*
 	 * The input: the state the segment starts from, kept on the host (sticky).
@@ -125,50 +130,83 @@ int seq_make_segment(struct db *db, const struct project_config *cfg,
 	file_ref(&rdoc, answer, "answer");
 	sbuf_addstr(&rdoc, "</result>\n");
 
-	wu.create_time = now();
-	wu.appid = s->appid;
-	wu.name = seq_wu_name(s->name, s->branch, seqno);
-	wu.xml_doc = sbuf_detach(&wdoc, NULL);
-	wu.batch = s->batch;
-	wu.rsc_fpops_est = s->rsc_fpops_est;
-	wu.rsc_fpops_bound = s->rsc_fpops_bound;
-	wu.rsc_memory_bound = s->rsc_memory_bound;
-	wu.rsc_disk_bound = s->rsc_disk_bound;
-	wu.delay_bound = s->delay_bound;
-	wu.min_quorum = wu.target_nresults = 1;
-	wu.max_error_results = wu.max_total_results = wu.max_success_results = 1;
-	wu.priority = s->priority;
-	wu.transition_time = now();
-	wu.transitioner_flags = 1;      /* results come from the sequence, not the transitioner */
-	wu.seq_id = s->id;
-	wu.seqno = seqno;
-	wu.branch = s->branch;
-	rc = db_workunit_insert(db, &wu);
-	if (rc == DB_OK) {
-		res.create_time = now();
-		res.workunitid = wu.id;
-		res.server_state = RESULT_SERVER_STATE_INACTIVE;
-		res.name = xasprintf("%s_0", wu.name);
-		res.xml_doc_in = sbuf_detach(&rdoc, NULL);
-		res.appid = s->appid;
-		res.batch = s->batch;
-		res.priority = s->priority;
-		res.seq_id = s->id;
-		res.random = (int)(now() & 0x7fffffff);
-		rc = db_result_insert(db, &res);
-	}
-	if (rc == DB_OK)
-		rc = add_seq_file(db, s, seqno, state, SEQ_FILE_STATE, up_state, false);
-	if (rc == DB_OK)
-		rc = add_seq_file(db, s, seqno, answer, SEQ_FILE_ANSWER, up_answer, false);
-	if (rc == DB_ERROR)
-		log_error("sequence %s: cannot make segment %d: %s", s->name, seqno, db_error(db));
-	db_workunit_free(&wu);
-	db_result_free(&res);
+	memset(wu, 0, sizeof(*wu));
+	wu->create_time = now();
+	wu->appid = s->appid;
+	wu->name = seq_wu_name(s->name, s->branch, seqno);
+	wu->xml_doc = sbuf_detach(&wdoc, NULL);
+	wu->batch = s->batch;
+	wu->rsc_fpops_est = s->rsc_fpops_est;
+	wu->rsc_fpops_bound = s->rsc_fpops_bound;
+	wu->rsc_memory_bound = s->rsc_memory_bound;
+	wu->rsc_disk_bound = s->rsc_disk_bound;
+	wu->delay_bound = s->delay_bound;
+	wu->min_quorum = wu->target_nresults = 1;
+	wu->max_error_results = wu->max_total_results = wu->max_success_results = 1;
+	wu->priority = s->priority;
+	wu->transition_time = now();
+	wu->transitioner_flags = 1;     /* results come from the sequence, not the transitioner */
+	wu->seq_id = s->id;
+	wu->seqno = seqno;
+	wu->branch = s->branch;
+
+	memset(res, 0, sizeof(*res));
+	res->create_time = now();
+	res->server_state = RESULT_SERVER_STATE_INACTIVE;
+	res->name = xasprintf("%s_0", wu->name);
+	res->xml_doc_in = sbuf_detach(&rdoc, NULL);
+	res->appid = s->appid;
+	res->batch = s->batch;
+	res->priority = s->priority;
+	res->seq_id = s->id;
+	res->random = (int)(now() & 0x7fffffff);
+
+	seq_file_init(&files[0], s, seqno, state, SEQ_FILE_STATE, up_state, false);
+	seq_file_init(&files[1], s, seqno, answer, SEQ_FILE_ANSWER, up_answer, false);
 	sbuf_free(&wdoc);
 	sbuf_free(&rdoc);
 	free(state);
 	free(answer);
+}
+
+int seq_make_segments(struct db *db, const struct project_config *cfg,
+		      const struct db_sequence *s, int from, int to, const char *input_name,
+		      const char *input_url, const char *input_md5, double input_nbytes)
+{
+	size_t n = to >= from ? (size_t)(to - from + 1) : 0, j;
+	struct db_workunit *wus = xcalloc(n + 1, sizeof(*wus));
+	struct db_result *res = xcalloc(n + 1, sizeof(*res));
+	struct db_seq_file *files = xcalloc(2 * n + 1, sizeof(*files));
+	int rc;
+
+	for (j = 0; j < n; j++) {
+		int k = from + (int)j;
+		char *prev = j == 0 ? xstrdup(input_name) : seq_state_name(s->name, s->branch, k - 1);
+
+		segment_build(cfg, s, k, prev, j == 0 ? input_url : NULL, input_md5, input_nbytes,
+			      &wus[j], &res[j], &files[2 * j]);
+		free(prev);
+	}
+	/* Three statements whatever the number of segments (relocation speed depends on it). */
+	rc = db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), n);
+	for (j = 0; rc == DB_OK && j < n; j++)
+		res[j].workunitid = wus[j].id;
+	if (rc == DB_OK)
+		rc = db_rec_insert_many(db, &db_result_table, res, sizeof(*res), n);
+	if (rc == DB_OK)
+		rc = db_rec_insert_many(db, &db_seq_file_table, files, sizeof(*files), 2 * n);
+	if (rc == DB_ERROR)
+		log_error("sequence %s: cannot make segments %d..%d: %s", s->name, from, to,
+			  db_error(db));
+	for (j = 0; j < n; j++) {
+		db_workunit_free(&wus[j]);
+		db_result_free(&res[j]);
+		db_seq_file_free(&files[2 * j]);
+		db_seq_file_free(&files[2 * j + 1]);
+	}
+	free(wus);
+	free(res);
+	free(files);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
@@ -177,7 +215,7 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 {
 	struct work_file init = { 0 };
 	char *init_name = seq_state_name(spec->name, 0, 0);
-	int rc, k;
+	int rc;
 
 	if (work_stage_input(cfg, initial_state, init_name, &init) < 0) {
 		free(init_name);
@@ -206,12 +244,9 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	rc = db_sequence_insert(db, s);
 	if (rc == DB_OK)
 		rc = add_seq_file(db, s, 0, init_name, SEQ_FILE_STATE, true, true);
-	for (k = 1; rc == DB_OK && k <= spec->segments; k++) {
-		char *prev = seq_state_name(spec->name, 0, k - 1);
-		rc = seq_make_segment(db, cfg, s, k, prev, k == 1 ? init.url : NULL, init.md5,
-				      init.nbytes);
-		free(prev);
-	}
+	if (rc == DB_OK)
+		rc = seq_make_segments(db, cfg, s, 1, spec->segments, init_name, init.url, init.md5,
+				       init.nbytes);
 	if (rc != DB_OK)
 		work_unstage_input(&init);
 	work_file_free(&init);

@@ -49,13 +49,15 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	       const char *initial_state, struct db_sequence *out);
 
 /*
- * Make segment seqno on the sequence's live branch: its workunit (input: the
- * previous segment's sticky state, or -- when input_url is given -- a state
- * file the host downloads), its one result (server_state INACTIVE: only the
- * sequence scheduler sends it) and the seq_file rows of its outputs.
+ * Make segments from..to on the sequence's live branch: their workunits
+ * (segment from's input: input_name, the previous segment's sticky state,
+ * or -- when input_url is given -- a state file the host downloads; each
+ * later one reads its predecessor's), their one result each (server_state
+ * INACTIVE: only the sequence scheduler sends them) and the seq_file rows
+ * of their outputs, with three INSERT statements.
  */
-int seq_make_segment(struct db *db, const struct project_config *cfg,
-		     const struct db_sequence *s, int seqno, const char *input_name,
-		     const char *input_url, const char *input_md5, double input_nbytes);
+int seq_make_segments(struct db *db, const struct project_config *cfg,
+		      const struct db_sequence *s, int from, int to, const char *input_name,
+		      const char *input_url, const char *input_md5, double input_nbytes);
 
 #endif

@@ -65,29 +65,31 @@ static int publish_state(const struct project_config *cfg, const char *name, cha
 	return rc;
 }
 
-static int lock_seq(struct db_sequence *r, void *arg)
+static const char *reason_name(int reason)
 {
-	struct db_sequence *out = arg;
-
-	db_sequence_free(out);
-	*out = *r;
-	memset(r, 0, sizeof(*r));
-	return 1;
+	switch (reason) {
+	case SEQ_RELOCATE_DEADLINE: return "a segment missed its deadline";
+	case SEQ_RELOCATE_ERROR: return "a segment failed or was invalid, or the host lost the state";
+	case SEQ_RELOCATE_SLOW: return "the host is too slow";
+	case SEQ_RELOCATE_ADMIN: return "asked by the admin";
+	default: return "unknown reason";
+	}
 }
 
 static int relocate(struct db *db, void *arg)
 {
 	struct job *j = arg;
-	struct db_val v[] = { DBV_INT(j->seq_id) };
 	struct db_sequence s = { 0 };
 	struct db_seq_file f = { 0 };
 	struct sbuf url = SBUF_INIT(4096);
 	char md5[33] = "", *input = NULL;
 	double nbytes = 0;
-	int rc, i, k, old;
+	int rc, i, old;
 
 	j->done = false;
-	rc = db_sequence_enum(db, "WHERE id=? FOR UPDATE", v, 1, lock_seq, &s);
+	rc = db_sequence_lock(db, j->seq_id, &s);
+	if (rc == DB_NOT_FOUND)
+		rc = DB_OK;
 	if (rc != DB_OK || !s.id || !s.need_relocate || s.state != SEQ_STATE_ACTIVE)
 		goto out;       /* gone, or an earlier try did it */
 	/* Wi: the first segment whose input state is on the server. */
@@ -111,22 +113,11 @@ static int relocate(struct db *db, void *arg)
 	}
 	/* The old branch from Wi on becomes dead: nothing of it is sent or awaited any more. */
 	old = s.branch;
-	for (k = i; rc == DB_OK && k <= s.nsegments; k++) {
-		struct db_workunit wu = { 0 };
-		char *name = seq_wu_name(s.name, old, k);
-
-		rc = db_workunit_lookup_name(db, name, &wu);
-		if (rc == DB_OK)
-			rc = db_result_retire_segment(db, wu.id);
-		if (rc == DB_NOT_FOUND)
-			rc = DB_OK;     /* the old branch began after k */
-		db_workunit_free(&wu);
-		free(name);
-	}
+	rc = db_result_retire_segments(db, s.id, old, i);
 	if (rc != DB_OK)
 		goto out;
-	log_info("sequence %s: relocating from host %" PRId64 " (reason %d): branch %d from segment %d "
-		 "(input %s)", s.name, s.hostid, s.need_relocate, old + 1, i, input);
+	log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s)", s.name,
+		 reason_name(s.need_relocate), old + 1, i, input);
 	s.branch = old + 1;
 	s.hostid = 0;
 	s.first_unsent_seqno = i;
@@ -134,13 +125,11 @@ static int relocate(struct db *db, void *arg)
 		s.first_unvalidated_seqno = i;
 	s.need_relocate = 0;
 	s.nrelocations++;
-	for (k = i; rc == DB_OK && k <= s.nsegments; k++) {
-		char *prev = k == i ? xstrdup(input) : seq_state_name(s.name, s.branch, k - 1);
-		int r = seq_make_segment(db, j->cfg, &s, k, prev, k == i ? sbuf_str(&url) : NULL, md5,
-					 nbytes);
+	if (rc == DB_OK) {
+		int r = seq_make_segments(db, j->cfg, &s, i, s.nsegments, input, sbuf_str(&url), md5,
+					  nbytes);
 
 		rc = r == 0 ? DB_OK : r == DB_RETRY ? DB_RETRY : DB_ERROR;
-		free(prev);
 	}
 	if (rc == DB_OK)
 		rc = db_sequence_update(db, &s);

@@ -64,6 +64,7 @@ struct results {
 
 struct val_job {
 	const struct daemon_ctx *ctx;
+	struct db *db;          /* inside the transaction */
 	int64_t wuid;
 	bool retry;             /* the plug-in could not tell: try again next pass */
 };
@@ -251,14 +252,23 @@ static int check_against(struct val_job *j, struct db_workunit *wu, struct vitem
 	return 0;
 }
 
-/* No canonical result yet: look for min_quorum equivalent results. */
-static int check_set(struct val_job *j, struct db_workunit *wu, struct vitem *items, size_t n)
+/*
+ * No canonical result yet: look for quorum equivalent results among the
+ * items. With them, the first becomes *canon, the agreeing ones VALID
+ * (credited) and the others INVALID; without, the viable ones are
+ * INCONCLUSIVE. *nsuccess: the successful results (if at least quorum, they
+ * were judged); *nviable: those of them with their files intact.
+ */
+static int check_set(struct val_job *j, const struct db_workunit *wu, struct vitem *items,
+		     size_t n, int quorum, struct vitem **canon_out, size_t *nsuccess,
+		     size_t *nviable)
 {
 	struct vitem **viable = xcalloc(n + 1, sizeof(*viable));
 	bool *agree = xcalloc(n + 1, sizeof(*agree));
 	size_t nv = 0, i, k, canon = SIZE_MAX;
 	int err = 0;
 
+	*canon_out = NULL;
 	for (i = 0; i < n; i++) {
 		struct vitem *it = &items[i];
 
@@ -267,7 +277,8 @@ static int check_set(struct val_job *j, struct db_workunit *wu, struct vitem *it
 		    it->r->validate_state != VALIDATE_STATE_INVALID)
 			viable[nv++] = it;
 	}
-	if (nv < (size_t)wu->min_quorum)
+	*nsuccess = *nviable = nv;
+	if (nv < (size_t)quorum)
 		goto out;
 	for (i = 0, k = 0; i < nv; i++) {
 		if (load(j->ctx, viable[i], &err))
@@ -275,7 +286,7 @@ static int check_set(struct val_job *j, struct db_workunit *wu, struct vitem *it
 		else if (err)
 			goto out;
 	}
-	nv = k;
+	*nviable = nv = k;
 	for (i = 0; i < nv && canon == SIZE_MAX; i++) {
 		size_t nagree = 1;
 
@@ -297,18 +308,13 @@ static int check_set(struct val_job *j, struct db_workunit *wu, struct vitem *it
 				nagree++;
 			}
 		}
-		if (nagree >= (size_t)wu->min_quorum)
+		if (nagree >= (size_t)quorum)
 			canon = i;
 	}
 	if (canon != SIZE_MAX) {
 		double credit = credit_for(wu, viable[canon]->r);
 
-		wu->canonical_resultid = viable[canon]->r->id;
-		wu->canonical_credit = credit;
-		if (wu->assimilate_state == ASSIMILATE_INIT)
-			wu->assimilate_state = ASSIMILATE_READY;
-		log_info("[WU#%" PRId64 " %s] canonical result %s; granting %g credit", wu->id,
-			 wu->name, viable[canon]->r->name, credit);
+		*canon_out = viable[canon];
 		for (k = 0; k < nv; k++) {
 			if (agree[k]) {
 				viable[k]->r->validate_state = VALIDATE_STATE_VALID;
@@ -318,28 +324,13 @@ static int check_set(struct val_job *j, struct db_workunit *wu, struct vitem *it
 				set_invalid(viable[k], false);
 			}
 		}
-		/* no more sending: the transitioner would do it too, a moment later */
-		for (k = 0; k < n; k++) {
-			struct db_result *r = items[k].r;
-
-			if (r->server_state == RESULT_SERVER_STATE_UNSENT) {
-				r->server_state = RESULT_SERVER_STATE_OVER;
-				r->outcome = RESULT_OUTCOME_DIDNT_NEED;
-				items[k].changed = true;
-			}
-		}
 	} else {
-		log_info("[WU#%" PRId64 " %s] no consensus among %zu results", wu->id, wu->name, nv);
 		for (k = 0; k < nv; k++) {
 			if (viable[k]->r->validate_state == VALIDATE_STATE_INIT) {
 				viable[k]->r->validate_state = VALIDATE_STATE_INCONCLUSIVE;
 				viable[k]->changed = true;
 			}
 		}
-		if (nv > (size_t)wu->max_success_results)
-			wu->error_mask |= WU_ERROR_TOO_MANY_SUCCESS_RESULTS;
-		if (nv >= (size_t)wu->target_nresults)
-			wu->target_nresults = (int)nv + 1;
 	}
 out:
 	free(agree);
@@ -347,56 +338,243 @@ out:
 	return err;
 }
 
+/* The workunit's canonical result is chosen: credit it, hand it to the assimilator. */
+static void set_canonical(struct db_workunit *wu, const struct db_result *canon)
+{
+	wu->canonical_resultid = canon->id;
+	wu->canonical_credit = canon->granted_credit;
+	if (wu->assimilate_state == ASSIMILATE_INIT)
+		wu->assimilate_state = ASSIMILATE_READY;
+	log_info("[WU#%" PRId64 " %s] canonical result %s; granting %g credit", wu->id, wu->name,
+		 canon->name, canon->granted_credit);
+}
+
+/* An ordinary workunit (or a lone sequence's segment): its own results decide. */
+static int validate_workunit(struct val_job *j, struct db_workunit *wu, struct vitem *items,
+			     size_t n)
+{
+	struct vitem *canon = NULL;
+	size_t i, ns = 0, nv = 0;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (wu->canonical_resultid && items[i].r->id == wu->canonical_resultid)
+			canon = &items[i];
+	if (wu->canonical_resultid && !canon) {
+		log_error("[WU#%" PRId64 " %s] canonical result %" PRId64 " not found", wu->id,
+			  wu->name, wu->canonical_resultid);
+		return 0;
+	}
+	if (canon)
+		return check_against(j, wu, items, n, canon);
+	rc = check_set(j, wu, items, n, wu->min_quorum, &canon, &ns, &nv);
+	if (rc < 0)
+		return rc;
+	if (canon) {
+		set_canonical(wu, canon->r);
+		/* no more sending: the transitioner would do it too, a moment later */
+		for (i = 0; i < n; i++) {
+			struct db_result *r = items[i].r;
+
+			if (r->server_state == RESULT_SERVER_STATE_UNSENT) {
+				r->server_state = RESULT_SERVER_STATE_OVER;
+				r->outcome = RESULT_OUTCOME_DIDNT_NEED;
+				items[i].changed = true;
+			}
+		}
+	} else if (ns >= (size_t)wu->min_quorum) {
+		log_info("[WU#%" PRId64 " %s] no consensus among %zu results", wu->id, wu->name, nv);
+		if (nv > (size_t)wu->max_success_results)
+			wu->error_mask |= WU_ERROR_TOO_MANY_SUCCESS_RESULTS;
+		if (nv >= (size_t)wu->target_nresults)
+			wu->target_nresults = (int)nv + 1;
+	}
+	return 0;
+}
+
+/*
+ * A segment of a sequence group: the corresponding segments of the group's
+ * members (the newest workunit of each for that seqno) are compared as the
+ * results of one workunit would be, against the group's canonical result
+ * once there is one. A member's segment gets its own workunit's canonical
+ * result when it is valid. All present and no consensus: the group fails.
+ */
+static int validate_group(struct val_job *j, const struct db_sequence_group *g,
+			  struct db_workunit *wus, size_t nwus, struct vitem *items, size_t n)
+{
+	struct vitem *canon = NULL;
+	size_t i, k, ns = 0, nv = 0;
+	int rc;
+
+	if (g->state != SEQ_STATE_ACTIVE)
+		return 0;       /* stopped (no consensus): nothing more to judge */
+	for (i = 0; i < n && !canon; i++)
+		if (items[i].r->validate_state == VALIDATE_STATE_VALID)
+			canon = &items[i];
+	if (canon)
+		rc = check_against(j, &wus[0], items, n, canon);
+	else
+		rc = check_set(j, &wus[0], items, n, g->min_quorum, &canon, &ns, &nv);
+	if (rc < 0)
+		return rc;
+	for (k = 0; k < nwus; k++)
+		for (i = 0; i < n; i++)
+			if (items[i].r->workunitid == wus[k].id && !wus[k].canonical_resultid &&
+			    items[i].r->validate_state == VALIDATE_STATE_VALID)
+				set_canonical(&wus[k], items[i].r);
+	if (!canon && nv >= (size_t)g->nmembers && nv >= (size_t)g->min_quorum) {
+		char *why = xasprintf("no consensus at segment %d among %zu results", wus[0].seqno,
+				      nv);
+
+		log_error("group %s: %s: the group is stopped (state error)", g->name, why);
+		rc = db_sequence_group_fail(j->db, g->id, why) == DB_OK ? 0 : -2;
+		free(why);
+	}
+	return rc;
+}
+
+static int take_member(struct db_sequence *s, void *arg)
+{
+	struct db_sequence **v = arg;
+	size_t n = 0;
+
+	while ((*v)[n].id)
+		n++;
+	*v = xrealloc(*v, (n + 2) * sizeof(**v));
+	(*v)[n] = *s;
+	memset(&(*v)[n + 1], 0, sizeof(**v));
+	memset(s, 0, sizeof(*s));
+	return 0;
+}
+
+/*
+ * The workunits whose results are judged together: the one that needs
+ * validation, and for a segment of a sequence group the newest workunit of
+ * the same segment of every other member. *group is set for a group.
+ * DB_NOT_FOUND: nothing to judge (a dead branch's segment).
+ */
+static int gather(struct db *db, struct db_workunit *first, struct db_sequence_group *group,
+		  struct db_workunit **wus, size_t *nwus)
+{
+	struct db_sequence s = { 0 }, *members = xcalloc(1, sizeof(*members));
+	struct db_workunit w = { 0 };
+	size_t i;
+	int rc = DB_OK;
+
+	*wus = xcalloc(1, sizeof(**wus));
+	**wus = *first;
+	memset(first, 0, sizeof(*first));
+	*nwus = 1;
+	if (!(*wus)[0].seq_id)
+		goto out;
+	rc = db_sequence_lookup_id(db, (*wus)[0].seq_id, &s);
+	if (rc == DB_NOT_FOUND)
+		rc = DB_OK;     /* judged alone */
+	if (rc != DB_OK || !s.groupid)
+		goto out;
+	rc = db_sequence_group_lookup_id(db, s.groupid, group);
+	if (rc == DB_NOT_FOUND) {
+		log_error("[WU#%" PRId64 " %s] sequence group %" PRId64 " is missing: judged alone",
+			  (*wus)[0].id, (*wus)[0].name, s.groupid);
+		group->id = 0;
+		rc = DB_OK;
+		goto out;
+	}
+	if (rc == DB_OK)
+		rc = db_sequence_enum_group(db, s.groupid, take_member, &members);
+	for (i = 0; rc == DB_OK && members[i].id; i++) {
+		rc = db_workunit_lock_segment(db, members[i].id, (*wus)[0].seqno, &w);
+		if (rc == DB_NOT_FOUND) {
+			rc = DB_OK;     /* that member has no such segment (yet) */
+		} else if (rc == DB_OK && members[i].id == s.id) {
+			if (w.id != (*wus)[0].id)
+				rc = DB_NOT_FOUND;
+		} else if (rc == DB_OK) {
+			*wus = xrealloc(*wus, (*nwus + 1) * sizeof(**wus));
+			(*wus)[(*nwus)++] = w;
+			memset(&w, 0, sizeof(w));
+		}
+	}
+out:
+	for (i = 0; members[i].id; i++)
+		db_sequence_free(&members[i]);
+	free(members);
+	db_workunit_free(&w);
+	db_sequence_free(&s);
+	return rc;
+}
+
+/* A sequence's segment was judged: move its validated mark, or relocate it if wrong. */
+static int segment_judged(struct db *db, const struct db_workunit *wu, const struct db_result *r)
+{
+	if (!wu->seq_id)
+		return DB_OK;
+	if (r->validate_state == VALIDATE_STATE_VALID)
+		return db_sequence_advance_validated(db, wu->seq_id);
+	if (r->validate_state == VALIDATE_STATE_INVALID) {
+		log_info("[WU#%" PRId64 " %s] invalid segment: the sequence will be relocated",
+			 wu->id, wu->name);
+		return db_sequence_flag_invalid(db, wu->seq_id, SEQ_RELOCATE_ERROR);
+	}
+	return DB_OK;
+}
+
 static int validate(struct db *db, void *arg)
 {
 	struct val_job *j = arg;
-	struct db_workunit wu = { 0 };
+	struct db_workunit first = { 0 }, *wus = NULL;
+	struct db_sequence_group group = { 0 };
 	struct results rs = { NULL, 0 };
-	struct vitem *items = NULL, *canon = NULL;
-	size_t i;
+	struct vitem *items = NULL;
+	size_t i, k, nwus = 0;
 	int rc;
 
 	j->retry = false;
-	rc = db_workunit_lock(db, j->wuid, &wu);
+	j->db = db;
+	rc = db_workunit_lock(db, j->wuid, &first);
 	if (rc != DB_OK)
 		goto out;
-	if (!wu.need_validate) {
+	if (!first.need_validate) {
 		rc = DB_NOT_FOUND;
 		goto out;
 	}
-	rc = db_result_enum_workunit_lock(db, wu.id, take_result, &rs);
+	rc = gather(db, &first, &group, &wus, &nwus);
+	for (k = 0; rc == DB_OK && k < nwus; k++)
+		rc = db_result_enum_workunit_lock(db, wus[k].id, take_result, &rs);
+	if (rc == DB_NOT_FOUND && nwus)
+		goto done;      /* a dead branch's segment: nothing to compare it with */
 	if (rc != DB_OK)
 		goto out;
 	items = xcalloc(rs.n + 1, sizeof(*items));
-	for (i = 0; i < rs.n; i++) {
+	for (i = 0; i < rs.n; i++)
 		items[i].r = &rs.v[i];
-		if (wu.canonical_resultid && rs.v[i].id == wu.canonical_resultid)
-			canon = &items[i];
+	rc = group.id ? validate_group(j, &group, wus, nwus, items, rs.n)
+		      : validate_workunit(j, &wus[0], items, rs.n);
+	if (rc == -2) {
+		rc = DB_ERROR;
+		goto out;
 	}
-	if (wu.canonical_resultid && !canon)
-		log_error("[WU#%" PRId64 " %s] canonical result %" PRId64 " not found", wu.id,
-			  wu.name, wu.canonical_resultid);
-	else if (canon)
-		rc = check_against(j, &wu, items, rs.n, canon);
-	else
-		rc = check_set(j, &wu, items, rs.n);
 	if (rc < 0) {
 		if (!j->retry)
-			log_error("[WU#%" PRId64 " %s] cannot validate now", wu.id, wu.name);
+			log_error("[WU#%" PRId64 " %s] cannot validate now", wus[0].id, wus[0].name);
 		j->retry = true;
 		rc = DB_NOT_FOUND;
 		goto out;
 	}
-	for (i = 0; i < rs.n; i++) {
-		if (items[i].changed) {
+	for (i = 0; rc == DB_OK && i < rs.n; i++)
+		if (items[i].changed)
 			rc = db_result_update_state(db, &rs.v[i]);
-			if (rc != DB_OK)
-				goto out;
-		}
+done:
+	for (k = 0; (rc == DB_OK || rc == DB_NOT_FOUND) && k < nwus; k++) {
+		wus[k].need_validate = 0;
+		wus[k].transition_time = now();
+		rc = db_workunit_update_state(db, &wus[k]);
 	}
-	wu.need_validate = 0;
-	wu.transition_time = now();
-	rc = db_workunit_update_state(db, &wu);
+	/* With the workunits' canonical results written, the sequences can follow. */
+	for (i = 0; rc == DB_OK && i < rs.n; i++)
+		for (k = 0; rc == DB_OK && items && items[i].changed && k < nwus; k++)
+			if (wus[k].id == rs.v[i].workunitid)
+				rc = segment_judged(db, &wus[k], &rs.v[i]);
 out:
 	if (items)
 		for (i = 0; i < rs.n; i++)
@@ -405,7 +583,11 @@ out:
 	for (i = 0; i < rs.n; i++)
 		db_result_free(&rs.v[i]);
 	free(rs.v);
-	db_workunit_free(&wu);
+	for (k = 0; k < nwus; k++)
+		db_workunit_free(&wus[k]);
+	free(wus);
+	db_workunit_free(&first);
+	db_sequence_group_free(&group);
 	return rc;
 }
 
@@ -435,7 +617,7 @@ static int validate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
 							    after, (int)settings.batch, take_id, &l);
 
 		for (i = 0; i < l.n && rc == DB_OK; i++) {
-			struct val_job j = { ctx, l.v[i], false };
+			struct val_job j = { ctx, NULL, l.v[i], false };
 
 			if (daemon_stopping(ctx))
 				break;

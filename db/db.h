@@ -139,6 +139,14 @@ typedef int (*db_row_fn)(void *rec, void *arg);
  * Lookups overwrite *rec (freeing its strings first).
  */
 int db_rec_insert(struct db *db, const struct db_table *t, void *rec);
+/*
+ * Insert the n records of the array recs (each size bytes, ids 0) with few
+ * multi-row statements (chunks of 2^k rows, so few distinct statements are
+ * prepared), setting their ids -- or one by one where the server does not
+ * promise consecutive ids (innodb_autoinc_lock_mode 2).
+ */
+int db_rec_insert_many(struct db *db, const struct db_table *t, void *recs, size_t size,
+		       size_t n);
 /* By primary key; DB_NOT_FOUND if no row has it. */
 int db_rec_update(struct db *db, const struct db_table *t, const void *rec);
 int db_rec_lookup(struct db *db, const struct db_table *t, void *rec);  /* key fields set in rec */

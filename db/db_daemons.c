@@ -374,3 +374,114 @@ int db_batch_file_assoc_drop_file(struct db *db, int64_t job_file_id)
 
 	return db_query_exec(db, &dbq_bfa_drop_file, v, ARRAY_SIZE(v), NULL);
 }
+
+/* ---- work sequences in the validator ---- */
+
+const struct db_query dbq_wu_segment_newest = {
+	"wu_segment_newest", &db_workunit_table,
+	"WHERE seq_id=? AND seqno=? ORDER BY branch DESC LIMIT 1 FOR UPDATE", "ii"
+};
+const struct db_query dbq_seq_lock = {
+	"seq_lock", &db_sequence_table, "WHERE id=? FOR UPDATE", "i"
+};
+const struct db_query dbq_seq_set_unvalidated = {
+	"seq_set_unvalidated", NULL, "UPDATE sequence SET first_unvalidated_seqno=? WHERE id=?", "ii"
+};
+const struct db_query dbq_seq_last_state_upto = {
+	"seq_last_state_upto", NULL,
+	"SELECT COALESCE(MAX(f.seqno), 0) FROM seq_file f JOIN sequence s ON s.id=f.seq_id "
+	"WHERE f.seq_id=? AND f.kind=1 AND f.uploaded=1 AND f.seqno<s.first_unvalidated_seqno", "i"
+};
+const struct db_query dbq_seq_invalid = {
+	"seq_invalid", NULL,
+	"UPDATE sequence SET hostid=0, need_relocate=?, last_state_seqno=LEAST(last_state_seqno, ?) "
+	"WHERE id=? AND state=0 AND need_relocate=0", "iii"
+};
+const struct db_query dbq_seq_group_fail = {
+	"seq_group_fail", NULL,
+	"UPDATE sequence SET state=2, error_msg=? WHERE groupid=? AND state<>2", "si"
+};
+const struct db_query dbq_group_fail = {
+	"group_fail", NULL, "UPDATE sequence_group SET state=2 WHERE id=? AND state=0", "i"
+};
+
+int db_workunit_lock_segment(struct db *db, int64_t seq_id, int seqno, struct db_workunit *wu)
+{
+	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(seqno) };
+	int rc;
+
+	db_workunit_free(wu);
+	memset(wu, 0, sizeof(*wu));
+	rc = db_workunit_query(db, &dbq_wu_segment_newest, v, ARRAY_SIZE(v), take_wu, wu);
+	return rc == DB_OK && wu->id == 0 ? DB_NOT_FOUND : rc;
+}
+
+static int take_seq(struct db_sequence *s, void *arg)
+{
+	struct db_sequence *out = arg;
+
+	db_sequence_free(out);
+	*out = *s;
+	memset(s, 0, sizeof(*s));
+	return 1;
+}
+
+int db_sequence_lock(struct db *db, int64_t id, struct db_sequence *s)
+{
+	struct db_val v[] = { DBV_INT(id) };
+	int rc;
+
+	db_sequence_free(s);
+	memset(s, 0, sizeof(*s));
+	rc = db_sequence_query(db, &dbq_seq_lock, v, ARRAY_SIZE(v), take_seq, s);
+	return rc == DB_OK && s->id == 0 ? DB_NOT_FOUND : rc;
+}
+
+int db_sequence_advance_validated(struct db *db, int64_t seq_id)
+{
+	struct db_sequence s = { 0 };
+	struct db_workunit wu = { 0 };
+	int rc = db_sequence_lock(db, seq_id, &s), k;
+
+	if (rc != DB_OK) {
+		db_sequence_free(&s);
+		return rc;
+	}
+	for (k = s.first_unvalidated_seqno; k <= s.nsegments; k++) {
+		rc = db_workunit_lock_segment(db, seq_id, k, &wu);
+		if (rc != DB_OK || !wu.canonical_resultid)
+			break;
+	}
+	if (rc == DB_OK || rc == DB_NOT_FOUND) {
+		struct db_val v[] = { DBV_INT(k), DBV_INT(seq_id) };
+
+		rc = k == s.first_unvalidated_seqno ? DB_OK
+			: db_query_exec(db, &dbq_seq_set_unvalidated, v, ARRAY_SIZE(v), NULL);
+	}
+	db_workunit_free(&wu);
+	db_sequence_free(&s);
+	return rc;
+}
+
+int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int reason)
+{
+	struct db_val q[] = { DBV_INT(seq_id) };
+	int64_t last = 0;
+	int rc = db_select_i64(db, dbq_seq_last_state_upto.sql, q, ARRAY_SIZE(q), &last);
+
+	if (rc == DB_OK) {
+		struct db_val v[] = { DBV_INT(reason), DBV_INT(last), DBV_INT(seq_id) };
+
+		rc = db_query_exec(db, &dbq_seq_invalid, v, ARRAY_SIZE(v), NULL);
+	}
+	return rc;
+}
+
+int db_sequence_group_fail(struct db *db, int64_t groupid, const char *why)
+{
+	struct db_val v[] = { DBV_STR(why), DBV_INT(groupid) };
+	struct db_val g[] = { DBV_INT(groupid) };
+	int rc = db_query_exec(db, &dbq_seq_group_fail, v, ARRAY_SIZE(v), NULL);
+
+	return rc == DB_OK ? db_query_exec(db, &dbq_group_fail, g, ARRAY_SIZE(g), NULL) : rc;
+}

@@ -32,6 +32,7 @@ struct db {
 	struct db_stmt *cache[DB_STMT_CACHE_MAX];
 	size_t ncache;
 	int64_t last_insert_id;
+	int64_t autoinc_step;   /* ids of one multi-row INSERT: 0 unknown, -1 not consecutive */
 };
 
 /* Record the error of mysql or of stmt (NULL: of db->mysql), log it, return DB_ERROR. */

@@ -326,6 +326,89 @@ int db_rec_insert(struct db *db, const struct db_table *t, void *rec)
 	return rc;
 }
 
+/* The step between the ids of one multi-row INSERT; 0 if they may not be consecutive. */
+static int autoinc_step(struct db *db, int64_t *step)
+{
+	int64_t mode = 0;
+	int rc;
+
+	if (db->autoinc_step) {
+		*step = db->autoinc_step > 0 ? db->autoinc_step : 0;
+		return DB_OK;
+	}
+	rc = db_select_i64(db, "SELECT @@innodb_autoinc_lock_mode", NULL, 0, &mode);
+	if (rc == DB_OK)
+		rc = db_select_i64(db, "SELECT @@auto_increment_increment", NULL, 0, step);
+	if (rc != DB_OK)
+		return rc;
+	if (mode == 2 || *step < 1)
+		*step = 0;
+	db->autoinc_step = *step ? *step : -1;
+	return DB_OK;
+}
+
+#define INSERT_CHUNK_MAX 64
+
+int db_rec_insert_many(struct db *db, const struct db_table *t, void *recs, size_t size,
+		       size_t n)
+{
+	struct sbuf b = SBUF_INIT(1 << 20);
+	struct db_val *vals = xcalloc(t->ncols * INSERT_CHUNK_MAX + 1, sizeof(*vals));
+	const struct db_column *idcol = NULL;
+	size_t done = 0, i, k, nv;
+	int64_t step = 0;
+	int rc = n ? autoinc_step(db, &step) : DB_OK;
+
+	for (i = 0; i < t->ncols; i++)
+		if (t->cols[i].flags & DB_COL_ID)
+			idcol = &t->cols[i];
+	while (rc == DB_OK && done < n) {
+		size_t chunk = INSERT_CHUNK_MAX;
+		char *first = (char *)recs + done * size;
+
+		if (!step || !idcol) {
+			rc = db_rec_insert(db, t, first);
+			done++;
+			continue;
+		}
+		while (chunk > n - done)
+			chunk /= 2;
+		sbuf_reset(&b);
+		sbuf_addf(&b, "INSERT INTO `%s` (", t->name);
+		for (i = 0, nv = 0; i < t->ncols; i++) {
+			const struct db_column *c = &t->cols[i];
+
+			if (!(c->flags & (DB_COL_MODTIME | DB_COL_ID)))
+				sbuf_addf(&b, "%s`%s`", nv++ ? "," : "", c->name);
+		}
+		sbuf_addstr(&b, ") VALUES ");
+		for (k = 0, nv = 0; k < chunk; k++) {
+			void *rec = first + k * size;
+
+			bool first_col = true;
+
+			sbuf_addstr(&b, k ? ",(" : "(");
+			for (i = 0; i < t->ncols; i++) {
+				const struct db_column *c = &t->cols[i];
+
+				if (c->flags & (DB_COL_MODTIME | DB_COL_ID))
+					continue;
+				sbuf_addstr(&b, first_col ? "?" : ",?");
+				first_col = false;
+				vals[nv++] = col_val(rec, c);
+			}
+			sbuf_addch(&b, ')');
+		}
+		rc = db_exec(db, sbuf_str(&b), vals, nv, NULL);
+		for (k = 0; rc == DB_OK && k < chunk; k++)
+			*(int64_t *)field(first + k * size, idcol) = db_insert_id(db) + (int64_t)k * step;
+		done += chunk;
+	}
+	sbuf_free(&b);
+	free(vals);
+	return rc;
+}
+
 int db_rec_update(struct db *db, const struct db_table *t, const void *rec)
 {
 	struct sbuf b = SBUF_INIT(SQL_MAX);

@@ -47,6 +47,20 @@ int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n)
 	return db_select_i64(db, dbq_result_host_count.sql, v, ARRAY_SIZE(v), n);
 }
 
+const struct db_query dbq_result_seq_host_failed = {
+	"result_seq_host_failed", NULL,
+	"SELECT COUNT(*) FROM result WHERE seq_id=? AND hostid=? AND server_state=5 AND "
+	"(outcome IN (3, 6) OR validate_state=2 OR (outcome=1 AND elapsed_time>?))", "iid"
+};
+
+int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
+			      int64_t *n)
+{
+	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(hostid), DBV_DBL(max_time) };
+
+	return db_select_i64(db, dbq_result_seq_host_failed.sql, v, ARRAY_SIZE(v), n);
+}
+
 const struct db_query dbq_result_activate = {
 	"result_activate", NULL,
 	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, report_deadline=?, "
@@ -63,7 +77,8 @@ const struct db_query dbq_seq_deassign = {
 };
 const struct db_query dbq_seq_state_uploaded = {
 	"seq_state_uploaded", NULL,
-	"UPDATE sequence SET last_state_seqno=GREATEST(last_state_seqno, ?) WHERE id=? AND branch=?",
+	"UPDATE sequence SET last_state_seqno=GREATEST(last_state_seqno, ?) "
+	"WHERE id=? AND branch=? AND need_relocate=0",
 	"iii"
 };
 const struct db_query dbq_seq_end = {
@@ -138,8 +153,8 @@ const struct db_query dbq_seq_file_state_uploaded = {
 };
 const struct db_query dbq_result_seq_retire = {
 	"result_seq_retire", NULL,
-	"UPDATE result SET server_state=5, outcome=5 WHERE workunitid=? AND server_state IN (1, 2, 4)",
-	"i"
+	"UPDATE result r JOIN workunit w ON w.id=r.workunitid SET r.server_state=5, r.outcome=5 "
+	"WHERE w.seq_id=? AND w.branch=? AND w.seqno>=? AND r.server_state IN (1, 2, 4)", "iii"
 };
 
 int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason)
@@ -169,9 +184,9 @@ int db_seq_file_lookup_state(struct db *db, int64_t seq_id, int seqno, struct db
 	return rc == DB_OK && !f->id ? DB_NOT_FOUND : rc;
 }
 
-int db_result_retire_segment(struct db *db, int64_t wuid)
+int db_result_retire_segments(struct db *db, int64_t seq_id, int branch, int from)
 {
-	struct db_val v[] = { DBV_INT(wuid) };
+	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(branch), DBV_INT(from) };
 
 	return db_query_exec(db, &dbq_result_seq_retire, v, ARRAY_SIZE(v), NULL);
 }

@@ -35,6 +35,10 @@ extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deass
 
 /* Send inactive segment result r->id (fields as for db_result_claim_unsent). */
 int db_result_activate(struct db *db, const struct db_result *r);
+extern const struct db_query dbq_result_seq_host_failed;
+/* Segments of the sequence the host failed: errors, invalid, or slower than max_time. */
+int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
+			      int64_t *n);
 /* first_unsent_seqno from..to, if the sequence is still on hostid at from. */
 int db_sequence_advance(struct db *db, int64_t seq_id, int64_t hostid, int from, int to);
 /* Take the sequence from hostid, asking for relocation for reason (0: none). */
@@ -53,5 +57,8 @@ extern const struct db_query dbq_seq_flag_relocate, dbq_seq_file_state_uploaded,
 int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason);
 /* The uploaded state file of segment seqno (on whatever branch made it). */
 int db_seq_file_lookup_state(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *f);
-/* Results of the sequence's workunit wuid still inactive, unsent or in progress: OVER, DIDNT_NEED. */
-int db_result_retire_segment(struct db *db, int64_t wuid);
+/*
+ * Results of the branch's segments from seqno from on that are still
+ * inactive, unsent or in progress: OVER, DIDNT_NEED (one statement).
+ */
+int db_result_retire_segments(struct db *db, int64_t seq_id, int branch, int from);

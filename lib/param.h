@@ -60,4 +60,17 @@ int param_parse_args(const struct param *t, void *settings, int argc, char **arg
 /* Print "  --name ARG   help (default: x)" lines for each command-line parameter. */
 void param_print_help(const struct param *t, FILE *fp);
 
+/*
+ * Option lines (create_work --stdin, create_sequence --stdin): read fp line
+ * by line; split each like a shell would in simple cases (blanks separate,
+ * '...' is literal, "..." allows \" and \\, a backslash escapes the next
+ * character); skip blank lines and lines starting with #; refuse, naming the
+ * line, options not in t or named in global_only (they belong on the command
+ * line). fn gets argv[0] = prog, the line's words and its number; a non-zero
+ * return stops the reading. 0, or -1 (logged).
+ */
+int param_read_lines(FILE *fp, const char *prog, const struct param *t,
+		     const char *const *global_only, size_t nglobal,
+		     int (*fn)(int argc, char **argv, long lineno, void *arg), void *arg);
+
 #endif

@@ -21,6 +21,14 @@ const struct param sched_params[] = {
 	S("max_wus_in_progress", max_wus_in_progress, "0", 0, 1e6, "N",
 	  "most jobs in progress per CPU of a host (0: no limit)"),
 	S("sched_candidates", candidates, "200", 1, 1e5, "N", "unsent results examined per request"),
+	S("max_sequences_per_host", seqs_per_host, "1", 0, 1000, "N",
+	  "work sequences a host holds at once (0: none)"),
+	S("max_sequences_per_cpu", seqs_per_cpu, "0", 0, 1000, "N",
+	  "if set, a host holds N work sequences per CPU instead"),
+	{ "sequence_share", PARAM_DOUBLE, offsetof(struct sched_settings, sequence_share), "0.5",
+	  PARAM_BOUNDED, 0, 1, "F",
+	  "sequence segments fill at most this fraction of the work a client asks for; ordinary "
+	  "jobs fill the rest" },
 	PARAM_TABLE_END
 };
 
@@ -192,7 +200,7 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		if (rc == DB_OK)
 			rc = sched_seq_work(ctx, req, &host, apps, reply, &seconds);
 		if (rc == DB_OK)
-			rc = sched_send_work(ctx, req, &host, apps, reply, seconds);
+			rc = sched_send_work(ctx, req, &host, apps, reply, seconds, reply->njobs);
 		/* Work not sent is not an error the client must see: it asks again later. */
 		if (rc != DB_OK)
 			log_error("host %" PRId64 ": sending work failed: %s", host.id, db_error(ctx->db));

@@ -28,11 +28,13 @@ const struct db_app_version *sched_best_version(const struct sched_apps *a, int6
 
 /*
  * Add ordinary jobs to the reply until the request's seconds of work are
- * covered; seconds is what the reply already carries (sched_send.c).
+ * covered (sched_send.c). The reply already carries nseq_jobs sequence
+ * segments worth seq_seconds; they count for at most sequence_share of the
+ * request, and not against max_wus_to_send.
  */
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct sched_reply *reply, double seconds);
+		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs);
 /* Fill r's sending fields (host, times, deadline, app version). */
 void sched_result_assign(const struct db_host *host, const struct db_app_version *av,
 			 const struct db_workunit *wu, struct db_result *r);
@@ -48,8 +50,8 @@ int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
 /*
  * Work sequences (sched_seq.c): check the host's sequences against the
  * sticky files it lists (abort and delete what it should no longer hold),
- * top up its segments to the high-water mark, assign it a sequence if it has
- * none; *seconds gets the work sent.
+ * top up its segments to the high-water mark, assign it sequences up to its
+ * allowance (max_sequences_per_host or _per_cpu); *seconds gets the work sent.
  */
 int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		   const struct db_host *host, const struct sched_apps *apps,

@@ -206,11 +206,14 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct sched_reply *reply, double seconds)
+		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs)
 {
 	struct candidates c = { NULL, 0 };
 	double want = req->work_req_seconds > req->cpu_req_secs ? req->work_req_seconds : req->cpu_req_secs;
-	long max_jobs = ctx->cfg->max_wus_to_send;
+	/* Segments count for at most their share, so ordinary work is never crowded out. */
+	double seconds = seq_seconds < ctx->set->sequence_share * want ? seq_seconds
+								  : ctx->set->sequence_share * want;
+	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs;
 	size_t i;
 	int rc = DB_OK;
 

@@ -227,23 +227,59 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
-/* An unassigned sequence the host can finish segments of in time, assigned to it. */
+/* How many sequences the host may hold at once. */
+static size_t allowance(const struct sched_ctx *ctx, const struct db_host *host)
+{
+	if (ctx->set->seqs_per_cpu > 0)
+		return (size_t)(ctx->set->seqs_per_cpu * (host->p_ncpus > 0 ? host->p_ncpus : 1));
+	return (size_t)ctx->set->seqs_per_host;
+}
+
+/*
+ * May the host take s? Not if it holds another member of s's group (the
+ * replicas would not be independent), nor if it failed s before (an error,
+ * an invalid segment, or too slow).
+ */
+static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
+		    const struct host_seqs *h, const struct db_sequence *s, bool *ok)
+{
+	int64_t failed = 0;
+	size_t i;
+	int rc;
+
+	*ok = false;
+	for (i = 0; i < h->n; i++)
+		if (s->groupid && h->s[i].groupid == s->groupid)
+			return DB_OK;
+	rc = db_result_seq_host_failed(ctx->db, s->id, host->id, s->max_result_time, &failed);
+	*ok = rc == DB_OK && failed == 0;
+	return rc;
+}
+
+/* Unassigned sequences the host can finish segments of in time, up to its allowance. */
 static int assign_new(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
 		      struct host_seqs *h)
 {
 	struct host_seqs cand = { 0 };
 	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
-	size_t i;
-	int rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+	size_t i, want = allowance(ctx, host);
+	int rc;
 
-	for (i = 0; rc == DB_OK && i < cand.n; i++) {
+	if (h->n >= want)
+		return DB_OK;
+	rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+	for (i = 0; rc == DB_OK && i < cand.n && h->n < want; i++) {
 		struct db_sequence *s = &cand.s[i];
 		const char *platform;
+		bool ok;
 
 		if (!sched_best_version(apps, s->appid, req, &platform))
 			continue;
 		if (s->rsc_fpops_est / flops > s->max_result_time)
+			continue;
+		rc = may_take(ctx, host, h, s, &ok);
+		if (rc != DB_OK || !ok)
 			continue;
 		rc = db_sequence_assign(ctx->db, s->id, host->id, now(), s->first_unsent_seqno);
 		if (rc == DB_NOT_FOUND) {
@@ -254,7 +290,6 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 			log_info("host %" PRId64 ": assigned sequence %s", host->id, s->name);
 			s->hostid = host->id;
 			take_seq(s, h);
-			break;
 		}
 	}
 	host_seqs_free(&cand);
@@ -315,7 +350,7 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	}
 	if (rc == DB_OK)
 		rc = check_sticky(ctx, req, &h, reply);
-	if (rc == DB_OK && h.n == 0)
+	if (rc == DB_OK)
 		rc = assign_new(ctx, req, host, apps, &h);
 	for (i = 0; rc == DB_OK && i < h.n; i++)
 		if (h.s[i].id > 0)
@@ -360,6 +395,11 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 		} else if (s.target_nsegments > 0 && k >= s.target_nsegments) {
 			log_info("sequence %s: last segment %d done", s.name, k);
 			rc = db_sequence_end(ctx->db, s.id, SEQ_STATE_ENDED);
+		} else if (s.max_result_time > 0 && rr->final_elapsed_time > s.max_result_time) {
+			log_warn("sequence %s: segment %d took %.0f s on host %" PRId64 ", more than its "
+				 "max_result_time %.0f s; it will be relocated", s.name, k,
+				 rr->final_elapsed_time, res->hostid, s.max_result_time);
+			rc = db_sequence_deassign(ctx->db, s.id, res->hostid, SEQ_RELOCATE_SLOW);
 		}
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;

@@ -20,6 +20,9 @@ struct sched_settings {
 	long down_delay;          /* request_delay while the database is unavailable */
 	long max_wus_in_progress; /* per CPU; 0: no limit */
 	long candidates;          /* unsent results examined per request */
+	long seqs_per_host;       /* work sequences a host holds at once ... */
+	long seqs_per_cpu;        /* ... or, if > 0, this many per CPU */
+	double sequence_share;    /* fraction of a request's seconds sequence work may take */
 };
 
 extern const struct param sched_params[];

@@ -197,6 +197,23 @@ test_boinc_update() {
 	wseq_client update "$TRASH_DIRECTORY/$1" "$2"
 }
 
+# test_boinc_poll "CLIENT..." URL SECONDS CMD...: make the clients contact the
+# project every few seconds until CMD succeeds; fails after SECONDS. (A client
+# that asked for work and got none backs off for minutes before it asks again.)
+test_boinc_poll() {
+	_pc=$1 _pu=$2 _pt=$3
+	shift 3
+	_pend=$(( $(date +%s) + _pt ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -ge "$_pend" ] && return 1
+		for _c in $_pc; do
+			test_boinc_update "$_c" "$_pu" >/dev/null 2>&1
+		done
+		sleep 3
+	done
+	return 0
+}
+
 # --- a project with the sample app -----------------------------------------
 
 # Start a sandbox in $TRASH_DIRECTORY/${1:-sb} (options for up follow) and

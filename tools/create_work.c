@@ -262,161 +262,44 @@ out:
 
 /* ---- --stdin ------------------------------------------------------------- */
 
-/*
- * Split a line into words the way a shell would for simple cases: blanks
- * separate, '...' is literal, "..." allows \" and \\, a backslash outside
- * quotes escapes the next character.
- */
-static int split_line(const char *line, long lineno, char ***argv_out, int *argc_out)
+struct line_ctx {
+	struct tool *tl;
+	const char *base;
+};
+
+static int do_line(int argc, char **argv, long lineno, void *arg)
 {
-	char **argv = xcalloc(2, sizeof(char *));
-	int argc = 1, cap = 2;
-	struct sbuf w = SBUF_INIT(65536);
-	const char *p = line;
-	bool in_word;
+	struct line_ctx *lc = arg;
+	struct options jo = { 0 };
+	char *name;
+	int first, rc;
 
-	argv[0] = xstrdup("create_work");
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		sbuf_reset(&w);
-		in_word = true;
-		while (in_word && *p) {
-			if (*p == '\'') {
-				const char *e = strchr(p + 1, '\'');
-
-				if (!e)
-					goto unterminated;
-				sbuf_add(&w, p + 1, (size_t)(e - p - 1));
-				p = e + 1;
-			} else if (*p == '"') {
-				for (p++; *p && *p != '"'; p++) {
-					if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
-						p++;
-					sbuf_addch(&w, *p);
-				}
-				if (!*p)
-					goto unterminated;
-				p++;
-			} else if (*p == '\\' && p[1]) {
-				sbuf_addch(&w, p[1]);
-				p += 2;
-			} else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
-				in_word = false;
-			} else {
-				sbuf_addch(&w, *p++);
-			}
-		}
-		if (argc + 1 >= cap) {
-			cap *= 2;
-			argv = xrealloc(argv, (size_t)cap * sizeof(char *));
-		}
-		argv[argc++] = xstrdup(sbuf_str(&w));
-		argv[argc] = NULL;
+	param_set_defaults(options, &jo);
+	options_unset(&jo);
+	first = param_parse_args(options, &jo, argc, argv);
+	if (first < 0) {
+		if (first == -2)
+			log_error("stdin line %ld: --help is not a job", lineno);
+		param_free(options, &jo);
+		return -1;
 	}
-	sbuf_free(&w);
-	*argv_out = argv;
-	*argc_out = argc;
-	return 0;
-unterminated:
-	sbuf_free(&w);
-	while (argc > 0)
-		free(argv[--argc]);
-	free(argv);
-	return log_error("stdin line %ld: unterminated quote", lineno);
-}
-
-static void free_argv(char **argv, int argc)
-{
-	while (argc > 0)
-		free(argv[--argc]);
-	free(argv);
-}
-
-/* Refuse, with the line number, options that do not exist or belong to the whole run. */
-static int check_line_options(char **argv, int argc, long lineno)
-{
-	int i;
-	size_t k;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq;
-		char name[64];
-
-		if (strcmp(a, "--") == 0)
-			break;
-		if (a[0] != '-' || a[1] != '-')
-			continue;
-		eq = strchr(a, '=');
-		wstrlcpy(name, a + 2, eq && (size_t)(eq - a - 2) < sizeof(name) ?
-			 (size_t)(eq - a - 1) : sizeof(name));
-		if (!param_find(options, name))
-			return log_error("stdin line %ld: unknown option %s", lineno, a);
-		for (k = 0; k < ARRAY_SIZE(global_only); k++)
-			if (strcmp(name, global_only[k]) == 0)
-				return log_error("stdin line %ld: --%s belongs on the command line",
-						 lineno, name);
-		if (!eq && param_find(options, name)->type != PARAM_BOOL)
-			i++;
-	}
-	return 0;
+	merge(&jo, &lc->tl->o);
+	name = jo.wu_name ? xstrdup(jo.wu_name) : xasprintf("%s_%ld", lc->base, lineno - 1);
+	rc = create_job(lc->tl, &jo, name, argv + first, argc - first);
+	free(name);
+	param_free(options, &jo);
+	return rc;
 }
 
 static int run_stdin(struct tool *tl)
 {
-	struct sbuf line = SBUF_INIT(1 << 20);
-	char buf[8192], **argv = NULL, *base = tl->o.wu_name ? xstrdup(tl->o.wu_name) :
+	char *base = tl->o.wu_name ? xstrdup(tl->o.wu_name) :
 		xasprintf("%s_%d_%.0f", tl->o.appname, (int)getpid(), dnow() * 1e6);
-	long lineno = 0;
-	int argc = 0, first = 0, rc = 0;
-	bool eol = true;
+	struct line_ctx lc = { tl, base };
+	int rc = param_read_lines(stdin, "create_work", options, global_only,
+				  ARRAY_SIZE(global_only), do_line, &lc);
 
-	while (rc == 0) {
-		if (eol)
-			sbuf_reset(&line);
-		if (!fgets(buf, sizeof(buf), stdin)) {
-			if (line.len == 0)
-				break;
-		} else {
-			sbuf_addstr(&line, buf);
-			eol = strchr(buf, '\n') != NULL;
-			if (!eol && !feof(stdin))
-				continue;
-		}
-		eol = true;
-		lineno++;
-		if (split_line(sbuf_str(&line), lineno, &argv, &argc)) {
-			rc = -1;
-			break;
-		}
-		if (argc > 1 && argv[1][0] != '#') {
-			struct options jo = { 0 };
-			char *name;
-
-			param_set_defaults(options, &jo);
-			options_unset(&jo);
-			if (check_line_options(argv, argc, lineno) ||
-			    (first = param_parse_args(options, &jo, argc, argv)) < 0) {
-				if (first == -2)
-					log_error("stdin line %ld: --help is not a job", lineno);
-				rc = -1;
-			} else {
-				merge(&jo, &tl->o);
-				name = jo.wu_name ? xstrdup(jo.wu_name) :
-					xasprintf("%s_%ld", base, lineno - 1);
-				rc = create_job(tl, &jo, name, argv + first, argc - first);
-				free(name);
-			}
-			param_free(options, &jo);
-		}
-		free_argv(argv, argc);
-	}
-	sbuf_free(&line);
 	free(base);
-	if (rc == 0 && ferror(stdin))
-		rc = log_error("reading stdin: %s", strerror(errno));
 	return rc;
 }
 

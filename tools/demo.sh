@@ -2,8 +2,12 @@
 # The main job, in one command on a fresh Debian machine: install what is
 # needed, build wseq, bring up a private demo project (MariaDB, Apache, the
 # project and its daemons) on loopback, register the sample BOINC app, and
-# let two real BOINC clients run a batch of jobs with quorum 2 while the
-# progress is shown. At the end it says where to look.
+# run a work sequence on two real BOINC clients: the sequence starts on the
+# first client, which is killed after a few segments; when the segment it
+# held misses its deadline the relocator moves the sequence, from the last
+# state uploaded, to the second client, which completes it. Progress is shown
+# as it goes; at the end the final state is checked against one
+# uninterrupted local run, and it says where to look.
 #
 #   sudo tools/demo.sh [DIR]        (default DIR: ./demo)
 #   tools/wseq_sandbox down DIR     stops the project (the clients stop at the end)
@@ -11,7 +15,9 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/demo}
 build="$top/_build"
-njobs=8
+nseg=8          # segments
+steps=400      # steps a segment, 25 ms each: about 10 s
+deadline=45    # seconds a segment may stay out (delay_bound)
 
 "$top/tools/install-deps.sh"
 if [ ! -x "$build/tools/make_project" ]; then
@@ -49,44 +55,83 @@ EOT
 	bin/xadd && bin/update_versions
 fi
 
-batch=demo_$(date +%s)
-echo "== creating $njobs jobs with quorum 2 (bin/create_work --stdin)"
-mkdir -p "$dir/inputs"
-for i in $(seq 1 "$njobs"); do
-	echo "demo input $i $(date +%N)" >"$dir/inputs/${batch}_$i"
-	echo "--wu_name ${batch}_$i $dir/inputs/${batch}_$i"
-done | bin/create_work --appname wseq_sample --min_quorum 2 --target_nresults 2 --stdin
+seq=traj_$(date +%s)
+echo "== creating work sequence $seq: $nseg segments, an answer uploaded every segment,"
+echo "   the state every 2nd (bin/create_sequence)"
+mkdir -p "$dir/init"
+(cd "$dir/init" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --state --init --words 4096 2>/dev/null)
+bin/create_sequence --appname wseq_sample --seq_name "$seq" --segments "$nseg" \
+	--answer_every 1 --state_upload_every 2 --rsc_fpops_est 1e9 --max_result_time 30 \
+	--delay_bound "$deadline" --command_line "--state --steps $steps --step_ms 25" "$dir/init/state_out"
 
-echo "== two BOINC clients attach to $PROJECT_URL"
-for c in client1 client2; do
-	wseq_client up "$dir/$c"
-	wseq_client attach "$dir/$c" "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" >/dev/null
-done
-trap 'for c in client1 client2; do wseq_client down "$dir/$c"; done' EXIT
+seq_head() { sql "select concat_ws(' ', hostid, branch, first_unsent_seqno - 1, first_unvalidated_seqno - 1, last_state_seqno, state, nrelocations) from sequence where name='$seq'"; }
+show() {
+	read -r host branch sent valid laststate state nrel <<<"$(seq_head)"
+	printf '\r   %3ds: host %-3s branch %s  sent %d, done %d of %d, state on the server after segment %d, relocations %d   ' \
+		$(( $(date +%s) - start )) "${host/#0/-}" "$branch" "$sent" "$valid" "$nseg" "$laststate" "$nrel"
+}
+nudge=           # clients to make ask for work every few seconds while waiting
+wait_until() {          # wait_until SECONDS WHAT CONDITION...
+	local limit=$1 what=$2 n=0 c
+	shift 2
+	while ! "$@"; do
+		show
+		if [ $(( $(date +%s) - start )) -gt "$limit" ]; then
+			echo; echo "demo: $what did not happen in time; see $PROJECT_DIR/log and $dir/client*/client.log" >&2
+			exit 1
+		fi
+		if [ $((++n % 5)) = 0 ]; then
+			for c in $nudge; do wseq_client update "$dir/$c" "$PROJECT_URL" >/dev/null 2>&1; done
+		fi
+		sleep 1
+	done
+	show
+	echo
+}
+assigned() { [ "$(sql "select hostid from sequence where name='$seq'")" != 0 ]; }
+done_through() { [ "$(sql "select count(*) from result where name='${seq}_b0_s$1_0' and outcome=1")" = 1 ]; }
+relocated() { [ "$(sql "select branch from sequence where name='$seq'")" = 1 ]; }
+ended() { [ "$(sql "select state from sequence where name='$seq'")" != 0 ]; }
 
+trap 'for c in client1 client2; do wseq_client down "$dir/$c" 2>/dev/null; done' EXIT
 start=$(date +%s)
-while :; do
-	done_=$(sql "select count(*) from workunit where name like '${batch}%' and assimilate_state=2")
-	running=$(sql "select count(*) from result r join workunit w on w.id=r.workunitid where w.name like '${batch}%' and r.server_state=4")
-	valid=$(sql "select count(*) from result r join workunit w on w.id=r.workunitid where w.name like '${batch}%' and r.validate_state=1")
-	printf '\r   %3ds: %d/%d jobs done, %d results in progress, %d validated' \
-		$(( $(date +%s) - start )) "$done_" "$njobs" "$running" "$valid"
-	[ "$done_" = "$njobs" ] && break
-	if [ $(( $(date +%s) - start )) -gt 600 ]; then
-		echo; echo "demo: the jobs did not finish in 10 minutes; see $PROJECT_DIR/log and $dir/client1/client.log" >&2
-		exit 1
-	fi
-	sleep 2
-done
+echo "== client1 attaches to $PROJECT_URL and gets the sequence"
+wseq_client up "$dir/client1"
+wseq_client attach "$dir/client1" "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" >/dev/null
+wait_until 120 "assigning the sequence" assigned
+echo "== client2 attaches too (it has no sequence: one a host)"
+wseq_client up "$dir/client2"
+wseq_client attach "$dir/client2" "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" >/dev/null
+wait_until 300 "segment 3" done_through 3
+echo "== client1 is killed after segment 3; the segment it was running will miss its"
+echo "   ${deadline}s deadline, and the relocator moves the sequence to client2 from the"
+echo "   last uploaded state (segment 2)"
+wseq_client kill "$dir/client1"
+# client2 asked for work while it had none to get, so it waits minutes before
+# asking again; the demo presses its Update button every few seconds instead.
+nudge=client2
+wait_until 400 "the relocation" relocated
+echo "== relocated: a new branch 1 starts at segment 3 and reads the state of segment 2"
+wait_until 600 "the end of the sequence" ended
 echo
+state=$(sql "select state from sequence where name='$seq'")
+[ "$state" = 1 ] || { echo "demo: the sequence ended in error (bin/seq_status $seq)" >&2; exit 1; }
+final=$(find "$PROJECT_DIR/upload" -name "${seq}_b1_s${nseg}_state")
+mkdir -p "$dir/local" && cp "$dir/init/state_out" "$dir/local/state_in"
+(cd "$dir/local" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --state --steps $((steps * nseg)) 2>/dev/null)
+if cmp -s "$final" "$dir/local/state_out"; then
+	echo "== done: the final state equals one uninterrupted local run of all $nseg segments"
+else
+	echo "demo: the final state differs from a local run ($final, $dir/local/state_out)" >&2
+	exit 1
+fi
 echo
-echo "== done: every job computed by both clients, validated and assimilated"
-sql "select w.name, r.name, r.hostid, r.validate_state from workunit w join result r on r.workunitid=w.id where w.name like '${batch}%' order by w.id, r.id" |
-	awk '{ printf "   %-22s %-24s host %s %s\n", $1, $2, $3, ($4 == 1 ? "valid" : "not valid") }'
+bin/seq_status "$seq" | sed 's/^/   /'
 echo
 echo "Where to look:"
-echo "  outputs:   $PROJECT_DIR/results/${batch}_1/out ..."
-echo "  logs:      $PROJECT_DIR/log/ (scheduler.log, transitioner.log, ...), $dir/client1/client.log"
-echo "  daemons:   cd $PROJECT_DIR && bin/status"
-echo "  settings:  wseq_sandbox env $dir"
-echo "  stop:      $top/tools/wseq_sandbox down $dir"
+echo "  the sequence:  cd $PROJECT_DIR && bin/seq_status $seq   (bin/seq_status --all: every sequence)"
+echo "  outputs:       $PROJECT_DIR/results/ (answers and states, by segment), $final"
+echo "  logs:          $PROJECT_DIR/log/ (scheduler.log, relocator.log, ...), $dir/client*/client.log"
+echo "  daemons:       cd $PROJECT_DIR && bin/status"
+echo "  settings:      wseq_sandbox env $dir"
+echo "  stop:          $top/tools/wseq_sandbox down $dir"

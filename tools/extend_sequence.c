@@ -52,19 +52,16 @@ struct run {
 /* Add k segments at the end of the live branch; a known length grows with them. */
 static int add_segments(struct run *r, struct db_sequence *s, int k)
 {
-	int i, rc = 0;
+	char *prev = seq_state_name(s->name, s->branch, s->nsegments);
+	int rc;
 
 	if (s->target_nsegments > 0)
 		s->target_nsegments = s->nsegments + k;
-	for (i = 1; rc == 0 && i <= k; i++) {
-		int seqno = s->nsegments + 1;
-		char *prev = seq_state_name(s->name, s->branch, seqno - 1);
-
-		rc = seq_make_segment(r->db, r->cfg, s, seqno, prev, NULL, NULL, 0);
-		free(prev);
-		if (rc == 0)
-			s->nsegments = seqno;
-	}
+	rc = seq_make_segments(r->db, r->cfg, s, s->nsegments + 1, s->nsegments + k, prev, NULL,
+			       NULL, 0);
+	free(prev);
+	if (rc == 0)
+		s->nsegments += k;
 	if (rc == 0)
 		rc = db_sequence_update(r->db, s) == DB_OK ? 0 : -1;
 	if (rc == 0) {

@@ -57,17 +57,11 @@ static int sum_file(struct db_seq_file *f, void *arg)
 static int summarize(struct db *db, const struct db_sequence *s, struct summary *sum)
 {
 	struct db_val v[] = { DBV_INT(s->id) };
-	struct db_val vb[] = { DBV_INT(s->id), DBV_INT(s->branch) };
-
-	int rc;
 
 	memset(sum, 0, sizeof(*sum));
-	rc = db_seq_file_enum(db, "WHERE seq_id=? ORDER BY branch, seqno", v, 1, sum_file, sum);
-	/* done: segments of the live branch with a validated (canonical) result */
-	if (rc == DB_OK)
-		rc = db_workunit_count(db, "WHERE seq_id=? AND branch=? AND canonical_resultid>0", vb, 2,
-				       &sum->done);
-	return rc;
+	/* done: the segments known good, every one before the first unvalidated */
+	sum->done = s->first_unvalidated_seqno - 1;
+	return db_seq_file_enum(db, "WHERE seq_id=? ORDER BY branch, seqno", v, 1, sum_file, sum);
 }
 
 static int print_line(struct db_sequence *s, void *arg)
@@ -82,21 +76,29 @@ static int print_line(struct db_sequence *s, void *arg)
 		snprintf(host, sizeof(host), "%" PRId64, s->hostid);
 	else
 		snprintf(host, sizeof(host), "-");
-	printf("%-24s %-6s %6s %5" PRId64 "/%-5d %5d %6d %6d %6d %12.0f%s\n", s->name,
+	printf("%-24s %-6s %6s %5" PRId64 "/%-5d %5d %6d %6d %6d %12.0f%s%s%s\n", s->name,
 	       state_name(s->state), host, sum.done, s->nsegments, s->first_unsent_seqno - 1,
 	       s->branch, sum.last_answer, sum.last_state, sum.bytes,
-	       s->need_relocate ? "  (to relocate)" : "");
+	       s->need_relocate ? "  (to relocate)" : "", *s->error_msg ? "  " : "", s->error_msg);
 	return 0;
 }
 
+struct branch_walk {
+	struct db *db;
+	int first_seqno;        /* of the branch printed last */
+};
+
 static int print_segment(struct db_workunit *wu, void *arg)
 {
-	struct db *db = arg;
+	struct branch_walk *bw = arg;
+	struct db *db = bw->db;
 	struct db_result r = { 0 };
 	char *rname = xasprintf("%s_0", wu->name);
 	int rc = db_result_lookup_name(db, rname, &r);
 	static const char *const states[] = { "?", "inactive", "unsent", "?", "in progress", "over" };
 
+	if (!bw->first_seqno)
+		bw->first_seqno = wu->seqno;
 	printf("    %-28s %-12s", wu->name,
 	       rc == DB_OK && r.server_state >= 1 && r.server_state <= 5 ? states[r.server_state] : "-");
 	if (rc == DB_OK && r.hostid)
@@ -113,7 +115,7 @@ static int detail(struct db *db, const char *name)
 {
 	struct db_sequence s = { 0 };
 	struct summary sum;
-	int rc = db_sequence_lookup_name(db, name, &s), b;
+	int rc = db_sequence_lookup_name(db, name, &s), b, next_start = 0;
 
 	if (rc == DB_NOT_FOUND) {
 		db_sequence_free(&s);
@@ -125,19 +127,37 @@ static int detail(struct db *db, const char *name)
 	}
 	printf("sequence %s (id %" PRId64 "): %s, host %" PRId64 ", live branch %d\n", s.name, s.id,
 	       state_name(s.state), s.hostid, s.branch);
-	printf("  segments %d (length %d), sent %d, done %" PRId64 ", high water %d\n", s.nsegments,
-	       s.target_nsegments, s.first_unsent_seqno - 1, sum.done, s.high_water);
+	printf("  segments %d (length %d), sent %d, validated %" PRId64 ", high water %d\n",
+	       s.nsegments, s.target_nsegments, s.first_unsent_seqno - 1, sum.done, s.high_water);
 	printf("  answers every %d, states every %d; last answer %d, last state on the server %d\n",
 	       s.answer_every, s.state_upload_every, sum.last_answer, s.last_state_seqno);
 	printf("  uploaded %.0f bytes, relocations %d%s\n", sum.bytes, s.nrelocations,
 	       s.need_relocate ? ", waiting for relocation" : "");
+	if (s.groupid) {
+		struct db_sequence_group g = { 0 };
+
+		if (db_sequence_group_lookup_id(db, s.groupid, &g) == DB_OK)
+			printf("  group %s: %s of %d, quorum %d, group %s\n", g.name,
+			       s.is_master ? "master" : "member", g.nmembers, g.min_quorum,
+			       state_name(g.state));
+		db_sequence_group_free(&g);
+	}
+	if (*s.error_msg)
+		printf("  error: %s\n", s.error_msg);
+	/* A dead branch is dead from where the next one starts; before that it is the live line. */
 	for (b = s.branch; b >= 0; b--) {
 		struct db_val v[] = { DBV_INT(s.id), DBV_INT(b) };
-		printf("  branch %d%s:\n", b, b == s.branch ? " (live)" : " (dead)");
+		struct branch_walk bw = { db, 0 };
+
+		if (b == s.branch)
+			printf("  branch %d (live):\n", b);
+		else
+			printf("  branch %d (dead from segment %d):\n", b, next_start);
 		rc = db_workunit_enum(db, "WHERE seq_id=? AND branch=? ORDER BY seqno", v, 2,
-				      print_segment, db);
+				      print_segment, &bw);
 		if (rc != DB_OK)
 			break;
+		next_start = bw.first_seqno;
 	}
 	db_sequence_free(&s);
 	return rc == DB_OK ? 0 : -1;

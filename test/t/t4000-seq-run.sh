@@ -64,10 +64,13 @@ test_expect_success 'seq_status shows the sequence done, on one host, with its u
 	test_must_fail test_project bin/seq_status nosuch 2>err && test_grep "no sequence named" err
 '
 
+no_sticky_states() {
+	! ls cA/projects/*/ | grep -q "clim_b0_s.*_state" &&
+	grep -q "Got server request to delete file clim_b0_s12_state" cA/client.log
+}
+
 test_expect_success 'the host is told to delete the sequence'"'"'s sticky files' '
-	test_boinc_update cA "$PROJECT_URL" && sleep 8 &&
-	test_boinc_update cA "$PROJECT_URL" && sleep 8 &&
-	! ls cA/projects/*/ | grep "clim_b0_s.*_state"
+	test_boinc_poll cA "$PROJECT_URL" 120 no_sticky_states
 '
 
 test_expect_success 'db_check: the database is whole' '

@@ -4,28 +4,13 @@ test_description='extend_sequence adds segments, keeps open-ended sequences ahea
 
 test_sandbox_up sb --no-daemons || exit 1
 APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
-SCHED="${PROJECT_URL%wseq/}wseq_cgi/cgi"
+. "$WSEQ_SRCDIR/test/t/lib-sched.sh"
 
 create() {
 	test_project bin/create_sequence --appname wseq_sample --rsc_fpops_est 1e9 \
 		--command_line "--state --steps 10" --seq_name "$@" "$TRASH_DIRECTORY/init/state_out"
 }
 value() { test_sql_value "select $1 from sequence where name=\"$2\""; }
-
-# A scheduler request of host $1 (0: new) listing the sticky files given as "name status" pairs.
-request() {
-	host=$1; shift
-	printf "<scheduler_request>\n<authenticator>%s</authenticator>\n<hostid>%s</hostid>\n" "$ADMIN_AUTHENTICATOR" "$host"
-	printf "<platform_name>x86_64-pc-linux-gnu</platform_name>\n<code_sign_key>x</code_sign_key>\n"
-	printf "<work_req_seconds>1000</work_req_seconds>\n"
-	printf "<host_info><host_cpid>h1</host_cpid><p_ncpus>2</p_ncpus><p_fpops>1e9</p_fpops><m_nbytes>8e9</m_nbytes><d_free>1e11</d_free></host_info>\n"
-	while [ $# -ge 2 ]; do
-		printf "<file_info><name>%s</name><nbytes>100</nbytes><status>%s</status></file_info>\n" "$1" "$2"
-		shift 2
-	done
-	printf "</scheduler_request>\n"
-}
-rpc() { curl -sf --data-binary @"$1" "$SCHED" >"$2"; }
 
 test_expect_success 'set up: the sample app and an initial state' '
 	test_setup_sample_app &&
@@ -79,8 +64,8 @@ test_expect_success 'bad use: one-line errors, nothing changed' '
 test_expect_success 'a host gets a sequence and its first segments up to the high-water mark' '
 	test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1 where name=\"B\"" &&
 	create C --segments 3 &&
-	request 0 >r1 && rpc r1 reply1 &&
-	host=$(sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" reply1) && echo "$host" >hostid &&
+	sched_request 0 >r1 && sched_rpc r1 reply1 &&
+	host=$(sched_reply_hostid reply1) && echo "$host" >hostid &&
 	test "$(grep -c "^<result>$" reply1)" = 2 &&
 	test_grep "<name>C_b0_s1_0</name>" reply1 && test_grep "<name>C_b0_s2_0</name>" reply1 &&
 	test "$(value hostid C)" = "$host" && test "$(value first_unsent_seqno C)" = 3
@@ -88,7 +73,7 @@ test_expect_success 'a host gets a sequence and its first segments up to the hig
 
 test_expect_success 'ending a sequence while its host is mid-segment: aborted and deleted at the next RPC' '
 	test_project bin/extend_sequence --seq_name C --end &&
-	request "$(cat hostid)" C_b0_s1_state 1 >r2 && rpc r2 reply2 &&
+	sched_request "$(cat hostid)" 2 C_b0_s1_state 1 >r2 && sched_rpc r2 reply2 &&
 	test_grep "<result_abort>" reply2 &&
 	sed -n "/<result_abort>/,/<\/result_abort>/p" reply2 >aborts &&
 	test_grep "C_b0_s1_0" aborts && test_grep "C_b0_s2_0" aborts &&

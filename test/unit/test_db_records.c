@@ -414,6 +414,32 @@ static void test_list_and_nested_statements(void **state)
 	db_rec_list_free(&db_result_table, list, n);
 }
 
+/* 71 rows: chunks of 64, 4, 2 and 1; every id set, and each row where its id says. */
+static void test_insert_many(void **state)
+{
+	struct db_platform v[71], q = { 0 };
+	size_t i;
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 71; i++)
+		v[i].name = xasprintf("many_%zu", i);
+	assert_int_equal(db_rec_insert_many(db, &db_platform_table, v, sizeof(v[0]), 71), DB_OK);
+	for (i = 0; i < 71; i++) {
+		char want[32];
+
+		assert_true(v[i].id > 0);
+		if (i)
+			assert_true(v[i].id > v[i - 1].id);
+		assert_int_equal(db_platform_lookup_id(db, v[i].id, &q), DB_OK);
+		snprintf(want, sizeof(want), "many_%zu", i);
+		assert_string_equal(q.name, want);
+		db_platform_free(&v[i]);
+	}
+	db_platform_free(&q);
+	assert_int_equal(db_rec_insert_many(db, &db_platform_table, v, sizeof(v[0]), 0), DB_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_transactions),
 		cmocka_unit_test(test_named_queries),
 		cmocka_unit_test(test_list_and_nested_statements),
+		cmocka_unit_test(test_insert_many),
 	};
 
 	if (!getenv("WSEQ_DB_USER")) {

@@ -1,0 +1,27 @@
+# Hand-made scheduler RPCs for the sequence tests (t40*). Source it after
+# test-lib.sh and test_sandbox_up.
+
+SCHED="${PROJECT_URL%wseq/}wseq_cgi/cgi"
+
+# sched_request HOSTID [NCPUS] [NAME STATUS]...: a request of host HOSTID (0: a
+# new host, cpid h1 unless CPID is set) asking for REQ_SECONDS (default 1000)
+# of work, listing the sticky files given as "name status" pairs.
+sched_request() {
+	host=$1 ncpus=${2:-2}
+	shift; [ $# -gt 0 ] && shift
+	printf "<scheduler_request>\n<authenticator>%s</authenticator>\n<hostid>%s</hostid>\n" "$ADMIN_AUTHENTICATOR" "$host"
+	printf "<platform_name>x86_64-pc-linux-gnu</platform_name>\n<code_sign_key>x</code_sign_key>\n"
+	printf "<work_req_seconds>%s</work_req_seconds>\n" "${REQ_SECONDS:-1000}"
+	printf "<host_info><host_cpid>%s</host_cpid><p_ncpus>%s</p_ncpus><p_fpops>1e9</p_fpops><m_nbytes>8e9</m_nbytes><d_free>1e11</d_free></host_info>\n" "${CPID:-h1}" "$ncpus"
+	while [ $# -ge 2 ]; do
+		printf "<file_info><name>%s</name><nbytes>100</nbytes><status>%s</status></file_info>\n" "$1" "$2"
+		shift 2
+	done
+	printf "</scheduler_request>\n"
+}
+
+# sched_rpc REQUEST_FILE REPLY_FILE
+sched_rpc() { curl -sf --data-binary @"$1" "$SCHED" >"$2"; }
+
+# The host id a reply gives.
+sched_reply_hostid() { sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" "$1"; }
