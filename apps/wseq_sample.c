@@ -8,6 +8,11 @@
  *   --state mode:        reads "state_in", advances the state --steps steps,
  *                        writes "state_out" and a small "answer" file
  *
+ * With --aux (in --state mode) it keeps a second state too, for sequences
+ * with several state files: it reads "aux_in" (a log, possibly empty),
+ * writes "aux_out" (that log plus a line for this run) and "aux_answer"
+ * (the number of lines).
+ *
  * Options: --steps N (default 1000), --state, --words N (state size in
  * 64-bit words, for a new state when "state_in" is empty), --step_ms M
  * (sleep per step, to make a job take time), --init (write a fresh state
@@ -212,10 +217,45 @@ static void flip_byte(const char *path)
 	fprintf(stderr, "wseq_sample: corrupted %s on purpose\n", path);
 }
 
+/* --aux: aux_out = aux_in + a line for this run; aux_answer = its line count. */
+static int write_aux(const struct state *s)
+{
+	char in[1024], out[1024], ans[1024], buf[4096];
+	FILE *ip, *op, *ap;
+	size_t n;
+	long lines = 0;
+
+	resolve("aux_in", in, sizeof(in));
+	resolve("aux_out", out, sizeof(out));
+	resolve("aux_answer", ans, sizeof(ans));
+	op = fopen(out, "w");
+	if (!op)
+		return -1;
+	ip = fopen(in, "r");
+	while (ip && (n = fread(buf, 1, sizeof(buf), ip)) > 0) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			lines += buf[k] == '\n';
+		fwrite(buf, 1, n, op);
+	}
+	if (ip)
+		fclose(ip);
+	fprintf(op, "step %" PRIu64 " checksum %016" PRIx64 "\n", s->step, checksum(s));
+	lines++;
+	if (fclose(op) != 0)
+		return -1;
+	ap = fopen(ans, "w");
+	if (!ap)
+		return -1;
+	fprintf(ap, "lines %ld\n", lines);
+	return fclose(ap) != 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long steps = 1000, words = 1024, step_ms = 0;
-	int state_mode = 0, init_only = 0, i, r;
+	int state_mode = 0, init_only = 0, aux = 0, i, r;
 	char in[1024], out[1024], answer[1024], ckpt[1024];
 	struct state s = { 0, 0, NULL };
 	uint64_t start_step;
@@ -232,8 +272,10 @@ int main(int argc, char **argv)
 			state_mode = 1;
 		else if (!strcmp(argv[i], "--init"))
 			init_only = 1;
+		else if (!strcmp(argv[i], "--aux"))
+			aux = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: wseq_sample [--state] [--init] [--steps N] [--words N] [--step_ms M]\n");
+			printf("usage: wseq_sample [--state [--aux]] [--init] [--steps N] [--words N] [--step_ms M]\n");
 			return 0;
 		}
 	}
@@ -319,6 +361,10 @@ int main(int argc, char **argv)
 	fprintf(fp, "step %" PRIu64 " words %" PRIu64 " checksum %016" PRIx64 "\n", s.step, s.nwords,
 		checksum(&s));
 	fclose(fp);
+	if (state_mode && aux && write_aux(&s) != 0) {
+		fprintf(stderr, "cannot write aux_out or aux_answer: %s\n", strerror(errno));
+		boinc_finish(1);
+	}
 	if (marker_applies("../../wseq_fail")) {
 		fprintf(stderr, "wseq_sample: failing on purpose\n");
 		boinc_finish(3);

@@ -5,6 +5,9 @@
 #include "dirhier.h"
 #include "log.h"
 #include "work.h"
+#include "xml.h"
+
+#include <ctype.h>
 #include "wtime.h"
 
 char *seq_wu_name(const char *seq, int branch, int seqno)
@@ -12,14 +15,141 @@ char *seq_wu_name(const char *seq, int branch, int seqno)
 	return xasprintf("%s_b%d_s%d", seq, branch, seqno);
 }
 
-char *seq_state_name(const char *seq, int branch, int seqno)
+static char *file_name(const char *seq, int branch, int seqno, const char *kind, size_t i)
 {
-	return xasprintf("%s_b%d_s%d_state", seq, branch, seqno);
+	if (i == 0)
+		return xasprintf("%s_b%d_s%d_%s", seq, branch, seqno, kind);
+	return xasprintf("%s_b%d_s%d_%s%zu", seq, branch, seqno, kind, i);
 }
 
-char *seq_answer_name(const char *seq, int branch, int seqno)
+char *seq_state_name(const char *seq, int branch, int seqno, size_t i)
 {
-	return xasprintf("%s_b%d_s%d_answer", seq, branch, seqno);
+	return file_name(seq, branch, seqno, "state", i);
+}
+
+char *seq_answer_name(const char *seq, int branch, int seqno, size_t i)
+{
+	return file_name(seq, branch, seqno, "answer", i);
+}
+
+void seq_layout_free(struct seq_layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nstate; i++) {
+		free(l->state[i].open_in);
+		free(l->state[i].open_out);
+	}
+	for (i = 0; i < l->nanswer; i++)
+		free(l->answer[i].open_name);
+	memset(l, 0, sizeof(*l));
+}
+
+size_t seq_nstate_files(const struct project_config *cfg, const struct db_sequence *s)
+{
+	struct seq_layout l;
+	size_t n;
+
+	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
+		return 0;
+	n = l.nstate;
+	seq_layout_free(&l);
+	return n;
+}
+
+/* An open name: letters, digits, '_', '-', '.'; not empty. */
+static bool good_open_name(const char *n)
+{
+	if (!n || !*n)
+		return false;
+	for (; *n; n++)
+		if (!isalnum((unsigned char)*n) && *n != '_' && *n != '-' && *n != '.')
+			return false;
+	return true;
+}
+
+static double child_double(const xmlNode *n, const char *name, double def)
+{
+	char *t = xml_child_text(n, name), *end = NULL;
+	double v = def;
+
+	if (t) {
+		v = strtod(t, &end);
+		if (end == t || *end || v <= 0)
+			v = -1;
+	}
+	free(t);
+	return v;
+}
+
+int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l)
+{
+	struct sbuf full = SBUF_INIT(PATH_MAX), err = SBUF_INIT(1024);
+	xmlDoc *doc;
+	xmlNode *root, *n;
+	int rc = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (!path || !*path) {
+		l->nstate = l->nanswer = 1;
+		l->state[0].open_in = xstrdup("state_in");
+		l->state[0].open_out = xstrdup("state_out");
+		l->answer[0].open_name = xstrdup("answer");
+		l->answer[0].max_nbytes = 1e7;
+		return 0;
+	}
+	if (path[0] == '/')
+		sbuf_addstr(&full, path);
+	else
+		sbuf_addf(&full, "%s/%s", project_dir, path);
+	doc = xml_read_file(sbuf_str(&full), &err);
+	if (!doc) {
+		rc = log_error("sequence template %s: %s", path, sbuf_str(&err));
+		goto out;
+	}
+	root = xmlDocGetRootElement(doc);
+	if (!xml_is(root, "sequence_template")) {
+		rc = log_error("sequence template %s: the root element is not <sequence_template>", path);
+		goto done;
+	}
+	xml_for_each(n, root, NULL) {
+		if (xml_is(n, "state") && l->nstate < SEQ_MAX_FILES) {
+			l->state[l->nstate].open_in = xml_child_text(n, "open_name_in");
+			l->state[l->nstate].open_out = xml_child_text(n, "open_name_out");
+			l->state[l->nstate].max_nbytes = child_double(n, "max_nbytes", 0);
+			if (!good_open_name(l->state[l->nstate].open_in) ||
+			    !good_open_name(l->state[l->nstate].open_out) ||
+			    l->state[l->nstate].max_nbytes < 0)
+				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
+					       "(letters, digits, _ - .) and a positive <max_nbytes> if any",
+					       path, xml_line(n));
+			l->nstate++;
+		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
+			l->answer[l->nanswer].open_name = xml_child_text(n, "open_name");
+			l->answer[l->nanswer].max_nbytes = child_double(n, "max_nbytes", 1e7);
+			if (!good_open_name(l->answer[l->nanswer].open_name) ||
+			    l->answer[l->nanswer].max_nbytes < 0)
+				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
+					       "_ - .) and a positive <max_nbytes> if any", path,
+					       xml_line(n));
+			l->nanswer++;
+		} else {
+			rc = log_error("%s:%ld: <%s> is not <state> or <answer>, or one too many (at "
+				       "most %d of each)", path, xml_line(n), (const char *)n->name,
+				       SEQ_MAX_FILES);
+		}
+	}
+	if (rc == 0 && l->nstate == 0)
+		rc = log_error("sequence template %s: no <state>: a sequence carries at least one",
+			       path);
+done:
+	xmlFreeDoc(doc);
+out:
+	if (rc)
+		seq_layout_free(l);
+	sbuf_free(&full);
+	sbuf_free(&err);
+	return rc;
 }
 
 bool seq_uploads_state(const struct db_sequence *s, int seqno)
@@ -87,47 +217,66 @@ static int add_seq_file(struct db *db, const struct db_sequence *s, int seqno, c
 
 /* Segment seqno's workunit, result (workunitid still 0) and output files, in memory. */
 static void segment_build(const struct project_config *cfg, const struct db_sequence *s,
-			  int seqno, const char *input_name, const char *input_url,
-			  const char *input_md5, double input_nbytes, struct db_workunit *wu,
-			  struct db_result *res, struct db_seq_file files[2])
+			  const struct seq_layout *l, int seqno, const struct seq_input *in,
+			  struct db_workunit *wu, struct db_result *res, struct db_seq_file *files)
 {
 	struct sbuf wdoc = SBUF_INIT(1 << 20), rdoc = SBUF_INIT(1 << 20);
-	char *state = seq_state_name(s->name, s->branch, seqno);
-	char *answer = seq_answer_name(s->name, s->branch, seqno);
 	bool up_state = seq_uploads_state(s, seqno), up_answer = seq_uploads_answer(s, seqno);
+	size_t i, nf = 0;
 
 	/*
-	 * The input: the state the segment starts from, kept on the host (sticky).
-	 * The client merges this file_info into the previous segment's output
-	 * of the same name and takes its URL list from it: when that output is
-	 * to be uploaded, the upload URL must be here too, or the upload fails.
+	 * The inputs: the states the segment starts from, kept on the host
+	 * (sticky). The client merges such a file_info into the previous
+	 * segment's output of the same name and takes its URL list from it:
+	 * when that output is to be uploaded, the upload URL must be here too,
+	 * or the upload fails.
 	 */
-	sbuf_addstr(&wdoc, "<file_info>\n    <name>");
-	sbuf_add_xml_escaped(&wdoc, input_name);
-	sbuf_addstr(&wdoc, "</name>\n    <sticky/>\n    <no_delete/>\n");
-	if (!input_url && seqno > 1 && seq_uploads_state(s, seqno - 1)) {
-		sbuf_addstr(&wdoc, "    <url>");
-		sbuf_add_xml_escaped(&wdoc, cfg->upload_url);
-		sbuf_addstr(&wdoc, "</url>\n");
+	for (i = 0; i < l->nstate; i++) {
+		sbuf_addstr(&wdoc, "<file_info>\n    <name>");
+		sbuf_add_xml_escaped(&wdoc, in[i].name);
+		sbuf_addstr(&wdoc, "</name>\n    <sticky/>\n    <no_delete/>\n");
+		if (!in[i].url && seqno > 1 && seq_uploads_state(s, seqno - 1)) {
+			sbuf_addstr(&wdoc, "    <url>");
+			sbuf_add_xml_escaped(&wdoc, cfg->upload_url);
+			sbuf_addstr(&wdoc, "</url>\n");
+		}
+		if (in[i].url) {
+			sbuf_addstr(&wdoc, "    <url>");
+			sbuf_add_xml_escaped(&wdoc, in[i].url);
+			sbuf_addf(&wdoc, "</url>\n    <md5_cksum>%s</md5_cksum>\n"
+				  "    <nbytes>%.0f</nbytes>\n", in[i].md5, in[i].nbytes);
+		}
+		sbuf_addstr(&wdoc, "</file_info>\n");
 	}
-	if (input_url) {
-		sbuf_addstr(&wdoc, "    <url>");
-		sbuf_add_xml_escaped(&wdoc, input_url);
-		sbuf_addf(&wdoc, "</url>\n    <md5_cksum>%s</md5_cksum>\n    <nbytes>%.0f</nbytes>\n",
-			  input_md5, input_nbytes);
-	}
-	sbuf_addstr(&wdoc, "</file_info>\n<workunit>\n");
-	file_ref(&wdoc, input_name, "state_in");
+	sbuf_addstr(&wdoc, "<workunit>\n");
+	for (i = 0; i < l->nstate; i++)
+		file_ref(&wdoc, in[i].name, l->state[i].open_in);
 	sbuf_addstr(&wdoc, "    <command_line>");
 	sbuf_add_xml_escaped(&wdoc, s->command_line);
 	sbuf_addstr(&wdoc, "</command_line>\n</workunit>\n");
 
-	/* The outputs: the state always stays on the host; uploads every Mth / Nth. */
-	file_info_out(&rdoc, state, true, s->rsc_disk_bound, up_state ? cfg->upload_url : NULL);
-	file_info_out(&rdoc, answer, false, 1e7, up_answer ? cfg->upload_url : NULL);
+	/* The outputs: the states always stay on the host; uploads every Mth / Nth. */
+	for (i = 0; i < l->nstate; i++) {
+		char *name = seq_state_name(s->name, s->branch, seqno, i);
+
+		file_info_out(&rdoc, name, true,
+			      l->state[i].max_nbytes > 0 ? l->state[i].max_nbytes : s->rsc_disk_bound,
+			      up_state ? cfg->upload_url : NULL);
+		seq_file_init(&files[nf++], s, seqno, name, SEQ_FILE_STATE, up_state, false);
+		free(name);
+	}
+	for (i = 0; i < l->nanswer; i++) {
+		char *name = seq_answer_name(s->name, s->branch, seqno, i);
+
+		file_info_out(&rdoc, name, false, l->answer[i].max_nbytes,
+			      up_answer ? cfg->upload_url : NULL);
+		seq_file_init(&files[nf++], s, seqno, name, SEQ_FILE_ANSWER, up_answer, false);
+		free(name);
+	}
 	sbuf_addstr(&rdoc, "<result>\n");
-	file_ref(&rdoc, state, "state_out");
-	file_ref(&rdoc, answer, "answer");
+	for (i = 0; i < nf; i++)
+		file_ref(&rdoc, files[i].name, i < l->nstate ? l->state[i].open_out
+							     : l->answer[i - l->nstate].open_name);
 	sbuf_addstr(&rdoc, "</result>\n");
 
 	memset(wu, 0, sizeof(*wu));
@@ -160,32 +309,48 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	res->priority = s->priority;
 	res->seq_id = s->id;
 	res->random = (int)(now() & 0x7fffffff);
-
-	seq_file_init(&files[0], s, seqno, state, SEQ_FILE_STATE, up_state, false);
-	seq_file_init(&files[1], s, seqno, answer, SEQ_FILE_ANSWER, up_answer, false);
 	sbuf_free(&wdoc);
 	sbuf_free(&rdoc);
-	free(state);
-	free(answer);
 }
 
 int seq_make_segments(struct db *db, const struct project_config *cfg,
-		      const struct db_sequence *s, int from, int to, const char *input_name,
-		      const char *input_url, const char *input_md5, double input_nbytes)
+		      const struct db_sequence *s, int from, int to, const struct seq_input *in,
+		      size_t nin)
 {
-	size_t n = to >= from ? (size_t)(to - from + 1) : 0, j;
-	struct db_workunit *wus = xcalloc(n + 1, sizeof(*wus));
-	struct db_result *res = xcalloc(n + 1, sizeof(*res));
-	struct db_seq_file *files = xcalloc(2 * n + 1, sizeof(*files));
+	size_t n = to >= from ? (size_t)(to - from + 1) : 0, j, i, nf;
+	struct db_workunit *wus;
+	struct db_result *res;
+	struct db_seq_file *files;
+	struct seq_layout l;
 	int rc;
 
+	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
+		return -1;
+	if (nin != l.nstate) {
+		seq_layout_free(&l);
+		return log_error("sequence %s: %zu input states for %zu state files", s->name, nin,
+				 l.nstate);
+	}
+	nf = l.nstate + l.nanswer;
+	wus = xcalloc(n + 1, sizeof(*wus));
+	res = xcalloc(n + 1, sizeof(*res));
+	files = xcalloc(nf * n + 1, sizeof(*files));
 	for (j = 0; j < n; j++) {
 		int k = from + (int)j;
-		char *prev = j == 0 ? xstrdup(input_name) : seq_state_name(s->name, s->branch, k - 1);
+		struct seq_input prev[SEQ_MAX_FILES];
+		char *names[SEQ_MAX_FILES] = { NULL };
 
-		segment_build(cfg, s, k, prev, j == 0 ? input_url : NULL, input_md5, input_nbytes,
-			      &wus[j], &res[j], &files[2 * j]);
-		free(prev);
+		for (i = 0; i < l.nstate; i++) {
+			if (j == 0) {
+				prev[i] = in[i];
+			} else {
+				names[i] = seq_state_name(s->name, s->branch, k - 1, i);
+				prev[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
+			}
+		}
+		segment_build(cfg, s, &l, k, prev, &wus[j], &res[j], &files[nf * j]);
+		for (i = 0; i < l.nstate; i++)
+			free(names[i]);
 	}
 	/* Three statements whatever the number of segments (relocation speed depends on it). */
 	rc = db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), n);
@@ -194,37 +359,58 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 	if (rc == DB_OK)
 		rc = db_rec_insert_many(db, &db_result_table, res, sizeof(*res), n);
 	if (rc == DB_OK)
-		rc = db_rec_insert_many(db, &db_seq_file_table, files, sizeof(*files), 2 * n);
+		rc = db_rec_insert_many(db, &db_seq_file_table, files, sizeof(*files), nf * n);
 	if (rc == DB_ERROR)
 		log_error("sequence %s: cannot make segments %d..%d: %s", s->name, from, to,
 			  db_error(db));
 	for (j = 0; j < n; j++) {
 		db_workunit_free(&wus[j]);
 		db_result_free(&res[j]);
-		db_seq_file_free(&files[2 * j]);
-		db_seq_file_free(&files[2 * j + 1]);
 	}
+	for (j = 0; j < nf * n; j++)
+		db_seq_file_free(&files[j]);
 	free(wus);
 	free(res);
 	free(files);
+	seq_layout_free(&l);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
 int seq_create(struct db *db, const struct project_config *cfg, const struct seq_spec *spec,
-	       const char *initial_state, struct db_sequence *s)
+	       char *const *initial_states, size_t ninitial, struct db_sequence *s)
 {
-	struct work_file init = { 0 };
-	char *init_name = seq_state_name(spec->name, 0, 0);
-	int rc;
+	struct work_file init[SEQ_MAX_FILES];
+	struct seq_input in[SEQ_MAX_FILES];
+	struct seq_layout l;
+	size_t i, nstaged = 0;
+	int rc = 0;
 
-	if (work_stage_input(cfg, initial_state, init_name, &init) < 0) {
-		free(init_name);
-		return -1;
-	}
 	memset(s, 0, sizeof(*s));
+	memset(init, 0, sizeof(init));
+	if (seq_layout_load(cfg->project_dir, spec->seq_template, &l) < 0)
+		return -1;
+	if (ninitial != l.nstate) {
+		rc = log_error("sequence %s: %zu initial state file%s given, the template has %zu "
+			       "state file%s", spec->name, ninitial, ninitial == 1 ? "" : "s",
+			       l.nstate, l.nstate == 1 ? "" : "s");
+		goto out;
+	}
+	for (i = 0; i < l.nstate && rc == 0; i++) {
+		char *name = seq_state_name(spec->name, 0, 0, i);
+
+		if (work_stage_input(cfg, initial_states[i], name, &init[i]) < 0)
+			rc = -1;
+		else
+			in[nstaged++] = (struct seq_input){ init[i].name, init[i].url,
+							    init[i].md5, init[i].nbytes };
+		free(name);
+	}
+	if (rc)
+		goto out;
 	s->create_time = now();
 	s->name = xstrdup(spec->name);
 	s->appid = spec->appid;
+	s->wu_template = xstrdup(spec->seq_template ? spec->seq_template : "");
 	s->max_result_time = spec->max_result_time;
 	s->first_unvalidated_seqno = s->first_unsent_seqno = 1;
 	s->nsegments = spec->segments;
@@ -242,14 +428,16 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	s->command_line = xstrdup(spec->command_line);
 	s->state = SEQ_STATE_ACTIVE;
 	rc = db_sequence_insert(db, s);
+	for (i = 0; rc == DB_OK && i < l.nstate; i++)
+		rc = add_seq_file(db, s, 0, in[i].name, SEQ_FILE_STATE, true, true);
 	if (rc == DB_OK)
-		rc = add_seq_file(db, s, 0, init_name, SEQ_FILE_STATE, true, true);
-	if (rc == DB_OK)
-		rc = seq_make_segments(db, cfg, s, 1, spec->segments, init_name, init.url, init.md5,
-				       init.nbytes);
-	if (rc != DB_OK)
-		work_unstage_input(&init);
-	work_file_free(&init);
-	free(init_name);
+		rc = seq_make_segments(db, cfg, s, 1, spec->segments, in, l.nstate);
+out:
+	for (i = 0; i < nstaged; i++) {
+		if (rc != DB_OK)
+			work_unstage_input(&init[i]);
+		work_file_free(&init[i]);
+	}
+	seq_layout_free(&l);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }

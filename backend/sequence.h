@@ -14,19 +14,66 @@ struct db;
 struct project_config;
 struct db_sequence;
 
-/* Names: "S_b<branch>_s<seqno>" for segment workunits, "..._0" for their result. */
+/*
+ * Names: "S_b<branch>_s<seqno>" for segment workunits, "..._0" for their
+ * result; state file i of a segment "..._state" (i = 0) or "..._state<i>",
+ * answer file i "..._answer" or "..._answer<i>".
+ */
 char *seq_wu_name(const char *seq, int branch, int seqno);
-char *seq_state_name(const char *seq, int branch, int seqno);
-char *seq_answer_name(const char *seq, int branch, int seqno);
+char *seq_state_name(const char *seq, int branch, int seqno, size_t i);
+char *seq_answer_name(const char *seq, int branch, int seqno, size_t i);
 
 /* Does segment k upload its state / its answer? */
 bool seq_uploads_state(const struct db_sequence *s, int seqno);
 bool seq_uploads_answer(const struct db_sequence *s, int seqno);
 
+/*
+ * The files of every segment: from the sequence template (the sequence's
+ * wu_template, a file relative to the project directory) or, without one,
+ * one state (state_in -> state_out) and one answer (answer):
+ *
+ *   <sequence_template>
+ *     <state><open_name_in>state_in</open_name_in>
+ *            <open_name_out>state_out</open_name_out>
+ *            <max_nbytes>1e9</max_nbytes></state>      (max_nbytes optional)
+ *     <answer><open_name>answer</open_name><max_nbytes>1e7</max_nbytes></answer>
+ *   </sequence_template>
+ *
+ * 1 to SEQ_MAX_FILES state files, 0 to SEQ_MAX_FILES answer files.
+ */
+#define SEQ_MAX_FILES 8
+struct seq_layout {
+	size_t nstate, nanswer;
+	struct {
+		char *open_in, *open_out;
+		double max_nbytes;      /* 0: the sequence's rsc_disk_bound */
+	} state[SEQ_MAX_FILES];
+	struct {
+		char *open_name;
+		double max_nbytes;
+	} answer[SEQ_MAX_FILES];
+};
+
+/* Read a template (path relative to project_dir; NULL or "": the default). 0 or -1 (logged). */
+int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l);
+void seq_layout_free(struct seq_layout *l);
+
+/* The number of state files of the sequence's segments; 0 if its template is unreadable (logged). */
+size_t seq_nstate_files(const struct project_config *cfg, const struct db_sequence *s);
+
+/* An input state of the first segment of a branch (one per state file). */
+struct seq_input {
+	const char *name;       /* physical name */
+	const char *url;        /* download URL, or NULL: the host holds it (sticky) */
+	const char *md5;
+	double nbytes;
+};
+
 /* What create_sequence asks for. */
 struct seq_spec {
 	const char *name;
 	int64_t appid;
+	const char *seq_template;   /* NULL or "": one state, one answer */
 	int segments;
 	int answer_every;
 	int state_upload_every;
@@ -41,23 +88,24 @@ struct seq_spec {
 };
 
 /*
- * Insert the sequence, stage its initial state (a local file) as
- * S_b0_s0_state, and make segments 1..segments. Nothing is committed here:
- * the caller's transaction makes it whole. 0 / -1 (logged) / DB_RETRY.
+ * Insert the sequence, stage its initial states (local files, one per state
+ * file of the template) as S_b0_s0_state<i>, and make segments 1..segments.
+ * Nothing is committed here: the caller's transaction makes it whole.
+ * 0 / -1 (logged) / DB_RETRY.
  */
 int seq_create(struct db *db, const struct project_config *cfg, const struct seq_spec *spec,
-	       const char *initial_state, struct db_sequence *out);
+	       char *const *initial_states, size_t ninitial, struct db_sequence *out);
 
 /*
  * Make segments from..to on the sequence's live branch: their workunits
- * (segment from's input: input_name, the previous segment's sticky state,
- * or -- when input_url is given -- a state file the host downloads; each
- * later one reads its predecessor's), their one result each (server_state
+ * (segment from's inputs: in[], one per state file -- a previous segment's
+ * sticky state, or, with a URL, a state file the host downloads; each later
+ * one reads its predecessor's), their one result each (server_state
  * INACTIVE: only the sequence scheduler sends them) and the seq_file rows
  * of their outputs, with three INSERT statements.
  */
 int seq_make_segments(struct db *db, const struct project_config *cfg,
-		      const struct db_sequence *s, int from, int to, const char *input_name,
-		      const char *input_url, const char *input_md5, double input_nbytes);
+		      const struct db_sequence *s, int from, int to, const struct seq_input *in,
+		      size_t nin);
 
 #endif

@@ -80,26 +80,42 @@ static int relocate(struct db *db, void *arg)
 {
 	struct job *j = arg;
 	struct db_sequence s = { 0 };
-	struct db_seq_file f = { 0 };
-	struct sbuf url = SBUF_INIT(4096);
-	char md5[33] = "", *input = NULL;
-	double nbytes = 0;
+	struct db_seq_file f[SEQ_MAX_FILES];
+	struct seq_input in[SEQ_MAX_FILES];
+	struct sbuf url[SEQ_MAX_FILES];
+	char md5[SEQ_MAX_FILES][33];
+	double nbytes[SEQ_MAX_FILES];
+	size_t k, nf = 0, nstate = 0;
 	int rc, i, old;
 
 	j->done = false;
+	memset(f, 0, sizeof(f));
+	for (k = 0; k < SEQ_MAX_FILES; k++)
+		sbuf_init(&url[k], 4096);
 	rc = db_sequence_lock(db, j->seq_id, &s);
 	if (rc == DB_NOT_FOUND)
 		rc = DB_OK;
 	if (rc != DB_OK || !s.id || !s.need_relocate || s.state != SEQ_STATE_ACTIVE)
 		goto out;       /* gone, or an earlier try did it */
-	/* Wi: the first segment whose input state is on the server. */
-	i = s.last_state_seqno + 1;
-	if (i > 1 && db_seq_file_lookup_state(db, s.id, i - 1, &f) == DB_OK) {
-		input = xstrdup(f.name);
-	} else {
-		i = 1;
-		input = seq_state_name(s.name, 0, 0);
+	nstate = seq_nstate_files(j->cfg, &s);
+	if (!nstate) {
+		rc = DB_ERROR;
+		goto out;
 	}
+	/* Wi: the first segment whose input states are all on the server (else the initial ones). */
+	i = s.last_state_seqno + 1;
+	rc = db_seq_file_states(db, s.id, i - 1, f, SEQ_MAX_FILES, &nf);
+	if (rc == DB_OK && nf != nstate && i > 1) {
+		i = 1;
+		rc = db_seq_file_states(db, s.id, 0, f, SEQ_MAX_FILES, &nf);
+	}
+	if (rc == DB_OK && nf != nstate) {
+		log_error("sequence %s: %zu initial states on the server, %zu expected", s.name, nf,
+			  nstate);
+		rc = DB_ERROR;
+	}
+	if (rc != DB_OK)
+		goto out;
 	if (i > s.nsegments) {
 		/* every segment's state is on the server: nothing to compute again */
 		s.hostid = 0;
@@ -107,17 +123,20 @@ static int relocate(struct db *db, void *arg)
 		rc = db_sequence_update(db, &s);
 		goto out;
 	}
-	if (publish_state(j->cfg, input, md5, &nbytes, &url) < 0) {
-		rc = DB_ERROR;
-		goto out;
+	for (k = 0; k < nf; k++) {
+		if (publish_state(j->cfg, f[k].name, md5[k], &nbytes[k], &url[k]) < 0) {
+			rc = DB_ERROR;
+			goto out;
+		}
+		in[k] = (struct seq_input){ f[k].name, sbuf_str(&url[k]), md5[k], nbytes[k] };
 	}
 	/* The old branch from Wi on becomes dead: nothing of it is sent or awaited any more. */
 	old = s.branch;
 	rc = db_result_retire_segments(db, s.id, old, i);
 	if (rc != DB_OK)
 		goto out;
-	log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s)", s.name,
-		 reason_name(s.need_relocate), old + 1, i, input);
+	log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s)", s.name,
+		 reason_name(s.need_relocate), old + 1, i, f[0].name, nf > 1 ? ", ..." : "");
 	s.branch = old + 1;
 	s.hostid = 0;
 	s.first_unsent_seqno = i;
@@ -126,8 +145,7 @@ static int relocate(struct db *db, void *arg)
 	s.need_relocate = 0;
 	s.nrelocations++;
 	if (rc == DB_OK) {
-		int r = seq_make_segments(db, j->cfg, &s, i, s.nsegments, input, sbuf_str(&url), md5,
-					  nbytes);
+		int r = seq_make_segments(db, j->cfg, &s, i, s.nsegments, in, nf);
 
 		rc = r == 0 ? DB_OK : r == DB_RETRY ? DB_RETRY : DB_ERROR;
 	}
@@ -139,37 +157,36 @@ static int relocate(struct db *db, void *arg)
 	if (rc == DB_OK && getenv("WSEQ_TEST_RELOCATOR_KILL"))
 		raise(SIGKILL);
 out:
-	free(input);
-	db_seq_file_free(&f);
+	for (k = 0; k < SEQ_MAX_FILES; k++) {
+		db_seq_file_free(&f[k]);
+		sbuf_free(&url[k]);
+	}
 	db_sequence_free(&s);
-	sbuf_free(&url);
 	return rc;
 }
 
 struct list {
 	int64_t *ids;
 	size_t n;
-	const struct daemon_ctx *ctx;
 };
 
 static int take_id(struct db_sequence *s, void *arg)
 {
 	struct list *l = arg;
 
-	if (daemon_mod_owns(l->ctx, (long)s->id)) {
-		l->ids = xrealloc(l->ids, (l->n + 1) * sizeof(*l->ids));
-		l->ids[l->n++] = s->id;
-	}
+	l->ids = xrealloc(l->ids, (l->n + 1) * sizeof(*l->ids));
+	l->ids[l->n++] = s->id;
 	return 0;
 }
 
 static int rl_pass(struct daemon_ctx *ctx)
 {
-	struct list l = { NULL, 0, ctx };
+	struct list l = { NULL, 0 };
 	size_t i;
 	int rc, done = 0;
 
-	rc = db_sequence_enum_relocate(ctx->db, (int)settings.batch, take_id, &l);
+	rc = db_sequence_enum_relocate(ctx->db, ctx->mod_n, ctx->mod_i, (int)settings.batch, take_id,
+				       &l);
 	for (i = 0; rc == DB_OK && i < l.n && !daemon_stopping(ctx); i++) {
 		struct job j = { ctx->cfg, l.ids[i], false };
 

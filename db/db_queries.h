@@ -109,7 +109,8 @@ int db_sequence_enum_host(struct db *db, int64_t hostid,
 			  int (*fn)(struct db_sequence *, void *), void *arg);
 int db_sequence_enum_unassigned(struct db *db, int limit,
 				int (*fn)(struct db_sequence *, void *), void *arg);
-int db_sequence_enum_relocate(struct db *db, int limit,
+/* Sequences flagged for relocation, those with id % mod_n == mod_i (--mod). */
+int db_sequence_enum_relocate(struct db *db, long mod_n, long mod_i, int limit,
 			      int (*fn)(struct db_sequence *, void *), void *arg);
 int db_sequence_enum_group(struct db *db, int64_t groupid,
 			   int (*fn)(struct db_sequence *, void *), void *arg);

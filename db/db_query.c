@@ -33,7 +33,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_job_file_expired_after, &dbq_job_file_lock, &dbq_bfa_live, &dbq_bfa_drop_file,
 	&dbq_wu_set_transition, &dbq_wu_segment_newest, &dbq_seq_lock, &dbq_seq_set_unvalidated,
 	&dbq_seq_last_state_upto, &dbq_seq_invalid, &dbq_seq_group_fail, &dbq_group_fail,
-	&dbq_result_seq_host_failed,
+	&dbq_result_seq_host_failed, &dbq_host_turnaround,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

@@ -61,6 +61,19 @@ int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, dou
 	return db_select_i64(db, dbq_result_seq_host_failed.sql, v, ARRAY_SIZE(v), n);
 }
 
+const struct db_query dbq_host_turnaround = {
+	"host_turnaround", NULL,
+	"UPDATE host SET avg_turnaround=IF(avg_turnaround>0, 0.7*avg_turnaround+0.3*?, ?) WHERE id=?",
+	"ddi"
+};
+
+int db_host_add_turnaround(struct db *db, int64_t hostid, double seconds)
+{
+	struct db_val v[] = { DBV_DBL(seconds), DBV_DBL(seconds), DBV_INT(hostid) };
+
+	return db_query_exec(db, &dbq_host_turnaround, v, ARRAY_SIZE(v), NULL);
+}
+
 const struct db_query dbq_result_activate = {
 	"result_activate", NULL,
 	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, report_deadline=?, "
@@ -149,7 +162,7 @@ const struct db_query dbq_seq_flag_relocate = {
 };
 const struct db_query dbq_seq_file_state_uploaded = {
 	"seq_file_state_uploaded", &db_seq_file_table,
-	"WHERE seq_id=? AND seqno=? AND kind=1 AND uploaded=1 ORDER BY branch DESC LIMIT 1", "ii"
+	"WHERE seq_id=? AND seqno=? AND kind=1 AND uploaded=1 ORDER BY branch DESC, id", "ii"
 };
 const struct db_query dbq_result_seq_retire = {
 	"result_seq_retire", NULL,
@@ -164,24 +177,38 @@ int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int rea
 	return exec_matched(db, &dbq_seq_flag_relocate, v, ARRAY_SIZE(v));
 }
 
-static int first_file(struct db_seq_file *f, void *arg)
-{
-	struct db_seq_file *out = arg;
+struct state_files {
+	struct db_seq_file *v;
+	size_t max, n;
+};
 
-	db_seq_file_free(out);
-	*out = *f;
+/* The files of the newest branch only, in the order they were made (the state files' order). */
+static int take_state(struct db_seq_file *f, void *arg)
+{
+	struct state_files *sf = arg;
+
+	if (sf->n && f->branch != sf->v[0].branch)
+		return 1;
+	if (sf->n == sf->max)
+		return 1;
+	sf->v[sf->n++] = *f;
 	memset(f, 0, sizeof(*f));
-	return 1;
+	return 0;
 }
 
-int db_seq_file_lookup_state(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *f)
+int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *out,
+		       size_t max, size_t *n)
 {
 	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(seqno) };
+	struct state_files sf = { out, max, 0 };
+	size_t i;
 	int rc;
 
-	f->id = 0;
-	rc = db_seq_file_query(db, &dbq_seq_file_state_uploaded, v, ARRAY_SIZE(v), first_file, f);
-	return rc == DB_OK && !f->id ? DB_NOT_FOUND : rc;
+	for (i = 0; i < max; i++)
+		db_seq_file_free(&out[i]);
+	rc = db_seq_file_query(db, &dbq_seq_file_state_uploaded, v, ARRAY_SIZE(v), take_state, &sf);
+	*n = sf.n;
+	return rc;
 }
 
 int db_result_retire_segments(struct db *db, int64_t seq_id, int branch, int from)

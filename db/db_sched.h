@@ -35,7 +35,9 @@ extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deass
 
 /* Send inactive segment result r->id (fields as for db_result_claim_unsent). */
 int db_result_activate(struct db *db, const struct db_result *r);
-extern const struct db_query dbq_result_seq_host_failed;
+extern const struct db_query dbq_result_seq_host_failed, dbq_host_turnaround;
+/* A job came back seconds after it was sent: fold it into the host's avg_turnaround. */
+int db_host_add_turnaround(struct db *db, int64_t hostid, double seconds);
 /* Segments of the sequence the host failed: errors, invalid, or slower than max_time. */
 int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
 			      int64_t *n);
@@ -55,8 +57,12 @@ extern const struct db_query dbq_seq_flag_relocate, dbq_seq_file_state_uploaded,
 
 /* Ask for the sequence's relocation (reason SEQ_RELOCATE_*) if branch is still live. */
 int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason);
-/* The uploaded state file of segment seqno (on whatever branch made it). */
-int db_seq_file_lookup_state(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *f);
+/*
+ * The uploaded state files of segment seqno, of the newest branch that
+ * uploaded any, in their order (at most max; *n of them; freed here first).
+ */
+int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *out,
+		       size_t max, size_t *n);
 /*
  * Results of the branch's segments from seqno from on that are still
  * inactive, unsent or in progress: OVER, DIDNT_NEED (one statement).

@@ -13,7 +13,7 @@ const struct db_query dbq_seq_unassigned = {
 };
 const struct db_query dbq_seq_relocate = {
 	"seq_relocate", &db_sequence_table,
-	"WHERE need_relocate>0 ORDER BY need_relocate LIMIT ?", "i"
+	"WHERE need_relocate>0 AND MOD(id, ?)=? ORDER BY need_relocate LIMIT ?", "iii"
 };
 const struct db_query dbq_seq_group_members = {
 	"seq_group_members", &db_sequence_table, "WHERE groupid=? ORDER BY id", "i"
@@ -47,10 +47,10 @@ int db_sequence_enum_unassigned(struct db *db, int limit,
 	return db_sequence_query(db, &dbq_seq_unassigned, v, ARRAY_SIZE(v), fn, arg);
 }
 
-int db_sequence_enum_relocate(struct db *db, int limit,
+int db_sequence_enum_relocate(struct db *db, long mod_n, long mod_i, int limit,
 			      int (*fn)(struct db_sequence *, void *), void *arg)
 {
-	struct db_val v[] = { DBV_INT(limit) };
+	struct db_val v[] = { DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
 
 	return db_sequence_query(db, &dbq_seq_relocate, v, ARRAY_SIZE(v), fn, arg);
 }

@@ -145,6 +145,9 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 				rc = db_workunit_touch_transition(ctx->db, res.workunitid, now());
 				if (rc == DB_NOT_FOUND)
 					rc = DB_OK;
+				if (rc == DB_OK && ok && res.sent_time > 0 && rep.received_time >= res.sent_time)
+					rc = db_host_add_turnaround(ctx->db, host->id,
+								    (double)(rep.received_time - res.sent_time));
 				if (rc == DB_OK && res.seq_id)
 					rc = sched_seq_reported(ctx, &res, rr, ok);
 				log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, rr->name,

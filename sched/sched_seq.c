@@ -156,7 +156,27 @@ static int check_sticky(const struct sched_ctx *ctx, const struct sched_request 
 	return DB_OK;
 }
 
-/* Did the host lose the state its next segment reads? */
+/* A segment's state files: how many, how many the host lists, how many are on the server. */
+struct seg_states {
+	const struct sched_request *req;        /* NULL: do not look at the host's files */
+	size_t n, present, uploaded;
+};
+
+static int count_states(struct db_seq_file *f, void *arg)
+{
+	struct seg_states *st = arg;
+
+	if (f->kind != SEQ_FILE_STATE)
+		return 0;
+	st->n++;
+	if (st->req && sticky_present(st->req, f->name))
+		st->present++;
+	if (f->uploaded)
+		st->uploaded++;
+	return 0;
+}
+
+/* Did the host lose a state its next segment reads? */
 static int state_lost(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct db_sequence *s, bool *lost)
 {
@@ -171,9 +191,10 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 	rc = db_result_lookup_name(ctx->db, rname, &r);
 	/* Only a segment of this branch that this host finished leaves a state it must hold. */
 	if (rc == DB_OK && r.server_state == RESULT_SERVER_STATE_OVER && r.hostid == host->id) {
-		char *name = seq_state_name(s->name, s->branch, need);
-		*lost = !sticky_present(req, name);
-		free(name);
+		struct seg_states st = { req, 0, 0, 0 };
+
+		rc = db_seq_file_enum_segment(ctx->db, s->id, s->branch, need, count_states, &st);
+		*lost = rc == DB_OK && st.present < st.n;
 	}
 	db_result_free(&r);
 	free(rname);
@@ -276,7 +297,9 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 
 		if (!sched_best_version(apps, s->appid, req, &platform))
 			continue;
-		if (s->rsc_fpops_est / flops > s->max_result_time)
+		/* A segment's time: from the benchmarks, or the host's measured turnaround if longer. */
+		if (s->rsc_fpops_est / flops > s->max_result_time ||
+		    host->avg_turnaround > s->max_result_time)
 			continue;
 		rc = may_take(ctx, host, h, s, &ok);
 		if (rc != DB_OK || !ok)
@@ -378,14 +401,16 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 					      rr->files[i].md5_cksum, now());
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
-		if (rc == DB_OK && k > 0 && branch == s.branch) {
-			char *state = seq_state_name(s.name, branch, k);
-			if (!strcmp(state, rr->files[i].name))
-				rc = db_sequence_state_uploaded(ctx->db, s.id, branch, k);
-			if (rc == DB_NOT_FOUND)
-				rc = DB_OK;
-			free(state);
-		}
+	}
+	/* With every state file of segment k on the server, relocation can start after k. */
+	if (rc == DB_OK && ok && k > 0 && branch == s.branch && rr->nfiles) {
+		struct seg_states st = { NULL, 0, 0, 0 };
+
+		rc = db_seq_file_enum_segment(ctx->db, s.id, branch, k, count_states, &st);
+		if (rc == DB_OK && st.n && st.uploaded == st.n)
+			rc = db_sequence_state_uploaded(ctx->db, s.id, branch, k);
+		if (rc == DB_NOT_FOUND)
+			rc = DB_OK;
 	}
 	if (rc == DB_OK && k > 0 && branch == s.branch) {
 		if (!ok) {

@@ -13,7 +13,7 @@
 #include "wtime.h"
 
 struct options {
-	char *appname, *seq_name, *command_line, *group;
+	char *appname, *seq_name, *command_line, *group, *seq_template;
 	long replicas, min_quorum;
 	long segments, answer_every, state_upload_every, high_water, delay_bound, priority;
 	double max_result_time, rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
@@ -44,6 +44,9 @@ static const struct param options[] = {
 	OD("rsc_disk_bound", rsc_disk_bound, "1e9", 0, 1e15, "B", "disk a segment needs"),
 	OD("state_max_nbytes", state_max_nbytes, "1e9", 1, 1e15, "B", "largest state file"),
 	OS("command_line", command_line, "", PARAM_NOCONFIG, "ARGS", "the app's arguments for every segment"),
+	OS("seq_template", seq_template, NULL, PARAM_NOCONFIG, "FILE",
+	   "sequence template (relative to the project): the state and answer files of a segment "
+	   "(default: state_in -> state_out, and answer)"),
 	OI("priority", priority, "0", -1e6, 1e6, "P", "priority of its segments"),
 	OS("group", group, NULL, PARAM_NOCONFIG, "GROUP",
 	   "make a sequence group GROUP of --replicas sequences NAME_r0 (the master) .. NAME_r<R-1>"),
@@ -67,7 +70,7 @@ static struct sbuf report = SBUF_INIT(1 << 24);
 
 /* The sequence, or the group of replicas, in the caller's transaction. */
 static int create(struct db *db, const struct project_config *cfg, const struct options *o,
-		  int64_t appid, const char *initial_state)
+		  int64_t appid, char *const *initial_states, size_t ninitial)
 {
 	struct db_sequence_group g = { 0 };
 	struct db_sequence s = { 0 };
@@ -84,6 +87,7 @@ static int create(struct db *db, const struct project_config *cfg, const struct 
 	if (o->group && o->replicas < 2)
 		return log_error("a group needs --replicas 2 or more");
 	spec.appid = appid;
+	spec.seq_template = o->seq_template;
 	spec.segments = (int)o->segments;
 	spec.answer_every = (int)o->answer_every;
 	spec.state_upload_every = (int)o->state_upload_every;
@@ -111,7 +115,7 @@ static int create(struct db *db, const struct project_config *cfg, const struct 
 		char *name = g.id ? xasprintf("%s_r%d", o->seq_name, r) : xstrdup(o->seq_name);
 
 		spec.name = name;
-		rc = seq_create(db, cfg, &spec, initial_state, &s);
+		rc = seq_create(db, cfg, &spec, initial_states, ninitial, &s);
 		if (rc == 0 && g.id) {
 			s.groupid = g.id;
 			s.is_master = r == 0;
@@ -155,10 +159,10 @@ static int do_line(int argc, char **argv, long lineno, void *arg)
 	first = param_parse_args(options, &lo, argc, argv);
 	if (first == -2)
 		log_error("stdin line %ld: --help is not a sequence", lineno);
-	else if (first >= 0 && first != argc - 1)
-		log_error("stdin line %ld: %s", lineno, first >= argc ? "the initial state file is missing"
-						      : "more than one initial state file");
-	else if (first >= 0 && (rc = create(run->db, run->cfg, &lo, run->appid, argv[first])) < 0)
+	else if (first >= argc)
+		log_error("stdin line %ld: the initial state file is missing", lineno);
+	else if (first >= 0 && (rc = create(run->db, run->cfg, &lo, run->appid, argv + first,
+					    (size_t)(argc - first))) < 0)
 		log_error("stdin line %ld: sequence not created", lineno);
 	param_free(options, &lo);
 	return rc;
@@ -166,13 +170,14 @@ static int do_line(int argc, char **argv, long lineno, void *arg)
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: create_sequence --appname APP --seq_name NAME --segments K [options] INITIAL_STATE\n"
+	fprintf(fp, "usage: create_sequence --appname APP --seq_name NAME --segments K [options] INITIAL_STATE...\n"
 		    "       create_sequence --appname APP [options] --stdin < LINES\n\n"
 		    "Create a work sequence of K segments of APP starting from the state file\n"
-		    "INITIAL_STATE. Run it in the project directory. With --replicas R (and\n"
+		    "INITIAL_STATE (one per state file of --seq_template, in its order). Run it\n"
+		    "in the project directory. With --replicas R (and\n"
 		    "optionally --group), R sequences NAME_r0 .. NAME_r<R-1> with that initial\n"
 		    "state form a group whose corresponding segments the validator compares.\n"
-		    "With --stdin, one sequence a line: '--seq_name NAME [options] INITIAL_STATE'.\n"
+		    "With --stdin, one sequence a line: '--seq_name NAME [options] INITIAL_STATE...'.\n"
 		    "Everything is created in one transaction: all of it, or nothing.\n"
 		    "\noptions:\n");
 	param_print_help(options, fp);
@@ -200,9 +205,8 @@ int main(int argc, char **argv)
 		;
 	} else if (o.use_stdin && i < argc) {
 		log_error("with --stdin, initial states go on the lines ('%s')", argv[i]);
-	} else if (!o.use_stdin && i != argc - 1) {
-		log_error(i >= argc ? "the initial state file is missing (see --help)"
-				    : "too many arguments: '%s'", argv[argc - 1]);
+	} else if (!o.use_stdin && i >= argc) {
+		log_error("the initial state file is missing (see --help)");
 	} else if (config_load(&cfg, NULL, NULL, NULL) == 0) {
 		db_params_from_config(&dp, &cfg);
 		if (db_open(&db, &dp, 5) == DB_OK && db_app_id(db, o.appname, &appid) == DB_OK &&
@@ -212,7 +216,7 @@ int main(int argc, char **argv)
 			rc = o.use_stdin ? param_read_lines(stdin, "create_sequence", options,
 							    global_only, ARRAY_SIZE(global_only),
 							    do_line, &run)
-					 : create(db, &cfg, &o, appid, argv[i]);
+					 : create(db, &cfg, &o, appid, argv + i, (size_t)(argc - i));
 			if (rc == 0 && db_commit(db) == DB_OK) {
 				fputs(sbuf_str(&report), stdout);
 			} else {

@@ -18,6 +18,7 @@
 #include "db_sched.h"
 #include "log.h"
 #include "param.h"
+#include "sequence.h"
 
 static const struct param options[] = { PARAM_TABLE_END };
 
@@ -29,6 +30,7 @@ static void usage(FILE *fp)
 
 struct check {
 	struct db *db;
+	const struct project_config *cfg;
 	long nseq, violations;
 	const struct db_sequence *s;
 	int live_seen;          /* live-branch segments seen */
@@ -90,15 +92,19 @@ static int check_segment(struct db_workunit *wu, void *arg)
 	return rc == DB_ERROR ? -1 : 0;
 }
 
-/* Is the state segment seqno made (on any branch; 0: the initial state) on the server? */
+/* Are the states segment seqno made (on any branch; 0: the initial ones) all on the server? */
 static int state_on_server(struct check *c, int seqno, bool *yes)
 {
-	struct db_seq_file f = { 0 };
-	int rc = db_seq_file_lookup_state(c->db, c->s->id, seqno, &f);
+	struct db_seq_file f[SEQ_MAX_FILES];
+	size_t n = 0, i, want = seq_nstate_files(c->cfg, c->s);
+	int rc;
 
-	*yes = rc == DB_OK;
-	db_seq_file_free(&f);
-	return rc == DB_NOT_FOUND ? DB_OK : rc;
+	memset(f, 0, sizeof(f));
+	rc = db_seq_file_states(c->db, c->s->id, seqno, f, SEQ_MAX_FILES, &n);
+	*yes = rc == DB_OK && want && n == want;
+	for (i = 0; i < SEQ_MAX_FILES; i++)
+		db_seq_file_free(&f[i]);
+	return rc;
 }
 
 static int check_sequence(struct db_sequence *s, void *arg)
@@ -155,6 +161,7 @@ int main(int argc, char **argv)
 		log_error("unexpected argument '%s' (see --help)", argv[i]);
 	} else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0) {
 		db_params_from_config(&dp, &cfg);
+		c.cfg = &cfg;
 		if (db_open(&c.db, &dp, 5) == DB_OK &&
 		    db_sequence_enum(c.db, "ORDER BY id", NULL, 0, check_sequence, &c) == DB_OK) {
 			printf("db_check: %ld sequences, %ld violations\n", c.nseq, c.violations);

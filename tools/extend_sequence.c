@@ -52,14 +52,20 @@ struct run {
 /* Add k segments at the end of the live branch; a known length grows with them. */
 static int add_segments(struct run *r, struct db_sequence *s, int k)
 {
-	char *prev = seq_state_name(s->name, s->branch, s->nsegments);
+	struct seq_input in[SEQ_MAX_FILES];
+	char *names[SEQ_MAX_FILES];
+	size_t i, n = seq_nstate_files(r->cfg, s);
 	int rc;
 
 	if (s->target_nsegments > 0)
 		s->target_nsegments = s->nsegments + k;
-	rc = seq_make_segments(r->db, r->cfg, s, s->nsegments + 1, s->nsegments + k, prev, NULL,
-			       NULL, 0);
-	free(prev);
+	for (i = 0; i < n; i++) {
+		names[i] = seq_state_name(s->name, s->branch, s->nsegments, i);
+		in[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
+	}
+	rc = n ? seq_make_segments(r->db, r->cfg, s, s->nsegments + 1, s->nsegments + k, in, n) : -1;
+	for (i = 0; i < n; i++)
+		free(names[i]);
 	if (rc == 0)
 		s->nsegments += k;
 	if (rc == 0)
@@ -109,7 +115,7 @@ static int ask_policy(struct run *r, struct db_sequence *s, char *what, int *k)
 	int rc, status;
 
 	*what = 'k';
-	rc = db_seq_file_enum(r->db, "WHERE seq_id=? AND branch=? ORDER BY seqno", v, 2, latest_answer, &l);
+	rc = db_seq_file_enum(r->db, "WHERE seq_id=? AND branch=? ORDER BY seqno, id", v, 2, latest_answer, &l);
 	if (rc != DB_OK || !l.name) {
 		free(l.name);
 		return rc == DB_OK ? 0 : -1;    /* no answer yet: nothing to decide on */

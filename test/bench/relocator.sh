@@ -23,6 +23,8 @@ usage: $prog [options]
                 (default: 20000; 0: skip)
   -f N          misses in a last run among -q sequences (default: 1000; 0: skip)
   -b N          the relocator's --batch (default: its own, 100)
+  -P N          N relocator instances at once (--mod N i), as a project with
+                several cores would run them (default: 1)
   -s SQL        run SQL once the real sequences exist, before the copies and
                 the runs (to try an index or a setting)
   -d DIR        sandbox directory (default: \$WSEQ_BUILDDIR/test/trash.bench-relocator)
@@ -33,11 +35,11 @@ exists, else _build); WSEQ_SRCDIR, the source tree (default: this script's).
 EOT
 }
 
-NSEQ=100000 MISS=10000 NSMALL=20000 FEW=1000 BATCH= DIR= KEEP=0 EXTRA_SQL=
-while getopts q:m:Q:f:b:s:d:kh opt; do
+NSEQ=100000 MISS=10000 NSMALL=20000 FEW=1000 BATCH= PAR=1 DIR= KEEP=0 EXTRA_SQL=
+while getopts q:m:Q:f:b:P:s:d:kh opt; do
 	case $opt in
 	q) NSEQ=$OPTARG ;; m) MISS=$OPTARG ;; Q) NSMALL=$OPTARG ;; f) FEW=$OPTARG ;;
-	b) BATCH=$OPTARG ;; s) EXTRA_SQL=$OPTARG ;; d) DIR=$OPTARG ;; k) KEEP=1 ;;
+	b) BATCH=$OPTARG ;; P) PAR=$OPTARG ;; s) EXTRA_SQL=$OPTARG ;; d) DIR=$OPTARG ;; k) KEEP=1 ;;
 	h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
 	esac
 done
@@ -124,6 +126,17 @@ flag_misses() {
 
 RUNS=()
 RELOCATED=0
+# relocators LOG: PAR instances (--mod PAR i) until idle; fails if one fails.
+relocators() {
+	local p pids=() rc=0
+	for ((p = 0; p < PAR; p++)); do
+		(cd "$PROJECT_DIR" && exec bin/relocator --until_idle ${BATCH:+--batch $BATCH} \
+			$( ((PAR > 1)) && echo "--mod $PAR $p")) 2>"$1${p/#0/}" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+	return $rc
+}
 # run LABEL MISSES: time the relocator until it is idle, then check.
 run() {
 	local label=$1 misses=$2 k=${#RUNS[@]} log t0 t1 db0 db1 rc nseq secs cpu dbcpu per bad=
@@ -133,8 +146,7 @@ run() {
 	TIMEFORMAT='%U %S'
 	db0=$(bench_db_cpu)
 	t0=$EPOCHREALTIME
-	{ time { (cd "$PROJECT_DIR" && exec bin/relocator --until_idle ${BATCH:+--batch $BATCH}) 2>"$log"; }; } \
-		2>"$WORK/cpu.$k"
+	{ time relocators "$log"; } 2>"$WORK/cpu.$k"
 	rc=$?
 	t1=$EPOCHREALTIME
 	db1=$(bench_db_cpu)
@@ -213,7 +225,7 @@ database:  $(sql -e "select count(*) from sequence") sequences (6 segments, stat
 ${EXTRA_SQL:+extra SQL: $EXTRA_SQL
 }a miss:    the host had segments 1-3 done (state of 2 uploaded) and missed segment 4's deadline;
            relocation makes branch 1 from segment 3: 4 workunits, 4 results, 8 seq_file rows
-relocator: --until_idle${BATCH:+ --batch $BATCH}, one transaction per sequence
+relocator: --until_idle${BATCH:+ --batch $BATCH}, one transaction per sequence, $PAR instance(s)
 
 run        sequences   misses   seconds  ms/reloc  CPU reloc  CPU MariaDB (s)
 EOT

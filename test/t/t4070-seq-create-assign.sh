@@ -98,6 +98,29 @@ test_expect_success 'sequence_share 1: segments may fill a request alone' '
 	test_grep -v "<name>job_6_0</name>" reply
 '
 
+test_expect_success 'a host whose measured turnaround exceeds max_result_time gets no sequence' '
+	test_project bin/create_sequence --appname wseq_sample --seq_name T1 --segments 2 \
+		--rsc_fpops_est 1e9 --max_result_time 1000 "$TRASH_DIRECTORY/init/state_out" &&
+	set_config max_sequences_per_cpu 1 &&
+	A=$(cat A) &&
+	test_sql "$WSEQ_DB_NAME" -e "update host set avg_turnaround=5000 where id=$A" &&
+	CPID=hA sched_request $A 8 >r && sched_rpc r reply &&
+	test "$(value hostid T1)" = 0 &&
+	test_sql "$WSEQ_DB_NAME" -e "update host set avg_turnaround=500 where id=$A" &&
+	CPID=hA sched_request $A 8 >r && sched_rpc r reply &&
+	test "$(value hostid T1)" = $A
+'
+
+test_expect_success 'a reported job updates the host'"'"'s average turnaround' '
+	C=$(test_sql_value "select hostid from sequence where name=\"BIG1\"") &&
+	test_sql "$WSEQ_DB_NAME" -e "update result set sent_time=unix_timestamp()-100 where name=\"job_1_0\"" &&
+	CPID=hC sched_request $C 1 >r &&
+	sed -i "s|</scheduler_request>|<result><name>job_1_0</name><state>5</state><exit_status>0</exit_status><final_elapsed_time>1</final_elapsed_time></result>\n</scheduler_request>|" r &&
+	sched_rpc r reply && test_grep "<result_ack>" reply &&
+	t=$(test_sql_value "select round(avg_turnaround) from host where id=$C") &&
+	test "$t" -ge 100 && test "$t" -le 102
+'
+
 test_expect_success 'db_check is clean' '
 	test_project bin/db_check
 '
