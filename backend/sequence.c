@@ -376,6 +376,26 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
+int seq_make_following(struct db *db, const struct project_config *cfg,
+		       const struct db_sequence *s, int from, int to)
+{
+	struct seq_input in[SEQ_MAX_FILES];
+	char *names[SEQ_MAX_FILES];
+	size_t i, n = seq_nstate_files(cfg, s);
+	int rc;
+
+	if (!n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		names[i] = seq_state_name(s->name, s->branch, from - 1, i);
+		in[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
+	}
+	rc = seq_make_segments(db, cfg, s, from, to, in, n);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	return rc;
+}
+
 int seq_create(struct db *db, const struct project_config *cfg, const struct seq_spec *spec,
 	       char *const *initial_states, size_t ninitial, struct db_sequence *s)
 {

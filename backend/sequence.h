@@ -108,4 +108,12 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 		      const struct db_sequence *s, int from, int to, const struct seq_input *in,
 		      size_t nin);
 
+/*
+ * Segments from..to of the live branch, segment from reading the states of
+ * segment from-1 of the same branch, which its host keeps (extension, and the
+ * scheduler making a relocated branch's next segment when it is due).
+ */
+int seq_make_following(struct db *db, const struct project_config *cfg,
+		       const struct db_sequence *s, int from, int to);
+
 #endif

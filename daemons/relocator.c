@@ -145,7 +145,8 @@ static int relocate(struct db *db, void *arg)
 	s.need_relocate = 0;
 	s.nrelocations++;
 	if (rc == DB_OK) {
-		int r = seq_make_segments(db, j->cfg, &s, i, s.nsegments, in, nf);
+		/* W'i only: the scheduler makes each later one when it is due. */
+		int r = seq_make_segments(db, j->cfg, &s, i, i, in, nf);
 
 		rc = r == 0 ? DB_OK : r == DB_RETRY ? DB_RETRY : DB_ERROR;
 	}

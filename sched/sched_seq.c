@@ -221,6 +221,15 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 		char *rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, s->first_unsent_seqno);
 
 		rc = db_result_lookup_name(ctx->db, rname, &r);
+		if (rc == DB_NOT_FOUND && s->first_unsent_seqno > 1) {
+			/* a relocated branch grows as it is sent (the relocator made its first) */
+			int m = seq_make_following(ctx->db, ctx->cfg, s, s->first_unsent_seqno,
+						   s->first_unsent_seqno);
+
+			rc = m == 0 ? DB_OK : m == DB_RETRY ? DB_RETRY : DB_ERROR;
+			if (rc == DB_OK)
+				rc = db_result_lookup_name(ctx->db, rname, &r);
+		}
 		if (rc == DB_OK)
 			rc = db_workunit_lookup_id(ctx->db, r.workunitid, &wu);
 		if (rc == DB_OK) {

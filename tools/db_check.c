@@ -35,6 +35,7 @@ struct check {
 	const struct db_sequence *s;
 	int live_seen;          /* live-branch segments seen */
 	int live_first;         /* lowest seqno on the live branch */
+	int live_last;          /* highest */
 };
 
 static void violation(struct check *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -76,6 +77,8 @@ static int check_segment(struct db_workunit *wu, void *arg)
 		c->live_seen++;
 		if (!c->live_first || wu->seqno < c->live_first)
 			c->live_first = wu->seqno;
+		if (wu->seqno > c->live_last)
+			c->live_last = wu->seqno;
 		if (wu->seqno < s->first_unsent_seqno && r.server_state < RESULT_SERVER_STATE_IN_PROGRESS)
 			violation(c, "segment %d is before first_unsent_seqno %d but was never sent",
 				  wu->seqno, s->first_unsent_seqno);
@@ -115,7 +118,7 @@ static int check_sequence(struct db_sequence *s, void *arg)
 
 	c->nseq++;
 	c->s = s;
-	c->live_seen = c->live_first = 0;
+	c->live_seen = c->live_first = c->live_last = 0;
 	if (s->first_unsent_seqno < 1 || s->first_unsent_seqno > s->nsegments + 1)
 		violation(c, "first_unsent_seqno %d is outside 1..%d", s->first_unsent_seqno,
 			  s->nsegments + 1);
@@ -127,9 +130,19 @@ static int check_sequence(struct db_sequence *s, void *arg)
 	rc = db_workunit_enum(c->db, "WHERE seq_id=? ORDER BY branch, seqno", v, 1, check_segment, c);
 	if (rc != DB_OK)
 		return -1;
-	if (c->live_seen && c->live_seen != s->nsegments - c->live_first + 1)
+	/*
+	 * The live branch: segments live_first..live_last without a gap, made at
+	 * least up to the last one sent (a relocated branch grows as it is sent).
+	 */
+	if (c->live_seen && c->live_seen != c->live_last - c->live_first + 1)
 		violation(c, "the live branch %d has %d segments for seqnos %d..%d", s->branch,
-			  c->live_seen, c->live_first, s->nsegments);
+			  c->live_seen, c->live_first, c->live_last);
+	if (c->live_last > s->nsegments)
+		violation(c, "the live branch %d has segment %d beyond its %d segments", s->branch,
+			  c->live_last, s->nsegments);
+	if (c->live_seen && s->first_unsent_seqno > c->live_last + 1)
+		violation(c, "first_unsent_seqno %d is past the live branch's last segment %d",
+			  s->first_unsent_seqno, c->live_last);
 	if (s->state == SEQ_STATE_ACTIVE && !s->hostid && s->first_unsent_seqno > 1 &&
 	    s->first_unsent_seqno <= s->nsegments) {
 		bool up;

@@ -52,20 +52,21 @@ struct run {
 /* Add k segments at the end of the live branch; a known length grows with them. */
 static int add_segments(struct run *r, struct db_sequence *s, int k)
 {
-	struct seq_input in[SEQ_MAX_FILES];
-	char *names[SEQ_MAX_FILES];
-	size_t i, n = seq_nstate_files(r->cfg, s);
-	int rc;
+	struct db_workunit last = { 0 };
+	char *name = seq_wu_name(s->name, s->branch, s->nsegments);
+	int rc = db_workunit_lookup_name(r->db, name, &last);
 
 	if (s->target_nsegments > 0)
 		s->target_nsegments = s->nsegments + k;
-	for (i = 0; i < n; i++) {
-		names[i] = seq_state_name(s->name, s->branch, s->nsegments, i);
-		in[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
-	}
-	rc = n ? seq_make_segments(r->db, r->cfg, s, s->nsegments + 1, s->nsegments + k, in, n) : -1;
-	for (i = 0; i < n; i++)
-		free(names[i]);
+	/* A relocated branch not made to its end yet: the scheduler makes the rest when due. */
+	if (rc == DB_OK)
+		rc = seq_make_following(r->db, r->cfg, s, s->nsegments + 1, s->nsegments + k);
+	else if (rc == DB_NOT_FOUND)
+		rc = 0;
+	else
+		rc = -1;
+	db_workunit_free(&last);
+	free(name);
 	if (rc == 0)
 		s->nsegments += k;
 	if (rc == 0)
