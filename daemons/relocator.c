@@ -132,7 +132,7 @@ static int relocate(struct db *db, void *arg)
 	}
 	/* The old branch from Wi on becomes dead: nothing of it is sent or awaited any more. */
 	old = s.branch;
-	rc = db_result_retire_segments(db, s.id, old, i);
+	rc = db_result_retire_live(db, s.id);
 	if (rc != DB_OK)
 		goto out;
 	log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s)", s.name,

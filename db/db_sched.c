@@ -166,8 +166,8 @@ const struct db_query dbq_seq_file_state_uploaded = {
 };
 const struct db_query dbq_result_seq_retire = {
 	"result_seq_retire", NULL,
-	"UPDATE result r JOIN workunit w ON w.id=r.workunitid SET r.server_state=5, r.outcome=5 "
-	"WHERE w.seq_id=? AND w.branch=? AND w.seqno>=? AND r.server_state IN (1, 2, 4)", "iii"
+	"UPDATE result SET server_state=5, outcome=5 WHERE seq_id=? AND server_state IN (1, 2, 4)",
+	"i"
 };
 
 int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason)
@@ -211,9 +211,9 @@ int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_f
 	return rc;
 }
 
-int db_result_retire_segments(struct db *db, int64_t seq_id, int branch, int from)
+int db_result_retire_live(struct db *db, int64_t seq_id)
 {
-	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(branch), DBV_INT(from) };
+	struct db_val v[] = { DBV_INT(seq_id) };
 
 	return db_query_exec(db, &dbq_result_seq_retire, v, ARRAY_SIZE(v), NULL);
 }

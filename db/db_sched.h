@@ -64,7 +64,8 @@ int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int rea
 int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *out,
 		       size_t max, size_t *n);
 /*
- * Results of the branch's segments from seqno from on that are still
- * inactive, unsent or in progress: OVER, DIDNT_NEED (one statement).
+ * The sequence's results still inactive, unsent or in progress -- at a
+ * relocation, what is left of the old branch (dead branches have none, the
+ * new one is not made yet): OVER, DIDNT_NEED, in one indexed statement.
  */
-int db_result_retire_segments(struct db *db, int64_t seq_id, int branch, int from);
+int db_result_retire_live(struct db *db, int64_t seq_id);
