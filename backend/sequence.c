@@ -326,7 +326,7 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 
 	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
 		return -1;
-	if (nin != l.nstate) {
+	if (in && nin != l.nstate) {
 		seq_layout_free(&l);
 		return log_error("sequence %s: %zu input states for %zu state files", s->name, nin,
 				 l.nstate);
@@ -341,7 +341,7 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 		char *names[SEQ_MAX_FILES] = { NULL };
 
 		for (i = 0; i < l.nstate; i++) {
-			if (j == 0) {
+			if (j == 0 && in) {
 				prev[i] = in[i];
 			} else {
 				names[i] = seq_state_name(s->name, s->branch, k - 1, i);
@@ -379,21 +379,7 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 int seq_make_following(struct db *db, const struct project_config *cfg,
 		       const struct db_sequence *s, int from, int to)
 {
-	struct seq_input in[SEQ_MAX_FILES];
-	char *names[SEQ_MAX_FILES];
-	size_t i, n = seq_nstate_files(cfg, s);
-	int rc;
-
-	if (!n)
-		return -1;
-	for (i = 0; i < n; i++) {
-		names[i] = seq_state_name(s->name, s->branch, from - 1, i);
-		in[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
-	}
-	rc = seq_make_segments(db, cfg, s, from, to, in, n);
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	return rc;
+	return seq_make_segments(db, cfg, s, from, to, NULL, 0);
 }
 
 int seq_create(struct db *db, const struct project_config *cfg, const struct seq_spec *spec,

@@ -99,8 +99,9 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 /*
  * Make segments from..to on the sequence's live branch: their workunits
  * (segment from's inputs: in[], one per state file -- a previous segment's
- * sticky state, or, with a URL, a state file the host downloads; each later
- * one reads its predecessor's), their one result each (server_state
+ * sticky state, or, with a URL, a state file the host downloads; in NULL:
+ * the states of segment from-1 of the live branch, kept by its host; each
+ * later one reads its predecessor's), their one result each (server_state
  * INACTIVE: only the sequence scheduler sends them) and the seq_file rows
  * of their outputs, with three INSERT statements.
  */
