@@ -313,14 +313,82 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	sbuf_free(&rdoc);
 }
 
+void seq_rows_free(struct seq_rows *r)
+{
+	size_t j;
+
+	for (j = 0; j < r->n; j++) {
+		db_workunit_free(&r->wu[j]);
+		db_result_free(&r->res[j]);
+	}
+	for (j = 0; j < r->nfiles; j++)
+		db_seq_file_free(&r->files[j]);
+	free(r->wu);
+	free(r->res);
+	free(r->files);
+	memset(r, 0, sizeof(*r));
+}
+
+void seq_rows_add(struct seq_rows *r, const struct project_config *cfg,
+		 const struct db_sequence *s, const struct seq_layout *l, int from, int to,
+		 const struct seq_input *in)
+{
+	size_t n = to >= from ? (size_t)(to - from + 1) : 0, nf = l->nstate + l->nanswer, j, i;
+
+	if (r->n + n > r->cap) {
+		r->cap = (r->n + n) * 2;
+		r->wu = xrealloc(r->wu, r->cap * sizeof(*r->wu));
+		r->res = xrealloc(r->res, r->cap * sizeof(*r->res));
+	}
+	if (r->nfiles + nf * n > r->cap_files) {
+		r->cap_files = (r->nfiles + nf * n) * 2;
+		r->files = xrealloc(r->files, r->cap_files * sizeof(*r->files));
+	}
+	for (j = 0; j < n; j++) {
+		int k = from + (int)j;
+		struct seq_input prev[SEQ_MAX_FILES];
+		char *names[SEQ_MAX_FILES] = { NULL };
+
+		for (i = 0; i < l->nstate; i++) {
+			if (j == 0 && in) {
+				prev[i] = in[i];
+			} else {
+				names[i] = seq_state_name(s->name, s->branch, k - 1, i);
+				prev[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
+			}
+		}
+		segment_build(cfg, s, l, k, prev, &r->wu[r->n], &r->res[r->n],
+			      &r->files[r->nfiles]);
+		r->n++;
+		r->nfiles += nf;
+		for (i = 0; i < l->nstate; i++)
+			free(names[i]);
+	}
+}
+
+int seq_rows_insert(struct db *db, struct seq_rows *r)
+{
+	size_t j;
+	/* Three statements whatever the number of segments and sequences. */
+	int rc = db_rec_insert_many(db, &db_workunit_table, r->wu, sizeof(*r->wu), r->n);
+
+	for (j = 0; rc == DB_OK && j < r->n; j++)
+		r->res[j].workunitid = r->wu[j].id;
+	if (rc == DB_OK)
+		rc = db_rec_insert_many(db, &db_result_table, r->res, sizeof(*r->res), r->n);
+	if (rc == DB_OK)
+		rc = db_rec_insert_many(db, &db_seq_file_table, r->files, sizeof(*r->files),
+					r->nfiles);
+	if (rc == DB_ERROR)
+		log_error("cannot make %zu segment workunits: %s", r->n, db_error(db));
+	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
+}
+
 int seq_make_segments(struct db *db, const struct project_config *cfg,
 		      const struct db_sequence *s, int from, int to, const struct seq_input *in,
 		      size_t nin)
 {
-	size_t n = to >= from ? (size_t)(to - from + 1) : 0, j, i, nf;
-	struct db_workunit *wus;
-	struct db_result *res;
-	struct db_seq_file *files;
+	struct seq_rows r = { 0 };
 	struct seq_layout l;
 	int rc;
 
@@ -331,49 +399,13 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 		return log_error("sequence %s: %zu input states for %zu state files", s->name, nin,
 				 l.nstate);
 	}
-	nf = l.nstate + l.nanswer;
-	wus = xcalloc(n + 1, sizeof(*wus));
-	res = xcalloc(n + 1, sizeof(*res));
-	files = xcalloc(nf * n + 1, sizeof(*files));
-	for (j = 0; j < n; j++) {
-		int k = from + (int)j;
-		struct seq_input prev[SEQ_MAX_FILES];
-		char *names[SEQ_MAX_FILES] = { NULL };
-
-		for (i = 0; i < l.nstate; i++) {
-			if (j == 0 && in) {
-				prev[i] = in[i];
-			} else {
-				names[i] = seq_state_name(s->name, s->branch, k - 1, i);
-				prev[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
-			}
-		}
-		segment_build(cfg, s, &l, k, prev, &wus[j], &res[j], &files[nf * j]);
-		for (i = 0; i < l.nstate; i++)
-			free(names[i]);
-	}
-	/* Three statements whatever the number of segments (relocation speed depends on it). */
-	rc = db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), n);
-	for (j = 0; rc == DB_OK && j < n; j++)
-		res[j].workunitid = wus[j].id;
-	if (rc == DB_OK)
-		rc = db_rec_insert_many(db, &db_result_table, res, sizeof(*res), n);
-	if (rc == DB_OK)
-		rc = db_rec_insert_many(db, &db_seq_file_table, files, sizeof(*files), nf * n);
-	if (rc == DB_ERROR)
-		log_error("sequence %s: cannot make segments %d..%d: %s", s->name, from, to,
-			  db_error(db));
-	for (j = 0; j < n; j++) {
-		db_workunit_free(&wus[j]);
-		db_result_free(&res[j]);
-	}
-	for (j = 0; j < nf * n; j++)
-		db_seq_file_free(&files[j]);
-	free(wus);
-	free(res);
-	free(files);
+	seq_rows_add(&r, cfg, s, &l, from, to, in);
+	rc = seq_rows_insert(db, &r);
+	if (rc < 0)
+		log_error("sequence %s: segments %d..%d not made", s->name, from, to);
+	seq_rows_free(&r);
 	seq_layout_free(&l);
-	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
+	return rc;
 }
 
 int seq_make_following(struct db *db, const struct project_config *cfg,

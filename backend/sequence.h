@@ -13,6 +13,9 @@
 struct db;
 struct project_config;
 struct db_sequence;
+struct db_workunit;
+struct db_result;
+struct db_seq_file;
 
 /*
  * Names: "S_b<branch>_s<seqno>" for segment workunits, "..._0" for their
@@ -108,6 +111,25 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 int seq_make_segments(struct db *db, const struct project_config *cfg,
 		      const struct db_sequence *s, int from, int to, const struct seq_input *in,
 		      size_t nin);
+
+/*
+ * The same in steps, for many sequences at once (the relocator): rows of
+ * segments built in memory by seq_rows_add (in as above; the caller keeps
+ * in[] and l alive only during the call), written by seq_rows_insert with
+ * three INSERT statements whatever their number. Zero-initialise, free with
+ * seq_rows_free.
+ */
+struct seq_rows {
+	struct db_workunit *wu;
+	struct db_result *res;
+	struct db_seq_file *files;
+	size_t n, cap, nfiles, cap_files;
+};
+void seq_rows_add(struct seq_rows *r, const struct project_config *cfg,
+		 const struct db_sequence *s, const struct seq_layout *l, int from, int to,
+		 const struct seq_input *in);
+int seq_rows_insert(struct db *db, struct seq_rows *r);
+void seq_rows_free(struct seq_rows *r);
 
 /*
  * Segments from..to of the live branch, segment from reading the states of

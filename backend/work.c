@@ -105,6 +105,33 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+int work_staged_file(const struct project_config *cfg, const char *name, struct work_file *out)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX), url = SBUF_INIT(PATH_MAX + 1024);
+	struct stat st;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!dirhier_name_ok(name))
+		log_error("\"%s\" cannot be a physical file name", name);
+	else if (dirhier_path(name, cfg->download_dir, cfg->uldl_dir_fanout, false, &path))
+		;
+	else if (stat(path.buf, &st) != 0 || !S_ISREG(st.st_mode))
+		log_error("input file %s not found (neither a local file nor staged in %s)", name,
+			  cfg->download_dir);
+	else if (staged_md5(path.buf, out->md5, &out->nbytes) == 0 &&
+		 dirhier_url(name, cfg->download_url, cfg->uldl_dir_fanout, &url) == 0)
+		rc = 0;
+	if (rc == 0) {
+		out->name = xstrdup(name);
+		out->path = sbuf_detach(&path, NULL);
+		out->url = sbuf_detach(&url, NULL);
+	}
+	sbuf_free(&path);
+	sbuf_free(&url);
+	return rc;
+}
+
 int work_stage_input(const struct project_config *cfg, const char *arg,
 		     const char *phys_name, struct work_file *out)
 {
@@ -148,13 +175,9 @@ int work_stage_input(const struct project_config *cfg, const char *arg,
 			}
 		}
 	} else {
-		if (stat(path.buf, &st) != 0) {
-			log_error("input file %s not found (neither a local file nor staged in %s)",
-				  arg, cfg->download_dir);
-			goto fail;
-		}
-		if (staged_md5(path.buf, out->md5, &out->nbytes))
-			goto fail;
+		sbuf_free(&path);
+		sbuf_free(&url);
+		return work_staged_file(cfg, name, out);
 	}
 	if (dirhier_url(name, cfg->download_url, cfg->uldl_dir_fanout, &url))
 		goto fail;
@@ -171,6 +194,54 @@ fail:
 	sbuf_free(&url);
 	work_file_free(out);
 	return -1;
+}
+
+int work_stage_buffer(const struct project_config *cfg, const char *name, const void *data,
+		      size_t len, struct work_file *out)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX), url = SBUF_INIT(PATH_MAX + 1024);
+	char md5[MD5_HEX_LEN + 1];
+	struct stat st;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!dirhier_name_ok(name))
+		return log_error("\"%s\" cannot be a physical file name", name);
+	md5_buf(data, len, out->md5);
+	out->nbytes = (double)len;
+	if (dirhier_path(name, cfg->download_dir, cfg->uldl_dir_fanout, true, &path))
+		goto out;
+	if (stat(path.buf, &st) == 0) {
+		double n;
+
+		if (staged_md5(path.buf, md5, &n))
+			goto out;
+		if (strcmp(md5, out->md5) || n != (double)len) {
+			log_error("file immutability violation for %s", name);
+			rc = 1;
+			goto out;
+		}
+	} else {
+		if (write_file_atomic(path.buf, data, len, 0644))
+			goto out;
+		out->staged = true;
+		if (write_md5_sidecar(path.buf, out->md5, out->nbytes)) {
+			unlink(path.buf);
+			goto out;
+		}
+	}
+	if (dirhier_url(name, cfg->download_url, cfg->uldl_dir_fanout, &url))
+		goto out;
+	out->name = xstrdup(name);
+	out->path = sbuf_detach(&path, NULL);
+	out->url = sbuf_detach(&url, NULL);
+	rc = 0;
+out:
+	sbuf_free(&path);
+	sbuf_free(&url);
+	if (rc)
+		work_file_free(out);
+	return rc;
 }
 
 /* ---- workunits ----------------------------------------------------------- */

@@ -40,6 +40,15 @@ struct work_file {
  */
 int work_stage_input(const struct project_config *cfg, const char *arg,
 		     const char *phys_name, struct work_file *out);
+/* The file called name already in the download hierarchy (never a local file). 0 / -1. */
+int work_staged_file(const struct project_config *cfg, const char *name, struct work_file *out);
+/*
+ * Store data under phys name in the download hierarchy (with its sidecar),
+ * as work_stage_input does a local file: 0, 1 for a file of that name with
+ * other content ("file immutability violation", logged), -1 (logged).
+ */
+int work_stage_buffer(const struct project_config *cfg, const char *name, const void *data,
+		      size_t len, struct work_file *out);
 /* Remove files this process staged (out->staged) after a failure. */
 void work_unstage_input(const struct work_file *f);
 void work_file_free(struct work_file *f);

@@ -3,11 +3,13 @@
  * segment's deadline (the transitioner flags it), returned an erroneous
  * segment or lost its state (the scheduler flags it). From the latest
  * segment Wi whose input state is on the server it makes a new branch --
- * W'i (reading that state by download) .. W'n with results -- retires what
- * was left of the old branch (the dead branch stays in the database), and
- * resets the head: unassigned, first unsent = i. One transaction per
- * sequence: killed at any point, a restart finds the flag still set and
- * does the whole relocation again.
+ * W'i (reading that state by download; the scheduler makes the later ones
+ * when they are due) -- retires what was left of the old branch (the dead
+ * branch stays in the database), and resets the head: unassigned, first
+ * unsent = i. Sequences are moved in batches of DB_SEQ_BATCH, each batch
+ * one transaction of a few statements: killed at any point, a restart finds
+ * the flags still set and does the whole batch again. A sequence whose
+ * states are missing from the server cannot be moved; it ends in error.
  */
 #include "daemon.h"
 #include "db_daemons.h"
@@ -32,12 +34,6 @@ static const struct param params[] = {
 	{ "batch", PARAM_INT, offsetof(struct settings, batch), "100", PARAM_BOUNDED, 1, 100000, "N",
 	  "sequences relocated per pass at most" },
 	PARAM_TABLE_END
-};
-
-struct job {
-	const struct project_config *cfg;
-	int64_t seq_id;
-	bool done;
 };
 
 /* Make the uploaded state available in the download hierarchy (idempotent). */
@@ -76,93 +72,231 @@ static const char *reason_name(int reason)
 	}
 }
 
-static int relocate(struct db *db, void *arg)
+/* One batch of at most DB_SEQ_BATCH sequences, relocated in one transaction. */
+struct batch {
+	const struct project_config *cfg;
+	const int64_t *ids;
+	size_t n;
+	struct db_sequence heads[DB_SEQ_BATCH];
+	size_t nheads;
+	struct db_seq_file *files;      /* uploaded states of the heads' candidate segments */
+	size_t nfiles, cap;
+	size_t done;
+	/* the template of the latest sequence, kept for the next one of the same */
+	char *layout_path;
+	struct seq_layout layout;
+	bool have_layout;
+};
+
+static int take_head(struct db_sequence *s, void *arg)
 {
-	struct job *j = arg;
-	struct db_sequence s = { 0 };
-	struct db_seq_file f[SEQ_MAX_FILES];
+	struct batch *b = arg;
+
+	if (b->nheads == DB_SEQ_BATCH)
+		return 1;
+	b->heads[b->nheads++] = *s;
+	memset(s, 0, sizeof(*s));
+	return 0;
+}
+
+static int take_file(struct db_seq_file *f, void *arg)
+{
+	struct batch *b = arg;
+
+	if (b->nfiles == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->files = xrealloc(b->files, b->cap * sizeof(*b->files));
+	}
+	b->files[b->nfiles++] = *f;
+	memset(f, 0, sizeof(*f));
+	return 0;
+}
+
+static void batch_clear(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nheads; i++)
+		db_sequence_free(&b->heads[i]);
+	for (i = 0; i < b->nfiles; i++)
+		db_seq_file_free(&b->files[i]);
+	b->nheads = b->nfiles = b->done = 0;
+}
+
+static const struct seq_layout *batch_layout(struct batch *b, const struct db_sequence *s)
+{
+	const char *path = s->wu_template ? s->wu_template : "";
+
+	if (b->have_layout && !strcmp(b->layout_path, path))
+		return &b->layout;
+	if (b->have_layout) {
+		seq_layout_free(&b->layout);
+		free(b->layout_path);
+		b->have_layout = false;
+	}
+	if (seq_layout_load(b->cfg->project_dir, path, &b->layout) < 0)
+		return NULL;
+	b->layout_path = xstrdup(path);
+	b->have_layout = true;
+	return &b->layout;
+}
+
+/*
+ * The uploaded states of segment seqno of sequence s, of the newest branch
+ * that uploaded any, in their order: pointers into b->files, *n of them.
+ */
+static void pick_states(const struct batch *b, const struct db_sequence *s, int seqno,
+			const struct db_seq_file **out, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < b->nfiles; i++) {
+		const struct db_seq_file *f = &b->files[i];
+
+		if (f->seq_id != s->id || f->seqno != seqno)
+			continue;
+		if (*n && f->branch != out[0]->branch)
+			break;
+		if (*n == SEQ_MAX_FILES)
+			break;
+		out[(*n)++] = f;
+	}
+}
+
+/* A sequence that cannot be moved: it ends in error, what is left of it retired. */
+static int give_up(struct db *db, struct db_sequence *s, const char *why)
+{
+	int rc;
+
+	log_error("sequence %s: cannot relocate: %s; the sequence ends in error", s->name, why);
+	rc = db_result_retire_live(db, &s->id, 1);
+	s->state = SEQ_STATE_ERROR;
+	s->need_relocate = 0;
+	s->hostid = 0;
+	free(s->error_msg);
+	s->error_msg = xasprintf("cannot relocate: %s", why);
+	return rc == DB_OK ? db_sequence_update(db, s) : rc;
+}
+
+/*
+ * Relocate one locked head: add W'i to rows, its id to moved[] (the new
+ * branch starts after its last uploaded state, the head is written with the
+ * others in one statement) or, when it restarts from its initial states or
+ * has nothing left to compute, write the head itself after the retirement
+ * (later[]).
+ */
+static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct seq_rows *rows,
+		int64_t *moved, size_t *nmoved, struct db_sequence **later, size_t *nlater)
+{
+	const struct seq_layout *l = batch_layout(b, s);
+	const struct db_seq_file *f[SEQ_MAX_FILES];
 	struct seq_input in[SEQ_MAX_FILES];
 	struct sbuf url[SEQ_MAX_FILES];
-	char md5[SEQ_MAX_FILES][33];
+	char md5[SEQ_MAX_FILES][33], why[200];
 	double nbytes[SEQ_MAX_FILES];
-	size_t k, nf = 0, nstate = 0;
-	int rc, i, old;
+	size_t k, nf;
+	int rc = DB_OK, i = s->last_state_seqno + 1;
 
-	j->done = false;
-	memset(f, 0, sizeof(f));
-	for (k = 0; k < SEQ_MAX_FILES; k++)
-		sbuf_init(&url[k], 4096);
-	rc = db_sequence_lock(db, j->seq_id, &s);
-	if (rc == DB_NOT_FOUND)
-		rc = DB_OK;
-	if (rc != DB_OK || !s.id || !s.need_relocate || s.state != SEQ_STATE_ACTIVE)
-		goto out;       /* gone, or an earlier try did it */
-	nstate = seq_nstate_files(j->cfg, &s);
-	if (!nstate) {
-		rc = DB_ERROR;
-		goto out;
-	}
+	if (!l)
+		return give_up(db, s, "its sequence template cannot be read");
 	/* Wi: the first segment whose input states are all on the server (else the initial ones). */
-	i = s.last_state_seqno + 1;
-	rc = db_seq_file_states(db, s.id, i - 1, f, SEQ_MAX_FILES, &nf);
-	if (rc == DB_OK && nf != nstate && i > 1) {
+	pick_states(b, s, i - 1, f, &nf);
+	if (nf != l->nstate && i > 1) {
 		i = 1;
-		rc = db_seq_file_states(db, s.id, 0, f, SEQ_MAX_FILES, &nf);
+		pick_states(b, s, 0, f, &nf);
 	}
-	if (rc == DB_OK && nf != nstate) {
-		log_error("sequence %s: %zu initial states on the server, %zu expected", s.name, nf,
-			  nstate);
-		rc = DB_ERROR;
+	if (nf != l->nstate) {
+		snprintf(why, sizeof(why), "%zu initial states on the server, %zu expected", nf,
+			 l->nstate);
+		return give_up(db, s, why);
 	}
-	if (rc != DB_OK)
-		goto out;
-	if (i > s.nsegments) {
+	if (i > s->nsegments) {
 		/* every segment's state is on the server: nothing to compute again */
-		s.hostid = 0;
-		s.need_relocate = 0;
-		rc = db_sequence_update(db, &s);
-		goto out;
+		s->hostid = 0;
+		s->need_relocate = 0;
+		b->done++;
+		return db_sequence_update(db, s);
 	}
-	for (k = 0; k < nf; k++) {
-		if (publish_state(j->cfg, f[k].name, md5[k], &nbytes[k], &url[k]) < 0) {
+	for (k = 0; k < nf; k++)
+		sbuf_init(&url[k], 4096);
+	for (k = 0; k < nf && rc == DB_OK; k++) {
+		if (publish_state(b->cfg, f[k]->name, md5[k], &nbytes[k], &url[k]) < 0)
 			rc = DB_ERROR;
-			goto out;
-		}
-		in[k] = (struct seq_input){ f[k].name, sbuf_str(&url[k]), md5[k], nbytes[k] };
+		in[k] = (struct seq_input){ f[k]->name, sbuf_str(&url[k]), md5[k], nbytes[k] };
 	}
-	/* The old branch from Wi on becomes dead: nothing of it is sent or awaited any more. */
-	old = s.branch;
-	rc = db_result_retire_live(db, s.id);
-	if (rc != DB_OK)
-		goto out;
-	log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s)", s.name,
-		 reason_name(s.need_relocate), old + 1, i, f[0].name, nf > 1 ? ", ..." : "");
-	s.branch = old + 1;
-	s.hostid = 0;
-	s.first_unsent_seqno = i;
-	if (s.first_unvalidated_seqno > i)
-		s.first_unvalidated_seqno = i;
-	s.need_relocate = 0;
-	s.nrelocations++;
 	if (rc == DB_OK) {
-		/* W'i only: the scheduler makes each later one when it is due. */
-		int r = seq_make_segments(db, j->cfg, &s, i, i, in, nf);
+		log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s)",
+			 s->name, reason_name(s->need_relocate), s->branch + 1, i, f[0]->name,
+			 nf > 1 ? ", ..." : "");
+		/* The head as it will be: W'i only, the scheduler makes each later one when due. */
+		s->branch++;
+		s->hostid = 0;
+		s->first_unsent_seqno = i;
+		if (s->first_unvalidated_seqno > i)
+			s->first_unvalidated_seqno = i;
+		s->need_relocate = 0;
+		s->nrelocations++;
+		seq_rows_add(rows, b->cfg, s, l, i, i, in);
+		moved[(*nmoved)++] = s->id;
+		if (i != s->last_state_seqno + 1)
+			later[(*nlater)++] = s;
+		b->done++;
+	}
+	for (k = 0; k < nf; k++)
+		sbuf_free(&url[k]);
+	return rc;
+}
+
+/*
+ * Relocate a batch: lock the heads, read their uploaded states, retire the
+ * old branches, make every W'i, write the heads -- a few statements for the
+ * whole batch. One transaction: killed at any point, a restart finds the
+ * flags still set and does the whole batch again.
+ */
+static int relocate(struct db *db, void *arg)
+{
+	struct batch *b = arg;
+	struct seq_rows rows = { 0 };
+	struct db_sequence *later[DB_SEQ_BATCH];
+	int64_t ids[DB_SEQ_BATCH], moved[DB_SEQ_BATCH];
+	int seqnos[DB_SEQ_BATCH];
+	size_t i, n = 0, nmoved = 0, nlater = 0;
+	int rc;
+
+	batch_clear(b);
+	rc = db_sequence_lock_many(db, b->ids, b->n, take_head, b);
+	for (i = 0; i < b->nheads; i++) {
+		struct db_sequence *s = &b->heads[i];
+
+		if (s->need_relocate && s->state == SEQ_STATE_ACTIVE) {   /* else an earlier try did it */
+			ids[n] = s->id;
+			seqnos[n++] = s->last_state_seqno;
+		}
+	}
+	if (rc != DB_OK || !n)
+		return rc;
+	rc = db_seq_file_states_many(db, ids, n, seqnos, take_file, b);
+	for (i = 0; rc == DB_OK && i < b->nheads; i++)
+		if (b->heads[i].need_relocate && b->heads[i].state == SEQ_STATE_ACTIVE)
+			rc = plan(db, b, &b->heads[i], &rows, moved, &nmoved, later, &nlater);
+	/* The old branches become dead: nothing of them is sent or awaited any more. */
+	if (rc == DB_OK && nmoved)
+		rc = db_result_retire_live(db, moved, nmoved);
+	if (rc == DB_OK && nmoved) {
+		int r = seq_rows_insert(db, &rows);
 
 		rc = r == 0 ? DB_OK : r == DB_RETRY ? DB_RETRY : DB_ERROR;
 	}
-	if (rc == DB_OK)
-		rc = db_sequence_update(db, &s);
-	if (rc == DB_OK)
-		j->done = true;
+	if (rc == DB_OK && nmoved)
+		rc = db_sequence_relocated(db, moved, nmoved);
+	/* Those from their initial states: the statement above set them from a state they lack. */
+	for (i = 0; rc == DB_OK && i < nlater; i++)
+		rc = db_sequence_update(db, later[i]);
+	seq_rows_free(&rows);
 	/* Tests kill the relocator here to show the transaction keeps it whole. */
-	if (rc == DB_OK && getenv("WSEQ_TEST_RELOCATOR_KILL"))
+	if (rc == DB_OK && b->done && getenv("WSEQ_TEST_RELOCATOR_KILL"))
 		raise(SIGKILL);
-out:
-	for (k = 0; k < SEQ_MAX_FILES; k++) {
-		db_seq_file_free(&f[k]);
-		sbuf_free(&url[k]);
-	}
-	db_sequence_free(&s);
 	return rc;
 }
 
@@ -183,17 +317,24 @@ static int take_id(struct db_sequence *s, void *arg)
 static int rl_pass(struct daemon_ctx *ctx)
 {
 	struct list l = { NULL, 0 };
+	struct batch b = { .cfg = ctx->cfg };
 	size_t i;
 	int rc, done = 0;
 
 	rc = db_sequence_enum_relocate(ctx->db, ctx->mod_n, ctx->mod_i, (int)settings.batch, take_id,
 				       &l);
-	for (i = 0; rc == DB_OK && i < l.n && !daemon_stopping(ctx); i++) {
-		struct job j = { ctx->cfg, l.ids[i], false };
-
-		rc = db_txn_run(ctx->db, relocate, &j);
-		if (rc == DB_OK && j.done)
-			done++;
+	for (i = 0; rc == DB_OK && i < l.n && !daemon_stopping(ctx); i += b.n) {
+		b.ids = l.ids + i;
+		b.n = l.n - i < DB_SEQ_BATCH ? l.n - i : DB_SEQ_BATCH;
+		rc = db_txn_run(ctx->db, relocate, &b);
+		if (rc == DB_OK)
+			done += (int)b.done;
+	}
+	batch_clear(&b);
+	free(b.files);
+	if (b.have_layout) {
+		seq_layout_free(&b.layout);
+		free(b.layout_path);
 	}
 	free(l.ids);
 	if (rc != DB_OK)

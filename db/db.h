@@ -114,6 +114,7 @@ enum db_col_flags {
 	DB_COL_KEY = 1 << 1,     /* part of a primary key the caller supplies */
 	DB_COL_MODTIME = 1 << 2, /* TIMESTAMP kept by the server; read as unix time */
 	DB_COL_UNIQUE = 1 << 3,  /* has a UNIQUE index of its own: db_rec_lookup_by() */
+	DB_COL_EXPR = 1 << 4,    /* read-only projections: name is an SQL expression */
 };
 
 struct db_column {

@@ -150,4 +150,29 @@ int db_batch_file_assoc_add(struct db *db, int64_t job_file_id, int64_t batch_id
 int db_user_submit_app_enum_user(struct db *db, int64_t user_id,
 				 int (*fn)(struct db_user_submit_app *, void *), void *arg);
 
+/* ---- the submit RPCs (db_submit.c) ---- */
+/* A job of a batch as query_batch2 reports it. */
+struct db_job_status {
+	int64_t id;
+	char *name;
+	int64_t canonical_resultid;
+	int error_mask;
+	int64_t seq_id;
+	int nsent;              /* results sent (sent_time > 0) */
+};
+extern const struct db_table db_job_status_table;
+extern const struct db_query dbq_job_status_batch, dbq_wu_cancel_batch, dbq_result_cancel_batch,
+	dbq_result_cancel_wu, dbq_job_file_lease_batch, dbq_result_chosen;
+/* The jobs of batch changed in or after the second of t (0: all), by id. */
+int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
+			     int (*fn)(struct db_job_status *, void *), void *arg);
+void db_job_status_free(struct db_job_status *s);
+/* Unsent (and inactive) results of the batch not needed; its unfinished workunits cancelled. */
+int db_batch_cancel_unsent(struct db *db, int64_t batch, int64_t t);
+int db_result_cancel_unsent(struct db *db, int64_t wuid);
+/* The batch's job files kept at least until t. */
+int db_job_file_lease_batch(struct db *db, int64_t batch, double t);
+/* The result a finished or failed job reports: success first, else client or validate error. */
+int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
+
 #endif

@@ -78,6 +78,8 @@ void db_select_cols(const struct db_table *t, struct sbuf *b)
 			sbuf_addch(b, ',');
 		if (t->cols[i].flags & DB_COL_MODTIME)
 			sbuf_addf(b, "UNIX_TIMESTAMP(`%s`)", t->cols[i].name);
+		else if (t->cols[i].flags & DB_COL_EXPR)
+			sbuf_addstr(b, t->cols[i].name);
 		else
 			sbuf_addf(b, "`%s`", t->cols[i].name);
 	}

@@ -1,5 +1,6 @@
 /* The scheduler's queries: recording reports and the checks before sending. */
 #include "db_sched.h"
+#include "log.h"
 
 const struct db_query dbq_result_report = {
 	"result_report", NULL,
@@ -164,10 +165,29 @@ const struct db_query dbq_seq_file_state_uploaded = {
 	"seq_file_state_uploaded", &db_seq_file_table,
 	"WHERE seq_id=? AND seqno=? AND kind=1 AND uploaded=1 ORDER BY branch DESC, id", "ii"
 };
+
+/* Relocation in batches: DB_SEQ_BATCH placeholders, unused ones repeat the first id. */
+#define Q4 "?,?,?,?"
+#define Q32 Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4
+#define I32 "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"
+const struct db_query dbq_seq_lock_many = {
+	"seq_lock_many", &db_sequence_table, "WHERE id IN (" Q32 ") ORDER BY id FOR UPDATE", I32
+};
+const struct db_query dbq_seq_file_states_many = {
+	"seq_file_states_many", &db_seq_file_table,
+	"WHERE seq_id IN (" Q32 ") AND seqno IN (" Q32 ",?) AND kind=1 AND uploaded=1 "
+	"ORDER BY seq_id, seqno DESC, branch DESC, id", I32 I32 "i"
+};
 const struct db_query dbq_result_seq_retire = {
 	"result_seq_retire", NULL,
-	"UPDATE result SET server_state=5, outcome=5 WHERE seq_id=? AND server_state IN (1, 2, 4)",
-	"i"
+	"UPDATE result SET server_state=5, outcome=5 WHERE seq_id IN (" Q32 ") "
+	"AND server_state IN (1, 2, 4)", I32
+};
+const struct db_query dbq_seq_relocated = {
+	"seq_relocated", NULL,
+	"UPDATE sequence SET branch=branch+1, hostid=0, first_unsent_seqno=last_state_seqno+1, "
+	"first_unvalidated_seqno=LEAST(first_unvalidated_seqno, last_state_seqno+1), "
+	"need_relocate=0, nrelocations=nrelocations+1 WHERE id IN (" Q32 ")", I32
 };
 
 int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason)
@@ -211,9 +231,56 @@ int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_f
 	return rc;
 }
 
-int db_result_retire_live(struct db *db, int64_t seq_id)
+/* v[0..DB_SEQ_BATCH): ids[0..n), then ids[0] again. */
+static int batch_vals(struct db_val *v, const int64_t *ids, size_t n)
 {
-	struct db_val v[] = { DBV_INT(seq_id) };
+	size_t i;
 
+	if (n < 1 || n > DB_SEQ_BATCH)
+		return log_error("database error: a batch of %zu sequences", n);
+	for (i = 0; i < DB_SEQ_BATCH; i++)
+		v[i] = DBV_INT(ids[i < n ? i : 0]);
+	return 0;
+}
+
+int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
+			  int (*fn)(struct db_sequence *, void *), void *arg)
+{
+	struct db_val v[DB_SEQ_BATCH];
+
+	if (batch_vals(v, ids, n) < 0)
+		return DB_ERROR;
+	return db_sequence_query(db, &dbq_seq_lock_many, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const int *seqnos,
+			    int (*fn)(struct db_seq_file *, void *), void *arg)
+{
+	struct db_val v[2 * DB_SEQ_BATCH + 1];
+	size_t i;
+
+	if (batch_vals(v, ids, n) < 0)
+		return DB_ERROR;
+	for (i = 0; i < DB_SEQ_BATCH; i++)
+		v[DB_SEQ_BATCH + i] = DBV_INT(seqnos[i < n ? i : 0]);
+	v[2 * DB_SEQ_BATCH] = DBV_INT(0);
+	return db_seq_file_query(db, &dbq_seq_file_states_many, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_result_retire_live(struct db *db, const int64_t *ids, size_t n)
+{
+	struct db_val v[DB_SEQ_BATCH];
+
+	if (batch_vals(v, ids, n) < 0)
+		return DB_ERROR;
 	return db_query_exec(db, &dbq_result_seq_retire, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_sequence_relocated(struct db *db, const int64_t *ids, size_t n)
+{
+	struct db_val v[DB_SEQ_BATCH];
+
+	if (batch_vals(v, ids, n) < 0)
+		return DB_ERROR;
+	return db_query_exec(db, &dbq_seq_relocated, v, ARRAY_SIZE(v), NULL);
 }

@@ -64,8 +64,30 @@ int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int rea
 int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_file *out,
 		       size_t max, size_t *n);
 /*
- * The sequence's results still inactive, unsent or in progress -- at a
+ * Relocation in batches of up to DB_SEQ_BATCH sequences, one statement
+ * each whatever the batch's size (the relocator's speed depends on it).
+ */
+#define DB_SEQ_BATCH 32
+extern const struct db_query dbq_seq_lock_many, dbq_seq_file_states_many, dbq_seq_relocated;
+/* Lock the heads of sequences ids[0..n), calling fn for each that exists, by id. */
+int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
+			  int (*fn)(struct db_sequence *, void *), void *arg);
+/*
+ * The uploaded state files of sequence ids[i] at segment seqnos[i] or 0 --
+ * with others of the batch's seqnos, which the caller skips -- by sequence,
+ * segment (highest first), branch (newest first) and id.
+ */
+int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const int *seqnos,
+			    int (*fn)(struct db_seq_file *, void *), void *arg);
+/*
+ * The sequences' results still inactive, unsent or in progress -- at a
  * relocation, what is left of the old branch (dead branches have none, the
  * new one is not made yet): OVER, DIDNT_NEED, in one indexed statement.
  */
-int db_result_retire_live(struct db *db, int64_t seq_id);
+int db_result_retire_live(struct db *db, const int64_t *ids, size_t n);
+/*
+ * The heads of sequences relocated from their last uploaded state: next
+ * branch, no host, first unsent (and at most first unvalidated) segment
+ * last_state_seqno + 1, flag cleared, one more relocation.
+ */
+int db_sequence_relocated(struct db *db, const int64_t *ids, size_t n);

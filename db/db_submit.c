@@ -5,6 +5,8 @@
  */
 #include "db_queries.h"
 
+#include <math.h>
+
 const struct db_query dbq_host_by_cpid = {
 	"host_by_cpid", &db_host_table,
 	"WHERE userid=? AND host_cpid=? ORDER BY id DESC LIMIT 1", "is"
@@ -153,4 +155,110 @@ int db_user_submit_app_enum_user(struct db *db, int64_t user_id,
 
 	return db_user_submit_app_query(db, &dbq_user_submit_app_by_user, v, ARRAY_SIZE(v),
 					fn, arg);
+}
+
+/* ---- the submit RPCs -------------------------------------------------------- */
+
+/* A job's status for query_batch2: a projection of workunit (read only). */
+static const struct db_column job_status_cols[] = {
+	{ "id", DB_T_I64, offsetof(struct db_job_status, id), 0 },
+	{ "name", DB_T_STR, offsetof(struct db_job_status, name), 0 },
+	{ "canonical_resultid", DB_T_I64, offsetof(struct db_job_status, canonical_resultid), 0 },
+	{ "error_mask", DB_T_INT, offsetof(struct db_job_status, error_mask), 0 },
+	{ "seq_id", DB_T_I64, offsetof(struct db_job_status, seq_id), 0 },
+	{ "(SELECT COUNT(*) FROM result r WHERE r.workunitid=workunit.id AND r.sent_time>0)",
+	  DB_T_INT, offsetof(struct db_job_status, nsent), DB_COL_EXPR },
+};
+const struct db_table db_job_status_table = {
+	"workunit", sizeof(struct db_job_status), job_status_cols, ARRAY_SIZE(job_status_cols)
+};
+
+/*
+ * Changed at or after the whole second of t (TIMESTAMP has whole seconds:
+ * a strict > would miss a change made in the second the caller was told).
+ */
+const struct db_query dbq_job_status_batch = {
+	"job_status_batch", &db_job_status_table,
+	"WHERE batch=? AND (mod_time>=FROM_UNIXTIME(?) OR id IN (SELECT workunitid FROM result "
+	"WHERE batch=? AND mod_time>=FROM_UNIXTIME(?))) ORDER BY id", "idid"
+};
+const struct db_query dbq_wu_cancel_batch = {
+	"wu_cancel_batch", NULL,
+	"UPDATE workunit SET error_mask=error_mask|16, transition_time=? "
+	"WHERE batch=? AND canonical_resultid=0 AND error_mask=0", "ii"
+};
+const struct db_query dbq_result_cancel_batch = {
+	"result_cancel_batch", NULL,
+	"UPDATE result SET server_state=5, outcome=5 WHERE batch=? AND server_state IN (1, 2)", "i"
+};
+const struct db_query dbq_result_cancel_wu = {
+	"result_cancel_wu", NULL,
+	"UPDATE result SET server_state=5, outcome=5 WHERE workunitid=? AND server_state IN (1, 2)",
+	"i"
+};
+const struct db_query dbq_job_file_lease_batch = {
+	"job_file_lease_batch", NULL,
+	"UPDATE job_file JOIN batch_file_assoc a ON a.job_file_id=job_file.id "
+	"SET job_file.delete_time=GREATEST(job_file.delete_time, ?) WHERE a.batch_id=?", "di"
+};
+const struct db_query dbq_result_chosen = {
+	"result_chosen", &db_result_table,
+	"WHERE workunitid=? AND outcome IN (1, 3, 6) ORDER BY outcome=1 DESC, id DESC LIMIT 1", "i"
+};
+
+int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
+			     int (*fn)(struct db_job_status *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch), DBV_DBL(floor(t)), DBV_INT(batch), DBV_DBL(floor(t)) };
+
+	return db_query_rows(db, &dbq_job_status_batch, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
+}
+
+void db_job_status_free(struct db_job_status *s)
+{
+	free(s->name);
+	s->name = NULL;
+}
+
+int db_batch_cancel_unsent(struct db *db, int64_t batch, int64_t t)
+{
+	struct db_val w[] = { DBV_INT(t), DBV_INT(batch) }, r[] = { DBV_INT(batch) };
+	int rc = db_query_exec(db, &dbq_result_cancel_batch, r, ARRAY_SIZE(r), NULL);
+
+	return rc == DB_OK ? db_query_exec(db, &dbq_wu_cancel_batch, w, ARRAY_SIZE(w), NULL) : rc;
+}
+
+int db_result_cancel_unsent(struct db *db, int64_t wuid)
+{
+	struct db_val v[] = { DBV_INT(wuid) };
+
+	return db_query_exec(db, &dbq_result_cancel_wu, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_job_file_lease_batch(struct db *db, int64_t batch, double t)
+{
+	struct db_val v[] = { DBV_DBL(t), DBV_INT(batch) };
+
+	return db_query_exec(db, &dbq_job_file_lease_batch, v, ARRAY_SIZE(v), NULL);
+}
+
+static int take_result(struct db_result *r, void *arg)
+{
+	struct db_result *out = arg;
+
+	db_result_free(out);
+	*out = *r;
+	memset(r, 0, sizeof(*r));
+	return 1;
+}
+
+int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r)
+{
+	struct db_val v[] = { DBV_INT(wuid) };
+	int rc;
+
+	db_result_free(r);
+	memset(r, 0, sizeof(*r));
+	rc = db_result_query(db, &dbq_result_chosen, v, ARRAY_SIZE(v), take_result, r);
+	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
 }

@@ -26,5 +26,7 @@ int remove_tree(const char *path);
 int random_hex(char *out, size_t nbytes);
 /* chown path to the user's uid and primary gid; 0 / -1 (logged). */
 int chown_to_user(const char *path, const char *user);
+/* Give path to user's group, group-writable, new files inheriting the group (02775). */
+int share_with_group_of(const char *path, const char *user);
 
 #endif

@@ -203,11 +203,19 @@ static int make_fanout(struct project *p)
 
 	if (rc == 0)
 		rc = dirhier_make_dirs(up, p->o->uldl_dir_fanout, 0755);
-	/* The upload handler runs as the web user and writes into every subdirectory. */
+	/*
+	 * The upload handler runs as the web user and writes into every
+	 * subdirectory of upload/; the submit RPCs store job files in download/,
+	 * which the project's tools write too: shared with the web user's group.
+	 */
 	for (i = 0; rc == 0 && p->o->web_user && i < p->o->uldl_dir_fanout; i++) {
-		char *d = xasprintf("%s/%lx", up, i);
+		char *d = xasprintf("%s/%lx", up, i), *dd = xasprintf("%s/%lx", down, i);
+
 		rc = chown_to_user(d, p->o->web_user);
+		if (rc == 0)
+			rc = share_with_group_of(dd, p->o->web_user);
 		free(d);
+		free(dd);
 	}
 	free(down);
 	free(up);
@@ -395,6 +403,9 @@ static int write_apache_conf(struct project *p)
 		      "# Include it from the server configuration: Include %s/%s\n"
 		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core).\n\n",
 		  p->name, p->root, rel);
+	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
+	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
+		      "%s/cgi-bin/submit\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);

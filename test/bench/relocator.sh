@@ -226,7 +226,7 @@ ${EXTRA_SQL:+extra SQL: $EXTRA_SQL
 }a miss:    the host had segments 1-3 done (state of 2 uploaded) and missed segment 4's deadline;
            relocation makes branch 1 from segment 3: its first workunit, result, 2 seq_file rows
            (the scheduler makes segments 4-6 when they are due)
-relocator: --until_idle${BATCH:+ --batch $BATCH}, one transaction per sequence, $PAR instance(s)
+relocator: --until_idle${BATCH:+ --batch $BATCH}, batches of up to 32 sequences a transaction, $PAR instance(s)
 
 run        sequences   misses   seconds  ms/reloc  CPU reloc  CPU MariaDB (s)
 EOT

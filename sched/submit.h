@@ -1,0 +1,37 @@
+/*
+ * BOINC's remote job submission RPCs (submit_rpc_handler.php, job_file.php,
+ * get_output.php), spoken to upstream's boinc_gahp and BOINC's own submit
+ * clients: an XML request in the form field "request", a reply whose root is
+ * the request's root, errors as <error><error_num>-1</error_num>
+ * <error_msg>...</error_msg></error> inside it. See
+ * gahp-and-remote-submit.md and doc/submit_rpc.md.
+ */
+#ifndef WSEQ_SUBMIT_H
+#define WSEQ_SUBMIT_H
+
+#include "common.h"
+#include "config.h"
+#include "sbuf.h"
+#include "submit_form.h"
+
+struct db;
+
+struct submit_ctx {
+	const struct project_config *cfg;
+	struct db *db;                  /* NULL: the database is unreachable */
+	const char *remote_addr;
+};
+
+/* The largest request body accepted (files included). */
+#define SUBMIT_MAX_BODY (1L << 30)
+
+/* submit_rpc_handler.php and job_file.php: the reply document in out. */
+void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *out);
+
+/*
+ * get_output.php?cmd=workunit_file&auth_str=&wu_name=&file_num=: writes the
+ * CGI headers and the file (or a 4xx text error) to fp.
+ */
+void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *fp);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * Form bodies of the remote submission RPCs (see submit_form.h).
+ */
+#include "submit_form.h"
+
+#include <ctype.h>
+#include <strings.h>
+
+static struct form_part *add_part(struct form *f, struct sbuf *err)
+{
+	struct form_part *p;
+
+	if (f->n >= FORM_MAX_PARTS) {
+		sbuf_addf(err, "more than %d form fields", FORM_MAX_PARTS);
+		return NULL;
+	}
+	f->parts = xrealloc(f->parts, (f->n + 1) * sizeof(*f->parts));
+	p = &f->parts[f->n++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decode %XX and '+' of s[0..len) into an allocated string; *out_len its length. */
+static char *url_decode(const char *s, size_t len, size_t *out_len)
+{
+	char *d = xmalloc(len + 1);
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '+') {
+			d[n++] = ' ';
+		} else if (s[i] == '%' && i + 2 < len && hexval((unsigned char)s[i + 1]) >= 0 &&
+			   hexval((unsigned char)s[i + 2]) >= 0) {
+			d[n++] = (char)(hexval((unsigned char)s[i + 1]) * 16 +
+					hexval((unsigned char)s[i + 2]));
+			i += 2;
+		} else {
+			d[n++] = s[i];
+		}
+	}
+	d[n] = 0;
+	*out_len = n;
+	return d;
+}
+
+static int parse_urlencoded(const char *body, size_t len, struct form *f, struct sbuf *err)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *amp = memchr(body + i, '&', len - i);
+		size_t end = amp ? (size_t)(amp - body) : len;
+		const char *eq = memchr(body + i, '=', end - i);
+		struct form_part *p;
+		size_t nlen;
+
+		if (end > i) {
+			if (!(p = add_part(f, err)))
+				return -1;
+			if (eq) {
+				p->name = url_decode(body + i, (size_t)(eq - body) - i, &nlen);
+				p->owned = url_decode(eq + 1, end - (size_t)(eq - body) - 1, &p->len);
+			} else {
+				p->name = url_decode(body + i, end - i, &nlen);
+				p->owned = xstrdup("");
+			}
+			p->data = p->owned;
+		}
+		i = end + 1;
+	}
+	return 0;
+}
+
+/* The value of parameter key in a header value ("form-data; name=\"x\"; ..."), allocated. */
+static char *header_param(const char *h, size_t hlen, const char *key)
+{
+	size_t klen = strlen(key), i;
+
+	for (i = 0; i + klen < hlen; i++) {
+		if ((i == 0 || h[i - 1] == ';' || h[i - 1] == ' ' || h[i - 1] == '\t') &&
+		    !strncasecmp(h + i, key, klen) && h[i + klen] == '=') {
+			const char *v = h + i + klen + 1, *e;
+			size_t rest = hlen - (size_t)(v - h);
+
+			if (rest && *v == '"') {
+				e = memchr(v + 1, '"', rest - 1);
+				return e ? xstrndup(v + 1, (size_t)(e - v - 1)) : NULL;
+			}
+			for (e = v; e < h + hlen && *e != ';' && *e != ' ' && *e != '\r'; e++)
+				;
+			return xstrndup(v, (size_t)(e - v));
+		}
+	}
+	return NULL;
+}
+
+static int parse_multipart(const char *ctype, const char *body, size_t len, struct form *f,
+			   struct sbuf *err)
+{
+	char *boundary = header_param(ctype, strlen(ctype), "boundary");
+	struct sbuf delim = SBUF_INIT(256);
+	const char *p, *end = body + len;
+	int rc = -1;
+
+	if (!boundary || !*boundary || strlen(boundary) > 200) {
+		sbuf_addstr(err, "multipart body without a usable boundary");
+		goto out;
+	}
+	sbuf_addf(&delim, "\r\n--%s", boundary);
+	/* The first delimiter may open the body without the CRLF. */
+	if (len >= delim.len - 2 && !memcmp(body, sbuf_str(&delim) + 2, delim.len - 2)) {
+		p = body + delim.len - 2;
+	} else {
+		p = memmem(body, len, sbuf_str(&delim), delim.len);
+		if (!p) {
+			sbuf_addstr(err, "multipart body without its boundary");
+			goto out;
+		}
+		p += delim.len;
+	}
+	for (;;) {
+		const char *hdr_end, *next, *h;
+		struct form_part *part;
+
+		if (end - p >= 2 && p[0] == '-' && p[1] == '-') {
+			rc = 0;         /* the closing delimiter */
+			break;
+		}
+		if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+			break;
+		p += 2;
+		hdr_end = memmem(p, (size_t)(end - p), "\r\n\r\n", 4);
+		if (!hdr_end)
+			break;
+		next = memmem(hdr_end + 4, (size_t)(end - hdr_end - 4), sbuf_str(&delim), delim.len);
+		if (!next)
+			break;
+		if (!(part = add_part(f, err)))
+			goto out;
+		for (h = p; h < hdr_end;) {
+			const char *eol = memmem(h, (size_t)(hdr_end + 2 - h), "\r\n", 2);
+			size_t hl = (size_t)(eol - h);
+
+			if (hl > 20 && !strncasecmp(h, "Content-Disposition:", 20)) {
+				part->name = header_param(h + 20, hl - 20, "name");
+				part->filename = header_param(h + 20, hl - 20, "filename");
+			}
+			h = eol + 2;
+		}
+		if (!part->name)
+			part->name = xstrdup("");
+		part->data = hdr_end + 4;
+		part->len = (size_t)(next - part->data);
+		p = next + delim.len;
+	}
+	if (rc < 0 && !err->len)
+		sbuf_addstr(err, "truncated or malformed multipart body");
+out:
+	free(boundary);
+	sbuf_free(&delim);
+	return rc;
+}
+
+int form_parse(const char *content_type, const char *body, size_t len, struct form *f,
+	       struct sbuf *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (!content_type || !*content_type)
+		content_type = "application/x-www-form-urlencoded";
+	if (!strncasecmp(content_type, "multipart/form-data", 19))
+		return parse_multipart(content_type, body, len, f, err);
+	if (!strncasecmp(content_type, "application/x-www-form-urlencoded", 33))
+		return parse_urlencoded(body, len, f, err);
+	sbuf_addf(err, "content type %.60s not accepted", content_type);
+	return -1;
+}
+
+int form_parse_query(const char *query, struct form *f, struct sbuf *err)
+{
+	memset(f, 0, sizeof(*f));
+	return parse_urlencoded(query ? query : "", query ? strlen(query) : 0, f, err);
+}
+
+const struct form_part *form_get(const struct form *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->parts[i].name, name))
+			return &f->parts[i];
+	return NULL;
+}
+
+char *form_value(const struct form *f, const char *name)
+{
+	const struct form_part *p = form_get(f, name);
+
+	if (!p || memchr(p->data, 0, p->len))
+		return NULL;
+	return xstrndup(p->data, p->len);
+}
+
+void form_free(struct form *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->parts[i].name);
+		free(f->parts[i].filename);
+		free(f->parts[i].owned);
+	}
+	free(f->parts);
+	memset(f, 0, sizeof(*f));
+}

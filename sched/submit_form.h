@@ -1,0 +1,45 @@
+/*
+ * HTML form bodies as BOINC's remote submission clients send them: the C
+ * client (and boinc_gahp) as multipart/form-data with the XML request in the
+ * field "request" and files in parts file_0, file_1, ...; BOINC's Python
+ * client as application/x-www-form-urlencoded. Parts point into the body
+ * (multipart) or own a decoded copy (urlencoded); the body must outlive the
+ * form.
+ */
+#ifndef WSEQ_SUBMIT_FORM_H
+#define WSEQ_SUBMIT_FORM_H
+
+#include "common.h"
+#include "sbuf.h"
+
+struct form_part {
+	char *name;             /* the field's name */
+	char *filename;         /* a file part's filename, else NULL */
+	const char *data;
+	size_t len;
+	char *owned;            /* data when decoded (urlencoded), freed with the form */
+};
+
+struct form {
+	struct form_part *parts;
+	size_t n;
+};
+
+#define FORM_MAX_PARTS 100000
+
+/*
+ * Parse body (len bytes) sent with Content-Type content_type. 0, or -1 with
+ * the reason in err (truncated or malformed body, unknown content type, too
+ * many parts).
+ */
+int form_parse(const char *content_type, const char *body, size_t len, struct form *f,
+	       struct sbuf *err);
+/* Also for a query string (GET): name=value&... */
+int form_parse_query(const char *query, struct form *f, struct sbuf *err);
+/* The first part called name, or NULL. */
+const struct form_part *form_get(const struct form *f, const char *name);
+/* Its value as an allocated string (NULL if absent or containing NUL). */
+char *form_value(const struct form *f, const char *name);
+void form_free(struct form *f);
+
+#endif

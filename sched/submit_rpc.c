@@ -1,0 +1,983 @@
+/*
+ * The remote job submission RPCs: authentication, batches, content-addressed
+ * job files, job creation in one transaction, status, results and output
+ * files (see submit.h). Every handler writes the inside of the reply's root;
+ * a failure replaces it with BOINC's error element.
+ */
+#include "submit.h"
+#include "db.h"
+#include "db_queries.h"
+#include "dirhier.h"
+#include "fileutil.h"
+#include "log.h"
+#include "md5.h"
+#include "wtime.h"
+#include "work.h"
+#include "xml.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+struct rpc {
+	const struct submit_ctx *c;
+	const struct form *form;
+	xmlNode *root;
+	struct sbuf *body;              /* the reply's content inside the root */
+	struct sbuf err;                /* the error message, when one */
+	struct db_user user;
+};
+
+static int fail(struct rpc *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static int fail(struct rpc *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err.len)
+		return -1;      /* the first reason stands */
+	va_start(ap, fmt);
+	sbuf_vaddf(&r->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static double child_double(const xmlNode *n, const char *name, double dflt)
+{
+	char *t = xml_child_text(n, name), *end;
+	double v = dflt;
+
+	if (t && *t) {
+		v = strtod(t, &end);
+		if (*end || !isfinite(v))
+			v = dflt;
+	}
+	free(t);
+	return v;
+}
+
+static int64_t child_id(const xmlNode *n, const char *name)
+{
+	char *t = xml_child_text(n, name);
+	long v = 0;
+
+	if (t && parse_long(t, &v) < 0)
+		v = -1;
+	free(t);
+	return v;
+}
+
+/* ---- authentication -------------------------------------------------------------- */
+
+static int need_db(struct rpc *r)
+{
+	if (!r->c->db)
+		return fail(r, "the project database is unavailable; try again later");
+	return 0;
+}
+
+static int authenticate(struct rpc *r)
+{
+	char *auth = xml_child_text(r->root, "authenticator");
+	int rc;
+
+	if (need_db(r))
+		rc = -1;
+	else if (!auth || !*auth)
+		rc = fail(r, "no authenticator");
+	else if ((rc = db_user_lookup_auth(r->c->db, auth, &r->user)) == DB_NOT_FOUND)
+		rc = fail(r, "bad authenticator");
+	else if (rc != DB_OK)
+		rc = fail(r, "database error");
+	free(auth);
+	return rc ? -1 : 0;
+}
+
+/* May the user submit (appid 0: handle files at all)? */
+static int may_submit(struct rpc *r, int64_t appid)
+{
+	struct db_user_submit us = { .user_id = r->user.id };
+	struct db_user_submit_app usa = { .user_id = r->user.id, .app_id = appid };
+	int rc = db_user_submit_lookup(r->c->db, &us);
+
+	if (rc == DB_NOT_FOUND)
+		return fail(r, appid ? "no submit access" : "no file access");
+	if (rc != DB_OK)
+		return fail(r, "database error");
+	if (!appid || us.submit_all)
+		return 0;
+	rc = db_user_submit_app_lookup(r->c->db, &usa);
+	if (rc == DB_NOT_FOUND)
+		return fail(r, "no submit access");
+	return rc == DB_OK ? 0 : fail(r, "database error");
+}
+
+static int app_by_name(struct rpc *r, const char *name, struct db_app *app)
+{
+	int rc;
+
+	if (!name || !*name)
+		return fail(r, "no app name");
+	rc = db_app_lookup_name(r->c->db, name, app);
+	if (rc == DB_NOT_FOUND)
+		return fail(r, "no app named %s", name);
+	return rc == DB_OK ? 0 : fail(r, "database error");
+}
+
+/* The batch named by <batch_id> or <batch_name> of node, owned by the user. */
+static int owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b)
+{
+	int64_t id = child_id(node, "batch_id");
+	char *name = xml_child_text(node, "batch_name");
+	int rc;
+
+	if (id <= 0 && (!name || !*name)) {
+		free(name);
+		return fail(r, "batch not specified");
+	}
+	rc = id > 0 ? db_batch_lookup_id(r->c->db, id, b) : db_batch_lookup_name(r->c->db, name, b);
+	if (rc == DB_NOT_FOUND)
+		rc = id > 0 ? fail(r, "no such batch") : fail(r, "no batch named %s", name);
+	else if (rc != DB_OK)
+		rc = fail(r, "database error");
+	else if (b->user_id != r->user.id)
+		rc = fail(r, "not owner of batch");
+	free(name);
+	return rc ? -1 : 0;
+}
+
+/* ---- ping, get_templates, create_batch ------------------------------------------- */
+
+static int do_ping(struct rpc *r)
+{
+	if (need_db(r))
+		return -1;
+	sbuf_addstr(r->body, "<success>1</success>\n");
+	return 0;
+}
+
+static int do_get_templates(struct rpc *r)
+{
+	char *app_name = xml_child_text(r->root, "app_name");
+	char *job_name = xml_child_text(r->root, "job_name");
+	struct db_app app = { 0 };
+	struct db_workunit wu = { 0 };
+	struct sbuf in = SBUF_INIT(TEMPLATE_MAX), out = SBUF_INIT(TEMPLATE_MAX);
+	char *pin = NULL, *pout = NULL;
+	int rc = authenticate(r);
+
+	if (!rc && job_name && *job_name) {
+		rc = db_workunit_lookup_name(r->c->db, job_name, &wu);
+		if (rc == DB_OK)
+			rc = db_app_lookup_id(r->c->db, wu.appid, &app) == DB_OK ? 0
+				: fail(r, "database error");
+		else
+			rc = fail(r, rc == DB_NOT_FOUND ? "no job named %s" : "database error",
+				  job_name);
+	} else if (!rc) {
+		rc = app_by_name(r, app_name, &app);
+	}
+	if (!rc) {
+		pin = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, app.name);
+		pout = xasprintf("%s/templates/%s_out", r->c->cfg->project_dir, app.name);
+		if (read_file(pin, TEMPLATE_MAX, &in) || read_file(pout, TEMPLATE_MAX, &out))
+			rc = fail(r, "template file missing");
+	}
+	if (!rc) {
+		sbuf_addstr(r->body, "<templates>\n");
+		sbuf_add(r->body, in.buf, in.len);
+		sbuf_add(r->body, out.buf, out.len);
+		sbuf_addstr(r->body, "</templates>\n");
+	}
+	free(pin);
+	free(pout);
+	free(app_name);
+	free(job_name);
+	sbuf_free(&in);
+	sbuf_free(&out);
+	db_app_free(&app);
+	db_workunit_free(&wu);
+	return rc;
+}
+
+/* Insert a batch in state INIT; name NULL or "": user:app:date. */
+static int new_batch(struct rpc *r, const struct db_app *app, const char *name, double expire,
+		     struct db_batch *b)
+{
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->user_id = r->user.id;
+	b->app_id = app->id;
+	b->create_time = now();
+	b->state = BATCH_STATE_INIT;
+	b->expire_time = expire;
+	if (name && *name)
+		b->name = xstrdup(name);
+	else
+		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
+				    (long long)b->create_time);
+	rc = db_batch_lookup_name(r->c->db, b->name, &(struct db_batch){ 0 });
+	if (rc == DB_OK)
+		return fail(r, "batch name %s is already in use", b->name);
+	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)
+		return fail(r, "database error");
+	return 0;
+}
+
+static int do_create_batch(struct rpc *r)
+{
+	char *app_name = xml_child_text(r->root, "app_name");
+	char *name = xml_child_text(r->root, "batch_name");
+	struct db_app app = { 0 };
+	struct db_batch b = { 0 };
+	int rc = authenticate(r);
+
+	if (!rc)
+		rc = app_by_name(r, app_name, &app);
+	if (!rc)
+		rc = may_submit(r, app.id);
+	if (!rc)
+		rc = new_batch(r, &app, name, child_double(r->root, "expire_time", 0), &b);
+	if (!rc) {
+		log_info("batch %s (%lld) created for app %s", b.name, (long long)b.id, app.name);
+		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
+	}
+	free(app_name);
+	free(name);
+	db_app_free(&app);
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- job files (job_file.php) ------------------------------------------------------ */
+
+/* ^[A-Za-z0-9_. -]{1,255}$, and never "." or ".." (it would name a directory). */
+static bool job_file_name_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 1 || n > 255 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_. -", s[i]))
+			return false;
+	return dirhier_name_ok(s);
+}
+
+/* Record the file as known until delete_time (raised, never lowered), tied to batch. */
+static int note_job_file(struct rpc *r, const char *name, double delete_time, int64_t batch)
+{
+	struct db_job_file jf = { 0 };
+	int rc = db_job_file_lookup_name(r->c->db, name, &jf);
+
+	if (rc == DB_NOT_FOUND) {
+		jf.name = xstrdup(name);
+		jf.create_time = (double)now();
+		jf.delete_time = delete_time;
+		rc = db_job_file_insert(r->c->db, &jf);
+	} else if (rc == DB_OK && delete_time > jf.delete_time) {
+		jf.delete_time = delete_time;
+		rc = db_job_file_update(r->c->db, &jf);
+	}
+	if (rc == DB_OK && batch > 0)
+		rc = db_batch_file_assoc_add(r->c->db, jf.id, batch);
+	db_job_file_free(&jf);
+	return rc == DB_OK ? 0 : fail(r, "database error");
+}
+
+/* Common to query_files and upload_files: auth, batch, lease and names. */
+struct file_req {
+	int64_t batch;
+	double delete_time;
+	char **names;
+	size_t n;
+};
+
+static void file_req_free(struct file_req *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		free(q->names[i]);
+	free(q->names);
+}
+
+static int file_req_parse(struct rpc *r, struct file_req *q)
+{
+	struct db_batch b = { 0 };
+	xmlNode *n;
+	int rc = authenticate(r);
+
+	memset(q, 0, sizeof(*q));
+	if (!rc)
+		rc = may_submit(r, 0);
+	if (!rc && child_id(r->root, "batch_id") > 0) {
+		rc = owned_batch(r, r->root, &b);
+		q->batch = b.id;
+	}
+	q->delete_time = child_double(r->root, "delete_time", 0);
+	xml_for_each(n, r->root, "phys_name") {
+		char *name = xml_text(n);
+
+		q->names = xrealloc(q->names, (q->n + 1) * sizeof(*q->names));
+		q->names[q->n++] = name;
+		if (!rc && !job_file_name_ok(name))
+			rc = fail(r, "bad filename");
+	}
+	db_batch_free(&b);
+	return rc;
+}
+
+static int do_query_files(struct rpc *r)
+{
+	struct file_req q;
+	struct sbuf path = SBUF_INIT(PATH_MAX);
+	size_t i;
+	int rc = file_req_parse(r, &q);
+
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	if (!rc)
+		sbuf_addstr(r->body, "<absent_files>\n");
+	for (i = 0; !rc && i < q.n; i++) {
+		struct stat st;
+		struct db_job_file jf = { 0 };
+
+		sbuf_reset(&path);
+		if (dirhier_path(q.names[i], r->c->cfg->download_dir, r->c->cfg->uldl_dir_fanout,
+				 false, &path) == 0 && stat(sbuf_str(&path), &st) == 0) {
+			rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
+			continue;
+		}
+		/* A stale row whose file is gone goes with it. */
+		if (db_job_file_lookup_name(r->c->db, q.names[i], &jf) == DB_OK &&
+		    db_job_file_delete(r->c->db, &jf) != DB_OK)
+			rc = fail(r, "database error");
+		db_job_file_free(&jf);
+		sbuf_addf(r->body, "    <file>%zu</file>\n", i);
+	}
+	if (!rc)
+		sbuf_addstr(r->body, "</absent_files>\n");
+	if (r->c->db && !rc && db_commit(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	if (rc && r->c->db)
+		db_rollback(r->c->db);
+	sbuf_free(&path);
+	file_req_free(&q);
+	return rc;
+}
+
+/* A name "<32 hex digits>..." promises its content's MD5 (boinc_gahp names files so). */
+static bool md5_named(const char *name, const char *md5)
+{
+	size_t i;
+
+	for (i = 0; i < MD5_HEX_LEN; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return false;
+	return name[i] == 0 || name[i] == '.' ? strncasecmp(name, md5, MD5_HEX_LEN) != 0 : false;
+}
+
+static int do_upload_files(struct rpc *r)
+{
+	struct file_req q;
+	size_t i, nparts = 0;
+	int rc = file_req_parse(r, &q);
+
+	for (i = 0; i < r->form->n; i++)
+		if (!strncmp(r->form->parts[i].name, "file_", 5))
+			nparts++;
+	if (!rc && nparts != q.n)
+		rc = fail(r, "# of uploaded files (%zu) does not agree with the request (%zu)", nparts,
+			  q.n);
+	for (i = 0; !rc && i < q.n; i++) {
+		char field[32];
+		const struct form_part *p;
+		struct work_file wf;
+		char md5[MD5_HEX_LEN + 1];
+		int s;
+
+		snprintf(field, sizeof(field), "file_%zu", i);
+		if (!(p = form_get(r->form, field))) {
+			rc = fail(r, "no form field %s", field);
+			break;
+		}
+		md5_buf(p->data, p->len, md5);
+		if (md5_named(q.names[i], md5)) {
+			rc = fail(r, "content of %s does not match its name (truncated upload?)",
+				  q.names[i]);
+			break;
+		}
+		s = work_stage_buffer(r->c->cfg, q.names[i], p->data, p->len, &wf);
+		if (s > 0)
+			rc = fail(r, "file immutability violation for %s", q.names[i]);
+		else if (s < 0)
+			rc = fail(r, "cannot store %s", q.names[i]);
+		work_file_free(&wf);
+	}
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	for (i = 0; !rc && i < q.n; i++)
+		rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
+	if (!rc && db_commit(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	if (rc && r->c->db)
+		db_rollback(r->c->db);
+	if (!rc) {
+		log_info("%zu job files uploaded", q.n);
+		sbuf_addstr(r->body, "<success/>\n");
+	}
+	file_req_free(&q);
+	return rc;
+}
+
+/* ---- submit_batch ------------------------------------------------------------------ */
+
+struct staged {
+	struct work_file *files;
+	size_t n;
+};
+
+/* The staged file called name, looked up once per request. */
+static const struct work_file *staged_file(struct rpc *r, struct staged *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->files[i].name, name))
+			return &st->files[i];
+	if (!job_file_name_ok(name)) {
+		fail(r, "bad filename");
+		return NULL;
+	}
+	st->files = xrealloc(st->files, (st->n + 1) * sizeof(*st->files));
+	if (work_staged_file(r->c->cfg, name, &st->files[st->n]) < 0) {
+		fail(r, "input file %s is not on the server", name);
+		return NULL;
+	}
+	return &st->files[st->n++];
+}
+
+static void job_params_read(const xmlNode *n, struct job_params *jp)
+{
+	double v;
+
+	if (!n)
+		return;
+	if ((v = child_double(n, "rsc_fpops_est", 0)) > 0)
+		jp->rsc_fpops_est = v;
+	if ((v = child_double(n, "rsc_fpops_bound", 0)) > 0)
+		jp->rsc_fpops_bound = v;
+	if ((v = child_double(n, "rsc_memory_bound", 0)) > 0)
+		jp->rsc_memory_bound = v;
+	if ((v = child_double(n, "rsc_disk_bound", 0)) > 0)
+		jp->rsc_disk_bound = v;
+	if ((v = child_double(n, "delay_bound", 0)) > 0 && v < 1e9)
+		jp->delay_bound = (int)v;
+}
+
+static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct db_app *app,
+		    const struct input_template *tpl, const char *out_tpl,
+		    const struct work_params *bp, struct staged *st)
+{
+	char *name = xml_child_text(job, "name"), *cmd = xml_child_text(job, "command_line");
+	struct work_file *wf = xcalloc(tpl->nfiles + 1, sizeof(*wf));
+	struct work_params wp = *bp;
+	struct db_workunit wu = { 0 };
+	size_t nf = 0;
+	xmlNode *in;
+	int rc = 0;
+
+	if (!name || !*name)
+		rc = fail(r, "job %zu has no name", index);
+	xml_for_each(in, job, "input_file") {
+		char *mode = xml_child_text(in, "mode"), *src = xml_child_text(in, "source");
+		const struct work_file *f = NULL;
+
+		if (!rc && mode && strcmp(mode, "local_staged"))
+			rc = fail(r, "input file mode %s is not supported", mode);
+		else if (!rc && (f = staged_file(r, st, src ? src : "")) == NULL)
+			rc = -1;
+		if (!rc && nf < tpl->nfiles)
+			wf[nf] = *f;    /* borrowed: st owns the strings */
+		nf++;
+		free(mode);
+		free(src);
+	}
+	if (!rc && nf != tpl->nfiles)
+		rc = fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index,
+			  tpl->nfiles, nf);
+	job_params_read(job, &wp.jp);
+	wp.command_line = cmd;
+	if (!rc) {
+		int w = work_create_wu(r->c->db, name, app->id, tpl, wf, nf, out_tpl, &wp, &wu);
+
+		if (w == DB_RETRY || w < 0)
+			rc = fail(r, "cannot create job %s (a job of that name exists, or see the "
+				     "server log)", name);
+	}
+	db_workunit_free(&wu);
+	free(wf);
+	free(name);
+	free(cmd);
+	return rc;
+}
+
+static int do_submit_batch(struct rpc *r)
+{
+	xmlNode *bn = xml_child(r->root, "batch"), *job;
+	char *app_name = bn ? xml_child_text(bn, "app_name") : NULL;
+	char *in_path = NULL, *out_tpl = NULL;
+	struct db_app app = { 0 };
+	struct db_batch b = { 0 };
+	struct input_template tpl = { 0 };
+	struct work_params wp;
+	struct staged st = { NULL, 0 };
+	size_t njobs = 0, i;
+	bool in_txn = false;
+	int rc = authenticate(r);
+
+	if (!rc && !bn)
+		rc = fail(r, "no <batch> in the request");
+	if (!rc)
+		rc = app_by_name(r, app_name, &app);
+	if (!rc)
+		rc = may_submit(r, app.id);
+	if (!rc) {
+		in_path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, app.name);
+		out_tpl = xasprintf("templates/%s_out", app.name);
+		if (input_template_load(in_path, &tpl) < 0)
+			rc = fail(r, "template file missing");
+	}
+	if (!rc && db_begin(r->c->db) == DB_OK)
+		in_txn = true;
+	else if (!rc)
+		rc = fail(r, "database error");
+	if (!rc && child_id(bn, "batch_id") > 0) {
+		rc = owned_batch(r, bn, &b);
+		if (!rc && b.state != BATCH_STATE_INIT)
+			rc = fail(r, "batch %s is not in the INIT state", b.name);
+		if (!rc && b.app_id != app.id)
+			rc = fail(r, "batch %s is not for app %s", b.name, app.name);
+	} else if (!rc) {
+		char *bname = xml_child_text(bn, "batch_name");
+
+		rc = new_batch(r, &app, bname, 0, &b);
+		free(bname);
+	}
+	work_params_init(&wp);
+	wp.batch = b.id;
+	job_params_read(xml_child(bn, "job_params"), &wp.jp);
+	xml_for_each(job, bn, "job") {
+		if (!rc)
+			rc = make_job(r, job, njobs, &app, &tpl, out_tpl, &wp, &st);
+		njobs++;
+	}
+	if (!rc && !njobs)
+		rc = fail(r, "no jobs in the batch");
+	if (!rc) {
+		b.state = BATCH_STATE_IN_PROGRESS;
+		b.njobs += (int)njobs;
+		if (db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK)
+			rc = fail(r, "database error");
+	}
+	if (rc && in_txn)
+		db_rollback(r->c->db);
+	if (!rc) {
+		log_info("batch %s (%lld): %zu jobs of %s submitted", b.name, (long long)b.id, njobs,
+			 app.name);
+		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
+	}
+	for (i = 0; i < st.n; i++)
+		work_file_free(&st.files[i]);
+	free(st.files);
+	input_template_free(&tpl);
+	free(in_path);
+	free(out_tpl);
+	free(app_name);
+	db_app_free(&app);
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- query_batch2, query_completed_job ---------------------------------------------- */
+
+static int add_job_status(struct db_job_status *s, void *arg)
+{
+	struct rpc *r = arg;
+	const char *status = s->canonical_resultid ? "DONE" : s->error_mask ? "ERROR"
+			   : s->nsent ? "IN_PROGRESS" : "UNSENT";
+
+	sbuf_addstr(r->body, "<job><job_name>");
+	sbuf_add_xml_escaped(r->body, s->name);
+	sbuf_addf(r->body, "</job_name><status>%s</status></job>\n", status);
+	return 0;
+}
+
+static int do_query_batch2(struct rpc *r)
+{
+	double t = child_double(r->root, "min_mod_time", 0), server_time = dnow();
+	struct sbuf jobs = SBUF_INIT(1L << 30);
+	struct sbuf *body = r->body;
+	xmlNode *n;
+	int rc = authenticate(r);
+
+	if (!rc)
+		sbuf_addf(body, "<server_time>%f</server_time>\n", server_time);
+	xml_for_each(n, r->root, "batch_name") {
+		char *name = xml_text(n);
+		struct db_batch b = { 0 };
+		size_t before;
+
+		if (!rc && (rc = db_batch_lookup_name(r->c->db, name, &b)) == DB_NOT_FOUND)
+			rc = fail(r, "no batch named %s", name);
+		else if (!rc && rc != DB_OK)
+			rc = fail(r, "database error");
+		else if (!rc && b.user_id != r->user.id)
+			rc = fail(r, "not owner of %s", name);
+		if (!rc) {
+			/* the jobs first, to count them */
+			sbuf_reset(&jobs);
+			r->body = &jobs;
+			before = 0;
+			if (db_job_status_enum_batch(r->c->db, b.id, t, add_job_status, r) != DB_OK)
+				rc = fail(r, "database error");
+			r->body = body;
+			for (size_t i = 0; i < jobs.len; i++)
+				before += !strncmp(jobs.buf + i, "<job>", 5);
+			sbuf_addf(body, "<batch_size>%zu</batch_size>\n", before);
+			sbuf_add(body, jobs.buf, jobs.len);
+		}
+		db_batch_free(&b);
+		free(name);
+	}
+	sbuf_free(&jobs);
+	return rc;
+}
+
+/* The workunit called name, in a batch of the user's. */
+static int owned_job(struct rpc *r, const char *name, struct db_workunit *wu)
+{
+	struct db_batch b = { 0 };
+	int rc;
+
+	if (!name || !*name)
+		return fail(r, "no job name");
+	rc = db_workunit_lookup_name(r->c->db, name, wu);
+	if (rc == DB_NOT_FOUND)
+		return fail(r, "no job named %s", name);
+	if (rc != DB_OK)
+		return fail(r, "database error");
+	rc = wu->batch ? db_batch_lookup_id(r->c->db, wu->batch, &b) : DB_NOT_FOUND;
+	if (rc == DB_OK && b.user_id != r->user.id)
+		rc = fail(r, "not owner of %s", name);
+	else if (rc == DB_NOT_FOUND)
+		rc = fail(r, "job %s is not in a batch", name);
+	else if (rc != DB_OK)
+		rc = fail(r, "database error");
+	db_batch_free(&b);
+	return rc;
+}
+
+/* stderr_out goes entity-escaped inside CDATA: the clients unescape after reading the CDATA. */
+static int do_query_completed_job(struct rpc *r)
+{
+	char *name = xml_child_text(r->root, "job_name");
+	struct db_workunit wu = { 0 };
+	struct db_result res = { 0 };
+	int rc = authenticate(r), got;
+
+	if (!rc)
+		rc = owned_job(r, name, &wu);
+	if (!rc) {
+		got = wu.canonical_resultid
+			? db_result_lookup_id(r->c->db, wu.canonical_resultid, &res)
+			: db_result_chosen(r->c->db, wu.id, &res);
+		if (got != DB_OK && got != DB_NOT_FOUND)
+			rc = fail(r, "database error");
+		sbuf_addf(r->body, "<completed_job>\n<error_mask>%d</error_mask>\n", wu.error_mask);
+		if (!rc && got == DB_OK) {
+			sbuf_addf(r->body, "<%s>%lld</%s>\n",
+				  wu.canonical_resultid ? "canonical_resultid" : "error_resultid",
+				  (long long)res.id,
+				  wu.canonical_resultid ? "canonical_resultid" : "error_resultid");
+			sbuf_addf(r->body, "<exit_status>%d</exit_status>\n<elapsed_time>%f"
+				  "</elapsed_time>\n<cpu_time>%f</cpu_time>\n<stderr_out><![CDATA[",
+				  res.exit_status, res.elapsed_time, res.cpu_time);
+			sbuf_add_xml_escaped(r->body, res.stderr_out ? res.stderr_out : "");
+			sbuf_addstr(r->body, "]]></stderr_out>\n");
+		}
+		sbuf_addstr(r->body, "</completed_job>\n");
+	}
+	free(name);
+	db_workunit_free(&wu);
+	db_result_free(&res);
+	return rc;
+}
+
+/* ---- abort_jobs, retire_batch, set_expire_time -------------------------------------- */
+
+static int do_abort_jobs(struct rpc *r)
+{
+	xmlNode *n;
+	int rc = authenticate(r), naborted = 0;
+
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	xml_for_each(n, r->root, "job_name") {
+		char *name = xml_text(n);
+		struct db_workunit wu = { 0 };
+
+		if (!rc)
+			rc = owned_job(r, name, &wu);
+		if (!rc && !wu.canonical_resultid) {
+			wu.error_mask |= WU_ERROR_CANCELLED;
+			wu.transition_time = now();
+			if (db_result_cancel_unsent(r->c->db, wu.id) != DB_OK ||
+			    db_workunit_update(r->c->db, &wu) != DB_OK)
+				rc = fail(r, "database error");
+			naborted++;
+		}
+		db_workunit_free(&wu);
+		free(name);
+	}
+	if (!rc && db_commit(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	if (rc && r->c->db)
+		db_rollback(r->c->db);
+	if (!rc) {
+		log_info("%d jobs aborted by user %lld", naborted, (long long)r->user.id);
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	}
+	return rc;
+}
+
+static int do_retire_batch(struct rpc *r)
+{
+	struct db_batch b = { 0 };
+	int rc = authenticate(r);
+
+	if (!rc)
+		rc = owned_batch(r, r->root, &b);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	if (!rc) {
+		b.state = BATCH_STATE_RETIRED;
+		if (db_batch_cancel_unsent(r->c->db, b.id, now()) != DB_OK ||
+		    db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK) {
+			db_rollback(r->c->db);
+			rc = fail(r, "database error");
+		}
+	}
+	if (!rc) {
+		log_info("batch %s (%lld) retired", b.name, (long long)b.id);
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	}
+	db_batch_free(&b);
+	return rc;
+}
+
+static int do_set_expire_time(struct rpc *r)
+{
+	struct db_batch b = { 0 };
+	double t = child_double(r->root, "expire_time", -1);
+	int rc = authenticate(r);
+
+	if (!rc && t < 0)
+		rc = fail(r, "no expire_time");
+	if (!rc)
+		rc = owned_batch(r, r->root, &b);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = fail(r, "database error");
+	if (!rc) {
+		/* The lease covers the batch's files too. */
+		b.expire_time = t;
+		if (db_batch_update(r->c->db, &b) != DB_OK ||
+		    db_job_file_lease_batch(r->c->db, b.id, t) != DB_OK ||
+		    db_commit(r->c->db) != DB_OK) {
+			db_rollback(r->c->db);
+			rc = fail(r, "database error");
+		}
+	}
+	if (!rc)
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int (*fn)(struct rpc *);
+} ops[] = {
+	{ "ping", do_ping },
+	{ "get_templates", do_get_templates },
+	{ "create_batch", do_create_batch },
+	{ "query_files", do_query_files },
+	{ "upload_files", do_upload_files },
+	{ "submit_batch", do_submit_batch },
+	{ "query_batch2", do_query_batch2 },
+	{ "query_completed_job", do_query_completed_job },
+	{ "abort_jobs", do_abort_jobs },
+	{ "retire_batch", do_retire_batch },
+	{ "set_expire_time", do_set_expire_time },
+};
+
+static void error_element(struct sbuf *out, const char *msg)
+{
+	sbuf_addstr(out, "<error>\n    <error_num>-1</error_num>\n    <error_msg>");
+	sbuf_add_xml_escaped(out, msg);
+	sbuf_addstr(out, "</error_msg>\n</error>\n");
+}
+
+void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *out)
+{
+	struct sbuf perr = SBUF_INIT(1024), body = SBUF_INIT(1L << 30);
+	struct rpc r = { .c = c, .form = f, .body = &body };
+	const struct form_part *req = form_get(f, "request");
+	xmlDoc *doc = NULL;
+	size_t i;
+	int rc = -1;
+
+	sbuf_init(&r.err, 4096);
+	sbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n");
+	if (!req) {
+		log_warn("[%s] request without the form field 'request'",
+			 c->remote_addr ? c->remote_addr : "?");
+		error_element(out, "no request");
+		goto out;
+	}
+	doc = xml_read_memory(req->data, req->len, "request", &perr);
+	r.root = doc ? xmlDocGetRootElement(doc) : NULL;
+	if (!r.root) {
+		log_warn("[%s] unparsable request: %s", c->remote_addr ? c->remote_addr : "?",
+			 sbuf_str(&perr));
+		error_element(out, "cannot parse the request");
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (xml_is(r.root, ops[i].name))
+			break;
+	sbuf_addf(out, "<%s>\n", (const char *)r.root->name);
+	if (i == ARRAY_SIZE(ops)) {
+		if (xmlStrlen(r.root->name) > 64 || strspn((const char *)r.root->name,
+		    "abcdefghijklmnopqrstuvwxyz_0123456789") != (size_t)xmlStrlen(r.root->name)) {
+			sbuf_reset(out);
+			sbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n");
+			error_element(out, "bad command");
+			goto out;
+		}
+		fail(&r, "bad command");
+	} else {
+		rc = ops[i].fn(&r);
+	}
+	if (rc) {
+		if (!r.err.len)
+			fail(&r, "internal error");
+		log_warn("[%s] %s: %s", c->remote_addr ? c->remote_addr : "?",
+			 (const char *)r.root->name, sbuf_str(&r.err));
+		error_element(out, sbuf_str(&r.err));
+	} else {
+		sbuf_add(out, body.buf, body.len);
+	}
+	sbuf_addf(out, "</%s>\n", (const char *)r.root->name);
+out:
+	if (doc)
+		xmlFreeDoc(doc);
+	db_user_free(&r.user);
+	sbuf_free(&r.err);
+	sbuf_free(&perr);
+	sbuf_free(&body);
+}
+
+/* ---- get_output.php ------------------------------------------------------------------ */
+
+static void http_error(FILE *fp, int status, const char *msg)
+{
+	fprintf(fp, "Status: %d\r\nContent-Type: text/plain\r\n\r\nERROR: %s\n", status, msg);
+}
+
+/* The name of output file i of result res (its file_infos in order), allocated. */
+static char *output_name(const struct db_result *res, long i)
+{
+	/* xml_doc_in is a list of elements (file_infos, then <result>): wrap it */
+	char *text = xasprintf("<r>%s</r>", res->xml_doc_in ? res->xml_doc_in : "");
+	xmlDoc *doc = xml_read_memory(text, strlen(text), "xml_doc_in", NULL);
+	char *name = NULL;
+	xmlNode *n;
+
+	free(text);
+	if (!doc)
+		return NULL;
+	xml_for_each(n, xmlDocGetRootElement(doc), "file_info") {
+		if (i-- == 0) {
+			name = xml_child_text(n, "name");
+			break;
+		}
+	}
+	xmlFreeDoc(doc);
+	return name;
+}
+
+void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *fp)
+{
+	char *cmd = form_value(q, "cmd"), *auth = form_value(q, "auth_str");
+	char *wu_name = form_value(q, "wu_name"), *num = form_value(q, "file_num"), *name = NULL;
+	struct db_user user = { 0 };
+	struct db_workunit wu = { 0 };
+	struct db_result res = { 0 };
+	struct db_batch b = { 0 };
+	struct sbuf path = SBUF_INIT(PATH_MAX);
+	long file_num = -1;
+	FILE *in = NULL;
+	struct stat st;
+
+	if (!cmd || strcmp(cmd, "workunit_file")) {
+		http_error(fp, 400, "unknown or missing cmd");
+	} else if (!auth || !wu_name || !num || parse_long(num, &file_num) < 0 || file_num < 0) {
+		http_error(fp, 400, "missing or bad auth_str, wu_name or file_num");
+	} else if (!c->db) {
+		http_error(fp, 503, "the project database is unavailable; try again later");
+	} else if (db_user_lookup_auth(c->db, auth, &user) != DB_OK) {
+		log_warn("[%s] get_output: bad authenticator", c->remote_addr ? c->remote_addr : "?");
+		http_error(fp, 403, "bad authenticator");
+	} else if (db_workunit_lookup_name(c->db, wu_name, &wu) != DB_OK) {
+		http_error(fp, 404, "no such job");
+	} else if (!wu.batch || db_batch_lookup_id(c->db, wu.batch, &b) != DB_OK ||
+		   b.user_id != user.id) {
+		http_error(fp, 403, "not owner");
+	} else if (!wu.canonical_resultid ||
+		   db_result_lookup_id(c->db, wu.canonical_resultid, &res) != DB_OK) {
+		http_error(fp, 404, "job has no canonical result");
+	} else if (!(name = output_name(&res, file_num))) {
+		http_error(fp, 404, "no such output file");
+	} else if (dirhier_path(name, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false, &path) ||
+		   !(in = fopen(sbuf_str(&path), "rb")) || fstat(fileno(in), &st) < 0) {
+		log_error("get_output: output file %s of %s missing", name, wu_name);
+		http_error(fp, 404, "output file missing on the server");
+	} else {
+		char buf[65536];
+		size_t n;
+
+		fprintf(fp, "Content-Type: application/octet-stream\r\nContent-Length: %lld\r\n"
+			    "Content-Disposition: attachment; filename=\"%s\"\r\n\r\n",
+			(long long)st.st_size, name);
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, fp);
+	}
+	if (in)
+		fclose(in);
+	fflush(fp);
+	sbuf_free(&path);
+	free(cmd);
+	free(auth);
+	free(wu_name);
+	free(num);
+	free(name);
+	db_user_free(&user);
+	db_workunit_free(&wu);
+	db_result_free(&res);
+	db_batch_free(&b);
+}

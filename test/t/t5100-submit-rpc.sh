@@ -1,0 +1,232 @@
+#!/bin/sh
+test_description='BOINC remote job submission RPCs through Apache: ping, templates, batches, job files, submit, status, output, abort, lease, retire, and their errors'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+SB="$TRASH_DIRECTORY/sb"
+URL="${PROJECT_URL%/}/"
+AUTH="$ADMIN_AUTHENTICATOR"
+
+# rpc SCRIPT FILE: POST FILE as the form field "request" (multipart, as boinc_gahp does)
+rpc() {
+	curl -sS -F "request=<$2" "$URL$1"
+}
+# the same urlencoded, as BOINC's Python client does
+rpc_urlenc() {
+	curl -sS --data-urlencode "request@$2" "$URL$1"
+}
+req() {
+	printf '%s\n' "$1" >req.xml
+}
+
+test_expect_success 'setup: the sample app; the admin may submit, user 2 has an account only' '
+	test_setup_sample_app &&
+	uid=$(test_sql_value "select id from user where authenticator=\"$AUTH\"") &&
+	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1);
+		insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
+			values (1, \"other@example.com\", \"other\", \"otherauth0123456789\", \"x\", \"x\");" &&
+	printf "input one\n" >in1 && printf "input two\n" >in2 &&
+	md1=$(md5sum <in1 | cut -c1-32) && md2=$(md5sum <in2 | cut -c1-32) &&
+	echo "$md1 $md2" >mds
+'
+read md1 md2 <mds 2>/dev/null
+
+test_expect_success 'ping answers success, multipart and urlencoded, <ping/> too' '
+	req "<ping> </ping>" && rpc submit_rpc_handler.php req.xml >out &&
+	grep "<ping>" out && grep "<success>1</success>" out &&
+	rpc_urlenc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	req "<ping/>" && rpc submit_rpc_handler.php req.xml | grep "<success>1</success>"
+'
+
+test_expect_success 'an unparsable request, or none, gets a bare error element' '
+	req "<ping><oops></ping>" && rpc submit_rpc_handler.php req.xml >out &&
+	grep "<error_msg>cannot parse the request</error_msg>" out && ! grep "<ping>" out &&
+	curl -sS -F "other=1" "${URL}submit_rpc_handler.php" | grep "<error_msg>no request</error_msg>" &&
+	grep "unparsable request" "$PROJECT_DIR/log/submit.log"
+'
+
+test_expect_success 'an unknown command is an error inside its root' '
+	req "<frobnicate><authenticator>$AUTH</authenticator></frobnicate>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<frobnicate>" out && grep "<error_msg>bad command</error_msg>" out
+'
+
+test_expect_success 'get_templates gives the app templates; a wrong authenticator or app is refused' '
+	req "<get_templates><authenticator>$AUTH</authenticator><app_name>wseq_sample</app_name></get_templates>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<templates>" out && grep "<input_template>" out && grep "<output_template>" out &&
+	req "<get_templates><authenticator>nope</authenticator><app_name>wseq_sample</app_name></get_templates>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<get_templates>" out && grep "<error_num>-1</error_num>" out &&
+	grep "<error_msg>bad authenticator</error_msg>" out &&
+	! grep -r "$AUTH" "$PROJECT_DIR/log/" &&
+	req "<get_templates><authenticator>$AUTH</authenticator><app_name>nosuch</app_name></get_templates>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>no app named nosuch</error_msg>"
+'
+
+test_expect_success 'create_batch makes a batch in INIT; its name cannot be used again' '
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>b1</batch_name><app_name>wseq_sample</app_name><expire_time>0</expire_time></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p" out >b1 && test -s b1 &&
+	test "$(test_sql_value "select concat(state, name) from batch where id=$(cat b1)")" = "0b1" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>batch name b1 is already in use</error_msg>"
+'
+
+test_expect_success 'a user without submit rights is refused' '
+	req "<create_batch><authenticator>otherauth0123456789</authenticator><batch_name>bx</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>no submit access</error_msg>" &&
+	test "$(test_sql_value "select count(*) from batch where name=\"bx\"")" = 0
+'
+
+files_req() {
+	req "<$1><authenticator>$AUTH</authenticator><batch_id>$(cat b1)</batch_id><delete_time>$2</delete_time><phys_name>$md1.txt</phys_name><phys_name>$md2.txt</phys_name></$1>"
+}
+
+test_expect_success 'query_files lists the absent files; upload_files stores them by name' '
+	files_req query_files 1000 && rpc job_file.php req.xml >out &&
+	grep "<file>0</file>" out && grep "<file>1</file>" out &&
+	files_req upload_files 1000 &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" -F "file_1=@in2" "${URL}job_file.php" >out &&
+	grep "<success/>" out &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md1.txt) && cmp "$p" in1 &&
+	grep "^$md1 10" "$p.md5" &&
+	files_req query_files 2000 && rpc job_file.php req.xml >out &&
+	grep "<absent_files>" out && ! grep "<file>" out &&
+	test "$(test_sql_value "select count(*) from job_file j join batch_file_assoc a on a.job_file_id=j.id where a.batch_id=$(cat b1) and j.delete_time=2000")" = 2
+'
+
+test_expect_success 'upload_files refuses a wrong count, a content that does not match its MD5 name, an escaping name' '
+	files_req upload_files 0 &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" |
+		grep "<error_msg># of uploaded files (1) does not agree with the request (2)</error_msg>" &&
+	req "<upload_files><authenticator>$AUTH</authenticator><phys_name>0123456789abcdef0123456789abcdef.txt</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" |
+		grep "<error_msg>content of 0123456789abcdef0123456789abcdef.txt does not match its name (truncated upload?)</error_msg>" &&
+	req "<upload_files><authenticator>$AUTH</authenticator><phys_name>../escape</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename</error_msg>" &&
+	! test -e "$PROJECT_DIR/escape" && ! test -e "$PROJECT_DIR/download/escape"
+'
+
+test_expect_success 'a truncated multipart body is refused in the protocol form and logged' '
+	files_req upload_files 0 &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" -F "file_1=@in2" --trace-ascii /dev/null \
+		-o /dev/null "${URL}job_file.php" &&
+	printf -- "--XyZ\r\nContent-Disposition: form-data; name=\"request\"\r\n\r\n<ping/>\r\n--XyZ\r\nContent-Disposition: form-data; name=\"file_0\"; filename=\"a\"\r\n\r\npartial" >trunc &&
+	curl -sS -H "Content-Type: multipart/form-data; boundary=XyZ" --data-binary @trunc "${URL}job_file.php" >out &&
+	grep "<error_msg>truncated or malformed multipart body</error_msg>" out &&
+	grep "bad request: truncated" "$PROJECT_DIR/log/submit.log"
+'
+
+job() {      # job NAME FILE...
+	n=$1; shift
+	printf "<job><name>%s</name><command_line>--steps 3 </command_line>" "$n"
+	for f in "$@"; do printf "<input_file><mode>local_staged</mode><source>%s</source></input_file>" "$f"; done
+	printf "</job>\n"
+}
+
+test_expect_success 'submit_batch makes every job in one go, in the batch, IN_PROGRESS' '
+	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name><app_version_num>0</app_version_num>" "$AUTH" "$(cat b1)"
+	  printf "<job_params><rsc_fpops_est>2e9</rsc_fpops_est><delay_bound>777</delay_bound></job_params>"
+	  job j1 $md1.txt; job j2 $md2.txt; job j3 $md1.txt
+	  printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<batch_id>$(cat b1)</batch_id>" out &&
+	test "$(test_sql_value "select concat(state, \" \", njobs) from batch where id=$(cat b1)")" = "1 3" &&
+	test "$(test_sql_value "select count(*) from workunit where batch=$(cat b1) and delay_bound=777 and rsc_fpops_est=2e9")" = 3 &&
+	test_sql_value "select xml_doc from workunit where name=\"j2\"" | grep "$md2.txt" &&
+	test_sql_value "select xml_doc from workunit where name=\"j2\"" | grep -- "--steps 3"
+'
+
+test_expect_success 'a bad job spoils the whole batch: nothing is created' '
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>b2</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p" >b2 &&
+	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name>" "$AUTH" "$(cat b2)"
+	  job k1 $md1.txt; job k2 $md1.txt $md2.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>wrong # of input files for job 1: need 1, got 2</error_msg>" &&
+	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name>" "$AUTH" "$(cat b2)"
+	  job k1 $md1.txt; job j1 $md1.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>cannot create job j1" &&
+	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name>" "$AUTH" "$(cat b2)"
+	  job k1 nosuchfile.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>input file nosuchfile.txt is not on the server</error_msg>" &&
+	test "$(test_sql_value "select count(*) from workunit where name like \"k%\"")" = 0 &&
+	test "$(test_sql_value "select state from batch where id=$(cat b2)")" = 0
+'
+
+qb() {
+	req "<query_batch2><authenticator>$AUTH</authenticator><min_mod_time>$1</min_mod_time><batch_name>b1</batch_name>$2</query_batch2>"
+	rpc submit_rpc_handler.php req.xml
+}
+
+test_expect_success 'query_batch2: every job with its status, the server time, changes since a time' '
+	qb 0 >out &&
+	grep "<batch_size>3</batch_size>" out &&
+	test "$(grep -c "<status>UNSENT</status>" out)" = 3 &&
+	test_project bin/transitioner --one_pass >/dev/null 2>&1 &&
+	sleep 1.1 && qb 0 >out &&
+	t=$(sed -n "s|.*<server_time>\([0-9.]*\)</server_time>.*|\1|p" out) && test -n "$t" &&
+	sleep 1.1 &&
+	qb "$t" | grep "<batch_size>0</batch_size>" &&
+	test_sql "$WSEQ_DB_NAME" -e "update result set server_state=4, sent_time=unix_timestamp() where name=\"j2_0\"" &&
+	qb "$t" >out && grep "<job><job_name>j2</job_name><status>IN_PROGRESS</status></job>" out &&
+	grep "<batch_size>1</batch_size>" out &&
+	qb 0 "<batch_name>nosuch</batch_name>" | grep "<error_msg>no batch named nosuch</error_msg>"
+'
+
+test_expect_success 'query_completed_job and get_output give the canonical result and its file' '
+	printf "output of j1 \001\002 binary" >o1 &&
+	test_sql "$WSEQ_DB_NAME" -e "update result set server_state=5, outcome=1, exit_status=0, elapsed_time=12.5, cpu_time=10.25,
+			stderr_out=\"<stderr_txt>a & b < c</stderr_txt>\" where name=\"j1_0\";
+		update workunit set canonical_resultid=(select id from result where name=\"j1_0\") where name=\"j1\"" &&
+	out1=$(test_sql_value "select xml_doc_in from result where name=\"j1_0\"" | sed -n "s|.*<name>\([^<]*\)</name>.*|\1|p" | head -1) &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$out1") && cp o1 "$p" && chmod 644 "$p" &&
+	req "<query_completed_job><authenticator>$AUTH</authenticator><job_name>j1</job_name></query_completed_job>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<canonical_resultid>" out && grep "<exit_status>0</exit_status>" out &&
+	grep "<elapsed_time>12.5" out && grep "<cpu_time>10.25" out &&
+	grep "<!\[CDATA\[&lt;stderr_txt&gt;a &amp; b &lt; c" out &&
+	curl -sS -f -o got "${URL}get_output.php?cmd=workunit_file&auth_str=$AUTH&wu_name=j1&file_num=0" &&
+	cmp got o1 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "${URL}get_output.php?cmd=workunit_file&auth_str=wrong&wu_name=j1&file_num=0")" = 403 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "${URL}get_output.php?cmd=workunit_file&auth_str=$AUTH&wu_name=j1&file_num=5")" = 404 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "${URL}get_output.php?cmd=workunit_file&auth_str=$AUTH&wu_name=j3&file_num=0")" = 404 &&
+	qb 0 | grep "<job><job_name>j1</job_name><status>DONE</status></job>"
+'
+
+test_expect_success 'abort_jobs cancels a job; another user may not' '
+	req "<abort_jobs><authenticator>otherauth0123456789</authenticator><job_name>j3</job_name></abort_jobs>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>not owner of j3</error_msg>" &&
+	req "<abort_jobs><authenticator>$AUTH</authenticator><job_name>j3</job_name></abort_jobs>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test "$(test_sql_value "select error_mask & 16 from workunit where name=\"j3\"")" = 16 &&
+	test "$(test_sql_value "select count(*) from result r join workunit w on w.id=r.workunitid where w.name=\"j3\" and r.server_state=2")" = 0 &&
+	qb 0 | grep "<job><job_name>j3</job_name><status>ERROR</status></job>"
+'
+
+test_expect_success 'set_expire_time sets the lease of the batch and of its files' '
+	req "<set_expire_time><authenticator>$AUTH</authenticator><batch_name>b1</batch_name><expire_time>99999</expire_time></set_expire_time>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test "$(test_sql_value "select expire_time from batch where name=\"b1\"")" = 99999 &&
+	test "$(test_sql_value "select min(delete_time) from job_file where name in (\"$md1.txt\", \"$md2.txt\")")" = 99999
+'
+
+test_expect_success 'retire_batch retires it; an unknown batch is an error' '
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_name>b1</batch_name></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test "$(test_sql_value "select state from batch where name=\"b1\"")" = 4 &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_name>zz</batch_name></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>no batch named zz</error_msg>"
+'
+
+test_expect_success 'with the database stopped: a clear error in the protocol form, logged' '
+	pid=$(cat "$SB/mysql/mariadbd.pid") && kill "$pid" &&
+	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
+	req "<ping> </ping>" && rpc submit_rpc_handler.php req.xml >out &&
+	grep "<ping>" out && grep "<error_msg>the project database is unavailable; try again later</error_msg>" out &&
+	req "<query_batch2><authenticator>$AUTH</authenticator><min_mod_time>0</min_mod_time><batch_name>b1</batch_name></query_batch2>" &&
+	rpc submit_rpc_handler.php req.xml | grep "database is unavailable" &&
+	wseq_sandbox up --no-daemons "$SB" 2>/dev/null &&
+	req "<ping> </ping>" && rpc submit_rpc_handler.php req.xml | grep "<success>1</success>"
+'
+
+test_done
