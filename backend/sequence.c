@@ -465,6 +465,7 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	s->priority = spec->priority;
 	s->command_line = xstrdup(spec->command_line);
 	s->state = SEQ_STATE_ACTIVE;
+	s->batch = spec->batch;
 	rc = db_sequence_insert(db, s);
 	for (i = 0; rc == DB_OK && i < l.nstate; i++)
 		rc = add_seq_file(db, s, 0, in[i].name, SEQ_FILE_STATE, true, true);
@@ -478,4 +479,74 @@ out:
 	}
 	seq_layout_free(&l);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
+}
+
+/* An element's number: dflt when absent; -1 (with err) when not a number in lo..hi. */
+static int plan_num(xmlNode *root, const char *name, double dflt, double lo, double hi,
+		    double *out, struct sbuf *err)
+{
+	char *t = xml_child_text(root, name), *end;
+	int rc = 0;
+
+	*out = dflt;
+	if (t) {
+		*out = strtod(t, &end);
+		if (!*t || *end || !(*out >= lo && *out <= hi)) {
+			sbuf_addf(err, "<%s> must be a number from %g to %g", name, lo, hi);
+			rc = -1;
+		}
+	}
+	free(t);
+	return rc;
+}
+
+int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
+		      struct sbuf *err)
+{
+	char *path = xasprintf("%s/templates/%s_seq", project_dir, app);
+	double segs = 0, ans, up, hw, mrt, db, smax;
+	xmlDoc *doc;
+	xmlNode *root;
+	int rc = 1;
+
+	if (access(path, F_OK) != 0) {
+		free(path);
+		return 0;
+	}
+	doc = xml_read_file(path, err);
+	root = doc ? xmlDocGetRootElement(doc) : NULL;
+	if (!root || !xml_is(root, "sequence_app")) {
+		if (!err->len)
+			sbuf_addstr(err, "not a <sequence_app> document");
+		rc = -1;
+	}
+	if (rc > 0 && (plan_num(root, "segments", 0, 1, 1e6, &segs, err) ||
+		       plan_num(root, "answer_every", 1, 1, 1e6, &ans, err) ||
+		       plan_num(root, "state_upload_every", 1, 1, 1e6, &up, err) ||
+		       plan_num(root, "high_water", 2, 1, 100, &hw, err) ||
+		       plan_num(root, "max_result_time", 86400, 1, 1e9, &mrt, err) ||
+		       plan_num(root, "delay_bound", 0, 0, 1e9, &db, err) ||
+		       plan_num(root, "state_max_nbytes", 1e9, 1, 1e15, &smax, err)))
+		rc = -1;
+	if (rc > 0 && segs < 1) {
+		sbuf_addstr(err, "<segments> is missing");
+		rc = -1;
+	}
+	if (rc > 0) {
+		spec->segments = (int)segs;
+		spec->answer_every = (int)ans;
+		spec->state_upload_every = (int)up;
+		spec->high_water = (int)hw;
+		spec->max_result_time = mrt;
+		spec->delay_bound = db > 0 ? (int)db : (int)(2 * mrt);
+		spec->state_max_nbytes = smax;
+		spec->seq_template = xml_child_text(root, "seq_template");
+		spec->open_ended = xml_child(root, "open_ended") != NULL;
+	}
+	if (rc < 0)
+		log_error("%s: %s", path, sbuf_str(err));
+	if (doc)
+		xmlFreeDoc(doc);
+	free(path);
+	return rc;
 }

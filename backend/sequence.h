@@ -88,7 +88,31 @@ struct seq_spec {
 	const char *command_line;
 	int priority;
 	bool open_ended;        /* no known length (target_nsegments 0) */
+	int64_t batch;          /* a remote submission's batch, else 0 */
 };
+
+/*
+ * A sequence app: an app whose jobs submitted through the remote submission
+ * RPCs become work sequences. templates/APP_seq marks it and holds the plan,
+ * create_sequence's options as elements (the same defaults):
+ *
+ *   <sequence_app>
+ *     <segments>30</segments>                   (required)
+ *     <answer_every>1</answer_every>
+ *     <state_upload_every>1</state_upload_every>
+ *     <high_water>2</high_water>
+ *     <max_result_time>86400</max_result_time>
+ *     <delay_bound>0</delay_bound>              (0: 2 x max_result_time)
+ *     <state_max_nbytes>1e9</state_max_nbytes>
+ *     <seq_template>templates/APP_layout</seq_template>   (optional)
+ *     <open_ended/>           (the length is not known: extend_sequence adds more)
+ *   </sequence_app>
+ *
+ * 1 with spec's plan fields set (seq_template allocated: free it), 0 if the
+ * app is not a sequence app, -1 if its plan is wrong (logged, why in err).
+ */
+int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
+		      struct sbuf *err);
 
 /*
  * Insert the sequence, stage its initial states (local files, one per state

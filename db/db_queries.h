@@ -172,6 +172,13 @@ int db_batch_cancel_unsent(struct db *db, int64_t batch, int64_t t);
 int db_result_cancel_unsent(struct db *db, int64_t wuid);
 /* The batch's job files kept at least until t. */
 int db_job_file_lease_batch(struct db *db, int64_t batch, double t);
+extern const struct db_query dbq_seq_batch, dbq_wu_segment_live;
+/* The sequences of batch changed in or after the second of t (0: all), by id. */
+int db_sequence_enum_batch(struct db *db, int64_t batch, double t,
+			   int (*fn)(struct db_sequence *, void *), void *arg);
+/* Segment seqno of the sequence's branch (its newest workunit). */
+int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int seqno,
+			       struct db_workunit *wu);
 /* The result a finished or failed job reports: success first, else client or validate error. */
 int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
 

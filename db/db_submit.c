@@ -179,8 +179,17 @@ const struct db_table db_job_status_table = {
  */
 const struct db_query dbq_job_status_batch = {
 	"job_status_batch", &db_job_status_table,
-	"WHERE batch=? AND (mod_time>=FROM_UNIXTIME(?) OR id IN (SELECT workunitid FROM result "
-	"WHERE batch=? AND mod_time>=FROM_UNIXTIME(?))) ORDER BY id", "idid"
+	"WHERE batch=? AND seq_id=0 AND (mod_time>=FROM_UNIXTIME(?) OR id IN (SELECT workunitid "
+	"FROM result WHERE batch=? AND mod_time>=FROM_UNIXTIME(?))) ORDER BY id", "idid"
+};
+/* The sequences of a batch (jobs of a sequence app) changed in or after the second of t. */
+const struct db_query dbq_seq_batch = {
+	"seq_batch", &db_sequence_table, "WHERE batch=? AND mod_time>=FROM_UNIXTIME(?) ORDER BY id",
+	"id"
+};
+const struct db_query dbq_wu_segment_live = {
+	"wu_segment_live", &db_workunit_table,
+	"WHERE seq_id=? AND branch=? AND seqno=? ORDER BY id DESC LIMIT 1", "iii"
 };
 const struct db_query dbq_wu_cancel_batch = {
 	"wu_cancel_batch", NULL,
@@ -261,4 +270,34 @@ int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r)
 	memset(r, 0, sizeof(*r));
 	rc = db_result_query(db, &dbq_result_chosen, v, ARRAY_SIZE(v), take_result, r);
 	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
+}
+
+int db_sequence_enum_batch(struct db *db, int64_t batch, double t,
+			   int (*fn)(struct db_sequence *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch), DBV_DBL(floor(t)) };
+
+	return db_sequence_query(db, &dbq_seq_batch, v, ARRAY_SIZE(v), fn, arg);
+}
+
+static int take_wu(struct db_workunit *w, void *arg)
+{
+	struct db_workunit *out = arg;
+
+	db_workunit_free(out);
+	*out = *w;
+	memset(w, 0, sizeof(*w));
+	return 1;
+}
+
+int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int seqno,
+			       struct db_workunit *wu)
+{
+	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(branch), DBV_INT(seqno) };
+	int rc;
+
+	db_workunit_free(wu);
+	memset(wu, 0, sizeof(*wu));
+	rc = db_workunit_query(db, &dbq_wu_segment_live, v, ARRAY_SIZE(v), take_wu, wu);
+	return rc == DB_OK && !wu->id ? DB_NOT_FOUND : rc;
 }

@@ -7,10 +7,12 @@
 #include "submit.h"
 #include "db.h"
 #include "db_queries.h"
+#include "db_sched.h"
 #include "dirhier.h"
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
+#include "sequence.h"
 #include "wtime.h"
 #include "work.h"
 #include "xml.h"
@@ -27,6 +29,7 @@ struct rpc {
 	struct sbuf *body;              /* the reply's content inside the root */
 	struct sbuf err;                /* the error message, when one */
 	struct db_user user;
+	size_t njobs;                   /* query_batch2: jobs listed for the current batch */
 };
 
 static int fail(struct rpc *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -146,6 +149,125 @@ static int owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b)
 	return rc ? -1 : 0;
 }
 
+/* ---- jobs ---------------------------------------------------------------------------- */
+
+/*
+ * A job: an ordinary app's workunit, or a sequence app's work sequence (same
+ * name), and then wu is the segment that speaks for it -- the last one once
+ * the sequence has ended, else the newest sent.
+ */
+struct job {
+	struct db_workunit wu;
+	struct db_sequence seq;
+	bool is_seq;
+};
+
+enum job_rc { JOB_OK, JOB_NONE, JOB_NOT_OWNER, JOB_NO_BATCH, JOB_DB_ERROR };
+
+static void job_free(struct job *j)
+{
+	db_workunit_free(&j->wu);
+	db_sequence_free(&j->seq);
+}
+
+static enum job_rc job_find(struct db *db, int64_t user_id, const char *name, struct job *j)
+{
+	struct db_batch b = { 0 };
+	int64_t batch;
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	if (!name || !*name)
+		return JOB_NONE;
+	rc = db_workunit_lookup_name(db, name, &j->wu);
+	if (rc == DB_OK && j->wu.seq_id)
+		rc = DB_NOT_FOUND;      /* a segment is not a job of its own */
+	if (rc == DB_NOT_FOUND) {
+		rc = db_sequence_lookup_name(db, name, &j->seq);
+		if (rc == DB_OK) {
+			int k = j->seq.state == SEQ_STATE_ENDED ? j->seq.nsegments
+				: j->seq.first_unsent_seqno - 1;
+
+			j->is_seq = true;
+			rc = db_workunit_lookup_segment(db, j->seq.id, j->seq.branch, k > 0 ? k : 1,
+							&j->wu);
+			if (rc == DB_NOT_FOUND)
+				rc = DB_OK;
+		}
+	}
+	if (rc == DB_NOT_FOUND)
+		return JOB_NONE;
+	if (rc != DB_OK)
+		return JOB_DB_ERROR;
+	batch = j->is_seq ? j->seq.batch : j->wu.batch;
+	rc = batch ? db_batch_lookup_id(db, batch, &b) : DB_NOT_FOUND;
+	db_batch_free(&b);
+	if (rc == DB_NOT_FOUND)
+		return JOB_NO_BATCH;
+	if (rc != DB_OK)
+		return JOB_DB_ERROR;
+	return b.user_id == user_id ? JOB_OK : JOB_NOT_OWNER;
+}
+
+/* The job called name, in a batch of the user's. */
+static int owned_job(struct rpc *r, const char *name, struct job *j)
+{
+	switch (job_find(r->c->db, r->user.id, name, j)) {
+	case JOB_OK: return 0;
+	case JOB_NONE: return fail(r, "no job named %s", name ? name : "");
+	case JOB_NOT_OWNER: return fail(r, "not owner of %s", name);
+	case JOB_NO_BATCH: return fail(r, "job %s is not in a batch", name);
+	default: return fail(r, "database error");
+	}
+}
+
+/*
+ * The output files of a sequence job: the answers, then the states, of its
+ * last segment on the live branch; with their open names when names is set.
+ */
+static size_t seq_outputs(const struct project_config *cfg, const struct db_sequence *s,
+			  char **files, char **open_names)
+{
+	struct seq_layout l;
+	size_t i, n = 0;
+
+	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
+		return 0;
+	for (i = 0; i < l.nanswer; i++, n++) {
+		files[n] = seq_answer_name(s->name, s->branch, s->nsegments, i);
+		if (open_names)
+			open_names[n] = xstrdup(l.answer[i].open_name);
+	}
+	for (i = 0; i < l.nstate; i++, n++) {
+		files[n] = seq_state_name(s->name, s->branch, s->nsegments, i);
+		if (open_names)
+			open_names[n] = xstrdup(l.state[i].open_out);
+	}
+	seq_layout_free(&l);
+	return n;
+}
+
+/* get_templates of a sequence job: the outputs the submitter gets back, by open name. */
+static void seq_templates(struct rpc *r, const struct db_sequence *s)
+{
+	char *files[2 * SEQ_MAX_FILES], *open[2 * SEQ_MAX_FILES];
+	size_t n = seq_outputs(r->c->cfg, s, files, open), i;
+
+	sbuf_addstr(r->body, "<templates>\n<input_template>\n</input_template>\n<output_template>\n");
+	for (i = 0; i < n; i++)
+		sbuf_addf(r->body, "<file_info>\n    <name><OUTFILE_%zu/></name>\n</file_info>\n", i);
+	sbuf_addstr(r->body, "<result>\n");
+	for (i = 0; i < n; i++) {
+		sbuf_addf(r->body, "    <file_ref>\n        <file_name><OUTFILE_%zu/></file_name>\n"
+			  "        <open_name>", i);
+		sbuf_add_xml_escaped(r->body, open[i]);
+		sbuf_addstr(r->body, "</open_name>\n    </file_ref>\n");
+		free(files[i]);
+		free(open[i]);
+	}
+	sbuf_addstr(r->body, "</result>\n</output_template>\n</templates>\n");
+}
+
 /* ---- ping, get_templates, create_batch ------------------------------------------- */
 
 static int do_ping(struct rpc *r)
@@ -161,19 +283,23 @@ static int do_get_templates(struct rpc *r)
 	char *app_name = xml_child_text(r->root, "app_name");
 	char *job_name = xml_child_text(r->root, "job_name");
 	struct db_app app = { 0 };
-	struct db_workunit wu = { 0 };
 	struct sbuf in = SBUF_INIT(TEMPLATE_MAX), out = SBUF_INIT(TEMPLATE_MAX);
 	char *pin = NULL, *pout = NULL;
 	int rc = authenticate(r);
 
 	if (!rc && job_name && *job_name) {
-		rc = db_workunit_lookup_name(r->c->db, job_name, &wu);
-		if (rc == DB_OK)
-			rc = db_app_lookup_id(r->c->db, wu.appid, &app) == DB_OK ? 0
-				: fail(r, "database error");
-		else
-			rc = fail(r, rc == DB_NOT_FOUND ? "no job named %s" : "database error",
-				  job_name);
+		struct job j;
+
+		rc = owned_job(r, job_name, &j);
+		if (!rc && j.is_seq) {
+			seq_templates(r, &j.seq);
+			job_free(&j);
+			goto out;
+		}
+		if (!rc && db_app_lookup_id(r->c->db, j.wu.appid, &app) != DB_OK)
+			rc = fail(r, "database error");
+		if (!rc)
+			job_free(&j);
 	} else if (!rc) {
 		rc = app_by_name(r, app_name, &app);
 	}
@@ -189,6 +315,7 @@ static int do_get_templates(struct rpc *r)
 		sbuf_add(r->body, out.buf, out.len);
 		sbuf_addstr(r->body, "</templates>\n");
 	}
+out:
 	free(pin);
 	free(pout);
 	free(app_name);
@@ -196,7 +323,6 @@ static int do_get_templates(struct rpc *r)
 	sbuf_free(&in);
 	sbuf_free(&out);
 	db_app_free(&app);
-	db_workunit_free(&wu);
 	return rc;
 }
 
@@ -477,15 +603,93 @@ static void job_params_read(const xmlNode *n, struct job_params *jp)
 		jp->delay_bound = (int)v;
 }
 
-static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct db_app *app,
-		    const struct input_template *tpl, const char *out_tpl,
-		    const struct work_params *bp, struct staged *st)
+/* What the jobs of a batch are made from: an ordinary app's templates, or a sequence app's plan. */
+struct job_kind {
+	struct db_app app;
+	struct input_template tpl;      /* ordinary apps */
+	char *out_tpl;
+	bool is_seq;
+	struct seq_spec plan;           /* sequence apps */
+	size_t nstate;
+	struct work_params wp;          /* the batch's */
+};
+
+static int job_kind_load(struct rpc *r, struct job_kind *k)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	struct seq_layout l;
+	char *path = NULL;
+	int rc = seq_app_plan_load(r->c->cfg->project_dir, k->app.name, &k->plan, &err);
+
+	if (rc < 0) {
+		rc = fail(r, "the sequence plan of app %s is wrong: %s", k->app.name, sbuf_str(&err));
+	} else if (rc > 0) {
+		k->is_seq = true;
+		rc = 0;
+		if (seq_layout_load(r->c->cfg->project_dir, k->plan.seq_template, &l) < 0)
+			rc = fail(r, "the sequence template of app %s is wrong", k->app.name);
+		else
+			k->nstate = l.nstate;
+		if (!rc)
+			seq_layout_free(&l);
+	} else {
+		path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, k->app.name);
+		k->out_tpl = xasprintf("templates/%s_out", k->app.name);
+		if (input_template_load(path, &k->tpl) < 0)
+			rc = fail(r, "template file missing");
+	}
+	free(path);
+	sbuf_free(&err);
+	return rc;
+}
+
+static void job_kind_free(struct job_kind *k)
+{
+	db_app_free(&k->app);
+	input_template_free(&k->tpl);
+	free(k->out_tpl);
+	free((char *)k->plan.seq_template);
+}
+
+/* A job of a sequence app: a work sequence named like the job, its inputs the initial states. */
+static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *name,
+			const char *cmd, const struct job_params *job_jp,
+			const struct work_file *wf, size_t nf)
+{
+	struct seq_spec spec = k->plan;
+	struct job_params jp;
+	struct db_sequence s = { 0 };
+	char *paths[SEQ_MAX_FILES];
+	size_t i;
+	int rc;
+
+	job_params_boinc_defaults(&jp);
+	job_params_override(&jp, &k->wp.jp);
+	job_params_override(&jp, job_jp);
+	spec.name = name;
+	spec.appid = k->app.id;
+	spec.command_line = cmd ? cmd : "";
+	spec.rsc_fpops_est = jp.rsc_fpops_est;
+	spec.rsc_fpops_bound = jp.rsc_fpops_bound;
+	spec.rsc_memory_bound = jp.rsc_memory_bound;
+	spec.rsc_disk_bound = jp.rsc_disk_bound;
+	spec.batch = k->wp.batch;
+	for (i = 0; i < nf; i++)
+		paths[i] = wf[i].path;
+	rc = seq_create(r->c->db, r->c->cfg, &spec, paths, nf, &s);
+	db_sequence_free(&s);
+	return rc == 0 ? 0 : fail(r, "cannot create job %s (a job of that name exists, or see the "
+				     "server log)", name);
+}
+
+static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
+		    struct staged *st)
 {
 	char *name = xml_child_text(job, "name"), *cmd = xml_child_text(job, "command_line");
-	struct work_file *wf = xcalloc(tpl->nfiles + 1, sizeof(*wf));
-	struct work_params wp = *bp;
+	size_t want = k->is_seq ? k->nstate : k->tpl.nfiles, nf = 0;
+	struct work_file *wf = xcalloc(want + 1, sizeof(*wf));
+	struct work_params wp = k->wp;
 	struct db_workunit wu = { 0 };
-	size_t nf = 0;
 	xmlNode *in;
 	int rc = 0;
 
@@ -499,20 +703,25 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 			rc = fail(r, "input file mode %s is not supported", mode);
 		else if (!rc && (f = staged_file(r, st, src ? src : "")) == NULL)
 			rc = -1;
-		if (!rc && nf < tpl->nfiles)
+		if (!rc && nf < want)
 			wf[nf] = *f;    /* borrowed: st owns the strings */
 		nf++;
 		free(mode);
 		free(src);
 	}
-	if (!rc && nf != tpl->nfiles)
-		rc = fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index,
-			  tpl->nfiles, nf);
+	if (!rc && nf != want)
+		rc = fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index, want, nf);
+	job_params_unset(&wp.jp);
 	job_params_read(job, &wp.jp);
-	wp.command_line = cmd;
-	if (!rc) {
-		int w = work_create_wu(r->c->db, name, app->id, tpl, wf, nf, out_tpl, &wp, &wu);
+	if (!rc && k->is_seq) {
+		rc = make_seq_job(r, k, name, cmd, &wp.jp, wf, nf);
+	} else if (!rc) {
+		int w;
 
+		wp = k->wp;
+		job_params_read(job, &wp.jp);
+		wp.command_line = cmd;
+		w = work_create_wu(r->c->db, name, k->app.id, &k->tpl, wf, nf, k->out_tpl, &wp, &wu);
 		if (w == DB_RETRY || w < 0)
 			rc = fail(r, "cannot create job %s (a job of that name exists, or see the "
 				     "server log)", name);
@@ -528,11 +737,8 @@ static int do_submit_batch(struct rpc *r)
 {
 	xmlNode *bn = xml_child(r->root, "batch"), *job;
 	char *app_name = bn ? xml_child_text(bn, "app_name") : NULL;
-	char *in_path = NULL, *out_tpl = NULL;
-	struct db_app app = { 0 };
+	struct job_kind k = { 0 };
 	struct db_batch b = { 0 };
-	struct input_template tpl = { 0 };
-	struct work_params wp;
 	struct staged st = { NULL, 0 };
 	size_t njobs = 0, i;
 	bool in_txn = false;
@@ -541,15 +747,11 @@ static int do_submit_batch(struct rpc *r)
 	if (!rc && !bn)
 		rc = fail(r, "no <batch> in the request");
 	if (!rc)
-		rc = app_by_name(r, app_name, &app);
+		rc = app_by_name(r, app_name, &k.app);
 	if (!rc)
-		rc = may_submit(r, app.id);
-	if (!rc) {
-		in_path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, app.name);
-		out_tpl = xasprintf("templates/%s_out", app.name);
-		if (input_template_load(in_path, &tpl) < 0)
-			rc = fail(r, "template file missing");
-	}
+		rc = may_submit(r, k.app.id);
+	if (!rc)
+		rc = job_kind_load(r, &k);
 	if (!rc && db_begin(r->c->db) == DB_OK)
 		in_txn = true;
 	else if (!rc)
@@ -558,20 +760,20 @@ static int do_submit_batch(struct rpc *r)
 		rc = owned_batch(r, bn, &b);
 		if (!rc && b.state != BATCH_STATE_INIT)
 			rc = fail(r, "batch %s is not in the INIT state", b.name);
-		if (!rc && b.app_id != app.id)
-			rc = fail(r, "batch %s is not for app %s", b.name, app.name);
+		if (!rc && b.app_id != k.app.id)
+			rc = fail(r, "batch %s is not for app %s", b.name, k.app.name);
 	} else if (!rc) {
 		char *bname = xml_child_text(bn, "batch_name");
 
-		rc = new_batch(r, &app, bname, 0, &b);
+		rc = new_batch(r, &k.app, bname, 0, &b);
 		free(bname);
 	}
-	work_params_init(&wp);
-	wp.batch = b.id;
-	job_params_read(xml_child(bn, "job_params"), &wp.jp);
+	work_params_init(&k.wp);
+	k.wp.batch = b.id;
+	job_params_read(xml_child(bn, "job_params"), &k.wp.jp);
 	xml_for_each(job, bn, "job") {
 		if (!rc)
-			rc = make_job(r, job, njobs, &app, &tpl, out_tpl, &wp, &st);
+			rc = make_job(r, job, njobs, &k, &st);
 		njobs++;
 	}
 	if (!rc && !njobs)
@@ -585,18 +787,15 @@ static int do_submit_batch(struct rpc *r)
 	if (rc && in_txn)
 		db_rollback(r->c->db);
 	if (!rc) {
-		log_info("batch %s (%lld): %zu jobs of %s submitted", b.name, (long long)b.id, njobs,
-			 app.name);
+		log_info("batch %s (%lld): %zu %sjobs of %s submitted", b.name, (long long)b.id,
+			 njobs, k.is_seq ? "sequence " : "", k.app.name);
 		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
 	}
 	for (i = 0; i < st.n; i++)
 		work_file_free(&st.files[i]);
 	free(st.files);
-	input_template_free(&tpl);
-	free(in_path);
-	free(out_tpl);
+	job_kind_free(&k);
 	free(app_name);
-	db_app_free(&app);
 	db_batch_free(&b);
 	return rc;
 }
@@ -612,6 +811,23 @@ static int add_job_status(struct db_job_status *s, void *arg)
 	sbuf_addstr(r->body, "<job><job_name>");
 	sbuf_add_xml_escaped(r->body, s->name);
 	sbuf_addf(r->body, "</job_name><status>%s</status></job>\n", status);
+	r->njobs++;
+	return 0;
+}
+
+/* A sequence app's job: IN_PROGRESS from its first segment sent until it ends. */
+static int add_seq_status(struct db_sequence *s, void *arg)
+{
+	struct rpc *r = arg;
+	const char *status = s->state == SEQ_STATE_ENDED ? "DONE"
+			   : s->state == SEQ_STATE_ERROR ? "ERROR"
+			   : s->hostid || s->first_unsent_seqno > 1 || s->nrelocations ? "IN_PROGRESS"
+			   : "UNSENT";
+
+	sbuf_addstr(r->body, "<job><job_name>");
+	sbuf_add_xml_escaped(r->body, s->name);
+	sbuf_addf(r->body, "</job_name><status>%s</status></job>\n", status);
+	r->njobs++;
 	return 0;
 }
 
@@ -628,7 +844,6 @@ static int do_query_batch2(struct rpc *r)
 	xml_for_each(n, r->root, "batch_name") {
 		char *name = xml_text(n);
 		struct db_batch b = { 0 };
-		size_t before;
 
 		if (!rc && (rc = db_batch_lookup_name(r->c->db, name, &b)) == DB_NOT_FOUND)
 			rc = fail(r, "no batch named %s", name);
@@ -640,13 +855,12 @@ static int do_query_batch2(struct rpc *r)
 			/* the jobs first, to count them */
 			sbuf_reset(&jobs);
 			r->body = &jobs;
-			before = 0;
-			if (db_job_status_enum_batch(r->c->db, b.id, t, add_job_status, r) != DB_OK)
+			r->njobs = 0;
+			if (db_job_status_enum_batch(r->c->db, b.id, t, add_job_status, r) != DB_OK ||
+			    db_sequence_enum_batch(r->c->db, b.id, t, add_seq_status, r) != DB_OK)
 				rc = fail(r, "database error");
 			r->body = body;
-			for (size_t i = 0; i < jobs.len; i++)
-				before += !strncmp(jobs.buf + i, "<job>", 5);
-			sbuf_addf(body, "<batch_size>%zu</batch_size>\n", before);
+			sbuf_addf(body, "<batch_size>%zu</batch_size>\n", r->njobs);
 			sbuf_add(body, jobs.buf, jobs.len);
 		}
 		db_batch_free(&b);
@@ -656,52 +870,31 @@ static int do_query_batch2(struct rpc *r)
 	return rc;
 }
 
-/* The workunit called name, in a batch of the user's. */
-static int owned_job(struct rpc *r, const char *name, struct db_workunit *wu)
-{
-	struct db_batch b = { 0 };
-	int rc;
-
-	if (!name || !*name)
-		return fail(r, "no job name");
-	rc = db_workunit_lookup_name(r->c->db, name, wu);
-	if (rc == DB_NOT_FOUND)
-		return fail(r, "no job named %s", name);
-	if (rc != DB_OK)
-		return fail(r, "database error");
-	rc = wu->batch ? db_batch_lookup_id(r->c->db, wu->batch, &b) : DB_NOT_FOUND;
-	if (rc == DB_OK && b.user_id != r->user.id)
-		rc = fail(r, "not owner of %s", name);
-	else if (rc == DB_NOT_FOUND)
-		rc = fail(r, "job %s is not in a batch", name);
-	else if (rc != DB_OK)
-		rc = fail(r, "database error");
-	db_batch_free(&b);
-	return rc;
-}
-
 /* stderr_out goes entity-escaped inside CDATA: the clients unescape after reading the CDATA. */
 static int do_query_completed_job(struct rpc *r)
 {
 	char *name = xml_child_text(r->root, "job_name");
-	struct db_workunit wu = { 0 };
+	struct job j;
 	struct db_result res = { 0 };
-	int rc = authenticate(r), got;
+	int rc = authenticate(r), got = DB_NOT_FOUND, mask;
 
 	if (!rc)
-		rc = owned_job(r, name, &wu);
+		rc = owned_job(r, name, &j);
 	if (!rc) {
-		got = wu.canonical_resultid
-			? db_result_lookup_id(r->c->db, wu.canonical_resultid, &res)
-			: db_result_chosen(r->c->db, wu.id, &res);
+		mask = j.is_seq ? (j.seq.state == SEQ_STATE_ERROR ? WU_ERROR_NO_CANONICAL_RESULT : 0)
+				: j.wu.error_mask;
+		if (j.wu.canonical_resultid)
+			got = db_result_lookup_id(r->c->db, j.wu.canonical_resultid, &res);
+		else if (j.wu.id)
+			got = db_result_chosen(r->c->db, j.wu.id, &res);
 		if (got != DB_OK && got != DB_NOT_FOUND)
 			rc = fail(r, "database error");
-		sbuf_addf(r->body, "<completed_job>\n<error_mask>%d</error_mask>\n", wu.error_mask);
+		sbuf_addf(r->body, "<completed_job>\n<error_mask>%d</error_mask>\n", mask);
 		if (!rc && got == DB_OK) {
-			sbuf_addf(r->body, "<%s>%lld</%s>\n",
-				  wu.canonical_resultid ? "canonical_resultid" : "error_resultid",
-				  (long long)res.id,
-				  wu.canonical_resultid ? "canonical_resultid" : "error_resultid");
+			const char *tag = j.wu.canonical_resultid ? "canonical_resultid"
+								  : "error_resultid";
+
+			sbuf_addf(r->body, "<%s>%lld</%s>\n", tag, (long long)res.id, tag);
 			sbuf_addf(r->body, "<exit_status>%d</exit_status>\n<elapsed_time>%f"
 				  "</elapsed_time>\n<cpu_time>%f</cpu_time>\n<stderr_out><![CDATA[",
 				  res.exit_status, res.elapsed_time, res.cpu_time);
@@ -709,14 +902,43 @@ static int do_query_completed_job(struct rpc *r)
 			sbuf_addstr(r->body, "]]></stderr_out>\n");
 		}
 		sbuf_addstr(r->body, "</completed_job>\n");
+		job_free(&j);
 	}
 	free(name);
-	db_workunit_free(&wu);
 	db_result_free(&res);
 	return rc;
 }
 
 /* ---- abort_jobs, retire_batch, set_expire_time -------------------------------------- */
+
+/*
+ * Abort a job: an ordinary one loses what was not sent and is cancelled; a
+ * sequence ends in error and its live results are retired, so its host is
+ * told to abort them at its next scheduler request.
+ */
+static int abort_job(struct rpc *r, struct job *j)
+{
+	if (j->is_seq) {
+		if (j->seq.state != SEQ_STATE_ACTIVE)
+			return 0;
+		j->seq.state = SEQ_STATE_ERROR;
+		j->seq.need_relocate = 0;
+		free(j->seq.error_msg);
+		j->seq.error_msg = xstrdup("aborted by its submitter");
+		if (db_result_retire_live(r->c->db, &j->seq.id, 1) != DB_OK ||
+		    db_sequence_update(r->c->db, &j->seq) != DB_OK)
+			return fail(r, "database error");
+		return 0;
+	}
+	if (j->wu.canonical_resultid)
+		return 0;
+	j->wu.error_mask |= WU_ERROR_CANCELLED;
+	j->wu.transition_time = now();
+	if (db_result_cancel_unsent(r->c->db, j->wu.id) != DB_OK ||
+	    db_workunit_update(r->c->db, &j->wu) != DB_OK)
+		return fail(r, "database error");
+	return 0;
+}
 
 static int do_abort_jobs(struct rpc *r)
 {
@@ -727,19 +949,13 @@ static int do_abort_jobs(struct rpc *r)
 		rc = fail(r, "database error");
 	xml_for_each(n, r->root, "job_name") {
 		char *name = xml_text(n);
-		struct db_workunit wu = { 0 };
+		struct job j;
 
-		if (!rc)
-			rc = owned_job(r, name, &wu);
-		if (!rc && !wu.canonical_resultid) {
-			wu.error_mask |= WU_ERROR_CANCELLED;
-			wu.transition_time = now();
-			if (db_result_cancel_unsent(r->c->db, wu.id) != DB_OK ||
-			    db_workunit_update(r->c->db, &wu) != DB_OK)
-				rc = fail(r, "database error");
+		if (!rc && !(rc = owned_job(r, name, &j))) {
+			rc = abort_job(r, &j);
 			naborted++;
+			job_free(&j);
 		}
-		db_workunit_free(&wu);
 		free(name);
 	}
 	if (!rc && db_commit(r->c->db) != DB_OK)
@@ -921,18 +1137,50 @@ static char *output_name(const struct db_result *res, long i)
 	return name;
 }
 
+/* Output file i of a job, allocated: the canonical result's, or a sequence's (seq_outputs). */
+static char *job_output_name(const struct submit_ctx *c, const struct job *j, long i, int *status,
+			     const char **why)
+{
+	struct db_result res = { 0 };
+	char *name = NULL;
+
+	*status = 404;
+	if (j->is_seq) {
+		char *files[2 * SEQ_MAX_FILES];
+		size_t n = j->seq.state == SEQ_STATE_ENDED ? seq_outputs(c->cfg, &j->seq, files, NULL)
+							   : 0, k;
+
+		*why = j->seq.state == SEQ_STATE_ENDED ? "no such output file" : "job not done";
+		for (k = 0; k < n; k++) {
+			if ((long)k == i)
+				name = files[k];
+			else
+				free(files[k]);
+		}
+		return name;
+	}
+	*why = "job has no canonical result";
+	if (!j->wu.canonical_resultid ||
+	    db_result_lookup_id(c->db, j->wu.canonical_resultid, &res) != DB_OK)
+		return NULL;
+	*why = "no such output file";
+	name = output_name(&res, i);
+	db_result_free(&res);
+	return name;
+}
+
 void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *fp)
 {
 	char *cmd = form_value(q, "cmd"), *auth = form_value(q, "auth_str");
 	char *wu_name = form_value(q, "wu_name"), *num = form_value(q, "file_num"), *name = NULL;
 	struct db_user user = { 0 };
-	struct db_workunit wu = { 0 };
-	struct db_result res = { 0 };
-	struct db_batch b = { 0 };
+	struct job j = { 0 };
 	struct sbuf path = SBUF_INIT(PATH_MAX);
 	long file_num = -1;
 	FILE *in = NULL;
 	struct stat st;
+	const char *why = NULL;
+	int status = 0;
 
 	if (!cmd || strcmp(cmd, "workunit_file")) {
 		http_error(fp, 400, "unknown or missing cmd");
@@ -943,16 +1191,12 @@ void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *f
 	} else if (db_user_lookup_auth(c->db, auth, &user) != DB_OK) {
 		log_warn("[%s] get_output: bad authenticator", c->remote_addr ? c->remote_addr : "?");
 		http_error(fp, 403, "bad authenticator");
-	} else if (db_workunit_lookup_name(c->db, wu_name, &wu) != DB_OK) {
-		http_error(fp, 404, "no such job");
-	} else if (!wu.batch || db_batch_lookup_id(c->db, wu.batch, &b) != DB_OK ||
-		   b.user_id != user.id) {
-		http_error(fp, 403, "not owner");
-	} else if (!wu.canonical_resultid ||
-		   db_result_lookup_id(c->db, wu.canonical_resultid, &res) != DB_OK) {
-		http_error(fp, 404, "job has no canonical result");
-	} else if (!(name = output_name(&res, file_num))) {
-		http_error(fp, 404, "no such output file");
+	} else if ((status = (int)job_find(c->db, user.id, wu_name, &j)) != JOB_OK) {
+		http_error(fp, status == JOB_NOT_OWNER ? 403 : status == JOB_DB_ERROR ? 503 : 404,
+			   status == JOB_NOT_OWNER ? "not owner" : status == JOB_DB_ERROR
+			   ? "database error" : "no such job");
+	} else if (!(name = job_output_name(c, &j, file_num, &status, &why))) {
+		http_error(fp, status, why);
 	} else if (dirhier_path(name, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false, &path) ||
 		   !(in = fopen(sbuf_str(&path), "rb")) || fstat(fileno(in), &st) < 0) {
 		log_error("get_output: output file %s of %s missing", name, wu_name);
@@ -977,7 +1221,5 @@ void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *f
 	free(num);
 	free(name);
 	db_user_free(&user);
-	db_workunit_free(&wu);
-	db_result_free(&res);
-	db_batch_free(&b);
+	job_free(&j);
 }

@@ -218,6 +218,38 @@ test_expect_success 'retire_batch retires it; an unknown batch is an error' '
 	rpc submit_rpc_handler.php req.xml | grep "<error_msg>no batch named zz</error_msg>"
 '
 
+new_batch() {
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>$1</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p"
+}
+
+test_expect_success 'a job file shared by two batches survives the retirement of one, and goes after both' '
+	printf "shared input\n" >in3 && md3=$(md5sum <in3 | cut -c1-32) &&
+	b3=$(new_batch b3) && b4=$(new_batch b4) && test -n "$b3" && test -n "$b4" &&
+	req "<upload_files><authenticator>$AUTH</authenticator><batch_id>$b3</batch_id><delete_time>1</delete_time><phys_name>$md3</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in3" "${URL}job_file.php" | grep "<success/>" &&
+	req "<query_files><authenticator>$AUTH</authenticator><batch_id>$b4</batch_id><delete_time>1</delete_time><phys_name>$md3</phys_name></query_files>" &&
+	rpc job_file.php req.xml >out && ! grep "<file>" out &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md3) && test -f "$p" &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$b3</batch_id></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test_project bin/file_deleter --one_pass 2>fd.log &&
+	test -f "$p" && test "$(test_sql_value "select count(*) from job_file where name=\"$md3\"")" = 1 &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$b4</batch_id></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test_project bin/file_deleter --one_pass 2>>fd.log &&
+	! test -e "$p" && ! test -e "$p.md5" &&
+	test "$(test_sql_value "select count(*) from job_file where name=\"$md3\"")" = 0
+'
+
+test_expect_success 'a job file whose lease has not passed stays, even with no batch' '
+	printf "leased\n" >in4 && md4=$(md5sum <in4 | cut -c1-32) &&
+	req "<upload_files><authenticator>$AUTH</authenticator><delete_time>$(( $(date +%s) + 3600 ))</delete_time><phys_name>$md4</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in4" "${URL}job_file.php" | grep "<success/>" &&
+	test_project bin/file_deleter --one_pass 2>>fd.log &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md4) && test -f "$p"
+'
+
 test_expect_success 'with the database stopped: a clear error in the protocol form, logged' '
 	pid=$(cat "$SB/mysql/mariadbd.pid") && kill "$pid" &&
 	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
