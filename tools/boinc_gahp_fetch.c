@@ -1,0 +1,265 @@
+/*
+ * BOINC_FETCH_OUTPUT: the outcome of one finished job -- its stderr appended
+ * to the job's error file, its output files where the gridmanager wants
+ * them, and "NULL exit_status elapsed cpu". Output files are named by the
+ * app's output template; SOME fetches each file by its name's place in the
+ * template (not by the spec's position, as upstream did).
+ */
+#include "boinc_gahp.h"
+#include "boinc_gahp_rpc.h"
+#include "log.h"
+
+#include <fcntl.h>
+
+struct fetch_spec {
+	const char *job, *dir, *stderr_file;
+	bool all;
+	long nspecs;
+	char **specs;           /* SRC DST pairs */
+};
+
+/* BOINC_FETCH_OUTPUT id JOB DIR STDERR ALL|SOME N (SRC DST)... */
+int gahp_fetch_parse(int argc, char **argv, void **specp)
+{
+	struct fetch_spec *s;
+	long n;
+
+	if (argc < 7 || !gahp_is_reqid(argv[1]) || gahp_parse_count(argv[6], &n) < 0 ||
+	    argc != 7 + 2 * n)
+		return -1;
+	if (strcmp(argv[5], "ALL") != 0 && strcmp(argv[5], "SOME") != 0)
+		return -1;
+	s = xcalloc(1, sizeof(*s));
+	s->job = argv[2];
+	s->dir = argv[3];
+	s->stderr_file = argv[4];
+	s->all = strcmp(argv[5], "ALL") == 0;
+	s->nspecs = n;
+	s->specs = &argv[7];
+	*specp = s;
+	return 0;
+}
+
+void gahp_fetch_free(void *p)
+{
+	free(p);
+}
+
+/* dst as given when absolute, else under dir (allocated). */
+static char *place(const char *dir, const char *dst)
+{
+	if (dst[0] == '/')
+		return xstrdup(dst);
+	return xasprintf("%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "", dst);
+}
+
+/* The server sends stderr entity-escaped inside CDATA: undo the escaping. */
+static void unescape_entities(char *s)
+{
+	static const struct { const char *name; char c; } ents[] = {
+		{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' }, { "&quot;", '"' }, { "&apos;", '\'' },
+	};
+	char *r = s, *w = s;
+
+	while (*r) {
+		size_t i;
+		bool done = false;
+
+		if (*r == '&') {
+			for (i = 0; i < ARRAY_SIZE(ents) && !done; i++) {
+				size_t l = strlen(ents[i].name);
+
+				if (strncmp(r, ents[i].name, l) == 0) {
+					*w++ = ents[i].c;
+					r += l;
+					done = true;
+				}
+			}
+			if (!done && r[1] == '#') {
+				char *end;
+				long v = r[2] == 'x' ? strtol(r + 3, &end, 16) : strtol(r + 2, &end, 10);
+
+				if (*end == ';' && v > 0 && v < 256) {
+					*w++ = (char)v;
+					r = end + 1;
+					done = true;
+				}
+			}
+		}
+		if (!done)
+			*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+static int append_stderr(const char *path, const char *text, struct sbuf *err)
+{
+	size_t len = strlen(text), off = 0;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0) {
+		sbuf_addf(err, "can't open stderr output file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sbuf_addf(err, "can't write stderr output file %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) != 0) {
+		sbuf_addf(err, "can't write stderr output file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static long template_index(const struct rpc_templates *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nout; i++)
+		if (strcmp(t->out[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rpc_templates *t,
+		       struct sbuf *err)
+{
+	long i, k;
+	int ret = 0;
+
+	for (k = 0; k < s->nspecs; k++) {
+		if (template_index(t, s->specs[2 * k]) < 0) {
+			sbuf_addf(err, "job %s has no output file named %s", s->job, s->specs[2 * k]);
+			return -1;
+		}
+	}
+	if (s->all) {
+		for (i = 0; i < (long)t->nout && ret == 0; i++) {
+			const char *dst = t->out[i];
+			char *path;
+
+			for (k = 0; k < s->nspecs; k++) {
+				if (strcmp(s->specs[2 * k], t->out[i]) == 0) {
+					dst = s->specs[2 * k + 1];
+					break;
+				}
+			}
+			path = place(s->dir, dst);
+			ret = gahp_quitting() ? -1 : rpc_get_output(r->url, r->auth, s->job, (int)i, path, err);
+			free(path);
+		}
+	} else {
+		for (k = 0; k < s->nspecs && ret == 0; k++) {
+			char *path = place(s->dir, s->specs[2 * k + 1]);
+
+			i = template_index(t, s->specs[2 * k]);
+			ret = gahp_quitting() ? -1 : rpc_get_output(r->url, r->auth, s->job, (int)i, path, err);
+			free(path);
+		}
+	}
+	if (ret < 0 && err->len == 0)
+		sbuf_addstr(err, "interrupted: the gahp is quitting");
+	return ret;
+}
+
+static long child_long(xmlNode *n, const char *name)
+{
+	char *t = xml_child_text(n, name);
+	long v = 0;
+
+	if (!t || parse_long(t, &v) < 0)
+		v = 0;
+	free(t);
+	return v;
+}
+
+static double child_double(xmlNode *n, const char *name)
+{
+	char *t = xml_child_text(n, name);
+	double v = 0;
+
+	if (!t || parse_double(t, &v) < 0)
+		v = 0;
+	free(t);
+	return v;
+}
+
+void gahp_fetch_run(struct gahp_req *r, struct sbuf *res)
+{
+	struct fetch_spec *s = r->spec;
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	struct sbuf err = SBUF_INIT(64 * 1024);
+	struct rpc_templates t;
+	xmlDoc *doc = NULL;
+	xmlNode *job, *se;
+	long canonical, errored, mask;
+	char *path;
+
+	memset(&t, 0, sizeof(t));
+	if (rpc_get_templates(r->url, r->auth, NULL, s->job, &t, &err) < 0) {
+		gahp_error(res, r->auth, "error getting templates: %s", sbuf_str(&err));
+		goto out;
+	}
+	rpc_begin(&req, "query_completed_job", r->auth);
+	rpc_elem(&req, "job_name", s->job);
+	rpc_end(&req, "query_completed_job");
+	if (rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "query_completed_job", &doc,
+		     &err) < 0) {
+		gahp_error(res, r->auth, "error querying job: %s", sbuf_str(&err));
+		goto out;
+	}
+	job = xml_child(xmlDocGetRootElement(doc), "completed_job");
+	if (!job) {
+		gahp_error(res, r->auth, "error querying job: no <completed_job> in the reply");
+		goto out;
+	}
+	canonical = child_long(job, "canonical_resultid");
+	errored = child_long(job, "error_resultid");
+	mask = child_long(job, "error_mask");
+	if (canonical <= 0 && errored <= 0) {
+		if (mask)
+			gahp_error(res, r->auth, "job %s failed without a result to report (error mask %ld)",
+				   s->job, mask);
+		else
+			gahp_error(res, r->auth, "job %s is not done", s->job);
+		goto out;
+	}
+	se = xml_child(job, "stderr_out");
+	path = place(s->dir, s->stderr_file);
+	{
+		char *text = se ? (char *)xmlNodeGetContent(se) : NULL;
+		int rc;
+
+		if (text)
+			unescape_entities(text);
+		rc = append_stderr(path, text ? text : "", &err);
+		xmlFree(text);
+		free(path);
+		if (rc < 0) {
+			gahp_error(res, r->auth, "%s", sbuf_str(&err));
+			goto out;
+		}
+	}
+	/* a failed job has no output files on the server: its status and stderr are all */
+	if (canonical > 0 && fetch_files(r, s, &t, &err) < 0) {
+		gahp_error(res, r->auth, "error fetching output: %s", sbuf_str(&err));
+		goto out;
+	}
+	sbuf_addf(res, " NULL %ld %f %f", child_long(job, "exit_status"),
+		  child_double(job, "elapsed_time"), child_double(job, "cpu_time"));
+out:
+	if (doc)
+		xmlFreeDoc(doc);
+	rpc_templates_free(&t);
+	sbuf_free(&req);
+	sbuf_free(&err);
+}

@@ -1,0 +1,398 @@
+/*
+ * BOINC remote job submission RPCs over libcurl; see boinc_gahp_rpc.h and
+ * doc/boinc_gahp.md for the exact requests. Transfers give up when the gahp
+ * is quitting (the progress callback asks), so end of input is prompt even
+ * with requests in flight.
+ */
+#include "boinc_gahp_rpc.h"
+#include "boinc_gahp.h"
+#include "log.h"
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#define MAX_REPLY (256L * 1024 * 1024)
+
+static mode_t file_mode = 0644;
+
+int rpc_global_init(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	file_mode = 0666 & ~m;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return log_error("cannot initialize libcurl");
+	xmlInitParser();
+	return 0;
+}
+
+void rpc_global_cleanup(void)
+{
+	curl_global_cleanup();
+	xmlCleanupParser();
+}
+
+void rpc_begin(struct sbuf *b, const char *root, const char *auth)
+{
+	sbuf_addf(b, "<%s>\n", root);
+	if (auth)
+		rpc_elem(b, "authenticator", auth);
+}
+
+void rpc_elem(struct sbuf *b, const char *name, const char *value)
+{
+	sbuf_addf(b, "<%s>", name);
+	sbuf_add_xml_escaped(b, value);
+	sbuf_addf(b, "</%s>\n", name);
+}
+
+void rpc_end(struct sbuf *b, const char *root)
+{
+	sbuf_addf(b, "</%s>\n", root);
+}
+
+static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		    curl_off_t ulnow)
+{
+	(void)arg;
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return gahp_quitting() ? 1 : 0;
+}
+
+static size_t to_sbuf(char *p, size_t size, size_t n, void *arg)
+{
+	struct sbuf *b = arg;
+
+	return sbuf_add(b, p, size * n) < 0 ? 0 : size * n;
+}
+
+static CURL *handle(char *errbuf)
+{
+	CURL *c = curl_easy_init();
+
+	if (!c)
+		return NULL;
+	errbuf[0] = '\0';
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "wseq boinc_gahp");
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+	/* a stalled server, not a slow one, is an error */
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 300L);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress);
+	return c;
+}
+
+static void transport_error(struct sbuf *err, CURLcode rc, const char *errbuf)
+{
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		sbuf_addstr(err, "interrupted: the gahp is quitting");
+	else
+		sbuf_addf(err, "HTTP error: %s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+}
+
+/* The reply's <error> (as root or a child of root) if its error_num is not 0. */
+static int reply_error(xmlNode *root, struct sbuf *err)
+{
+	xmlNode *e = xml_is(root, "error") ? root : xml_child(root, "error");
+	char *num, *msg;
+	long n = -1;
+
+	if (!e)
+		return 0;
+	num = xml_child_text(e, "error_num");
+	if (num && parse_long(num, &n) == 0 && n == 0) {
+		free(num);
+		return 0;
+	}
+	msg = xml_child_text(e, "error_msg");
+	sbuf_addstr(err, msg && *msg ? msg : "the server reported an error");
+	free(num);
+	free(msg);
+	return -1;
+}
+
+int rpc_post(const char *url, const char *script, const struct sbuf *request,
+	     char *const *files, size_t nfiles, const char *root_name, xmlDoc **docp,
+	     struct sbuf *err)
+{
+	char errbuf[CURL_ERROR_SIZE];
+	struct sbuf body = SBUF_INIT(MAX_REPLY);
+	struct sbuf target = SBUF_INIT(64 * 1024);
+	curl_mime *form = NULL;
+	curl_mimepart *part;
+	CURL *c;
+	CURLcode rc;
+	long status = 0;
+	xmlDoc *doc = NULL;
+	xmlNode *root;
+	size_t i;
+	int ret = -1;
+
+	*docp = NULL;
+	c = handle(errbuf);
+	if (!c) {
+		sbuf_addstr(err, "cannot create a curl handle");
+		return -1;
+	}
+	sbuf_addstr(&target, url);
+	sbuf_addstr(&target, script);
+	form = curl_mime_init(c);
+	part = curl_mime_addpart(form);
+	curl_mime_name(part, "request");
+	curl_mime_data(part, request->buf ? request->buf : "", request->len);
+	for (i = 0; i < nfiles; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "file_%zu", i);
+		part = curl_mime_addpart(form);
+		curl_mime_name(part, name);
+		if (curl_mime_filedata(part, files[i]) != CURLE_OK) {
+			sbuf_addf(err, "cannot read %s", files[i]);
+			goto out;
+		}
+	}
+	curl_easy_setopt(c, CURLOPT_URL, sbuf_str(&target));
+	curl_easy_setopt(c, CURLOPT_MIMEPOST, form);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, to_sbuf);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		if (rc == CURLE_WRITE_ERROR && body.len >= body.max)
+			sbuf_addstr(err, "reply too large");
+		else
+			transport_error(err, rc, errbuf);
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status > 299) {
+		sbuf_addf(err, "HTTP status %ld from %s", status, script);
+		goto out;
+	}
+	doc = xml_read_memory(body.buf ? body.buf : "", body.len, script, NULL);
+	if (!doc) {
+		sbuf_addf(err, "the reply of %s is not XML", script);
+		goto out;
+	}
+	root = xmlDocGetRootElement(doc);
+	if (reply_error(root, err) < 0)
+		goto out;
+	if (!xml_is(root, root_name)) {
+		sbuf_addf(err, "unexpected reply <%s> from %s", (const char *)root->name, script);
+		goto out;
+	}
+	*docp = doc;
+	doc = NULL;
+	ret = 0;
+out:
+	if (doc)
+		xmlFreeDoc(doc);
+	curl_mime_free(form);
+	curl_easy_cleanup(c);
+	sbuf_free(&body);
+	sbuf_free(&target);
+	return ret;
+}
+
+int rpc_simple(const char *url, const struct sbuf *request, const char *root_name,
+	       struct sbuf *err)
+{
+	xmlDoc *doc;
+	int ret = 0;
+
+	if (rpc_post(url, "submit_rpc_handler.php", request, NULL, 0, root_name, &doc, err) < 0)
+		return -1;
+	if (!xml_child(xmlDocGetRootElement(doc), "success")) {
+		sbuf_addf(err, "no <success> in the reply to %s", root_name);
+		ret = -1;
+	}
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+char *rpc_child_text(xmlNode *root, const char *name)
+{
+	return xml_child_text(root, name);
+}
+
+static char *escaped(CURL *c, const char *s)
+{
+	char *e = curl_easy_escape(c, s, 0);
+	char *r = xstrdup(e ? e : "");
+
+	curl_free(e);
+	return r;
+}
+
+int rpc_get_output(const char *url, const char *auth, const char *job, int file_num,
+		   const char *dest, struct sbuf *err)
+{
+	char errbuf[CURL_ERROR_SIZE];
+	struct sbuf target = SBUF_INIT(64 * 1024);
+	char *tmp = NULL, *a, *j;
+	FILE *fp = NULL;
+	CURL *c;
+	CURLcode rc;
+	long status = 0;
+	int fd, ret = -1;
+
+	c = handle(errbuf);
+	if (!c) {
+		sbuf_addstr(err, "cannot create a curl handle");
+		return -1;
+	}
+	a = escaped(c, auth);
+	j = escaped(c, job);
+	sbuf_addf(&target, "%sget_output.php?cmd=workunit_file&auth_str=%s&wu_name=%s&file_num=%d",
+		  url, a, j, file_num);
+	free(a);
+	free(j);
+	tmp = xasprintf("%s.gahp-XXXXXX", dest);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		sbuf_addf(err, "cannot create %s: %s", dest, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	fchmod(fd, file_mode);
+	fp = fdopen(fd, "w+");
+	if (!fp) {
+		close(fd);
+		sbuf_addf(err, "cannot write %s: %s", dest, strerror(errno));
+		goto out;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, sbuf_str(&target));
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, fp);
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		transport_error(err, rc, errbuf);
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status > 299) {
+		char text[160];
+		size_t n;
+
+		rewind(fp);
+		n = fread(text, 1, sizeof(text) - 1, fp);
+		text[n] = '\0';
+		text[strcspn(text, "\r\n")] = '\0';
+		sbuf_addf(err, "HTTP status %ld for output file %d%s%s", status, file_num,
+			  text[0] ? ": " : "", text);
+		goto out;
+	}
+	if (fflush(fp) != 0 || fsync(fileno(fp)) != 0 || ferror(fp)) {
+		sbuf_addf(err, "cannot write %s: %s", dest, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, dest) != 0) {
+		sbuf_addf(err, "cannot rename to %s: %s", dest, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	ret = 0;
+out:
+	if (fp)
+		fclose(fp);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	curl_easy_cleanup(c);
+	sbuf_free(&target);
+	return ret;
+}
+
+static void collect_open_names(xmlNode *n, char ***v, size_t *count)
+{
+	xmlNode *c;
+
+	for (c = n->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (xml_is(c, "open_name")) {
+			*v = xrealloc(*v, (*count + 1) * sizeof(**v));
+			(*v)[(*count)++] = xml_text(c);
+		} else {
+			collect_open_names(c, v, count);
+		}
+	}
+}
+
+static xmlNode *find_elem(xmlNode *n, const char *name)
+{
+	xmlNode *c, *f;
+
+	for (c = n->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (xml_is(c, name))
+			return c;
+		if ((f = find_elem(c, name)) != NULL)
+			return f;
+	}
+	return NULL;
+}
+
+int rpc_get_templates(const char *url, const char *auth, const char *app, const char *job,
+		      struct rpc_templates *t, struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	xmlDoc *doc;
+	xmlNode *tpl, *in, *out;
+	int ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	rpc_begin(&req, "get_templates", auth);
+	if (app)
+		rpc_elem(&req, "app_name", app);
+	else
+		rpc_elem(&req, "job_name", job);
+	rpc_end(&req, "get_templates");
+	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "get_templates", &doc, err) == 0) {
+		tpl = find_elem(xmlDocGetRootElement(doc), "templates");
+		if (!tpl) {
+			sbuf_addstr(err, "no <templates> in the reply");
+		} else {
+			/* templates without their root elements (older BOINC) have bare
+			 * <workunit> and <result> parts holding the open_names */
+			in = find_elem(tpl, "input_template");
+			if (!in)
+				in = find_elem(tpl, "workunit");
+			out = find_elem(tpl, "output_template");
+			if (!out)
+				out = find_elem(tpl, "result");
+			if (in)
+				collect_open_names(in, &t->in, &t->nin);
+			if (out)
+				collect_open_names(out, &t->out, &t->nout);
+			ret = 0;
+		}
+		xmlFreeDoc(doc);
+	}
+	sbuf_free(&req);
+	return ret;
+}
+
+void rpc_templates_free(struct rpc_templates *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nin; i++)
+		free(t->in[i]);
+	for (i = 0; i < t->nout; i++)
+		free(t->out[i]);
+	free(t->in);
+	free(t->out);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,63 @@
+/*
+ * The client side of BOINC's remote job submission RPCs, over libcurl: an
+ * XML document POSTed as the form field "request" to submit_rpc_handler.php
+ * or job_file.php, an XML reply (or BOINC's <error> element), and plain GETs
+ * of output files from get_output.php. Every call makes its own curl handle,
+ * so workers never share one.
+ */
+#ifndef WSEQ_BOINC_GAHP_RPC_H
+#define WSEQ_BOINC_GAHP_RPC_H
+
+#include "common.h"
+#include "sbuf.h"
+#include "xml.h"
+
+/* Once, before any thread starts. */
+int rpc_global_init(void);
+void rpc_global_cleanup(void);
+
+/* Start a request document: "<root>" and, if auth is given, its <authenticator>. */
+void rpc_begin(struct sbuf *b, const char *root, const char *auth);
+/* Append <name>value</name> with value XML-escaped. */
+void rpc_elem(struct sbuf *b, const char *name, const char *value);
+void rpc_end(struct sbuf *b, const char *root);
+
+/*
+ * POST request to <url><script> as form field "request", with the files (if
+ * any) as parts file_0, file_1, ... Success: 0 and *doc, a reply whose root
+ * element is root_name and that carries no <error>. Failure: -1 with the
+ * reason in err (the server's error_msg, an HTTP or a transport error).
+ */
+int rpc_post(const char *url, const char *script, const struct sbuf *request,
+	     char *const *files, size_t nfiles, const char *root_name, xmlDoc **doc,
+	     struct sbuf *err);
+
+/*
+ * GET output file #file_num of job from get_output.php into dest (written to a
+ * temporary file beside it and renamed, so a failure never leaves a file).
+ * 0, or -1 with the reason in err; any HTTP status but 2xx is a failure.
+ */
+int rpc_get_output(const char *url, const char *auth, const char *job, int file_num,
+		   const char *dest, struct sbuf *err);
+
+/* The open_name lists of an app's input and output templates. */
+struct rpc_templates {
+	char **in;
+	size_t nin;
+	char **out;
+	size_t nout;
+};
+
+/* get_templates by app name (job NULL) or by job name (app NULL). */
+int rpc_get_templates(const char *url, const char *auth, const char *app, const char *job,
+		      struct rpc_templates *t, struct sbuf *err);
+void rpc_templates_free(struct rpc_templates *t);
+
+/* Does the reply root have a child element name? Its text (free()) or NULL. */
+char *rpc_child_text(xmlNode *root, const char *name);
+
+/* POST a request whose only sign of success is a <success> element. */
+int rpc_simple(const char *url, const struct sbuf *request, const char *root_name,
+	       struct sbuf *err);
+
+#endif
