@@ -260,12 +260,17 @@ static bool all_over_and_validated(const struct results *rs, int64_t t)
 /*
  * After assimilation: the inputs go when every result is over and judged;
  * outputs of errors and of judged successes go at once, the canonical
- * result's only with the inputs (a late result is compared with it).
+ * result's only with the inputs (a late result is compared with it). A job
+ * of a live remote-submission batch keeps its inputs and canonical outputs
+ * until the batch is retired: its submitter fetches them (get_output.php).
  */
-static void release_files(struct db_workunit *wu, struct results *rs, bool *changed, bool all_over)
+static void release_files(struct db_workunit *wu, struct results *rs, bool *changed, bool all_over,
+			  bool keep)
 {
 	size_t i;
 
+	if (keep)
+		all_over = false;
 	if (all_over && wu->file_delete_state == FILE_DELETE_INIT) {
 		log_debug("[WU#%" PRId64 " %s] file_delete_state =>READY", wu->id, wu->name);
 		wu->file_delete_state = FILE_DELETE_READY;
@@ -395,8 +400,23 @@ static int transition(struct db *db, void *arg)
 			goto out;
 	}
 	all_over = j->ncreated == 0 && all_over_and_validated(&rs, j->t);
-	if (wu.assimilate_state == ASSIMILATE_DONE)
-		release_files(&wu, &rs, changed, all_over);
+	if (wu.assimilate_state == ASSIMILATE_DONE) {
+		bool keep = false;
+
+		if (wu.batch && !wu.seq_id) {
+			struct db_batch b = { 0 };
+
+			rc = db_batch_lookup_id(db, wu.batch, &b);
+			keep = rc == DB_OK && b.state != BATCH_STATE_RETIRED &&
+			       b.state != BATCH_STATE_ABORTED;
+			db_batch_free(&b);
+			if (rc == DB_NOT_FOUND)
+				rc = DB_OK;
+			if (rc != DB_OK)
+				goto out;
+		}
+		release_files(&wu, &rs, changed, all_over, keep);
+	}
 
 	for (i = 0; i < rs.n; i++) {
 		if (changed[i]) {

@@ -162,13 +162,18 @@ struct db_job_status {
 };
 extern const struct db_table db_job_status_table;
 extern const struct db_query dbq_job_status_batch, dbq_wu_cancel_batch, dbq_result_cancel_batch,
+	dbq_wu_touch_batch,
 	dbq_result_cancel_wu, dbq_job_file_lease_batch, dbq_result_chosen;
 /* The jobs of batch changed in or after the second of t (0: all), by id. */
 int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
 			     int (*fn)(struct db_job_status *, void *), void *arg);
 void db_job_status_free(struct db_job_status *s);
-/* Unsent (and inactive) results of the batch not needed; its unfinished workunits cancelled. */
-int db_batch_cancel_unsent(struct db *db, int64_t batch, int64_t t);
+/*
+ * A retired batch: its unsent (and inactive) results not needed, its
+ * unfinished workunits cancelled, every workunit due for the transitioner
+ * (which now releases the files it kept for the submitter).
+ */
+int db_batch_retire_jobs(struct db *db, int64_t batch, int64_t t);
 int db_result_cancel_unsent(struct db *db, int64_t wuid);
 /* The batch's job files kept at least until t. */
 int db_job_file_lease_batch(struct db *db, int64_t batch, double t);

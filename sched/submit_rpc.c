@@ -980,7 +980,7 @@ static int do_retire_batch(struct rpc *r)
 		rc = fail(r, "database error");
 	if (!rc) {
 		b.state = BATCH_STATE_RETIRED;
-		if (db_batch_cancel_unsent(r->c->db, b.id, now()) != DB_OK ||
+		if (db_batch_retire_jobs(r->c->db, b.id, now()) != DB_OK ||
 		    db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK) {
 			db_rollback(r->c->db);
 			rc = fail(r, "database error");
