@@ -1,0 +1,528 @@
+/*
+ * sweep_client SESSION COMMAND MD5 HOST PORT: the client of a parameter
+ * sweep (seed 004), started by the sweep master on every host. It fetches
+ * the configuration, makes sure it has the worker with the MD5 it was
+ * given (fetching it for its platform when not), then runs task after task
+ * until the master has none left, and tidies up as the configuration says.
+ * See sweep_client.h for the parts and doc/sweep_client.md for the reference.
+ */
+#include "sweep_client.h"
+#include "fileutil.h"
+#include "log.h"
+#include "md5.h"
+#include "param.h"
+#include "wtime.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define SESSION_MAX 256
+
+/* The BOINC name of the platform this client was built for. */
+#if defined(__linux__) && defined(__x86_64__)
+#define SC_PLATFORM "x86_64-pc-linux-gnu"
+#elif defined(__linux__) && defined(__i386__)
+#define SC_PLATFORM "i686-pc-linux-gnu"
+#elif defined(__linux__) && defined(__aarch64__)
+#define SC_PLATFORM "aarch64-unknown-linux-gnu"
+#elif defined(__linux__) && defined(__arm__)
+#define SC_PLATFORM "arm-unknown-linux-gnueabihf"
+#elif defined(__linux__) && defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SC_PLATFORM "powerpc64le-unknown-linux-gnu"
+#elif defined(__APPLE__) && defined(__aarch64__)
+#define SC_PLATFORM "arm64-apple-darwin"
+#elif defined(__APPLE__) && defined(__x86_64__)
+#define SC_PLATFORM "x86_64-apple-darwin"
+#elif defined(__FreeBSD__) && defined(__x86_64__)
+#define SC_PLATFORM "x86_64-pc-freebsd__FreeBSD"
+#else
+#define SC_PLATFORM "unknown"
+#endif
+
+struct options {
+	char *dir;
+	char *log;
+	char *platform;
+	long max_silence;
+	bool keep_tasks;
+	bool verbose;
+	bool version;
+};
+
+static const struct param options[] = {
+	{ "dir", PARAM_STR, offsetof(struct options, dir), ".", 0, 0, 0, "DIR",
+	  "work directory: a relative COMMAND and the task directories are here; made if missing" },
+	{ "log", PARAM_STR, offsetof(struct options, log), "-", 0, 0, 0, "FILE",
+	  "append the log to FILE instead of stderr" },
+	{ "platform", PARAM_STR, offsetof(struct options, platform), SC_PLATFORM, 0, 0, 0, "NAME",
+	  "BOINC platform name asked for in GET /worker" },
+	{ "max-silence", PARAM_INT, offsetof(struct options, max_silence), "300", PARAM_BOUNDED,
+	  1, 604800, "SECS", "give up when the master has not answered for SECS seconds" },
+	{ "keep-tasks", PARAM_BOOL, offsetof(struct options, keep_tasks), "0", 0, 0, 0, NULL,
+	  "keep each task's directory (inputs, output files, stdout, stderr) for debugging" },
+	{ "verbose", PARAM_BOOL, offsetof(struct options, verbose), "0", 0, 0, 0, NULL,
+	  "log every request and worker start" },
+	{ "version", PARAM_BOOL, offsetof(struct options, version), "0", 0, 0, 0, NULL,
+	  "print the version and exit" },
+	PARAM_TABLE_END
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: sweep_client [OPTIONS] SESSION COMMAND MD5 HOST PORT\n\n"
+		"The client of a parameter sweep, started on each host by the sweep master.\n"
+		"It registers with the master at http://HOST:PORT/ under SESSION (\"-\": read\n"
+		"it from the first line of stdin, to keep it off the process list), makes\n"
+		"sure the worker COMMAND has the given MD5 (fetching it for its platform\n"
+		"when missing or different), then fetches tasks, runs the worker on each\n"
+		"and posts the results until the master has no task left.\n\n"
+		"exit status: 0 no task left, 1 usage or local error or stopped, 2 session\n"
+		"or worker name refused (403), 3 no worker for this platform (415), 4 the\n"
+		"master's worker does not have MD5, 5 the master was silent too long.\n\n"
+		"options:\n");
+	param_print_help(options, fp);
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	sc_stop = 1;
+}
+
+static void signals_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;        /* no SA_RESTART: waits end early */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* the ssh session that started the client may end; the client stays */
+	signal(SIGHUP, SIG_IGN);
+#ifdef __linux__
+	/* orphans of the worker come back to the client, which reaps them */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
+}
+
+/* The session ID: printable, no blanks; "-" reads it from stdin. */
+static int get_session(char *arg, char out[SESSION_MAX + 1])
+{
+	size_t n, i;
+
+	if (!strcmp(arg, "-")) {
+		if (!fgets(out, SESSION_MAX + 1, stdin))
+			return log_error("no session ID on stdin");
+		out[strcspn(out, "\r\n")] = '\0';
+	} else {
+		if (strlen(arg) > SESSION_MAX)
+			return log_error("the session ID is longer than %d characters", SESSION_MAX);
+		wstrlcpy(out, arg, SESSION_MAX + 1);
+		/* shorten the time it shows in the process list */
+		memset(arg, 'x', strlen(arg));
+	}
+	n = strlen(out);
+	if (!n)
+		return log_error("empty session ID");
+	for (i = 0; i < n; i++)
+		if (!isgraph((unsigned char)out[i]))
+			return log_error("the session ID has a blank or control character");
+	log_add_secret(out);
+	return 0;
+}
+
+static int check_md5(const char *arg, char out[MD5_HEX_LEN + 1])
+{
+	size_t i;
+
+	if (strlen(arg) != MD5_HEX_LEN)
+		return log_error("MD5 must be %d hex digits, not '%s'", MD5_HEX_LEN, arg);
+	for (i = 0; i < MD5_HEX_LEN; i++) {
+		if (!isxdigit((unsigned char)arg[i]))
+			return log_error("MD5 must be %d hex digits, not '%s'", MD5_HEX_LEN, arg);
+		out[i] = (char)tolower((unsigned char)arg[i]);
+	}
+	out[MD5_HEX_LEN] = '\0';
+	return 0;
+}
+
+static int check_server(const char *host, const char *port)
+{
+	long p;
+
+	if (!*host || strpbrk(host, "/@?#% \t\r\n"))
+		return log_error("bad server host '%s'", host);
+	if (parse_long(port, &p) < 0 || p < 1 || p > 65535)
+		return log_error("bad server port '%s'", port);
+	return 0;
+}
+
+/* Where this program is, for DeleteClient: NULL if not known. */
+static char *self_path(const char *argv0)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n > 0) {
+		buf[n] = '\0';
+		return xstrdup(buf);
+	}
+	return strchr(argv0, '/') ? realpath(argv0, NULL) : NULL;
+}
+
+struct client {
+	struct options o;
+	struct sc_http http;
+	struct sc_ctx ctx;
+	struct sweep_config conf;
+	bool have_conf;
+	bool fetched;           /* the worker was fetched by this run */
+	char md5[MD5_HEX_LEN + 1];
+	char *worker;           /* absolute path */
+	const char *name;       /* the worker's name: the last part of COMMAND */
+	char *self;
+	unsigned long done, failed, dropped;
+	double bad_since;       /* first unusable task body in a row */
+};
+
+static int req_exit(enum sc_req r)
+{
+	return r == SC_REQ_SILENT ? SC_EXIT_SILENT : SC_EXIT_ERROR;
+}
+
+/* An answer that came but cannot be used; true while there is time to ask again. */
+static bool bad_answer(struct client *cl)
+{
+	if (cl->bad_since == 0)
+		cl->bad_since = dnow();
+	if (dnow() - cl->bad_since >= (double)cl->o.max_silence) {
+		log_error("no usable answer from the master for %ld s: giving up", cl->o.max_silence);
+		return false;
+	}
+	return sc_http_backoff(&cl->http);
+}
+
+static int get_config(struct client *cl)
+{
+	static const long accept[] = { 200, 403, 0 };
+	struct sc_reply r;
+	struct sbuf err = SBUF_INIT(1024);
+	int rc = -1;
+	enum sc_req q;
+
+	sc_reply_init(&r);
+	for (;;) {
+		q = sc_request(&cl->http, "/config", NULL, NULL, accept, &r);
+		if (q != SC_REQ_OK) {
+			rc = req_exit(q);
+			break;
+		}
+		if (r.status == 403) {
+			log_error("the master refused the session (403 Forbidden on /config)");
+			rc = SC_EXIT_FORBIDDEN;
+			break;
+		}
+		sbuf_reset(&err);
+		if (sweep_config_decode(r.body.buf ? r.body.buf : "", r.body.len, SWEEP_MSG_MAX,
+					&cl->conf, &err) == 0) {
+			cl->have_conf = true;
+			cl->bad_since = 0;
+			log_info("configuration: DeleteWorker=%s DeleteClient=%s Ping=%ld",
+				 cl->conf.delete_worker ? "Yes" : "No",
+				 cl->conf.delete_client ? "Yes" : "No", cl->conf.ping);
+			rc = 0;
+			break;
+		}
+		log_warn("bad configuration from the master: %s", sbuf_str(&err));
+		if (!bad_answer(cl)) {
+			rc = sc_stop ? SC_EXIT_ERROR : SC_EXIT_SILENT;
+			break;
+		}
+	}
+	sc_reply_free(&r);
+	sbuf_free(&err);
+	return rc;
+}
+
+/* mkdir -p the directory of path (absolute). */
+static int make_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int rc;
+
+	if (!slash || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	rc = mkdir_p(dir, 0755);
+	free(dir);
+	return rc;
+}
+
+/* Make sure the worker file has the MD5 asked for; fetch it if not. 0 or an exit status. */
+static int ensure_worker(struct client *cl)
+{
+	static const long accept[] = { 200, 403, 415, 0 };
+	struct sc_reply r;
+	char *extra, *n, *p;
+	char hex[MD5_HEX_LEN + 1];
+	int rc;
+	enum sc_req q;
+
+	if (sc_worker_ok(cl->worker, cl->md5)) {
+		if (access(cl->worker, X_OK) < 0 && chmod(cl->worker, 0755) < 0) {
+			log_error("cannot make %s executable: %s", cl->worker, strerror(errno));
+			return SC_EXIT_ERROR;
+		}
+		return 0;
+	}
+	log_info("fetching the worker '%s' for %s", cl->name, cl->o.platform);
+	n = curl_easy_escape(cl->http.curl, cl->name, 0);
+	p = curl_easy_escape(cl->http.curl, cl->o.platform, 0);
+	extra = xasprintf("&name=%s&platform=%s", n ? n : "", p ? p : "");
+	curl_free(n);
+	curl_free(p);
+	sc_reply_init(&r);
+	q = sc_request(&cl->http, "/worker", extra, NULL, accept, &r);
+	free(extra);
+	if (q != SC_REQ_OK) {
+		rc = req_exit(q);
+	} else if (r.status == 403) {
+		log_error("the master refused the session or the worker name '%s' (403 Forbidden)",
+			  cl->name);
+		rc = SC_EXIT_FORBIDDEN;
+	} else if (r.status == 415) {
+		log_error("the master has no worker '%s' for platform %s (415 Unsupported Media Type)",
+			  cl->name, cl->o.platform);
+		rc = SC_EXIT_PLATFORM;
+	} else if (md5_buf(r.body.buf ? r.body.buf : "", r.body.len, hex) < 0) {
+		rc = SC_EXIT_ERROR;
+	} else if (strcmp(hex, cl->md5) != 0) {
+		log_error("the worker the master sent has md5 %s, not %s: not using it", hex, cl->md5);
+		rc = SC_EXIT_MD5;
+	} else if (make_parent(cl->worker) < 0 ||
+		   write_file_atomic(cl->worker, r.body.buf ? r.body.buf : "", r.body.len, 0755) < 0 ||
+		   !sc_worker_ok(cl->worker, cl->md5)) {
+		log_error("cannot install the worker as %s", cl->worker);
+		rc = SC_EXIT_ERROR;
+	} else {
+		log_info("worker installed as %s (%zu bytes)", cl->worker, r.body.len);
+		cl->fetched = true;
+		rc = 0;
+	}
+	sc_reply_free(&r);
+	return rc;
+}
+
+/* A task body that does not decode: report it failed if it names a ticket. 0 or an exit status. */
+static int bad_task(struct client *cl, const struct sc_reply *r, const char *why)
+{
+	char *ticket = sc_salvage_ticket(r->body.buf ? r->body.buf : "", r->body.len);
+	enum sc_task_end end;
+
+	if (!ticket) {
+		log_warn("unusable task from the master, without a ticket: %s", why);
+		if (!bad_answer(cl))
+			return sc_stop ? SC_EXIT_ERROR : SC_EXIT_SILENT;
+		return 0;
+	}
+	cl->failed++;
+	end = sc_task_report_failed(&cl->ctx, ticket, why);
+	free(ticket);
+	return end == SC_TASK_FORBIDDEN ? SC_EXIT_FORBIDDEN
+	       : end == SC_TASK_SILENT  ? SC_EXIT_SILENT
+	       : end == SC_TASK_STOPPED ? SC_EXIT_ERROR
+					: 0;
+}
+
+static int task_loop(struct client *cl)
+{
+	static const long accept[] = { 200, 403, 503, 0 };
+	struct sc_reply r;
+	struct sbuf err = SBUF_INIT(1024);
+	int rc = -1;
+
+	sc_reply_init(&r);
+	while (rc < 0) {
+		struct sweep_task t;
+		enum sc_req q = sc_request(&cl->http, "/task", NULL, NULL, accept, &r);
+		enum sc_task_end end;
+
+		if (q != SC_REQ_OK) {
+			rc = req_exit(q);
+			break;
+		}
+		if (r.status == 503) {
+			log_info("no task left: %lu done, %lu failed, %lu dropped", cl->done, cl->failed,
+				 cl->dropped);
+			rc = SC_EXIT_DONE;
+			break;
+		}
+		if (r.status == 403) {
+			log_error("the master refused the session (403 Forbidden on /task)");
+			rc = SC_EXIT_FORBIDDEN;
+			break;
+		}
+		sbuf_reset(&err);
+		memset(&t, 0, sizeof(t));
+		if (sweep_task_decode(r.body.buf ? r.body.buf : "", r.body.len, SWEEP_MSG_MAX, &t,
+				      &err) < 0) {
+			int x = bad_task(cl, &r, sbuf_str(&err));
+
+			if (x)
+				rc = x;
+			continue;
+		}
+		cl->bad_since = 0;
+		/* checked before every task: the file may have changed under the client */
+		if ((rc = ensure_worker(cl)) != 0) {
+			sweep_task_free(&t);
+			break;
+		}
+		rc = -1;
+		end = sc_task_run(&cl->ctx, &t);
+		sweep_task_free(&t);
+		switch (end) {
+		case SC_TASK_DONE:
+			cl->done++;
+			break;
+		case SC_TASK_FAILED:
+			cl->failed++;
+			break;
+		case SC_TASK_DROPPED:
+			cl->dropped++;
+			break;
+		case SC_TASK_FORBIDDEN:
+			rc = SC_EXIT_FORBIDDEN;
+			break;
+		case SC_TASK_SILENT:
+			rc = SC_EXIT_SILENT;
+			break;
+		case SC_TASK_STOPPED:
+			rc = SC_EXIT_ERROR;
+			break;
+		}
+	}
+	sc_reply_free(&r);
+	sbuf_free(&err);
+	return rc;
+}
+
+/* What the configuration says to do at the end, whatever the end. */
+static void tidy_up(struct client *cl)
+{
+	if (!cl->have_conf)
+		return;
+	if (cl->conf.delete_worker && cl->fetched) {
+		if (unlink(cl->worker) < 0 && errno != ENOENT)
+			log_warn("cannot delete the worker %s: %s", cl->worker, strerror(errno));
+		else
+			log_info("deleted the worker %s", cl->worker);
+	}
+	if (cl->conf.delete_client) {
+		if (!cl->self)
+			log_warn("cannot delete the client: its path is not known");
+		else if (unlink(cl->self) < 0 && errno != ENOENT)
+			log_warn("cannot delete the client %s: %s", cl->self, strerror(errno));
+		else
+			log_info("deleted the client %s", cl->self);
+	}
+}
+
+static int setup(struct client *cl, char **argv, char *session)
+{
+	const char *cmd = argv[1];
+	char cwd[PATH_MAX];
+	const char *slash;
+
+	if (get_session(argv[0], session) < 0 || check_md5(argv[2], cl->md5) < 0 ||
+	    check_server(argv[3], argv[4]) < 0)
+		return -1;
+	if (!*cmd || cmd[strlen(cmd) - 1] == '/')
+		return log_error("bad worker command '%s'", cmd);
+	slash = strrchr(cmd, '/');
+	cl->name = slash ? slash + 1 : cmd;
+	if (!*cl->o.platform || strpbrk(cl->o.platform, " \t\r\n&?#"))
+		return log_error("bad platform name '%s'", cl->o.platform);
+	if (mkdir_p(cl->o.dir, 0700) < 0)
+		return -1;
+	if (chdir(cl->o.dir) < 0)
+		return log_error("cannot enter %s: %s", cl->o.dir, strerror(errno));
+	if (!getcwd(cwd, sizeof(cwd)))
+		return log_error("cannot find the work directory: %s", strerror(errno));
+	cl->worker = cmd[0] == '/' ? xstrdup(cmd) : xasprintf("%s/%s", cwd, cmd);
+	free(cl->o.dir);
+	cl->o.dir = xstrdup(cwd);
+	if (sc_http_init(&cl->http, argv[3], argv[4], session, cl->o.max_silence) < 0)
+		return -1;
+	cl->ctx.http = &cl->http;
+	cl->ctx.dir = cl->o.dir;
+	cl->ctx.worker = cl->worker;
+	cl->ctx.worker_md5 = cl->md5;
+	cl->ctx.keep = cl->o.keep_tasks;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct client cl;
+	char session[SESSION_MAX + 1] = "";
+	int i, rc;
+
+	log_init("sweep_client", NULL);
+	param_set_defaults(options, &cl.o);
+	i = param_parse_args(options, &cl.o, argc, argv);
+	if (i == -2) {
+		usage(stdout);
+		param_free(options, &cl.o);
+		return 0;
+	}
+	if (i >= 0 && cl.o.version) {
+		printf("sweep_client (wseq %s) platform %s\n", PACKAGE_VERSION, SC_PLATFORM);
+		param_free(options, &cl.o);
+		return 0;
+	}
+	if (i < 0 || argc - i != 5) {
+		if (i >= 0)
+			log_error("need 5 arguments: SESSION COMMAND MD5 HOST PORT (see --help)");
+		param_free(options, &cl.o);
+		return SC_EXIT_ERROR;
+	}
+	if (cl.o.verbose)
+		log_set_level(LOG_LVL_DEBUG);
+	cl.self = self_path(argv[0]);
+	if (log_init("sweep_client", cl.o.log) < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
+	    setup(&cl, argv + i, session) < 0) {
+		rc = SC_EXIT_ERROR;
+		goto out;
+	}
+	signals_init();
+	log_info("sweep_client %s: master %s, worker %s (md5 %s), platform %s, work directory %s",
+		 PACKAGE_VERSION, cl.http.base, cl.worker, cl.md5, cl.o.platform, cl.o.dir);
+	rc = get_config(&cl);
+	if (rc == 0) {
+		cl.ctx.ping = cl.conf.ping;
+		rc = ensure_worker(&cl);
+	}
+	if (rc == 0)
+		rc = task_loop(&cl);
+	if (sc_stop)
+		log_info("stopped by a signal");
+	tidy_up(&cl);
+out:
+	sc_http_free(&cl.http);
+	curl_global_cleanup();
+	memset(session, 0, sizeof(session));
+	free(cl.worker);
+	free(cl.self);
+	param_free(options, &cl.o);
+	log_close();
+	return rc;
+}
