@@ -203,13 +203,16 @@ static void seq_file_init(struct db_seq_file *f, const struct db_sequence *s, in
 	f->uploaded = uploaded;
 }
 
-static int add_seq_file(struct db *db, const struct db_sequence *s, int seqno, const char *name,
-			int kind, bool upload, bool uploaded)
+/* An initial state's row: on the server from the start, its MD5 and size known. */
+static int add_initial_state(struct db *db, const struct db_sequence *s, const struct seq_input *in)
 {
 	struct db_seq_file f;
 	int rc;
 
-	seq_file_init(&f, s, seqno, name, kind, upload, uploaded);
+	seq_file_init(&f, s, 0, in->name, SEQ_FILE_STATE, true, true);
+	f.md5_cksum = xstrdup(in->md5);
+	f.nbytes = in->nbytes;
+	f.upload_time = f.create_time;
 	rc = db_seq_file_insert(db, &f);
 	db_seq_file_free(&f);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
@@ -468,7 +471,7 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	s->batch = spec->batch;
 	rc = db_sequence_insert(db, s);
 	for (i = 0; rc == DB_OK && i < l.nstate; i++)
-		rc = add_seq_file(db, s, 0, in[i].name, SEQ_FILE_STATE, true, true);
+		rc = add_initial_state(db, s, &in[i]);
 	if (rc == DB_OK)
 		rc = seq_make_segments(db, cfg, s, 1, spec->segments, in, l.nstate);
 out:

@@ -36,26 +36,35 @@ static const struct param params[] = {
 	PARAM_TABLE_END
 };
 
-/* Make the uploaded state available in the download hierarchy (idempotent). */
-static int publish_state(const struct project_config *cfg, const char *name, char md5[33],
-			 double *nbytes, struct sbuf *url)
+/*
+ * Make the uploaded state available in the download hierarchy (idempotent).
+ * Its MD5 and size come from its seq_file row (recorded at upload), so a
+ * gigabyte state is not read again; a row without them, or whose size is
+ * not the file's, has the file hashed.
+ */
+static int publish_state(const struct project_config *cfg, const struct db_seq_file *f,
+			 char md5[33], double *nbytes, struct sbuf *url)
 {
 	struct sbuf up = SBUF_INIT(PATH_MAX), down = SBUF_INIT(PATH_MAX);
+	struct stat st;
 	long long n = 0;
-	int rc = dirhier_path(name, cfg->download_dir, cfg->uldl_dir_fanout, true, &down);
+	int rc = dirhier_path(f->name, cfg->download_dir, cfg->uldl_dir_fanout, true, &down);
 
 	if (rc == 0 && access(sbuf_str(&down), F_OK) != 0) {
-		rc = dirhier_path(name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &up);
+		rc = dirhier_path(f->name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &up);
 		if (rc == 0 && link(sbuf_str(&up), sbuf_str(&down)) < 0 && errno != EEXIST &&
 		    copy_file(sbuf_str(&up), sbuf_str(&down), 0644) < 0)
-			rc = log_error("cannot publish state %s for download", name);
+			rc = log_error("cannot publish state %s for download", f->name);
+	}
+	if (rc == 0 && f->md5_cksum && strlen(f->md5_cksum) == 32 && f->nbytes > 0 &&
+	    stat(sbuf_str(&down), &st) == 0 && (double)st.st_size == f->nbytes) {
+		memcpy(md5, f->md5_cksum, 33);
+		*nbytes = f->nbytes;
+	} else if (rc == 0 && (rc = md5_file(sbuf_str(&down), md5, &n)) == 0) {
+		*nbytes = (double)n;
 	}
 	if (rc == 0)
-		rc = md5_file(sbuf_str(&down), md5, &n);
-	if (rc == 0) {
-		*nbytes = (double)n;
-		rc = dirhier_url(name, cfg->download_url, cfg->uldl_dir_fanout, url);
-	}
+		rc = dirhier_url(f->name, cfg->download_url, cfg->uldl_dir_fanout, url);
 	sbuf_free(&up);
 	sbuf_free(&down);
 	return rc;
@@ -221,7 +230,7 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 	for (k = 0; k < nf; k++)
 		sbuf_init(&url[k], 4096);
 	for (k = 0; k < nf && rc == DB_OK; k++) {
-		if (publish_state(b->cfg, f[k]->name, md5[k], &nbytes[k], &url[k]) < 0)
+		if (publish_state(b->cfg, f[k], md5[k], &nbytes[k], &url[k]) < 0)
 			rc = DB_ERROR;
 		in[k] = (struct seq_input){ f[k]->name, sbuf_str(&url[k]), md5[k], nbytes[k] };
 	}

@@ -870,6 +870,58 @@ static int do_query_batch2(struct rpc *r)
 	return rc;
 }
 
+/* query_batches: the user's batches, with their progress counted now. */
+struct batch_list {
+	struct rpc *r;
+	int rc;
+};
+
+static int add_batch(struct db_batch *b, void *arg)
+{
+	struct batch_list *l = arg;
+	struct rpc *r = l->r;
+	struct db_val v[] = { DBV_INT(b->id) };
+	struct db_app app = { 0 };
+	int64_t done = 0, err = 0, sdone = 0, serr = 0;
+
+	if (db_workunit_count(r->c->db, "WHERE batch=? AND seq_id=0 AND canonical_resultid>0", v, 1,
+			      &done) != DB_OK ||
+	    db_workunit_count(r->c->db, "WHERE batch=? AND seq_id=0 AND canonical_resultid=0 "
+			      "AND error_mask<>0", v, 1, &err) != DB_OK ||
+	    db_sequence_count(r->c->db, "WHERE batch=? AND state=1", v, 1, &sdone) != DB_OK ||
+	    db_sequence_count(r->c->db, "WHERE batch=? AND state=2", v, 1, &serr) != DB_OK) {
+		l->rc = fail(r, "database error");
+		return 1;
+	}
+	done += sdone;
+	err += serr;
+	db_app_lookup_id(r->c->db, b->app_id, &app);
+	sbuf_addf(r->body, "<batch>\n    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
+		  "    <expire_time>%f</expire_time>\n    <njobs>%d</njobs>\n"
+		  "    <fraction_done>%f</fraction_done>\n    <nerror_jobs>%lld</nerror_jobs>\n"
+		  "    <state>%d</state>\n    <completion_time>%f</completion_time>\n"
+		  "    <credit_canonical>%f</credit_canonical>\n    <name>",
+		  (long long)b->id, (long long)b->create_time, b->expire_time, b->njobs,
+		  b->njobs ? (double)(done + err) / b->njobs : 0.0, (long long)err, b->state,
+		  b->completion_time, b->credit_canonical);
+	sbuf_add_xml_escaped(r->body, b->name);
+	sbuf_addstr(r->body, "</name>\n    <app_name>");
+	sbuf_add_xml_escaped(r->body, app.name ? app.name : "");
+	sbuf_addstr(r->body, "</app_name>\n</batch>\n");
+	db_app_free(&app);
+	return 0;
+}
+
+static int do_query_batches(struct rpc *r)
+{
+	struct batch_list l = { r, 0 };
+	int rc = authenticate(r);
+
+	if (!rc && db_batch_enum_user(r->c->db, r->user.id, add_batch, &l) != DB_OK)
+		rc = fail(r, "database error");
+	return rc ? rc : l.rc;
+}
+
 /* stderr_out goes entity-escaped inside CDATA: the clients unescape after reading the CDATA. */
 static int do_query_completed_job(struct rpc *r)
 {
@@ -1035,6 +1087,7 @@ static const struct {
 	{ "upload_files", do_upload_files },
 	{ "submit_batch", do_submit_batch },
 	{ "query_batch2", do_query_batch2 },
+	{ "query_batches", do_query_batches },
 	{ "query_completed_job", do_query_completed_job },
 	{ "abort_jobs", do_abort_jobs },
 	{ "retire_batch", do_retire_batch },

@@ -203,6 +203,17 @@ test_expect_success 'abort_jobs cancels a job; another user may not' '
 	qb 0 | grep "<job><job_name>j3</job_name><status>ERROR</status></job>"
 '
 
+test_expect_success 'query_batches lists the user batches with their progress' '
+	req "<query_batches><authenticator>$AUTH</authenticator></query_batches>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	test "$(grep -c "<batch>" out)" = 2 &&
+	sed -n "/<name>b1<\/name>/,/<\/batch>/p;/<id>$(cat b1)<\/id>/,/<\/batch>/p" out >b1.out &&
+	grep "<njobs>3</njobs>" b1.out && grep "<nerror_jobs>1</nerror_jobs>" b1.out &&
+	grep "<fraction_done>0.666667</fraction_done>" b1.out && grep "<app_name>wseq_sample</app_name>" b1.out &&
+	req "<query_batches><authenticator>otherauth0123456789</authenticator></query_batches>" &&
+	rpc submit_rpc_handler.php req.xml >out && ! grep "<batch>" out && grep "<query_batches>" out
+'
+
 test_expect_success 'set_expire_time sets the lease of the batch and of its files' '
 	req "<set_expire_time><authenticator>$AUTH</authenticator><batch_name>b1</batch_name><expire_time>99999</expire_time></set_expire_time>" &&
 	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
