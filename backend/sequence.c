@@ -1,7 +1,7 @@
 /* Work sequences: creation and segments; see sequence.h. */
 #include "sequence.h"
 #include "config.h"
-#include "db_records.h"
+#include "db_queries.h"
 #include "dirhier.h"
 #include "log.h"
 #include "work.h"
@@ -238,7 +238,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 		sbuf_addstr(&wdoc, "<file_info>\n    <name>");
 		sbuf_add_xml_escaped(&wdoc, in[i].name);
 		sbuf_addstr(&wdoc, "</name>\n    <sticky/>\n    <no_delete/>\n");
-		if (!in[i].url && seqno > 1 && seq_uploads_state(s, seqno - 1)) {
+		if (!in[i].url && (in[i].upload || (seqno > 1 && seq_uploads_state(s, seqno - 1)))) {
 			sbuf_addstr(&wdoc, "    <url>");
 			sbuf_add_xml_escaped(&wdoc, cfg->upload_url);
 			sbuf_addstr(&wdoc, "</url>\n");
@@ -357,7 +357,7 @@ void seq_rows_add(struct seq_rows *r, const struct project_config *cfg,
 				prev[i] = in[i];
 			} else {
 				names[i] = seq_state_name(s->name, s->branch, k - 1, i);
-				prev[i] = (struct seq_input){ names[i], NULL, NULL, 0 };
+				prev[i] = (struct seq_input){ names[i], NULL, NULL, 0, false };
 			}
 		}
 		segment_build(cfg, s, l, k, prev, &r->wu[r->n], &r->res[r->n],
@@ -411,10 +411,45 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 	return rc;
 }
 
+struct prev_states {
+	struct seq_input in[SEQ_MAX_FILES];
+	char *names[SEQ_MAX_FILES];
+	size_t n;
+};
+
+static int take_prev_state(struct db_seq_file *f, void *arg)
+{
+	struct prev_states *p = arg;
+
+	if (f->kind != SEQ_FILE_STATE || p->n == SEQ_MAX_FILES)
+		return 0;
+	p->names[p->n] = f->name;
+	f->name = NULL;
+	p->in[p->n] = (struct seq_input){ p->names[p->n], NULL, NULL, 0, f->upload != 0 };
+	p->n++;
+	return 0;
+}
+
+/*
+ * Segment from-1's states as the host keeps them, with whether that segment
+ * uploads them as its rows say: decided when it was made, which an extension
+ * of a known-length sequence may since have changed for seq_uploads_state()
+ * (the formerly last segment uploads its state, a middle one might not).
+ */
 int seq_make_following(struct db *db, const struct project_config *cfg,
 		       const struct db_sequence *s, int from, int to)
 {
-	return seq_make_segments(db, cfg, s, from, to, NULL, 0);
+	struct prev_states p = { .n = 0 };
+	size_t i;
+	int rc;
+
+	if (from > 1 && db_seq_file_enum_segment(db, s->id, s->branch, from - 1, take_prev_state,
+						 &p) != DB_OK)
+		p.n = 0;
+	rc = seq_make_segments(db, cfg, s, from, to, p.n ? p.in : NULL, p.n);
+	for (i = 0; i < p.n; i++)
+		free(p.names[i]);
+	return rc;
 }
 
 int seq_create(struct db *db, const struct project_config *cfg, const struct seq_spec *spec,
@@ -443,7 +478,7 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 			rc = -1;
 		else
 			in[nstaged++] = (struct seq_input){ init[i].name, init[i].url,
-							    init[i].md5, init[i].nbytes };
+							    init[i].md5, init[i].nbytes, false };
 		free(name);
 	}
 	if (rc)

@@ -70,6 +70,7 @@ struct seq_input {
 	const char *url;        /* download URL, or NULL: the host holds it (sticky) */
 	const char *md5;
 	double nbytes;
+	bool upload;            /* sticky, and its segment uploads it: the upload URL goes along */
 };
 
 /* What create_sequence asks for. */

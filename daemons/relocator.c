@@ -232,7 +232,7 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 	for (k = 0; k < nf && rc == DB_OK; k++) {
 		if (publish_state(b->cfg, f[k], md5[k], &nbytes[k], &url[k]) < 0)
 			rc = DB_ERROR;
-		in[k] = (struct seq_input){ f[k]->name, sbuf_str(&url[k]), md5[k], nbytes[k] };
+		in[k] = (struct seq_input){ f[k]->name, sbuf_str(&url[k]), md5[k], nbytes[k], false };
 	}
 	if (rc == DB_OK) {
 		log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s)",

@@ -69,6 +69,23 @@ bench_sandbox_up() {
 	SCHED="${PROJECT_URL%wseq/}wseq_cgi/cgi"
 }
 
+# bench_settle: wait (at most 300 s) until InnoDB has written out the pages
+# dirtied by filling the tables, so a timed run does not compete with that
+# flushing (it moved the relocator's figures by half); says how long it took.
+bench_settle() {
+	local pct lwm d i t0=$EPOCHREALTIME
+	pct=$(sql -e "SELECT @@GLOBAL.innodb_max_dirty_pages_pct")
+	lwm=$(sql -e "SELECT @@GLOBAL.innodb_max_dirty_pages_pct_lwm")
+	sql -e "SET GLOBAL innodb_max_dirty_pages_pct_lwm=0.001; SET GLOBAL innodb_max_dirty_pages_pct=0"
+	for ((i = 0; i < 300; i++)); do
+		d=$(sql -e "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" | awk '{ print $2 }')
+		[ "${d:-0}" -lt 50 ] && break
+		sleep 1
+	done
+	sql -e "SET GLOBAL innodb_max_dirty_pages_pct=$pct; SET GLOBAL innodb_max_dirty_pages_pct_lwm=$lwm"
+	say "database settled in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s (${d:-?} dirty pages left)"
+}
+
 sql() {
 	mariadb --socket="$WSEQ_DB_SOCKET" -u"$WSEQ_DB_USER" -p"$WSEQ_DB_PASSWD" \
 		--batch --skip-column-names "$WSEQ_DB_NAME" "$@"

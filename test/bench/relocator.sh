@@ -143,6 +143,7 @@ run() {
 	log=$WORK/relocator.$k.log
 	nseq=$(sql -e "select count(*) from sequence")
 	say "run $((k + 1)): $misses misses among $nseq sequences"
+	bench_settle
 	TIMEFORMAT='%U %S'
 	db0=$(bench_db_cpu)
 	t0=$EPOCHREALTIME

@@ -30,6 +30,15 @@ test_expect_success '--add K adds segments on the live branch, and the length gr
 	test "$(cat n)" = 2
 '
 
+test_expect_success 'extending a known-length sequence: the formerly last segment still uploads its state, and the next segment carries the upload URL' '
+	create K --segments 3 --state_upload_every 2 &&
+	test_sql_value "select xml_doc_in from result where name=\"K_b0_s3_0\"" | grep file_upload_handler &&
+	test_project bin/extend_sequence --seq_name K --add 2 >out &&
+	test_sql_value "select xml_doc from workunit where name=\"K_b0_s4\"" >s4 &&
+	sed -n "/<name>K_b0_s3_state<\/name>/,/<\/file_info>/p" s4 | grep "<url>.*file_upload_handler</url>" &&
+	test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1 where name=\"K\""
+'
+
 test_expect_success '--keep_ahead L tops up open-ended sequences only as needed' '
 	create B --segments 1 --open_ended &&
 	test "$(value target_nsegments B)" = 0 &&
@@ -83,7 +92,7 @@ test_expect_success 'ending a sequence while its host is mid-segment: aborted an
 
 test_expect_success 'db_check finds the database whole after all this' '
 	test_project bin/db_check >check &&
-	test_grep "db_check: 3 sequences, 0 violations" check
+	test_grep "db_check: 4 sequences, 0 violations" check
 '
 
 test_expect_success 'db_check names each broken invariant and fails' '
@@ -91,7 +100,7 @@ test_expect_success 'db_check names each broken invariant and fails' '
 	test_must_fail test_project bin/db_check >bad &&
 	test_grep "sequence C: first_unsent_seqno 9 is outside 1..4" bad &&
 	test_grep "sequence A: result A_b0_s5_0 is unsent" bad &&
-	test_grep "db_check: 3 sequences, [1-9][0-9]* violations" bad
+	test_grep "db_check: 4 sequences, [1-9][0-9]* violations" bad
 '
 
 test_done
