@@ -187,4 +187,22 @@ int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int se
 /* The result a finished or failed job reports: success first, else client or validate error. */
 int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
 
+/* ---- the parameter sweep (db_sweep.c) ---- */
+extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket, dbq_sweep_report,
+	dbq_sweep_wu_reported;
+/* The session's next unsent result (its app's, through res_app_state), locked. */
+int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result *r);
+/* Hand it out as ticket (its new name) at t, due at deadline. */
+int db_sweep_send(struct db *db, int64_t result_id, const char *ticket, int64_t t,
+		  int64_t deadline);
+/* The result called ticket in the session's batch. */
+int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_result *r);
+/*
+ * Record a ticket's end (success: its results came, else it failed) if it
+ * is still in progress (*taken); its task is due for the transitioner (and,
+ * on success, for validation).
+ */
+int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
+		    bool *taken);
+
 #endif

@@ -406,6 +406,9 @@ static int write_apache_conf(struct project *p)
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
 		      "%s/cgi-bin/submit\n", base, p->name, p->root);
+	/* The parameter sweep's endpoints: at the server's root, where sweep_client asks */
+	sbuf_addf(&b, "ScriptAliasMatch ^/(config|ping|worker|task|complete|failed)$ "
+		      "%s/cgi-bin/sweep\n", p->root);
 	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);

@@ -1,0 +1,88 @@
+/*
+ * Queries of the parameter sweep's HTTP endpoints (sched/sweep_cgi.c): a
+ * sweep session is a batch, a task a workunit of it, a ticket one of its
+ * results -- named by the ticket itself, so the ticket is unguessable -- made
+ * by the transitioner as for any job (several at once, more after timeouts
+ * and failures, up to max_total_results).
+ */
+#include "db_queries.h"
+
+const struct db_query dbq_sweep_unsent = {
+	"sweep_unsent", &db_result_table,
+	"WHERE appid=? AND server_state=2 AND batch=? ORDER BY id LIMIT 1 FOR UPDATE", "ii"
+};
+const struct db_query dbq_sweep_send = {
+	"sweep_send", NULL,
+	"UPDATE result SET server_state=4, name=?, sent_time=?, report_deadline=? "
+	"WHERE id=? AND server_state=2", "siii"
+};
+const struct db_query dbq_sweep_ticket = {
+	"sweep_ticket", &db_result_table, "WHERE name=? AND batch=?", "si"
+};
+const struct db_query dbq_sweep_report = {
+	"sweep_report", NULL,
+	"UPDATE result SET server_state=5, outcome=?, received_time=?, validate_state=0 "
+	"WHERE id=? AND server_state=4", "iii"
+};
+const struct db_query dbq_sweep_wu_reported = {
+	"sweep_wu_reported", NULL,
+	"UPDATE workunit SET need_validate=need_validate OR ?, transition_time=? WHERE id=?", "iii"
+};
+
+static int take_result(struct db_result *r, void *arg)
+{
+	struct db_result *out = arg;
+
+	db_result_free(out);
+	*out = *r;
+	memset(r, 0, sizeof(*r));
+	return 1;
+}
+
+static int one_result(struct db *db, const struct db_query *q, struct db_val *v, size_t n,
+		      struct db_result *r)
+{
+	int rc;
+
+	db_result_free(r);
+	memset(r, 0, sizeof(*r));
+	rc = db_result_query(db, q, v, n, take_result, r);
+	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
+}
+
+int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result *r)
+{
+	struct db_val q[] = { DBV_INT(appid), DBV_INT(batch) };
+
+	return one_result(db, &dbq_sweep_unsent, q, ARRAY_SIZE(q), r);
+}
+
+int db_sweep_send(struct db *db, int64_t result_id, const char *ticket, int64_t t,
+		  int64_t deadline)
+{
+	struct db_val v[] = { DBV_STR(ticket), DBV_INT(t), DBV_INT(deadline), DBV_INT(result_id) };
+
+	return db_query_exec(db, &dbq_sweep_send, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_result *r)
+{
+	struct db_val v[] = { DBV_STR(ticket), DBV_INT(batch) };
+
+	return one_result(db, &dbq_sweep_ticket, v, ARRAY_SIZE(v), r);
+}
+
+int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
+		    bool *taken)
+{
+	struct db_val v[] = { DBV_INT(success ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR),
+			      DBV_INT(t), DBV_INT(r->id) };
+	struct db_val w[] = { DBV_INT(success), DBV_INT(t), DBV_INT(r->workunitid) };
+	int64_t n = 0;
+	int rc = db_query_exec(db, &dbq_sweep_report, v, ARRAY_SIZE(v), &n);
+
+	*taken = rc == DB_OK && n == 1;
+	if (rc == DB_OK && *taken)
+		rc = db_query_exec(db, &dbq_sweep_wu_reported, w, ARRAY_SIZE(w), NULL);
+	return rc;
+}

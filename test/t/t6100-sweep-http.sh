@@ -1,0 +1,124 @@
+#!/bin/sh
+test_description='the sweep HTTP endpoints behind Apache: every status code of the protocol, tickets as results handed out again after their timeout, and the real sweep_client running a session to its end'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+HOSTPORT=$(echo "$PROJECT_URL" | sed 's|^http://\([^/]*\)/.*|\1|')
+BASE="http://$HOSTPORT"
+SID=0123456789abcdef0123456789abcdef
+SDIR="$PROJECT_DIR/sweep/$SID"
+PLATFORM=x86_64-pc-linux-gnu
+
+code() {   # code PATH: the HTTP status of GET BASE/PATH, its body in ./body
+	curl -s -o body -w "%{http_code}" "$BASE/$1"
+}
+# task N TIMEOUT: a task whose worker prints its argument N
+task() {
+	test_sql "$WSEQ_DB_NAME" -e "insert into workunit (create_time, appid, name, xml_doc, batch,
+		delay_bound, min_quorum, target_nresults, max_error_results, max_total_results,
+		max_success_results, result_template_file, transition_time)
+		values (unix_timestamp(), (select id from app where name=\"sweep\"), \"sweep_t$1\",
+		\"CommandLine=worker $1\n[Result]\nName=out\nFile=stdout\n\",
+		(select id from batch where name=\"sweep:$SID\"), $2, 1, 1, 3, 3, 1, \"templates/sweep_out\", 0)"
+}
+unsent() {
+	test_sql_value "select count(*) from result where batch=(select id from batch where name=\"sweep:$SID\") and server_state=2"
+}
+ticket() { sed -n "s/^Ticket=//p" body; }
+
+test_expect_success 'setup: a session (a batch and its files), a worker, two tasks with a ticket each' '
+	test_sql "$WSEQ_DB_NAME" -e "insert into app (name, user_friendly_name, create_time) values (\"sweep\", \"sweep\", 1);
+		insert into batch (name, state, create_time, app_id) values (\"sweep:$SID\", 1, 1, (select id from app where name=\"sweep\"))" &&
+	printf "<output_template>\n<result>\n</result>\n</output_template>\n" >"$PROJECT_DIR/templates/sweep_out" &&
+	mkdir -p "$SDIR/workers" && printf "DeleteWorker=No\nDeleteClient=No\nPing=1\n" >"$SDIR/config" &&
+	echo worker >"$SDIR/worker_name" &&
+	printf "#!/bin/sh\necho \"result of \$1\"\n" >"$SDIR/workers/$PLATFORM" &&
+	chmod -R a+rX "$PROJECT_DIR/sweep" && chown -R www-data "$SDIR" &&
+	task 1 0 && task 2 0 &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	test "$(unsent)" = 2
+'
+
+test_expect_success '/config: 403 for a wrong or malformed session, the configuration otherwise' '
+	test "$(code "config?sessionID=ffffffffffffffffffffffffffffffff")" = 403 &&
+	test "$(code "config?sessionID=../../etc")" = 403 &&
+	test "$(code "config")" = 403 &&
+	test "$(code "config?sessionID=$SID")" = 200 && cmp body "$SDIR/config"
+'
+
+test_expect_success '/worker: 403 for a wrong session or name, 415 for an unknown platform, the binary otherwise' '
+	test "$(code "worker?sessionID=ffff&name=worker&platform=$PLATFORM")" = 403 &&
+	test "$(code "worker?sessionID=$SID&name=other&platform=$PLATFORM")" = 403 &&
+	test "$(code "worker?sessionID=$SID&name=worker&platform=sparc-sun-solaris")" = 415 &&
+	test "$(code "worker?sessionID=$SID&name=worker&platform=..%2F..%2Fconfig.xml")" = 415 &&
+	test "$(code "worker?sessionID=$SID&name=worker&platform=$PLATFORM")" = 200 &&
+	cmp body "$SDIR/workers/$PLATFORM"
+'
+
+test_expect_success '/task: a ticket (unguessable, the result renamed), the timeout and the task body; 403 for a wrong session' '
+	test "$(code "task?sessionID=ffff")" = 403 &&
+	test "$(code "task?sessionID=$SID")" = 200 &&
+	t=$(ticket) && echo "$t" >t1 && echo "$t" | grep -q "^[0-9a-f]\{32\}$" &&
+	grep "^Timeout=0$" body && grep "^CommandLine=worker [12]$" body && grep "^File=stdout$" body &&
+	test "$(test_sql_value "select server_state from result where name=\"$t\"")" = 4
+'
+
+test_expect_success '/ping: 204 while the ticket runs; 403 for a wrong session; 205 for an unknown ticket' '
+	t=$(cat t1) &&
+	test "$(code "ping?sessionID=$SID&ticket=$t")" = 204 &&
+	test "$(code "ping?sessionID=ffff&ticket=$t")" = 403 &&
+	test "$(code "ping?sessionID=$SID&ticket=0000")" = 205
+'
+
+test_expect_success '/complete: the results stored whole, the ticket over; a ping then gets 205' '
+	t=$(cat t1) &&
+	printf "[Result]\nName=out\nLength=20\n--begin content--\n--end content--\nxyz\n--end content--\n" >res &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
+	cmp res "$SDIR/results/$t" &&
+	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51 &&
+	test "$(code "ping?sessionID=$SID&ticket=$t")" = 205 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=ffff&ticket=$t")" = 403
+'
+
+test_expect_success '/failed: the ticket ends in error and the task is handed out again' '
+	test "$(code "task?sessionID=$SID")" = 200 && t=$(ticket) &&
+	test "$(code "failed?sessionID=$SID&ticket=$t")" = 200 &&
+	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 53 &&
+	test "$(code "failed?sessionID=ffff&ticket=$t")" = 403 &&
+	test "$(unsent)" = 0 &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	test "$(unsent)" = 1
+'
+
+test_expect_success 'an expired ticket: ping 205, and the transitioner hands its task out again' '
+	task 3 1 && test_project bin/transitioner --one_pass 2>/dev/null &&
+	while test "$(code "task?sessionID=$SID")" = 200; do grep -q "^Timeout=1$" body && ticket >t3; done &&
+	test -s t3 && test "$(cat body)" = "no task left" &&
+	sleep 2 &&
+	test "$(code "ping?sessionID=$SID&ticket=$(cat t3)")" = 205 &&
+	(cd "$PROJECT_DIR" && WSEQ_TIME_OFFSET=10 bin/transitioner --one_pass 2>/dev/null) &&
+	test "$(unsent)" = 1
+'
+
+test_expect_success '/task with nothing left: 503' '
+	test_sql "$WSEQ_DB_NAME" -e "update result set server_state=5, outcome=5 where server_state=2" &&
+	test "$(code "task?sessionID=$SID")" = 503
+'
+
+test_expect_success 'the real sweep_client runs a session to its end against these endpoints' '
+	for i in 4 5 6 7 8; do task $i 30 || return 1; done &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	test "$(unsent)" = 5 &&
+	md5=$(md5sum <"$SDIR/workers/$PLATFORM" | cut -c1-32) &&
+	mkdir client &&
+	echo "$SID" | "$WSEQ_BUILDDIR/tools/sweep_client" --dir client --max-silence 20 - worker "$md5" \
+		"${HOSTPORT%:*}" "${HOSTPORT#*:}" 2>client.log &&
+	test "$(unsent)" = 0 &&
+	for i in 4 5 6 7 8; do
+		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.name=\"sweep_t$i\" and r.outcome=1") &&
+		grep -a "^result of $i$" "$SDIR/results/$t" || return 1
+	done &&
+	! grep -r "$SID" "$PROJECT_DIR/log"
+'
+
+test_done
