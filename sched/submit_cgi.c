@@ -17,41 +17,6 @@ static const char usage[] =
 	"reads the project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or\n"
 	"../config.xml). See doc/submit_rpc.md.\n";
 
-/* The body, CONTENT_LENGTH bytes; -1 if it is missing, too large or cut short. */
-static char *read_body(size_t *len, const char **why)
-{
-	long want;
-	size_t got = 0;
-	char *buf;
-
-	if (parse_long(getenv("CONTENT_LENGTH"), &want) < 0 || want < 0) {
-		*why = "no Content-Length";
-		return NULL;
-	}
-	if (want > SUBMIT_MAX_BODY) {
-		*why = "request too large";
-		return NULL;
-	}
-	buf = xmalloc((size_t)want + 1);
-	while (got < (size_t)want) {
-		ssize_t n = read(0, buf + got, (size_t)want - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < (size_t)want) {
-		free(buf);
-		*why = "request body cut short";
-		return NULL;
-	}
-	buf[got] = 0;
-	*len = got;
-	return buf;
-}
-
 static void emit_xml(const struct sbuf *reply)
 {
 	fputs("Content-Type: text/xml\r\n\r\n", stdout);
@@ -96,7 +61,7 @@ int main(int argc, char **argv)
 		else
 			submit_get_output(&c, &f, stdout);
 	} else {
-		body = read_body(&len, &why);
+		body = form_read_body(SUBMIT_MAX_BODY, &len, &why);
 		if (!body || form_parse(getenv("CONTENT_TYPE"), body, len, &f, &err) < 0) {
 			log_warn("[%s] bad request: %s", c.remote_addr ? c.remote_addr : "?",
 				 why ? why : sbuf_str(&err));

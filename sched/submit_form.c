@@ -189,6 +189,40 @@ int form_parse_query(const char *query, struct form *f, struct sbuf *err)
 	return parse_urlencoded(query ? query : "", query ? strlen(query) : 0, f, err);
 }
 
+char *form_read_body(long max, size_t *len, const char **why)
+{
+	long want;
+	size_t got = 0;
+	char *buf;
+
+	if (parse_long(getenv("CONTENT_LENGTH"), &want) < 0 || want < 0) {
+		*why = "no Content-Length";
+		return NULL;
+	}
+	if (want > max) {
+		*why = "request too large";
+		return NULL;
+	}
+	buf = xmalloc((size_t)want + 1);
+	while (got < (size_t)want) {
+		ssize_t n = read(0, buf + got, (size_t)want - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < (size_t)want) {
+		free(buf);
+		*why = "request body cut short";
+		return NULL;
+	}
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
 const struct form_part *form_get(const struct form *f, const char *name)
 {
 	size_t i;

@@ -36,6 +36,12 @@ int form_parse(const char *content_type, const char *body, size_t len, struct fo
 	       struct sbuf *err);
 /* Also for a query string (GET): name=value&... */
 int form_parse_query(const char *query, struct form *f, struct sbuf *err);
+/*
+ * A CGI request's body: CONTENT_LENGTH bytes read from standard input, all
+ * of them (NUL-terminated after them); NULL with *why set when the length is
+ * missing, above max or the body is cut short.
+ */
+char *form_read_body(long max, size_t *len, const char **why);
 /* The first part called name, or NULL. */
 const struct form_part *form_get(const struct form *f, const char *name);
 /* Its value as an allocated string (NULL if absent or containing NUL). */

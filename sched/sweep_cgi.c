@@ -296,33 +296,6 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	db_result_free(&res);
 }
 
-/* The body of a POST: CONTENT_LENGTH bytes, all of them. */
-static char *read_body(size_t *len)
-{
-	long want;
-	size_t got = 0;
-	char *buf;
-
-	if (parse_long(getenv("CONTENT_LENGTH"), &want) < 0 || want < 0 || want > SWEEP_MAX_BODY)
-		return NULL;
-	buf = xmalloc((size_t)want + 1);
-	while (got < (size_t)want) {
-		ssize_t n = read(0, buf + got, (size_t)want - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < (size_t)want) {
-		free(buf);
-		return NULL;
-	}
-	*len = got;
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	struct project_config cfg;
@@ -368,10 +341,11 @@ int main(int argc, char **argv)
 			do_report(&r, NULL, 0, false);
 		} else if (!strcmp(r.op, "complete")) {
 			size_t len = 0;
-			char *body = read_body(&len);
+			const char *why = NULL;
+			char *body = form_read_body(SWEEP_MAX_BODY, &len, &why);
 
 			if (!body) {
-				log_warn("[%s] complete: missing or cut-short body", r.addr);
+				log_warn("[%s] complete: %s", r.addr, why);
 				reply_text(400, "missing or cut-short body\n");
 			} else {
 				do_report(&r, body, len, true);
