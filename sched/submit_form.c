@@ -102,6 +102,29 @@ static char *header_param(const char *h, size_t hlen, const char *key)
 	return NULL;
 }
 
+/*
+ * The next delimiter at or after p: CRLF "--" boundary, then "--" (the last)
+ * or optional blanks and CRLF (RFC 2046); a lookalike inside a part is data.
+ */
+static const char *find_delimiter(const char *p, const char *end, const struct sbuf *delim)
+{
+	while (p < end) {
+		const char *d = memmem(p, (size_t)(end - p), delim->buf, delim->len), *a;
+
+		if (!d)
+			return NULL;
+		a = d + delim->len;
+		if (end - a >= 2 && a[0] == '-' && a[1] == '-')
+			return d;
+		while (a < end && (*a == ' ' || *a == '\t'))
+			a++;
+		if (end - a >= 2 && a[0] == '\r' && a[1] == '\n')
+			return d;
+		p = d + 1;
+	}
+	return NULL;
+}
+
 static int parse_multipart(const char *ctype, const char *body, size_t len, struct form *f,
 			   struct sbuf *err)
 {
@@ -134,13 +157,15 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 			rc = 0;         /* the closing delimiter */
 			break;
 		}
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
 		if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
 			break;
 		p += 2;
 		hdr_end = memmem(p, (size_t)(end - p), "\r\n\r\n", 4);
 		if (!hdr_end)
 			break;
-		next = memmem(hdr_end + 4, (size_t)(end - hdr_end - 4), sbuf_str(&delim), delim.len);
+		next = find_delimiter(hdr_end + 4, end, &delim);
 		if (!next)
 			break;
 		if (!(part = add_part(f, err)))
