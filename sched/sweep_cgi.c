@@ -5,8 +5,9 @@
  * (sweep_client asks http://HOST:PORT/task?...). A session is a batch named
  * "sweep:SESSIONID" in state IN_PROGRESS; its files are in the project's
  * sweep/SESSIONID/: "config" (the configuration body), "worker_name",
- * "workers/PLATFORM" (the worker executables) and "results/TICKET" (the
- * bodies of /complete, for the master to validate and collect). A task is a
+ * "workers/PLATFORM" (the worker executables); the bodies of /complete go to
+ * the upload hierarchy under their ticket, for the master to validate and
+ * collect. A task is a
  * workunit of the batch whose xml_doc holds the task body after its Ticket
  * and Timeout; a ticket is one of its results, renamed to an unguessable
  * random name when handed out. Logs to <log_dir>/sweep.log.
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "db.h"
 #include "db_queries.h"
+#include "dirhier.h"
 #include "fileutil.h"
 #include "log.h"
 #include "sbuf.h"
@@ -268,12 +270,12 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	int rc = ticket(r, &res, &name);
 
 	if (rc == 0 && success) {
-		char *dir = xasprintf("%s/results", r->dir);
+		struct sbuf p = SBUF_INIT(PATH_MAX);
 
-		path = xasprintf("%s/%s", dir, name);
-		if (mkdir_p(dir, 0755) < 0 || write_file_atomic(path, body, len, 0644) < 0)
+		if (dirhier_path(name, r->cfg->upload_dir, r->cfg->uldl_dir_fanout, true, &p) < 0 ||
+		    write_file_atomic(sbuf_str(&p), body, len, 0644) < 0)
 			rc = -2;
-		free(dir);
+		path = sbuf_detach(&p, NULL);
 	}
 	if (rc == 0 && (db_begin(r->db) != DB_OK ||
 			db_sweep_report(r->db, &res, success, now(), &taken) != DB_OK ||

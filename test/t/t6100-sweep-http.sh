@@ -33,7 +33,7 @@ test_expect_success 'setup: a session (a batch and its files), a worker, two tas
 	mkdir -p "$SDIR/workers" && printf "DeleteWorker=No\nDeleteClient=No\nPing=1\n" >"$SDIR/config" &&
 	echo worker >"$SDIR/worker_name" &&
 	printf "#!/bin/sh\necho \"result of \$1\"\n" >"$SDIR/workers/$PLATFORM" &&
-	chmod -R a+rX "$PROJECT_DIR/sweep" && chown -R www-data "$SDIR" &&
+	chmod -R a+rX "$PROJECT_DIR/sweep" &&
 	task 1 0 && task 2 0 &&
 	test_project bin/transitioner --one_pass 2>/dev/null &&
 	test "$(unsent)" = 2
@@ -74,7 +74,7 @@ test_expect_success '/complete: the results stored whole, the ticket over; a pin
 	t=$(cat t1) &&
 	printf "[Result]\nName=out\nLength=20\n--begin content--\n--end content--\nxyz\n--end content--\n" >res &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
-	cmp res "$SDIR/results/$t" &&
+	cmp res "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
 	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51 &&
 	test "$(code "ping?sessionID=$SID&ticket=$t")" = 205 &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=ffff&ticket=$t")" = 403
@@ -116,7 +116,7 @@ test_expect_success 'the real sweep_client runs a session to its end against the
 	test "$(unsent)" = 0 &&
 	for i in 4 5 6 7 8; do
 		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.name=\"sweep_t$i\" and r.outcome=1") &&
-		grep -a "^result of $i$" "$SDIR/results/$t" || return 1
+		grep -a "^result of $i$" "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" || return 1
 	done &&
 	! grep -r "$SID" "$PROJECT_DIR/log"
 '

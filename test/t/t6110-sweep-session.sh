@@ -1,0 +1,60 @@
+#!/bin/sh
+test_description='sweep create stores a session from a spec and its parameter table; the real sweep_client runs it through cgi-bin/sweep; sweep status counts it; parameter file errors leave nothing behind'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+HOSTPORT=$(echo "$PROJECT_URL" | sed 's|^http://\([^/]*\)/.*|\1|')
+DATA="$WSEQ_SRCDIR/test/data/sweep-session"
+
+test_expect_success 'sweep create: one task per parameter set, the session files, a random session ID' '
+	cp "$DATA"/* . &&
+	sweep --project "$PROJECT_DIR" create spec >sid 2>create.err &&
+	grep -q "^[0-9a-f]\{32\}$" sid && SID=$(cat sid) &&
+	test "$(test_sql_value "select concat(state, \" \", njobs) from batch where name=\"sweep:$SID\"")" = "1 3" &&
+	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.delay_bound=30 and w.max_total_results=3")" = 3 &&
+	cmp worker.sh "$PROJECT_DIR/sweep/$SID/workers/x86_64-pc-linux-gnu" &&
+	grep "^Ping=5$" "$PROJECT_DIR/sweep/$SID/config" &&
+	test "$(cat "$PROJECT_DIR/sweep/$SID/worker_name")" = worker &&
+	! grep "$SID" create.err
+'
+
+test_expect_success 'sweep status before anything ran' '
+	sweep --project "$PROJECT_DIR" status "$(cat sid)" >st &&
+	grep "3 tasks, 0 done, 0 running, 3 waiting, 0 failed" st
+'
+
+test_expect_success 'the real sweep_client pulls and runs every task; each result arrives whole' '
+	SID=$(cat sid) &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	md5=$(md5sum <worker.sh | cut -c1-32) && mkdir client &&
+	echo "$SID" | sweep_client --dir client --max-silence 20 - worker "$md5" \
+		"${HOSTPORT%:*}" "${HOSTPORT#*:}" 2>client.log &&
+	for row in "2 3 6 first" "4 5 20 with | bar" "6 7 42  padded "; do
+		set -- $row &&
+		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.xml_doc like \"%./worker $1 $2%\" and r.outcome=1") &&
+		f=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t") &&
+		grep -a "^$1 x $2 = $3$" "$f" || return 1
+	done &&
+	grep -a -A3 "^Name=label" "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.xml_doc like \"%./worker 4 5%\" and r.outcome=1")")" | grep -a "^with | bar$"
+'
+
+test_expect_success 'sweep status counts them done' '
+	sweep --project "$PROJECT_DIR" status "$(cat sid)" >st &&
+	grep "3 tasks, 3 done, 0 running, 0 waiting, 0 failed" st
+'
+
+test_expect_success 'a ragged parameter file: the error names its line, nothing is stored' '
+	before=$(test_sql_value "select count(*) from batch") &&
+	printf "a | b | label\n1 | 2 | x\n3 | 4\n" >params &&
+	test_must_fail sweep --project "$PROJECT_DIR" create spec >out 2>err &&
+	grep "params:3" err && ! test -s out &&
+	test "$(test_sql_value "select count(*) from batch")" = "$before" &&
+	test "$(ls "$PROJECT_DIR/sweep" | wc -l)" = 1
+'
+
+test_expect_success 'an unknown session: status says so and fails' '
+	test_must_fail sweep --project "$PROJECT_DIR" status 00000000000000000000000000000000 2>err &&
+	grep "no sweep session" err
+'
+
+test_done
