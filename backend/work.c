@@ -251,6 +251,7 @@ void work_params_init(struct work_params *p)
 	p->command_line = NULL;
 	job_params_unset(&p->jp);
 	p->batch = 0;
+	p->app_version_num = 0;
 }
 
 int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
@@ -302,6 +303,7 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 	wu->name = xstrdup(wu_name);
 	wu->xml_doc = sbuf_detach(&doc, NULL);
 	wu->batch = p->batch;
+	wu->app_version_num = p->app_version_num;
 	wu->rsc_fpops_est = jp.rsc_fpops_est;
 	wu->rsc_fpops_bound = jp.rsc_fpops_bound;
 	wu->rsc_memory_bound = jp.rsc_memory_bound;

@@ -60,6 +60,7 @@ struct work_params {
 	const char *command_line;       /* NULL: the template's */
 	struct job_params jp;           /* unset fields: the template's, else BOINC's defaults */
 	int64_t batch;                  /* 0: none */
+	int app_version_num;            /* only this version of the app runs it; 0: any */
 };
 
 /* Nothing given. */

@@ -20,10 +20,11 @@ void sched_apps_free(struct sched_apps *a);
 const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid);
 /*
  * The newest app version of appid for the host's platforms (the first
- * platform listed wins ties); *platform gets its platform name.
+ * platform listed wins ties) -- only version version_num if it is not 0 (a
+ * job pinned to one version); *platform gets its platform name.
  */
 const struct db_app_version *sched_best_version(const struct sched_apps *a, int64_t appid,
-						 const struct sched_request *req,
+						 int version_num, const struct sched_request *req,
 						 const char **platform);
 
 /*

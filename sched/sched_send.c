@@ -83,7 +83,7 @@ static const char *platform_name(const struct sched_apps *a, int64_t id)
 }
 
 const struct db_app_version *sched_best_version(const struct sched_apps *a, int64_t appid,
-						 const struct sched_request *req,
+						 int version_num, const struct sched_request *req,
 						 const char **platform)
 {
 	const struct db_app_version *best = NULL;
@@ -94,7 +94,8 @@ const struct db_app_version *sched_best_version(const struct sched_apps *a, int6
 		const struct db_app_version *v = &a->versions[i];
 		const char *p;
 
-		if (v->appid != appid || (p = platform_name(a, v->platformid)) == NULL)
+		if (v->appid != appid || (p = platform_name(a, v->platformid)) == NULL ||
+		    (version_num && v->version_num != version_num))
 			continue;
 		for (k = 0; k < req->nplatforms; k++)
 			if (!strcmp(req->platforms[k], p))
@@ -182,10 +183,14 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	int rc;
 
 	if (app)
-		av = sched_best_version(apps, r->appid, req, &platform);
+		av = sched_best_version(apps, r->appid, 0, req, &platform);
 	if (!av || in_reply(reply, r->workunitid))
 		return DB_NOT_FOUND;
 	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
+	/* a job pinned to one version of its app (remote submission) gets only that one */
+	if (rc == DB_OK && wu.app_version_num &&
+	    !(av = sched_best_version(apps, r->appid, wu.app_version_num, req, &platform)))
+		rc = DB_NOT_FOUND;
 	if (rc == DB_OK && (wu.error_mask || wu.canonical_resultid ||
 			    (host->m_nbytes > 0 && wu.rsc_memory_bound > host->m_nbytes) ||
 			    (host->d_free > 0 && wu.rsc_disk_bound > host->d_free)))

@@ -209,7 +209,7 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 {
 	const struct db_app *app = sched_app_by_id(apps, s->appid);
 	const char *platform = NULL;
-	const struct db_app_version *av = app ? sched_best_version(apps, s->appid, req, &platform) : NULL;
+	const struct db_app_version *av = app ? sched_best_version(apps, s->appid, 0, req, &platform) : NULL;
 	int inflight, rc = DB_OK;
 
 	lowest_in_progress(h, s, &inflight);
@@ -304,7 +304,7 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 		const char *platform;
 		bool ok;
 
-		if (!sched_best_version(apps, s->appid, req, &platform))
+		if (!sched_best_version(apps, s->appid, 0, req, &platform))
 			continue;
 		/* A segment's time: from the benchmarks, or the host's measured turnaround if longer. */
 		if (s->rsc_fpops_est / flops > s->max_result_time ||

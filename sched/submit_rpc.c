@@ -770,6 +770,7 @@ static int do_submit_batch(struct rpc *r)
 	}
 	work_params_init(&k.wp);
 	k.wp.batch = b.id;
+	k.wp.app_version_num = (int)child_double(bn, "app_version_num", 0);
 	job_params_read(xml_child(bn, "job_params"), &k.wp.jp);
 	xml_for_each(job, bn, "job") {
 		if (!rc)

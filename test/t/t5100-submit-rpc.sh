@@ -261,6 +261,25 @@ test_expect_success 'a job file whose lease has not passed stays, even with no b
 	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md4) && test -f "$p"
 '
 
+test_expect_success 'app_version_num pins the jobs to that version: the scheduler sends them only with it' '
+	v=$(test_sql_value "select version_num from app_version limit 1") &&
+	for pin in "$v" 999; do
+		req "<create_batch><authenticator>$AUTH</authenticator><batch_name>pin$pin</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+		b=$(rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p") &&
+		{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name><app_version_num>%s</app_version_num>" "$AUTH" "$b" "$pin"
+		  printf "<job_params><rsc_fpops_est>1e9</rsc_fpops_est></job_params>"
+		  job pinned$pin $md1.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+		rpc submit_rpc_handler.php req.xml | grep "<batch_id>$b</batch_id>" &&
+		test "$(test_sql_value "select app_version_num from workunit where name=\"pinned$pin\"")" = "$pin" || return 1
+	done &&
+	test_sql "$WSEQ_DB_NAME" -e "update result set server_state=5, outcome=5 where server_state=2" &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	. "$WSEQ_SRCDIR/test/t/lib-sched.sh" &&
+	sched_request 0 >sreq && sched_rpc sreq sreply &&
+	grep "<wu_name>pinned$v</wu_name>" sreply &&
+	! grep "pinned999" sreply
+'
+
 test_expect_success 'with the database stopped: a clear error in the protocol form, logged' '
 	pid=$(cat "$SB/mysql/mariadbd.pid") && kill "$pid" &&
 	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
