@@ -8,6 +8,7 @@
  */
 #include "sweep_session.h"
 #include "config.h"
+#include "dirhier.h"
 #include "db_queries.h"
 #include "fileutil.h"
 #include "log.h"
@@ -15,7 +16,9 @@
 #include "sweep_spec.h"
 #include "wtime.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #define SWEEP_APP "sweep"
 #define SWEEP_RESULT_TEMPLATE "templates/sweep_out"
@@ -164,7 +167,9 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		b.create_time = now();
 		b.state = BATCH_STATE_IN_PROGRESS;
 		b.njobs = (int)p.nrows;
-		b.description = xstrdup(spec_path);
+		b.description = realpath(spec_path, NULL);     /* collect reads it again */
+		if (!b.description)
+			b.description = xstrdup(spec_path);
 		if (db_batch_insert(db, &b) != DB_OK)
 			rc = -1;
 	}
@@ -216,5 +221,247 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	sweep_params_free(&p);
 	sweep_spec_free(&s);
 	sbuf_free(&body);
+	return rc;
+}
+
+/* ---- validation and collection --------------------------------------------------- */
+
+struct collect {
+	struct db *db;
+	const struct project_config *cfg;
+	const struct sweep_spec *spec;
+	const struct sweep_params *params;
+	struct sweep_collect_stats *st;
+	struct sbuf *err;
+	int rc;
+};
+
+/* The /complete body of ticket r, decoded. */
+static int read_results(const struct collect *c, const char *ticket, struct sweep_complete *out)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX), body = SBUF_INIT(SWEEP_MSG_MAX), err = SBUF_INIT(1024);
+	int rc = dirhier_path(ticket, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false, &path);
+
+	if (rc == 0)
+		rc = read_file(sbuf_str(&path), SWEEP_MSG_MAX, &body);
+	if (rc == 0)
+		rc = sweep_complete_decode(body.buf ? body.buf : "", body.len, SWEEP_MSG_MAX, out, &err);
+	if (rc < 0)
+		log_warn("sweep: the results of a ticket cannot be read: %s", sbuf_str(&err));
+	sbuf_free(&path);
+	sbuf_free(&body);
+	sbuf_free(&err);
+	return rc;
+}
+
+/*
+ * Run the Validate command for parameter set row in a fresh directory that
+ * holds each result as a file named like it, the first one also on stdin.
+ */
+static bool valid(const struct collect *c, size_t row, const struct sweep_complete *res)
+{
+	struct sweep_argv argv = { NULL, 0 };
+	struct sbuf err = SBUF_INIT(1024);
+	char dir[] = "/tmp/sweep-validate.XXXXXX";
+	bool ok = false;
+	size_t i;
+	pid_t pid;
+	int status;
+
+	if (!c->spec->validate)
+		return true;
+	if (sweep_spec_command(c->spec->validate, c->params, row, &argv, &err) < 0 || !argv.n ||
+	    !mkdtemp(dir)) {
+		log_error("sweep: cannot run Validate for set %zu: %s", row + 1, sbuf_str(&err));
+		goto out;
+	}
+	for (i = 0; i < res->nresults; i++) {
+		char *p = xasprintf("%s/%s", dir, res->results[i].name);
+
+		write_file_atomic(p, res->results[i].data, res->results[i].len, 0644);
+		free(p);
+	}
+	pid = fork();
+	if (pid == 0) {
+		char *in = res->nresults ? xasprintf("%s/%s", dir, res->results[0].name) : NULL;
+		int fd = in ? open(in, O_RDONLY) : -1;
+		char *sdir = realpath(c->spec->dir, NULL);
+		char *prog = argv.v[0][0] == '/' || !strchr(argv.v[0], '/') || !sdir ? argv.v[0]
+			: xasprintf("%s/%s", sdir, argv.v[0]);
+
+		if (fd >= 0)
+			dup2(fd, 0);
+		if (chdir(dir) == 0)
+			execvp(prog, argv.v);
+		_exit(127);
+	}
+	ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	     WEXITSTATUS(status) == 0;
+	remove_tree(dir);
+out:
+	sweep_argv_free(&argv);
+	sbuf_free(&err);
+	return ok;
+}
+
+static int judge_result(struct db_result *r, void *arg)
+{
+	struct collect *c = arg;
+	struct db_workunit wu = { 0 };
+	struct sweep_complete res = { 0 };
+	size_t row;
+	bool ok;
+	int rc = db_workunit_lookup_id(c->db, r->workunitid, &wu);
+
+	if (rc != DB_OK || wu.canonical_resultid || wu.opaque < 1 ||
+	    (size_t)wu.opaque > c->params->nrows) {
+		db_workunit_free(&wu);
+		return 0;
+	}
+	row = (size_t)wu.opaque - 1;
+	ok = read_results(c, r->name, &res) == 0 && valid(c, row, &res);
+	if (ok) {
+		r->validate_state = VALIDATE_STATE_VALID;
+		wu.canonical_resultid = r->id;
+		wu.need_validate = 0;
+		wu.assimilate_state = ASSIMILATE_DONE;
+		c->st->valid++;
+	} else {
+		r->validate_state = VALIDATE_STATE_INVALID;
+		r->outcome = RESULT_OUTCOME_VALIDATE_ERROR;
+		wu.transition_time = now();     /* hand it out again, up to MaxTotal */
+		c->st->invalid++;
+		log_info("sweep: a result of set %zu is invalid", row + 1);
+	}
+	if (db_begin(c->db) != DB_OK || db_result_update(c->db, r) != DB_OK ||
+	    db_workunit_update(c->db, &wu) != DB_OK || db_commit(c->db) != DB_OK) {
+		db_rollback(c->db);
+		c->rc = -1;
+	}
+	sweep_complete_free(&res);
+	db_workunit_free(&wu);
+	return c->rc ? -1 : 0;
+}
+
+/* Append set row's valid results to out (blocks: under a header naming the set). */
+static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
+{
+	struct sbuf *out = arg;
+	struct db_result r = { 0 };
+	struct sweep_complete res = { 0 };
+	size_t row = (size_t)wu->opaque - 1, i, k;
+
+	if (db_result_lookup_id(c->db, wu->canonical_resultid, &r) != DB_OK ||
+	    read_results(c, r.name, &res) < 0) {
+		db_result_free(&r);
+		return -1;
+	}
+	if (c->spec->collect == SWEEP_COLLECT_BLOCKS) {
+		sbuf_addstr(out, "### ");
+		for (k = 0; k < c->params->nnames; k++) {
+			sbuf_addf(out, "%s%s=", k ? " " : "", c->params->names[k]);
+			sweep_params_quote(c->params->rows[row].values[k], out);
+		}
+		sbuf_addstr(out, "\n");
+	}
+	for (i = 0; i < c->spec->nresults; i++) {
+		const struct sweep_msg_output *o = sweep_complete_find(&res, c->spec->results[i].name);
+
+		if (o)
+			sbuf_add(out, o->data, o->len);
+	}
+	db_result_free(&r);
+	sweep_complete_free(&res);
+	return 0;
+}
+
+struct wu_list {
+	struct db_workunit *v;
+	size_t n;
+};
+
+static int take_wu_into(struct db_workunit *w, void *arg)
+{
+	struct wu_list *l = arg;
+
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = *w;
+	memset(w, 0, sizeof(*w));
+	return 0;
+}
+
+static int take_result_into(struct db_result *r, void *arg)
+{
+	return judge_result(r, arg);
+}
+
+int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
+			  struct sweep_collect_stats *st, struct sbuf *err)
+{
+	struct sweep_spec s = { 0 };
+	struct sweep_params p = { 0 };
+	struct db_batch b = { 0 };
+	struct wu_list l = { NULL, 0 };
+	struct sbuf out = SBUF_INIT(1L << 31);
+	struct collect c = { db, cfg, &s, &p, st, err, 0 };
+	char *name = xasprintf("sweep:%s", sid), *ppath = NULL, *opath = NULL;
+	size_t i;
+	int rc = db_batch_lookup_name(db, name, &b);
+
+	memset(st, 0, sizeof(*st));
+	if (rc != DB_OK) {
+		sbuf_addf(err, rc == DB_NOT_FOUND ? "no sweep session %s" : "database error", sid);
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = sweep_spec_read(b.description, &s, err);
+	if (rc == 0) {
+		ppath = s.parameters[0] == '/' ? xstrdup(s.parameters)
+			: xasprintf("%s/%s", s.dir, s.parameters);
+		rc = sweep_params_read(ppath, &p, err);
+	}
+	/* judge what came back: one transaction a result */
+	if (rc == 0) {
+		struct db_val v[] = { DBV_INT(b.id) };
+
+		if (db_result_enum(db, "WHERE batch=? AND outcome=1 AND validate_state=0 ORDER BY id",
+				   v, 1, take_result_into, &c) != DB_OK || c.rc)
+			rc = -1;
+	}
+	/* the output, made again whole from every valid result, in table order */
+	if (rc == 0) {
+		struct db_val v[] = { DBV_INT(b.id) };
+
+		if (db_workunit_enum(db, "WHERE batch=? ORDER BY opaque, id", v, 1, take_wu_into,
+				     &l) != DB_OK)
+			rc = -1;
+	}
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		if (l.v[i].canonical_resultid) {
+			st->done++;
+			if (add_block(&c, &l.v[i], &out) < 0)
+				rc = -1;
+		} else if (l.v[i].error_mask) {
+			st->failed++;
+		} else {
+			st->pending++;
+		}
+	}
+	if (rc == 0) {
+		opath = s.output[0] == '/' ? xstrdup(s.output) : xasprintf("%s/%s", s.dir, s.output);
+		rc = write_file_atomic(opath, out.buf ? out.buf : "", out.len, 0644);
+		st->output = opath;
+		opath = NULL;
+	}
+	for (i = 0; i < l.n; i++)
+		db_workunit_free(&l.v[i]);
+	free(l.v);
+	free(name);
+	free(ppath);
+	free(opath);
+	db_batch_free(&b);
+	sweep_params_free(&p);
+	sweep_spec_free(&s);
+	sbuf_free(&out);
 	return rc;
 }

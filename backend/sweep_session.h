@@ -27,4 +27,22 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
 			 struct sbuf *err);
 
+struct sweep_collect_stats {
+	size_t valid, invalid;          /* results judged by this call */
+	size_t done, failed, pending;   /* the session's tasks now */
+	char *output;                   /* the output file written (free it) */
+};
+
+/*
+ * Judge every result of the session not judged yet -- with the spec's
+ * Validate command, run in a fresh directory holding each result as a file
+ * named like it (the first one on stdin too): exit 0 makes it the task's
+ * canonical result, else it is invalid and the task is handed out again --
+ * then write the spec's Output anew from every valid result in table order
+ * (plain, or blocks under "### name=value ..."), so collecting twice never
+ * collects a set twice. 0, or -1 with the reason in err.
+ */
+int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
+			  struct sweep_collect_stats *st, struct sbuf *err);
+
 #endif

@@ -27,11 +27,13 @@ static const struct param options[] = {
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: sweep [options] create SPEC\n"
-		    "       sweep [options] status SESSION\n\n"
+		    "       sweep [options] status SESSION\n"
+		    "       sweep [options] collect SESSION\n\n"
 		    "create: store a sweep session in the project -- one task per line of the\n"
 		    "spec's parameter file, the worker executables and the client configuration --\n"
 		    "and print its session ID. status: how many of a session's tasks are done,\n"
-		    "running, waiting or failed.\n\noptions:\n");
+		    "running, waiting or failed. collect: validate the results that came back\n"
+		    "and write the spec's Output from every valid one.\n\noptions:\n");
 	param_print_help(options, fp);
 }
 
@@ -94,7 +96,8 @@ int main(int argc, char **argv)
 	}
 	if (i < 0)
 		return 2;
-	if (argc - i != 2 || (strcmp(argv[i], "create") && strcmp(argv[i], "status"))) {
+	if (argc - i != 2 || (strcmp(argv[i], "create") && strcmp(argv[i], "status") &&
+			      strcmp(argv[i], "collect"))) {
 		usage(stderr);
 		param_free(options, &o);
 		return 2;
@@ -119,6 +122,19 @@ int main(int argc, char **argv)
 		} else {
 			log_error("%s", sbuf_str(&err));
 		}
+		sbuf_free(&err);
+	} else if (!strcmp(argv[i], "collect")) {
+		struct sbuf err = SBUF_INIT(4096);
+		struct sweep_collect_stats st;
+
+		if (sweep_session_collect(db, &cfg, argv[i + 1], &st, &err) == 0) {
+			printf("%zu valid, %zu invalid; %zu done, %zu failed, %zu pending; output %s\n",
+			       st.valid, st.invalid, st.done, st.failed, st.pending, st.output);
+			rc = 0;
+		} else {
+			log_error("%s", sbuf_str(&err));
+		}
+		free(st.output);
 		sbuf_free(&err);
 	} else {
 		rc = status(db, argv[i + 1]) == 0 ? 0 : 1;
