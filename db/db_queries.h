@@ -192,17 +192,21 @@ extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket,
 	dbq_sweep_wu_reported;
 /* The session's next unsent result (its app's, through res_app_state), locked. */
 int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result *r);
-/* Hand it out as ticket (its new name) at t, due at deadline. */
+/*
+ * Hand it out as ticket (its new name) at t, due at deadline; note (the
+ * "host=LABEL\n" line of the client that took it) becomes its stderr_out.
+ */
 int db_sweep_send(struct db *db, int64_t result_id, const char *ticket, int64_t t,
-		  int64_t deadline);
+		  int64_t deadline, const char *note);
 /* The result called ticket in the session's batch. */
 int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_result *r);
 /*
  * Record a ticket's end (success: its results came, else it failed) if it
  * is still in progress (*taken); its task is due for the transitioner (and,
- * on success, for validation).
+ * on success, for validation). note ("why=REASON\n" of a failure, or "") is
+ * appended to its stderr_out; its elapsed_time is t - sent_time.
  */
 int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
-		    bool *taken);
+		    const char *note, bool *taken);
 
 #endif

@@ -13,16 +13,17 @@ const struct db_query dbq_sweep_unsent = {
 };
 const struct db_query dbq_sweep_send = {
 	"sweep_send", NULL,
-	"UPDATE result SET server_state=4, name=?, sent_time=?, report_deadline=? "
-	"WHERE id=? AND server_state=2", "siii"
+	"UPDATE result SET server_state=4, name=?, sent_time=?, report_deadline=?, stderr_out=? "
+	"WHERE id=? AND server_state=2", "siisi"
 };
 const struct db_query dbq_sweep_ticket = {
 	"sweep_ticket", &db_result_table, "WHERE name=? AND batch=?", "si"
 };
 const struct db_query dbq_sweep_report = {
 	"sweep_report", NULL,
-	"UPDATE result SET server_state=5, outcome=?, received_time=?, validate_state=0 "
-	"WHERE id=? AND server_state=4", "iii"
+	"UPDATE result SET server_state=5, outcome=?, received_time=?, validate_state=0, "
+	"elapsed_time=GREATEST(?-sent_time,0), stderr_out=CONCAT(stderr_out,?) "
+	"WHERE id=? AND server_state=4", "iiisi"
 };
 const struct db_query dbq_sweep_wu_reported = {
 	"sweep_wu_reported", NULL,
@@ -58,9 +59,10 @@ int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result 
 }
 
 int db_sweep_send(struct db *db, int64_t result_id, const char *ticket, int64_t t,
-		  int64_t deadline)
+		  int64_t deadline, const char *note)
 {
-	struct db_val v[] = { DBV_STR(ticket), DBV_INT(t), DBV_INT(deadline), DBV_INT(result_id) };
+	struct db_val v[] = { DBV_STR(ticket), DBV_INT(t), DBV_INT(deadline), DBV_STR(note),
+			      DBV_INT(result_id) };
 
 	return db_query_exec(db, &dbq_sweep_send, v, ARRAY_SIZE(v), NULL);
 }
@@ -73,10 +75,10 @@ int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_
 }
 
 int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
-		    bool *taken)
+		    const char *note, bool *taken)
 {
 	struct db_val v[] = { DBV_INT(success ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR),
-			      DBV_INT(t), DBV_INT(r->id) };
+			      DBV_INT(t), DBV_INT(t), DBV_STR(note), DBV_INT(r->id) };
 	struct db_val w[] = { DBV_INT(success), DBV_INT(t), DBV_INT(r->workunitid) };
 	int64_t n = 0;
 	int rc = db_query_exec(db, &dbq_sweep_report, v, ARRAY_SIZE(v), &n);

@@ -93,6 +93,28 @@ static bool token_ok(const char *s, size_t max)
 	return true;
 }
 
+/*
+ * A client-supplied text for a note line "key=value\n" of the result's
+ * stderr_out (who took a ticket, why it failed): at most max bytes, control
+ * characters made blanks; "" when absent.
+ */
+static char *note(struct req *r, const char *key, size_t max)
+{
+	char *v = form_value(&r->q, key), *n;
+	size_t i;
+
+	if (!v)
+		return xstrdup("");
+	if (strlen(v) > max)
+		v[max] = 0;
+	for (i = 0; v[i]; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			v[i] = ' ';
+	n = xasprintf("%s=%s\n", key, v);
+	free(v);
+	return n;
+}
+
 /* The session: 0, or -1 with the reply sent (403 for a wrong session). */
 static int session(struct req *r)
 {
@@ -180,7 +202,7 @@ static void do_task(struct req *r)
 	struct db_result res = { 0 };
 	struct db_workunit wu = { 0 };
 	struct sbuf body = SBUF_INIT(SWEEP_MAX_BODY);
-	char ticket[33];
+	char ticket[33], *host;
 	int64_t t = now();
 	int rc;
 
@@ -188,6 +210,7 @@ static void do_task(struct req *r)
 		reply_text(500, "no randomness\n");
 		return;
 	}
+	host = note(r, "host", 255);
 	rc = db_begin(r->db);
 	if (rc == DB_OK)
 		rc = db_sweep_next(r->db, r->batch.app_id, r->batch.id, &res);
@@ -196,7 +219,7 @@ static void do_task(struct req *r)
 	/* due at its timeout: then the transitioner hands the task out again */
 	if (rc == DB_OK)
 		rc = db_sweep_send(r->db, res.id, ticket, t,
-				   wu.delay_bound > 0 ? t + wu.delay_bound : NO_DEADLINE);
+				   wu.delay_bound > 0 ? t + wu.delay_bound : NO_DEADLINE, host);
 	if (rc == DB_OK && wu.delay_bound > 0)
 		rc = db_workunit_touch_transition(r->db, wu.id, t + wu.delay_bound);
 	if (rc == DB_OK)
@@ -214,6 +237,7 @@ static void do_task(struct req *r)
 		reply(200, "text/plain", body.buf, body.len);
 	}
 	sbuf_free(&body);
+	free(host);
 	db_result_free(&res);
 	db_workunit_free(&wu);
 }
@@ -265,7 +289,7 @@ static void do_ping(struct req *r)
 static void do_report(struct req *r, const char *body, size_t len, bool success)
 {
 	struct db_result res = { 0 };
-	char *name = NULL, *path = NULL;
+	char *name = NULL, *path = NULL, *why = success ? xstrdup("") : note(r, "why", 300);
 	bool taken = false;
 	int rc = ticket(r, &res, &name);
 
@@ -278,7 +302,7 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 		path = sbuf_detach(&p, NULL);
 	}
 	if (rc == 0 && (db_begin(r->db) != DB_OK ||
-			db_sweep_report(r->db, &res, success, now(), &taken) != DB_OK ||
+			db_sweep_report(r->db, &res, success, now(), why, &taken) != DB_OK ||
 			db_commit(r->db) != DB_OK)) {
 		db_rollback(r->db);
 		rc = -2;
@@ -295,6 +319,7 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	}
 	free(path);
 	free(name);
+	free(why);
 	db_result_free(&res);
 }
 

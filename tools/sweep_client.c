@@ -47,6 +47,7 @@ struct options {
 	char *dir;
 	char *log;
 	char *platform;
+	char *host;
 	long max_silence;
 	bool keep_tasks;
 	bool verbose;
@@ -60,6 +61,8 @@ static const struct param options[] = {
 	  "append the log to FILE instead of stderr" },
 	{ "platform", PARAM_STR, offsetof(struct options, platform), SC_PLATFORM, 0, 0, 0, "NAME",
 	  "BOINC platform name asked for in GET /worker" },
+	{ "host", PARAM_STR, offsetof(struct options, host), "", 0, 0, 0, "LABEL",
+	  "who this client is in the master's statistics (default: this machine's name)" },
 	{ "max-silence", PARAM_INT, offsetof(struct options, max_silence), "300", PARAM_BOUNDED,
 	  1, 604800, "SECS", "give up when the master has not answered for SECS seconds" },
 	{ "keep-tasks", PARAM_BOOL, offsetof(struct options, keep_tasks), "0", 0, 0, 0, NULL,
@@ -460,7 +463,14 @@ static int setup(struct client *cl, char **argv, char *session)
 	cl->worker = cmd[0] == '/' ? xstrdup(cmd) : xasprintf("%s/%s", cwd, cmd);
 	free(cl->o.dir);
 	cl->o.dir = xstrdup(cwd);
-	if (sc_http_init(&cl->http, argv[3], argv[4], session, cl->o.max_silence) < 0)
+	if (!*cl->o.host) {
+		char hn[256] = "";
+
+		gethostname(hn, sizeof(hn) - 1);
+		free(cl->o.host);
+		cl->o.host = xstrdup(*hn ? hn : "unknown");
+	}
+	if (sc_http_init(&cl->http, argv[3], argv[4], session, cl->o.host, cl->o.max_silence) < 0)
 		return -1;
 	cl->ctx.http = &cl->http;
 	cl->ctx.dir = cl->o.dir;

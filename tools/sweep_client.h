@@ -33,6 +33,7 @@ struct sc_http {
 	void *curl;             /* CURL *, reused so connections stay open */
 	char *base;             /* "http://host:port" */
 	char *session_q;        /* the session ID, URL-escaped; never logged */
+	char *label_q;          /* "&host=LABEL", URL-escaped: who this client is, for statistics */
 	long max_silence;       /* seconds without an answer before giving up */
 	double failing_since;   /* dnow() of the first failure since the last answer; 0 if none */
 	int backoff;            /* seconds of the next wait */
@@ -51,7 +52,7 @@ enum sc_req {
 };
 
 int sc_http_init(struct sc_http *h, const char *host, const char *port, const char *session,
-		 long max_silence);
+		 const char *label, long max_silence);
 void sc_http_free(struct sc_http *h);
 /*
  * One request, repeated with back-off until one of the accepted statuses

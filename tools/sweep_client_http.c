@@ -46,7 +46,7 @@ void sc_reply_free(struct sc_reply *r)
 }
 
 int sc_http_init(struct sc_http *h, const char *host, const char *port, const char *session,
-		 long max_silence)
+		 const char *label, long max_silence)
 {
 	char *q;
 
@@ -60,6 +60,11 @@ int sc_http_init(struct sc_http *h, const char *host, const char *port, const ch
 	h->session_q = xstrdup(q);
 	curl_free(q);
 	log_add_secret(h->session_q);
+	q = curl_easy_escape(h->curl, label, 0);
+	if (!q)
+		return log_error("cannot escape the host label");
+	h->label_q = xasprintf("&host=%s", q);
+	curl_free(q);
 	/* an IPv6 address needs brackets in a URL */
 	if (strchr(host, ':') && host[0] != '[')
 		h->base = xasprintf("http://[%s]:%s", host, port);
@@ -77,6 +82,7 @@ void sc_http_free(struct sc_http *h)
 	if (h->session_q)
 		memset(h->session_q, 0, strlen(h->session_q));
 	free(h->session_q);
+	free(h->label_q);
 	free(h->base);
 	memset(h, 0, sizeof(*h));
 }
@@ -112,7 +118,8 @@ int sc_request_once(struct sc_http *h, const char *path, const char *extra,
 
 	sbuf_reset(&r->body);
 	r->status = 0;
-	url = xasprintf("%s%s?sessionID=%s%s", h->base, path, h->session_q, extra ? extra : "");
+	url = xasprintf("%s%s?sessionID=%s%s%s", h->base, path, h->session_q, h->label_q,
+			extra ? extra : "");
 	/* reset keeps open connections; every option is set again below */
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, url);

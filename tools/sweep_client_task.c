@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <curl/curl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -530,10 +531,12 @@ int sc_split_command(const char *cmd, struct sweep_argv *av, struct sbuf *err)
 enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, const char *why)
 {
 	static const long accept[] = { 200, 403, 0 };
-	char *extra = xasprintf("&ticket=%s", ticket);
+	char *w = curl_easy_escape(c->http->curl, why, (int)strnlen(why, 300));
+	char *extra = xasprintf("&ticket=%s&why=%s", ticket, w ? w : "");
 	struct sc_reply r;
 	enum sc_task_end end = SC_TASK_FAILED;
 
+	curl_free(w);
 	log_warn("task %s failed: %s", ticket, why);
 	sc_reply_init(&r);
 	switch (sc_request(c->http, "/failed", extra, NULL, accept, &r)) {
