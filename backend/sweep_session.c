@@ -126,6 +126,48 @@ static int session_files(const struct project_config *cfg, const struct sweep_sp
 	return rc;
 }
 
+/* The spec's parameter file, read (relative to the spec's directory). */
+static int read_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err)
+{
+	char *path;
+	int rc;
+
+	if (!s->parameters) {
+		sbuf_addf(err, "%s: no Parameters= file", s->name);
+		return -1;
+	}
+	path = s->parameters[0] == '/' ? xstrdup(s->parameters)
+		: xasprintf("%s/%s", s->dir, s->parameters);
+	rc = sweep_params_read(path, p, err);
+	free(path);
+	return rc;
+}
+
+int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sweep_spec *s,
+		       struct sweep_params *p, struct sbuf *err)
+{
+	struct db_batch b = { 0 };
+	char *name = xasprintf("sweep:%s", sid);
+	int rc = db_batch_lookup_name(db, name, &b);
+
+	free(name);
+	if (rc != DB_OK) {
+		if (rc == DB_NOT_FOUND)
+			sbuf_addf(err, "no sweep session %s", sid);
+		else
+			sbuf_addf(err, "database error: %s", db_error(db));
+		db_batch_free(&b);
+		return -1;
+	}
+	if (batch)
+		*batch = b.id;
+	rc = sweep_spec_read(b.description, s, err);
+	if (rc == 0 && p)
+		rc = read_params(s, p, err);
+	db_batch_free(&b);
+	return rc;
+}
+
 int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
 			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
 			 struct sbuf *err)
@@ -135,20 +177,12 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	struct db_batch b = { 0 };
 	struct db_workunit *wus = NULL;
 	struct sbuf body = SBUF_INIT(SWEEP_MSG_MAX);
-	char *ppath = NULL;
 	int64_t appid = 0;
 	size_t i;
 	int rc = sweep_spec_read(spec_path, &s, err);
 
-	if (rc == 0 && !s.parameters) {
-		sbuf_addf(err, "%s: no Parameters= file", spec_path);
-		rc = -1;
-	}
-	if (rc == 0) {
-		ppath = s.parameters[0] == '/' ? xstrdup(s.parameters)
-			: xasprintf("%s/%s", s.dir, s.parameters);
-		rc = sweep_params_read(ppath, &p, err);
-	}
+	if (rc == 0)
+		rc = read_params(&s, &p, err);
 	if (rc == 0)
 		rc = sweep_spec_check_params(&s, &p, err);
 	if (rc == 0 && random_hex(sid, SWEEP_SID_LEN / 2) < 0) {
@@ -216,7 +250,6 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	for (i = 0; i < p.nrows; i++)
 		db_workunit_free(&wus[i]);
 	free(wus);
-	free(ppath);
 	db_batch_free(&b);
 	sweep_params_free(&p);
 	sweep_spec_free(&s);
@@ -396,33 +429,23 @@ static int take_result_into(struct db_result *r, void *arg)
 }
 
 int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
-			  struct sweep_collect_stats *st, struct sbuf *err)
+			  bool write_output, struct sweep_collect_stats *st, struct sbuf *err)
 {
 	struct sweep_spec s = { 0 };
 	struct sweep_params p = { 0 };
-	struct db_batch b = { 0 };
 	struct wu_list l = { NULL, 0 };
 	struct sbuf out = SBUF_INIT(1L << 31);
 	struct collect c = { db, cfg, &s, &p, st, err, 0 };
-	char *name = xasprintf("sweep:%s", sid), *ppath = NULL, *opath = NULL;
+	char *opath = NULL;
+	int64_t batch = 0;
 	size_t i;
-	int rc = db_batch_lookup_name(db, name, &b);
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (rc != DB_OK) {
-		sbuf_addf(err, rc == DB_NOT_FOUND ? "no sweep session %s" : "database error", sid);
-		rc = -1;
-	}
-	if (rc == 0)
-		rc = sweep_spec_read(b.description, &s, err);
-	if (rc == 0) {
-		ppath = s.parameters[0] == '/' ? xstrdup(s.parameters)
-			: xasprintf("%s/%s", s.dir, s.parameters);
-		rc = sweep_params_read(ppath, &p, err);
-	}
+	rc = sweep_session_load(db, sid, &batch, &s, &p, err);
 	/* judge what came back: one transaction a result */
 	if (rc == 0) {
-		struct db_val v[] = { DBV_INT(b.id) };
+		struct db_val v[] = { DBV_INT(batch) };
 
 		if (db_result_enum(db, "WHERE batch=? AND outcome=1 AND validate_state=0 ORDER BY id",
 				   v, 1, take_result_into, &c) != DB_OK || c.rc)
@@ -430,7 +453,7 @@ int sweep_session_collect(struct db *db, const struct project_config *cfg, const
 	}
 	/* the output, made again whole from every valid result, in table order */
 	if (rc == 0) {
-		struct db_val v[] = { DBV_INT(b.id) };
+		struct db_val v[] = { DBV_INT(batch) };
 
 		if (db_workunit_enum(db, "WHERE batch=? ORDER BY opaque, id", v, 1, take_wu_into,
 				     &l) != DB_OK)
@@ -439,7 +462,7 @@ int sweep_session_collect(struct db *db, const struct project_config *cfg, const
 	for (i = 0; rc == 0 && i < l.n; i++) {
 		if (l.v[i].canonical_resultid) {
 			st->done++;
-			if (add_block(&c, &l.v[i], &out) < 0)
+			if (write_output && add_block(&c, &l.v[i], &out) < 0)
 				rc = -1;
 		} else if (l.v[i].error_mask) {
 			st->failed++;
@@ -449,19 +472,174 @@ int sweep_session_collect(struct db *db, const struct project_config *cfg, const
 	}
 	if (rc == 0) {
 		opath = s.output[0] == '/' ? xstrdup(s.output) : xasprintf("%s/%s", s.dir, s.output);
-		rc = write_file_atomic(opath, out.buf ? out.buf : "", out.len, 0644);
+		if (write_output)
+			rc = write_file_atomic(opath, out.buf ? out.buf : "", out.len, 0644);
 		st->output = opath;
 		opath = NULL;
 	}
 	for (i = 0; i < l.n; i++)
 		db_workunit_free(&l.v[i]);
 	free(l.v);
-	free(name);
-	free(ppath);
 	free(opath);
-	db_batch_free(&b);
 	sweep_params_free(&p);
 	sweep_spec_free(&s);
 	sbuf_free(&out);
 	return rc;
+}
+
+/* ---- statistics ----------------------------------------------------------------- */
+
+struct stats_walk {
+	struct sweep_stats *st;
+	/* rows (from 1) of the failed sets, by task id, for the reasons */
+	int64_t *failed_ids;
+};
+
+static int count_task(struct db_sweep_task *t, void *arg)
+{
+	struct stats_walk *w = arg;
+	struct sweep_stats *st = w->st;
+
+	st->total++;
+	if (t->canonical_resultid) {
+		st->done++;
+	} else if (t->error_mask) {
+		st->failed_sets = xrealloc(st->failed_sets,
+					   (st->nfailed_sets + 1) * sizeof(*st->failed_sets));
+		w->failed_ids = xrealloc(w->failed_ids, (st->nfailed_sets + 1) * sizeof(int64_t));
+		st->failed_sets[st->nfailed_sets].row = t->opaque > 0 ? (size_t)t->opaque : 0;
+		st->failed_sets[st->nfailed_sets].why = NULL;
+		w->failed_ids[st->nfailed_sets++] = t->id;
+		st->failed++;
+	} else if (t->nrunning) {
+		st->running++;
+	} else {
+		st->waiting++;
+		st->ready += t->nunsent > 0;
+	}
+	return 0;
+}
+
+/* The value of "key=value" line of a ticket's note (stderr_out), or "". */
+static char *note_value(const char *note, const char *key)
+{
+	size_t k = strlen(key);
+	const char *p;
+
+	for (p = note; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, k) && p[k] == '=')
+			return xstrndup(p + k + 1, strcspn(p + k + 1, "\n"));
+	return xstrdup("");
+}
+
+static struct sweep_host_stat *host_stat(struct sweep_stats *st, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < st->nhosts; i++)
+		if (!strcmp(st->hosts[i].host, host))
+			return &st->hosts[i];
+	st->hosts = xrealloc(st->hosts, (st->nhosts + 1) * sizeof(*st->hosts));
+	memset(&st->hosts[st->nhosts], 0, sizeof(*st->hosts));
+	st->hosts[st->nhosts].host = xstrdup(host);
+	return &st->hosts[st->nhosts++];
+}
+
+static void add_reason(struct sweep_failed_set *f, const char *why)
+{
+	char *w;
+
+	if (f->why && strstr(f->why, why))
+		return;         /* the same reason twice says nothing more */
+	w = f->why ? xasprintf("%s; %s", f->why, why) : xstrdup(why);
+	free(f->why);
+	f->why = w;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int count_ticket(struct db_result *r, void *arg)
+{
+	struct stats_walk *w = arg;
+	struct sweep_stats *st = w->st;
+	char *host = note_value(r->stderr_out, "host"), *why = NULL;
+	struct sweep_host_stat *h = host_stat(st, *host ? host : "(unknown)");
+
+	if (r->outcome == RESULT_OUTCOME_SUCCESS && r->validate_state == VALIDATE_STATE_VALID) {
+		h->done++;
+	} else if (r->outcome == RESULT_OUTCOME_CLIENT_ERROR) {
+		char *v = note_value(r->stderr_out, "why");
+
+		h->failed++;
+		why = xasprintf("%s (%s)", *v ? v : "the worker failed", *host ? host : "?");
+		free(v);
+	} else if (r->validate_state == VALIDATE_STATE_INVALID ||
+		   r->outcome == RESULT_OUTCOME_VALIDATE_ERROR) {
+		h->invalid++;
+		why = xasprintf("invalid result (%s)", *host ? host : "?");
+	} else if (r->outcome == RESULT_OUTCOME_NO_REPLY) {
+		h->lost++;
+		why = xasprintf("no answer within the timeout (%s)", *host ? host : "?");
+	}
+	if (r->outcome != RESULT_OUTCOME_NO_REPLY && r->received_time)
+		h->seconds += r->elapsed_time;
+	if (why && st->nfailed_sets) {
+		/* the failed tasks came by id, so their ids are sorted */
+		const int64_t *f = bsearch(&r->workunitid, w->failed_ids, st->nfailed_sets,
+					   sizeof(int64_t), cmp_id);
+
+		if (f)
+			add_reason(&st->failed_sets[f - w->failed_ids], why);
+	}
+	free(why);
+	free(host);
+	return 0;
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+	return strcmp(((const struct sweep_host_stat *)a)->host,
+		      ((const struct sweep_host_stat *)b)->host);
+}
+
+int sweep_session_stats(struct db *db, const char *sid, bool detail, struct sweep_stats *st,
+			struct sbuf *err)
+{
+	struct stats_walk w = { st, NULL };
+	struct db_batch b = { 0 };
+	char *name = xasprintf("sweep:%s", sid);
+	int rc = db_batch_lookup_name(db, name, &b);
+
+	memset(st, 0, sizeof(*st));
+	free(name);
+	if (rc == DB_OK)
+		rc = db_sweep_tasks(db, b.id, count_task, &w);
+	if (rc == DB_OK && detail)
+		rc = db_sweep_ended(db, b.id, count_ticket, &w);
+	if (rc != DB_OK)
+		sbuf_addf(err, rc == DB_NOT_FOUND ? "no sweep session %s" : "database error: %s",
+			  rc == DB_NOT_FOUND ? sid : db_error(db));
+	if (st->nhosts)
+		qsort(st->hosts, st->nhosts, sizeof(*st->hosts), cmp_host);
+	free(w.failed_ids);
+	db_batch_free(&b);
+	return rc == DB_OK ? 0 : -1;
+}
+
+void sweep_stats_free(struct sweep_stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nhosts; i++)
+		free(st->hosts[i].host);
+	for (i = 0; i < st->nfailed_sets; i++)
+		free(st->failed_sets[i].why);
+	free(st->hosts);
+	free(st->failed_sets);
+	memset(st, 0, sizeof(*st));
 }

@@ -11,6 +11,8 @@
 
 struct db;
 struct project_config;
+struct sweep_params;
+struct sweep_spec;
 
 #define SWEEP_SID_LEN 32        /* hex digits of a session ID (128 random bits) */
 
@@ -27,6 +29,14 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
 			 struct sbuf *err);
 
+/*
+ * Session sid: its batch id (batch may be NULL), its spec as the batch
+ * names it, and its parameter table (p may be NULL). 0, or -1 with the
+ * reason in err ("no sweep session SID" when there is none).
+ */
+int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sweep_spec *s,
+		       struct sweep_params *p, struct sbuf *err);
+
 struct sweep_collect_stats {
 	size_t valid, invalid;          /* results judged by this call */
 	size_t done, failed, pending;   /* the session's tasks now */
@@ -40,9 +50,44 @@ struct sweep_collect_stats {
  * canonical result, else it is invalid and the task is handed out again --
  * then write the spec's Output anew from every valid result in table order
  * (plain, or blocks under "### name=value ..."), so collecting twice never
- * collects a set twice. 0, or -1 with the reason in err.
+ * collects a set twice -- unless write_output is false (judging only, as
+ * `sweep run` does while the sweep goes on). 0, or -1 with the reason in err.
  */
 int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
-			  struct sweep_collect_stats *st, struct sbuf *err);
+			  bool write_output, struct sweep_collect_stats *st, struct sbuf *err);
+
+/* What one host did in a session (from the host= its client sent). */
+struct sweep_host_stat {
+	char *host;
+	size_t done;            /* valid results */
+	size_t failed;          /* reported failed (worker error, timeout) */
+	size_t invalid;         /* came back, judged invalid */
+	size_t lost;            /* never came back before the task's Timeout */
+	double seconds;         /* from handing out to the answer, over its answered tickets */
+};
+
+/* A parameter set that failed, and why (each ticket's end, "; "-separated). */
+struct sweep_failed_set {
+	size_t row;             /* in the parameter file, from 1 */
+	char *why;
+};
+
+struct sweep_stats {
+	size_t total, done, failed, running, waiting;   /* tasks */
+	size_t ready;           /* waiting tasks with a ticket to hand out now */
+	struct sweep_host_stat *hosts;
+	size_t nhosts;
+	struct sweep_failed_set *failed_sets;
+	size_t nfailed_sets;
+};
+
+/*
+ * The state of session sid's tasks; with detail, also what each host did
+ * and why each failed set failed. 0, or -1 with the reason in err
+ * (DB_NOT_FOUND-like "no sweep session" when it does not exist).
+ */
+int sweep_session_stats(struct db *db, const char *sid, bool detail, struct sweep_stats *st,
+			struct sbuf *err);
+void sweep_stats_free(struct sweep_stats *st);
 
 #endif

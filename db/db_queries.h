@@ -189,7 +189,24 @@ int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
 
 /* ---- the parameter sweep (db_sweep.c) ---- */
 extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket, dbq_sweep_report,
-	dbq_sweep_wu_reported;
+	dbq_sweep_wu_reported, dbq_sweep_tasks, dbq_sweep_ended;
+
+/* A task of a session as `sweep status` sees it (read only). */
+struct db_sweep_task {
+	int64_t id;
+	double opaque;          /* its row in the parameter file, from 1 */
+	int64_t canonical_resultid;
+	int error_mask;
+	int nrunning;           /* its tickets out now */
+	int nunsent;            /* its tickets waiting to be handed out */
+};
+extern const struct db_table db_sweep_task_table;
+/* Every task of the session batch, by id. */
+int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task *, void *),
+		   void *arg);
+/* Every ticket of the session batch that ended, by id. */
+int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+		   void *arg);
 /* The session's next unsent result (its app's, through res_app_state), locked. */
 int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result *r);
 /*

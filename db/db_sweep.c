@@ -88,3 +88,43 @@ int db_sweep_report(struct db *db, const struct db_result *r, bool success, int6
 		rc = db_query_exec(db, &dbq_sweep_wu_reported, w, ARRAY_SIZE(w), NULL);
 	return rc;
 }
+
+/* A task's state for `sweep status` and the master's progress: a projection of workunit. */
+static const struct db_column sweep_task_cols[] = {
+	{ "id", DB_T_I64, offsetof(struct db_sweep_task, id), 0 },
+	{ "opaque", DB_T_DOUBLE, offsetof(struct db_sweep_task, opaque), 0 },
+	{ "canonical_resultid", DB_T_I64, offsetof(struct db_sweep_task, canonical_resultid), 0 },
+	{ "error_mask", DB_T_INT, offsetof(struct db_sweep_task, error_mask), 0 },
+	{ "(SELECT COUNT(*) FROM result r WHERE r.workunitid=workunit.id AND r.server_state=4)",
+	  DB_T_INT, offsetof(struct db_sweep_task, nrunning), DB_COL_EXPR },
+	{ "(SELECT COUNT(*) FROM result r WHERE r.workunitid=workunit.id AND r.server_state=2)",
+	  DB_T_INT, offsetof(struct db_sweep_task, nunsent), DB_COL_EXPR },
+};
+const struct db_table db_sweep_task_table = {
+	"workunit", sizeof(struct db_sweep_task), sweep_task_cols, ARRAY_SIZE(sweep_task_cols)
+};
+const struct db_query dbq_sweep_tasks = {
+	"sweep_tasks", &db_sweep_task_table, "WHERE batch=? ORDER BY id", "i"
+};
+/* The tickets of a session that ended (answered, failed, timed out, judged). */
+const struct db_query dbq_sweep_ended = {
+	"sweep_ended", &db_result_table,
+	"WHERE workunitid IN (SELECT id FROM workunit WHERE batch=?) AND server_state=5 ORDER BY id",
+	"i"
+};
+
+int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task *, void *),
+		   void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	return db_query_rows(db, &dbq_sweep_tasks, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
+}
+
+int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+		   void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	return db_result_query(db, &dbq_sweep_ended, v, ARRAY_SIZE(v), fn, arg);
+}

@@ -47,4 +47,26 @@ int sweep_parse_yesno(const char *s, bool *out);
 /* A decimal number in [lo, hi] with no sign or spaces; 0 / -1. */
 int sweep_parse_bounded(const char *s, long lo, long hi, long *out);
 
+/* The BOINC name of the platform sweep_client and the master were built for (the
+ * master deploys its own sweep_client, so it asks for this platform's worker). */
+#if defined(__linux__) && defined(__x86_64__)
+#define SWEEP_PLATFORM "x86_64-pc-linux-gnu"
+#elif defined(__linux__) && defined(__i386__)
+#define SWEEP_PLATFORM "i686-pc-linux-gnu"
+#elif defined(__linux__) && defined(__aarch64__)
+#define SWEEP_PLATFORM "aarch64-unknown-linux-gnu"
+#elif defined(__linux__) && defined(__arm__)
+#define SWEEP_PLATFORM "arm-unknown-linux-gnueabihf"
+#elif defined(__linux__) && defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWEEP_PLATFORM "powerpc64le-unknown-linux-gnu"
+#elif defined(__APPLE__) && defined(__aarch64__)
+#define SWEEP_PLATFORM "arm64-apple-darwin"
+#elif defined(__APPLE__) && defined(__x86_64__)
+#define SWEEP_PLATFORM "x86_64-apple-darwin"
+#elif defined(__FreeBSD__) && defined(__x86_64__)
+#define SWEEP_PLATFORM "x86_64-pc-freebsd__FreeBSD"
+#else
+#define SWEEP_PLATFORM "unknown"
+#endif
+
 #endif

@@ -1,10 +1,8 @@
 /*
- * sweep: the parameter sweep's master (seed 004). This first part works on
- * a project that is running: `sweep create SPEC` stores a session -- its
- * tasks, one per parameter set, and the files cgi-bin/sweep serves -- and
- * prints its session ID; `sweep status SESSION` counts its tasks. Clients
- * (sweep_client) started with that session ID then pull the tasks. See
- * doc/sweep.md.
+ * sweep: the parameter sweep's master (seed 004). `sweep run SPEC` does the
+ * whole sweep (sweep_run.c); `resume` goes on with one; `status` shows its
+ * statistics; `create` and `collect` are its parts for those who start the
+ * clients themselves. See doc/sweep.md.
  */
 #include "common.h"
 #include "config.h"
@@ -12,79 +10,115 @@
 #include "db_queries.h"
 #include "log.h"
 #include "param.h"
+#include "sweep_run.h"
 #include "sweep_session.h"
 
-struct options {
-	char *project;
-};
+static struct sweep_run_opts o;
 
 static const struct param options[] = {
-	{ "project", PARAM_STR, offsetof(struct options, project), NULL, 0, 0, 0, "DIR",
-	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
+	{ "project", PARAM_STR, offsetof(struct sweep_run_opts, project), NULL, 0, 0, 0, "DIR",
+	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..; run and resume: "
+	  "without one, a private project)" },
+	{ "sandbox", PARAM_STR, offsetof(struct sweep_run_opts, sandbox), NULL, 0, 0, 0, "DIR",
+	  "run, resume: the private project's directory (default: ~/.wseq/sweep)" },
+	{ "ssh-config", PARAM_STR, offsetof(struct sweep_run_opts, ssh_config), NULL, 0, 0, 0,
+	  "FILE", "run, resume: ssh and scp read FILE (-F) instead of ~/.ssh/config" },
+	{ "remote-dir", PARAM_STR, offsetof(struct sweep_run_opts, remote_dir), ".wseq-sweep", 0,
+	  0, 0, "DIR", "run, resume: sweep_client's directory on the hosts (relative: to the "
+	  "home directory)" },
+	{ "client", PARAM_STR, offsetof(struct sweep_run_opts, client), NULL, 0, 0, 0, "FILE",
+	  "run, resume: the sweep_client to copy to the hosts (default: the one beside sweep)" },
+	{ "progress", PARAM_STR, offsetof(struct sweep_run_opts, progress), "", 0, 0, 0, "MODE",
+	  "run, resume: bar, lines or none (default: bar on a terminal, else lines)" },
+	{ "keep-server", PARAM_BOOL, offsetof(struct sweep_run_opts, keep_server), "0", 0, 0, 0,
+	  NULL, "run, resume: leave the private project running at the end" },
+	{ "max-starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
+	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
 	PARAM_TABLE_END
 };
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: sweep [options] create SPEC\n"
+	fprintf(fp, "usage: sweep [options] run SPEC\n"
+		    "       sweep [options] resume SESSION\n"
 		    "       sweep [options] status SESSION\n"
+		    "       sweep [options] create SPEC\n"
 		    "       sweep [options] collect SESSION\n\n"
-		    "create: store a sweep session in the project -- one task per line of the\n"
-		    "spec's parameter file, the worker executables and the client configuration --\n"
-		    "and print its session ID. status: how many of a session's tasks are done,\n"
-		    "running, waiting or failed. collect: validate the results that came back\n"
-		    "and write the spec's Output from every valid one.\n\noptions:\n");
+		    "run: the whole sweep -- a session of one task per line of the spec's\n"
+		    "parameter file, sweep_client started by ssh (copied by scp when missing) on\n"
+		    "every host of its cluster file, the progress, the results judged and\n"
+		    "collected into its Output, then the statistics; without a configured\n"
+		    "project it starts a private one on the spec's Server address. resume: go on\n"
+		    "with a session after the master was stopped. status: the statistics so far.\n"
+		    "create: only store a session and print its ID (start clients yourself).\n"
+		    "collect: judge the results that came back and write the Output.\n\n"
+		    "exit status: 0 every set collected; 1 an error; 2 bad usage; 4 every task\n"
+		    "ended but some sets failed; 5 tasks left and no host to run them; 6 stopped\n"
+		    "by a signal (resume goes on).\n\noptions:\n");
 	param_print_help(options, fp);
 }
 
-static int count(struct db *db, const char *tail, int64_t batch, int64_t *n)
+static int open_project(struct project_config *cfg, struct db **db)
 {
-	struct db_val v[] = { DBV_INT(batch), DBV_INT(batch) };
-	size_t nv = 0;
-	const char *q;
+	struct db_params dp;
+	char *path = o.project ? xasprintf("%s/config.xml", o.project) : NULL;
+	int rc = config_load(cfg, path, NULL, NULL);
 
-	for (q = tail; *q; q++)
-		nv += *q == '?';        /* every placeholder is the batch */
-
-	return db_workunit_count(db, tail, v, nv, n);
+	free(path);
+	if (rc < 0)
+		return -1;
+	db_params_from_config(&dp, cfg);
+	if (db_open(db, &dp, 0) != DB_OK) {
+		config_free(cfg);
+		return -1;
+	}
+	return 0;
 }
 
-static int status(struct db *db, const char *sid)
+static int create(struct db *db, const struct project_config *cfg, const char *spec)
 {
-	struct db_batch b = { 0 };
-	char *name = xasprintf("sweep:%s", sid);
-	int64_t total = 0, done = 0, failed = 0, running = 0;
-	int rc = db_batch_lookup_name(db, name, &b);
+	struct sbuf err = SBUF_INIT(4096);
+	char sid[SWEEP_SID_LEN + 1] = "";
+	int64_t batch = 0;
+	size_t n = 0;
+	int rc = 1;
 
-	free(name);
-	if (rc == DB_NOT_FOUND)
-		return log_error("no sweep session %s", sid);
-	if (rc == DB_OK)
-		rc = count(db, "WHERE batch=?", b.id, &total);
-	if (rc == DB_OK)
-		rc = count(db, "WHERE batch=? AND id IN (SELECT workunitid FROM result WHERE batch=? "
-			   "AND outcome=1)", b.id, &done);
-	if (rc == DB_OK)
-		rc = count(db, "WHERE batch=? AND error_mask<>0 AND id NOT IN (SELECT workunitid "
-			   "FROM result WHERE batch=? AND outcome=1)", b.id, &failed);
-	if (rc == DB_OK)
-		rc = count(db, "WHERE batch=? AND id IN (SELECT workunitid FROM result WHERE batch=? "
-			   "AND server_state=4)", b.id, &running);
-	if (rc == DB_OK)
-		printf("session %s: %lld tasks, %lld done, %lld running, %lld waiting, %lld failed\n",
-		       sid, (long long)total, (long long)done, (long long)running,
-		       (long long)(total - done - failed - running), (long long)failed);
-	db_batch_free(&b);
-	return rc == DB_OK ? 0 : -1;
+	if (sweep_session_create(db, cfg, spec, sid, &batch, &n, &err) == 0) {
+		log_info("session %.8s...: %zu tasks (batch %lld)", sid, n, (long long)batch);
+		printf("%s\n", sid);
+		rc = 0;
+	} else {
+		log_error("%s", sbuf_str(&err));
+	}
+	sbuf_free(&err);
+	return rc;
+}
+
+static int collect(struct db *db, const struct project_config *cfg, const char *sid)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	struct sweep_collect_stats st;
+	int rc = 1;
+
+	if (sweep_session_collect(db, cfg, sid, true, &st, &err) == 0) {
+		printf("%zu valid, %zu invalid; %zu done, %zu failed, %zu pending; output %s\n",
+		       st.valid, st.invalid, st.done, st.failed, st.pending, st.output);
+		rc = 0;
+	} else {
+		log_error("%s", sbuf_str(&err));
+	}
+	free(st.output);
+	sbuf_free(&err);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	static const char *const cmds[] = { "run", "resume", "status", "create", "collect" };
 	struct project_config cfg;
-	struct db_params dp;
 	struct db *db = NULL;
-	char *path = NULL;
+	const char *cmd, *arg;
+	size_t k;
 	int i, rc = 1;
 
 	log_init("sweep", NULL);
@@ -92,58 +126,41 @@ int main(int argc, char **argv)
 	i = param_parse_args(options, &o, argc, argv);
 	if (i == -2) {
 		usage(stdout);
+		param_free(options, &o);
 		return 0;
 	}
-	if (i < 0)
+	if (i < 0) {
+		param_free(options, &o);
 		return 2;
-	if (argc - i != 2 || (strcmp(argv[i], "create") && strcmp(argv[i], "status") &&
-			      strcmp(argv[i], "collect"))) {
+	}
+	for (k = 0; argc - i == 2 && k < ARRAY_SIZE(cmds); k++)
+		if (!strcmp(argv[i], cmds[k]))
+			break;
+	if (argc - i != 2 || k == ARRAY_SIZE(cmds) ||
+	    (strcmp(o.progress, "") && strcmp(o.progress, "bar") && strcmp(o.progress, "lines") &&
+	     strcmp(o.progress, "none"))) {
 		usage(stderr);
 		param_free(options, &o);
 		return 2;
 	}
-	if (o.project)
-		path = xasprintf("%s/config.xml", o.project);
-	if (config_load(&cfg, path, NULL, NULL) < 0)
-		goto out;
-	db_params_from_config(&dp, &cfg);
-	if (db_open(&db, &dp, 0) != DB_OK)
-		goto out;
-	if (!strcmp(argv[i], "create")) {
-		struct sbuf err = SBUF_INIT(4096);
-		char sid[SWEEP_SID_LEN + 1] = "";
-		int64_t batch = 0;
-		size_t n = 0;
-
-		if (sweep_session_create(db, &cfg, argv[i + 1], sid, &batch, &n, &err) == 0) {
-			log_info("session %.8s...: %zu tasks (batch %lld)", sid, n, (long long)batch);
-			printf("%s\n", sid);
-			rc = 0;
+	cmd = argv[i];
+	arg = argv[i + 1];
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "resume")) {
+		rc = sweep_run(&o, !strcmp(cmd, "resume"), arg);
+	} else if (open_project(&cfg, &db) == 0) {
+		if (!strcmp(cmd, "create")) {
+			rc = create(db, &cfg, arg);
+		} else if (!strcmp(cmd, "collect")) {
+			rc = collect(db, &cfg, arg);
 		} else {
-			log_error("%s", sbuf_str(&err));
-		}
-		sbuf_free(&err);
-	} else if (!strcmp(argv[i], "collect")) {
-		struct sbuf err = SBUF_INIT(4096);
-		struct sweep_collect_stats st;
+			char *dir = xasprintf("%s/sweep/%s", cfg.project_dir, arg);
 
-		if (sweep_session_collect(db, &cfg, argv[i + 1], &st, &err) == 0) {
-			printf("%zu valid, %zu invalid; %zu done, %zu failed, %zu pending; output %s\n",
-			       st.valid, st.invalid, st.done, st.failed, st.pending, st.output);
-			rc = 0;
-		} else {
-			log_error("%s", sbuf_str(&err));
+			rc = strchr(arg, '/') || sweep_print_stats(db, arg, dir, stdout) < 0;
+			free(dir);
 		}
-		free(st.output);
-		sbuf_free(&err);
-	} else {
-		rc = status(db, argv[i + 1]) == 0 ? 0 : 1;
-	}
-out:
-	if (db)
 		db_close(db);
-	config_free(&cfg);
-	free(path);
+		config_free(&cfg);
+	}
 	param_free(options, &o);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * See sweep_client.h for the parts and doc/sweep_client.md for the reference.
  */
 #include "sweep_client.h"
+#include "sweep_util.h"
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
@@ -22,26 +23,6 @@
 
 #define SESSION_MAX 256
 
-/* The BOINC name of the platform this client was built for. */
-#if defined(__linux__) && defined(__x86_64__)
-#define SC_PLATFORM "x86_64-pc-linux-gnu"
-#elif defined(__linux__) && defined(__i386__)
-#define SC_PLATFORM "i686-pc-linux-gnu"
-#elif defined(__linux__) && defined(__aarch64__)
-#define SC_PLATFORM "aarch64-unknown-linux-gnu"
-#elif defined(__linux__) && defined(__arm__)
-#define SC_PLATFORM "arm-unknown-linux-gnueabihf"
-#elif defined(__linux__) && defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SC_PLATFORM "powerpc64le-unknown-linux-gnu"
-#elif defined(__APPLE__) && defined(__aarch64__)
-#define SC_PLATFORM "arm64-apple-darwin"
-#elif defined(__APPLE__) && defined(__x86_64__)
-#define SC_PLATFORM "x86_64-apple-darwin"
-#elif defined(__FreeBSD__) && defined(__x86_64__)
-#define SC_PLATFORM "x86_64-pc-freebsd__FreeBSD"
-#else
-#define SC_PLATFORM "unknown"
-#endif
 
 struct options {
 	char *dir;
@@ -59,7 +40,7 @@ static const struct param options[] = {
 	  "work directory: a relative COMMAND and the task directories are here; made if missing" },
 	{ "log", PARAM_STR, offsetof(struct options, log), "-", 0, 0, 0, "FILE",
 	  "append the log to FILE instead of stderr" },
-	{ "platform", PARAM_STR, offsetof(struct options, platform), SC_PLATFORM, 0, 0, 0, "NAME",
+	{ "platform", PARAM_STR, offsetof(struct options, platform), SWEEP_PLATFORM, 0, 0, 0, "NAME",
 	  "BOINC platform name asked for in GET /worker" },
 	{ "host", PARAM_STR, offsetof(struct options, host), "", 0, 0, 0, "LABEL",
 	  "who this client is in the master's statistics (default: this machine's name)" },
@@ -495,7 +476,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (i >= 0 && cl.o.version) {
-		printf("sweep_client (wseq %s) platform %s\n", PACKAGE_VERSION, SC_PLATFORM);
+		printf("sweep_client (wseq %s) platform %s\n", PACKAGE_VERSION, SWEEP_PLATFORM);
 		param_free(options, &cl.o);
 		return 0;
 	}

@@ -1,0 +1,149 @@
+#!/bin/sh
+test_description='sweep run over three real sshd slaves, a slave that refuses the key, a closed port and an unknown host: the client copied by scp, every set collected once or listed as failed with why, statistics per host; the master killed mid-run and resumed; a client killed mid-task'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+. "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
+
+SSHD_SLAVE_PREFIX=wsrun
+D="$TRASH_DIRECTORY/ssh"
+SB="$TRASH_DIRECTORY/sb"
+DATA="$WSEQ_SRCDIR/test/data/sweep-run"
+test_atexit "sshd_slaves_down '$D'"
+test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
+
+sshd_slaves_up "$D" 3 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
+	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
+}
+NOAUTH=$(sshd_slave_noauth "$D" 2>>"$TRASH_DIRECTORY/sshd-up.log") || exit 1
+CLOSED=$(sshd_closed_port) || exit 1
+PORT=$(sshd_free_port_) || exit 1
+
+# make_sweep DIR TIMEOUT ROWS [N=MODE ...]: a sweep in DIR of ROWS sets "n | mode"
+# (mode ok unless named), over the three slaves and, with "all", the bad hosts too.
+make_sweep() {
+	_dir=$1 _to=$2 _rows=$3
+	shift 3
+	mkdir -p "$_dir" && cp "$DATA/worker.sh" "$DATA/check.sh" "$_dir/" &&
+	sed -e "s/TIMEOUT/$_to/" -e "s/PORT/$PORT/" "$DATA/spec.in" >"$_dir/spec" &&
+	cp "$D/cluster" "$_dir/cluster" &&
+	{
+		echo "n | mode"
+		_i=1
+		while [ $_i -le "$_rows" ]; do
+			_m=ok
+			for _s in "$@"; do
+				[ "${_s%%=*}" = "$_i" ] && _m=${_s#*=}
+			done
+			echo "$_i | $_m"
+			_i=$((_i + 1))
+		done
+	} >"$_dir/params"
+}
+
+RUN="sweep --sandbox $SB --ssh-config $D/ssh_config --progress lines"
+
+# expect_blocks DIR N...: out.txt holds exactly the sets N..., once each, in this order
+expect_blocks() {
+	_dir=$1
+	shift
+	for _n in "$@"; do
+		echo "### n=$_n mode=ok"
+		echo "n=$_n"
+	done >"$_dir/expect.txt" &&
+	grep -a -e '^### ' -e '^n=' "$_dir/out.txt" >"$_dir/got.txt" &&
+	test_cmp "$_dir/expect.txt" "$_dir/got.txt"
+}
+
+# done_by DIR USER: the "done" column of USER's line in the statistics
+done_by() {
+	awk -v u="$2@" 'index($1, u) == 1 { print $2 }' "$1/stats"
+}
+
+# --- a whole sweep, with every kind of trouble -----------------------------
+
+make_sweep s1 5 24 5=fail 9=hang 13=bad
+{ echo "$NOAUTH"; echo "$CLOSED"; echo "nonexistent-host.invalid"; } >>s1/cluster
+
+test_expect_success 'sweep run: a private project, the client deployed, exit 4 (some sets failed)' '
+	(cd s1 && $RUN run spec >stats 2>run.log; echo $? >rc) &&
+	test "$(cat s1/rc)" = 4 &&
+	grep "^session [0-9a-f]\{32\}: 24 tasks, 21 done, 0 running, 0 waiting, 3 failed$" s1/stats
+'
+
+test_expect_success 'the client was missing on every slave: copied by scp after the dummy ssh check' '
+	for u in $SSHD_SLAVE_USERS; do
+		test -x "$D/home/$u/.wseq-sweep/sweep_client" || return 1
+	done &&
+	test "$(grep -c "copying the client" s1/run.log)" = 3
+'
+
+test_expect_success 'the output holds every valid set once, in table order, binary results intact' '
+	expect_blocks s1 1 2 3 4 6 7 8 10 11 12 14 15 16 17 18 19 20 21 22 23 24 &&
+	test "$(grep -a -c -- "^--end content--$" s1/out.txt)" = 21 &&
+	test "$(tr -cd "\000" <s1/out.txt | wc -c)" = 21 &&
+	grep -a -q "^after the marker 24$" s1/out.txt
+'
+
+test_expect_success 'statistics: what each slave did, adding up to all valid sets' '
+	total=0 &&
+	for u in $SSHD_SLAVE_USERS; do
+		n=$(done_by s1 "$u") && test "${n:-0}" -ge 1 && total=$((total + n)) || return 1
+	done &&
+	test "$total" = 21
+'
+
+test_expect_success 'statistics: the hosts that could not be reached, and why' '
+	grep "^  ${NOAUTH}: unreachable: ssh authentication failed (.*Permission denied" s1/stats &&
+	grep "^  ${CLOSED}: unreachable: connection refused" s1/stats &&
+	grep "^  nonexistent-host.invalid: unreachable: no such host" s1/stats
+'
+
+test_expect_success 'statistics: the failed sets, with why (exit status, timeout, invalid)' '
+	grep "^  set 5 (n=5 mode=fail): the worker exited with status 3 (wsrun" s1/stats &&
+	grep "^  set 9 (n=9 mode=hang): timeout: still running after 5 s" s1/stats &&
+	grep "^  set 13 (n=13 mode=bad): invalid result (wsrun" s1/stats &&
+	test "$(grep -c "^  set " s1/stats)" = 3
+'
+
+test_expect_success 'the session ID is nowhere on the slaves, and the private project is stopped' '
+	sid=$(sed -n "s/^session \([0-9a-f]*\):.*/\1/p" s1/stats) && test -n "$sid" &&
+	! grep -r -q "$sid" "$D/home" &&
+	test_must_fail wseq_sandbox status "$SB" >/dev/null
+'
+
+# --- the master killed mid-run, the machine "rebooted", then resume ---------
+
+make_sweep s2 30 45
+
+test_expect_success 'the master killed with -9 mid-run, the server stopped too; sweep resume completes it' '
+	(cd s2 && exec $RUN run spec >stats 2>run.log) &
+	master=$! &&
+	test_wait_for 60 grep -q "^sweep: session [0-9a-f]*:" s2/run.log &&
+	sid=$(sed -n "s/^sweep: session \([0-9a-f]*\):.*/\1/p" s2/run.log) &&
+	test_wait_for 60 sh -c "sweep --project \"$SB/project\" status $sid 2>/dev/null |
+		grep -q \"tasks, \([6-9]\|[1-9][0-9]\) done\"" &&
+	kill -9 $master && { wait $master || :; } &&
+	sweep --project "$SB/project" status "$sid" >before &&
+	! grep -q "45 done" before &&
+	wseq_sandbox down "$SB" 2>/dev/null &&
+	(cd s2 && $RUN resume "$sid" >stats 2>resume.log) &&
+	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
+	expect_blocks s2 $(seq 1 45)
+'
+
+# --- a client killed in the middle of a task -------------------------------
+
+make_sweep s3 8 6 1=slow 2=slow 3=slow 4=slow 5=slow 6=slow
+
+test_expect_success 'a client killed mid-task: its task is handed out again after the timeout' '
+	(cd s3 && exec $RUN run spec >stats 2>run.log) &
+	master=$! &&
+	victim=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) &&
+	test_wait_for 60 pgrep -u "$victim" -f "worker [0-9]+ slow" &&
+	pkill -KILL -u "$victim" -x sweep_client &&
+	wait $master &&
+	grep "6 tasks, 6 done" s3/stats &&
+	expect_blocks s3 1 2 3 4 5 6 &&
+	awk -v u="$victim@" "index(\$1, u) == 1 { exit !(\$5 >= 1) }" s3/stats
+'
+
+test_done

@@ -1,0 +1,1037 @@
+/*
+ * `sweep run SPEC` and `sweep resume SESSION` (see sweep_run.h, doc/sweep.md).
+ *
+ * The master is one process with a loop. Each host of the cluster file has
+ * a small state machine whose every step is one ssh or scp process (seed
+ * 004): start the client by ssh -- the ssh stays while the client works,
+ * and its exit status is the client's; if that fails, a dummy ssh command
+ * tells a dead or refusing host from one that lacks the client; then scp
+ * copies the client and it is started again. Around that the loop judges
+ * the results that came back, draws the progress and ends when every task
+ * ended (or no host is left to run the rest). Everything it knows of the
+ * tasks is in the database, so a master killed at any moment loses nothing:
+ * `sweep resume` starts the clients again and carries on.
+ */
+#include "sweep_run.h"
+#include "config.h"
+#include "db.h"
+#include "db_queries.h"
+#include "fileutil.h"
+#include "log.h"
+#include "md5.h"
+#include "sbuf.h"
+#include "sweep_cluster.h"
+#include "sweep_params.h"
+#include "sweep_session.h"
+#include "sweep_spec.h"
+#include "sweep_util.h"
+#include "wtime.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define TICK_MS 200             /* the loop's period */
+#define JUDGE_EVERY 1.0         /* seconds between looks at the database */
+#define LINES_EVERY 10.0        /* seconds between progress lines (not a terminal) */
+#define RESTART_WAIT 5.0        /* seconds before a client that died is started again */
+#define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
+
+enum step {
+	S_IDLE,         /* nothing runs for this host */
+	S_START,        /* ssh ... sweep_client: runs as long as the client */
+	S_CHECK,        /* ssh ... true: can we log in at all? */
+	S_MKDIR,        /* ssh ... mkdir -p DIR */
+	S_COPY,         /* scp sweep_client */
+};
+
+enum verdict {
+	H_NEW,
+	H_RUNNING,      /* a client runs (or is being set up) */
+	H_FINISHED,     /* its client ended: no task left */
+	H_UNREACHABLE,  /* ssh cannot log in */
+	H_COPY_FAILED,  /* the client could not be copied */
+	H_CLIENT_FAILED,/* the client ran and ended badly */
+};
+
+static const char *const verdict_names[] = {
+	"new", "running", "finished", "unreachable", "copy failed", "client failed",
+};
+
+struct host {
+	struct sweep_host h;
+	char *label;            /* its cluster-file form, user@host:port */
+	enum step step;
+	enum verdict verdict;
+	char *why;              /* what went wrong last, for the statistics */
+	pid_t pid;
+	int start_exit;         /* exit status of the last start */
+	int starts;
+	bool copied;
+	double not_before;      /* no new start before this dnow() */
+	double started_at;
+};
+
+struct run {
+	const struct sweep_run_opts *o;
+	struct project_config cfg;
+	bool have_cfg;
+	struct db *db;
+	char sid[SWEEP_SID_LEN + 1];
+	char *sdir;             /* the project's sweep/SID */
+	struct sweep_spec spec;
+	char *server, *port;    /* how the hosts reach the master */
+	char *client;           /* the local sweep_client */
+	char md5[MD5_HEX_LEN + 1];
+	char *sandbox;          /* the private project's directory, or NULL */
+	bool started_sandbox;
+	struct host *hosts;
+	size_t nhosts;
+	int progress;           /* 0 none, 1 lines, 2 bar */
+	double t0;
+	size_t done0;           /* tasks ended before this run began (for the estimate) */
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+/* A program installed beside this one (or in the source tree's tools/), else on PATH. */
+static char *find_tool(const char *name)
+{
+	char self[PATH_MAX], *slash, *p;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			p = xasprintf("%s/%s", self, name);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+#ifdef WSEQ_TOOLS_SRCDIR
+	p = xasprintf("%s/%s", WSEQ_TOOLS_SRCDIR, name);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+#endif
+	return xstrdup(name);   /* execvp searches PATH */
+}
+
+/* Append s single-quoted for a POSIX shell. */
+static void sh_quote(struct sbuf *b, const char *s)
+{
+	sbuf_addch(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sbuf_addstr(b, "'\\''");
+		else
+			sbuf_addch(b, *s);
+	}
+	sbuf_addch(b, '\'');
+}
+
+/* Run argv, wait for it; its exit status, or -1. Output goes to our stderr, or nowhere. */
+static int run_wait(char *const argv[], bool quiet)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		dup2(fd, 0);
+		dup2(quiet ? fd : 2, 1);        /* our stdout carries the statistics only */
+		if (quiet)
+			dup2(fd, 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "sweep: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- the project ------------------------------------------------------------------- */
+
+static bool project_configured(const struct sweep_run_opts *o)
+{
+	const char *env = getenv("WSEQ_PROJECT_DIR");
+
+	return o->project || (env && *env) || access("config.xml", R_OK) == 0 ||
+	       access("../config.xml", R_OK) == 0;
+}
+
+/*
+ * The private project: its directory, started (or created) listening on the
+ * spec's Server. A marker file says sweep started it, so the run that ends
+ * the sweep -- this one or a resume after a crash -- stops it again; one the
+ * user started stays up.
+ */
+static int sandbox_up(struct run *r, bool with_address)
+{
+	const struct sweep_run_opts *o = r->o;
+	const char *home = getenv("HOME");
+	char *tool = find_tool("wseq_sandbox"), *port = NULL, *marker;
+	char *argv[12];
+	size_t n = 0;
+	int rc;
+
+	r->sandbox = o->sandbox ? xstrdup(o->sandbox)
+		: xasprintf("%s/.wseq/sweep", home && *home ? home : "/tmp");
+	if (mkdir_p(r->sandbox, 0755) < 0) {
+		free(tool);
+		return -1;
+	}
+	marker = xasprintf("%s/started-by-sweep", r->sandbox);
+	argv[0] = tool;
+	argv[1] = "status";
+	argv[2] = r->sandbox;
+	argv[3] = NULL;
+	if (run_wait(argv, true) != 0)
+		write_file_atomic(marker, "", 0, 0644);
+	r->started_sandbox = access(marker, F_OK) == 0;
+	free(marker);
+	argv[n++] = tool;
+	argv[n++] = "up";
+	argv[n++] = r->sandbox;
+	argv[n++] = "--name";
+	argv[n++] = "sweep";
+	if (with_address) {
+		const char *a = r->spec.server_host && *r->spec.server_host ? r->spec.server_host
+			: "0.0.0.0";
+
+		port = xasprintf("%d", r->spec.server_port);
+		argv[n++] = "--http-port";
+		argv[n++] = port;
+		argv[n++] = "--http-address";
+		argv[n++] = (char *)a;
+	}
+	argv[n] = NULL;
+	log_info("starting the private project in %s", r->sandbox);
+	rc = run_wait(argv, false);
+	free(port);
+	free(tool);
+	if (rc != 0)
+		return log_error("the private project in %s did not start (wseq_sandbox up: exit %d)",
+				 r->sandbox, rc);
+	return 0;
+}
+
+static void sandbox_down(struct run *r)
+{
+	char *tool = find_tool("wseq_sandbox"), *marker = xasprintf("%s/started-by-sweep", r->sandbox);
+	char *argv[] = { tool, "down", r->sandbox, NULL };
+
+	log_info("stopping the private project in %s", r->sandbox);
+	if (run_wait(argv, false) == 0)
+		unlink(marker);
+	free(marker);
+	free(tool);
+}
+
+static int project_open(struct run *r, bool create)
+{
+	struct db_params dp;
+	char *path = NULL;
+
+	if (r->o->sandbox || !project_configured(r->o)) {
+		if (sandbox_up(r, create) < 0)
+			return -1;
+		path = xasprintf("%s/project/config.xml", r->sandbox);
+	} else if (r->o->project) {
+		path = xasprintf("%s/config.xml", r->o->project);
+	}
+	if (config_load(&r->cfg, path, NULL, NULL) < 0) {
+		free(path);
+		return -1;
+	}
+	free(path);
+	r->have_cfg = true;
+	db_params_from_config(&dp, &r->cfg);
+	if (db_open(&r->db, &dp, 30) != DB_OK)
+		return log_error("cannot open the project database");
+	return 0;
+}
+
+/* ---- hosts ------------------------------------------------------------------------- */
+
+static void hosts_save(const struct run *r)
+{
+	struct sbuf b = SBUF_INIT(1 << 20);
+	char *path = xasprintf("%s/hosts", r->sdir);
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++)
+		sbuf_addf(&b, "%s\t%s\t%s\n", r->hosts[i].label, verdict_names[r->hosts[i].verdict],
+			  r->hosts[i].why ? r->hosts[i].why : "");
+	write_file_atomic(path, b.buf ? b.buf : "", b.len, 0644);
+	free(path);
+	sbuf_free(&b);
+}
+
+static void set_verdict(struct run *r, struct host *h, enum verdict v, char *why)
+{
+	free(h->why);
+	h->why = why;
+	h->verdict = v;
+	if (why)
+		log_info("host %s: %s: %s", h->label, verdict_names[v], why);
+	else
+		log_info("host %s: %s", h->label, verdict_names[v]);
+	hosts_save(r);
+}
+
+static char *err_path(const struct run *r, const struct host *h)
+{
+	return xasprintf("%s/ssh-%zu.log", r->sdir, (size_t)(h - r->hosts));
+}
+
+/* The last non-empty line of what the host's last ssh or scp said, or "". */
+static char *ssh_said(const struct run *r, const struct host *h)
+{
+	struct sbuf b = SBUF_INIT(1 << 20);
+	char *path = err_path(r, h), *s, *end, *line;
+
+	read_file(path, 1 << 20, &b);
+	free(path);
+	s = b.buf ? b.buf : "";
+	end = s + strlen(s);
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		*--end = 0;
+	line = strrchr(s, '\n');
+	line = xstrdup(line ? line + 1 : s);
+	sbuf_free(&b);
+	return line;
+}
+
+/* Why ssh could not log in, in a few words, with what it said. */
+static char *unreachable_why(const struct run *r, const struct host *h, int code)
+{
+	static const struct {
+		const char *says, *means;
+	} kinds[] = {
+		{ "Permission denied", "ssh authentication failed" },
+		{ "Connection refused", "connection refused" },
+		{ "Could not resolve hostname", "no such host" },
+		{ "Name or service not known", "no such host" },
+		{ "timed out", "connection timed out" },
+		{ "No route to host", "no route to host" },
+		{ "Host key verification failed", "host key verification failed" },
+		{ "Connection closed", "connection closed" },
+	};
+	char *said = ssh_said(r, h), *why;
+	const char *means = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds) && !means; i++)
+		if (strstr(said, kinds[i].says))
+			means = kinds[i].means;
+	if (means)
+		why = xasprintf("%s (%s)", means, said);
+	else if (*said)
+		why = xasprintf("ssh exit %d (%s)", code, said);
+	else
+		why = xasprintf("ssh exit %d", code);
+	free(said);
+	return why;
+}
+
+static void ssh_base(const struct run *r, const struct host *h, bool scp, char **argv, size_t *n)
+{
+	argv[(*n)++] = xstrdup(scp ? "scp" : "ssh");
+	if (scp)
+		argv[(*n)++] = xstrdup("-q");
+	if (r->o->ssh_config) {
+		argv[(*n)++] = xstrdup("-F");
+		argv[(*n)++] = xstrdup(r->o->ssh_config);
+	}
+	argv[(*n)++] = xstrdup("-o");
+	argv[(*n)++] = xstrdup("BatchMode=yes");
+	argv[(*n)++] = xstrdup("-o");
+	argv[(*n)++] = xstrdup("ConnectTimeout=10");
+	argv[(*n)++] = xstrdup(scp ? "-P" : "-p");
+	argv[(*n)++] = xasprintf("%d", h->h.port);
+	if (!scp) {
+		if (h->h.user) {
+			argv[(*n)++] = xstrdup("-l");
+			argv[(*n)++] = xstrdup(h->h.user);
+		}
+		argv[(*n)++] = xstrdup("--");
+		argv[(*n)++] = xstrdup(h->h.host);
+	}
+}
+
+/*
+ * Start the host's next step: a process with argv, stderr to its log, stdin
+ * the session ID (the client's start) or nothing. In its own process group,
+ * so a ^C at the terminal reaches the master only.
+ */
+static int spawn(struct run *r, struct host *h, enum step step, char **argv)
+{
+	int in[2] = { -1, -1 };
+	char *log = err_path(r, h);
+	pid_t pid;
+	size_t i;
+
+	if (step == S_START && pipe(in) < 0) {
+		free(log);
+		return log_error("pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid == 0) {
+		int e = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int nul = open("/dev/null", O_RDWR);
+
+		setpgid(0, 0);
+		if (in[0] >= 0) {
+			dup2(in[0], 0);
+			close(in[0]);
+			close(in[1]);
+		} else {
+			dup2(nul, 0);
+		}
+		dup2(nul, 1);
+		if (e >= 0)
+			dup2(e, 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(255);
+	}
+	free(log);
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+	if (pid < 0) {
+		if (in[0] >= 0) {
+			close(in[0]);
+			close(in[1]);
+		}
+		return log_error("fork: %s", strerror(errno));
+	}
+	if (in[0] >= 0) {
+		/* 33 bytes fit in the pipe: the write does not block */
+		char line[SWEEP_SID_LEN + 2];
+
+		close(in[0]);
+		snprintf(line, sizeof(line), "%s\n", r->sid);
+		if (write(in[1], line, strlen(line)) < 0)
+			log_warn("host %s: cannot pass the session ID", h->label);
+		close(in[1]);
+	}
+	h->pid = pid;
+	h->step = step;
+	return 0;
+}
+
+static int start_client(struct run *r, struct host *h)
+{
+	struct sbuf cmd = SBUF_INIT(1 << 16);
+	char *argv[32];
+	size_t n = 0;
+
+	sbuf_addstr(&cmd, "cd ");
+	sh_quote(&cmd, r->o->remote_dir);
+	sbuf_addstr(&cmd, " 2>/dev/null || exit 127; exec ./sweep_client --host ");
+	sh_quote(&cmd, h->label);
+	sbuf_addstr(&cmd, " --log client.log - ");
+	sh_quote(&cmd, r->spec.worker_name);
+	sbuf_addf(&cmd, " %s ", r->md5);
+	sh_quote(&cmd, r->server);
+	sbuf_addf(&cmd, " %s", r->port);
+	ssh_base(r, h, false, argv, &n);
+	argv[n++] = sbuf_detach(&cmd, NULL);
+	argv[n] = NULL;
+	h->starts++;
+	h->started_at = dnow();
+	log_info("host %s: starting the client (start %d)", h->label, h->starts);
+	if (h->verdict != H_RUNNING)
+		set_verdict(r, h, H_RUNNING, NULL);
+	return spawn(r, h, S_START, argv);
+}
+
+static int check_login(struct run *r, struct host *h)
+{
+	char *argv[32];
+	size_t n = 0;
+
+	ssh_base(r, h, false, argv, &n);
+	argv[n++] = xstrdup("true");
+	argv[n] = NULL;
+	return spawn(r, h, S_CHECK, argv);
+}
+
+static int make_dir(struct run *r, struct host *h)
+{
+	struct sbuf cmd = SBUF_INIT(1 << 16);
+	char *argv[32];
+	size_t n = 0;
+
+	sbuf_addstr(&cmd, "mkdir -p ");
+	sh_quote(&cmd, r->o->remote_dir);
+	ssh_base(r, h, false, argv, &n);
+	argv[n++] = sbuf_detach(&cmd, NULL);
+	argv[n] = NULL;
+	return spawn(r, h, S_MKDIR, argv);
+}
+
+static int copy_client(struct run *r, struct host *h)
+{
+	struct sbuf dest = SBUF_INIT(1 << 16);
+	char *argv[32];
+	size_t n = 0;
+
+	if (h->h.user)
+		sbuf_addf(&dest, "%s@", h->h.user);
+	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]:" : "%s:", h->h.host);
+	sbuf_addf(&dest, "%s/sweep_client", r->o->remote_dir);
+	ssh_base(r, h, true, argv, &n);
+	argv[n++] = xstrdup(r->client);
+	argv[n++] = sbuf_detach(&dest, NULL);
+	argv[n] = NULL;
+	log_info("host %s: copying the client", h->label);
+	return spawn(r, h, S_COPY, argv);
+}
+
+static const char *client_exit_meaning(int code)
+{
+	switch (code) {
+	case 1: return "a local error on the host, or stopped";
+	case 2: return "the master refused the session";
+	case 3: return "no worker for the host's platform";
+	case 4: return "the worker's MD5 does not match";
+	case 5: return "the master did not answer";
+	case 126: return "the client cannot run there";
+	case 127: return "the client is missing";
+	case 255: return "the ssh connection failed or the client was killed";
+	default: return "the client ended badly";
+	}
+}
+
+/* A step of host h ended with exit status code: the next step. */
+static void host_step_done(struct run *r, struct host *h, int code)
+{
+	enum step step = h->step;
+	int rc = 0;
+
+	h->step = S_IDLE;
+	h->pid = 0;
+	switch (step) {
+	case S_START:
+		h->start_exit = code;
+		if (code == 0) {
+			h->starts = 0;  /* max_starts counts starts that went wrong in a row */
+			set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
+		} else if (code >= 2 && code <= 4) {
+			/* the client ran and the master turned it away: starting again won't help */
+			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", code,
+								      client_exit_meaning(code)));
+		} else if ((code == 126 || code == 127) && h->copied) {
+			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d after copying: %s", code,
+								      client_exit_meaning(code)));
+		} else {
+			log_info("host %s: the client's ssh ended with %d (%s)", h->label, code,
+				 client_exit_meaning(code));
+			rc = check_login(r, h);
+		}
+		break;
+	case S_CHECK:
+		if (code != 0) {
+			set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
+		} else if (h->start_exit == 126 || h->start_exit == 127) {
+			rc = make_dir(r, h);
+		} else {
+			/* the host is there; its client died or lost the connection */
+			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", h->start_exit,
+					client_exit_meaning(h->start_exit)));
+			h->not_before = dnow() + RESTART_WAIT;
+		}
+		break;
+	case S_MKDIR:
+	case S_COPY:
+		if (code != 0) {
+			char *said = ssh_said(r, h);
+
+			set_verdict(r, h, H_COPY_FAILED, xasprintf("%s exit %d%s%s%s",
+				    step == S_COPY ? "scp" : "ssh mkdir", code, *said ? " (" : "",
+				    said, *said ? ")" : ""));
+			free(said);
+		} else if (step == S_MKDIR) {
+			rc = copy_client(r, h);
+		} else {
+			h->copied = true;
+			rc = start_client(r, h);
+		}
+		break;
+	case S_IDLE:
+		break;
+	}
+	if (rc < 0)
+		set_verdict(r, h, H_CLIENT_FAILED, xstrdup("the master cannot start ssh"));
+}
+
+static void reap(struct run *r)
+{
+	pid_t pid;
+	int status;
+	size_t i;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+
+		for (i = 0; i < r->nhosts; i++)
+			if (r->hosts[i].pid == pid)
+				host_step_done(r, &r->hosts[i], code);
+	}
+}
+
+static size_t hosts_busy(const struct run *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nhosts; i++)
+		n += r->hosts[i].step != S_IDLE;
+	return n;
+}
+
+/*
+ * No client runs and tasks are left: start the clients again, when tickets
+ * wait (ready), on the hosts that may take them: not those the master
+ * turned away, nor those whose last max_starts starts went wrong. false
+ * when no host is left.
+ */
+static bool restart_hosts(struct run *r, bool ready)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++) {
+		struct host *h = &r->hosts[i];
+
+		if (h->step != S_IDLE || h->starts >= r->o->max_starts ||
+		    (h->verdict == H_CLIENT_FAILED && h->start_exit >= 2 && h->start_exit <= 4) ||
+		    (h->verdict == H_CLIENT_FAILED && h->copied &&
+		     (h->start_exit == 126 || h->start_exit == 127)))
+			continue;
+		any = true;
+		if (ready && dnow() >= h->not_before && start_client(r, h) < 0)
+			set_verdict(r, h, H_CLIENT_FAILED, xstrdup("the master cannot start ssh"));
+	}
+	return any;
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+
+static void fmt_secs(char *buf, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void show_progress(struct run *r, const struct sweep_stats *st, bool last)
+{
+	static double last_line;
+	size_t ended = st->done + st->failed;
+	double el = dnow() - r->t0;
+	char eta[32] = "?", elapsed[32];
+
+	if (!r->progress)
+		return;
+	if (ended > r->done0 && st->total > ended)
+		fmt_secs(eta, sizeof(eta), el / (double)(ended - r->done0) * (double)(st->total - ended));
+	else if (st->total == ended)
+		snprintf(eta, sizeof(eta), "0:00");
+	fmt_secs(elapsed, sizeof(elapsed), el);
+	if (r->progress == 2) {
+		char bar[41];
+		size_t w = sizeof(bar) - 1, k = st->total ? ended * w / st->total : w, i;
+
+		for (i = 0; i < w; i++)
+			bar[i] = i < k ? '#' : '.';
+		bar[w] = 0;
+		fprintf(stderr, "\r[%s] %zu/%zu done, %zu failed, %zu running, %zu hosts busy, "
+			"%s left \033[K%s", bar, st->done, st->total, st->failed, st->running,
+			hosts_busy(r), eta, last ? "\n" : "");
+	} else if (last || dnow() - last_line >= LINES_EVERY) {
+		fprintf(stderr, "sweep: %s elapsed: %zu/%zu done, %zu failed, %zu running, "
+			"%zu waiting; %s left\n", elapsed, st->done, st->total, st->failed,
+			st->running, st->waiting, eta);
+		last_line = dnow();
+	}
+	fflush(stderr);
+}
+
+/* ---- statistics -------------------------------------------------------------------- */
+
+int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
+{
+	struct sweep_stats st;
+	struct sbuf err = SBUF_INIT(4096), hosts = SBUF_INIT(1 << 20);
+	char *path = dir ? xasprintf("%s/hosts", dir) : NULL;
+	size_t i;
+
+	if (sweep_session_stats(db, sid, true, &st, &err) < 0) {
+		log_error("%s", sbuf_str(&err));
+		sbuf_free(&err);
+		free(path);
+		return -1;
+	}
+	fprintf(fp, "session %s: %zu tasks, %zu done, %zu running, %zu waiting, %zu failed\n",
+		sid, st.total, st.done, st.running, st.waiting, st.failed);
+	fprintf(fp, "\nhosts:\n");
+	fprintf(fp, "  %-32s %7s %7s %7s %7s %10s\n", "host", "done", "failed", "invalid", "lost",
+		"time (s)");
+	for (i = 0; i < st.nhosts; i++)
+		fprintf(fp, "  %-32s %7zu %7zu %7zu %7zu %10.1f\n", st.hosts[i].host, st.hosts[i].done,
+			st.hosts[i].failed, st.hosts[i].invalid, st.hosts[i].lost,
+			st.hosts[i].seconds);
+	if (path && read_file(path, 1 << 20, &hosts) == 0 && hosts.len) {
+		char *line = hosts.buf, *nl;
+		bool head = false;
+
+		for (; line && *line; line = nl ? nl + 1 : NULL) {
+			char *tab1, *tab2;
+
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = 0;
+			tab1 = strchr(line, '\t');
+			tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+			if (!tab2)
+				continue;
+			*tab1 = *tab2 = 0;
+			if (strcmp(tab1 + 1, "unreachable") && strcmp(tab1 + 1, "copy failed") &&
+			    strcmp(tab1 + 1, "client failed"))
+				continue;
+			if (!head)
+				fprintf(fp, "\nhosts not used:\n");
+			head = true;
+			fprintf(fp, "  %s: %s: %s\n", line, tab1 + 1, tab2 + 1);
+		}
+	}
+	if (st.nfailed_sets) {
+		struct sweep_params p = { 0 };
+		struct sweep_spec spec = { 0 };
+		bool have = sweep_session_load(db, sid, NULL, &spec, &p, &err) == 0;
+
+		fprintf(fp, "\nfailed parameter sets:\n");
+		for (i = 0; i < st.nfailed_sets; i++) {
+			size_t row = st.failed_sets[i].row, k;
+			struct sbuf v = SBUF_INIT(1 << 20);
+
+			for (k = 0; have && row >= 1 && row <= p.nrows && k < p.nnames; k++) {
+				sbuf_addf(&v, "%s%s=", k ? " " : " (", p.names[k]);
+				sweep_params_quote(p.rows[row - 1].values[k], &v);
+			}
+			fprintf(fp, "  set %zu%s%s: %s\n", row, sbuf_str(&v), v.len ? ")" : "",
+				st.failed_sets[i].why ? st.failed_sets[i].why
+						      : "handed out too often without an answer");
+			sbuf_free(&v);
+		}
+		sweep_params_free(&p);
+		sweep_spec_free(&spec);
+	}
+	sweep_stats_free(&st);
+	sbuf_free(&err);
+	sbuf_free(&hosts);
+	free(path);
+	return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+static int setup_hosts(struct run *r)
+{
+	struct sweep_cluster c = { NULL, 0 };
+	struct sbuf err = SBUF_INIT(4096);
+	char *path;
+	size_t i;
+	int rc;
+
+	if (!r->spec.cluster)
+		return log_error("%s: no Cluster= file: there are no hosts to run on", r->spec.name);
+	path = r->spec.cluster[0] == '/' ? xstrdup(r->spec.cluster)
+		: xasprintf("%s/%s", r->spec.dir, r->spec.cluster);
+	rc = sweep_cluster_read(path, &c, &err);
+	free(path);
+	if (rc < 0) {
+		log_error("%s", sbuf_str(&err));
+		sbuf_free(&err);
+		return -1;
+	}
+	sbuf_free(&err);
+	if (!c.n) {
+		sweep_cluster_free(&c);
+		return log_error("%s: the cluster file lists no host", r->spec.name);
+	}
+	r->hosts = xcalloc(c.n, sizeof(*r->hosts));
+	r->nhosts = c.n;
+	for (i = 0; i < c.n; i++) {
+		struct sbuf l = SBUF_INIT(1024);
+
+		r->hosts[i].h = c.hosts[i];
+		sweep_host_format(&c.hosts[i], &l);
+		r->hosts[i].label = sbuf_detach(&l, NULL);
+	}
+	free(c.hosts);          /* the strings now belong to r->hosts */
+	return 0;
+}
+
+static int setup_worker(struct run *r)
+{
+	const struct sweep_spec_worker *w = sweep_spec_worker_for(&r->spec, SWEEP_PLATFORM);
+	char *path;
+	int rc;
+
+	if (!w)
+		return log_error("%s: no [Worker] for %s, the platform of the sweep_client this "
+				 "master deploys", r->spec.name, SWEEP_PLATFORM);
+	path = w->file[0] == '/' ? xstrdup(w->file) : xasprintf("%s/%s", r->spec.dir, w->file);
+	rc = md5_file(path, r->md5, NULL);
+	free(path);
+	if (rc < 0)
+		return -1;
+	r->client = r->o->client ? xstrdup(r->o->client) : find_tool("sweep_client");
+	if (access(r->client, R_OK) != 0)
+		return log_error("cannot read the client to deploy, %s (--client FILE)", r->client);
+	if (r->spec.server_name) {
+		r->server = xstrdup(r->spec.server_name);
+	} else if (r->spec.server_host && *r->spec.server_host &&
+		   strcmp(r->spec.server_host, "0.0.0.0") && strcmp(r->spec.server_host, "::")) {
+		r->server = xstrdup(r->spec.server_host);
+	} else {
+		char hn[256] = "";
+
+		gethostname(hn, sizeof(hn) - 1);
+		r->server = xstrdup(*hn ? hn : "localhost");
+	}
+	r->port = xasprintf("%d", r->spec.server_port);
+	return 0;
+}
+
+/* The spec of an existing session: the batch names it. */
+static int session_spec(struct run *r)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	int rc = sweep_session_load(r->db, r->sid, NULL, &r->spec, NULL, &err);
+
+	if (rc < 0)
+		log_error("%s", sbuf_str(&err));
+	sbuf_free(&err);
+	return rc;
+}
+
+static int judge(struct run *r, bool output, struct sweep_stats *st)
+{
+	struct sweep_collect_stats cs;
+	struct sbuf err = SBUF_INIT(4096);
+	int rc = sweep_session_collect(r->db, &r->cfg, r->sid, output, &cs, &err);
+
+	if (rc == 0)
+		rc = sweep_session_stats(r->db, r->sid, false, st, &err);
+	if (rc < 0)
+		log_error("%s", sbuf_str(&err));
+	else if (output)
+		log_info("output written to %s", cs.output);
+	free(cs.output);
+	sbuf_free(&err);
+	return rc;
+}
+
+static void stop_clients(struct run *r)
+{
+	double until = dnow() + END_WAIT;
+	size_t i;
+
+	/* they hear "no task left" at their next request; give them a moment */
+	while (hosts_busy(r) && dnow() < until) {
+		poll(NULL, 0, TICK_MS);
+		reap(r);
+	}
+	for (i = 0; i < r->nhosts; i++)
+		if (r->hosts[i].pid > 0)
+			kill(r->hosts[i].pid, SIGTERM);
+	until = dnow() + 5;
+	while (hosts_busy(r) && dnow() < until) {
+		poll(NULL, 0, TICK_MS);
+		reap(r);
+	}
+}
+
+static int loop(struct run *r)
+{
+	struct sweep_stats st = { 0 };
+	double last_judge = 0;
+	bool first = true;
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++)
+		if (start_client(r, &r->hosts[i]) < 0)
+			set_verdict(r, &r->hosts[i], H_CLIENT_FAILED,
+				    xstrdup("the master cannot start ssh"));
+	for (;;) {
+		reap(r);
+		if (stop_sig) {
+			log_warn("stopped by signal %d; `sweep resume %.8s...` carries on", (int)stop_sig,
+				 r->sid);
+			return SWEEP_EXIT_STOPPED;
+		}
+		if (dnow() - last_judge >= JUDGE_EVERY) {
+			sweep_stats_free(&st);
+			if (judge(r, false, &st) < 0)
+				return SWEEP_EXIT_ERROR;
+			last_judge = dnow();
+			if (first)
+				r->done0 = st.done + st.failed;
+			first = false;
+			show_progress(r, &st, false);
+			if (st.done + st.failed == st.total)
+				break;
+			if (!hosts_busy(r) && !restart_hosts(r, st.ready > 0)) {
+				show_progress(r, &st, true);
+				log_error("%zu tasks are left and no host can run them; see the "
+					  "statistics, then `sweep resume`", st.total - st.done - st.failed);
+				sweep_stats_free(&st);
+				return SWEEP_EXIT_STALLED;
+			}
+		}
+		poll(NULL, 0, TICK_MS);
+	}
+	show_progress(r, &st, true);
+	i = st.failed;
+	sweep_stats_free(&st);
+	return i ? SWEEP_EXIT_FAILED : SWEEP_EXIT_DONE;
+}
+
+int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
+{
+	struct run r = { .o = o };
+	struct sigaction sa;
+	size_t i;
+	int rc = SWEEP_EXIT_ERROR;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	{
+		/* wseq_sandbox finds make_project and the rest where sweep is */
+		char self[PATH_MAX], *slash, *path;
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0 && (self[n] = 0, slash = strrchr(self, '/'))) {
+			*slash = 0;
+			path = xasprintf("%s:%s", self, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+			setenv("PATH", path, 1);
+			free(path);
+		}
+	}
+	if (!strcmp(o->progress, "bar"))
+		r.progress = 2;
+	else if (!strcmp(o->progress, "lines"))
+		r.progress = 1;
+	else if (!strcmp(o->progress, "none"))
+		r.progress = 0;
+	else
+		r.progress = isatty(2) ? 2 : 1;
+	if (!resume) {
+		struct sbuf err = SBUF_INIT(4096);
+
+		if (sweep_spec_read(arg, &r.spec, &err) < 0) {
+			log_error("%s", sbuf_str(&err));
+			sbuf_free(&err);
+			goto out;
+		}
+		sbuf_free(&err);
+	} else {
+		if (strlen(arg) != SWEEP_SID_LEN || strspn(arg, "0123456789abcdef") != SWEEP_SID_LEN) {
+			log_error("'%s' is not a session ID (32 hex digits)", arg);
+			goto out;
+		}
+		memcpy(r.sid, arg, SWEEP_SID_LEN + 1);
+	}
+	if (project_open(&r, !resume) < 0)
+		goto out;
+	if (resume && session_spec(&r) < 0)
+		goto out;
+	if (setup_hosts(&r) < 0 || setup_worker(&r) < 0)
+		goto out;
+	if (!resume) {
+		struct sbuf err = SBUF_INIT(4096);
+		int64_t batch = 0;
+		size_t n = 0;
+
+		if (sweep_session_create(r.db, &r.cfg, arg, r.sid, &batch, &n, &err) < 0) {
+			log_error("%s", sbuf_str(&err));
+			sbuf_free(&err);
+			goto out;
+		}
+		sbuf_free(&err);
+		/* the only place the whole ID is shown: resume needs it */
+		fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r.sid, n, r.nhosts);
+	} else {
+		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r.sid, r.nhosts);
+	}
+	r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
+	hosts_save(&r);
+	r.t0 = dnow();
+	rc = loop(&r);
+	if (rc != SWEEP_EXIT_ERROR) {
+		struct sweep_stats st;
+
+		if (judge(&r, true, &st) < 0)
+			rc = SWEEP_EXIT_ERROR;
+		sweep_stats_free(&st);
+	}
+	if (rc != SWEEP_EXIT_STOPPED)
+		stop_clients(&r);
+	else
+		for (i = 0; i < r.nhosts; i++)
+			if (r.hosts[i].pid > 0)
+				kill(r.hosts[i].pid, SIGTERM);
+	hosts_save(&r);
+	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r.db, r.sid, r.sdir, stdout) < 0)
+		rc = SWEEP_EXIT_ERROR;
+	fflush(stdout);
+out:
+	if (r.db)
+		db_close(r.db);
+	if (r.sandbox && r.started_sandbox && !o->keep_server)
+		sandbox_down(&r);
+	for (i = 0; i < r.nhosts; i++) {
+		free(r.hosts[i].h.user);
+		free(r.hosts[i].h.host);
+		free(r.hosts[i].label);
+		free(r.hosts[i].why);
+	}
+	free(r.hosts);
+	if (r.have_cfg)
+		config_free(&r.cfg);
+	sweep_spec_free(&r.spec);
+	free(r.sdir);
+	free(r.server);
+	free(r.port);
+	free(r.client);
+	free(r.sandbox);
+	return rc;
+}

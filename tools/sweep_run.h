@@ -1,0 +1,45 @@
+/*
+ * `sweep run` and `sweep resume`: the whole sweep from one command -- the
+ * project (a private one, as wseq_sandbox makes, when none is configured),
+ * the session, sweep_client deployed to every host of the cluster file by
+ * ssh (and scp when missing), the progress while the hosts work, the
+ * results judged as they come, the output and the statistics at the end.
+ */
+#ifndef WSEQ_SWEEP_RUN_H
+#define WSEQ_SWEEP_RUN_H
+
+#include "common.h"
+
+struct db;
+
+struct sweep_run_opts {
+	char *project;          /* a configured project, or NULL */
+	char *sandbox;          /* the private project's directory, or NULL */
+	char *ssh_config;       /* ssh -F FILE, or NULL */
+	char *remote_dir;       /* where sweep_client lives on the hosts */
+	char *client;           /* the sweep_client to copy, or NULL: beside sweep */
+	char *progress;         /* bar, lines, none, or "" (bar on a terminal, else lines) */
+	bool keep_server;       /* leave a private project running at the end */
+	long max_starts;        /* starts of a host's client before it is given up */
+};
+
+/* Exit statuses of run and resume. */
+enum {
+	SWEEP_EXIT_DONE = 0,    /* every set collected */
+	SWEEP_EXIT_ERROR = 1,
+	SWEEP_EXIT_FAILED = 4,  /* every task ended, some sets failed */
+	SWEEP_EXIT_STALLED = 5, /* tasks left, and no host left to run them */
+	SWEEP_EXIT_STOPPED = 6, /* stopped by SIGINT or SIGTERM: `sweep resume` goes on */
+};
+
+/* run SPEC (resume false) or resume SESSION: an exit status above. */
+int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);
+
+/*
+ * Print the statistics of session sid to fp: its tasks, what each host did,
+ * the hosts that could not be reached (from the session's hosts file in
+ * dir, if any) and the sets that failed, with why. 0 or -1 (logged).
+ */
+int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp);
+
+#endif
