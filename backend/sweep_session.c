@@ -386,10 +386,14 @@ static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 
 	if (db_result_lookup_id(c->db, wu->canonical_resultid, &r) != DB_OK ||
 	    read_results(c, r.name, &res) < 0) {
+		sbuf_addf(c->err, "the valid result of set %zu cannot be read", row + 1);
 		db_result_free(&r);
 		return -1;
 	}
 	if (c->spec->collect == SWEEP_COLLECT_BLOCKS) {
+		/* a header starts a line, whatever the result before it ended with */
+		if (out->len && out->buf[out->len - 1] != '\n')
+			sbuf_addstr(out, "\n");
 		sbuf_addstr(out, "### ");
 		for (k = 0; k < c->params->nnames; k++) {
 			sbuf_addf(out, "%s%s=", k ? " " : "", c->params->names[k]);

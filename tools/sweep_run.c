@@ -883,10 +883,7 @@ static int loop(struct run *r)
 	bool first = true;
 	size_t i;
 
-	for (i = 0; i < r->nhosts; i++)
-		if (start_client(r, &r->hosts[i]) < 0)
-			set_verdict(r, &r->hosts[i], H_CLIENT_FAILED,
-				    xstrdup("the master cannot start ssh"));
+	/* the clients start once tickets wait (the transitioner makes them) */
 	for (;;) {
 		reap(r);
 		if (stop_sig) {
