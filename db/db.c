@@ -399,6 +399,26 @@ static int bind_and_execute(struct db *db, MYSQL_STMT *st, const struct db_val *
 	return rc;
 }
 
+/*
+ * Take a statement out of the cache: its holder's db_stmt_release() closes
+ * it. After an error (a deadlock, a lock wait timeout) libmariadb can leave
+ * a prepared statement in a state where its next execution waits forever
+ * for an answer the server never sends (seen with SELECT ... FOR UPDATE);
+ * a statement prepared afresh has no such past.
+ */
+void db_stmt_evict(struct db *db, struct db_stmt *s)
+{
+	size_t i;
+
+	for (i = 0; i < db->ncache; i++) {
+		if (db->cache[i] == s) {
+			db->cache[i] = db->cache[--db->ncache];
+			s->cached = false;
+			return;
+		}
+	}
+}
+
 int db_stmt_execute(struct db *db, struct db_stmt **sp, const char *sql,
 		    const struct db_val *vals, size_t nvals)
 {
@@ -406,8 +426,10 @@ int db_stmt_execute(struct db *db, struct db_stmt **sp, const char *sql,
 
 	if (bind_and_execute(db, (*sp)->stmt, vals, nvals) == DB_OK)
 		goto ok;
-	if (!db_conn_lost_errno(db->err_no))
+	if (!db_conn_lost_errno(db->err_no)) {
+		db_stmt_evict(db, *sp);
 		return log_error("database error in \"%s\": %s (%u)", sql, db->err, db->err_no);
+	}
 	db_stmt_release(db, *sp);
 	*sp = NULL;
 	rc = on_conn_lost(db, "a statement");

@@ -46,6 +46,8 @@ bool db_conn_lost_errno(unsigned e);
  */
 int db_stmt_get(struct db *db, const char *sql, struct db_stmt **out);
 void db_stmt_release(struct db *db, struct db_stmt *s);
+/* After an error on s: not to be used again (db_stmt_release then closes it). */
+void db_stmt_evict(struct db *db, struct db_stmt *s);
 
 /*
  * Execute s with vals bound. On a lost connection: inside a transaction

@@ -118,6 +118,7 @@ int db_query_explain(struct db *db, const struct db_query *q,
 		goto out;
 	if (mysql_stmt_store_result(s->stmt) || !(meta = mysql_stmt_result_metadata(s->stmt))) {
 		rc = db_fail_(db, s->stmt, sql);
+		db_stmt_evict(db, s);
 		goto out;
 	}
 	nf = mysql_num_fields(meta);

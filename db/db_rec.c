@@ -238,6 +238,7 @@ static int select_rows(struct db *db, const struct db_table *t, const char *sql,
 	/* buffer the rows so fn may run statements of its own */
 	if (mysql_stmt_store_result(s->stmt)) {
 		rc = db_fail_(db, s->stmt, sql);
+		db_stmt_evict(db, s);
 		db_stmt_release(db, s);
 		return rc;
 	}

@@ -11,7 +11,8 @@
  *   db_tool serve                hold one connection and run commands from
  *                                stdin, one reply line each on stdout:
  *       ping | count | connid | begin | commit | rollback
- *       insert NAME | lookup NAME   (platform rows)     | quit
+ *       insert NAME | lookup NAME | lock NAME (SELECT ... FOR UPDATE) |
+ *       lockall PATTERN (name LIKE PATTERN ... FOR UPDATE)  (platform rows) | quit
  *     replies: "ok [value]", "not_found", "retry", "error"
  */
 #include "common.h"
@@ -209,6 +210,13 @@ static void reply(int rc, const char *value)
 	fflush(stdout);
 }
 
+static int count_row(struct db_platform *p, void *arg)
+{
+	(void)p;
+	(*(int64_t *)arg)++;
+	return 0;
+}
+
 static int cmd_serve(void)
 {
 	struct db *db;
@@ -253,6 +261,22 @@ static int cmd_serve(void)
 			p.name = arg;
 			p.create_time = now();
 			reply(db_platform_insert(db, &p), NULL);
+		} else if (!strcmp(line, "lock") && arg) {
+			/* the platform named arg, locked: the same prepared statement every time */
+			struct db_val val[] = { DBV_STR(arg) };
+			int64_t n = 0;
+
+			rc = db_platform_enum(db, "WHERE name=? FOR UPDATE", val, 1, count_row, &n);
+			reply(rc, NULL);
+		} else if (!strcmp(line, "lockall") && arg) {
+			/* every platform whose name is LIKE arg, locked one after the other */
+			struct db_val val[] = { DBV_STR(arg) };
+			int64_t n = 0;
+
+			rc = db_platform_enum(db, "WHERE name LIKE ? ORDER BY id FOR UPDATE", val, 1,
+					      count_row, &n);
+			snprintf(buf, sizeof(buf), "%" PRId64, n);
+			reply(rc, rc == DB_OK ? buf : NULL);
 		} else if (!strcmp(line, "lookup") && arg) {
 			struct db_platform p = { 0 };
 

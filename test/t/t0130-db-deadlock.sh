@@ -1,0 +1,67 @@
+#!/bin/sh
+# A deadlock in the middle of a locking SELECT's rows, then the same
+# statement again on the same connection. Tool A holds row p3 (and some
+# inserts, so it weighs more); tool B locks p1, p2, p3 in one SELECT ...
+# FOR UPDATE and waits on p3 with two rows already sent; A then asks for p1:
+# a deadlock, and MariaDB makes B, the lighter one, the victim -- its error
+# arrives while its rows are being read. B rolls back and runs the very same
+# SELECT (a cached prepared statement) again: it must answer. libmariadb
+# leaves a statement that failed this way waiting for a reply the server
+# never sends, holding the new transaction's locks (seen as a validator stuck
+# for good, the whole project behind it): the layer must not reuse it.
+test_description='a statement that failed in a deadlock is not used again'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_mariadb_up
+WSEQ_DB_NAME=wseq_deadlock; export WSEQ_DB_NAME
+
+db_tool create "$WSEQ_SRCDIR/db/schema.sql" 2>create.log || {
+	cat create.log; exit 1
+}
+
+mkfifo a_in a_out b_in b_out
+db_tool serve <a_in >a_out 2>a.log &
+a_pid=$!
+db_tool serve <b_in >b_out 2>b.log &
+b_pid=$!
+test_atexit "kill $a_pid $b_pid"
+exec 3>a_in 4<a_out 5>b_in 6<b_out
+
+# get FD: one reply line; a hung tool fails the test instead of hanging it
+get() {
+	timeout 20 sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
+}
+# a CMD / b CMD: send, expect the reply (or "-" to only send)
+a() { echo "$1" >&3 && { [ "$2" = - ] || test "$(get 4)" = "$2"; }; }
+b() { echo "$1" >&5 && { [ "$2" = - ] || test "$(get 6)" = "$2"; }; }
+
+test_expect_success 'both tools are up, three rows to lock' '
+	test "$(get 4 | cut -d" " -f1)" = ready &&
+	test "$(get 6 | cut -d" " -f1)" = ready &&
+	a "insert p1" ok && a "insert p2" ok && a "insert p3" ok
+'
+
+test_expect_success 'B waits on p3 in the middle of its rows; A asks for p1: B is the victim' '
+	a begin ok && a "insert x1" ok && a "insert x2" ok && a "insert x3" ok &&
+	a "lock p3" ok &&
+	b begin ok && b "lockall p%" - &&
+	sleep 1 &&
+	a "lock p1" - &&
+	ra=$(get 4) && rb=$(get 6) &&
+	echo "A: $ra, B: $rb" &&
+	test "$ra" = ok && test "$rb" = error &&
+	grep -i deadlock b.log
+'
+
+test_expect_success 'B rolls back and runs the same SELECT again: it answers' '
+	a rollback ok &&
+	b rollback ok && b begin ok && b "lockall p%" "ok 3" && b commit ok
+'
+
+test_expect_success 'nothing is held: A locks every row at once' '
+	a begin ok && a "lockall p%" "ok 3" && a commit ok
+'
+
+a quit -
+b quit -
+test_done
