@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define SWEEP_APP "sweep"
+#define SWEEP_APP SWEEP_APP_NAME
 #define SWEEP_RESULT_TEMPLATE "templates/sweep_out"
 
 /* The task body of parameter set row, after its Ticket and Timeout (the CGI adds them). */
@@ -362,6 +362,7 @@ static int judge_result(struct db_result *r, void *arg)
 	} else {
 		r->validate_state = VALIDATE_STATE_INVALID;
 		r->outcome = RESULT_OUTCOME_VALIDATE_ERROR;
+		wu.need_validate = 0;
 		wu.transition_time = now();     /* hand it out again, up to MaxTotal */
 		c->st->invalid++;
 		log_info("sweep: a result of set %zu is invalid", row + 1);

@@ -15,6 +15,7 @@
  */
 #include "daemon.h"
 #include "db_daemons.h"
+#include "db_queries.h"
 #include "dirhier.h"
 #include "filelist.h"
 #include "log.h"
@@ -650,8 +651,14 @@ static int val_pass(struct daemon_ctx *ctx)
 	} else if (db_app_ids(ctx->db, &apps, &napps) != DB_OK) {
 		rc = -1;
 	} else {
+		/* the sweep master judges its own app's results */
+		int64_t sweep = 0;
+
+		if (db_app_id(ctx->db, SWEEP_APP_NAME, &sweep) != DB_OK)
+			sweep = 0;
 		for (i = 0; i < napps && rc == 0; i++)
-			rc = validate_app(ctx, apps[i], &worked);
+			if (apps[i] != sweep)
+				rc = validate_app(ctx, apps[i], &worked);
 	}
 	free(apps);
 	if (rc < 0)

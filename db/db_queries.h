@@ -188,6 +188,11 @@ int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int se
 int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
 
 /* ---- the parameter sweep (db_sweep.c) ---- */
+/*
+ * The app of every sweep session. Its results are judged by the sweep master
+ * (its spec's Validate command), never by the validator daemon.
+ */
+#define SWEEP_APP_NAME "sweep"
 extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket, dbq_sweep_report,
 	dbq_sweep_wu_reported, dbq_sweep_tasks, dbq_sweep_ended;
 

@@ -38,6 +38,14 @@ test_expect_success 'the real sweep_client pulls and runs every task; each resul
 	grep -a -A3 "^Name=label" "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.xml_doc like \"%./worker 4 5%\" and r.outcome=1")")" | grep -a "^with | bar$"
 '
 
+test_expect_success 'the validator daemon leaves the sweep app alone: its master judges' '
+	SID=$(cat sid) &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	test_project bin/validator --one_pass 2>/dev/null &&
+	test "$(test_sql_value "select count(*) from result r join workunit w on w.id=r.workunitid join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and r.outcome=1 and r.validate_state=0")" = 3 &&
+	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.canonical_resultid<>0")" = 0
+'
+
 test_expect_success 'sweep collect: Validate judges each result; the output has each valid set once, in table order' '
 	SID=$(cat sid) &&
 	sweep --project "$PROJECT_DIR" collect "$SID" >c1 &&
