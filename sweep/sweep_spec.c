@@ -48,6 +48,7 @@ static const struct key keys[] = {
 	{ "DeleteWorker", S_TOP, K_YESNO, TOP(delete_worker), 0, 0, -1 },
 	{ "DeleteClient", S_TOP, K_YESNO, TOP(delete_client), 0, 0, -1 },
 	{ "Ping", S_TOP, K_LONG, TOP(ping), 0, 86400, -1 },
+	{ "Jobs", S_TOP, K_LONG, TOP(jobs), 0, 1024, -1 },
 	{ "Server", S_TOP, K_SERVER, 0, 0, 0, -1 },
 	{ "ServerName", S_TOP, K_STR, TOP(server_name), 0, 0, -1 },
 	{ "WorkerName", S_TOP, K_STR, TOP(worker_name), 0, 0, -1 },
@@ -506,6 +507,7 @@ int sweep_spec_parse(const char *name, const char *buf, size_t len, struct sweep
 	s->max_total = 3;
 	s->collect = SWEEP_COLLECT_PLAIN;
 	s->ping = 10;
+	s->jobs = 1;
 	s->server_host = xstrdup("0.0.0.0");
 	s->server_port = 80;
 	ps.name = name;

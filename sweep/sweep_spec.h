@@ -62,6 +62,7 @@ struct sweep_spec {
 	char *output;           /* collected output file */
 	bool delete_worker, delete_client;
 	long ping;              /* seconds; 0 for no ping */
+	long jobs;              /* tasks each host's client runs at once; 0: one per CPU */
 	char *server_host;      /* address the master listens on */
 	int server_port;
 	char *server_name;      /* how the hosts reach the master; NULL: the master decides */

@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -29,6 +30,7 @@ struct options {
 	char *log;
 	char *platform;
 	char *host;
+	long jobs;
 	long max_silence;
 	bool keep_tasks;
 	bool verbose;
@@ -44,6 +46,8 @@ static const struct param options[] = {
 	  "BOINC platform name asked for in GET /worker" },
 	{ "host", PARAM_STR, offsetof(struct options, host), "", 0, 0, 0, "LABEL",
 	  "who this client is in the master's statistics (default: this machine's name)" },
+	{ "jobs", PARAM_INT, offsetof(struct options, jobs), "1", PARAM_BOUNDED, 0, 1024, "N",
+	  "run N tasks at once (N copies of the task loop); 0: one per CPU" },
 	{ "max-silence", PARAM_INT, offsetof(struct options, max_silence), "300", PARAM_BOUNDED,
 	  1, 604800, "SECS", "give up when the master has not answered for SECS seconds" },
 	{ "keep-tasks", PARAM_BOOL, offsetof(struct options, keep_tasks), "0", 0, 0, 0, NULL,
@@ -174,6 +178,7 @@ struct client {
 	char *self;
 	unsigned long done, failed, dropped;
 	double bad_since;       /* first unusable task body in a row */
+	bool is_job;            /* a forked copy of the task loop (--jobs): the parent tidies up */
 };
 
 static int req_exit(enum sc_req r)
@@ -399,6 +404,60 @@ static int task_loop(struct client *cl)
 	return rc;
 }
 
+/*
+ * The task loop, --jobs times at once: copies forked once the configuration
+ * and the worker are there, each with a connection of its own; the first
+ * status that is not 0 is the client's. A stop signal reaches the copies
+ * through the parent (and, on Linux, when the parent dies).
+ */
+static int run_jobs(struct client *cl)
+{
+	long n = cl->o.jobs ? cl->o.jobs : sysconf(_SC_NPROCESSORS_ONLN), i, k = 0;
+	pid_t *kids;
+	int rc, status;
+
+	if (n < 1)
+		n = 1;
+	kids = xcalloc((size_t)n, sizeof(*kids));
+	for (i = 1; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			free(kids);
+			cl->is_job = true;
+#ifdef __linux__
+			prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+			prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
+			if (sc_http_fork(&cl->http) < 0)
+				return SC_EXIT_ERROR;
+			return task_loop(cl);
+		}
+		if (pid < 0) {
+			log_warn("cannot start more than %ld jobs: %s", k + 1, strerror(errno));
+			break;
+		}
+		kids[k++] = pid;
+	}
+	if (k)
+		log_info("%ld jobs at once", k + 1);
+	rc = task_loop(cl);
+	for (i = 0; i < k; i++) {
+		if (sc_stop)
+			kill(kids[i], SIGTERM);
+		while (waitpid(kids[i], &status, 0) < 0) {
+			if (errno != EINTR)
+				break;
+			if (sc_stop)
+				kill(kids[i], SIGTERM);
+		}
+		if (rc == 0 && WIFEXITED(status))
+			rc = WEXITSTATUS(status);
+	}
+	free(kids);
+	return rc;
+}
+
 /* What the configuration says to do at the end, whatever the end. */
 static void tidy_up(struct client *cl)
 {
@@ -503,10 +562,11 @@ int main(int argc, char **argv)
 		rc = ensure_worker(&cl);
 	}
 	if (rc == 0)
-		rc = task_loop(&cl);
+		rc = run_jobs(&cl);
 	if (sc_stop)
 		log_info("stopped by a signal");
-	tidy_up(&cl);
+	if (!cl.is_job)
+		tidy_up(&cl);
 out:
 	sc_http_free(&cl.http);
 	curl_global_cleanup();

@@ -54,6 +54,8 @@ enum sc_req {
 int sc_http_init(struct sc_http *h, const char *host, const char *port, const char *session,
 		 const char *label, long max_silence);
 void sc_http_free(struct sc_http *h);
+/* In a forked copy: a connection of its own (the parent's stays the parent's). */
+int sc_http_fork(struct sc_http *h);
 /*
  * One request, repeated with back-off until one of the accepted statuses
  * (a 0-terminated list) comes back. path is "/task", extra is appended to

@@ -75,6 +75,20 @@ int sc_http_init(struct sc_http *h, const char *host, const char *port, const ch
 	return 0;
 }
 
+int sc_http_fork(struct sc_http *h)
+{
+	/*
+	 * The inherited handle's socket is the parent's too. Plain HTTP says
+	 * nothing when a connection closes, so cleaning the copy up here only
+	 * closes this process's descriptor; the parent's connection lives on.
+	 */
+	curl_easy_cleanup(h->curl);
+	h->curl = curl_easy_init();
+	if (!h->curl)
+		return log_error("cannot initialise libcurl");
+	return 0;
+}
+
 void sc_http_free(struct sc_http *h)
 {
 	if (h->curl)

@@ -142,8 +142,12 @@ static void sh_quote(struct sbuf *b, const char *s)
 	sbuf_addch(b, '\'');
 }
 
-/* Run argv, wait for it; its exit status, or -1. Output goes to our stderr, or nowhere. */
-static int run_wait(char *const argv[], bool quiet)
+/*
+ * Run argv, wait for it; its exit status, or -1. Its output goes to the
+ * file out (appended), or to our stderr when out is NULL -- never to our
+ * stdout, which carries the statistics only.
+ */
+static int run_wait(char *const argv[], const char *out)
 {
 	pid_t pid = fork();
 	int status;
@@ -152,11 +156,11 @@ static int run_wait(char *const argv[], bool quiet)
 		return -1;
 	if (pid == 0) {
 		int fd = open("/dev/null", O_RDWR);
+		int o = out ? open(out, O_WRONLY | O_CREAT | O_APPEND, 0644) : 2;
 
 		dup2(fd, 0);
-		dup2(quiet ? fd : 2, 1);        /* our stdout carries the statistics only */
-		if (quiet)
-			dup2(fd, 2);
+		dup2(o >= 0 ? o : fd, 1);
+		dup2(o >= 0 ? o : fd, 2);
 		execvp(argv[0], argv);
 		fprintf(stderr, "sweep: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -187,7 +191,7 @@ static int sandbox_up(struct run *r, bool with_address)
 {
 	const struct sweep_run_opts *o = r->o;
 	const char *home = getenv("HOME");
-	char *tool = find_tool("wseq_sandbox"), *port = NULL, *marker;
+	char *tool = find_tool("wseq_sandbox"), *port = NULL, *marker, *log;
 	char *argv[12];
 	size_t n = 0;
 	int rc;
@@ -203,7 +207,7 @@ static int sandbox_up(struct run *r, bool with_address)
 	argv[1] = "status";
 	argv[2] = r->sandbox;
 	argv[3] = NULL;
-	if (run_wait(argv, true) != 0)
+	if (run_wait(argv, "/dev/null") != 0)
 		write_file_atomic(marker, "", 0, 0644);
 	r->started_sandbox = access(marker, F_OK) == 0;
 	free(marker);
@@ -224,24 +228,35 @@ static int sandbox_up(struct run *r, bool with_address)
 	}
 	argv[n] = NULL;
 	log_info("starting the private project in %s", r->sandbox);
-	rc = run_wait(argv, false);
+	log = xasprintf("%s/sweep-sandbox.log", r->sandbox);
+	rc = run_wait(argv, o->verbose ? NULL : log);
+	if (rc != 0) {
+		struct sbuf b = SBUF_INIT(1 << 20);
+
+		read_file(log, 1 << 20, &b);
+		if (!o->verbose && b.len)
+			fprintf(stderr, "%s", sbuf_str(&b));
+		log_error("the private project in %s did not start (wseq_sandbox up: exit %d)",
+			  r->sandbox, rc);
+		sbuf_free(&b);
+	}
+	free(log);
 	free(port);
 	free(tool);
-	if (rc != 0)
-		return log_error("the private project in %s did not start (wseq_sandbox up: exit %d)",
-				 r->sandbox, rc);
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static void sandbox_down(struct run *r)
 {
 	char *tool = find_tool("wseq_sandbox"), *marker = xasprintf("%s/started-by-sweep", r->sandbox);
+	char *log = xasprintf("%s/sweep-sandbox.log", r->sandbox);
 	char *argv[] = { tool, "down", r->sandbox, NULL };
 
 	log_info("stopping the private project in %s", r->sandbox);
-	if (run_wait(argv, false) == 0)
+	if (run_wait(argv, r->o->verbose ? NULL : log) == 0)
 		unlink(marker);
 	free(marker);
+	free(log);
 	free(tool);
 }
 
@@ -448,7 +463,7 @@ static int start_client(struct run *r, struct host *h)
 	sh_quote(&cmd, r->o->remote_dir);
 	sbuf_addstr(&cmd, " 2>/dev/null || exit 127; exec ./sweep_client --host ");
 	sh_quote(&cmd, h->label);
-	sbuf_addstr(&cmd, " --log client.log - ");
+	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
 	sh_quote(&cmd, r->spec.worker_name);
 	sbuf_addf(&cmd, " %s ", r->md5);
 	sh_quote(&cmd, r->server);
@@ -931,6 +946,8 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (!o->verbose)
+		log_set_level(LOG_LVL_ERROR);
 	{
 		/* wseq_sandbox finds make_project and the rest where sweep is */
 		char self[PATH_MAX], *slash, *path;

@@ -18,12 +18,13 @@ CLOSED=$(sshd_closed_port) || exit 1
 PORT=$(sshd_free_port_) || exit 1
 
 # make_sweep DIR TIMEOUT ROWS [N=MODE ...]: a sweep in DIR of ROWS sets "n | mode"
-# (mode ok unless named), over the three slaves and, with "all", the bad hosts too.
+# (mode ok unless named) over the three slaves, $JOBS tasks at once on each.
 make_sweep() {
 	_dir=$1 _to=$2 _rows=$3
 	shift 3
 	mkdir -p "$_dir" && cp "$DATA/worker.sh" "$DATA/check.sh" "$_dir/" &&
-	sed -e "s/TIMEOUT/$_to/" -e "s/PORT/$PORT/" "$DATA/spec.in" >"$_dir/spec" &&
+	sed -e "s/TIMEOUT/$_to/" -e "s/PORT/$PORT/" -e "s/JOBS/${JOBS:-1}/" "$DATA/spec.in" \
+		>"$_dir/spec" &&
 	cp "$D/cluster" "$_dir/cluster" &&
 	{
 		echo "n | mode"
@@ -39,7 +40,7 @@ make_sweep() {
 	} >"$_dir/params"
 }
 
-RUN="sweep --sandbox $SB --ssh-config $D/ssh_config --progress lines"
+RUN="sweep --sandbox $SB --ssh-config $D/ssh_config --progress lines --verbose"
 
 # expect_blocks DIR MODE N...: out.txt holds exactly the sets N... (of MODE), once
 # each, in this order
@@ -113,7 +114,7 @@ test_expect_success 'the session ID is nowhere on the slaves, and the private pr
 
 # --- the master killed mid-run, the machine "rebooted", then resume ---------
 
-make_sweep s2 30 45
+JOBS=3 make_sweep s2 30 45
 
 test_expect_success 'the master killed with -9 mid-run, the server stopped too; sweep resume completes it' '
 	(cd s2 && exec $RUN run spec >stats 2>run.log) &
@@ -129,6 +130,15 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	(cd s2 && $RUN resume "$sid" >stats 2>resume.log) &&
 	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
 	expect_blocks s2 ok $(seq 1 45)
+'
+
+test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
+	for u in $SSHD_SLAVE_USERS; do
+		log="$D/home/$u/.wseq-sweep/client.log" &&
+		grep -q "3 jobs at once" "$log" &&
+		test "$(sed -n "s/.*sweep_client\[\([0-9]*\)\].*: done in .*/\1/p" "$log" | sort -u | wc -l)" -ge 3 ||
+		return 1
+	done
 '
 
 # --- a client killed in the middle of a task -------------------------------
