@@ -32,6 +32,8 @@ static const struct param options[] = {
 	  "run, resume: bar, lines or none (default: bar on a terminal, else lines)" },
 	{ "keep-server", PARAM_BOOL, offsetof(struct sweep_run_opts, keep_server), "0", 0, 0, 0,
 	  NULL, "run, resume: leave the private project running at the end" },
+	{ "verbose", PARAM_BOOL, offsetof(struct sweep_run_opts, verbose), "0", 0, 0, 0, NULL,
+	  "run, resume: log every step on every host (ssh, scp, client starts and ends)" },
 	{ "max-starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
 	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
 	PARAM_TABLE_END

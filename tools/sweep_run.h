@@ -20,6 +20,7 @@ struct sweep_run_opts {
 	char *client;           /* the sweep_client to copy, or NULL: beside sweep */
 	char *progress;         /* bar, lines, none, or "" (bar on a terminal, else lines) */
 	bool keep_server;       /* leave a private project running at the end */
+	bool verbose;           /* log what happens to each host, and the private project's output */
 	long max_starts;        /* starts of a host's client before it is given up */
 };
 
