@@ -17,10 +17,10 @@ static struct sweep_run_opts o;
 
 static const struct param options[] = {
 	{ "project", PARAM_STR, offsetof(struct sweep_run_opts, project), NULL, 0, 0, 0, "DIR",
-	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..; run and resume: "
-	  "without one, a private project)" },
+	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..; without one, the "
+	  "private project of sweep run)" },
 	{ "sandbox", PARAM_STR, offsetof(struct sweep_run_opts, sandbox), NULL, 0, 0, 0, "DIR",
-	  "run, resume: the private project's directory (default: ~/.wseq/sweep)" },
+	  "the private project's directory (default: ~/.wseq/sweep)" },
 	{ "ssh-config", PARAM_STR, offsetof(struct sweep_run_opts, ssh_config), NULL, 0, 0, 0,
 	  "FILE", "run, resume: ssh and scp read FILE (-F) instead of ~/.ssh/config" },
 	{ "remote-dir", PARAM_STR, offsetof(struct sweep_run_opts, remote_dir), ".wseq-sweep", 0,
@@ -60,21 +60,33 @@ static void usage(FILE *fp)
 	param_print_help(options, fp);
 }
 
+/* The project (the private one of `sweep run` when none is configured) and its database. */
 static int open_project(struct project_config *cfg, struct db **db)
 {
 	struct db_params dp;
-	char *path = o.project ? xasprintf("%s/config.xml", o.project) : NULL;
-	int rc = config_load(cfg, path, NULL, NULL);
+	char *sandbox = NULL, *path = sweep_project_path(&o, &sandbox);
+	int rc = -1;
 
-	free(path);
-	if (rc < 0)
-		return -1;
+	if (sandbox && access(path, R_OK) != 0) {
+		log_error("no project is configured, and there is no private one in %s "
+			  "(--project DIR, or --sandbox DIR as given to sweep run)", sandbox);
+		goto out;
+	}
+	if (config_load(cfg, path, NULL, NULL) < 0)
+		goto out;
 	db_params_from_config(&dp, cfg);
 	if (db_open(db, &dp, 0) != DB_OK) {
+		if (sandbox)
+			log_error("is the private project in %s running? `sweep resume SESSION` "
+				  "starts it, `wseq_sandbox up %s` too", sandbox, sandbox);
 		config_free(cfg);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(path);
+	free(sandbox);
+	return rc;
 }
 
 static int create(struct db *db, const struct project_config *cfg, const char *spec)

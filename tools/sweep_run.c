@@ -181,6 +181,18 @@ static bool project_configured(const struct sweep_run_opts *o)
 	       access("../config.xml", R_OK) == 0;
 }
 
+char *sweep_project_path(const struct sweep_run_opts *o, char **sandbox)
+{
+	const char *home = getenv("HOME");
+
+	*sandbox = NULL;
+	if (!o->sandbox && project_configured(o))
+		return o->project ? xasprintf("%s/config.xml", o->project) : NULL;
+	*sandbox = o->sandbox ? xstrdup(o->sandbox)
+		: xasprintf("%s/.wseq/sweep", home && *home ? home : "/tmp");
+	return xasprintf("%s/project/config.xml", *sandbox);
+}
+
 /*
  * The private project: its directory, started (or created) listening on the
  * spec's Server. A marker file says sweep started it, so the run that ends
@@ -190,14 +202,11 @@ static bool project_configured(const struct sweep_run_opts *o)
 static int sandbox_up(struct run *r, bool with_address)
 {
 	const struct sweep_run_opts *o = r->o;
-	const char *home = getenv("HOME");
 	char *tool = find_tool("wseq_sandbox"), *port = NULL, *marker, *log;
 	char *argv[12];
 	size_t n = 0;
 	int rc;
 
-	r->sandbox = o->sandbox ? xstrdup(o->sandbox)
-		: xasprintf("%s/.wseq/sweep", home && *home ? home : "/tmp");
 	if (mkdir_p(r->sandbox, 0755) < 0) {
 		free(tool);
 		return -1;
@@ -263,14 +272,11 @@ static void sandbox_down(struct run *r)
 static int project_open(struct run *r, bool create)
 {
 	struct db_params dp;
-	char *path = NULL;
+	char *path = sweep_project_path(r->o, &r->sandbox);
 
-	if (r->o->sandbox || !project_configured(r->o)) {
-		if (sandbox_up(r, create) < 0)
-			return -1;
-		path = xasprintf("%s/project/config.xml", r->sandbox);
-	} else if (r->o->project) {
-		path = xasprintf("%s/config.xml", r->o->project);
+	if (r->sandbox && sandbox_up(r, create) < 0) {
+		free(path);
+		return -1;
 	}
 	if (config_load(&r->cfg, path, NULL, NULL) < 0) {
 		free(path);

@@ -33,6 +33,14 @@ enum {
 	SWEEP_EXIT_STOPPED = 6, /* stopped by SIGINT or SIGTERM: `sweep resume` goes on */
 };
 
+/*
+ * The project to use: the path of its config.xml (NULL: the configured
+ * project's, as config_load finds it) and, when it is the private one --
+ * always with --sandbox, else when no project is configured -- its
+ * directory in *sandbox (free both).
+ */
+char *sweep_project_path(const struct sweep_run_opts *o, char **sandbox);
+
 /* run SPEC (resume false) or resume SESSION: an exit status above. */
 int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);
 

@@ -106,10 +106,13 @@ test_expect_success 'statistics: the failed sets, with why (exit status, timeout
 	test "$(grep -c "^  set " s1/stats)" = 3
 '
 
-test_expect_success 'the session ID is nowhere on the slaves, and the private project is stopped' '
+test_expect_success 'the session ID is in no log, here or on the slaves; the private project is stopped' '
 	sid=$(sed -n "s/^session \([0-9a-f]*\):.*/\1/p" s1/stats) && test -n "$sid" &&
-	! grep -r -q "$sid" "$D/home" &&
-	test_must_fail wseq_sandbox status "$SB" >/dev/null
+	! grep -r -q "$sid" "$D/home" "$SB/apache/logs" "$SB/project/log" &&
+	grep -q "GET /task " "$SB/apache/logs/access.log" &&
+	test_must_fail wseq_sandbox status "$SB" >/dev/null &&
+	test_must_fail sweep --sandbox "$SB" status "$sid" 2>err &&
+	grep "is the private project in $SB running" err
 '
 
 # --- the master killed mid-run, the machine "rebooted", then resume ---------
@@ -121,10 +124,10 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	master=$! &&
 	test_wait_for 60 grep -q "^sweep: session [0-9a-f]*:" s2/run.log &&
 	sid=$(sed -n "s/^sweep: session \([0-9a-f]*\):.*/\1/p" s2/run.log) &&
-	test_wait_for 60 sh -c "sweep --project \"$SB/project\" status $sid 2>/dev/null |
+	test_wait_for 60 sh -c "sweep --sandbox \"$SB\" status $sid 2>/dev/null |
 		grep -q \"tasks, \([6-9]\|[1-9][0-9]\) done\"" &&
 	kill -9 $master && { wait $master || :; } &&
-	sweep --project "$SB/project" status "$sid" >before &&
+	sweep --sandbox "$SB" status "$sid" >before &&
 	! grep -q "45 done" before &&
 	wseq_sandbox down "$SB" 2>/dev/null &&
 	(cd s2 && $RUN resume "$sid" >stats 2>resume.log) &&
