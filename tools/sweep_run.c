@@ -71,7 +71,6 @@ struct host {
 	int starts;
 	bool copied;
 	double not_before;      /* no new start before this dnow() */
-	double started_at;
 };
 
 struct run {
@@ -459,11 +458,21 @@ static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 	return 0;
 }
 
+/* Run the shell command cmd (taken) on host h by ssh, as its step. */
+static int ssh_step(struct run *r, struct host *h, enum step step, char *cmd)
+{
+	char *argv[32];
+	size_t n = 0;
+
+	ssh_base(r, h, false, argv, &n);
+	argv[n++] = cmd;
+	argv[n] = NULL;
+	return spawn(r, h, step, argv);
+}
+
 static int start_client(struct run *r, struct host *h)
 {
 	struct sbuf cmd = SBUF_INIT(1 << 16);
-	char *argv[32];
-	size_t n = 0;
 
 	sbuf_addstr(&cmd, "cd ");
 	sh_quote(&cmd, r->o->remote_dir);
@@ -474,40 +483,26 @@ static int start_client(struct run *r, struct host *h)
 	sbuf_addf(&cmd, " %s ", r->md5);
 	sh_quote(&cmd, r->server);
 	sbuf_addf(&cmd, " %s", r->port);
-	ssh_base(r, h, false, argv, &n);
-	argv[n++] = sbuf_detach(&cmd, NULL);
-	argv[n] = NULL;
 	h->starts++;
-	h->started_at = dnow();
 	log_info("host %s: starting the client (start %d)", h->label, h->starts);
 	if (h->verdict != H_RUNNING)
 		set_verdict(r, h, H_RUNNING, NULL);
-	return spawn(r, h, S_START, argv);
+	return ssh_step(r, h, S_START, sbuf_detach(&cmd, NULL));
 }
 
+/* The seed's dummy command: can we log in at all? */
 static int check_login(struct run *r, struct host *h)
 {
-	char *argv[32];
-	size_t n = 0;
-
-	ssh_base(r, h, false, argv, &n);
-	argv[n++] = xstrdup("true");
-	argv[n] = NULL;
-	return spawn(r, h, S_CHECK, argv);
+	return ssh_step(r, h, S_CHECK, xstrdup("true"));
 }
 
 static int make_dir(struct run *r, struct host *h)
 {
 	struct sbuf cmd = SBUF_INIT(1 << 16);
-	char *argv[32];
-	size_t n = 0;
 
 	sbuf_addstr(&cmd, "mkdir -p ");
 	sh_quote(&cmd, r->o->remote_dir);
-	ssh_base(r, h, false, argv, &n);
-	argv[n++] = sbuf_detach(&cmd, NULL);
-	argv[n] = NULL;
-	return spawn(r, h, S_MKDIR, argv);
+	return ssh_step(r, h, S_MKDIR, sbuf_detach(&cmd, NULL));
 }
 
 static int copy_client(struct run *r, struct host *h)
