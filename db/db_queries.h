@@ -212,8 +212,8 @@ int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task 
 /* Every ticket of the session batch that ended, by id. */
 int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
 		   void *arg);
-/* The session's next unsent result (its app's, through res_app_state), locked. */
-int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result *r);
+/* The session's next unsent result (through res_batch_state), locked. */
+int db_sweep_next(struct db *db, int64_t batch, struct db_result *r);
 /*
  * Hand it out as ticket (its new name) at t, due at deadline; note (the
  * "host=LABEL\n" line of the client that took it) becomes its stderr_out.

@@ -9,7 +9,7 @@
 
 const struct db_query dbq_sweep_unsent = {
 	"sweep_unsent", &db_result_table,
-	"WHERE appid=? AND server_state=2 AND batch=? ORDER BY id LIMIT 1 FOR UPDATE", "ii"
+	"WHERE batch=? AND server_state=2 ORDER BY id LIMIT 1 FOR UPDATE", "i"
 };
 const struct db_query dbq_sweep_send = {
 	"sweep_send", NULL,
@@ -51,9 +51,9 @@ static int one_result(struct db *db, const struct db_query *q, struct db_val *v,
 	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
 }
 
-int db_sweep_next(struct db *db, int64_t appid, int64_t batch, struct db_result *r)
+int db_sweep_next(struct db *db, int64_t batch, struct db_result *r)
 {
-	struct db_val q[] = { DBV_INT(appid), DBV_INT(batch) };
+	struct db_val q[] = { DBV_INT(batch) };
 
 	return one_result(db, &dbq_sweep_unsent, q, ARRAY_SIZE(q), r);
 }

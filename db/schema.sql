@@ -287,7 +287,8 @@ CREATE TABLE `result` (
     KEY res_filedel (file_delete_state),
     KEY res_hostid_state (hostid, server_state),
     KEY res_userid_id (userid, id),
-    KEY res_seq (seq_id, server_state)
+    KEY res_seq (seq_id, server_state),
+    KEY res_batch_state (batch, server_state)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Remote job submission (BOINC's batch, job_file, batch_file_assoc,
@@ -450,4 +451,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (4, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (5, UNIX_TIMESTAMP(), 'schema.sql');

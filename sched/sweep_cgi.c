@@ -11,6 +11,14 @@
  * workunit of the batch whose xml_doc holds the task body after its Ticket
  * and Timeout; a ticket is one of its results, renamed to an unguessable
  * random name when handed out. Logs to <log_dir>/sweep.log.
+ *
+ * Under mod_fcgid the same binary is a FastCGI program: one process answers
+ * request after request, keeping the configuration and the database
+ * connection (reopened at the next request when it was lost); everything a
+ * request makes is freed when it ends. It stops after WSEQ_SWEEP_MAX_REQUESTS
+ * requests (when set; make_project sets it to mod_fcgid's own limit) or on
+ * SIGTERM or SIGUSR1, between requests, so it always ends through exit().
+ * Run by a web server as a plain CGI program it answers its one request.
  */
 #include "common.h"
 #include "config.h"
@@ -24,30 +32,70 @@
 #include "wtime.h"
 
 #include <ctype.h>
+#include <fcgiapp.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 static const char usage[] =
 	"usage: sweep\n"
 	"The parameter sweep's HTTP endpoints (/config, /ping, /worker, /task,\n"
-	"/complete, /failed), run by the web server as a CGI program. It reads the\n"
-	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
+	"/complete, /failed), run by the web server as a FastCGI program (many\n"
+	"requests a process) or as a CGI program (one). It reads the project's\n"
+	"config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
 	"See doc/sweep-protocol.md.\n";
 
 #define SWEEP_MAX_BODY (1L << 30)
 #define NO_DEADLINE (int64_t)4000000000
+#define ER_LOCK_DEADLOCK 1213           /* MariaDB: the transaction was rolled back */
+#define TASK_TRIES 3
+
+/* What a FastCGI process keeps from one request to the next. */
+struct server {
+	struct project_config cfg;
+	bool have_cfg;
+	struct db_params dp;            /* points into cfg */
+	struct db *db;                  /* NULL until a connect succeeds */
+};
 
 struct req {
 	const struct project_config *cfg;
-	struct db *db;
+	struct server *srv;
+	struct db *db;                  /* srv->db */
+	FCGX_Request *fcgi;             /* NULL: plain CGI (stdin, stdout, the environment) */
 	const char *addr;
 	const char *op;                 /* config, ping, worker, task, complete, failed */
 	struct form q;
 	char *session;
 	struct db_batch batch;
 	char *dir;                      /* sweep/SESSIONID */
+	bool db_failed;                 /* a database call failed: start afresh */
 };
 
-static void reply(int status, const char *type, const void *body, size_t len)
+static const char *req_env(const struct req *r, const char *name)
+{
+	return r->fcgi ? FCGX_GetParam(name, r->fcgi->envp) : getenv(name);
+}
+
+static void req_write(struct req *r, const void *p, size_t len)
+{
+	const char *c = p;
+
+	if (!r->fcgi) {
+		fwrite(p, 1, len, stdout);
+		return;
+	}
+	while (len > 0) {
+		int n = len > INT_MAX ? INT_MAX : (int)len;
+
+		if (FCGX_PutStr(c, n, r->fcgi->out) != n)
+			return;         /* the web server has gone: nobody to tell */
+		c += n;
+		len -= (size_t)n;
+	}
+}
+
+static void reply(struct req *r, int status, const char *type, const void *body, size_t len)
 {
 	static const struct {
 		int code;
@@ -58,26 +106,89 @@ static void reply(int status, const char *type, const void *body, size_t len)
 		{ 415, "Unsupported Media Type" }, { 500, "Internal Server Error" },
 		{ 503, "Service Unavailable" },
 	};
+	struct sbuf h = SBUF_INIT(1024);
 	const char *text = "";
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(texts); i++)
 		if (texts[i].code == status)
 			text = texts[i].text;
-	printf("Status: %d %s\r\n", status, text);
+	sbuf_addf(&h, "Status: %d %s\r\n", status, text);
 	if (status == 204 || status == 205) {
-		fputs("\r\n", stdout);
+		sbuf_addstr(&h, "\r\n");
+		len = 0;
 	} else {
-		printf("Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", type ? type : "text/plain",
-		       len);
-		fwrite(body, 1, len, stdout);
+		sbuf_addf(&h, "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+			  type ? type : "text/plain", len);
 	}
-	fflush(stdout);
+	req_write(r, h.buf, h.len);
+	req_write(r, body, len);
+	if (!r->fcgi)
+		fflush(stdout);
+	sbuf_free(&h);
 }
 
-static void reply_text(int status, const char *msg)
+static void reply_text(struct req *r, int status, const char *msg)
 {
-	reply(status, "text/plain", msg, strlen(msg));
+	reply(r, status, "text/plain", msg, strlen(msg));
+}
+
+/*
+ * The body of a POST: CONTENT_LENGTH bytes, all of them, NUL-terminated
+ * after them; NULL with *why set when the length is missing, above max or
+ * the body is cut short. form_read_body() for a CGI's standard input, the
+ * same rules over the FastCGI stream.
+ */
+static char *read_body(struct req *r, long max, size_t *len, const char **why)
+{
+	long want;
+	size_t got = 0;
+	char *buf;
+
+	if (!r->fcgi)
+		return form_read_body(max, len, why);
+	if (parse_long(req_env(r, "CONTENT_LENGTH"), &want) < 0 || want < 0) {
+		*why = "no Content-Length";
+		return NULL;
+	}
+	if (want > max) {
+		*why = "request too large";
+		return NULL;
+	}
+	buf = xmalloc((size_t)want + 1);
+	while (got < (size_t)want) {
+		size_t left = (size_t)want - got;
+		int n = FCGX_GetStr(buf + got, left > (1 << 20) ? 1 << 20 : (int)left, r->fcgi->in);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < (size_t)want) {
+		free(buf);
+		*why = "request body cut short";
+		return NULL;
+	}
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+/*
+ * A transaction that failed but may simply run again: InnoDB chose it as a
+ * deadlock's victim and rolled it back (concurrent /task requests lock the
+ * same unsent results), or the connection was lost in it (DB_RETRY). Not
+ * on the same connection: after a deadlock the next statement on it was
+ * seen to wait forever. True with a fresh connection in r->db.
+ */
+static bool txn_again(struct req *r, int rc, unsigned err)
+{
+	if (rc != DB_RETRY && !(rc == DB_ERROR && err == ER_LOCK_DEADLOCK))
+		return false;
+	db_close(r->srv->db);
+	db_open(&r->srv->db, &r->srv->dp, 0);
+	r->db = r->srv->db;
+	return r->db != NULL;
 }
 
 /* Letters, digits, '-', '_', '.' (not leading), at most max: safe as a file name. */
@@ -124,11 +235,11 @@ static int session(struct req *r)
 	r->session = form_value(&r->q, "sessionID");
 	if (!token_ok(r->session, 64) || strchr(r->session, '.')) {
 		log_warn("[%s] %s: bad or missing session ID", r->addr, r->op);
-		reply_text(403, "wrong session\n");
+		reply_text(r, 403, "wrong session\n");
 		return -1;
 	}
 	if (!r->db) {
-		reply_text(503, "the project database is unavailable; try again later\n");
+		reply_text(r, 503, "the project database is unavailable; try again later\n");
 		return -1;
 	}
 	name = xasprintf("sweep:%s", r->session);
@@ -136,25 +247,30 @@ static int session(struct req *r)
 	free(name);
 	if (rc == DB_NOT_FOUND || (rc == DB_OK && r->batch.state != BATCH_STATE_IN_PROGRESS)) {
 		log_warn("[%s] %s: no such session", r->addr, r->op);
-		reply_text(403, "wrong session\n");
+		reply_text(r, 403, "wrong session\n");
 		return -1;
 	}
 	if (rc != DB_OK) {
-		reply_text(500, "database error\n");
+		/* the database is down (reconnecting failed too): 503, as for a CGI that cannot connect */
+		r->db_failed = true;
+		if (db_ping(r->db) != DB_OK)
+			reply_text(r, 503, "the project database is unavailable; try again later\n");
+		else
+			reply_text(r, 500, "database error\n");
 		return -1;
 	}
 	r->dir = xasprintf("%s/sweep/%s", r->cfg->project_dir, r->session);
 	return 0;
 }
 
-static void send_file(const char *path, int missing_status, const char *missing)
+static void send_file(struct req *r, const char *path, int missing_status, const char *missing)
 {
 	struct sbuf b = SBUF_INIT(SWEEP_MAX_BODY);
 
 	if (read_file(path, SWEEP_MAX_BODY, &b) == 0)
-		reply(200, "application/octet-stream", b.buf ? b.buf : "", b.len);
+		reply(r, 200, "application/octet-stream", b.buf ? b.buf : "", b.len);
 	else
-		reply_text(missing_status, missing);
+		reply_text(r, missing_status, missing);
 	sbuf_free(&b);
 }
 
@@ -162,7 +278,7 @@ static void do_config(struct req *r)
 {
 	char *path = xasprintf("%s/config", r->dir);
 
-	send_file(path, 500, "session has no configuration\n");
+	send_file(r, path, 500, "session has no configuration\n");
 	free(path);
 }
 
@@ -181,14 +297,14 @@ static void do_worker(struct req *r)
 	path = NULL;
 	if (!name || !want || strcmp(name, want)) {
 		log_warn("[%s] worker: wrong worker name", r->addr);
-		reply_text(403, "wrong worker name\n");
+		reply_text(r, 403, "wrong worker name\n");
 	} else if (!token_ok(platform, 100) ||
 		   stat((path = xasprintf("%s/workers/%s", r->dir, platform)), &st) != 0) {
 		log_info("[%s] worker: no worker for platform %s", r->addr,
 			 platform && token_ok(platform, 100) ? platform : "(bad)");
-		reply_text(415, "no worker for this platform\n");
+		reply_text(r, 415, "no worker for this platform\n");
 	} else {
-		send_file(path, 500, "cannot read the worker\n");
+		send_file(r, path, 500, "cannot read the worker\n");
 	}
 	free(path);
 	free(want);
@@ -204,37 +320,47 @@ static void do_task(struct req *r)
 	struct sbuf body = SBUF_INIT(SWEEP_MAX_BODY);
 	char ticket[33], *host;
 	int64_t t = now();
-	int rc;
+	int rc, tries = 0;
 
 	if (random_hex(ticket, 16) < 0) {
-		reply_text(500, "no randomness\n");
+		reply_text(r, 500, "no randomness\n");
 		return;
 	}
 	host = note(r, "host", 255);
-	rc = db_begin(r->db);
-	if (rc == DB_OK)
-		rc = db_sweep_next(r->db, r->batch.app_id, r->batch.id, &res);
-	if (rc == DB_OK)
-		rc = db_workunit_lookup_id(r->db, res.workunitid, &wu);
-	/* due at its timeout: then the transitioner hands the task out again */
-	if (rc == DB_OK)
-		rc = db_sweep_send(r->db, res.id, ticket, t,
-				   wu.delay_bound > 0 ? t + wu.delay_bound : NO_DEADLINE, host);
-	if (rc == DB_OK && wu.delay_bound > 0)
-		rc = db_workunit_touch_transition(r->db, wu.id, t + wu.delay_bound);
-	if (rc == DB_OK)
-		rc = db_commit(r->db);
-	else
-		db_rollback(r->db);
+	for (;;) {
+		unsigned err = 0;
+
+		rc = db_begin(r->db);
+		if (rc == DB_OK)
+			rc = db_sweep_next(r->db, r->batch.id, &res);
+		if (rc == DB_OK)
+			rc = db_workunit_lookup_id(r->db, res.workunitid, &wu);
+		/* due at its timeout: then the transitioner hands the task out again */
+		if (rc == DB_OK)
+			rc = db_sweep_send(r->db, res.id, ticket, t,
+					   wu.delay_bound > 0 ? t + wu.delay_bound : NO_DEADLINE, host);
+		if (rc == DB_OK && wu.delay_bound > 0)
+			rc = db_workunit_touch_transition(r->db, wu.id, t + wu.delay_bound);
+		if (rc == DB_OK) {
+			rc = db_commit(r->db);
+		} else {
+			err = db_errno(r->db);
+			db_rollback(r->db);
+		}
+		if (rc == DB_OK || rc == DB_NOT_FOUND || ++tries == TASK_TRIES ||
+		    !txn_again(r, rc, err))
+			break;
+	}
 	if (rc == DB_NOT_FOUND) {
-		reply_text(503, "no task left\n");
+		reply_text(r, 503, "no task left\n");
 	} else if (rc != DB_OK) {
-		reply_text(500, "database error\n");
+		r->db_failed = true;
+		reply_text(r, 500, "database error\n");
 	} else {
 		sbuf_addf(&body, "Ticket=%s\nTimeout=%d\n", ticket, wu.delay_bound);
 		sbuf_addstr(&body, wu.xml_doc ? wu.xml_doc : "");
 		log_info("[%s] task %s handed out", r->addr, wu.name);
-		reply(200, "text/plain", body.buf, body.len);
+		reply(r, 200, "text/plain", body.buf, body.len);
 	}
 	sbuf_free(&body);
 	free(host);
@@ -249,7 +375,7 @@ static int ticket(struct req *r, struct db_result *res, char **name)
 
 	*name = form_value(&r->q, "ticket");
 	if (!token_ok(*name, 64) || strchr(*name, '.')) {
-		reply_text(400, "bad or missing ticket\n");
+		reply_text(r, 400, "bad or missing ticket\n");
 		return -1;
 	}
 	rc = db_sweep_ticket(r->db, r->batch.id, *name, res);
@@ -258,7 +384,8 @@ static int ticket(struct req *r, struct db_result *res, char **name)
 		return 1;
 	}
 	if (rc != DB_OK) {
-		reply_text(500, "database error\n");
+		r->db_failed = true;
+		reply_text(r, 500, "database error\n");
 		return -1;
 	}
 	return 0;
@@ -269,17 +396,19 @@ static void do_ping(struct req *r)
 	struct db_result res = { 0 };
 	struct db_workunit wu = { 0 };
 	char *name = NULL;
-	int rc = ticket(r, &res, &name);
+	int rc = ticket(r, &res, &name), wrc;
 
-	if (rc == 0 && db_workunit_lookup_id(r->db, res.workunitid, &wu) != DB_OK)
+	if (rc == 0 && (wrc = db_workunit_lookup_id(r->db, res.workunitid, &wu)) != DB_OK) {
+		r->db_failed = wrc != DB_NOT_FOUND;
 		rc = 1;
+	}
 	if (rc == 0 && (res.server_state != RESULT_SERVER_STATE_IN_PROGRESS ||
 			wu.canonical_resultid || wu.error_mask || res.report_deadline < now()))
 		rc = 1;
 	if (rc == 0)
-		reply(204, NULL, "", 0);
+		reply(r, 204, NULL, "", 0);
 	else if (rc > 0)
-		reply(205, NULL, "", 0);
+		reply(r, 205, NULL, "", 0);
 	free(name);
 	db_result_free(&res);
 	db_workunit_free(&wu);
@@ -293,6 +422,17 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	bool taken = false;
 	int rc = ticket(r, &res, &name);
 
+	/*
+	 * The same results again (the answer to the first POST was lost): they
+	 * are in. Writing them again and dropping them as "too late" would
+	 * delete the file the first POST left.
+	 */
+	if (rc == 0 && success && res.server_state == RESULT_SERVER_STATE_OVER &&
+	    res.outcome == RESULT_OUTCOME_SUCCESS) {
+		log_info("[%s] ticket of task %lld: the same results again", r->addr,
+			 (long long)res.workunitid);
+		rc = 2;
+	}
 	if (rc == 0 && success) {
 		struct sbuf p = SBUF_INIT(PATH_MAX);
 
@@ -308,14 +448,15 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 		rc = -2;
 	}
 	if (rc == -2) {
-		reply_text(500, "cannot record the results; send them again\n");
+		r->db_failed = true;
+		reply_text(r, 500, "cannot record the results; send them again\n");
 	} else if (rc >= 0) {
 		if (rc == 0)
 			log_info("[%s] ticket of task %lld %s%s", r->addr, (long long)res.workunitid,
 				 success ? "completed" : "failed", taken ? "" : " (too late, ignored)");
 		if (rc == 0 && success && !taken)
 			unlink(path);
-		reply_text(200, "OK\n");
+		reply_text(r, 200, "OK\n");
 	}
 	free(path);
 	free(name);
@@ -323,38 +464,45 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	db_result_free(&res);
 }
 
-int main(int argc, char **argv)
+/* The configuration and the log: once, or again at the next request after a failure. */
+static int server_setup(struct server *s)
 {
-	struct project_config cfg;
-	struct req r = { .cfg = &cfg };
-	struct sbuf err = SBUF_INIT(1024);
-	struct db_params dp;
-	const char *script = getenv("SCRIPT_NAME"), *slash;
 	char *logpath;
 
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-
-		fputs(usage, help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	log_init("sweep", NULL);
-	if (config_load(&cfg, NULL, NULL, NULL) < 0) {
-		reply_text(503, "server configuration unreadable\n");
+	if (s->have_cfg)
 		return 0;
+	if (config_load(&s->cfg, NULL, NULL, NULL) < 0) {
+		config_free(&s->cfg);
+		return -1;
 	}
-	logpath = xasprintf("%s/sweep.log", cfg.log_dir);
+	logpath = xasprintf("%s/sweep.log", s->cfg.log_dir);
 	log_init("sweep", logpath);
 	free(logpath);
-	r.addr = getenv("REMOTE_ADDR") ? getenv("REMOTE_ADDR") : "?";
+	db_params_from_config(&s->dp, &s->cfg);
+	s->have_cfg = true;
+	return 0;
+}
+
+/* One request; fcgi NULL for plain CGI. Frees what the request made. */
+static void serve(struct server *s, FCGX_Request *fcgi)
+{
+	struct req r = { .cfg = &s->cfg, .srv = s, .fcgi = fcgi };
+	struct sbuf err = SBUF_INIT(1024);
+	const char *script, *slash;
+
+	if (server_setup(s) < 0) {
+		reply_text(&r, 503, "server configuration unreadable\n");
+		return;
+	}
+	if (!s->db)
+		db_open(&s->db, &s->dp, 0);
+	r.db = s->db;
+	r.addr = req_env(&r, "REMOTE_ADDR") ? req_env(&r, "REMOTE_ADDR") : "?";
+	script = req_env(&r, "SCRIPT_NAME");
 	slash = script ? strrchr(script, '/') : NULL;
 	r.op = slash ? slash + 1 : "";
-	db_params_from_config(&dp, &cfg);
-	if (db_open(&r.db, &dp, 0) != DB_OK)
-		r.db = NULL;
-	if (form_parse_query(getenv("QUERY_STRING"), &r.q, &err) < 0) {
-		reply_text(400, "bad query\n");
+	if (form_parse_query(req_env(&r, "QUERY_STRING"), &r.q, &err) < 0) {
+		reply_text(&r, 400, "bad query\n");
 	} else if (session(&r) == 0) {
 		if (!strcmp(r.op, "config")) {
 			do_config(&r);
@@ -369,27 +517,118 @@ int main(int argc, char **argv)
 		} else if (!strcmp(r.op, "complete")) {
 			size_t len = 0;
 			const char *why = NULL;
-			char *body = form_read_body(SWEEP_MAX_BODY, &len, &why);
+			char *body = read_body(&r, SWEEP_MAX_BODY, &len, &why);
 
 			if (!body) {
 				log_warn("[%s] complete: %s", r.addr, why);
-				reply_text(400, "missing or cut-short body\n");
+				reply_text(&r, 400, "missing or cut-short body\n");
 			} else {
 				do_report(&r, body, len, true);
 			}
 			free(body);
 		} else {
-			reply_text(404, "no such request\n");
+			reply_text(&r, 404, "no such request\n");
 		}
+	}
+	/*
+	 * After a failed database call the connection's state is not to be
+	 * trusted: a statement that failed with a deadlock was seen to make the
+	 * next request on it wait forever. The next request connects afresh,
+	 * as a CGI does.
+	 */
+	if (r.db_failed && s->db) {
+		db_close(s->db);
+		s->db = NULL;
 	}
 	form_free(&r.q);
 	free(r.session);
 	free(r.dir);
 	db_batch_free(&r.batch);
-	if (r.db)
-		db_close(r.db);
 	sbuf_free(&err);
-	config_free(&cfg);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	FCGX_ShutdownPending();
+}
+
+/*
+ * Request after request until mod_fcgid's limit or a stop signal. The
+ * signals are blocked while a request runs, so one arrives only while the
+ * process waits in accept(), which it ends (no SA_RESTART), and no request
+ * is cut short.
+ */
+static void serve_fastcgi(struct server *s)
+{
+	struct sigaction sa;
+	FCGX_Request fr;
+	sigset_t stops;
+	long max = 0, served = 0;
+
+	if (getenv("WSEQ_SWEEP_MAX_REQUESTS") &&
+	    parse_long(getenv("WSEQ_SWEEP_MAX_REQUESTS"), &max) < 0)
+		max = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	if (FCGX_InitRequest(&fr, 0, 0) != 0) {
+		log_error("cannot set up a FastCGI request");
+		return;
+	}
+	while (!stop_signal && (max <= 0 || served < max)) {
+		int rc;
+
+		sigprocmask(SIG_UNBLOCK, &stops, NULL);
+		rc = FCGX_Accept_r(&fr);
+		sigprocmask(SIG_BLOCK, &stops, NULL);
+		if (rc < 0)
+			break;
+		serve(s, &fr);
+		FCGX_Finish_r(&fr);
+		served++;
+	}
+	log_debug("fastcgi process ends after %ld requests%s", served,
+		  stop_signal ? " (signal)" : "");
+}
+
+int main(int argc, char **argv)
+{
+	static const int lib_signals[] = { SIGPIPE, SIGTERM, SIGUSR1 };
+	struct sigaction saved[ARRAY_SIZE(lib_signals)];
+	struct server s;
+	size_t i;
+
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+
+		fputs(usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	memset(&s, 0, sizeof(s));
+	log_init("sweep", NULL);
+	/* libfcgi sets handlers for these in FCGX_Init; a CGI keeps the ones it was given */
+	for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
+		sigaction(lib_signals[i], NULL, &saved[i]);
+	if (FCGX_IsCGI()) {
+		for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
+			sigaction(lib_signals[i], &saved[i], NULL);
+		serve(&s, NULL);
+	} else {
+		serve_fastcgi(&s);
+	}
+	if (s.db)
+		db_close(s.db);
+	if (s.have_cfg)
+		config_free(&s.cfg);
 	log_close();
 	return 0;
 }

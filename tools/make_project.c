@@ -392,6 +392,15 @@ static int write_master_page(struct project *p)
 	return rc;
 }
 
+/*
+ * The sweep endpoints' FastCGI processes under mod_fcgid: how many at most
+ * and at least, and the requests each answers before a fresh one replaces
+ * it (the program is told the same limit, so it ends by itself).
+ */
+#define SWEEP_FCGI_MAX_PROCESSES 16
+#define SWEEP_FCGI_MIN_PROCESSES 2
+#define SWEEP_FCGI_MAX_REQUESTS 10000
+
 static int write_apache_conf(struct project *p)
 {
 	struct sbuf b = SBUF_INIT(1 << 16);
@@ -401,14 +410,31 @@ static int write_apache_conf(struct project *p)
 
 	sbuf_addf(&b, "# Apache configuration for the wseq project %s, made by make_project.\n"
 		      "# Include it from the server configuration: Include %s/%s\n"
-		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core).\n\n",
+		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core; mod_fcgid if loaded\n"
+		      "# serves the sweep endpoints).\n\n",
 		  p->name, p->root, rel);
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
 		      "%s/cgi-bin/submit\n", base, p->name, p->root);
-	/* The parameter sweep's endpoints: at the server's root, where sweep_client asks */
-	sbuf_addf(&b, "ScriptAliasMatch ^/(config|ping|worker|task|complete|failed)$ "
-		      "%s/cgi-bin/sweep\n", p->root);
+	/*
+	 * The parameter sweep's endpoints: at the server's root, where
+	 * sweep_client asks. With mod_fcgid a few persistent FastCGI processes
+	 * answer them (each keeps its database connection), else one CGI
+	 * process a request. Bodies of /complete may be as large as the
+	 * program takes (1 GB); mod_fcgid's limit is for the whole server.
+	 */
+	sbuf_addf(&b, "<IfModule mod_fcgid.c>\n"
+		      "AliasMatch ^/(config|ping|worker|task|complete|failed)$ %s/cgi-bin/sweep\n"
+		      "FcgidCmdOptions %s/cgi-bin/sweep MaxProcesses %d MinProcesses %d "
+		      "IdleTimeout 300 MaxProcessLifetime 3600 IOTimeout 300 "
+		      "MaxRequestsPerProcess %d InitialEnv WSEQ_SWEEP_MAX_REQUESTS=%d\n"
+		      "FcgidMaxRequestLen 1073741824\n"
+		      "</IfModule>\n"
+		      "<IfModule !mod_fcgid.c>\n"
+		      "ScriptAliasMatch ^/(config|ping|worker|task|complete|failed)$ %s/cgi-bin/sweep\n"
+		      "</IfModule>\n",
+		  p->root, p->root, SWEEP_FCGI_MAX_PROCESSES, SWEEP_FCGI_MIN_PROCESSES,
+		  SWEEP_FCGI_MAX_REQUESTS, SWEEP_FCGI_MAX_REQUESTS, p->root);
 	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);
@@ -420,7 +446,10 @@ static int write_apache_conf(struct project *p)
 	sbuf_addf(&b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n</Directory>\n\n", p->root);
 	sbuf_addf(&b, "<Directory \"%s/cgi-bin\">\n    Options +ExecCGI -Indexes\n    AllowOverride None\n"
-		      "    Require all granted\n</Directory>\n", p->root);
+		      "    Require all granted\n"
+		      "    <IfModule mod_fcgid.c>\n        <Files \"sweep\">\n"
+		      "            SetHandler fcgid-script\n        </Files>\n    </IfModule>\n"
+		      "</Directory>\n", p->root);
 	rc = write_text(p, rel, &b, 0644);
 	free(rel);
 	free(base);

@@ -80,6 +80,13 @@ test_expect_success '/complete: the results stored whole, the ticket over; a pin
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=ffff&ticket=$t")" = 403
 '
 
+test_expect_success '/complete again for the same ticket (its answer lost): 200, the results stay' '
+	t=$(cat t1) &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
+	cmp res "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51
+'
+
 test_expect_success '/failed: the ticket ends in error and the task is handed out again' '
 	test "$(code "task?sessionID=$SID")" = 200 && t=$(ticket) &&
 	test "$(code "failed?sessionID=$SID&ticket=$t")" = 200 &&
@@ -88,6 +95,14 @@ test_expect_success '/failed: the ticket ends in error and the task is handed ou
 	test "$(unsent)" = 0 &&
 	test_project bin/transitioner --one_pass 2>/dev/null &&
 	test "$(unsent)" = 1
+'
+
+test_expect_success '/failed with why=: the reason is kept with the ticket' '
+	test "$(code "task?sessionID=$SID&host=h1.example.org")" = 200 && t=$(ticket) &&
+	test "$(code "failed?sessionID=$SID&ticket=$t&host=h1.example.org&why=exit%20status%203")" = 200 &&
+	test "$(test_sql_value "select stderr_out from result where name=\"$t\"")" = "host=h1.example.org
+why=exit status 3" &&
+	test_project bin/transitioner --one_pass 2>/dev/null
 '
 
 test_expect_success 'an expired ticket: ping 205, and the transitioner hands its task out again' '
@@ -119,6 +134,42 @@ test_expect_success 'the real sweep_client runs a session to its end against the
 		grep -a "^result of $i$" "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" || return 1
 	done &&
 	! grep -r "$SID" "$PROJECT_DIR/log"
+'
+
+# pids of the sweep.log lines from line $1 on
+log_pids() { tail -n "+$1" "$PROJECT_DIR/log/sweep.log" | sed -n "s/^.* sweep\[\([0-9]*\)\] .*/\1/p"; }
+
+if [ -f /usr/lib/apache2/modules/mod_fcgid.so ]; then
+	test_expect_success 'with mod_fcgid one persistent FastCGI process answers request after request' '
+		from=$(($(wc -l <"$PROJECT_DIR/log/sweep.log") + 1)) &&
+		for i in 1 2 3 4 5; do
+			test "$(code "config?sessionID=ffffffffffffffffffffffffffffffff")" = 403 || return 1
+		done &&
+		log_pids $from >all && test_line_count = 5 all &&
+		sort all | uniq -c | sort -rn >pids &&
+		read n pid <pids && test "$n" -ge 2 &&
+		grep -q "cgi-bin/sweep" "/proc/$pid/cmdline"
+	'
+else
+	test_skip 'with mod_fcgid one persistent FastCGI process answers request after request' \
+		'mod_fcgid is not installed (libapache2-mod-fcgid): the endpoints run as plain CGI'
+fi
+
+test_expect_success 'a stopped database gives 503; the first request after it comes back works' '
+	test "$(code "config?sessionID=$SID")" = 200 &&
+	pid=$(cat "$sbdir/mysql/mariadbd.pid") && kill "$pid" &&
+	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
+	test "$(code "config?sessionID=$SID")" = 503 &&
+	test "$(code "task?sessionID=$SID")" = 503 && grep -q "database is unavailable" body &&
+	wseq_sandbox up --no-daemons "$sbdir" 2>/dev/null &&
+	test "$(code "config?sessionID=$SID")" = 200 && cmp body "$SDIR/config"
+'
+
+test_expect_success 'when Apache stops, the endpoint processes end (and sanitizers, if built in, report nothing)' '
+	wseq_sandbox down "$sbdir" >/dev/null 2>&1 &&
+	! pgrep -f "^$PROJECT_DIR/cgi-bin/sweep" &&
+	test_grep -v "Sanitizer" "$sbdir/apache/logs/error.log" &&
+	test_grep -v "terminating forcefully" "$sbdir/apache/logs/error.log"
 '
 
 test_done
