@@ -100,8 +100,7 @@ test_expect_success '/failed: the ticket ends in error and the task is handed ou
 test_expect_success '/failed with why=: the reason is kept with the ticket' '
 	test "$(code "task?sessionID=$SID&host=h1.example.org")" = 200 && t=$(ticket) &&
 	test "$(code "failed?sessionID=$SID&ticket=$t&host=h1.example.org&why=exit%20status%203")" = 200 &&
-	test "$(test_sql_value "select stderr_out from result where name=\"$t\"")" = "host=h1.example.org
-why=exit status 3" &&
+	test "$(test_sql_value "select replace(stderr_out, \"\n\", \"|\") from result where name=\"$t\"")" = "host=h1.example.org|why=exit status 3|" &&
 	test_project bin/transitioner --one_pass 2>/dev/null
 '
 
