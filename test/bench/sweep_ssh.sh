@@ -153,7 +153,7 @@ else
 		say "sweep run: $NTASKS tasks on $NSLAVES slaves (sandbox up in $sb_ms ms)"
 		t0=$EPOCHREALTIME
 		(cd sweep && timeout "$TMO" sweep --sandbox "$SB" --ssh-config "$SSHD_SSH_CONFIG" \
-			--progress none run spec) >sweep.stats 2>sweep.err
+			--progress none --verbose run spec) >sweep.stats 2>sweep.err
 		sw_rc=$?
 		t1=$EPOCHREALTIME
 		sw_ms=$(ms "$t0" "$t1") sw_rate=$(per_s "$NTASKS" "$t0" "$t1")
