@@ -903,14 +903,16 @@ static int loop(struct run *r)
 	for (;;) {
 		reap(r);
 		if (stop_sig) {
-			log_warn("stopped by signal %d; `sweep resume %.8s...` carries on", (int)stop_sig,
-				 r->sid);
+			log_warn("stopped by signal %d; `sweep resume SESSION` carries on", (int)stop_sig);
+			sweep_stats_free(&st);
 			return SWEEP_EXIT_STOPPED;
 		}
 		if (dnow() - last_judge >= JUDGE_EVERY) {
 			sweep_stats_free(&st);
-			if (judge(r, false, &st) < 0)
+			if (judge(r, false, &st) < 0) {
+				sweep_stats_free(&st);
 				return SWEEP_EXIT_ERROR;
+			}
 			last_judge = dnow();
 			if (first)
 				r->done0 = st.done + st.failed;
@@ -1012,7 +1014,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	r.t0 = dnow();
 	rc = loop(&r);
 	if (rc != SWEEP_EXIT_ERROR) {
-		struct sweep_stats st;
+		struct sweep_stats st = { 0 };
 
 		if (judge(&r, true, &st) < 0)
 			rc = SWEEP_EXIT_ERROR;
