@@ -513,9 +513,10 @@ static int segment_judged(struct db *db, const struct db_workunit *wu, const str
 	if (r->validate_state == VALIDATE_STATE_VALID)
 		return db_sequence_advance_validated(db, wu->seq_id);
 	if (r->validate_state == VALIDATE_STATE_INVALID) {
-		log_info("[WU#%" PRId64 " %s] invalid segment: the sequence will be relocated",
-			 wu->id, wu->name);
-		return db_sequence_flag_invalid(db, wu->seq_id, SEQ_RELOCATE_ERROR);
+		/* a late result of a branch the sequence has left moves nothing */
+		log_info("[WU#%" PRId64 " %s] invalid segment: the sequence will be relocated "
+			 "(if branch %d is still its own)", wu->id, wu->name, wu->branch);
+		return db_sequence_flag_invalid(db, wu->seq_id, wu->branch, SEQ_RELOCATE_ERROR);
 	}
 	return DB_OK;
 }

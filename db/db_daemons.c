@@ -395,7 +395,7 @@ const struct db_query dbq_seq_last_state_upto = {
 const struct db_query dbq_seq_invalid = {
 	"seq_invalid", NULL,
 	"UPDATE sequence SET hostid=0, need_relocate=?, last_state_seqno=LEAST(last_state_seqno, ?) "
-	"WHERE id=? AND state=0 AND need_relocate=0", "iii"
+	"WHERE id=? AND branch=? AND state=0 AND need_relocate=0", "iiii"
 };
 const struct db_query dbq_seq_group_fail = {
 	"seq_group_fail", NULL,
@@ -463,14 +463,15 @@ int db_sequence_advance_validated(struct db *db, int64_t seq_id)
 	return rc;
 }
 
-int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int reason)
+int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int branch, int reason)
 {
 	struct db_val q[] = { DBV_INT(seq_id) };
 	int64_t last = 0;
 	int rc = db_select_i64(db, dbq_seq_last_state_upto.sql, q, ARRAY_SIZE(q), &last);
 
 	if (rc == DB_OK) {
-		struct db_val v[] = { DBV_INT(reason), DBV_INT(last), DBV_INT(seq_id) };
+		struct db_val v[] = { DBV_INT(reason), DBV_INT(last), DBV_INT(seq_id),
+				      DBV_INT(branch) };
 
 		rc = db_query_exec(db, &dbq_seq_invalid, v, ARRAY_SIZE(v), NULL);
 	}

@@ -115,7 +115,7 @@ int db_sequence_advance_validated(struct db *db, int64_t seq_id);
  * relocation (reason) from the latest uploaded state before
  * first_unvalidated_seqno (the segments known good). No-op if already flagged.
  */
-int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int reason);
+int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int branch, int reason);
 /*
  * No consensus in the group: the group and every member -- active or ended:
  * its result is unconfirmed -- end in error (why).
