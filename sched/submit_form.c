@@ -214,13 +214,27 @@ int form_parse_query(const char *query, struct form *f, struct sbuf *err)
 	return parse_urlencoded(query ? query : "", query ? strlen(query) : 0, f, err);
 }
 
-char *form_read_body(long max, size_t *len, const char **why)
+/* A CGI program's standard input, for form_read_body_from(). */
+static long read_stdin(void *arg, char *buf, size_t n)
+{
+	ssize_t r;
+
+	(void)arg;
+	do
+		r = read(0, buf, n);
+	while (r < 0 && errno == EINTR);
+	return (long)r;
+}
+
+char *form_read_body_from(const char *content_length, long max,
+			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
+			  const char **why)
 {
 	long want;
 	size_t got = 0;
 	char *buf;
 
-	if (parse_long(getenv("CONTENT_LENGTH"), &want) < 0 || want < 0) {
+	if (parse_long(content_length, &want) < 0 || want < 0) {
 		*why = "no Content-Length";
 		return NULL;
 	}
@@ -230,10 +244,8 @@ char *form_read_body(long max, size_t *len, const char **why)
 	}
 	buf = xmalloc((size_t)want + 1);
 	while (got < (size_t)want) {
-		ssize_t n = read(0, buf + got, (size_t)want - got);
+		long n = rd(arg, buf + got, (size_t)want - got);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n <= 0)
 			break;
 		got += (size_t)n;
@@ -246,6 +258,11 @@ char *form_read_body(long max, size_t *len, const char **why)
 	buf[got] = 0;
 	*len = got;
 	return buf;
+}
+
+char *form_read_body(long max, size_t *len, const char **why)
+{
+	return form_read_body_from(getenv("CONTENT_LENGTH"), max, read_stdin, NULL, len, why);
 }
 
 const struct form_part *form_get(const struct form *f, const char *name)

@@ -42,6 +42,10 @@ int form_parse_query(const char *query, struct form *f, struct sbuf *err);
  * missing, above max or the body is cut short.
  */
 char *form_read_body(long max, size_t *len, const char **why);
+/* The same from any stream: content_length as given, rd reading up to n bytes (<= 0: no more). */
+char *form_read_body_from(const char *content_length, long max,
+			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
+			  const char **why);
 /* The first part called name, or NULL. */
 const struct form_part *form_get(const struct form *f, const char *name);
 /* Its value as an allocated string (NULL if absent or containing NUL). */

@@ -133,6 +133,14 @@ static void reply_text(struct req *r, int status, const char *msg)
 	reply(r, status, "text/plain", msg, strlen(msg));
 }
 
+/* A FastCGI request's body stream, for form_read_body_from(). */
+static long read_fcgi(void *arg, char *buf, size_t n)
+{
+	FCGX_Stream *in = arg;
+
+	return FCGX_GetStr(buf, n > (1 << 20) ? 1 << 20 : (int)n, in);
+}
+
 /*
  * The body of a POST: CONTENT_LENGTH bytes, all of them, NUL-terminated
  * after them; NULL with *why set when the length is missing, above max or
@@ -141,37 +149,10 @@ static void reply_text(struct req *r, int status, const char *msg)
  */
 static char *read_body(struct req *r, long max, size_t *len, const char **why)
 {
-	long want;
-	size_t got = 0;
-	char *buf;
-
 	if (!r->fcgi)
 		return form_read_body(max, len, why);
-	if (parse_long(req_env(r, "CONTENT_LENGTH"), &want) < 0 || want < 0) {
-		*why = "no Content-Length";
-		return NULL;
-	}
-	if (want > max) {
-		*why = "request too large";
-		return NULL;
-	}
-	buf = xmalloc((size_t)want + 1);
-	while (got < (size_t)want) {
-		size_t left = (size_t)want - got;
-		int n = FCGX_GetStr(buf + got, left > (1 << 20) ? 1 << 20 : (int)left, r->fcgi->in);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < (size_t)want) {
-		free(buf);
-		*why = "request body cut short";
-		return NULL;
-	}
-	buf[got] = 0;
-	*len = got;
-	return buf;
+	return form_read_body_from(req_env(r, "CONTENT_LENGTH"), max, read_fcgi, r->fcgi->in, len,
+				   why);
 }
 
 /*
