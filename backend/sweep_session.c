@@ -14,6 +14,7 @@
 #include "log.h"
 #include "sweep_msg.h"
 #include "sweep_spec.h"
+#include "work.h"
 #include "wtime.h"
 
 #include <fcntl.h>
@@ -168,6 +169,34 @@ int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sw
 	return rc;
 }
 
+/*
+ * The first tickets of the n tasks wus (inserted): target_nresults each, as
+ * the transitioner would make them, so the clients find work at once instead
+ * of after the transitioner's next pass. Later ones (after a timeout or a
+ * failure) are the transitioner's.
+ */
+static int first_tickets(struct db *db, const struct project_config *cfg,
+			 const struct db_workunit *wus, size_t n)
+{
+	struct db_result *rs;
+	size_t i, k = 0, total = 0;
+	int j, rc = 0;
+
+	for (i = 0; i < n; i++)
+		total += (size_t)wus[i].target_nresults;
+	rs = xcalloc(total + 1, sizeof(*rs));
+	for (i = 0; rc == 0 && i < n; i++)
+		for (j = 0; rc == 0 && j < wus[i].target_nresults; j++)
+			rc = work_result_init(cfg, &wus[i], j, &rs[k++]);
+	if (rc == 0 && total &&
+	    db_rec_insert_many(db, &db_result_table, rs, sizeof(*rs), total) != DB_OK)
+		rc = -1;
+	for (i = 0; i < k; i++)
+		db_result_free(&rs[i]);
+	free(rs);
+	return rc;
+}
+
 int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
 			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
 			 struct sbuf *err)
@@ -225,12 +254,15 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		w->max_error_results = w->max_total_results;
 		w->max_success_results = w->target_nresults;
 		w->result_template_file = xstrdup(SWEEP_RESULT_TEMPLATE);
-		w->transition_time = now();
+		/* its tickets are made below: nothing for the transitioner to do before then */
+		w->transition_time = work_safety_net(w, now());
 		w->opaque = (double)(i + 1);    /* the parameter set's row */
 	}
 	if (rc == 0 && p.nrows &&
 	    db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), p.nrows) != DB_OK)
 		rc = -1;
+	if (rc == 0)
+		rc = first_tickets(db, cfg, wus, p.nrows);
 	if (rc == 0 && db_commit(db) != DB_OK)
 		rc = -1;
 	if (rc != 0) {
@@ -266,7 +298,6 @@ struct collect {
 	const struct sweep_params *params;
 	struct sweep_collect_stats *st;
 	struct sbuf *err;
-	int rc;
 };
 
 /* The /complete body of ticket r, decoded. */
@@ -337,44 +368,78 @@ out:
 	return ok;
 }
 
+/* A ticket's verdict, kept until the pass's one transaction records them all. */
+struct verdict {
+	struct db_result r;
+	bool valid;
+};
+
+struct verdicts {
+	struct collect *c;
+	struct verdict *v;
+	size_t n;
+};
+
+/* Judge an answered ticket (outside any transaction: Validate may take its time). */
 static int judge_result(struct db_result *r, void *arg)
 {
-	struct collect *c = arg;
+	struct verdicts *vs = arg;
+	struct collect *c = vs->c;
 	struct db_workunit wu = { 0 };
 	struct sweep_complete res = { 0 };
+	struct verdict *v;
 	size_t row;
-	bool ok;
-	int rc = db_workunit_lookup_id(c->db, r->workunitid, &wu);
 
-	if (rc != DB_OK || wu.canonical_resultid || wu.opaque < 1 ||
+	if (db_workunit_lookup_id(c->db, r->workunitid, &wu) != DB_OK || wu.opaque < 1 ||
 	    (size_t)wu.opaque > c->params->nrows) {
 		db_workunit_free(&wu);
 		return 0;
 	}
 	row = (size_t)wu.opaque - 1;
-	ok = read_results(c, r->name, &res) == 0 && valid(c, row, &res);
-	if (ok) {
-		r->validate_state = VALIDATE_STATE_VALID;
-		wu.canonical_resultid = r->id;
-		wu.need_validate = 0;
-		wu.assimilate_state = ASSIMILATE_DONE;
+	vs->v = xrealloc(vs->v, (vs->n + 1) * sizeof(*vs->v));
+	v = &vs->v[vs->n++];
+	v->valid = read_results(c, r->name, &res) == 0 && valid(c, row, &res);
+	v->r = *r;
+	memset(r, 0, sizeof(*r));
+	if (v->valid) {
 		c->st->valid++;
 	} else {
-		r->validate_state = VALIDATE_STATE_INVALID;
-		r->outcome = RESULT_OUTCOME_VALIDATE_ERROR;
-		wu.need_validate = 0;
-		wu.transition_time = now();     /* hand it out again, up to MaxTotal */
 		c->st->invalid++;
 		log_info("sweep: a result of set %zu is invalid", row + 1);
 	}
-	if (db_begin(c->db) != DB_OK || db_result_update(c->db, r) != DB_OK ||
-	    db_workunit_update(c->db, &wu) != DB_OK || db_commit(c->db) != DB_OK) {
-		db_rollback(c->db);
-		c->rc = -1;
-	}
 	sweep_complete_free(&res);
 	db_workunit_free(&wu);
-	return c->rc ? -1 : 0;
+	return 0;
+}
+
+/*
+ * Judge every answered ticket of the batch not judged yet, then record the
+ * verdicts in one transaction: a valid result becomes its task's canonical
+ * result, an invalid one sends its task back to the transitioner (to be
+ * handed out again, up to MaxTotal). 0, or -1.
+ */
+static int judge_returned(struct collect *c, int64_t batch)
+{
+	struct verdicts vs = { c, NULL, 0 };
+	int64_t t = now();
+	size_t i;
+	int rc = db_sweep_returned(c->db, batch, judge_result, &vs);
+
+	if (rc == DB_OK && vs.n) {
+		rc = db_begin(c->db);
+		for (i = 0; rc == DB_OK && i < vs.n; i++)
+			rc = db_sweep_judge(c->db, &vs.v[i].r, vs.v[i].valid, t);
+		if (rc == DB_OK)
+			rc = db_commit(c->db);
+		else
+			db_rollback(c->db);
+	}
+	for (i = 0; i < vs.n; i++)
+		db_result_free(&vs.v[i].r);
+	free(vs.v);
+	if (rc != DB_OK)
+		sbuf_addf(c->err, "cannot record the verdicts: %s", db_error(c->db));
+	return rc == DB_OK ? 0 : -1;
 }
 
 /* Append set row's valid results to out (blocks: under a header naming the set). */
@@ -428,11 +493,6 @@ static int take_wu_into(struct db_workunit *w, void *arg)
 	return 0;
 }
 
-static int take_result_into(struct db_result *r, void *arg)
-{
-	return judge_result(r, arg);
-}
-
 int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
 			  bool write_output, struct sweep_collect_stats *st, struct sbuf *err)
 {
@@ -440,7 +500,7 @@ int sweep_session_collect(struct db *db, const struct project_config *cfg, const
 	struct sweep_params p = { 0 };
 	struct wu_list l = { NULL, 0 };
 	struct sbuf out = SBUF_INIT(1L << 31);
-	struct collect c = { db, cfg, &s, &p, st, err, 0 };
+	struct collect c = { db, cfg, &s, &p, st, err };
 	char *opath = NULL;
 	int64_t batch = 0;
 	size_t i;
@@ -448,26 +508,21 @@ int sweep_session_collect(struct db *db, const struct project_config *cfg, const
 
 	memset(st, 0, sizeof(*st));
 	rc = sweep_session_load(db, sid, &batch, &s, &p, err);
-	/* judge what came back: one transaction a result */
-	if (rc == 0) {
-		struct db_val v[] = { DBV_INT(batch) };
-
-		if (db_result_enum(db, "WHERE batch=? AND outcome=1 AND validate_state=0 ORDER BY id",
-				   v, 1, take_result_into, &c) != DB_OK || c.rc)
-			rc = -1;
-	}
+	/* judge what came back */
+	if (rc == 0)
+		rc = judge_returned(&c, batch);
 	/* the output, made again whole from every valid result, in table order */
-	if (rc == 0) {
+	if (rc == 0 && write_output) {
 		struct db_val v[] = { DBV_INT(batch) };
 
-		if (db_workunit_enum(db, "WHERE batch=? ORDER BY opaque, id", v, 1, take_wu_into,
-				     &l) != DB_OK)
+		if (db_workunit_enum(db, "FORCE INDEX (wu_batch) WHERE batch=? ORDER BY opaque, id", v,
+				     1, take_wu_into, &l) != DB_OK)
 			rc = -1;
 	}
 	for (i = 0; rc == 0 && i < l.n; i++) {
 		if (l.v[i].canonical_resultid) {
 			st->done++;
-			if (write_output && add_block(&c, &l.v[i], &out) < 0)
+			if (add_block(&c, &l.v[i], &out) < 0)
 				rc = -1;
 		} else if (l.v[i].error_mask) {
 			st->failed++;

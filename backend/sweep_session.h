@@ -21,8 +21,8 @@ struct sweep_spec;
  * transaction: the app "sweep" if missing, a batch "sweep:SID" IN_PROGRESS,
  * one workunit per parameter set (its task body; the spec's Timeout,
  * MaxAssign and MaxTotal as delay_bound, target_nresults and
- * max_total_results; opaque = its row, from 1); and the session's files in
- * sweep/SID/. sid (SWEEP_SID_LEN + 1 bytes, "" on entry) gets the session
+ * max_total_results; opaque = its row, from 1) with its first tickets
+ * (target_nresults unsent results); and the session's files in sweep/SID/. sid (SWEEP_SID_LEN + 1 bytes, "" on entry) gets the session
  * ID. 0, or -1 with the reason in err (nothing left behind).
  */
 int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
@@ -39,7 +39,7 @@ int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sw
 
 struct sweep_collect_stats {
 	size_t valid, invalid;          /* results judged by this call */
-	size_t done, failed, pending;   /* the session's tasks now */
+	size_t done, failed, pending;   /* the session's tasks now (with write_output only) */
 	char *output;                   /* the output file written (free it) */
 };
 
@@ -51,7 +51,8 @@ struct sweep_collect_stats {
  * then write the spec's Output anew from every valid result in table order
  * (plain, or blocks under "### name=value ..."), so collecting twice never
  * collects a set twice -- unless write_output is false (judging only, as
- * `sweep run` does while the sweep goes on). 0, or -1 with the reason in err.
+ * `sweep run` does while the sweep goes on). The verdicts of a call are
+ * recorded in one transaction. 0, or -1 with the reason in err.
  */
 int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
 			  bool write_output, struct sweep_collect_stats *st, struct sbuf *err);

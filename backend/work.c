@@ -381,58 +381,71 @@ static const struct result_template *cached_template(const struct project_config
 	return &tpl_cache[tpl_cache_n++].t;
 }
 
-int work_create_result(struct db *db, const struct project_config *cfg,
-		       const struct db_workunit *wu, struct db_result *out)
+int64_t work_safety_net(const struct db_workunit *wu, int64_t t)
+{
+	int64_t wait = (int64_t)(1.5 * wu->delay_bound);
+
+	return t + (wait > WORK_SAFETY_NET_MIN ? wait : WORK_SAFETY_NET_MIN);
+}
+
+int work_result_init(const struct project_config *cfg, const struct db_workunit *wu, int64_t n,
+		     struct db_result *out)
 {
 	const struct result_template *t = cached_template(cfg, wu->result_template_file);
 	struct sbuf doc = SBUF_INIT(TEMPLATE_MAX);
 	unsigned char rnd[4];
 	char hex[9];
-	int64_t n;
-	int rc, tries;
+	int i;
 
-	if (!t)
+	db_result_free(out);
+	memset(out, 0, sizeof(*out));
+	if (!t || random_hex(hex, 4))
 		return log_error("workunit %s: cannot make a result", wu->name);
-	rc = db_result_count_workunit(db, wu->id, &n);
-	if (rc != DB_OK)
-		return rc == DB_RETRY ? DB_RETRY : -1;
-	if (random_hex(hex, 4))
-		return -1;
-	for (int i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++) {
 		unsigned v;
 
 		sscanf(hex + 2 * i, "%2x", &v);
 		rnd[i] = (unsigned char)v;
 	}
+	out->name = xasprintf("%s_%" PRId64, wu->name, n);
+	if (result_template_process(t, out->name, cfg->upload_url, &doc)) {
+		sbuf_free(&doc);
+		return log_error("workunit %s: cannot make a result", wu->name);
+	}
+	out->create_time = now();
+	out->workunitid = wu->id;
+	out->appid = wu->appid;
+	out->server_state = RESULT_SERVER_STATE_UNSENT;
+	out->outcome = RESULT_OUTCOME_INIT;
+	out->validate_state = VALIDATE_STATE_INIT;
+	out->file_delete_state = FILE_DELETE_INIT;
+	out->batch = wu->batch;
+	out->priority = wu->priority;
+	out->seq_id = wu->seq_id;
+	out->size_class = wu->size_class;
+	out->random = (int)(((unsigned)rnd[0] << 23) | ((unsigned)rnd[1] << 15) |
+			    ((unsigned)rnd[2] << 7) | (rnd[3] >> 1));
+	out->xml_doc_in = sbuf_detach(&doc, NULL);
+	return 0;
+}
+
+int work_create_result(struct db *db, const struct project_config *cfg,
+		       const struct db_workunit *wu, struct db_result *out)
+{
+	int64_t n;
+	int rc, tries;
+
+	rc = db_result_count_workunit(db, wu->id, &n);
+	if (rc != DB_OK)
+		return rc == DB_RETRY ? DB_RETRY : -1;
 	/* a name may be taken if results were deleted: try the next indices */
 	for (tries = 0; tries < 100; tries++, n++) {
-		db_result_free(out);
-		memset(out, 0, sizeof(*out));
-		out->name = xasprintf("%s_%" PRId64, wu->name, n);
-		sbuf_reset(&doc);
-		if (result_template_process(t, out->name, cfg->upload_url, &doc)) {
-			sbuf_free(&doc);
-			return log_error("workunit %s: cannot make a result", wu->name);
-		}
-		out->create_time = now();
-		out->workunitid = wu->id;
-		out->appid = wu->appid;
-		out->server_state = RESULT_SERVER_STATE_UNSENT;
-		out->outcome = RESULT_OUTCOME_INIT;
-		out->validate_state = VALIDATE_STATE_INIT;
-		out->file_delete_state = FILE_DELETE_INIT;
-		out->batch = wu->batch;
-		out->priority = wu->priority;
-		out->seq_id = wu->seq_id;
-		out->size_class = wu->size_class;
-		out->random = (int)(((unsigned)rnd[0] << 23) | ((unsigned)rnd[1] << 15) |
-				    ((unsigned)rnd[2] << 7) | (rnd[3] >> 1));
-		out->xml_doc_in = sbuf_detach(&doc, NULL);
+		if (work_result_init(cfg, wu, n, out) < 0)
+			return -1;
 		rc = db_result_insert(db, out);
 		if (rc == DB_OK || db_errno(db) != 1062)
 			break;
 	}
-	sbuf_free(&doc);
 	if (rc != DB_OK)
 		return rc == DB_RETRY ? DB_RETRY :
 			log_error("workunit %s: cannot insert result %s", wu->name, out->name);

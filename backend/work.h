@@ -83,6 +83,22 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 
 /* ---- results ------------------------------------------------------------- */
 
+/* BOINC's safety net: a workunit with nothing due is looked at again after this long. */
+#define WORK_SAFETY_NET_MIN (10 * 86400)
+
+/*
+ * When the transitioner looks at a workunit again that has nothing due
+ * before: 1.5 times its delay bound after t, at least WORK_SAFETY_NET_MIN.
+ */
+int64_t work_safety_net(const struct db_workunit *wu, int64_t t);
+
+/*
+ * Fill out (zeroed or a freed record; freed first) as result number n of wu,
+ * as work_create_result() makes it, without inserting it. 0, or -1 logged.
+ */
+int work_result_init(const struct project_config *cfg, const struct db_workunit *wu, int64_t n,
+		     struct db_result *out);
+
 /*
  * Insert the next result of wu (the transitioner's call): name
  * "<wuname>_<n>" with n the next free index, xml_doc_in from wu's result

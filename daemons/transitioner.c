@@ -24,8 +24,6 @@
 
 /* Far future: a workunit with nothing pending is never looked at by time. */
 #define TRANSITION_NEVER ((int64_t)1 << 62)
-/* BOINC's safety net: look again after this long even with nothing due. */
-#define SAFETY_NET_MIN (10 * 86400)
 /* A workunit whose transition failed (say, a missing template) waits this long. */
 #define FAILED_DELAY 3600
 /* workunit.transitioner_flags: BOINC's TRANSITION_NO_NEW_RESULTS (assigned jobs). */
@@ -303,13 +301,10 @@ static int64_t next_transition(const struct db_workunit *wu, const struct result
 	int64_t next;
 	size_t i;
 
-	if (wu->canonical_resultid || wu->error_mask) {
+	if (wu->canonical_resultid || wu->error_mask)
 		next = TRANSITION_NEVER;
-	} else {
-		int64_t wait = (int64_t)(1.5 * wu->delay_bound);
-
-		next = t + (wait > SAFETY_NET_MIN ? wait : SAFETY_NET_MIN);
-	}
+	else
+		next = work_safety_net(wu, t);
 	for (i = 0; i < rs->n; i++) {
 		const struct db_result *r = &rs->v[i];
 

@@ -194,7 +194,8 @@ int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
  */
 #define SWEEP_APP_NAME "sweep"
 extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket, dbq_sweep_report,
-	dbq_sweep_wu_reported, dbq_sweep_tasks, dbq_sweep_ended;
+	dbq_sweep_wu_reported, dbq_sweep_tasks, dbq_sweep_ended, dbq_sweep_returned,
+	dbq_sweep_result_judged, dbq_sweep_wu_valid, dbq_sweep_wu_invalid;
 
 /* A task of a session as `sweep status` sees it (read only). */
 struct db_sweep_task {
@@ -230,5 +231,15 @@ int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_
  */
 int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
 		    const char *note, bool *taken);
+/* The answered tickets of the session batch not judged yet, by id. */
+int db_sweep_returned(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+		      void *arg);
+/*
+ * The master's verdict on an answered ticket (not judged before): valid,
+ * it becomes its task's canonical result (the task is done) unless the
+ * task has one already; invalid, the task is due for the transitioner at t
+ * to be handed out again. Inside the caller's transaction.
+ */
+int db_sweep_judge(struct db *db, const struct db_result *r, bool valid, int64_t t);
 
 #endif

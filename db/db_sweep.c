@@ -7,9 +7,23 @@
  */
 #include "db_queries.h"
 
+/*
+ * The index is forced: while a session has many unsent tickets the
+ * optimizer was seen to walk the primary key from the table's first row
+ * instead (thousands of rows read and locked a request, growing with the
+ * table). SKIP LOCKED: concurrent requests take different tickets instead
+ * of waiting for each other's.
+ */
 const struct db_query dbq_sweep_unsent = {
 	"sweep_unsent", &db_result_table,
-	"WHERE batch=? AND server_state=2 ORDER BY id LIMIT 1 FOR UPDATE", "i"
+	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=2 ORDER BY id LIMIT 1 "
+	"FOR UPDATE SKIP LOCKED", "i"
+};
+/* The answered tickets of a session the master has not judged yet. */
+const struct db_query dbq_sweep_returned = {
+	"sweep_returned", &db_result_table,
+	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=5 AND outcome=1 "
+	"AND validate_state=0 ORDER BY id", "i"
 };
 const struct db_query dbq_sweep_send = {
 	"sweep_send", NULL,
@@ -89,6 +103,45 @@ int db_sweep_report(struct db *db, const struct db_result *r, bool success, int6
 	return rc;
 }
 
+const struct db_query dbq_sweep_result_judged = {
+	"sweep_result_judged", NULL,
+	"UPDATE result SET validate_state=?, outcome=? WHERE id=? AND validate_state=0", "iii"
+};
+const struct db_query dbq_sweep_wu_valid = {
+	"sweep_wu_valid", NULL,
+	"UPDATE workunit SET canonical_resultid=?, need_validate=0, assimilate_state=2 "
+	"WHERE id=? AND canonical_resultid=0", "ii"
+};
+const struct db_query dbq_sweep_wu_invalid = {
+	"sweep_wu_invalid", NULL,
+	"UPDATE workunit SET need_validate=0, transition_time=LEAST(transition_time, ?) WHERE id=?",
+	"ii"
+};
+
+int db_sweep_returned(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+		      void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	return db_result_query(db, &dbq_sweep_returned, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_sweep_judge(struct db *db, const struct db_result *r, bool valid, int64_t t)
+{
+	struct db_val res[] = {
+		DBV_INT(valid ? VALIDATE_STATE_VALID : VALIDATE_STATE_INVALID),
+		DBV_INT(valid ? r->outcome : RESULT_OUTCOME_VALIDATE_ERROR), DBV_INT(r->id)
+	};
+	struct db_val ok[] = { DBV_INT(r->id), DBV_INT(r->workunitid) };
+	struct db_val bad[] = { DBV_INT(t), DBV_INT(r->workunitid) };
+	int rc = db_query_exec(db, &dbq_sweep_result_judged, res, ARRAY_SIZE(res), NULL);
+
+	if (rc != DB_OK)
+		return rc;
+	return valid ? db_query_exec(db, &dbq_sweep_wu_valid, ok, ARRAY_SIZE(ok), NULL)
+		: db_query_exec(db, &dbq_sweep_wu_invalid, bad, ARRAY_SIZE(bad), NULL);
+}
+
 /* A task's state for `sweep status` and the master's progress: a projection of workunit. */
 static const struct db_column sweep_task_cols[] = {
 	{ "id", DB_T_I64, offsetof(struct db_sweep_task, id), 0 },
@@ -104,13 +157,12 @@ const struct db_table db_sweep_task_table = {
 	"workunit", sizeof(struct db_sweep_task), sweep_task_cols, ARRAY_SIZE(sweep_task_cols)
 };
 const struct db_query dbq_sweep_tasks = {
-	"sweep_tasks", &db_sweep_task_table, "WHERE batch=? ORDER BY id", "i"
+	"sweep_tasks", &db_sweep_task_table, "FORCE INDEX (wu_batch) WHERE batch=? ORDER BY id", "i"
 };
 /* The tickets of a session that ended (answered, failed, timed out, judged). */
 const struct db_query dbq_sweep_ended = {
 	"sweep_ended", &db_result_table,
-	"WHERE workunitid IN (SELECT id FROM workunit WHERE batch=?) AND server_state=5 ORDER BY id",
-	"i"
+	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=5 ORDER BY id", "i"
 };
 
 int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task *, void *),

@@ -20,7 +20,7 @@ const struct db_query dbq_wu_file_delete = {
 	"wu_file_delete", &db_workunit_table, "WHERE file_delete_state=1 LIMIT ?", "i"
 };
 const struct db_query dbq_wu_batch = {
-	"wu_batch", &db_workunit_table, "WHERE batch=? ORDER BY id", "i"
+	"wu_batch", &db_workunit_table, "FORCE INDEX (wu_batch) WHERE batch=? ORDER BY id", "i"
 };
 const struct db_query dbq_wu_batch_modified = {
 	"wu_batch_modified", &db_workunit_table,

@@ -27,6 +27,7 @@
 #include "sweep_util.h"
 #include "wtime.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,6 +39,7 @@
 #define LINES_EVERY 10.0        /* seconds between progress lines (not a terminal) */
 #define RESTART_WAIT 5.0        /* seconds before a client that died is started again */
 #define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
+#define CTL_PERSIST 10          /* seconds a host's shared ssh connection outlives its last use */
 
 enum step {
 	S_IDLE,         /* nothing runs for this host */
@@ -84,20 +86,45 @@ struct run {
 	char *server, *port;    /* how the hosts reach the master */
 	char *client;           /* the local sweep_client */
 	char md5[MD5_HEX_LEN + 1];
+	char *ctl_dir;          /* the ssh control sockets (one shared connection a host), or NULL */
 	char *sandbox;          /* the private project's directory, or NULL */
 	bool started_sandbox;
 	struct host *hosts;
 	size_t nhosts;
 	int progress;           /* 0 none, 1 lines, 2 bar */
 	double t0;
+	bool judge_now;         /* a client ended: look at the database now, not at the next second */
 	size_t done0;           /* tasks ended before this run began (for the estimate) */
 };
 
 static volatile sig_atomic_t stop_sig;
+static sigset_t child_set;      /* SIGCHLD: blocked but while the loop naps */
 
 static void on_stop(int sig)
 {
 	stop_sig = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;              /* it only ends nap() early */
+}
+
+/* Wait ms milliseconds, or less when a child ends (its step moves on at once) or a signal comes. */
+static void nap(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	sigset_t during;
+
+	sigprocmask(SIG_BLOCK, NULL, &during);
+	sigdelset(&during, SIGCHLD);
+	ppoll(NULL, 0, &ts, &during);
+}
+
+/* In a child before exec: the signal mask as the master was given it. */
+static void child_signals(void)
+{
+	sigprocmask(SIG_UNBLOCK, &child_set, NULL);
 }
 
 /* ---- helpers ---------------------------------------------------------------------- */
@@ -157,6 +184,7 @@ static int run_wait(char *const argv[], const char *out)
 		int fd = open("/dev/null", O_RDWR);
 		int o = out ? open(out, O_WRONLY | O_CREAT | O_APPEND, 0644) : 2;
 
+		child_signals();
 		dup2(fd, 0);
 		dup2(o >= 0 ? o : fd, 1);
 		dup2(o >= 0 ? o : fd, 2);
@@ -385,6 +413,18 @@ static void ssh_base(const struct run *r, const struct host *h, bool scp, char *
 	argv[(*n)++] = xstrdup("BatchMode=yes");
 	argv[(*n)++] = xstrdup("-o");
 	argv[(*n)++] = xstrdup("ConnectTimeout=10");
+	if (r->ctl_dir) {
+		/*
+		 * One connection a host, shared by its steps: the dummy command,
+		 * mkdir, scp and the second start cost no new login.
+		 */
+		argv[(*n)++] = xstrdup("-o");
+		argv[(*n)++] = xstrdup("ControlMaster=auto");
+		argv[(*n)++] = xstrdup("-o");
+		argv[(*n)++] = xasprintf("ControlPath=%s/%%C", r->ctl_dir);
+		argv[(*n)++] = xstrdup("-o");
+		argv[(*n)++] = xasprintf("ControlPersist=%d", CTL_PERSIST);
+	}
 	argv[(*n)++] = xstrdup(scp ? "-P" : "-p");
 	argv[(*n)++] = xasprintf("%d", h->h.port);
 	if (!scp) {
@@ -419,6 +459,7 @@ static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 		int nul = open("/dev/null", O_RDWR);
 
 		setpgid(0, 0);
+		child_signals();
 		if (in[0] >= 0) {
 			dup2(in[0], 0);
 			close(in[0]);
@@ -551,6 +592,7 @@ static void host_step_done(struct run *r, struct host *h, int code)
 		h->start_exit = code;
 		if (code == 0) {
 			h->starts = 0;  /* max_starts counts starts that went wrong in a row */
+			r->judge_now = true;
 			set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
 		} else if (code >= 2 && code <= 4) {
 			/* the client ran and the master turned it away: starting again won't help */
@@ -872,6 +914,96 @@ static int judge(struct run *r, bool output, struct sweep_stats *st)
 	return rc;
 }
 
+/*
+ * Remove what masters that are gone (killed with -9) left in tmp:
+ * directories wseq-sweep-PID.* of ours whose PID no longer runs.
+ */
+static void ctl_sweep_stale(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *path;
+		struct stat st;
+		long pid;
+
+		if (sscanf(e->d_name, "wseq-sweep-%ld.", &pid) != 1 || pid <= 0 ||
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		path = xasprintf("%s/%s", tmp, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+			remove_tree(path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/*
+ * A directory for the hosts' ssh control sockets, in TMPDIR or else /tmp: a
+ * socket's path is short (107 bytes), and ssh adds 58 to the directory's
+ * (the 40-digit %C and a temporary suffix). Without one every step logs in anew.
+ */
+static void ctl_open(struct run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	if (!tmp || !*tmp || strlen(tmp) + sizeof("/wseq-sweep-4194304.XXXXXX") > 49)
+		tmp = "/tmp";
+	ctl_sweep_stale(tmp);
+	dir = xasprintf("%s/wseq-sweep-%ld.XXXXXX", tmp, (long)getpid());
+	if (!mkdtemp(dir)) {
+		log_warn("no directory for shared ssh connections in %s: each step logs in anew", tmp);
+		free(dir);
+		return;
+	}
+	r->ctl_dir = dir;
+}
+
+/* Close the hosts' shared connections and remove their directory. */
+static void ctl_close(struct run *r)
+{
+	size_t i;
+
+	if (!r->ctl_dir)
+		return;
+	for (i = 0; i < r->nhosts; i++) {
+		const struct host *h = &r->hosts[i];
+		char *argv[16], *sock, *port;
+		size_t n = 0;
+
+		argv[n++] = "ssh";
+		if (r->o->ssh_config) {
+			argv[n++] = "-F";
+			argv[n++] = r->o->ssh_config;
+		}
+		sock = xasprintf("ControlPath=%s/%%C", r->ctl_dir);
+		argv[n++] = "-o";
+		argv[n++] = sock;
+		argv[n++] = "-O";
+		argv[n++] = "exit";
+		port = xasprintf("%d", h->h.port);
+		argv[n++] = "-p";
+		argv[n++] = port;
+		if (h->h.user) {
+			argv[n++] = "-l";
+			argv[n++] = h->h.user;
+		}
+		argv[n++] = "--";
+		argv[n++] = h->h.host;
+		argv[n] = NULL;
+		run_wait(argv, "/dev/null");
+		free(sock);
+		free(port);
+	}
+	remove_tree(r->ctl_dir);
+	free(r->ctl_dir);
+	r->ctl_dir = NULL;
+}
+
 static void stop_clients(struct run *r)
 {
 	double until = dnow() + END_WAIT;
@@ -879,7 +1011,7 @@ static void stop_clients(struct run *r)
 
 	/* they hear "no task left" at their next request; give them a moment */
 	while (hosts_busy(r) && dnow() < until) {
-		poll(NULL, 0, TICK_MS);
+		nap(TICK_MS);
 		reap(r);
 	}
 	for (i = 0; i < r->nhosts; i++)
@@ -887,7 +1019,7 @@ static void stop_clients(struct run *r)
 			kill(r->hosts[i].pid, SIGTERM);
 	until = dnow() + 5;
 	while (hosts_busy(r) && dnow() < until) {
-		poll(NULL, 0, TICK_MS);
+		nap(TICK_MS);
 		reap(r);
 	}
 }
@@ -907,7 +1039,8 @@ static int loop(struct run *r)
 			sweep_stats_free(&st);
 			return SWEEP_EXIT_STOPPED;
 		}
-		if (dnow() - last_judge >= JUDGE_EVERY) {
+		if (r->judge_now || dnow() - last_judge >= JUDGE_EVERY) {
+			r->judge_now = false;
 			sweep_stats_free(&st);
 			if (judge(r, false, &st) < 0) {
 				sweep_stats_free(&st);
@@ -928,7 +1061,7 @@ static int loop(struct run *r)
 				return SWEEP_EXIT_STALLED;
 			}
 		}
-		poll(NULL, 0, TICK_MS);
+		nap(TICK_MS);
 	}
 	show_progress(r, &st, true);
 	i = st.failed;
@@ -948,6 +1081,11 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&child_set);
+	sigaddset(&child_set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &child_set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (!o->verbose)
 		log_set_level(LOG_LVL_ERROR);
@@ -1011,6 +1149,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	}
 	r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
 	hosts_save(&r);
+	ctl_open(&r);
 	r.t0 = dnow();
 	rc = loop(&r);
 	if (rc != SWEEP_EXIT_ERROR) {
@@ -1026,6 +1165,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 		for (i = 0; i < r.nhosts; i++)
 			if (r.hosts[i].pid > 0)
 				kill(r.hosts[i].pid, SIGTERM);
+	ctl_close(&r);
 	hosts_save(&r);
 	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r.db, r.sid, r.sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;

@@ -28,6 +28,21 @@ test_expect_success 'no named query scans a whole result, workunit, host or sequ
 	test_grep "^seq_for_host " plans
 '
 
+# A sweep session is often most of the table. Left to itself the optimizer
+# then walked the primary key in id order (reading, and for /task locking,
+# every older row) instead of the session's index range.
+test_expect_success 'the sweep queries of a session that is most of the table use its index' '
+	test_sql "$WSEQ_DB_NAME" -e "update result set batch=1, server_state=if(id%3=0,2,5);
+		update workunit set batch=1; analyze table result, workunit" >/dev/null &&
+	db_tool explain >plans
+	for q in sweep_unsent sweep_returned sweep_ended; do
+		test_grep "^$q  *result  *[a-z_]*  *res_batch_state" plans || return 1
+	done &&
+	for q in sweep_tasks wu_batch; do
+		test_grep "^$q  *workunit  *[a-z_]*  *wu_batch" plans || return 1
+	done
+'
+
 test_expect_success 'the check notices a query that lost its index' '
 	test_sql "$WSEQ_DB_NAME" -e "alter table result drop index res_wuid" &&
 	test_must_fail db_tool explain >plans &&

@@ -60,12 +60,23 @@ done_by() {
 	awk -v u="$2@" 'index($1, u) == 1 { print $2 }' "$1/stats"
 }
 
+# logins: how many ssh logins the slaves have accepted so far
+logins() {
+	cat "$D"/sshd-*.log | grep -c "Accepted publickey"
+}
+
+# ctl_dirs: the masters' directories of shared ssh connections left in /tmp
+ctl_dirs() {
+	ls -d /tmp/wseq-sweep-* 2>/dev/null | wc -l
+}
+
 # --- a whole sweep, with every kind of trouble -----------------------------
 
 make_sweep s1 5 24 5=fail 9=hang 13=bad
 { echo "$NOAUTH"; echo "$CLOSED"; echo "nonexistent-host.invalid"; } >>s1/cluster
 
 test_expect_success 'sweep run: a private project, the client deployed, exit 4 (some sets failed)' '
+	logins >logins.before && ctl_dirs >ctl.before &&
 	(cd s1 && $RUN run spec >stats 2>run.log; echo $? >rc) &&
 	test "$(cat s1/rc)" = 4 &&
 	grep "^session [0-9a-f]\{32\}: 24 tasks, 21 done, 0 running, 0 waiting, 3 failed$" s1/stats
@@ -76,6 +87,12 @@ test_expect_success 'the client was missing on every slave: copied by scp after 
 		test -x "$D/home/$u/.wseq-sweep/sweep_client" || return 1
 	done &&
 	test "$(grep -c "copying the client" s1/run.log)" = 3
+'
+
+test_expect_success 'one ssh login a slave: start, check, mkdir, scp and start again share it' '
+	test "$(($(logins) - $(cat logins.before)))" = 3 &&
+	test "$(ctl_dirs)" = "$(cat ctl.before)" &&
+	test_wait_for 15 sh -c "! pgrep -f ControlPath=/tmp/wseq-swee[p]-"
 '
 
 test_expect_success 'the output holds every valid set once, in table order, binary results intact' '
@@ -126,13 +143,16 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	sid=$(sed -n "s/^sweep: session \([0-9a-f]*\):.*/\1/p" s2/run.log) &&
 	test_wait_for 60 sh -c "sweep --sandbox \"$SB\" status $sid 2>/dev/null |
 		grep -q \"tasks, \([6-9]\|[1-9][0-9]\) done\"" &&
+	ctl_dirs >ctl.before &&
 	kill -9 $master && { wait $master || :; } &&
 	sweep --sandbox "$SB" status "$sid" >before &&
 	! grep -q "45 done" before &&
 	wseq_sandbox down "$SB" 2>/dev/null &&
 	(cd s2 && $RUN resume "$sid" >stats 2>resume.log) &&
 	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
-	expect_blocks s2 ok $(seq 1 45)
+	expect_blocks s2 ok $(seq 1 45) &&
+	# the killed master'"'"'s directory of shared ssh connections went with the resume
+	test "$(ctl_dirs)" = "$(($(cat ctl.before) - 1))"
 '
 
 test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
