@@ -257,6 +257,7 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		/* its tickets are made below: nothing for the transitioner to do before then */
 		w->transition_time = work_safety_net(w, now());
 		w->opaque = (double)(i + 1);    /* the parameter set's row */
+		w->files_indexed = 1;   /* a task body names no input file for the file deleter */
 	}
 	if (rc == 0 && p.nrows &&
 	    db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), p.nrows) != DB_OK)

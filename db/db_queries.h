@@ -194,7 +194,7 @@ int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
  */
 #define SWEEP_APP_NAME "sweep"
 extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket, dbq_sweep_report,
-	dbq_sweep_wu_reported, dbq_sweep_tasks, dbq_sweep_ended, dbq_sweep_returned,
+	dbq_sweep_tasks, dbq_sweep_ended, dbq_sweep_returned,
 	dbq_sweep_result_judged, dbq_sweep_wu_valid, dbq_sweep_wu_invalid;
 
 /* A task of a session as `sweep status` sees it (read only). */
@@ -213,21 +213,35 @@ int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task 
 /* Every ticket of the session batch that ended, by id. */
 int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
 		   void *arg);
-/* The session's next unsent result (through res_batch_state), locked. */
-int db_sweep_next(struct db *db, int64_t batch, struct db_result *r);
+/* An unsent ticket and what /task tells of its task (db_rec_free() with the table). */
+struct db_sweep_claim {
+	int64_t id;             /* the result */
+	int64_t workunitid;
+	char *wu_name;
+	int delay_bound;        /* the task's timeout, seconds; 0 none */
+	char *xml_doc;          /* the task body after Ticket and Timeout */
+};
+extern const struct db_table db_sweep_claim_table;
 /*
- * Hand it out as ticket (its new name) at t, due at deadline; note (the
- * "host=LABEL\n" line of the client that took it) becomes its stderr_out.
+ * The session's next unsent result with its task (through res_batch_state),
+ * both locked -- skipping those other transactions hold -- in a transaction.
  */
-int db_sweep_send(struct db *db, int64_t result_id, const char *ticket, int64_t t,
+int db_sweep_next(struct db *db, int64_t batch, struct db_sweep_claim *c);
+/*
+ * Hand it out as ticket (its new name) at t, due at deadline, when its task
+ * becomes due for the transitioner too; note (the "host=LABEL\n" line of
+ * the client that took it) becomes its stderr_out.
+ */
+int db_sweep_send(struct db *db, const struct db_sweep_claim *c, const char *ticket, int64_t t,
 		  int64_t deadline, const char *note);
 /* The result called ticket in the session's batch. */
 int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_result *r);
 /*
  * Record a ticket's end (success: its results came, else it failed) if it
- * is still in progress (*taken); its task is due for the transitioner (and,
- * on success, for validation). note ("why=REASON\n" of a failure, or "") is
- * appended to its stderr_out; its elapsed_time is t - sent_time.
+ * is still in progress (*taken), in one statement: on success its task is
+ * due for the master's judging, on failure for the transitioner (to hand it
+ * out again). note ("why=REASON\n" of a failure, or "") is appended to its
+ * stderr_out; its elapsed_time is t - sent_time.
  */
 int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
 		    const char *note, bool *taken);

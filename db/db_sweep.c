@@ -7,6 +7,18 @@
  */
 #include "db_queries.h"
 
+/* The next unsent ticket of a session with its task, both locked: a projection of the two. */
+static const struct db_column sweep_claim_cols[] = {
+	{ "result.id", DB_T_I64, offsetof(struct db_sweep_claim, id), DB_COL_EXPR },
+	{ "result.workunitid", DB_T_I64, offsetof(struct db_sweep_claim, workunitid), DB_COL_EXPR },
+	{ "workunit.name", DB_T_STR, offsetof(struct db_sweep_claim, wu_name), DB_COL_EXPR },
+	{ "workunit.delay_bound", DB_T_INT, offsetof(struct db_sweep_claim, delay_bound),
+	  DB_COL_EXPR },
+	{ "workunit.xml_doc", DB_T_STR, offsetof(struct db_sweep_claim, xml_doc), DB_COL_EXPR },
+};
+const struct db_table db_sweep_claim_table = {
+	"result", sizeof(struct db_sweep_claim), sweep_claim_cols, ARRAY_SIZE(sweep_claim_cols)
+};
 /*
  * The index is forced: while a session has many unsent tickets the
  * optimizer was seen to walk the primary key from the table's first row
@@ -15,8 +27,9 @@
  * of waiting for each other's.
  */
 const struct db_query dbq_sweep_unsent = {
-	"sweep_unsent", &db_result_table,
-	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=2 ORDER BY id LIMIT 1 "
+	"sweep_unsent", &db_sweep_claim_table,
+	"FORCE INDEX (res_batch_state) JOIN workunit ON workunit.id=result.workunitid "
+	"WHERE result.batch=? AND result.server_state=2 ORDER BY result.id LIMIT 1 "
 	"FOR UPDATE SKIP LOCKED", "i"
 };
 /* The answered tickets of a session the master has not judged yet. */
@@ -25,23 +38,32 @@ const struct db_query dbq_sweep_returned = {
 	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=5 AND outcome=1 "
 	"AND validate_state=0 ORDER BY id", "i"
 };
+/* Handed out: the ticket, and its task due for the transitioner at its deadline. */
 const struct db_query dbq_sweep_send = {
 	"sweep_send", NULL,
-	"UPDATE result SET server_state=4, name=?, sent_time=?, report_deadline=?, stderr_out=? "
-	"WHERE id=? AND server_state=2", "siisi"
+	"UPDATE result JOIN workunit ON workunit.id=result.workunitid "
+	"SET result.server_state=4, result.name=?, result.sent_time=?, result.report_deadline=?, "
+	"result.stderr_out=?, workunit.transition_time=LEAST(workunit.transition_time, ?) "
+	"WHERE result.id=? AND result.server_state=2", "siisii"
 };
 const struct db_query dbq_sweep_ticket = {
 	"sweep_ticket", &db_result_table, "WHERE name=? AND batch=?", "si"
 };
+/*
+ * A ticket's end, in one statement. Results: its task is due for the
+ * master's judging (need_validate); the transitioner has nothing to do
+ * before the verdict. A failure: the task is due for the transitioner now,
+ * to be handed out again.
+ */
 const struct db_query dbq_sweep_report = {
 	"sweep_report", NULL,
-	"UPDATE result SET server_state=5, outcome=?, received_time=?, validate_state=0, "
-	"elapsed_time=GREATEST(?-sent_time,0), stderr_out=CONCAT(stderr_out,?) "
-	"WHERE id=? AND server_state=4", "iiisi"
-};
-const struct db_query dbq_sweep_wu_reported = {
-	"sweep_wu_reported", NULL,
-	"UPDATE workunit SET need_validate=need_validate OR ?, transition_time=? WHERE id=?", "iii"
+	"UPDATE result JOIN workunit ON workunit.id=result.workunitid "
+	"SET result.server_state=5, result.outcome=?, result.received_time=?, "
+	"result.validate_state=0, result.elapsed_time=GREATEST(?-result.sent_time,0), "
+	"result.stderr_out=CONCAT(result.stderr_out,?), "
+	"workunit.need_validate=workunit.need_validate OR ?, "
+	"workunit.transition_time=IF(?, workunit.transition_time, LEAST(workunit.transition_time, ?)) "
+	"WHERE result.id=? AND result.server_state=4", "iiisiiii"
 };
 
 static int take_result(struct db_result *r, void *arg)
@@ -65,18 +87,32 @@ static int one_result(struct db *db, const struct db_query *q, struct db_val *v,
 	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
 }
 
-int db_sweep_next(struct db *db, int64_t batch, struct db_result *r)
+static int take_claim(void *rec, void *arg)
 {
-	struct db_val q[] = { DBV_INT(batch) };
+	struct db_sweep_claim *out = arg;
 
-	return one_result(db, &dbq_sweep_unsent, q, ARRAY_SIZE(q), r);
+	db_rec_free(&db_sweep_claim_table, out);
+	*out = *(struct db_sweep_claim *)rec;
+	memset(rec, 0, sizeof(*out));
+	return 1;
 }
 
-int db_sweep_send(struct db *db, int64_t result_id, const char *ticket, int64_t t,
+int db_sweep_next(struct db *db, int64_t batch, struct db_sweep_claim *c)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+	int rc;
+
+	db_rec_free(&db_sweep_claim_table, c);
+	memset(c, 0, sizeof(*c));
+	rc = db_query_rows(db, &dbq_sweep_unsent, v, ARRAY_SIZE(v), take_claim, c);
+	return rc == DB_OK && !c->id ? DB_NOT_FOUND : rc;
+}
+
+int db_sweep_send(struct db *db, const struct db_sweep_claim *c, const char *ticket, int64_t t,
 		  int64_t deadline, const char *note)
 {
 	struct db_val v[] = { DBV_STR(ticket), DBV_INT(t), DBV_INT(deadline), DBV_STR(note),
-			      DBV_INT(result_id) };
+			      DBV_INT(deadline), DBV_INT(c->id) };
 
 	return db_query_exec(db, &dbq_sweep_send, v, ARRAY_SIZE(v), NULL);
 }
@@ -92,14 +128,12 @@ int db_sweep_report(struct db *db, const struct db_result *r, bool success, int6
 		    const char *note, bool *taken)
 {
 	struct db_val v[] = { DBV_INT(success ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR),
-			      DBV_INT(t), DBV_INT(t), DBV_STR(note), DBV_INT(r->id) };
-	struct db_val w[] = { DBV_INT(success), DBV_INT(t), DBV_INT(r->workunitid) };
+			      DBV_INT(t), DBV_INT(t), DBV_STR(note), DBV_INT(success), DBV_INT(success),
+			      DBV_INT(t), DBV_INT(r->id) };
 	int64_t n = 0;
 	int rc = db_query_exec(db, &dbq_sweep_report, v, ARRAY_SIZE(v), &n);
 
-	*taken = rc == DB_OK && n == 1;
-	if (rc == DB_OK && *taken)
-		rc = db_query_exec(db, &dbq_sweep_wu_reported, w, ARRAY_SIZE(w), NULL);
+	*taken = rc == DB_OK && n > 0;
 	return rc;
 }
 

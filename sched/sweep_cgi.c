@@ -49,6 +49,15 @@ static const char usage[] =
 #define NO_DEADLINE (int64_t)4000000000
 #define ER_LOCK_DEADLOCK 1213           /* MariaDB: the transaction was rolled back */
 #define TASK_TRIES 3
+#define SESSIONS_KEPT 16                /* sessions a FastCGI process remembers */
+#define SESSION_FRESH 1.0               /* seconds a remembered session is trusted */
+
+/* A session found lately: its batch, and when it was last seen IN_PROGRESS. */
+struct known_session {
+	char sid[65];
+	int64_t batch;
+	double seen;                    /* dnow(); 0: unused */
+};
 
 /* What a FastCGI process keeps from one request to the next. */
 struct server {
@@ -56,6 +65,7 @@ struct server {
 	bool have_cfg;
 	struct db_params dp;            /* points into cfg */
 	struct db *db;                  /* NULL until a connect succeeds */
+	struct known_session known[SESSIONS_KEPT];
 };
 
 struct req {
@@ -67,7 +77,7 @@ struct req {
 	const char *op;                 /* config, ping, worker, task, complete, failed */
 	struct form q;
 	char *session;
-	struct db_batch batch;
+	int64_t batch;                  /* the session's */
 	char *dir;                      /* sweep/SESSIONID */
 	bool db_failed;                 /* a database call failed: start afresh */
 };
@@ -207,9 +217,57 @@ static char *note(struct req *r, const char *key, size_t max)
 	return n;
 }
 
+/*
+ * A database call failed: 503 when the database is down (as for a CGI that
+ * cannot connect), else 500. The next request connects afresh.
+ */
+static void db_trouble(struct req *r, const char *what)
+{
+	r->db_failed = true;
+	if (!r->db || db_ping(r->db) != DB_OK)
+		reply_text(r, 503, "the project database is unavailable; try again later\n");
+	else
+		reply_text(r, 500, what);
+}
+
+/*
+ * The session lately seen IN_PROGRESS: a request of a running task
+ * (/task, /ping, /complete, /failed: each reaches the database anyway)
+ * needs no lookup of its own. 0 when not known or stale.
+ */
+static int64_t known_batch(struct req *r)
+{
+	size_t i;
+
+	for (i = 0; i < SESSIONS_KEPT; i++)
+		if (r->srv->known[i].seen > 0 && dnow() - r->srv->known[i].seen < SESSION_FRESH &&
+		    !strcmp(r->srv->known[i].sid, r->session))
+			return r->srv->known[i].batch;
+	return 0;
+}
+
+static void remember(struct req *r)
+{
+	struct known_session *k = &r->srv->known[0];
+	size_t i;
+
+	for (i = 0; i < SESSIONS_KEPT; i++) {
+		if (!strcmp(r->srv->known[i].sid, r->session)) {
+			k = &r->srv->known[i];
+			break;
+		}
+		if (r->srv->known[i].seen < k->seen)
+			k = &r->srv->known[i];  /* else the oldest */
+	}
+	snprintf(k->sid, sizeof(k->sid), "%s", r->session);
+	k->batch = r->batch;
+	k->seen = dnow();
+}
+
 /* The session: 0, or -1 with the reply sent (403 for a wrong session). */
 static int session(struct req *r)
 {
+	struct db_batch b = { 0 };
 	char *name;
 	int rc;
 
@@ -223,25 +281,25 @@ static int session(struct req *r)
 		reply_text(r, 503, "the project database is unavailable; try again later\n");
 		return -1;
 	}
+	r->dir = xasprintf("%s/sweep/%s", r->cfg->project_dir, r->session);
+	if (strcmp(r->op, "config") && strcmp(r->op, "worker") && (r->batch = known_batch(r)))
+		return 0;
 	name = xasprintf("sweep:%s", r->session);
-	rc = db_batch_lookup_name(r->db, name, &r->batch);
+	rc = db_batch_lookup_name(r->db, name, &b);
 	free(name);
-	if (rc == DB_NOT_FOUND || (rc == DB_OK && r->batch.state != BATCH_STATE_IN_PROGRESS)) {
+	r->batch = b.id;
+	if (rc == DB_NOT_FOUND || (rc == DB_OK && b.state != BATCH_STATE_IN_PROGRESS)) {
 		log_warn("[%s] %s: no such session", r->addr, r->op);
 		reply_text(r, 403, "wrong session\n");
-		return -1;
+		rc = -1;
+	} else if (rc != DB_OK) {
+		db_trouble(r, "database error\n");
+		rc = -1;
+	} else {
+		remember(r);
 	}
-	if (rc != DB_OK) {
-		/* the database is down (reconnecting failed too): 503, as for a CGI that cannot connect */
-		r->db_failed = true;
-		if (db_ping(r->db) != DB_OK)
-			reply_text(r, 503, "the project database is unavailable; try again later\n");
-		else
-			reply_text(r, 500, "database error\n");
-		return -1;
-	}
-	r->dir = xasprintf("%s/sweep/%s", r->cfg->project_dir, r->session);
-	return 0;
+	db_batch_free(&b);
+	return rc == DB_OK ? 0 : -1;
 }
 
 static void send_file(struct req *r, const char *path, int missing_status, const char *missing)
@@ -296,8 +354,7 @@ static void do_worker(struct req *r)
 
 static void do_task(struct req *r)
 {
-	struct db_result res = { 0 };
-	struct db_workunit wu = { 0 };
+	struct db_sweep_claim c = { 0 };
 	struct sbuf body = SBUF_INIT(SWEEP_MAX_BODY);
 	char ticket[33], *host;
 	int64_t t = now();
@@ -313,15 +370,11 @@ static void do_task(struct req *r)
 
 		rc = db_begin(r->db);
 		if (rc == DB_OK)
-			rc = db_sweep_next(r->db, r->batch.id, &res);
-		if (rc == DB_OK)
-			rc = db_workunit_lookup_id(r->db, res.workunitid, &wu);
+			rc = db_sweep_next(r->db, r->batch, &c);
 		/* due at its timeout: then the transitioner hands the task out again */
 		if (rc == DB_OK)
-			rc = db_sweep_send(r->db, res.id, ticket, t,
-					   wu.delay_bound > 0 ? t + wu.delay_bound : NO_DEADLINE, host);
-		if (rc == DB_OK && wu.delay_bound > 0)
-			rc = db_workunit_touch_transition(r->db, wu.id, t + wu.delay_bound);
+			rc = db_sweep_send(r->db, &c, ticket, t,
+					   c.delay_bound > 0 ? t + c.delay_bound : NO_DEADLINE, host);
 		if (rc == DB_OK) {
 			rc = db_commit(r->db);
 		} else {
@@ -335,21 +388,19 @@ static void do_task(struct req *r)
 	if (rc == DB_NOT_FOUND) {
 		reply_text(r, 503, "no task left\n");
 	} else if (rc != DB_OK) {
-		r->db_failed = true;
-		reply_text(r, 500, "database error\n");
+		db_trouble(r, "database error\n");
 	} else {
-		sbuf_addf(&body, "Ticket=%s\nTimeout=%d\n", ticket, wu.delay_bound);
-		sbuf_addstr(&body, wu.xml_doc ? wu.xml_doc : "");
-		log_info("[%s] task %s handed out", r->addr, wu.name);
+		sbuf_addf(&body, "Ticket=%s\nTimeout=%d\n", ticket, c.delay_bound);
+		sbuf_addstr(&body, c.xml_doc ? c.xml_doc : "");
+		log_info("[%s] task %s handed out", r->addr, c.wu_name);
 		reply(r, 200, "text/plain", body.buf, body.len);
 	}
 	sbuf_free(&body);
 	free(host);
-	db_result_free(&res);
-	db_workunit_free(&wu);
+	db_rec_free(&db_sweep_claim_table, &c);
 }
 
-/* The ticket of the request in the session; 0, or -1 with the reply sent. */
+/* The ticket of the request in the session; 0, 1 (unknown), or -1 with the reply sent. */
 static int ticket(struct req *r, struct db_result *res, char **name)
 {
 	int rc;
@@ -359,14 +410,13 @@ static int ticket(struct req *r, struct db_result *res, char **name)
 		reply_text(r, 400, "bad or missing ticket\n");
 		return -1;
 	}
-	rc = db_sweep_ticket(r->db, r->batch.id, *name, res);
+	rc = db_sweep_ticket(r->db, r->batch, *name, res);
 	if (rc == DB_NOT_FOUND) {
 		log_warn("[%s] %s: unknown ticket", r->addr, r->op);
 		return 1;
 	}
 	if (rc != DB_OK) {
-		r->db_failed = true;
-		reply_text(r, 500, "database error\n");
+		db_trouble(r, "database error\n");
 		return -1;
 	}
 	return 0;
@@ -380,8 +430,12 @@ static void do_ping(struct req *r)
 	int rc = ticket(r, &res, &name), wrc;
 
 	if (rc == 0 && (wrc = db_workunit_lookup_id(r->db, res.workunitid, &wu)) != DB_OK) {
-		r->db_failed = wrc != DB_NOT_FOUND;
-		rc = 1;
+		if (wrc != DB_NOT_FOUND) {
+			db_trouble(r, "database error\n");
+			rc = -1;
+		} else {
+			rc = 1;
+		}
 	}
 	if (rc == 0 && (res.server_state != RESULT_SERVER_STATE_IN_PROGRESS ||
 			wu.canonical_resultid || wu.error_mask || res.report_deadline < now()))
@@ -393,6 +447,22 @@ static void do_ping(struct req *r)
 	free(name);
 	db_result_free(&res);
 	db_workunit_free(&wu);
+}
+
+/*
+ * Record a ticket's end: one statement (no transaction of its own), run
+ * again on a fresh connection after a deadlock or a lost connection.
+ */
+static int report(struct req *r, const struct db_result *res, bool success, const char *why,
+		  bool *taken)
+{
+	int rc, tries = 0;
+
+	for (;;) {
+		rc = db_sweep_report(r->db, res, success, now(), why, taken);
+		if (rc == DB_OK || ++tries == TASK_TRIES || !txn_again(r, rc, db_errno(r->db)))
+			return rc;
+	}
 }
 
 /* /complete with its body, or /failed: the ticket ends, the task is due for the transitioner. */
@@ -422,15 +492,12 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 			rc = -2;
 		path = sbuf_detach(&p, NULL);
 	}
-	if (rc == 0 && (db_begin(r->db) != DB_OK ||
-			db_sweep_report(r->db, &res, success, now(), why, &taken) != DB_OK ||
-			db_commit(r->db) != DB_OK)) {
-		db_rollback(r->db);
-		rc = -2;
+	if (rc == 0 && report(r, &res, success, why, &taken) != DB_OK) {
+		db_trouble(r, "cannot record the results; send them again\n");
+		rc = -1;
 	}
 	if (rc == -2) {
-		r->db_failed = true;
-		reply_text(r, 500, "cannot record the results; send them again\n");
+		reply_text(r, 500, "cannot store the results; send them again\n");
 	} else if (rc >= 0) {
 		if (rc == 0)
 			log_info("[%s] ticket of task %lld %s%s", r->addr, (long long)res.workunitid,
@@ -524,7 +591,6 @@ static void serve(struct server *s, FCGX_Request *fcgi)
 	form_free(&r.q);
 	free(r.session);
 	free(r.dir);
-	db_batch_free(&r.batch);
 	sbuf_free(&err);
 }
 

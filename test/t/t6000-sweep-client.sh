@@ -256,6 +256,17 @@ test_expect_success 'a result file that is a symbolic link out of the work direc
 	test_grep "task 2004 failed: result file .table.csv. leads out of the work directory" "$T/h2.log"
 '
 
+test_expect_success 'a worker that cannot start (its interpreter is missing): task failed, saying why' '
+	mkdir -p "$T/h5" && printf "#!/nonexistent/interpreter\n" >"$T/h5/worker" &&
+	chmod 755 "$T/h5/worker" && bmd5=$(md5sum <"$T/h5/worker" | cut -d" " -f1) &&
+	: >"$M/log" &&
+	inputs= task 2008 2008 30 "./worker echo x" out=stdout &&
+	echo "$SESSION" | timeout 60 sweep_client --dir "$T/h5" - worker "$bmd5" 127.0.0.1 "$PORT" \
+		2>"$T/h5.log" &&
+	test $(served /failed 2008 200) = 1 && test $(served /complete 2008 200) = 0 &&
+	test_grep "task 2008 failed: cannot start the worker: No such file or directory" "$T/h5.log"
+'
+
 test_expect_success 'a worker changed on disk is fetched again before the next task, never run as changed' '
 	printf "DeleteWorker=No\nDeleteClient=No\nPing=0\n" >"$M/config" &&
 	: >"$M/log" &&

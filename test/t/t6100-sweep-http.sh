@@ -76,6 +76,8 @@ test_expect_success '/complete: the results stored whole, the ticket over; a pin
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
 	cmp res "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
 	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51 &&
+	# due for the master'"'"'s judging; the transitioner has nothing to do before the verdict
+	test "$(test_sql_value "select concat(w.need_validate, w.transition_time > unix_timestamp()) from workunit w join result r on r.workunitid=w.id where r.name=\"$t\"")" = 11 &&
 	test "$(code "ping?sessionID=$SID&ticket=$t")" = 205 &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=ffff&ticket=$t")" = 403
 '
@@ -91,6 +93,7 @@ test_expect_success '/failed: the ticket ends in error and the task is handed ou
 	test "$(code "task?sessionID=$SID")" = 200 && t=$(ticket) &&
 	test "$(code "failed?sessionID=$SID&ticket=$t")" = 200 &&
 	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 53 &&
+	test "$(test_sql_value "select w.transition_time <= unix_timestamp() from workunit w join result r on r.workunitid=w.id where r.name=\"$t\"")" = 1 &&
 	test "$(code "failed?sessionID=ffff&ticket=$t")" = 403 &&
 	test "$(unsent)" = 0 &&
 	test_project bin/transitioner --one_pass 2>/dev/null &&

@@ -11,7 +11,7 @@ test_expect_success 'sweep create: one task per parameter set, the session files
 	sweep --project "$PROJECT_DIR" create spec >sid 2>create.err &&
 	grep -q "^[0-9a-f]\{32\}$" sid && SID=$(cat sid) &&
 	test "$(test_sql_value "select concat(state, \" \", njobs) from batch where name=\"sweep:$SID\"")" = "1 3" &&
-	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.delay_bound=30 and w.max_total_results=2")" = 3 &&
+	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.delay_bound=30 and w.max_total_results=2 and w.files_indexed=1")" = 3 &&
 	# each task has its ticket at once, not after a pass of the transitioner
 	test "$(test_sql_value "select count(*) from result r join batch b on b.id=r.batch where b.name=\"sweep:$SID\" and r.server_state=2")" = 3 &&
 	cmp worker.sh "$PROJECT_DIR/sweep/$SID/workers/x86_64-pc-linux-gnu" &&
