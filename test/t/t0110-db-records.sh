@@ -40,7 +40,9 @@ test_expect_success 'the sweep queries of a session that is most of the table us
 	done &&
 	for q in sweep_tasks wu_batch; do
 		test_grep "^$q  *workunit  *[a-z_]*  *wu_batch" plans || return 1
-	done
+	done &&
+	# the progress counts: each task'"'"'s own results, not every running one
+	test "$(grep -c "^sweep_tasks  *result  *[a-z_]*  *res_wuid" plans)" = 2
 '
 
 test_expect_success 'the check notices a query that lost its index' '
