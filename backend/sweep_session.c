@@ -576,8 +576,9 @@ static int count_task(struct db_sweep_task *t, void *arg)
 		st->running++;
 	} else {
 		st->waiting++;
-		st->ready += t->nunsent > 0;
 	}
+	if (!t->canonical_resultid && !t->error_mask && t->nunsent > 0)
+		st->ready = true;
 	return 0;
 }
 
@@ -678,7 +679,21 @@ int sweep_session_stats(struct db *db, const char *sid, bool detail, struct swee
 
 	memset(st, 0, sizeof(*st));
 	free(name);
-	if (rc == DB_OK)
+	if (rc == DB_OK && !detail) {
+		/* counted by the database: no row a task, once a second */
+		struct db_sweep_counts c;
+
+		rc = db_sweep_counts(db, b.id, &c);
+		st->total = (size_t)c.total;
+		st->done = (size_t)c.done;
+		st->failed = (size_t)c.failed;
+		st->running = (size_t)c.running;
+		/* a task only leaves "pending": the second count cannot exceed the first's rest */
+		st->waiting = st->total - st->done - st->failed;
+		st->waiting -= st->running < st->waiting ? st->running : st->waiting;
+		st->ready = c.waiting_ticket != 0;
+	}
+	if (rc == DB_OK && detail)
 		rc = db_sweep_tasks(db, b.id, count_task, &w);
 	if (rc == DB_OK && detail)
 		rc = db_sweep_ended(db, b.id, count_ticket, &w);

@@ -75,7 +75,7 @@ struct sweep_failed_set {
 
 struct sweep_stats {
 	size_t total, done, failed, running, waiting;   /* tasks */
-	size_t ready;           /* waiting tasks with a ticket to hand out now */
+	bool ready;             /* a ticket of a task neither done nor failed waits to be handed out */
 	struct sweep_host_stat *hosts;
 	size_t nhosts;
 	struct sweep_failed_set *failed_sets;
@@ -84,7 +84,9 @@ struct sweep_stats {
 
 /*
  * The state of session sid's tasks; with detail, also what each host did
- * and why each failed set failed. 0, or -1 with the reason in err
+ * and why each failed set failed (a row a task and a ticket), without it
+ * only the counts (two aggregate queries: `sweep run`'s look once a second).
+ * 0, or -1 with the reason in err
  * (DB_NOT_FOUND-like "no sweep session" when it does not exist).
  */
 int sweep_session_stats(struct db *db, const char *sid, bool detail, struct sweep_stats *st,

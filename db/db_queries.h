@@ -194,7 +194,8 @@ int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
  */
 #define SWEEP_APP_NAME "sweep"
 extern const struct db_query dbq_sweep_unsent, dbq_sweep_send, dbq_sweep_ticket, dbq_sweep_report,
-	dbq_sweep_tasks, dbq_sweep_ended, dbq_sweep_returned,
+	dbq_sweep_tasks, dbq_sweep_ended, dbq_sweep_returned, dbq_sweep_count_tasks,
+	dbq_sweep_count_running, dbq_sweep_waiting,
 	dbq_sweep_result_judged, dbq_sweep_wu_valid, dbq_sweep_wu_invalid;
 
 /* A task of a session as `sweep status` sees it (read only). */
@@ -210,6 +211,13 @@ extern const struct db_table db_sweep_task_table;
 /* Every task of the session batch, by id. */
 int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task *, void *),
 		   void *arg);
+/* A session's tasks counted (db_sweep_counts()). */
+struct db_sweep_counts {
+	int64_t total, done, failed;
+	int64_t running;        /* tasks neither done nor failed with a ticket out */
+	int64_t waiting_ticket; /* a ticket of such a task waiting to be handed out; 0 none */
+};
+int db_sweep_counts(struct db *db, int64_t batch, struct db_sweep_counts *c);
 /* Every ticket of the session batch that ended, by id. */
 int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
 		   void *arg);

@@ -38,7 +38,8 @@ const struct db_query *const db_queries[] = {
 	&dbq_result_cancel_batch, &dbq_result_cancel_wu, &dbq_job_file_lease_batch,
 	&dbq_result_chosen, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,
 	&dbq_sweep_returned, &dbq_sweep_result_judged, &dbq_sweep_wu_valid, &dbq_sweep_wu_invalid,
-	&dbq_sweep_report, &dbq_sweep_tasks, &dbq_sweep_ended,
+	&dbq_sweep_report, &dbq_sweep_tasks, &dbq_sweep_count_tasks, &dbq_sweep_count_running,
+	&dbq_sweep_waiting, &dbq_sweep_ended,
 	&dbq_wu_touch_batch, &dbq_seq_batch, &dbq_wu_segment_live,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);

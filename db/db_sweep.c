@@ -206,6 +206,91 @@ const struct db_query dbq_sweep_ended = {
 	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=5 ORDER BY id", "i"
 };
 
+/*
+ * The same state counted by the database, without a row a task: what the
+ * master's once-a-second look needs (a session may have 100,000 tasks).
+ */
+static const struct db_column sweep_count_task_cols[] = {
+	{ "COUNT(*)", DB_T_I64, offsetof(struct db_sweep_counts, total), DB_COL_EXPR },
+	{ "COUNT(CASE WHEN canonical_resultid<>0 THEN 1 END)", DB_T_I64,
+	  offsetof(struct db_sweep_counts, done), DB_COL_EXPR },
+	{ "COUNT(CASE WHEN canonical_resultid=0 AND error_mask<>0 THEN 1 END)", DB_T_I64,
+	  offsetof(struct db_sweep_counts, failed), DB_COL_EXPR },
+};
+static const struct db_table sweep_count_task_table = {
+	"workunit", sizeof(struct db_sweep_counts), sweep_count_task_cols,
+	ARRAY_SIZE(sweep_count_task_cols)
+};
+const struct db_query dbq_sweep_count_tasks = {
+	"sweep_count_tasks", &sweep_count_task_table, "FORCE INDEX (wu_batch) WHERE batch=?", "i"
+};
+/* Tickets out are few (one a client): counted through the index. */
+static const struct db_column sweep_count_running_cols[] = {
+	{ "COUNT(DISTINCT result.workunitid)", DB_T_I64, offsetof(struct db_sweep_counts, running),
+	  DB_COL_EXPR },
+};
+static const struct db_table sweep_count_running_table = {
+	"result", sizeof(struct db_sweep_counts), sweep_count_running_cols,
+	ARRAY_SIZE(sweep_count_running_cols)
+};
+const struct db_query dbq_sweep_count_running = {
+	"sweep_count_running", &sweep_count_running_table,
+	"FORCE INDEX (res_batch_state) JOIN workunit ON workunit.id=result.workunitid "
+	"WHERE result.batch=? AND result.server_state=4 "
+	"AND workunit.canonical_resultid=0 AND workunit.error_mask=0", "i"
+};
+/* Tickets waiting may be all of them: only whether there is one. */
+static const struct db_column sweep_waiting_cols[] = {
+	{ "result.id", DB_T_I64, offsetof(struct db_sweep_counts, waiting_ticket), DB_COL_EXPR },
+};
+static const struct db_table sweep_waiting_table = {
+	"result", sizeof(struct db_sweep_counts), sweep_waiting_cols, ARRAY_SIZE(sweep_waiting_cols)
+};
+const struct db_query dbq_sweep_waiting = {
+	"sweep_waiting", &sweep_waiting_table,
+	"FORCE INDEX (res_batch_state) JOIN workunit ON workunit.id=result.workunitid "
+	"WHERE result.batch=? AND result.server_state=2 "
+	"AND workunit.canonical_resultid=0 AND workunit.error_mask=0 LIMIT 1", "i"
+};
+
+static int take_task_counts(void *rec, void *arg)
+{
+	const struct db_sweep_counts *in = rec;
+	struct db_sweep_counts *out = arg;
+
+	out->total = in->total;
+	out->done = in->done;
+	out->failed = in->failed;
+	return 0;
+}
+
+static int take_running(void *rec, void *arg)
+{
+	((struct db_sweep_counts *)arg)->running = ((struct db_sweep_counts *)rec)->running;
+	return 0;
+}
+
+static int take_waiting(void *rec, void *arg)
+{
+	((struct db_sweep_counts *)arg)->waiting_ticket =
+		((struct db_sweep_counts *)rec)->waiting_ticket;
+	return 0;
+}
+
+int db_sweep_counts(struct db *db, int64_t batch, struct db_sweep_counts *c)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = db_query_rows(db, &dbq_sweep_count_tasks, v, ARRAY_SIZE(v), take_task_counts, c);
+	if (rc == DB_OK)
+		rc = db_query_rows(db, &dbq_sweep_count_running, v, ARRAY_SIZE(v), take_running, c);
+	if (rc == DB_OK)
+		rc = db_query_rows(db, &dbq_sweep_waiting, v, ARRAY_SIZE(v), take_waiting, c);
+	return rc;
+}
+
 int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task *, void *),
 		   void *arg)
 {

@@ -1053,7 +1053,7 @@ static int loop(struct run *r)
 			show_progress(r, &st, false);
 			if (st.done + st.failed == st.total)
 				break;
-			if (!hosts_busy(r) && !restart_hosts(r, st.ready > 0)) {
+			if (!hosts_busy(r) && !restart_hosts(r, st.ready)) {
 				show_progress(r, &st, true);
 				log_error("%zu tasks are left and no host can run them; see the "
 					  "statistics, then `sweep resume`", st.total - st.done - st.failed);

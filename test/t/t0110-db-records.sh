@@ -35,10 +35,10 @@ test_expect_success 'the sweep queries of a session that is most of the table us
 	test_sql "$WSEQ_DB_NAME" -e "update result set batch=1, server_state=if(id%3=0,2,5);
 		update workunit set batch=1; analyze table result, workunit" >/dev/null &&
 	db_tool explain >plans
-	for q in sweep_unsent sweep_returned sweep_ended; do
+	for q in sweep_unsent sweep_returned sweep_ended sweep_count_running sweep_waiting; do
 		test_grep "^$q  *result  *[a-z_]*  *res_batch_state" plans || return 1
 	done &&
-	for q in sweep_tasks wu_batch; do
+	for q in sweep_tasks wu_batch sweep_count_tasks; do
 		test_grep "^$q  *workunit  *[a-z_]*  *wu_batch" plans || return 1
 	done &&
 	# the progress counts: each task'"'"'s own results, not every running one
