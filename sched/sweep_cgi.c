@@ -278,7 +278,7 @@ static int session(struct req *r)
 		return -1;
 	}
 	if (!r->db) {
-		reply_text(r, 503, "the project database is unavailable; try again later\n");
+		db_trouble(r, "database error\n");
 		return -1;
 	}
 	r->dir = xasprintf("%s/sweep/%s", r->cfg->project_dir, r->session);

@@ -400,7 +400,13 @@ static char *unreachable_why(const struct run *r, const struct host *h, int code
 	return why;
 }
 
-static void ssh_base(const struct run *r, const struct host *h, bool scp, char **argv, size_t *n)
+/*
+ * The start of an ssh (or scp) command line for host h, into argv (strings
+ * allocated); ctl: an ssh control command (-O) for the host's shared
+ * connection instead of a login.
+ */
+static void ssh_base(const struct run *r, const struct host *h, bool scp, const char *ctl,
+		     char **argv, size_t *n)
 {
 	argv[(*n)++] = xstrdup(scp ? "scp" : "ssh");
 	if (scp)
@@ -424,6 +430,10 @@ static void ssh_base(const struct run *r, const struct host *h, bool scp, char *
 		argv[(*n)++] = xasprintf("ControlPath=%s/%%C", r->ctl_dir);
 		argv[(*n)++] = xstrdup("-o");
 		argv[(*n)++] = xasprintf("ControlPersist=%d", CTL_PERSIST);
+	}
+	if (ctl) {
+		argv[(*n)++] = xstrdup("-O");
+		argv[(*n)++] = xstrdup(ctl);
 	}
 	argv[(*n)++] = xstrdup(scp ? "-P" : "-p");
 	argv[(*n)++] = xasprintf("%d", h->h.port);
@@ -505,7 +515,7 @@ static int ssh_step(struct run *r, struct host *h, enum step step, char *cmd)
 	char *argv[32];
 	size_t n = 0;
 
-	ssh_base(r, h, false, argv, &n);
+	ssh_base(r, h, false, NULL, argv, &n);
 	argv[n++] = cmd;
 	argv[n] = NULL;
 	return spawn(r, h, step, argv);
@@ -556,7 +566,7 @@ static int copy_client(struct run *r, struct host *h)
 		sbuf_addf(&dest, "%s@", h->h.user);
 	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]:" : "%s:", h->h.host);
 	sbuf_addf(&dest, "%s/sweep_client", r->o->remote_dir);
-	ssh_base(r, h, true, argv, &n);
+	ssh_base(r, h, true, NULL, argv, &n);
 	argv[n++] = xstrdup(r->client);
 	argv[n++] = sbuf_detach(&dest, NULL);
 	argv[n] = NULL;
@@ -971,33 +981,14 @@ static void ctl_close(struct run *r)
 	if (!r->ctl_dir)
 		return;
 	for (i = 0; i < r->nhosts; i++) {
-		const struct host *h = &r->hosts[i];
-		char *argv[16], *sock, *port;
-		size_t n = 0;
+		char *argv[32];
+		size_t n = 0, k;
 
-		argv[n++] = "ssh";
-		if (r->o->ssh_config) {
-			argv[n++] = "-F";
-			argv[n++] = r->o->ssh_config;
-		}
-		sock = xasprintf("ControlPath=%s/%%C", r->ctl_dir);
-		argv[n++] = "-o";
-		argv[n++] = sock;
-		argv[n++] = "-O";
-		argv[n++] = "exit";
-		port = xasprintf("%d", h->h.port);
-		argv[n++] = "-p";
-		argv[n++] = port;
-		if (h->h.user) {
-			argv[n++] = "-l";
-			argv[n++] = h->h.user;
-		}
-		argv[n++] = "--";
-		argv[n++] = h->h.host;
+		ssh_base(r, &r->hosts[i], false, "exit", argv, &n);
 		argv[n] = NULL;
 		run_wait(argv, "/dev/null");
-		free(sock);
-		free(port);
+		for (k = 0; k < n; k++)
+			free(argv[k]);
 	}
 	remove_tree(r->ctl_dir);
 	free(r->ctl_dir);
