@@ -13,6 +13,7 @@
 #include "common.h"
 #include "upload.h"
 #include "dirhier.h"
+#include "field.h"
 #include "log.h"
 #include "md5.h"
 
@@ -57,23 +58,6 @@ struct upload_req {
 	bool file_upload;        /* <file_upload> seen */
 	struct sbuf qname;       /* the file name, quoted for messages */
 };
-
-/* s made safe for a log line or a message: control bytes as \xNN, bounded. */
-static void upload_quote(struct sbuf *out, const char *s)
-{
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++) {
-		if (n == UPLOAD_QUOTE_MAX) {
-			sbuf_addstr(out, "...");
-			return;
-		}
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			sbuf_addf(out, "\\x%02x", *p);
-		else
-			sbuf_addch(out, (char)*p);
-	}
-}
 
 void upload_reply(struct sbuf *reply, enum upload_status status, const char *message)
 {
@@ -288,7 +272,7 @@ static enum upload_status req_number(struct upload_req *r, enum upload_field f, 
 		*out = v;
 		return UPLOAD_OK;
 	}
-	upload_quote(&q, s);
+	field_quote(&q, s, UPLOAD_QUOTE_MAX);
 	st = req_fail(r, UPLOAD_PERMANENT, "%s is not a non-negative number: '%s'",
 		      upload_leaves[f], sbuf_str(&q));
 	sbuf_free(&q);
@@ -302,7 +286,7 @@ static enum upload_status req_paths(struct upload_req *r, const char *name, bool
 	const char *f, *slash;
 
 	if (!r->qname.len)
-		upload_quote(&r->qname, name);
+		field_quote(&r->qname, name, UPLOAD_QUOTE_MAX);
 	if (!dirhier_name_ok(name))
 		return req_fail(r, UPLOAD_PERMANENT, "file name '%s' is not allowed", sbuf_str(&r->qname));
 	if (dirhier_path(name, r->ctx->upload_dir, r->ctx->fanout, create_dir, final) < 0)
@@ -509,7 +493,7 @@ static enum upload_status req_file_upload(struct upload_req *r)
 
 	if (!r->fields[F_NAME])
 		return req_fail(r, UPLOAD_PERMANENT, "no name in the upload request");
-	upload_quote(&r->qname, r->fields[F_NAME]);
+	field_quote(&r->qname, r->fields[F_NAME], UPLOAD_QUOTE_MAX);
 	if (!dirhier_name_ok(r->fields[F_NAME]))
 		return req_fail(r, UPLOAD_PERMANENT, "file name '%s' is not allowed", sbuf_str(&r->qname));
 	if ((st = req_number(r, F_NBYTES, &nbytes)) != UPLOAD_OK ||
