@@ -14,6 +14,12 @@ int mkdir_p(const char *path, mode_t mode);
  * rename, so readers never see a partial file. The file gets mode.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/*
+ * Remove what an interrupted write_file_atomic(path) left: its temporary
+ * files whose writer is no longer alive. A program that rewrites path after
+ * a crash (a daemon killed mid-copy) calls it first. 0 / -1 (logged).
+ */
+int remove_stale_temps(const char *path);
 /* Copy src to dst (atomically, as above), following symlinks. */
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Read a whole file of at most max bytes into out. */
