@@ -2,11 +2,17 @@
 #include "db_sched.h"
 #include "log.h"
 
+/*
+ * A result that timed out may still be reported, as in BOINC; its files may
+ * have been released and deleted since, and the late upload would stay for
+ * ever: the transitioner releases them again (file_delete_state INIT).
+ */
 const struct db_query dbq_result_report = {
 	"result_report", NULL,
 	"UPDATE result SET server_state=5, outcome=?, client_state=?, exit_status=?, cpu_time=?, "
 	"elapsed_time=?, received_time=?, stderr_out=?, xml_doc_out=?, app_version_num=?, "
-	"peak_working_set_size=?, peak_swap_size=?, peak_disk_usage=?, validate_state=0 "
+	"peak_working_set_size=?, peak_swap_size=?, peak_disk_usage=?, validate_state=0, "
+	"file_delete_state=0 "
 	"WHERE id=? AND hostid=? AND (server_state=4 OR (server_state=5 AND outcome=4))",
 	"iiiddissidddii"
 };
