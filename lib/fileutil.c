@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/random.h>
 
 int mkdir_p(const char *path, mode_t mode)
@@ -76,11 +75,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 /* "NAME.tmp.PID" for the given NAME: the PID, else 0. */
 static long temp_pid(const char *entry, const char *name, size_t nlen)
 {
-	const char *p = entry + nlen + strlen(TMP_INFIX);
+	const char *p;
 	long pid;
 
-	if (strncmp(entry, name, nlen) != 0 || strncmp(entry + nlen, TMP_INFIX, strlen(TMP_INFIX)) != 0 ||
-	    !*p || strspn(p, "0123456789") != strlen(p) || parse_long(p, &pid) < 0)
+	if (strncmp(entry, name, nlen) != 0 || strncmp(entry + nlen, TMP_INFIX, strlen(TMP_INFIX)) != 0)
+		return 0;
+	p = entry + nlen + strlen(TMP_INFIX);
+	if (!*p || strspn(p, "0123456789") != strlen(p) || parse_long(p, &pid) < 0)
 		return 0;
 	return pid;
 }
@@ -105,8 +106,7 @@ int remove_stale_temps(const char *path)
 		long pid = temp_pid(e->d_name, name, nlen);
 		char *p;
 
-		/* a live writer's file is its own; a pid reused since is a rare, harmless miss */
-		if (pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid <= 0 || pid == (long)getpid())
 			continue;
 		p = xasprintf("%s/%s", dir, e->d_name);
 		if (unlink(p) < 0 && errno != ENOENT)

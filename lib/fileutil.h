@@ -15,9 +15,12 @@ int mkdir_p(const char *path, mode_t mode);
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 /*
- * Remove what an interrupted write_file_atomic(path) left: its temporary
- * files whose writer is no longer alive. A program that rewrites path after
- * a crash (a daemon killed mid-copy) calls it first. 0 / -1 (logged).
+ * Remove what interrupted write_file_atomic(path) calls left: their
+ * temporary files. Only for a path one writer at a time writes (a daemon's
+ * own output, rewritten after the daemon was killed mid-copy): any such
+ * file but this process's own is then a dead writer's -- whether that
+ * process is gone, a zombie nobody reaped, or its pid in use again.
+ * 0 / -1 (logged).
  */
 int remove_stale_temps(const char *path);
 /* Copy src to dst (atomically, as above), following symlinks. */
