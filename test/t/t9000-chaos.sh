@@ -76,30 +76,33 @@ test_expect_success "$NJOBS jobs (a third with quorum 2, some inputs shared) and
 
 # --- the chaos -------------------------------------------------------------
 
-# A daemon is killed only if its pid file names a live process of that program.
+# A daemon is killed only if its pid file names a live process of that
+# program. $2 says why: "chaos" (a random moment) or "jump" (a clock jump).
 kill_daemon() {
 	pid=$(cat "$P/pid/$1.pid" 2>/dev/null) || return 1
 	tr "\0" " " <"/proc/$pid/cmdline" 2>/dev/null | grep -q "$1" || return 1
-	kill -9 "$pid" 2>/dev/null && echo "$(elapsed) $1 $pid" >>"$T/kills"
+	kill -9 "$pid" 2>/dev/null && echo "$(elapsed) $1 $pid $2" >>"$T/kills"
 }
 
 rand() { awk -v r="$(od -An -N2 -tu2 /dev/urandom)" -v lo="$1" -v hi="$2" 'BEGIN { printf "%.2f", lo + (hi - lo) * r / 65536 }'; }
 
-# Every second or few a random daemon dies by SIGKILL and is started again.
+# Round after round, each daemon in a random order dies by SIGKILL at a
+# random moment and is started again a moment later.
 chaos_loop() {
 	while [ ! -e "$T/stop_chaos" ]; do
-		sleep "$(rand 0.3 3)"
-		set -- $DAEMONS
-		shift "$(awk -v r="$(od -An -N1 -tu1 /dev/urandom)" "BEGIN { print r % $# }")"
-		kill_daemon "$1"
-		sleep "$(rand 0 1.5)"
-		test_project bin/start >>"$T/chaos_start.log" 2>&1
+		for d in $(for d in $DAEMONS; do echo "$(od -An -N2 -tu2 /dev/urandom) $d"; done | sort -n | cut -d" " -f2-); do
+			[ -e "$T/stop_chaos" ] && break
+			sleep "$(rand 0.2 1.5)"
+			kill_daemon "$d" chaos
+			sleep "$(rand 0 0.8)"
+			test_project bin/start >>"$T/chaos_start.log" 2>&1
+		done
 	done
 }
 
 # Kill and restart every daemon: after a clock jump, each must read the new offset.
 restart_daemons() {
-	for d in $DAEMONS; do kill_daemon "$d"; done
+	for d in $DAEMONS; do kill_daemon "$d" jump; done
 	test_project bin/start >>"$T/chaos_start.log" 2>&1
 }
 
@@ -153,7 +156,7 @@ test_expect_success 'the daemons, the hosts and the chaos loop start' '
 test_expect_success 'MariaDB is killed (SIGKILL) while the work runs, and comes back' '
 	test_wait_for 600 some_done $((NJOBS / 4)) &&
 	pid=$(cat "$SB/mysql/mariadbd.pid") &&
-	kill -9 "$pid" && echo "$(elapsed) mariadb $pid" >>"$T/kills" &&
+	kill -9 "$pid" && echo "$(elapsed) mariadb $pid chaos" >>"$T/kills" &&
 	test_wait_for 60 test_pid_gone "$pid" &&
 	wseq_sandbox up --no-daemons "$SB" 2>"$T/db_restart.log" &&
 	test_project bin/start >>"$T/chaos_start.log" 2>&1
@@ -250,7 +253,7 @@ test_expect_success 'no job and no live segment failed' '
 '
 
 test_expect_success 'every daemon was killed, MariaDB once; sequences relocated' '
-	for d in $DAEMONS; do grep -q " $d " "$T/kills" || { echo "$d never killed"; return 1; }; done &&
+	for d in $DAEMONS; do grep -q " $d [0-9]* chaos" "$T/kills" || { echo "$d never killed"; return 1; }; done &&
 	test "$(grep -c " mariadb " "$T/kills")" = 1 &&
 	test "$(q "select sum(nrelocations) from sequence")" -gt 0
 '
@@ -265,18 +268,23 @@ test_expect_success 'the well-behaved hosts saw nothing wrong (no refusal, bad r
 		"$T/work/stats.json"
 '
 
-python3 - "$T/work/stats.json" "$(wc -l <"$T/kills" 2>/dev/null)" "$(q "select sum(nrelocations) from sequence")" \
+reloc() { grep -c "relocating ($1" "$P/log/relocator.log" 2>/dev/null; }
+python3 - "$T/work/stats.json" "$(grep -c chaos "$T/kills" 2>/dev/null)" \
+	"$(q "select sum(nrelocations) from sequence") (logged: $(reloc "a segment missed") deadline, $(reloc "a segment failed") error, $(reloc "the host is too slow") slow)" \
 	"$(wc -l <"$T/assimilated.log" 2>/dev/null)" "$(sort -u "$T/assimilated.log" 2>/dev/null | wc -l)" "$(elapsed)" <<-\EOT | sed 's/^/# /'
 	import json, sys
-	s = json.load(open(sys.argv[1])) if sys.argv[1] else {}
+	try:
+	    s = json.load(open(sys.argv[1]))
+	except (OSError, ValueError):
+	    s = {}
 	g = lambda k: s.get(k, 0)
 	print("chaos: %s hosts, %s RPCs (%s refused to the garbage host, %s to the liar), %s jobs received"
 	      % (g("hosts"), g("rpcs"), g("rpc_refused_garbage"), g("rpc_refused_liar"), g("jobs_received")))
-	print("chaos: %s uploads (%s cut and resumed %s), %s downloads, %s vanished / %s came back, %s failed on purpose"
+	print("chaos: %s uploads (%s cut, %s resumed), %s downloads, %s hosts vanished, %s came back, %s failed on purpose"
 	      % (g("uploads"), g("uploads_cut"), g("upload_resumed"), g("downloads"), g("vanished"), g("came_back"),
 	         g("failed_on_purpose")))
-	print("chaos: %s kills (MariaDB once), %s relocations, %s assimilations (%s distinct), %s s"
-	      % (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]))
+	print("chaos: %s kills at random moments (MariaDB once), relocations: %s; %s assimilations (%s distinct); %s s"
+	      % tuple(sys.argv[2:7]))
 	EOT
 
 test_done
