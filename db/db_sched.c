@@ -103,7 +103,7 @@ const struct db_query dbq_seq_state_uploaded = {
 	"iii"
 };
 const struct db_query dbq_seq_end = {
-	"seq_end", NULL, "UPDATE sequence SET state=? WHERE id=? AND state=0", "ii"
+	"seq_end", NULL, "UPDATE sequence SET state=?, need_relocate=0 WHERE id=? AND state=0", "ii"
 };
 const struct db_query dbq_seq_file_uploaded = {
 	"seq_file_uploaded", NULL,

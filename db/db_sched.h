@@ -47,7 +47,10 @@ int db_sequence_advance(struct db *db, int64_t seq_id, int64_t hostid, int from,
 int db_sequence_deassign(struct db *db, int64_t seq_id, int64_t hostid, int reason);
 /* The state of segment seqno of the live branch is on the server. */
 int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int seqno);
-/* The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR). */
+/*
+ * The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR); a
+ * relocation it was waiting for (its last segment came in first) is off.
+ */
 int db_sequence_end(struct db *db, int64_t seq_id, int state);
 int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
 			     int64_t t);
