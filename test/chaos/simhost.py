@@ -353,7 +353,7 @@ class Host(threading.Thread):
         self.vanish_mode = self.rnd.choice(["before_compute", "before_report"])
         self.returns = kind == "vanish" and index % 2 == 0
         self.came_back = False
-        self.lock = threading.Lock()
+        self.published = []     # held_names() as of the last step: what a liar peeks at
 
     # --- bookkeeping ---
 
@@ -363,9 +363,11 @@ class Host(threading.Thread):
             f = self.files[name] = File(name)
         return f
 
-    def held_names(self):
-        with self.lock:
-            return [(r.name, list(r.outs)) for r in self.results.values()]
+    def publish(self):
+        """[(result, [(output, open name, uploaded)])], for other threads to read
+        without a lock (one reference assignment)."""
+        self.published = [(r.name, [(f, o, f in self.files and self.files[f].uploaded)
+                                    for f, o in r.outs]) for r in self.results.values()]
 
     def gc(self):
         """Files no result and no workunit refers to and not sticky go (garbage_collect)."""
@@ -551,47 +553,46 @@ class Host(threading.Thread):
         if down:
             return self.rpc_failed()
         self.backoff = 0
-        with self.lock:
-            for ack in root.findall("result_ack"):
-                name = ack.findtext("name")
-                r = self.results.get(name)
-                if r and r.ready:
-                    del self.results[name]
-                    env.stats.add("acked")
-            for ab in root.findall("result_abort"):
-                name = ab.findtext("name")
-                r = self.results.get(name)
-                env.stats.add("aborts_received")
-                if r and r.state == 0:
-                    r.state, r.exit_status, r.ready = ST_ABORTED, EXIT_ABORTED_BY_PROJECT, True
-            for d in root.findall("delete_file_info"):
-                f = self.files.get((d.text or "").strip())
-                env.stats.add("deletes_received")
-                if f:
-                    f.sticky = False
-            for fi in root.findall("file_info"):
-                self.take_file_info(fi)
-            for w in root.findall("workunit"):
-                name = w.findtext("name")
-                refs = [(fr.findtext("file_name"), fr.findtext("open_name") or "")
-                        for fr in w.findall("file_ref")]
-                self.wus.setdefault(name, {"cmdline": w.findtext("command_line") or "", "refs": refs})
-            for rx in root.findall("result"):
-                name = rx.findtext("name")
-                if name in self.results:
-                    continue        # "Already have task"
-                outs = [(fr.findtext("file_name"), fr.findtext("open_name") or "")
-                        for fr in rx.findall("file_ref")]
-                for fname, _ in outs:
-                    f = self.files.get(fname)
-                    if f and (f.data is not None or f.uploaded):
-                        env.stats.anomaly(self, "result %s names output %s the host has already"
-                                          % (name, fname))
-                self.results[name] = Result(name, rx.findtext("wu_name"),
-                                            int(float(rx.findtext("report_deadline") or 0)), outs)
-                self.jobs_got += 1
-                env.stats.add("jobs_received")
-            self.gc()
+        for ack in root.findall("result_ack"):
+            name = ack.findtext("name")
+            r = self.results.get(name)
+            if r and r.ready:
+                del self.results[name]
+                env.stats.add("acked")
+        for ab in root.findall("result_abort"):
+            name = ab.findtext("name")
+            r = self.results.get(name)
+            env.stats.add("aborts_received")
+            if r and r.state == 0:
+                r.state, r.exit_status, r.ready = ST_ABORTED, EXIT_ABORTED_BY_PROJECT, True
+        for d in root.findall("delete_file_info"):
+            f = self.files.get((d.text or "").strip())
+            env.stats.add("deletes_received")
+            if f:
+                f.sticky = False
+        for fi in root.findall("file_info"):
+            self.take_file_info(fi)
+        for w in root.findall("workunit"):
+            name = w.findtext("name")
+            refs = [(fr.findtext("file_name"), fr.findtext("open_name") or "")
+                    for fr in w.findall("file_ref")]
+            self.wus.setdefault(name, {"cmdline": w.findtext("command_line") or "", "refs": refs})
+        for rx in root.findall("result"):
+            name = rx.findtext("name")
+            if name in self.results:
+                continue        # "Already have task"
+            outs = [(fr.findtext("file_name"), fr.findtext("open_name") or "")
+                    for fr in rx.findall("file_ref")]
+            for fname, _ in outs:
+                f = self.files.get(fname)
+                if f and (f.data is not None or f.uploaded):
+                    env.stats.anomaly(self, "result %s names output %s the host has already"
+                                      % (name, fname))
+            self.results[name] = Result(name, rx.findtext("wu_name"),
+                                        int(float(rx.findtext("report_deadline") or 0)), outs)
+            self.jobs_got += 1
+            env.stats.add("jobs_received")
+        self.gc()
         self.next_rpc = time.time() + max(delay * a.delay_scale, 0)
 
     def take_file_info(self, fi):
@@ -835,8 +836,8 @@ class Host(threading.Thread):
             self.rpc()
             if self.vanish_now("before_compute"):
                 continue
-            with self.lock:
-                ready = self.work()
+            ready = self.work()
+            self.publish()
             if ready and self.vanish_now("before_report"):
                 continue
             if ready:
@@ -949,33 +950,36 @@ class LiarHost(Host):
         names = []
         for h in self.env.hosts:
             if h is not self:
-                names.extend(h.held_names())
+                names.extend(h.published)
         return names
 
-    def foreign_files(self, k):
-        out = []
+    def foreign_files(self):
+        """file_infos naming other results' outputs: two already on the server
+        (no md5: the validator would take them), and a state another host keeps."""
         others = self.others()
-        for rname, outs in self.rnd.sample(others, min(k, len(others))):
-            for fname, open_name in outs:
-                size = STATE_BYTES if open_name == "state_out" else 65
-                md5 = "" if self.rnd.random() < 0.5 else md5hex(fname.encode())
-                out.append(self.file_report(fname, size, 1e9, md5, "http://x/file_upload_handler"))
+        up = [(r, f, o) for r, outs in others for f, o, u in outs if u]
+        kept = [(r, f, o) for r, outs in others for f, o, u in outs if not u and o == "state_out"]
+        pick = self.rnd.sample(up, min(2, len(up))) + self.rnd.sample(kept, min(1, len(kept)))
+        out = []
+        for _, fname, open_name in pick:
+            size = STATE_BYTES if open_name == "state_out" else 65
+            out.append(self.file_report(fname, size, 1e9, "", "http://x/file_upload_handler"))
+            self.env.stats.add("liar_foreign_files")
         return "".join(out)
 
     def result_xml(self, r, extra_files=""):
-        return super().result_xml(r, self.foreign_files(2))
+        return super().result_xml(r, self.foreign_files())
 
     def extra_request(self):
         out = []
         others = self.others()
         for rname, outs in self.rnd.sample(others, min(3, len(others))):
-            fake = Result(rname, "", 0, outs)
+            fake = Result(rname, "", 0, [(f, o) for f, o, _ in outs])
             fake.state = self.rnd.choice([ST_UPLOADED, ST_UPLOADED, ST_COMPUTE_ERROR])
             fake.exit_status = 0 if fake.state == ST_UPLOADED else 1
             files = "".join(self.file_report(f, 65, 1e9, "", "http://x/file_upload_handler")
-                            for f, _ in outs)
-            body = super().result_xml(fake, files)
-            out.append(body)
+                            for f, _, _ in outs)
+            out.append(Host.result_xml(self, fake, files))
             self.env.stats.add("liar_foreign_reports")
         return "".join(out)
 
