@@ -1,0 +1,364 @@
+/*
+ * The submit RPCs that make and end batches: create_batch, submit_batch
+ * (every job of a batch in one transaction, ordinary or sequence app),
+ * retire_batch and set_expire_time.
+ */
+#include "submit_int.h"
+#include "db.h"
+#include "db_queries.h"
+#include "log.h"
+#include "sequence.h"
+#include "wtime.h"
+#include "work.h"
+
+/* ---- create_batch ------------------------------------------------------------------ */
+
+
+/* Insert a batch in state INIT; name NULL or "": user:app:date. */
+static int new_batch(struct rpc *r, const struct db_app *app, const char *name, double expire,
+		     struct db_batch *b)
+{
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->user_id = r->user.id;
+	b->app_id = app->id;
+	b->create_time = now();
+	b->state = BATCH_STATE_INIT;
+	b->expire_time = expire;
+	if (name && *name)
+		b->name = xstrdup(name);
+	else
+		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
+				    (long long)b->create_time);
+	rc = db_batch_lookup_name(r->c->db, b->name, &(struct db_batch){ 0 });
+	if (rc == DB_OK)
+		return submit_fail(r, "batch name %s is already in use", b->name);
+	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)
+		return submit_fail(r, "database error");
+	return 0;
+}
+
+int submit_do_create_batch(struct rpc *r)
+{
+	char *app_name = xml_child_text(r->root, "app_name");
+	char *name = xml_child_text(r->root, "batch_name");
+	struct db_app app = { 0 };
+	struct db_batch b = { 0 };
+	int rc = submit_authenticate(r);
+
+	if (!rc)
+		rc = submit_app_by_name(r, app_name, &app);
+	if (!rc)
+		rc = submit_may_submit(r, app.id);
+	if (!rc)
+		rc = new_batch(r, &app, name, submit_child_double(r->root, "expire_time", 0), &b);
+	if (!rc) {
+		log_info("batch %s (%lld) created for app %s", b.name, (long long)b.id, app.name);
+		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
+	}
+	free(app_name);
+	free(name);
+	db_app_free(&app);
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- submit_batch ------------------------------------------------------------------ */
+
+struct staged {
+	struct work_file *files;
+	size_t n;
+};
+
+/* The staged file called name, looked up once per request. */
+static const struct work_file *staged_file(struct rpc *r, struct staged *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->files[i].name, name))
+			return &st->files[i];
+	if (!submit_job_file_name_ok(name)) {
+		submit_fail(r, "bad filename");
+		return NULL;
+	}
+	st->files = xrealloc(st->files, (st->n + 1) * sizeof(*st->files));
+	if (work_staged_file(r->c->cfg, name, &st->files[st->n]) < 0) {
+		submit_fail(r, "input file %s is not on the server", name);
+		return NULL;
+	}
+	return &st->files[st->n++];
+}
+
+static void job_params_read(const xmlNode *n, struct job_params *jp)
+{
+	double v;
+
+	if (!n)
+		return;
+	if ((v = submit_child_double(n, "rsc_fpops_est", 0)) > 0)
+		jp->rsc_fpops_est = v;
+	if ((v = submit_child_double(n, "rsc_fpops_bound", 0)) > 0)
+		jp->rsc_fpops_bound = v;
+	if ((v = submit_child_double(n, "rsc_memory_bound", 0)) > 0)
+		jp->rsc_memory_bound = v;
+	if ((v = submit_child_double(n, "rsc_disk_bound", 0)) > 0)
+		jp->rsc_disk_bound = v;
+	if ((v = submit_child_double(n, "delay_bound", 0)) > 0 && v < 1e9)
+		jp->delay_bound = (int)v;
+}
+
+/* What the jobs of a batch are made from: an ordinary app's templates, or a sequence app's plan. */
+struct job_kind {
+	struct db_app app;
+	struct input_template tpl;      /* ordinary apps */
+	char *out_tpl;
+	bool is_seq;
+	struct seq_spec plan;           /* sequence apps */
+	size_t nstate;
+	struct work_params wp;          /* the batch's */
+};
+
+static int job_kind_load(struct rpc *r, struct job_kind *k)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	struct seq_layout l;
+	char *path = NULL;
+	int rc = seq_app_plan_load(r->c->cfg->project_dir, k->app.name, &k->plan, &err);
+
+	if (rc < 0) {
+		rc = submit_fail(r, "the sequence plan of app %s is wrong: %s", k->app.name, sbuf_str(&err));
+	} else if (rc > 0) {
+		k->is_seq = true;
+		rc = 0;
+		if (seq_layout_load(r->c->cfg->project_dir, k->plan.seq_template, &l) < 0)
+			rc = submit_fail(r, "the sequence template of app %s is wrong", k->app.name);
+		else
+			k->nstate = l.nstate;
+		if (!rc)
+			seq_layout_free(&l);
+	} else {
+		path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, k->app.name);
+		k->out_tpl = xasprintf("templates/%s_out", k->app.name);
+		if (input_template_load(path, &k->tpl) < 0)
+			rc = submit_fail(r, "template file missing");
+	}
+	free(path);
+	sbuf_free(&err);
+	return rc;
+}
+
+static void job_kind_free(struct job_kind *k)
+{
+	db_app_free(&k->app);
+	input_template_free(&k->tpl);
+	free(k->out_tpl);
+	free((char *)k->plan.seq_template);
+}
+
+/* A job of a sequence app: a work sequence named like the job, its inputs the initial states. */
+static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *name,
+			const char *cmd, const struct job_params *job_jp,
+			const struct work_file *wf, size_t nf)
+{
+	struct seq_spec spec = k->plan;
+	struct job_params jp;
+	struct db_sequence s = { 0 };
+	char *paths[SEQ_MAX_FILES];
+	size_t i;
+	int rc;
+
+	job_params_boinc_defaults(&jp);
+	job_params_override(&jp, &k->wp.jp);
+	job_params_override(&jp, job_jp);
+	spec.name = name;
+	spec.appid = k->app.id;
+	spec.command_line = cmd ? cmd : "";
+	spec.rsc_fpops_est = jp.rsc_fpops_est;
+	spec.rsc_fpops_bound = jp.rsc_fpops_bound;
+	spec.rsc_memory_bound = jp.rsc_memory_bound;
+	spec.rsc_disk_bound = jp.rsc_disk_bound;
+	spec.batch = k->wp.batch;
+	for (i = 0; i < nf; i++)
+		paths[i] = wf[i].path;
+	rc = seq_create(r->c->db, r->c->cfg, &spec, paths, nf, &s);
+	db_sequence_free(&s);
+	return rc == 0 ? 0 : submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
+				     "server log)", name);
+}
+
+static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
+		    struct staged *st)
+{
+	char *name = xml_child_text(job, "name"), *cmd = xml_child_text(job, "command_line");
+	size_t want = k->is_seq ? k->nstate : k->tpl.nfiles, nf = 0;
+	struct work_file *wf = xcalloc(want + 1, sizeof(*wf));
+	struct work_params wp = k->wp;
+	struct db_workunit wu = { 0 };
+	xmlNode *in;
+	int rc = 0;
+
+	if (!name || !*name)
+		rc = submit_fail(r, "job %zu has no name", index);
+	xml_for_each(in, job, "input_file") {
+		char *mode = xml_child_text(in, "mode"), *src = xml_child_text(in, "source");
+		const struct work_file *f = NULL;
+
+		if (!rc && mode && strcmp(mode, "local_staged"))
+			rc = submit_fail(r, "input file mode %s is not supported", mode);
+		else if (!rc && (f = staged_file(r, st, src ? src : "")) == NULL)
+			rc = -1;
+		if (!rc && nf < want)
+			wf[nf] = *f;    /* borrowed: st owns the strings */
+		nf++;
+		free(mode);
+		free(src);
+	}
+	if (!rc && nf != want)
+		rc = submit_fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index, want, nf);
+	job_params_unset(&wp.jp);
+	job_params_read(job, &wp.jp);
+	if (!rc && k->is_seq) {
+		rc = make_seq_job(r, k, name, cmd, &wp.jp, wf, nf);
+	} else if (!rc) {
+		int w;
+
+		wp = k->wp;
+		job_params_read(job, &wp.jp);
+		wp.command_line = cmd;
+		w = work_create_wu(r->c->db, name, k->app.id, &k->tpl, wf, nf, k->out_tpl, &wp, &wu);
+		if (w == DB_RETRY || w < 0)
+			rc = submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
+				     "server log)", name);
+	}
+	db_workunit_free(&wu);
+	free(wf);
+	free(name);
+	free(cmd);
+	return rc;
+}
+
+int submit_do_submit_batch(struct rpc *r)
+{
+	xmlNode *bn = xml_child(r->root, "batch"), *job;
+	char *app_name = bn ? xml_child_text(bn, "app_name") : NULL;
+	struct job_kind k = { 0 };
+	struct db_batch b = { 0 };
+	struct staged st = { NULL, 0 };
+	size_t njobs = 0, i;
+	bool in_txn = false;
+	int rc = submit_authenticate(r);
+
+	if (!rc && !bn)
+		rc = submit_fail(r, "no <batch> in the request");
+	if (!rc)
+		rc = submit_app_by_name(r, app_name, &k.app);
+	if (!rc)
+		rc = submit_may_submit(r, k.app.id);
+	if (!rc)
+		rc = job_kind_load(r, &k);
+	if (!rc && db_begin(r->c->db) == DB_OK)
+		in_txn = true;
+	else if (!rc)
+		rc = submit_fail(r, "database error");
+	if (!rc && submit_child_id(bn, "batch_id") > 0) {
+		rc = submit_owned_batch(r, bn, &b);
+		if (!rc && b.state != BATCH_STATE_INIT)
+			rc = submit_fail(r, "batch %s is not in the INIT state", b.name);
+		if (!rc && b.app_id != k.app.id)
+			rc = submit_fail(r, "batch %s is not for app %s", b.name, k.app.name);
+	} else if (!rc) {
+		char *bname = xml_child_text(bn, "batch_name");
+
+		rc = new_batch(r, &k.app, bname, 0, &b);
+		free(bname);
+	}
+	work_params_init(&k.wp);
+	k.wp.batch = b.id;
+	k.wp.app_version_num = (int)submit_child_double(bn, "app_version_num", 0);
+	job_params_read(xml_child(bn, "job_params"), &k.wp.jp);
+	xml_for_each(job, bn, "job") {
+		if (!rc)
+			rc = make_job(r, job, njobs, &k, &st);
+		njobs++;
+	}
+	if (!rc && !njobs)
+		rc = submit_fail(r, "no jobs in the batch");
+	if (!rc) {
+		b.state = BATCH_STATE_IN_PROGRESS;
+		b.njobs += (int)njobs;
+		if (db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK)
+			rc = submit_fail(r, "database error");
+	}
+	if (rc && in_txn)
+		db_rollback(r->c->db);
+	if (!rc) {
+		log_info("batch %s (%lld): %zu %sjobs of %s submitted", b.name, (long long)b.id,
+			 njobs, k.is_seq ? "sequence " : "", k.app.name);
+		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
+	}
+	for (i = 0; i < st.n; i++)
+		work_file_free(&st.files[i]);
+	free(st.files);
+	job_kind_free(&k);
+	free(app_name);
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- retire_batch, set_expire_time -------------------------------------------------- */
+
+
+int submit_do_retire_batch(struct rpc *r)
+{
+	struct db_batch b = { 0 };
+	int rc = submit_authenticate(r);
+
+	if (!rc)
+		rc = submit_owned_batch(r, r->root, &b);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	if (!rc) {
+		b.state = BATCH_STATE_RETIRED;
+		if (db_batch_retire_jobs(r->c->db, b.id, now()) != DB_OK ||
+		    db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK) {
+			db_rollback(r->c->db);
+			rc = submit_fail(r, "database error");
+		}
+	}
+	if (!rc) {
+		log_info("batch %s (%lld) retired", b.name, (long long)b.id);
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	}
+	db_batch_free(&b);
+	return rc;
+}
+
+int submit_do_set_expire_time(struct rpc *r)
+{
+	struct db_batch b = { 0 };
+	double t = submit_child_double(r->root, "expire_time", -1);
+	int rc = submit_authenticate(r);
+
+	if (!rc && t < 0)
+		rc = submit_fail(r, "no expire_time");
+	if (!rc)
+		rc = submit_owned_batch(r, r->root, &b);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	if (!rc) {
+		/* The lease covers the batch's files too. */
+		b.expire_time = t;
+		if (db_batch_update(r->c->db, &b) != DB_OK ||
+		    db_job_file_lease_batch(r->c->db, b.id, t) != DB_OK ||
+		    db_commit(r->c->db) != DB_OK) {
+			db_rollback(r->c->db);
+			rc = submit_fail(r, "database error");
+		}
+	}
+	if (!rc)
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	db_batch_free(&b);
+	return rc;
+}
