@@ -18,6 +18,7 @@
 static int new_batch(struct rpc *r, const struct db_app *app, const char *name, double expire,
 		     struct db_batch *b)
 {
+	struct db_batch other = { 0 };
 	int rc;
 
 	memset(b, 0, sizeof(*b));
@@ -31,7 +32,8 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 	else
 		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
 				    (long long)b->create_time);
-	rc = db_batch_lookup_name(r->c->db, b->name, &(struct db_batch){ 0 });
+	rc = db_batch_lookup_name(r->c->db, b->name, &other);
+	db_batch_free(&other);
 	if (rc == DB_OK)
 		return submit_fail(r, "batch name %s is already in use", b->name);
 	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)

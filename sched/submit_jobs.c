@@ -25,6 +25,7 @@ void submit_job_free(struct job *j)
 enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, struct job *j)
 {
 	struct db_batch b = { 0 };
+	enum job_rc jr;
 	int64_t batch;
 	int rc;
 
@@ -47,18 +48,19 @@ enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, st
 				rc = DB_OK;
 		}
 	}
-	if (rc == DB_NOT_FOUND)
-		return JOB_NONE;
-	if (rc != DB_OK)
-		return JOB_DB_ERROR;
-	batch = j->is_seq ? j->seq.batch : j->wu.batch;
-	rc = batch ? db_batch_lookup_id(db, batch, &b) : DB_NOT_FOUND;
-	db_batch_free(&b);
-	if (rc == DB_NOT_FOUND)
-		return JOB_NO_BATCH;
-	if (rc != DB_OK)
-		return JOB_DB_ERROR;
-	return b.user_id == user_id ? JOB_OK : JOB_NOT_OWNER;
+	if (rc == DB_OK) {
+		batch = j->is_seq ? j->seq.batch : j->wu.batch;
+		rc = batch ? db_batch_lookup_id(db, batch, &b) : DB_NOT_FOUND;
+		db_batch_free(&b);
+		jr = rc == DB_NOT_FOUND ? JOB_NO_BATCH : rc != DB_OK ? JOB_DB_ERROR
+		   : b.user_id == user_id ? JOB_OK : JOB_NOT_OWNER;
+	} else {
+		jr = rc == DB_NOT_FOUND ? JOB_NONE : JOB_DB_ERROR;
+	}
+	/* a job found but not the user's is not theirs to see either */
+	if (jr != JOB_OK)
+		submit_job_free(j);
+	return jr;
 }
 
 int submit_owned_job(struct rpc *r, const char *name, struct job *j)
