@@ -73,24 +73,46 @@ struct staged {
 	size_t n;
 };
 
-/* The staged file called name, looked up once per request. */
-static const struct work_file *staged_file(struct rpc *r, struct staged *st, const char *name)
+/*
+ * The job file called name, looked up once per request, and tied to the
+ * batch: its lease and the batch's life keep it on the server.
+ */
+static const struct work_file *staged_file(struct rpc *r, struct staged *st, const char *name,
+					   int64_t batch)
 {
+	struct db_job_file jf = { 0 };
+	char md5[MD5_HEX_LEN + 1], *q;
+	const char *why;
+	enum jf_state s;
 	size_t i;
 
 	for (i = 0; i < st->n; i++)
 		if (!strcmp(st->files[i].name, name))
 			return &st->files[i];
-	if (!submit_job_file_name_ok(name)) {
-		submit_fail(r, "bad filename");
+	if ((why = submit_job_file_name(name, md5)) != NULL) {
+		submit_bad_filename(r, name, why);
 		return NULL;
 	}
 	st->files = xrealloc(st->files, (st->n + 1) * sizeof(*st->files));
-	if (work_staged_file(r->c->cfg, name, &st->files[st->n]) < 0) {
-		submit_fail(r, "input file %s is not on the server", name);
-		return NULL;
-	}
-	return &st->files[st->n++];
+	s = submit_job_file_find(r, name, &jf, &st->files[st->n]);
+	if (s == JF_OK && db_batch_file_assoc_add(r->c->db, jf.id, batch) != DB_OK)
+		s = JF_DB_ERROR;
+	db_job_file_free(&jf);
+	if (s == JF_OK)
+		return &st->files[st->n++];
+	work_file_free(&st->files[st->n]);
+	q = submit_quoted(name);
+	if (s == JF_DB_ERROR)
+		submit_fail(r, "database error");
+	else if (s == JF_PROJECT)
+		submit_fail(r, "input file %s is not a job file: the project has a file of that "
+			    "name", q);
+	else if (s == JF_BAD)
+		submit_fail(r, "input file %s on the server does not match its name", q);
+	else
+		submit_fail(r, "input file %s is not on the server", q);
+	free(q);
+	return NULL;
 }
 
 static void job_params_read(const xmlNode *n, struct job_params *jp)
@@ -209,7 +231,7 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 
 		if (!rc && mode && strcmp(mode, "local_staged"))
 			rc = submit_fail(r, "input file mode %s is not supported", mode);
-		else if (!rc && (f = staged_file(r, st, src ? src : "")) == NULL)
+		else if (!rc && (f = staged_file(r, st, src ? src : "", k->wp.batch)) == NULL)
 			rc = -1;
 		if (!rc && nf < want)
 			wf[nf] = *f;    /* borrowed: st owns the strings */

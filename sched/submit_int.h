@@ -8,6 +8,8 @@
 
 #include "submit.h"
 #include "db_records.h"
+#include "md5.h"
+#include "work.h"
 #include "xml.h"
 
 struct rpc {
@@ -56,8 +58,26 @@ int submit_owned_job(struct rpc *r, const char *name, struct job *j);
  */
 size_t submit_seq_outputs(const struct project_config *cfg, const struct db_sequence *s,
 			  char **files, char **open_names);
-/* Is s a name job_file.php accepts? */
-bool submit_job_file_name_ok(const char *s);
+/* A hostile name for a message: control bytes escaped, at most 100 bytes (allocated). */
+char *submit_quoted(const char *s);
+
+/* The most characters of a job file name's extension (after the dot). */
+#define JOB_FILE_EXT_MAX 64
+/* Why name is not a job file's name (NULL: it is one, and md5 is its content's). */
+const char *submit_job_file_name(const char *name, char md5[MD5_HEX_LEN + 1]);
+/* "bad filename NAME: WHY"; returns -1. */
+int submit_bad_filename(struct rpc *r, const char *name, const char *why);
+
+enum jf_state {
+	JF_ABSENT,      /* not on the server (jf filled if a stale row is left) */
+	JF_OK,          /* a job file, its content what its name says: jf and wf filled */
+	JF_PROJECT,     /* a file of the project's, not a job file */
+	JF_BAD,         /* a job file whose content is not what its name says */
+	JF_DB_ERROR,
+};
+/* The job file called name (a job file's name) as the server has it. */
+enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
+				   struct work_file *wf);
 
 /* The requests, by their root element. */
 int submit_do_get_templates(struct rpc *r);

@@ -10,6 +10,7 @@
 #include "submit_int.h"
 #include "db.h"
 #include "db_queries.h"
+#include "field.h"
 #include "log.h"
 
 #include <math.h>
@@ -50,6 +51,17 @@ int64_t submit_child_id(const xmlNode *n, const char *name)
 		v = -1;
 	free(t);
 	return v;
+}
+
+char *submit_quoted(const char *s)
+{
+	struct sbuf q = SBUF_INIT(512);
+
+	char *d;
+
+	field_quote(&q, s, 100);
+	d = sbuf_detach(&q, NULL);
+	return d ? d : xstrdup("");
 }
 
 /* ---- authentication -------------------------------------------------------------- */

@@ -103,7 +103,7 @@ test_expect_success 'upload_files refuses a wrong count, a content that does not
 	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" |
 		grep "<error_msg>content of 0123456789abcdef0123456789abcdef.txt does not match its name (truncated upload?)</error_msg>" &&
 	req "<upload_files><authenticator>$AUTH</authenticator><phys_name>../escape</phys_name></upload_files>" &&
-	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename</error_msg>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename ../escape: job files are named by the MD5 of their content" &&
 	! test -e "$PROJECT_DIR/escape" && ! test -e "$PROJECT_DIR/download/escape"
 '
 
@@ -147,8 +147,8 @@ test_expect_success 'a bad job spoils the whole batch: nothing is created' '
 	  job k1 $md1.txt; job j1 $md1.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
 	rpc submit_rpc_handler.php req.xml | grep "<error_msg>cannot create job j1" &&
 	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name>" "$AUTH" "$(cat b2)"
-	  job k1 nosuchfile.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
-	rpc submit_rpc_handler.php req.xml | grep "<error_msg>input file nosuchfile.txt is not on the server</error_msg>" &&
+	  job k1 ffffffffffffffffffffffffffffffff.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>input file ffffffffffffffffffffffffffffffff.txt is not on the server</error_msg>" &&
 	test "$(test_sql_value "select count(*) from workunit where name like \"k%\"")" = 0 &&
 	test "$(test_sql_value "select state from batch where id=$(cat b2)")" = 0
 '
