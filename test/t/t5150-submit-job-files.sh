@@ -120,4 +120,37 @@ test_expect_success 'a job file whose content on the server does not match its n
 	submit "$b" j4 "$m4" | grep "<error_msg>input file $m4 on the server does not match its name</error_msg>"
 '
 
+test_expect_success 'the file deleter: an app version file that somehow is a job file survives the retirement of its batch and the end of its lease' '
+	b=$(new_batch b5) && test -n "$b" &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into job_file (name, create_time, delete_time) values (\"$exe\", 1, 1);
+		insert into batch_file_assoc (job_file_id, batch_id) select id, $b from job_file where name=\"$exe\"" &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$b</batch_id></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test_project bin/file_deleter --one_pass 2>fd.log &&
+	cmp "$(path "$exe")" "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" &&
+	test "$(test_sql_value "select count(*) from job_file where name=\"$exe\"")" = 0 &&
+	grep "job file $exe is a file of 1 app version(s): it stays" fd.log
+'
+
+test_expect_success 'the file deleter: a job file stays while a workunit of another batch uses it, and goes after' '
+	printf "five\n" >f5 && m5=$(md5 f5) &&
+	ba=$(new_batch b6) && bb=$(new_batch b7) &&
+	upload "$m5" f5 "$ba" | grep "<success/>" &&
+	submit "$bb" j7 "$m5" | grep "<batch_id>$bb</batch_id>" &&
+	test_sql "$WSEQ_DB_NAME" -e "delete from batch_file_assoc where batch_id=$bb; update job_file set delete_time=1 where name=\"$m5\"" &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$ba</batch_id></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test_project bin/file_deleter --one_pass 2>>fd.log &&
+	test -f "$(path "$m5")" &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$bb</batch_id></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	for d in transitioner assimilator transitioner; do
+		test_project bin/$d --one_pass 2>>daemons.log || return 1
+	done &&
+	test "$(test_sql_value "select file_delete_state from workunit where name=\"j7\"")" = 1 &&
+	test_project bin/file_deleter --one_pass 2>>fd.log &&
+	! test -e "$(path "$m5")" &&
+	test "$(test_sql_value "select count(*) from job_file where name=\"$m5\"")" = 0
+'
+
 test_done
