@@ -13,8 +13,8 @@
  * anything, and drops a workunit's rows with its files. An input file also
  * stays when its file_info says <no_delete/>, and while it is a job file
  * (it then goes with its lease). A job file goes when its delete_time has
- * passed, no batch that is neither ABORTED nor RETIRED refers to it, and no
- * live workunit uses it; and when an app version names it among its files,
+ * passed, no batch that is neither ABORTED nor RETIRED (nor left in INIT past
+ * its expire_time) refers to it, and no live workunit uses it; and when an app version names it among its files,
  * only its job_file row goes: the file is the project's.
  */
 #include "daemon.h"
@@ -405,7 +405,7 @@ static int delete_job_file(struct db *db, void *arg)
 	if (rc == DB_OK && jf.delete_time >= dnow())
 		rc = DB_NOT_FOUND;      /* its lease was renewed */
 	if (rc == DB_OK)
-		rc = db_job_file_count_live_batches(db, jf.id, &live);
+		rc = db_job_file_count_live_batches(db, jf.id, dnow(), &live);
 	if (rc == DB_OK)
 		rc = db_wu_file_count_others(db, jf.name, 0, &users);
 	if (rc == DB_OK && (live > 0 || users > 0)) {

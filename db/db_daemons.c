@@ -88,10 +88,15 @@ const struct db_query dbq_job_file_lock = {
 	"job_file_lock", &db_job_file_table, "WHERE id=? FOR UPDATE", "i"
 };
 /* BOINC's delete_job_files asks for batches *below* COMPLETE and deletes when it finds one. */
+/*
+ * A batch holds its files until it is ABORTED or RETIRED; one left in INIT
+ * (a submit that never completed) only until its expire_time.
+ */
 const struct db_query dbq_bfa_live = {
 	"bfa_live", NULL,
 	"SELECT COUNT(*) FROM batch_file_assoc JOIN batch ON batch.id=batch_file_assoc.batch_id "
-	"WHERE batch_file_assoc.job_file_id=? AND batch.state NOT IN (3, 4)", "i"
+	"WHERE batch_file_assoc.job_file_id=? AND batch.state NOT IN (3, 4) "
+	"AND NOT (batch.state=0 AND batch.expire_time>0 AND batch.expire_time<?)", "id"
 };
 /*
  * App versions whose xml_doc names the file (the <name> of one of its
@@ -370,9 +375,9 @@ int db_job_file_lock(struct db *db, int64_t id, struct db_job_file *jf)
 	return rc;
 }
 
-int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, int64_t *n)
+int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, double t, int64_t *n)
 {
-	struct db_val v[] = { DBV_INT(job_file_id) };
+	struct db_val v[] = { DBV_INT(job_file_id), DBV_DBL(t) };
 
 	*n = 0;
 	return db_select_i64(db, dbq_bfa_live.sql, v, ARRAY_SIZE(v), n);

@@ -96,8 +96,11 @@ int db_wu_file_drop(struct db *db, int64_t wuid);
 int db_job_file_enum_expired_after(struct db *db, double t, int64_t after, int limit,
 				   int (*fn)(struct db_job_file *, void *), void *arg);
 int db_job_file_lock(struct db *db, int64_t id, struct db_job_file *jf);
-/* Associations of the job file with batches neither ABORTED nor RETIRED. */
-int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, int64_t *n);
+/*
+ * Associations of the job file with batches neither ABORTED nor RETIRED,
+ * nor left in INIT past their expire_time at t.
+ */
+int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, double t, int64_t *n);
 /* How many app versions name the file among their files. */
 int db_app_version_count_file(struct db *db, const char *name, int64_t *n);
 int db_batch_file_assoc_drop_file(struct db *db, int64_t job_file_id);

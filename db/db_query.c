@@ -37,7 +37,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_result_seq_host_failed, &dbq_host_turnaround, &dbq_seq_lock_many,
 	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_wu_cancel_batch,
 	&dbq_result_cancel_batch, &dbq_result_cancel_wu, &dbq_job_file_lease_batch,
-	&dbq_result_chosen, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,
+	&dbq_result_chosen, &dbq_batch_by_name_lock, &dbq_batch_njobs, &dbq_bfa_drop_batch, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,
 	&dbq_sweep_returned, &dbq_sweep_result_judged, &dbq_sweep_wu_valid, &dbq_sweep_wu_invalid,
 	&dbq_sweep_report, &dbq_sweep_tasks, &dbq_sweep_count_tasks, &dbq_sweep_count_running,
 	&dbq_sweep_waiting, &dbq_sweep_ended,

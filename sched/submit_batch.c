@@ -13,12 +13,41 @@
 
 /* ---- create_batch ------------------------------------------------------------------ */
 
+/* The name the sweep's sessions use: a submitter's batch must not pass for one. */
+#define SWEEP_BATCH_PREFIX "sweep:"
 
-/* Insert a batch in state INIT; name NULL or "": user:app:date. */
+/*
+ * Has a submit that failed half way left this batch behind: the user's own,
+ * for app, in INIT, without a job? Then a BOINC_SUBMIT retried under the
+ * same batch name may make it again.
+ */
+static int leftover(struct rpc *r, const struct db_batch *old, const struct db_app *app,
+		    bool *yes)
+{
+	int64_t n = 0;
+
+	*yes = false;
+	if (old->user_id != r->user.id || old->app_id != app->id ||
+	    old->state != BATCH_STATE_INIT || old->njobs != 0)
+		return 0;
+	if (db_batch_count_jobs(r->c->db, old->id, &n) != DB_OK)
+		return submit_fail(r, "database error");
+	*yes = n == 0;
+	return 0;
+}
+
+/*
+ * The batch create_batch (or submit_batch without a batch_id) makes, in the
+ * caller's transaction: a new one in state INIT (name NULL or "":
+ * user:app:date), or the user's own leftover of that name, which starts
+ * afresh -- its ties to the failed attempt's files dropped (they go with
+ * their lease), its expire time the new one.
+ */
 static int new_batch(struct rpc *r, const struct db_app *app, const char *name, double expire,
 		     struct db_batch *b)
 {
-	struct db_batch other = { 0 };
+	struct db_batch old = { 0 };
+	bool reuse = false;
 	int rc;
 
 	memset(b, 0, sizeof(*b));
@@ -32,10 +61,32 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 	else
 		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
 				    (long long)b->create_time);
-	rc = db_batch_lookup_name(r->c->db, b->name, &other);
-	db_batch_free(&other);
-	if (rc == DB_OK)
-		return submit_fail(r, "batch name %s is already in use", b->name);
+	if (!strncmp(b->name, SWEEP_BATCH_PREFIX, strlen(SWEEP_BATCH_PREFIX)))
+		return submit_fail(r, "batch names beginning with '%s' are the parameter sweep's",
+				   SWEEP_BATCH_PREFIX);
+	rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+	if (rc == DB_OK) {
+		rc = leftover(r, &old, app, &reuse);
+		if (!rc && !reuse)
+			rc = submit_fail(r, "batch name %s is already in use", b->name);
+		if (!rc) {
+			old.create_time = b->create_time;
+			old.expire_time = expire;
+			if (db_batch_file_assoc_drop_batch(r->c->db, old.id) != DB_OK ||
+			    db_batch_update(r->c->db, &old) != DB_OK)
+				rc = submit_fail(r, "database error");
+		}
+		if (!rc) {
+			log_info("batch %s (%lld): made again (a submit under its name never "
+				 "completed)", old.name, (long long)old.id);
+			db_batch_free(b);
+			*b = old;
+			memset(&old, 0, sizeof(old));
+		}
+		db_batch_free(&old);
+		return rc;
+	}
+	db_batch_free(&old);
 	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)
 		return submit_fail(r, "database error");
 	return 0;
@@ -53,8 +104,15 @@ int submit_do_create_batch(struct rpc *r)
 		rc = submit_app_by_name(r, app_name, &app);
 	if (!rc)
 		rc = submit_may_submit(r, app.id);
-	if (!rc)
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	else if (!rc) {
 		rc = new_batch(r, &app, name, submit_child_double(r->root, "expire_time", 0), &b);
+		if (!rc && db_commit(r->c->db) != DB_OK)
+			rc = submit_fail(r, "database error");
+		if (rc)
+			db_rollback(r->c->db);
+	}
 	if (!rc) {
 		log_info("batch %s (%lld) created for app %s", b.name, (long long)b.id, app.name);
 		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
@@ -334,25 +392,48 @@ int submit_do_submit_batch(struct rpc *r)
 /* ---- retire_batch, set_expire_time -------------------------------------------------- */
 
 
+/*
+ * Retire a batch; one that never had a job (a submit that failed half way,
+ * retired by boinc_gahp as it gives up) has nothing to keep and goes
+ * altogether, with its ties to files.
+ */
+static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
+{
+	int64_t n = 1;
+
+	*discarded = false;
+	if (b->state == BATCH_STATE_INIT && b->njobs == 0 &&
+	    db_batch_count_jobs(r->c->db, b->id, &n) != DB_OK)
+		return DB_ERROR;
+	if (n == 0) {
+		*discarded = true;
+		if (db_batch_file_assoc_drop_batch(r->c->db, b->id) != DB_OK)
+			return DB_ERROR;
+		return db_batch_delete(r->c->db, b);
+	}
+	b->state = BATCH_STATE_RETIRED;
+	if (db_batch_retire_jobs(r->c->db, b->id, now()) != DB_OK)
+		return DB_ERROR;
+	return db_batch_update(r->c->db, b);
+}
+
 int submit_do_retire_batch(struct rpc *r)
 {
 	struct db_batch b = { 0 };
+	bool discarded = false;
 	int rc = submit_authenticate(r);
 
 	if (!rc)
 		rc = submit_owned_batch(r, r->root, &b);
 	if (!rc && db_begin(r->c->db) != DB_OK)
 		rc = submit_fail(r, "database error");
-	if (!rc) {
-		b.state = BATCH_STATE_RETIRED;
-		if (db_batch_retire_jobs(r->c->db, b.id, now()) != DB_OK ||
-		    db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK) {
-			db_rollback(r->c->db);
-			rc = submit_fail(r, "database error");
-		}
+	else if (!rc && (retire(r, &b, &discarded) != DB_OK || db_commit(r->c->db) != DB_OK)) {
+		db_rollback(r->c->db);
+		rc = submit_fail(r, "database error");
 	}
 	if (!rc) {
-		log_info("batch %s (%lld) retired", b.name, (long long)b.id);
+		log_info("batch %s (%lld) %s", b.name, (long long)b.id,
+			 discarded ? "discarded: it never had a job" : "retired");
 		sbuf_addstr(r->body, "<success>1</success>\n");
 	}
 	db_batch_free(&b);

@@ -182,8 +182,10 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 		goto out;
 	}
 	root = xmlDocGetRootElement(doc);
-	if (reply_error(root, err) < 0)
+	if (reply_error(root, err) < 0) {
+		ret = RPC_REFUSED;
 		goto out;
+	}
 	if (!xml_is(root, root_name)) {
 		sbuf_addf(err, "unexpected reply <%s> from %s", (const char *)root->name, script);
 		goto out;

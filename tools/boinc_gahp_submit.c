@@ -4,7 +4,9 @@
  * inputs the server lacks), upload_files (only those), submit_batch (every
  * job in one document). Input files are content-addressed, named
  * <md5><extension>; each distinct local file is hashed once per SUBMIT
- * however many jobs share it.
+ * however many jobs share it. A SUBMIT that fails before its jobs are made
+ * retires its batch, which the server then discards, so the same SUBMIT
+ * corrected works under the same batch name.
  */
 #include "boinc_gahp.h"
 #include "boinc_gahp_rpc.h"
@@ -392,6 +394,29 @@ static int upload(struct gahp_req *r, struct submit_state *st, const char *batch
 	return ret;
 }
 
+/*
+ * A submit that failed before its jobs were made leaves an empty batch in
+ * INIT: retire it, and the server discards it, with its ties to the files
+ * uploaded for it (they go with their lease). Best effort: a batch left
+ * behind is made again by the next create_batch of its name.
+ */
+static void discard_batch(struct gahp_req *r, const char *batch_id)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	struct sbuf err = SBUF_INIT(64 * 1024);
+
+	rpc_begin(&req, "retire_batch", r->auth);
+	rpc_elem(&req, "batch_id", batch_id);
+	rpc_end(&req, "retire_batch");
+	if (rpc_simple(r->url, &req, "retire_batch", &err) == 0)
+		log_info("submit %s: batch id %s discarded", r->reqid, batch_id);
+	else
+		log_warn("submit %s: cannot discard batch id %s: %s", r->reqid, batch_id,
+			 sbuf_str(&err));
+	sbuf_free(&req);
+	sbuf_free(&err);
+}
+
 /* A BOINC command line keeps an argument whole if it is quoted. */
 static void add_arg(struct sbuf *b, const char *a)
 {
@@ -407,6 +432,7 @@ static void add_arg(struct sbuf *b, const char *a)
 		sbuf_addstr(b, a);
 }
 
+/* 0; RPC_REFUSED when certainly no job was made (refused, or never sent); else -1. */
 static int submit_batch(struct gahp_req *r, struct submit_spec *s, struct submit_state *st,
 			const char *batch_id, struct sbuf *err)
 {
@@ -447,18 +473,20 @@ static int submit_batch(struct gahp_req *r, struct submit_spec *s, struct submit
 		}
 		if (sbuf_addstr(&req, "</job>\n") < 0) {
 			sbuf_addstr(err, "the batch is too large for one request");
+			ret = RPC_REFUSED;
 			goto out;
 		}
 	}
 	sbuf_addstr(&req, "</batch>\n");
 	rpc_end(&req, "submit_batch");
-	if (rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "submit_batch", &doc, err) == 0) {
+	ret = rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "submit_batch", &doc, err);
+	if (ret == 0) {
 		char *bid = rpc_child_text(xmlDocGetRootElement(doc), "batch_id");
 
-		if (bid)
-			ret = 0;
-		else
+		if (!bid) {
 			sbuf_addstr(err, "no <batch_id> in the reply");
+			ret = -1;
+		}
 		free(bid);
 		xmlFreeDoc(doc);
 	}
@@ -479,6 +507,7 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 	size_t nup = 0;
 	long long bytes = 0;
 	bool ok = false;
+	int rc;
 
 	memset(&st, 0, sizeof(st));
 	if (hash_inputs(s, &st, &err) < 0) {
@@ -498,10 +527,15 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 	if (st.nfiles > 0 && (query_files(r, &st, batch_id, absent, &err) < 0 ||
 			      upload(r, &st, batch_id, absent, &nup, &bytes, &err) < 0)) {
 		gahp_error(res, r->auth, "error processing input files: %s", sbuf_str(&err));
+		discard_batch(r, batch_id);
 		goto out;
 	}
-	if (submit_batch(r, s, &st, batch_id, &err) < 0) {
+	rc = submit_batch(r, s, &st, batch_id, &err);
+	if (rc < 0) {
 		gahp_error(res, r->auth, "error submitting jobs: %s", sbuf_str(&err));
+		/* refused: the server made no job; else it may have made them all */
+		if (rc == RPC_REFUSED)
+			discard_batch(r, batch_id);
 		goto out;
 	}
 	sbuf_addstr(res, " NULL");

@@ -47,6 +47,23 @@ test_expect_success 'an unknown app, a reused batch name, a reused job name: one
 	test "$(test_sql_value "select count(*) from batch where name in (\"b3\", \"b4\") and state<>0")" = 0
 '
 
+test_expect_success 'a SUBMIT that fails half way (one bad job of two) leaves nothing behind; corrected, it works under the same batch name' '
+	echo "other input" >in2.txt && m2=$(md5sum <in2.txt | cut -c1-32) &&
+	r=$(gahp_do 16 "BOINC_SUBMIT 16 bh wseq_sample 2 ok1 0 1 $TRASH_DIRECTORY/in2.txt in j1 0 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&
+	one_token "$r" && echo "$r" | grep "cannot\\\\ create\\\\ job\\\\ j1" &&
+	grep "submit 16: batch id [0-9]* discarded" "$GAHP_DIR/gahp.err" &&
+	test "$(test_sql_value "select count(*) from batch where name=\"bh\"")" = 0 &&
+	test "$(test_sql_value "select count(*) from workunit where name=\"ok1\"")" = 0 &&
+	test "$(test_sql_value "select count(*) from batch_file_assoc a join job_file j on j.id=a.job_file_id where j.name=\"$m2.txt\"")" = 0 &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download "$m2.txt") && test -f "$p" &&
+	test_project bin/file_deleter --one_pass 2>/dev/null 7>&- &&
+	! test -e "$p" && test "$(test_sql_value "select count(*) from job_file where name=\"$m2.txt\"")" = 0 &&
+	r=$(gahp_do 17 "BOINC_SUBMIT 17 bh wseq_sample 2 ok1 0 1 $TRASH_DIRECTORY/in2.txt in ok2 0 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&
+	test "$r" = "17 NULL" &&
+	test "$(test_sql_value "select concat(state, \" \", njobs) from batch where name=\"bh\"")" = "1 2" &&
+	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"bh\"")" = 2
+'
+
 test_expect_success 'a missing local input file: one token naming it' '
 	r=$(submit 8 b5 j5 "$TRASH_DIRECTORY/no\\ such.txt") && one_token "$r" &&
 	echo "$r" | grep "no\\\\ such.txt" &&
