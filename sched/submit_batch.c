@@ -6,6 +6,7 @@
 #include "submit_int.h"
 #include "db.h"
 #include "db_queries.h"
+#include "dirhier.h"
 #include "log.h"
 #include "sequence.h"
 #include "wtime.h"
@@ -94,12 +95,18 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 
 int submit_do_create_batch(struct rpc *r)
 {
-	char *app_name = xml_child_text(r->root, "app_name");
-	char *name = xml_child_text(r->root, "batch_name");
+	char *app_name = NULL, *name = NULL;
 	struct db_app app = { 0 };
 	struct db_batch b = { 0 };
+	double expire = 0;
 	int rc = submit_authenticate(r);
 
+	if (!rc)
+		rc = submit_str(r, r->root, "app_name", FIELD_COLUMN_CHARS, &app_name);
+	if (!rc)
+		rc = submit_str(r, r->root, "batch_name", FIELD_COLUMN_CHARS, &name);
+	if (!rc)
+		rc = submit_num(r, r->root, "expire_time", 0, SUBMIT_TIME_MAX, &expire);
 	if (!rc)
 		rc = submit_app_by_name(r, app_name, &app);
 	if (!rc)
@@ -107,7 +114,7 @@ int submit_do_create_batch(struct rpc *r)
 	if (!rc && db_begin(r->c->db) != DB_OK)
 		rc = submit_fail(r, "database error");
 	else if (!rc) {
-		rc = new_batch(r, &app, name, submit_child_double(r->root, "expire_time", 0), &b);
+		rc = new_batch(r, &app, name, expire, &b);
 		if (!rc && db_commit(r->c->db) != DB_OK)
 			rc = submit_fail(r, "database error");
 		if (rc)
@@ -173,22 +180,42 @@ static const struct work_file *staged_file(struct rpc *r, struct staged *st, con
 	return NULL;
 }
 
-static void job_params_read(const xmlNode *n, struct job_params *jp)
+/* The bounds of a job's numbers: generous, finite, and what the columns hold. */
+#define FPOPS_MAX 1e30
+#define BYTES_MAX 1e18
+#define DELAY_BOUND_MAX 1e9
+
+/* <job_params> (or a <job>'s own): 0 or absent leaves a value unset (the template's). */
+static int job_params_read(struct rpc *r, const xmlNode *n, struct job_params *jp)
 {
+	const struct {
+		const char *name;
+		double max;
+		double *to;
+	} fields[] = {
+		{ "rsc_fpops_est", FPOPS_MAX, &jp->rsc_fpops_est },
+		{ "rsc_fpops_bound", FPOPS_MAX, &jp->rsc_fpops_bound },
+		{ "rsc_memory_bound", BYTES_MAX, &jp->rsc_memory_bound },
+		{ "rsc_disk_bound", BYTES_MAX, &jp->rsc_disk_bound },
+	};
 	double v;
+	size_t i;
 
 	if (!n)
-		return;
-	if ((v = submit_child_double(n, "rsc_fpops_est", 0)) > 0)
-		jp->rsc_fpops_est = v;
-	if ((v = submit_child_double(n, "rsc_fpops_bound", 0)) > 0)
-		jp->rsc_fpops_bound = v;
-	if ((v = submit_child_double(n, "rsc_memory_bound", 0)) > 0)
-		jp->rsc_memory_bound = v;
-	if ((v = submit_child_double(n, "rsc_disk_bound", 0)) > 0)
-		jp->rsc_disk_bound = v;
-	if ((v = submit_child_double(n, "delay_bound", 0)) > 0 && v < 1e9)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		v = 0;
+		if (submit_num(r, n, fields[i].name, 0, fields[i].max, &v))
+			return -1;
+		if (v > 0)
+			*fields[i].to = v;
+	}
+	v = 0;
+	if (submit_num(r, n, "delay_bound", 0, DELAY_BOUND_MAX, &v))
+		return -1;
+	if (v >= 1)
 		jp->delay_bound = (int)v;
+	return 0;
 }
 
 /* What the jobs of a batch are made from: an ordinary app's templates, or a sequence app's plan. */
@@ -270,19 +297,54 @@ static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *nam
 				     "server log)", name);
 }
 
+/*
+ * A job's name: its results, their files and (for a sequence app) its
+ * segments are named after it, so it must be a file name with room left.
+ */
+#define JOB_NAME_MAX 200        /* backend/work.c's bound on a workunit's name */
+#define SEQ_JOB_NAME_MAX 176    /* a segment's workunit adds "_b<branch>_s<seqno>" */
+#define COMMAND_LINE_MAX 8192
+#define SEQ_COMMAND_LINE_MAX FIELD_COLUMN_CHARS /* sequence.command_line */
+
+static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is_seq,
+			char **name, char **cmd)
+{
+	size_t max = is_seq ? SEQ_JOB_NAME_MAX : JOB_NAME_MAX;
+	char *q;
+	int rc;
+
+	*cmd = NULL;
+	if (submit_str(r, job, "name", FIELD_COLUMN_CHARS, name))
+		return -1;
+	if (!*name || !**name)
+		return submit_fail(r, "job %zu has no name", index);
+	if (strlen(*name) > max || !dirhier_name_ok(*name)) {
+		q = submit_quoted(*name);
+		rc = submit_fail(r, "name: %s (job %zu) is not a job name: a file name of at most "
+				 "%zu bytes, without /, \\, .. or a leading . or -, as its results "
+				 "and files are named after it", q, index, max);
+		free(q);
+		return rc;
+	}
+	return submit_str(r, job, "command_line", is_seq ? SEQ_COMMAND_LINE_MAX : COMMAND_LINE_MAX,
+			  cmd);
+}
+
 static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
 		    struct staged *st)
 {
-	char *name = xml_child_text(job, "name"), *cmd = xml_child_text(job, "command_line");
+	char *name = NULL, *cmd = NULL;
 	size_t want = k->is_seq ? k->nstate : k->tpl.nfiles, nf = 0;
 	struct work_file *wf = xcalloc(want + 1, sizeof(*wf));
 	struct work_params wp = k->wp;
+	struct job_params own;
 	struct db_workunit wu = { 0 };
 	xmlNode *in;
-	int rc = 0;
+	int rc = job_name_cmd(r, job, index, k->is_seq, &name, &cmd);
 
-	if (!name || !*name)
-		rc = submit_fail(r, "job %zu has no name", index);
+	job_params_unset(&own);
+	if (!rc)
+		rc = job_params_read(r, job, &own);
 	xml_for_each(in, job, "input_file") {
 		char *mode = xml_child_text(in, "mode"), *src = xml_child_text(in, "source");
 		const struct work_file *f = NULL;
@@ -298,16 +360,14 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 		free(src);
 	}
 	if (!rc && nf != want)
-		rc = submit_fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index, want, nf);
-	job_params_unset(&wp.jp);
-	job_params_read(job, &wp.jp);
+		rc = submit_fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index,
+				 want, nf);
 	if (!rc && k->is_seq) {
-		rc = make_seq_job(r, k, name, cmd, &wp.jp, wf, nf);
+		rc = make_seq_job(r, k, name, cmd, &own, wf, nf);
 	} else if (!rc) {
 		int w;
 
-		wp = k->wp;
-		job_params_read(job, &wp.jp);
+		job_params_override(&wp.jp, &own);
 		wp.command_line = cmd;
 		w = work_create_wu(r->c->db, name, k->app.id, &k->tpl, wf, nf, k->out_tpl, &wp, &wu);
 		if (w == DB_RETRY || w < 0)
@@ -321,10 +381,44 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	return rc;
 }
 
+/* submit_batch's batch: the INIT one of <batch_id>, or one made (or made again) by name. */
+static int submit_batch_of(struct rpc *r, const xmlNode *bn, const struct db_app *app,
+			   struct db_batch *b)
+{
+	int64_t id = 0;
+	char *name = NULL;
+	int rc = submit_int(r, bn, "batch_id", 0, INT64_MAX, &id);
+
+	if (!rc && id > 0) {
+		rc = submit_owned_batch(r, bn, b);
+		if (!rc && b->state != BATCH_STATE_INIT)
+			rc = submit_fail(r, "batch %s is not in the INIT state", b->name);
+		if (!rc && b->app_id != app->id)
+			rc = submit_fail(r, "batch %s is not for app %s", b->name, app->name);
+	} else if (!rc && !(rc = submit_str(r, bn, "batch_name", FIELD_COLUMN_CHARS, &name))) {
+		rc = new_batch(r, app, name, 0, b);
+	}
+	free(name);
+	return rc;
+}
+
+/* The batch-wide part of <batch>: the app version and the job parameters. */
+static int batch_params(struct rpc *r, const xmlNode *bn, struct job_kind *k, int64_t batch)
+{
+	int64_t avn = 0;
+
+	work_params_init(&k->wp);
+	k->wp.batch = batch;
+	if (submit_int(r, bn, "app_version_num", 0, INT_MAX, &avn))
+		return -1;
+	k->wp.app_version_num = (int)avn;
+	return job_params_read(r, xml_child(bn, "job_params"), &k->wp.jp);
+}
+
 int submit_do_submit_batch(struct rpc *r)
 {
 	xmlNode *bn = xml_child(r->root, "batch"), *job;
-	char *app_name = bn ? xml_child_text(bn, "app_name") : NULL;
+	char *app_name = NULL;
 	struct job_kind k = { 0 };
 	struct db_batch b = { 0 };
 	struct staged st = { NULL, 0 };
@@ -335,6 +429,8 @@ int submit_do_submit_batch(struct rpc *r)
 	if (!rc && !bn)
 		rc = submit_fail(r, "no <batch> in the request");
 	if (!rc)
+		rc = submit_str(r, bn, "app_name", FIELD_COLUMN_CHARS, &app_name);
+	if (!rc)
 		rc = submit_app_by_name(r, app_name, &k.app);
 	if (!rc)
 		rc = submit_may_submit(r, k.app.id);
@@ -344,26 +440,16 @@ int submit_do_submit_batch(struct rpc *r)
 		in_txn = true;
 	else if (!rc)
 		rc = submit_fail(r, "database error");
-	if (!rc && submit_child_id(bn, "batch_id") > 0) {
-		rc = submit_owned_batch(r, bn, &b);
-		if (!rc && b.state != BATCH_STATE_INIT)
-			rc = submit_fail(r, "batch %s is not in the INIT state", b.name);
-		if (!rc && b.app_id != k.app.id)
-			rc = submit_fail(r, "batch %s is not for app %s", b.name, k.app.name);
-	} else if (!rc) {
-		char *bname = xml_child_text(bn, "batch_name");
-
-		rc = new_batch(r, &k.app, bname, 0, &b);
-		free(bname);
-	}
-	work_params_init(&k.wp);
-	k.wp.batch = b.id;
-	k.wp.app_version_num = (int)submit_child_double(bn, "app_version_num", 0);
-	job_params_read(xml_child(bn, "job_params"), &k.wp.jp);
-	xml_for_each(job, bn, "job") {
-		if (!rc)
-			rc = make_job(r, job, njobs, &k, &st);
-		njobs++;
+	if (!rc)
+		rc = submit_batch_of(r, bn, &k.app, &b);
+	if (!rc)
+		rc = batch_params(r, bn, &k, b.id);
+	if (bn) {
+		xml_for_each(job, bn, "job") {
+			if (!rc)
+				rc = make_job(r, job, njobs, &k, &st);
+			njobs++;
+		}
 	}
 	if (!rc && !njobs)
 		rc = submit_fail(r, "no jobs in the batch");
@@ -443,9 +529,11 @@ int submit_do_retire_batch(struct rpc *r)
 int submit_do_set_expire_time(struct rpc *r)
 {
 	struct db_batch b = { 0 };
-	double t = submit_child_double(r->root, "expire_time", -1);
+	double t = -1;
 	int rc = submit_authenticate(r);
 
+	if (!rc)
+		rc = submit_num(r, r->root, "expire_time", 0, SUBMIT_TIME_MAX, &t);
 	if (!rc && t < 0)
 		rc = submit_fail(r, "no expire_time");
 	if (!rc)

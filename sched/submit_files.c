@@ -141,11 +141,14 @@ static int file_req_parse(struct rpc *r, struct file_req *q)
 	memset(q, 0, sizeof(*q));
 	if (!rc)
 		rc = submit_may_submit(r, 0);
-	if (!rc && submit_child_id(r->root, "batch_id") > 0) {
+	if (!rc)
+		rc = submit_int(r, r->root, "batch_id", 0, INT64_MAX, &q->batch);
+	if (!rc && q->batch > 0) {
 		rc = submit_owned_batch(r, r->root, &b);
 		q->batch = b.id;
 	}
-	q->delete_time = submit_child_double(r->root, "delete_time", 0);
+	if (!rc)
+		rc = submit_num(r, r->root, "delete_time", 0, SUBMIT_TIME_MAX, &q->delete_time);
 	xml_for_each(n, r->root, "phys_name") {
 		char *name = xml_text(n), md5[MD5_HEX_LEN + 1];
 		const char *why;

@@ -8,6 +8,7 @@
 
 #include "submit.h"
 #include "db_records.h"
+#include "field.h"
 #include "md5.h"
 #include "work.h"
 #include "xml.h"
@@ -24,9 +25,24 @@ struct rpc {
 
 /* Set the request's error (the first reason stands); returns -1. */
 int submit_fail(struct rpc *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
-double submit_child_double(const xmlNode *n, const char *name, double dflt);
-/* <name> of n as an id: 0 when absent, -1 when not a number. */
-int64_t submit_child_id(const xmlNode *n, const char *name);
+/*
+ * What the submitter sends, through lib/field.h: 0, or -1 with the request's
+ * error naming the field (e.g. "delay_bound: inf is outside [0, 1e+09]").
+ * A text of at most max characters, valid UTF-8 without control characters
+ * (a name is refused, never cut): *out allocated, NULL when text is.
+ */
+int submit_text(struct rpc *r, const char *field, const char *text, size_t max, char **out);
+/* The same for the text of n's child <name> (*out NULL when absent). */
+int submit_str(struct rpc *r, const xmlNode *n, const char *name, size_t max, char **out);
+/* n's child <name> as a number in [min, max]; *v untouched when absent or empty. */
+int submit_num(struct rpc *r, const xmlNode *n, const char *name, double min, double max,
+	       double *v);
+/* The same for an integer (a fraction is refused). */
+int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, int64_t max,
+	       int64_t *v);
+
+/* The latest time a submitter may give (expire_time, delete_time, min_mod_time): year 5138. */
+#define SUBMIT_TIME_MAX 1e11
 /* The user of <authenticator>, in r->user. */
 int submit_authenticate(struct rpc *r);
 /* May the user submit (appid 0: handle files at all)? */

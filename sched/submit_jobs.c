@@ -122,13 +122,16 @@ static void seq_templates(struct rpc *r, const struct db_sequence *s)
 
 int submit_do_get_templates(struct rpc *r)
 {
-	char *app_name = xml_child_text(r->root, "app_name");
-	char *job_name = xml_child_text(r->root, "job_name");
+	char *app_name = NULL, *job_name = NULL;
 	struct db_app app = { 0 };
 	struct sbuf in = SBUF_INIT(TEMPLATE_MAX), out = SBUF_INIT(TEMPLATE_MAX);
 	char *pin = NULL, *pout = NULL;
 	int rc = submit_authenticate(r);
 
+	if (!rc)
+		rc = submit_str(r, r->root, "app_name", FIELD_COLUMN_CHARS, &app_name);
+	if (!rc)
+		rc = submit_str(r, r->root, "job_name", FIELD_COLUMN_CHARS, &job_name);
 	if (!rc && job_name && *job_name) {
 		struct job j;
 
@@ -201,18 +204,22 @@ static int add_seq_status(struct db_sequence *s, void *arg)
 
 int submit_do_query_batch2(struct rpc *r)
 {
-	double t = submit_child_double(r->root, "min_mod_time", 0), server_time = dnow();
+	double t = 0, server_time = dnow();
 	struct sbuf jobs = SBUF_INIT(1L << 30);
 	struct sbuf *body = r->body;
 	xmlNode *n;
 	int rc = submit_authenticate(r);
 
 	if (!rc)
+		rc = submit_num(r, r->root, "min_mod_time", 0, SUBMIT_TIME_MAX, &t);
+	if (!rc)
 		sbuf_addf(body, "<server_time>%f</server_time>\n", server_time);
 	xml_for_each(n, r->root, "batch_name") {
-		char *name = xml_text(n);
+		char *text = xml_text(n), *name = NULL;
 		struct db_batch b = { 0 };
 
+		if (!rc)
+			rc = submit_text(r, "batch_name", text, FIELD_COLUMN_CHARS, &name);
 		if (!rc && (rc = db_batch_lookup_name(r->c->db, name, &b)) == DB_NOT_FOUND)
 			rc = submit_fail(r, "no batch named %s", name);
 		else if (!rc && rc != DB_OK)
@@ -233,6 +240,7 @@ int submit_do_query_batch2(struct rpc *r)
 		}
 		db_batch_free(&b);
 		free(name);
+		free(text);
 	}
 	sbuf_free(&jobs);
 	return rc;
@@ -293,11 +301,13 @@ int submit_do_query_batches(struct rpc *r)
 /* stderr_out goes entity-escaped inside CDATA: the clients unescape after reading the CDATA. */
 int submit_do_query_completed_job(struct rpc *r)
 {
-	char *name = xml_child_text(r->root, "job_name");
+	char *name = NULL;
 	struct job j;
 	struct db_result res = { 0 };
 	int rc = submit_authenticate(r), got = DB_NOT_FOUND, mask;
 
+	if (!rc)
+		rc = submit_str(r, r->root, "job_name", FIELD_COLUMN_CHARS, &name);
 	if (!rc)
 		rc = submit_owned_job(r, name, &j);
 	if (!rc) {
@@ -368,15 +378,18 @@ int submit_do_abort_jobs(struct rpc *r)
 	if (!rc && db_begin(r->c->db) != DB_OK)
 		rc = submit_fail(r, "database error");
 	xml_for_each(n, r->root, "job_name") {
-		char *name = xml_text(n);
+		char *text = xml_text(n), *name = NULL;
 		struct job j;
 
+		if (!rc)
+			rc = submit_text(r, "job_name", text, FIELD_COLUMN_CHARS, &name);
 		if (!rc && !(rc = submit_owned_job(r, name, &j))) {
 			rc = abort_job(r, &j);
 			naborted++;
 			submit_job_free(&j);
 		}
 		free(name);
+		free(text);
 	}
 	if (!rc && db_commit(r->c->db) != DB_OK)
 		rc = submit_fail(r, "database error");

@@ -72,6 +72,9 @@ static char *job_output_name(const struct submit_ctx *c, const struct job *j, lo
 	return name;
 }
 
+/* Output files are counted in a result's template: a few, never millions. */
+#define FILE_NUM_MAX 100000
+
 void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *fp)
 {
 	char *cmd = form_value(q, "cmd"), *auth = form_value(q, "auth_str");
@@ -83,18 +86,24 @@ void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *f
 	FILE *in = NULL;
 	struct stat st;
 	const char *why = NULL;
+	struct sbuf bad = SBUF_INIT(1024);
+	char *job = NULL;
 	int status = 0;
 
 	if (!cmd || strcmp(cmd, "workunit_file")) {
 		http_error(fp, 400, "unknown or missing cmd");
-	} else if (!auth || !wu_name || !num || parse_long(num, &file_num) < 0 || file_num < 0) {
-		http_error(fp, 400, "missing or bad auth_str, wu_name or file_num");
+	} else if (!auth || !wu_name || !num) {
+		http_error(fp, 400, "missing auth_str, wu_name or file_num");
+	} else if (field_long("file_num", num, 0, FILE_NUM_MAX, 0, &file_num, &bad) != FIELD_OK ||
+		   field_str("wu_name", wu_name, FIELD_COLUMN_CHARS, 0, &job, &bad) == FIELD_BAD) {
+		log_warn("[%s] get_output: %s", c->remote_addr ? c->remote_addr : "?", sbuf_str(&bad));
+		http_error(fp, 400, sbuf_str(&bad));
 	} else if (!c->db) {
 		http_error(fp, 503, "the project database is unavailable; try again later");
 	} else if (db_user_lookup_auth(c->db, auth, &user) != DB_OK) {
 		log_warn("[%s] get_output: bad authenticator", c->remote_addr ? c->remote_addr : "?");
 		http_error(fp, 403, "bad authenticator");
-	} else if ((status = (int)submit_job_find(c->db, user.id, wu_name, &j)) != JOB_OK) {
+	} else if ((status = (int)submit_job_find(c->db, user.id, job, &j)) != JOB_OK) {
 		http_error(fp, status == JOB_NOT_OWNER ? 403 : status == JOB_DB_ERROR ? 503 : 404,
 			   status == JOB_NOT_OWNER ? "not owner" : status == JOB_DB_ERROR
 			   ? "database error" : "no such job");
@@ -102,7 +111,8 @@ void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *f
 		http_error(fp, status, why);
 	} else if (dirhier_path(name, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false, &path) ||
 		   !(in = fopen(sbuf_str(&path), "rb")) || fstat(fileno(in), &st) < 0) {
-		log_error("get_output: output file %s of %s missing", name, wu_name);
+		log_error("get_output: output file %s of a job of user %lld missing", name,
+			  (long long)user.id);
 		http_error(fp, 404, "output file missing on the server");
 	} else {
 		char buf[65536];
@@ -123,6 +133,8 @@ void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *f
 	free(wu_name);
 	free(num);
 	free(name);
+	free(job);
+	sbuf_free(&bad);
 	db_user_free(&user);
 	submit_job_free(&j);
 }

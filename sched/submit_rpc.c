@@ -13,7 +13,6 @@
 #include "field.h"
 #include "log.h"
 
-#include <math.h>
 #include <stdarg.h>
 
 int submit_fail(struct rpc *r, const char *fmt, ...)
@@ -28,29 +27,54 @@ int submit_fail(struct rpc *r, const char *fmt, ...)
 	return -1;
 }
 
-double submit_child_double(const xmlNode *n, const char *name, double dflt)
+int submit_text(struct rpc *r, const char *field, const char *text, size_t max, char **out)
 {
-	char *t = xml_child_text(n, name), *end;
-	double v = dflt;
+	struct sbuf why = SBUF_INIT(1024);
+	int rc = 0;
 
-	if (t && *t) {
-		v = strtod(t, &end);
-		if (*end || !isfinite(v))
-			v = dflt;
-	}
-	free(t);
-	return v;
+	*out = NULL;
+	if (text && field_str(field, text, max, 0, out, &why) == FIELD_BAD)
+		rc = submit_fail(r, "%s", sbuf_str(&why));
+	sbuf_free(&why);
+	return rc;
 }
 
-int64_t submit_child_id(const xmlNode *n, const char *name)
+int submit_str(struct rpc *r, const xmlNode *n, const char *name, size_t max, char **out)
 {
 	char *t = xml_child_text(n, name);
-	long v = 0;
+	int rc = submit_text(r, name, t, max, out);
 
-	if (t && parse_long(t, &v) < 0)
-		v = -1;
 	free(t);
-	return v;
+	return rc;
+}
+
+int submit_num(struct rpc *r, const xmlNode *n, const char *name, double min, double max,
+	       double *v)
+{
+	struct sbuf why = SBUF_INIT(1024);
+	char *t = xml_child_text(n, name);
+	int rc = 0;
+
+	if (t && *t && field_double(name, t, min, max, 0, v, &why) == FIELD_BAD)
+		rc = submit_fail(r, "%s", sbuf_str(&why));
+	free(t);
+	sbuf_free(&why);
+	return rc;
+}
+
+int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, int64_t max,
+	       int64_t *v)
+{
+	struct sbuf why = SBUF_INIT(1024);
+	char *t = xml_child_text(n, name);
+	int rc = 0;
+
+	/* a fraction is refused too: an id or a count is what the client meant, or nothing */
+	if (t && *t && field_int64(name, t, min, max, 0, v, &why) != FIELD_OK)
+		rc = submit_fail(r, "%s", sbuf_str(&why));
+	free(t);
+	sbuf_free(&why);
+	return rc;
 }
 
 char *submit_quoted(const char *s)
@@ -122,13 +146,17 @@ int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app)
 
 int submit_owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b)
 {
-	int64_t id = submit_child_id(node, "batch_id");
-	char *name = xml_child_text(node, "batch_name");
-	int rc;
+	int64_t id = 0;
+	char *name = NULL;
+	int rc = submit_int(r, node, "batch_id", 0, INT64_MAX, &id);
 
-	if (id <= 0 && (!name || !*name)) {
+	if (!rc)
+		rc = submit_str(r, node, "batch_name", FIELD_COLUMN_CHARS, &name);
+	if (!rc && id <= 0 && (!name || !*name))
+		rc = submit_fail(r, "batch not specified");
+	if (rc) {
 		free(name);
-		return submit_fail(r, "batch not specified");
+		return -1;
 	}
 	rc = id > 0 ? db_batch_lookup_id(r->c->db, id, b) : db_batch_lookup_name(r->c->db, name, b);
 	if (rc == DB_NOT_FOUND)
@@ -218,10 +246,15 @@ void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *o
 		rc = ops[i].fn(&r);
 	}
 	if (rc) {
+		struct sbuf q = SBUF_INIT(4 * 4096 + 8);
+
 		if (!r.err.len)
 			submit_fail(&r, "internal error");
+		/* the message quotes what the submitter sent: no control bytes in the log */
+		field_quote(&q, sbuf_str(&r.err), 4096);
 		log_warn("[%s] %s: %s", c->remote_addr ? c->remote_addr : "?",
-			 (const char *)r.root->name, sbuf_str(&r.err));
+			 (const char *)r.root->name, sbuf_str(&q));
+		sbuf_free(&q);
 		error_element(out, sbuf_str(&r.err));
 	} else {
 		sbuf_add(out, body.buf, body.len);

@@ -190,6 +190,76 @@ test_expect_success 'submit_batch refusals: no batch, no jobs, a job without a n
 	snapshot >after && test_cmp before after
 '
 
+long=$(printf "%0300d" 0 | tr 0 n)
+
+test_expect_success 'numbers out of range or not numbers (inf, nan, 1e999, -1, a fraction) are refused naming the field' '
+	for v in inf nan 1e999 -1 abc; do
+		req "<create_batch><authenticator>$AUTH</authenticator><batch_name>n$v</batch_name><app_name>wseq_sample</app_name><expire_time>$v</expire_time></create_batch>" &&
+		cgi && refused "expire_time: " || return 1
+		req "<set_expire_time><authenticator>$AUTH</authenticator><batch_name>mine</batch_name><expire_time>$v</expire_time></set_expire_time>" &&
+		cgi && refused "expire_time: " || return 1
+		req "<query_files><authenticator>$AUTH</authenticator><delete_time>$v</delete_time><phys_name>$md1.txt</phys_name></query_files>" &&
+		cgi job_file.php && refused "delete_time: " || return 1
+		req "<query_batch2><authenticator>$AUTH</authenticator><min_mod_time>$v</min_mod_time><batch_name>mine</batch_name></query_batch2>" &&
+		cgi && refused "min_mod_time: " || return 1
+	done &&
+	for v in inf nan 1e999 -1 2.5 abc; do
+		req "<query_files><authenticator>$AUTH</authenticator><batch_id>$v</batch_id><phys_name>$md1.txt</phys_name></query_files>" &&
+		cgi job_file.php && refused "batch_id: " || return 1
+		req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$v</batch_id></retire_batch>" &&
+		cgi && refused "batch_id: " || return 1
+		req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>nums</batch_name><app_name>wseq_sample</app_name><app_version_num>$v</app_version_num><job><name>n1</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+		cgi && refused "app_version_num: " || return 1
+	done &&
+	for f in rsc_fpops_est rsc_fpops_bound rsc_memory_bound rsc_disk_bound delay_bound; do
+		for v in inf nan 1e999 -1; do
+			req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>nums</batch_name><app_name>wseq_sample</app_name><job_params><$f>$v</$f></job_params><job><name>n1</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+			cgi && refused "$f: " || return 1
+			req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>nums</batch_name><app_name>wseq_sample</app_name><job><name>n1</name><$f>$v</$f><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+			cgi && refused "$f: " || return 1
+		done
+	done &&
+	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>nums</batch_name><app_name>wseq_sample</app_name><app_version_num>0</app_version_num><job_params><rsc_fpops_est>0.000000</rsc_fpops_est><delay_bound>0</delay_bound></job_params><job><name>n1</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+	cgi && grep "<batch_id>" out &&
+	test "$(test_sql_value "select count(*) from workunit where name=\"n1\"")" = 1 &&
+	for v in 1e999 -1 x; do
+		get "cmd=workunit_file&auth_str=$AUTH&wu_name=myjob&file_num=$v" &&
+		grep "^Status: 400" out && grep "file_num: " out || return 1
+	done
+'
+
+test_expect_success 'names longer than their column, or that cannot name a job, are refused naming the field, never cut' '
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>$long</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	cgi && refused "batch_name: longer than 254 characters" &&
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>b</batch_name><app_name>$long</app_name></create_batch>" &&
+	cgi && refused "app_name: longer than 254 characters" &&
+	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>$long</batch_name><app_name>wseq_sample</app_name><job><name>n2</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+	cgi && refused "batch_name: longer than 254 characters" &&
+	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>names</batch_name><app_name>wseq_sample</app_name><job><name>$long</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+	cgi && refused "name: longer than 254 characters" &&
+	n201=$(printf "%0201d" 0) &&
+	for n in "$n201" ../x .hidden -x "a/b"; do
+		req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>names</batch_name><app_name>wseq_sample</app_name><job><name>$n</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+		cgi && refused "name: .* (job 0) is not a job name: a file name of at most 200 bytes" || return 1
+	done &&
+	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>names</batch_name><app_name>wseq_sample</app_name><job><name>n3</name><command_line>$(printf "%09000d" 0)</command_line><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+	cgi && refused "command_line: longer than 8192 characters" &&
+	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>names</batch_name><app_name>wseq_sample</app_name><job><name>n3</name><command_line>a&#9;b</command_line><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+	cgi && refused "command_line: byte 0x09 at offset 1 is not allowed here" &&
+	req "<abort_jobs><authenticator>$AUTH</authenticator><job_name>$long</job_name></abort_jobs>" &&
+	cgi && refused "job_name: longer than 254 characters" &&
+	req "<query_completed_job><authenticator>$AUTH</authenticator><job_name>$long</job_name></query_completed_job>" &&
+	cgi && refused "job_name: longer than 254 characters" &&
+	req "<query_batch2><authenticator>$AUTH</authenticator><min_mod_time>0</min_mod_time><batch_name>$long</batch_name></query_batch2>" &&
+	cgi && refused "batch_name: longer than 254 characters" &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_name>$long</batch_name></retire_batch>" &&
+	cgi && refused "batch_name: longer than 254 characters" &&
+	get "cmd=workunit_file&auth_str=$AUTH&wu_name=$long&file_num=0" &&
+	grep "^Status: 400" out && grep "wu_name: longer than 254 characters" out &&
+	test "$(test_sql_value "select count(*) from batch where name in (\"names\", \"b\") or length(name) > 254")" = 0 &&
+	test "$(test_sql_value "select count(*) from workunit where name like \"n3%\" or length(name) > 200")" = 0
+'
+
 test_expect_success 'requests that cannot be read: no request, unparsable, an unknown command, a truncated body' '
 	req "<ping><oops></ping>" && cgi && grep "<error_msg>cannot parse the request</error_msg>" out &&
 	req "<frobnicate/>" && cgi && refused "bad command" &&
