@@ -157,7 +157,7 @@ static long read_fcgi(void *arg, char *buf, size_t n)
  * the body is cut short. form_read_body() for a CGI's standard input, the
  * same rules over the FastCGI stream.
  */
-static char *read_body(struct req *r, long max, size_t *len, const char **why)
+static char *read_body(struct req *r, long max, size_t *len, struct sbuf *why)
 {
 	if (!r->fcgi)
 		return form_read_body(max, len, why);
@@ -564,16 +564,17 @@ static void serve(struct server *s, FCGX_Request *fcgi)
 			do_report(&r, NULL, 0, false);
 		} else if (!strcmp(r.op, "complete")) {
 			size_t len = 0;
-			const char *why = NULL;
+			struct sbuf why = SBUF_INIT(1024);
 			char *body = read_body(&r, SWEEP_MAX_BODY, &len, &why);
 
 			if (!body) {
-				log_warn("[%s] complete: %s", r.addr, why);
+				log_warn("[%s] complete: %s", r.addr, sbuf_str(&why));
 				reply_text(&r, 400, "missing or cut-short body\n");
 			} else {
 				do_report(&r, body, len, true);
 			}
 			free(body);
+			sbuf_free(&why);
 		} else {
 			reply_text(&r, 404, "no such request\n");
 		}
