@@ -265,9 +265,9 @@ char *form_read_body_from(const char *content_length, long max,
 			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
 			  struct sbuf *why)
 {
+	struct sbuf body;
+	char chunk[65536];
 	long want;
-	size_t got = 0;
-	char *buf;
 
 	if (!content_length || !*content_length) {
 		sbuf_addstr(why, "no Content-Length");
@@ -275,23 +275,22 @@ char *form_read_body_from(const char *content_length, long max,
 	}
 	if (field_long("Content-Length", content_length, 0, max, 0, &want, why) != FIELD_OK)
 		return NULL;    /* not a number, or over max: "...is outside [0, max]" */
-	buf = xmalloc((size_t)want + 1);
-	while (got < (size_t)want) {
-		long n = rd(arg, buf + got, (size_t)want - got);
+	/* memory for what arrives, not for what a stranger announces */
+	sbuf_init(&body, (size_t)want);
+	while (body.len < (size_t)want) {
+		size_t ask = (size_t)want - body.len;
+		long n = rd(arg, chunk, ask < sizeof(chunk) ? ask : sizeof(chunk));
 
-		if (n <= 0)
+		if (n <= 0 || sbuf_add(&body, chunk, (size_t)n) < 0)
 			break;
-		got += (size_t)n;
 	}
-	if (got < (size_t)want) {
-		free(buf);
+	if (body.len < (size_t)want) {
 		sbuf_addf(why, "request body cut short: %zu of the %ld bytes of its Content-Length",
-			  got, want);
+			  body.len, want);
+		sbuf_free(&body);
 		return NULL;
 	}
-	buf[got] = 0;
-	*len = got;
-	return buf;
+	return sbuf_detach(&body, len);
 }
 
 char *form_read_body(long max, size_t *len, struct sbuf *why)
