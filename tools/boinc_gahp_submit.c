@@ -10,6 +10,7 @@
  */
 #include "boinc_gahp.h"
 #include "boinc_gahp_rpc.h"
+#include "field.h"
 #include "log.h"
 #include "md5.h"
 
@@ -36,57 +37,102 @@ struct submit_spec {
 	long app_version_num;
 };
 
-static int opt_double(const char *s, double *v)
+/* The bounds of the trailing job parameters: those the server takes (doc/submit_rpc.md). */
+#define FPOPS_MAX 1e30
+#define BYTES_MAX 1e18
+#define DELAY_BOUND_MAX 1e9
+
+#define SUBMIT_USE "BOINC_SUBMIT ID BATCH APP NJOBS (JOB NARGS ARG... NFILES (SRC DST)...)... " \
+		   "[FPOPS_EST FPOPS_BOUND MEM_BOUND DISK_BOUND DELAY_BOUND APP_VERSION_NUM]"
+
+/* One job's tokens from argv[*i] on. */
+static int parse_job(int argc, char **argv, int *i, long j, struct submit_job *jb,
+		     struct sbuf *why)
 {
-	if (strcmp(s, "NULL") == 0) {
-		*v = 0;
+	if (argc - *i < 3) {
+		sbuf_addf(why, "job %ld: too few arguments: want JOB NARGS ARG... NFILES "
+			  "(SRC DST)...", j + 1);
+		return -1;
+	}
+	jb->name = argv[(*i)++];
+	if (gahp_want_count("NARGS", argv[(*i)++], &jb->nargs, why))
+		return -1;
+	if (jb->nargs > argc - *i - 1) {
+		sbuf_addf(why, "job %ld: NARGS is %ld, more than the arguments left", j + 1,
+			  jb->nargs);
+		return -1;
+	}
+	jb->args = &argv[*i];
+	*i += (int)jb->nargs;
+	if (gahp_want_count("NFILES", argv[(*i)++], &jb->nfiles, why))
+		return -1;
+	if (2 * jb->nfiles > argc - *i) {
+		sbuf_addf(why, "job %ld: NFILES is %ld, more than the SRC DST pairs left", j + 1,
+			  jb->nfiles);
+		return -1;
+	}
+	jb->files = &argv[*i];
+	*i += (int)(2 * jb->nfiles);
+	return 0;
+}
+
+/* The six trailing job parameters, each NULL or a number (APP_VERSION_NUM an integer). */
+static int parse_params(char **argv, struct submit_spec *s, struct sbuf *why)
+{
+	size_t len;
+
+	if (gahp_want_number("FPOPS_EST", argv[0], FPOPS_MAX, true, &s->fpops_est, why) ||
+	    gahp_want_number("FPOPS_BOUND", argv[1], FPOPS_MAX, true, &s->fpops_bound, why) ||
+	    gahp_want_number("MEM_BOUND", argv[2], BYTES_MAX, true, &s->mem_bound, why) ||
+	    gahp_want_number("DISK_BOUND", argv[3], BYTES_MAX, true, &s->disk_bound, why) ||
+	    gahp_want_number("DELAY_BOUND", argv[4], DELAY_BOUND_MAX, true, &s->delay_bound, why))
+		return -1;
+	if (strcmp(argv[5], "NULL") == 0) {
+		s->app_version_num = 0;
 		return 0;
 	}
-	return parse_double(s, v) == 0 && *v >= 0 ? 0 : -1;
+	len = why->len;
+	switch (field_long("APP_VERSION_NUM", argv[5], 0, INT_MAX, 0, &s->app_version_num, why)) {
+	case FIELD_OK:
+		return 0;
+	case FIELD_FIXED:
+		/* a fraction: refused, not taken as its integer part */
+		sbuf_truncate(why, len);
+		sbuf_addstr(why, "APP_VERSION_NUM: not a whole number");
+		return -1;
+	default:
+		return -1;
+	}
 }
 
 /* BOINC_SUBMIT id BATCH APP NJOBS (JOB NARGS ARG... NFILES (SRC DST)...)... [6 params] */
-int gahp_submit_parse(int argc, char **argv, void **specp)
+int gahp_submit_parse(int argc, char **argv, void **specp, struct sbuf *why)
 {
 	struct submit_spec *s;
-	long i, j, left;
+	long j;
+	int i = 5;
 
-	if (argc < 5 || !gahp_is_reqid(argv[1]))
+	if (gahp_want_args(argc, 5, true, SUBMIT_USE, why) || gahp_want_reqid(argv[1], why))
 		return -1;
 	s = xcalloc(1, sizeof(*s));
 	s->batch = argv[2];
 	s->app = argv[3];
-	if (gahp_parse_count(argv[4], &s->njobs) < 0 || s->njobs < 1 || s->njobs > argc)
+	if (gahp_want_count("NJOBS", argv[4], &s->njobs, why))
 		goto bad;
-	s->jobs = xcalloc((size_t)s->njobs, sizeof(*s->jobs));
-	for (i = 5, j = 0; j < s->njobs; j++) {
-		struct submit_job *jb = &s->jobs[j];
-
-		if (argc - i < 3)
-			goto bad;
-		jb->name = argv[i++];
-		if (gahp_parse_count(argv[i++], &jb->nargs) < 0 || jb->nargs > argc - i - 1)
-			goto bad;
-		jb->args = &argv[i];
-		i += jb->nargs;
-		if (gahp_parse_count(argv[i++], &jb->nfiles) < 0 || 2 * jb->nfiles > argc - i)
-			goto bad;
-		jb->files = &argv[i];
-		i += 2 * jb->nfiles;
+	if (s->njobs < 1 || s->njobs > argc) {
+		sbuf_addf(why, "NJOBS is %ld: want 1 to the jobs on the line", s->njobs);
+		goto bad;
 	}
-	left = argc - i;
-	if (left == 6) {
-		double avn;
-
-		if (opt_double(argv[i], &s->fpops_est) < 0 ||
-		    opt_double(argv[i + 1], &s->fpops_bound) < 0 ||
-		    opt_double(argv[i + 2], &s->mem_bound) < 0 ||
-		    opt_double(argv[i + 3], &s->disk_bound) < 0 ||
-		    opt_double(argv[i + 4], &s->delay_bound) < 0 ||
-		    opt_double(argv[i + 5], &avn) < 0 || avn != (double)(long)avn)
+	s->jobs = xcalloc((size_t)s->njobs, sizeof(*s->jobs));
+	for (j = 0; j < s->njobs; j++)
+		if (parse_job(argc, argv, &i, j, &s->jobs[j], why))
 			goto bad;
-		s->app_version_num = (long)avn;
-	} else if (left != 0) {
+	if (argc - i == 6) {
+		if (parse_params(&argv[i], s, why))
+			goto bad;
+	} else if (argc - i != 0) {
+		sbuf_addf(why, "after the jobs, want none or the six job parameters, not %d "
+			  "arguments", argc - i);
 		goto bad;
 	}
 	*specp = s;
