@@ -226,6 +226,15 @@ const struct db_query dbq_batch_njobs = {
 const struct db_query dbq_bfa_drop_batch = {
 	"bfa_drop_batch", NULL, "DELETE FROM batch_file_assoc WHERE batch_id=?", "i"
 };
+/* How many batches the job file is tied to; how many of them are the user's. */
+const struct db_query dbq_bfa_count_file = {
+	"bfa_count_file", NULL, "SELECT COUNT(*) FROM batch_file_assoc WHERE job_file_id=?", "i"
+};
+const struct db_query dbq_bfa_count_user = {
+	"bfa_count_user", NULL,
+	"SELECT COUNT(*) FROM batch_file_assoc JOIN batch ON batch.id=batch_file_assoc.batch_id "
+	"WHERE batch_file_assoc.job_file_id=? AND batch.user_id=?", "ii"
+};
 const struct db_query dbq_result_chosen = {
 	"result_chosen", &db_result_table,
 	"WHERE workunitid=? AND outcome IN (1, 3, 6) ORDER BY outcome=1 DESC, id DESC LIMIT 1", "i"
@@ -252,6 +261,17 @@ int db_batch_count_jobs(struct db *db, int64_t batch, int64_t *n)
 
 	*n = 0;
 	return db_select_i64(db, dbq_batch_njobs.sql, v, ARRAY_SIZE(v), n);
+}
+
+int db_job_file_owners(struct db *db, int64_t job_file_id, int64_t user_id, int64_t *batches,
+		       int64_t *mine)
+{
+	struct db_val f[] = { DBV_INT(job_file_id) }, u[] = { DBV_INT(job_file_id), DBV_INT(user_id) };
+	int rc;
+
+	*batches = *mine = 0;
+	rc = db_select_i64(db, dbq_bfa_count_file.sql, f, ARRAY_SIZE(f), batches);
+	return rc == DB_OK ? db_select_i64(db, dbq_bfa_count_user.sql, u, ARRAY_SIZE(u), mine) : rc;
 }
 
 int db_batch_file_assoc_drop_batch(struct db *db, int64_t batch)

@@ -174,6 +174,9 @@ static const struct work_file *staged_file(struct rpc *r, struct staged *st, con
 			    "name", q);
 	else if (s == JF_BAD)
 		submit_fail(r, "input file %s on the server does not match its name", q);
+	else if (s == JF_OTHERS)
+		submit_fail(r, "input file %s is not one of your job files: upload it with your "
+			    "batch first", q);
 	else
 		submit_fail(r, "input file %s is not on the server", q);
 	free(q);

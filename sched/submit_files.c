@@ -60,6 +60,26 @@ int submit_bad_filename(struct rpc *r, const char *name, const char *why)
 	return rc;
 }
 
+/*
+ * A job file's name is public enough (a host that ran a job saw it): only
+ * who has the content may use it. Tied to another's batches only, it is
+ * absent to this user until they upload it -- proof that they hold it.
+ */
+static enum jf_state whose(struct rpc *r, const struct db_job_file *jf, struct work_file *wf)
+{
+	int64_t batches = 0, mine = 0;
+
+	if (db_job_file_owners(r->c->db, jf->id, r->user.id, &batches, &mine) != DB_OK) {
+		work_file_free(wf);
+		return JF_DB_ERROR;
+	}
+	if (batches > 0 && mine == 0) {
+		work_file_free(wf);
+		return JF_OTHERS;
+	}
+	return JF_OK;
+}
+
 enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
 				   struct work_file *wf)
 {
@@ -91,7 +111,7 @@ enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_jo
 		work_file_free(wf);
 		return JF_BAD;
 	}
-	return JF_OK;
+	return whose(r, jf, wf);
 }
 
 /* Record the file as known until delete_time (raised, never lowered), tied to batch. */
@@ -192,6 +212,7 @@ int submit_do_query_files(struct rpc *r)
 			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
 			break;
 		case JF_PROJECT:
+		case JF_OTHERS:
 		case JF_BAD:
 			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
 			break;

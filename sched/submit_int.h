@@ -88,10 +88,15 @@ enum jf_state {
 	JF_ABSENT,      /* not on the server (jf filled if a stale row is left) */
 	JF_OK,          /* a job file, its content what its name says: jf and wf filled */
 	JF_PROJECT,     /* a file of the project's, not a job file */
+	JF_OTHERS,      /* a job file only other submitters' batches are tied to */
 	JF_BAD,         /* a job file whose content is not what its name says */
 	JF_DB_ERROR,
 };
-/* The job file called name (a job file's name) as the server has it. */
+/*
+ * The job file called name (a job file's name) as the server has it, to
+ * the requesting user: a job file is the user's when it is tied to one of
+ * their batches, or to no batch at all (uploaded without one).
+ */
 enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
 				   struct work_file *wf);
 

@@ -120,6 +120,27 @@ test_expect_success 'a job file whose content on the server does not match its n
 	submit "$b" j4 "$m4" | grep "<error_msg>input file $m4 on the server does not match its name</error_msg>"
 '
 
+test_expect_success 'another submitter'"'"'s job file is theirs: absent to query_files, refused by submit_batch, until uploaded (proof of holding it)' '
+	OTHER=otherauth0123456789 &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
+			values (1, \"other@example.com\", \"other\", \"$OTHER\", \"x\", \"x\");
+		insert into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	printf "the other submitter'"'"'s secret input\n" >secret && ms=$(md5 secret) &&
+	req "<create_batch><authenticator>$OTHER</authenticator><batch_name>theirs</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	bo=$(rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p") && test -n "$bo" &&
+	req "<upload_files><authenticator>$OTHER</authenticator><batch_id>$bo</batch_id><phys_name>$ms</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@secret" "${URL}job_file.php" | grep "<success/>" &&
+	b=$(new_batch mine8) && test -n "$b" &&
+	req "<query_files><authenticator>$AUTH</authenticator><batch_id>$b</batch_id><phys_name>$ms</phys_name></query_files>" &&
+	rpc job_file.php req.xml | grep "<file>0</file>" &&
+	submit "$b" j8 "$ms" | grep "<error_msg>input file $ms is not one of your job files: upload it with your batch first</error_msg>" &&
+	test "$(test_sql_value "select count(*) from batch_file_assoc where batch_id=$b")" = 0 &&
+	upload "$ms" secret "$b" | grep "<success/>" &&
+	req "<query_files><authenticator>$AUTH</authenticator><batch_id>$b</batch_id><phys_name>$ms</phys_name></query_files>" &&
+	rpc job_file.php req.xml >out && ! grep "<file>" out &&
+	submit "$b" j8 "$ms" | grep "<batch_id>$b</batch_id>"
+'
+
 test_expect_success 'the file deleter: an app version file that somehow is a job file survives the retirement of its batch and the end of its lease' '
 	b=$(new_batch b5) && test -n "$b" &&
 	test_sql "$WSEQ_DB_NAME" -e "insert into job_file (name, create_time, delete_time) values (\"$exe\", 1, 1);
