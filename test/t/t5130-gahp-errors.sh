@@ -96,6 +96,23 @@ test_expect_success 'the web server down during SUBMIT: one token; back up, it w
 	test "$(submit 15 b9 j9)" = "15 NULL"
 '
 
+test_expect_success 'another submitter through the gahp may not query, abort, retire, renew or fetch the first one'"'"'s batch and jobs; nothing of theirs changes' '
+	test_sql "$WSEQ_DB_NAME" -e "insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
+			values (1, \"other@example.com\", \"other\", \"otherauth0123456789\", \"x\", \"x\");
+		insert into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	before=$(test_sql_value "select concat_ws(\" \", b.state, b.expire_time, w.error_mask, w.transition_time) from batch b join workunit w on w.batch=b.id where w.name=\"j1\"") &&
+	test "$(gahp_sync "BOINC_SELECT_PROJECT $URL otherauth0123456789")" = S &&
+	r=$(gahp_do 18 "BOINC_QUERY_BATCHES 18 0 1 b1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ b1" &&
+	r=$(gahp_do 19 "BOINC_ABORT_JOBS 19 j1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ j1" &&
+	r=$(gahp_do 20 "BOINC_RETIRE_BATCH 20 b1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ batch" &&
+	r=$(gahp_do 21 "BOINC_SET_LEASE 21 b1 99999") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ batch" &&
+	mkdir -p fetch && r=$(gahp_do 22 "BOINC_FETCH_OUTPUT 22 j1 $TRASH_DIRECTORY/fetch err ALL 0") &&
+	one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ j1" && ! ls fetch | grep . &&
+	test "$(gahp_sync "BOINC_SELECT_PROJECT $URL $AUTH")" = S &&
+	test "$(test_sql_value "select concat_ws(\" \", b.state, b.expire_time, w.error_mask, w.transition_time) from batch b join workunit w on w.batch=b.id where w.name=\"j1\"")" = "$before" &&
+	r=$(gahp_do 23 "BOINC_QUERY_BATCHES 23 0 1 b1") && echo "$r" | grep "^23 NULL [0-9.]* 1 j1 UNSENT$"
+'
+
 gahp_close
 
 test_expect_success 'it exits 0 at the end; its stdout held protocol lines only' '
