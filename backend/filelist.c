@@ -129,10 +129,8 @@ static void reported_info(xmlNode *fi, void *arg)
 	char *nbytes = xml_child_text(fi, "nbytes");
 	struct job_fileref *f;
 
-	if (name && *name) {
-		f = find(l, name);
-		if (!f)
-			f = add(l, name);
+	/* only the result's own outputs: a name it does not have is not its to report */
+	if (name && *name && (f = find(l, name)) != NULL) {
 		f->reported = true;
 		if (md5 && strlen(md5) == MD5_HEX_LEN)
 			wstrlcpy(f->md5, md5, sizeof(f->md5));
