@@ -42,4 +42,14 @@ int filelist_wu_inputs(const struct db_workunit *wu, struct job_filelist *out);
 int filelist_result_outputs(const struct db_result *r, struct job_filelist *out);
 void filelist_free(struct job_filelist *l);
 
+struct db;
+/*
+ * The result whose uploaded output is called name (whatever its state):
+ * a sequence file's segment result, or the result "R" of an output named
+ * "R_<i>..." (output templates start every name with <OUTFILE_i/>). For
+ * the upload handler, which takes a file only for its result in progress.
+ * DB_OK, DB_NOT_FOUND, or DB_ERROR / DB_RETRY.
+ */
+int filelist_output_owner(struct db *db, const char *name, struct db_result *owner);
+
 #endif

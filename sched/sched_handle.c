@@ -300,6 +300,11 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		refuse(ctx, reply, "notice",
 		       "Invalid or missing account key. To fix, remove and add this project.");
 		rc = DB_OK;
+	} else if (rc == DB_OK && !req->dont_send_work && !ctx->upload_key &&
+		   !ctx->cfg->ignore_upload_certificates) {
+		/* work sent now could never be uploaded: the handler needs its certificates */
+		log_error("no work sent: the upload key (%s/upload_private) cannot be read, so outputs "
+			  "would have no upload certificates", ctx->cfg->key_dir);
 	} else if (rc == DB_OK && !req->dont_send_work) {
 		double seconds = 0;
 
@@ -328,6 +333,7 @@ void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, stru
 
 	sched_reply_init(&reply);
 	reply.project_name = ctx->cfg->long_name;
+	reply.upload_key = ctx->upload_key;
 	if (sched_request_parse(buf, len, &req, &err) < 0) {
 		log_warn("[%s]: bad request: %s", ctx->remote_addr ? ctx->remote_addr : "?", sbuf_str(&err));
 		refuse(ctx, &reply, "low", "The project could not read the scheduler request.");

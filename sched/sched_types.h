@@ -8,6 +8,7 @@
 #define WSEQ_SCHED_TYPES_H
 
 #include "common.h"
+#include "crypt.h"
 #include "db_records.h"
 #include "sbuf.h"
 
@@ -108,6 +109,7 @@ struct sched_reply {
 	size_t ndelete_files;
 	struct sched_job *jobs;
 	size_t njobs;
+	EVP_PKEY *upload_key;   /* signs the jobs' upload certificates (NULL: none) */
 	/* Raw XML appended inside <scheduler_reply> (sticky file_infos, …). */
 	struct sbuf extra;
 };
