@@ -253,21 +253,13 @@ static enum upload_status req_parse(struct upload_req *r)
 /* A non-negative number field into *out; absent leaves *out alone. */
 static enum upload_status req_number(struct upload_req *r, enum upload_field f, long *out)
 {
-	const char *s = r->fields[f];
-	struct sbuf q = SBUF_INIT(512);
-	enum upload_status st;
-	long v;
+	struct sbuf why = SBUF_INIT(512);
+	enum upload_status st = UPLOAD_OK;
 
-	if (!s)
-		return UPLOAD_OK;
-	if (parse_long(s, &v) == 0 && v >= 0) {
-		*out = v;
-		return UPLOAD_OK;
-	}
-	field_quote(&q, s, UPLOAD_QUOTE_MAX);
-	st = req_fail(r, UPLOAD_PERMANENT, "%s is not a non-negative number: '%s'",
-		      upload_leaves[f], sbuf_str(&q));
-	sbuf_free(&q);
+	if (r->fields[f] &&
+	    field_long(upload_leaves[f], r->fields[f], 0, LONG_MAX, 0, out, &why) == FIELD_BAD)
+		st = req_fail(r, UPLOAD_PERMANENT, "%s", sbuf_str(&why));
+	sbuf_free(&why);
 	return st;
 }
 

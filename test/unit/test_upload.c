@@ -511,14 +511,16 @@ static void test_malformed_requests(void **state)
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
 		  "</max_nbytes>\n</file_info>\n<offset>0</offset>\n<data>\nhello", "no nbytes" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
-		  "</max_nbytes>\n</file_info>\n<nbytes>five</nbytes>\n<data>\nhello", "nbytes is not" },
+		  "</max_nbytes>\n</file_info>\n<nbytes>five</nbytes>\n<data>\nhello", "nbytes: &apos;five&apos; is not a number" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
-		  "</max_nbytes>\n</file_info>\n<nbytes>-5</nbytes>\n<data>\nhello", "nbytes is not" },
-		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>1e3"
-		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<data>\nhello", "max_nbytes is not" },
+		  "</max_nbytes>\n</file_info>\n<nbytes>-5</nbytes>\n<data>\nhello", "nbytes: -5 is outside" },
+		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>0x10"
+		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<data>\nhello", "max_nbytes: " },
+		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>inf"
+		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<data>\nhello", "max_nbytes: inf is outside" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
 		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<offset>x</offset>\n<data>\nhello",
-		  "offset is not" },
+		  "offset: &apos;x&apos; is not a number" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
 		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<md5_cksum>xyz</md5_cksum>\n<data>\nhello",
 		  "md5_cksum is not" },
