@@ -53,11 +53,19 @@ static void get_str(struct parse *ps, const xmlNode *n, char **out)
 	free(t);
 }
 
-/* A name as sent (it is echoed back in acks and aborts); NULL if absent. */
+/* A name as sent (it is echoed back in acks and aborts); "" if absent. */
 static char *child_name(const xmlNode *n, const char *tag)
 {
-	return xml_child_text(n, tag);
+	char *t = xml_child_text(n, tag);
+
+	return t ? t : xstrdup("");
 }
+
+/* One more zeroed element at the end of array arr of n elements; NULL when max are there. */
+#define APPEND(arr, n, max)                                                              \
+	((n) < (max) ? ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))),            \
+			memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])           \
+		     : NULL)
 
 /* A boolean element: <x/> or <x>1</x> is true, <x>0</x> false. */
 static bool flag(const xmlNode *n)
@@ -151,14 +159,9 @@ static void parse_report_file(struct parse *ps, const xmlNode *n, struct sched_r
 	const xmlNode *c;
 	char *md5;
 
-	if (r->nfiles >= MAX_FILES)
+	if (!(f = APPEND(r->files, r->nfiles, MAX_FILES)))
 		return;
-	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
-	f = &r->files[r->nfiles++];
-	memset(f, 0, sizeof(*f));
 	f->name = child_name(n, "name");
-	if (!f->name)
-		f->name = xstrdup("");
 	if ((c = xml_child(n, "nbytes")))
 		get_double(ps, c, 0, BIG, &f->nbytes);
 	if ((c = xml_child(n, "max_nbytes")))
@@ -222,14 +225,9 @@ static void parse_sticky(struct parse *ps, const xmlNode *n)
 	struct sched_sticky_file *f;
 	const xmlNode *c;
 
-	if (r->nsticky >= MAX_LIST)
+	if (!(f = APPEND(r->sticky, r->nsticky, MAX_LIST)))
 		return;
-	r->sticky = xrealloc(r->sticky, (r->nsticky + 1) * sizeof(*r->sticky));
-	f = &r->sticky[r->nsticky++];
-	memset(f, 0, sizeof(*f));
 	f->name = child_name(n, "name");
-	if (!f->name)
-		f->name = xstrdup("");
 	if ((c = xml_child(n, "nbytes")))
 		get_double(ps, c, 0, BIG, &f->nbytes);
 	if ((c = xml_child(n, "status")))
@@ -242,13 +240,11 @@ static void parse_other(struct parse *ps, const xmlNode *n)
 	const xmlNode *o;
 
 	xml_for_each(o, n, "other_result") {
-		if (r->nother >= MAX_LIST)
+		struct sched_other_result *x = APPEND(r->other, r->nother, MAX_LIST);
+
+		if (!x)
 			break;
-		r->other = xrealloc(r->other, (r->nother + 1) * sizeof(*r->other));
-		r->other[r->nother].name = child_name(o, "name");
-		if (!r->other[r->nother].name)
-			r->other[r->nother].name = xstrdup("");
-		r->nother++;
+		x->name = child_name(o, "name");
 	}
 }
 
@@ -307,11 +303,10 @@ static void parse_top(struct parse *ps, const xmlNode *n)
 		 !strcmp(tag, "net_stats") || !strcmp(tag, "disk_usage"))
 		parse_host_figures(ps, n, &r->host);
 	else if (!strcmp(tag, "result")) {
-		if (r->nresults >= MAX_LIST)
-			return;         /* the rest come again in the next request */
-		r->results = xrealloc(r->results, (r->nresults + 1) * sizeof(*r->results));
-		memset(&r->results[r->nresults], 0, sizeof(*r->results));
-		parse_result(ps, n, &r->results[r->nresults++]);
+		struct sched_result_report *x = APPEND(r->results, r->nresults, MAX_LIST);
+
+		if (x)  /* past the limit: the rest come again in the next request */
+			parse_result(ps, n, x);
 	} else if (!strcmp(tag, "file_info"))
 		parse_sticky(ps, n);
 	else if (!strcmp(tag, "other_results"))
