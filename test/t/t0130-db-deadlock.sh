@@ -29,7 +29,7 @@ exec 3>a_in 4<a_out 5>b_in 6<b_out
 
 # get FD: one reply line; a hung tool fails the test instead of hanging it
 get() {
-	timeout 20 sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
+	timeout "$(test_patience 20)" sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
 }
 # a CMD / b CMD: send, expect the reply (or "-" to only send)
 a() { echo "$1" >&3 && { [ "$2" = - ] || test "$(get 4)" = "$2"; }; }
