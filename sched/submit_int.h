@@ -37,7 +37,7 @@ int submit_str(struct rpc *r, const xmlNode *n, const char *name, size_t max, ch
 /* n's child <name> as a number in [min, max]; *v untouched when absent or empty. */
 int submit_num(struct rpc *r, const xmlNode *n, const char *name, double min, double max,
 	       double *v);
-/* The same for an integer (a fraction is refused). */
+/* The same for an integer (lib/field refuses a fraction). */
 int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, int64_t max,
 	       int64_t *v);
 

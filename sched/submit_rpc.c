@@ -69,7 +69,6 @@ int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, i
 	char *t = xml_child_text(n, name);
 	int rc = 0;
 
-	/* a fraction is refused too: an id or a count is what the client meant, or nothing */
 	if (t && *t && field_int64(name, t, min, max, 0, v, &why) != FIELD_OK)
 		rc = submit_fail(r, "%s", sbuf_str(&why));
 	free(t);

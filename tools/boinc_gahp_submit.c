@@ -79,8 +79,6 @@ static int parse_job(int argc, char **argv, int *i, long j, struct submit_job *j
 /* The six trailing job parameters, each NULL or a number (APP_VERSION_NUM an integer). */
 static int parse_params(char **argv, struct submit_spec *s, struct sbuf *why)
 {
-	size_t len;
-
 	if (gahp_want_number("FPOPS_EST", argv[0], FPOPS_MAX, true, &s->fpops_est, why) ||
 	    gahp_want_number("FPOPS_BOUND", argv[1], FPOPS_MAX, true, &s->fpops_bound, why) ||
 	    gahp_want_number("MEM_BOUND", argv[2], BYTES_MAX, true, &s->mem_bound, why) ||
@@ -91,18 +89,9 @@ static int parse_params(char **argv, struct submit_spec *s, struct sbuf *why)
 		s->app_version_num = 0;
 		return 0;
 	}
-	len = why->len;
-	switch (field_long("APP_VERSION_NUM", argv[5], 0, INT_MAX, 0, &s->app_version_num, why)) {
-	case FIELD_OK:
-		return 0;
-	case FIELD_FIXED:
-		/* a fraction: refused, not taken as its integer part */
-		sbuf_truncate(why, len);
-		sbuf_addstr(why, "APP_VERSION_NUM: not a whole number");
-		return -1;
-	default:
-		return -1;
-	}
+	/* a fraction is refused too ("1.5 is not a whole number") */
+	return field_long("APP_VERSION_NUM", argv[5], 0, INT_MAX, 0, &s->app_version_num, why) ==
+	       FIELD_OK ? 0 : -1;
 }
 
 /* BOINC_SUBMIT id BATCH APP NJOBS (JOB NARGS ARG... NFILES (SRC DST)...)... [6 params] */
