@@ -221,6 +221,13 @@ static void test_filename_cut_and_cleaned_and_one_disposition(void **state)
 	assert_int_equal(p->filename[0], '?');
 	assert_null(form_get(&f, "other"));
 	form_free(&f);
+	/* the first one counts even without a name= (a second one leaked the first's filename) */
+	assert_int_equal(one_part("form-data; filename=\"a\"\r\nContent-Disposition: form-data; "
+				  "name=\"x\"; filename=\"b\"", &f, &err), 0);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.parts[0].name, "");
+	assert_string_equal(f.parts[0].filename, "a");
+	form_free(&f);
 	sbuf_free(&err);
 	sbuf_free(&d);
 }
