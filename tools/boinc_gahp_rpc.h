@@ -40,7 +40,7 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 /*
  * The reply body of an RPC to script (rpc_post's second half, also for the
  * fuzzer): 0 and *doc, whose root is root_name and which carries no <error>,
- * or -1 with the reason in err.
+ * or -1 with the reason in err (RPC_REFUSED for the server's <error>).
  */
 int rpc_reply_parse(const char *body, size_t len, const char *script, const char *root_name,
 		    xmlDoc **doc, struct sbuf *err);
