@@ -52,8 +52,12 @@ int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int se
  * relocation it was waiting for (its last segment came in first) is off.
  */
 int db_sequence_end(struct db *db, int64_t seq_id, int state);
-int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
-			     int64_t t);
+/*
+ * The output file name of segment (seq_id, branch, seqno) is on the
+ * server -- a file of any other segment is never changed (DB_NOT_FOUND).
+ */
+int db_seq_file_set_uploaded(struct db *db, int64_t seq_id, int branch, int seqno, const char *name,
+			     double nbytes, const char *md5, int64_t t);
 
 extern const struct db_query dbq_seq_flag_relocate, dbq_seq_file_state_uploaded,
 	dbq_result_seq_retire, dbq_wu_seq_retire_touch;
