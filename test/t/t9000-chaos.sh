@@ -3,6 +3,7 @@ test_description='chaos: 200 sequences and 1,000 jobs on simulated hosts while e
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 # Sizes (smaller ones for a quick look: CHAOS_JOBS=100 CHAOS_SEQUENCES=20).
+# Every wait's bound is what a quiet machine needs, times WSEQ_TEST_PATIENCE.
 NJOBS=${CHAOS_JOBS:-1000}
 NSEQ=${CHAOS_SEQUENCES:-200}
 SEGS=4                  # segments a sequence
@@ -59,7 +60,7 @@ test_expect_success 'a project: daemons that sleep 1 s, 6 sequences a host, the 
 		id=$(sched_reply_hostid probe.out) && test -n "$id" &&
 		test "$(q "select create_time > unix_timestamp() + 500000 from host where id=$id")" = 1
 	} &&
-	test_wait_for 60 probe_shifted &&
+	test_wait_for 15 probe_shifted &&
 	echo 0 >"$T/clock" &&
 	q "delete from host where host_cpid like \"chaos\\_probe\\_%\""
 '
@@ -106,7 +107,7 @@ daemons_up() {
 	test_project bin/start >>"$T/chaos_start.log" 2>&1
 	test_project bin/status >/dev/null 2>&1
 }
-start_daemons() { test_wait_for 120 daemons_up; }
+start_daemons() { test_wait_for 30 daemons_up; }
 
 # Kill and restart every daemon: after a clock jump, each must read the new offset.
 restart_daemons() {
@@ -157,39 +158,39 @@ test_expect_success 'the daemons, the hosts and the chaos loop start' '
 	echo $! >"$T/simhost.pid" &&
 	test_atexit "touch \"$T/stop_hosts\"; kill $(cat "$T/simhost.pid") 2>/dev/null" &&
 	{ chaos_loop & } && echo $! >"$T/chaos.pid" &&
-	test_atexit "touch \"$T/stop_chaos\"; test_wait_for 30 test_pid_gone $(cat "$T/chaos.pid")" &&
-	test_wait_for 120 test -s "$T/work/hosts.tsv"
+	test_atexit "touch \"$T/stop_chaos\"; test_wait_for 8 test_pid_gone $(cat "$T/chaos.pid")" &&
+	test_wait_for 30 test -s "$T/work/hosts.tsv"
 '
 
 test_expect_success 'MariaDB is killed (SIGKILL) while the work runs, and comes back' '
-	test_wait_for 600 some_done $((NJOBS / 4)) &&
+	test_wait_for 150 some_done $((NJOBS / 4)) &&
 	pid=$(cat "$SB/mysql/mariadbd.pid") &&
 	kill -9 "$pid" && echo "$(elapsed) mariadb $pid chaos" >>"$T/kills" &&
-	test_wait_for 60 test_pid_gone "$pid" &&
+	test_wait_for 15 test_pid_gone "$pid" &&
 	wseq_sandbox up --no-daemons "$SB" 2>"$T/db_restart.log" &&
 	start_daemons
 '
 
 test_expect_success 'the hosts finish what they can; then the clock jumps past every deadline' '
-	test_wait_for 600 waiting_for_deadlines &&
+	test_wait_for 150 waiting_for_deadlines &&
 	say "$(elapsed) s: only vanished and bad hosts hold work: the clock jumps" &&
 	jump_clock
 '
 
 test_expect_success 'every job and every sequence is assimilated (timed-out work redone, sequences relocated)' '
-	test_wait_for 600 all_assimilated
+	test_wait_for 150 all_assimilated
 '
 
 test_expect_success 'the clock jumps again (stragglers time out); the file deleter finishes' '
 	jump_clock &&
-	test_wait_for 300 all_files_deleted &&
+	test_wait_for 75 all_files_deleted &&
 	touch "$T/stop_chaos" &&
-	test_wait_for 60 test_pid_gone "$(cat "$T/chaos.pid")" &&
+	test_wait_for 15 test_pid_gone "$(cat "$T/chaos.pid")" &&
 	start_daemons &&
-	test_wait_for 300 all_files_deleted &&
+	test_wait_for 75 all_files_deleted &&
 	test_project bin/stop >"$T/stop.log" 2>&1 &&
 	touch "$T/stop_hosts" &&
-	test_wait_for 120 test_pid_gone "$(cat "$T/simhost.pid")" &&
+	test_wait_for 30 test_pid_gone "$(cat "$T/simhost.pid")" &&
 	test -s "$T/work/stats.json"
 '
 
