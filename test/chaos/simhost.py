@@ -349,9 +349,9 @@ class Host(threading.Thread):
         self.nrpc = 0
         self.jobs_got = 0
         self.dormant = False    # vanished (or a bad host that stopped asking for work)
-        self.vanish_after = self.rnd.randint(2, 6) if kind == "vanish" else None
-        self.vanish_mode = self.rnd.choice(["before_compute", "before_report"])
-        self.returns = kind == "vanish" and index % 2 == 0
+        self.vanish_mode = ("before_compute", "before_report")[index % 2]
+        self.vanish_late = index % 4 >= 2
+        self.returns = kind == "vanish" and index % 4 in (0, 3)
         self.came_back = False
         self.published = []     # held_names() as of the last step: what a liar peeks at
 
@@ -794,10 +794,20 @@ class Host(threading.Thread):
 
     # --- the host's life ---
 
+    def is_segment(self, r):
+        w = self.wus.get(r.wu)
+        return w is not None and any(o == "state_in" for _, o in w["refs"])
+
     def vanish_now(self, point):
-        if self.kind != "vanish" or self.came_back or self.dormant:
+        """A vanishing host goes while it holds segments: early (the sequence
+        restarts from its initial state) or once it holds segment 3 or 4 (from
+        the state segment 2 uploaded, which the relocator publishes)."""
+        if self.kind != "vanish" or self.came_back or self.dormant or self.vanish_mode != point:
             return False
-        if self.jobs_got == 0 or self.nrpc < self.vanish_after or self.vanish_mode != point:
+        segs = [r for r in self.results.values() if self.is_segment(r)]
+        if self.vanish_late:
+            segs = [r for r in segs if int(re.search(r"_s(\d+)_0$", r.name).group(1)) >= 3]
+        if not segs:
             return False
         self.dormant = True
         self.env.stats.add("vanished")
