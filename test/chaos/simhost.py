@@ -879,14 +879,15 @@ NONSENSE_NAMES = ["../../etc/passwd", "' OR 1=1 --", "x" * 300, "&lt;bad&gt;", "
 
 
 class GarbageHost(Host):
-    """Reports garbage: malformed requests, binary stderr, numbers out of
+    """Reports garbage: a malformed request before each real one, binary stderr, numbers out of
     range, results with nonsense names. Its outputs are right (a quorum of
     one trusts the host), so none of this may cost anyone else their work."""
 
     def rpc(self):
-        k = self.nrpc % 5
-        if self.hostid and k == 1:
-            return self.rpc_send(self.malformed(), False)
+        # a malformed request before each of its real ones
+        if self.hostid:
+            self.rpc_send(self.malformed(), False)
+            self.env.stats.add("garbage_malformed")
         self.rpc_send(self.request(self.want_work()), self.want_work())
 
     def malformed(self):
@@ -1016,6 +1017,8 @@ def write_stats(env, t0):
         s["anomaly_list"] = list(env.stats.anomalies)
     s["hosts"] = len(env.hosts)
     s["seconds"] = round(time.time() - t0, 1)
+    s["per_host"] = ["%s hostid %d: %d RPCs, %d jobs, %d held%s" % (h.name, h.hostid, h.nrpc, h.jobs_got,
+                     len(h.published), ", dormant" if h.dormant else "") for h in env.hosts]
     path = os.path.join(env.a.dir, "stats.json")
     with open(path + ".tmp", "w") as f:
         json.dump(s, f, indent=1, sort_keys=True)

@@ -288,8 +288,9 @@ python3 - "$T/work/stats.json" "$(grep -c chaos "$T/kills" 2>/dev/null)" \
 	except (OSError, ValueError):
 	    s = {}
 	g = lambda k: s.get(k, 0)
-	print("chaos: %s hosts, %s RPCs (%s refused to the garbage host, %s to the liar), %s jobs received"
-	      % (g("hosts"), g("rpcs"), g("rpc_refused_garbage"), g("rpc_refused_liar"), g("jobs_received")))
+	print("chaos: %s hosts, %s RPCs (%s malformed and %s refused of the garbage host's, %s lies), %s jobs received"
+	      % (g("hosts"), g("rpcs"), g("garbage_malformed"), g("rpc_refused_garbage"),
+	         g("liar_foreign_reports") + g("liar_foreign_files"), g("jobs_received")))
 	print("chaos: %s uploads (%s cut, %s resumed), %s downloads, %s hosts vanished, %s came back, %s failed on purpose"
 	      % (g("uploads"), g("uploads_cut"), g("upload_resumed"), g("downloads"), g("vanished"), g("came_back"),
 	         g("failed_on_purpose")))
