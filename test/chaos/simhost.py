@@ -2,9 +2,9 @@
 """Simulated BOINC 7.20 hosts for wseq's chaos test (test/t/t9000-chaos.sh).
 
 Many hosts in one process, each a thread speaking the scheduler RPC and the
-upload handler protocol as the real client does (doc: ../shared or
-boinc-client-protocol.md; BOINC client/cs_scheduler.cpp, result.cpp,
-file_xfer.cpp): hostid and rpc_seqno, host_info with its own host_cpid and
+upload handler protocol as the real client does (BOINC 7.20's
+client/cs_scheduler.cpp, result.cpp, client_types.cpp, file_xfer.cpp; see
+doc/chaos.md): hostid and rpc_seqno, host_info with its own host_cpid and
 domain_name, completed results reported until acknowledged, sticky files
 listed as top-level <file_info>, other_results, downloads checked against
 <nbytes> and <md5_cksum>, uploads with get_file_size for files of 8 KB or
@@ -348,12 +348,12 @@ class Host(threading.Thread):
         self.backoff = 0
         self.nrpc = 0
         self.jobs_got = 0
-        self.dormant = False    # vanished (or a bad host that stopped asking for work)
+        self.dormant = False    # vanished
         self.vanish_mode = ("before_compute", "before_report")[index % 2]
         self.vanish_late = index % 4 >= 2
         self.returns = kind == "vanish" and index % 4 in (0, 3)
         self.came_back = False
-        self.published = []     # held_names() as of the last step: what a liar peeks at
+        self.published = []     # publish(): what a liar peeks at
 
     # --- bookkeeping ---
 
