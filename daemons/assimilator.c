@@ -11,7 +11,8 @@
  * and only when everything succeeded is the workunit marked DONE (with
  * transition_time=now, so the transitioner releases its files). A failure
  * leaves it READY for the next pass. Copies go through a temporary file and
- * a rename, so a rerun after a crash simply writes them again.
+ * a rename, so a rerun after a crash simply writes them again, and first
+ * removes the temporary files the crashed run left.
  */
 #include "daemon.h"
 #include "db_daemons.h"
@@ -99,7 +100,10 @@ static int assimilate_error(const struct daemon_ctx *ctx, const struct db_workun
 	char *path = xasprintf("%s/error", dir), *text = error_text(wu->error_mask);
 	char mask[32];
 	const char *args[3] = { "--error", wu->name, mask };
-	int rc = write_file_atomic(path, text, strlen(text), 0644);
+	int rc = remove_stale_temps(path);
+
+	if (rc == 0)
+		rc = write_file_atomic(path, text, strlen(text), 0644);
 
 	snprintf(mask, sizeof(mask), "%d", wu->error_mask);
 	if (rc == 0)
@@ -142,7 +146,8 @@ static int assimilate_canonical(const struct daemon_ctx *ctx, const struct db_wo
 			rc = -1;
 		} else {
 			copies[ncopies] = xasprintf("%s/%s", dir, as);
-			if (copy_file(sbuf_str(&src), copies[ncopies], 0644) < 0)
+			if (remove_stale_temps(copies[ncopies]) < 0 ||
+			    copy_file(sbuf_str(&src), copies[ncopies], 0644) < 0)
 				rc = log_error("[WU %s] cannot copy output %s", wu->name, l.f[i].name);
 			ncopies++;
 		}

@@ -53,7 +53,8 @@ static int publish_state(const struct project_config *cfg, const struct db_seq_f
 	if (rc == 0 && access(sbuf_str(&down), F_OK) != 0) {
 		rc = dirhier_path(f->name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &up);
 		if (rc == 0 && link(sbuf_str(&up), sbuf_str(&down)) < 0 && errno != EEXIST &&
-		    copy_file(sbuf_str(&up), sbuf_str(&down), 0644) < 0)
+		    (remove_stale_temps(sbuf_str(&down)) < 0 ||
+		     copy_file(sbuf_str(&up), sbuf_str(&down), 0644) < 0))
 			rc = log_error("cannot publish state %s for download", f->name);
 	}
 	if (rc == 0 && f->md5_cksum && strlen(f->md5_cksum) == 32 && f->nbytes > 0 &&

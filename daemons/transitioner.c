@@ -257,8 +257,10 @@ static bool all_over_and_validated(const struct results *rs, int64_t t)
 
 /*
  * After assimilation: the inputs go when every result is over and judged;
- * outputs of errors and of judged successes go at once, the canonical
- * result's only with the inputs (a late result is compared with it). A job
+ * outputs of errors, of judged successes and of results that timed out (a
+ * host that vanished between upload and report leaves its files) go at
+ * once, the canonical result's only with the inputs (a late result is
+ * compared with it). A result never sent has no files. A job
  * of a live remote-submission batch keeps its inputs and canonical outputs
  * until the batch is retired: its submitter fetches them (get_output.php).
  */
@@ -282,6 +284,8 @@ static void release_files(struct db_workunit *wu, struct results *rs, bool *chan
 		switch (r->outcome) {
 		case RESULT_OUTCOME_CLIENT_ERROR:
 		case RESULT_OUTCOME_VALIDATE_ERROR:
+		case RESULT_OUTCOME_NO_REPLY:
+		case RESULT_OUTCOME_CLIENT_DETACHED:
 			del = true;
 			break;
 		case RESULT_OUTCOME_SUCCESS:

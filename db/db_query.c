@@ -24,7 +24,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_result_report, &dbq_result_wu_host, &dbq_result_host_count,
 	&dbq_result_activate, &dbq_seq_advance, &dbq_seq_deassign, &dbq_seq_state_uploaded,
 	&dbq_seq_end, &dbq_seq_file_uploaded,
-	&dbq_seq_flag_relocate, &dbq_seq_file_state_uploaded, &dbq_result_seq_retire,
+	&dbq_seq_flag_relocate, &dbq_seq_file_state_uploaded, &dbq_result_seq_retire, &dbq_wu_seq_retire_touch,
 	&dbq_app_all, &dbq_wu_transition_mod, &dbq_wu_need_validate_mod, &dbq_wu_assimilate_mod,
 	&dbq_wu_file_delete_mod, &dbq_result_file_delete_mod, &dbq_wu_lock,
 	&dbq_result_by_workunit_lock, &dbq_wu_update_state, &dbq_result_update_state,

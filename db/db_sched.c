@@ -1,12 +1,19 @@
 /* The scheduler's queries: recording reports and the checks before sending. */
 #include "db_sched.h"
 #include "log.h"
+#include "wtime.h"
 
+/*
+ * A result that timed out may still be reported, as in BOINC; its files may
+ * have been released and deleted since, and the late upload would stay for
+ * ever: the transitioner releases them again (file_delete_state INIT).
+ */
 const struct db_query dbq_result_report = {
 	"result_report", NULL,
 	"UPDATE result SET server_state=5, outcome=?, client_state=?, exit_status=?, cpu_time=?, "
 	"elapsed_time=?, received_time=?, stderr_out=?, xml_doc_out=?, app_version_num=?, "
-	"peak_working_set_size=?, peak_swap_size=?, peak_disk_usage=?, validate_state=0 "
+	"peak_working_set_size=?, peak_swap_size=?, peak_disk_usage=?, validate_state=0, "
+	"file_delete_state=0 "
 	"WHERE id=? AND hostid=? AND (server_state=4 OR (server_state=5 AND outcome=4))",
 	"iiiddissidddii"
 };
@@ -96,7 +103,7 @@ const struct db_query dbq_seq_state_uploaded = {
 	"iii"
 };
 const struct db_query dbq_seq_end = {
-	"seq_end", NULL, "UPDATE sequence SET state=? WHERE id=? AND state=0", "ii"
+	"seq_end", NULL, "UPDATE sequence SET state=?, need_relocate=0 WHERE id=? AND state=0", "ii"
 };
 const struct db_query dbq_seq_file_uploaded = {
 	"seq_file_uploaded", NULL,
@@ -185,6 +192,13 @@ const struct db_query dbq_result_seq_retire = {
 	"UPDATE result SET server_state=5, outcome=5 WHERE seq_id IN (" Q32 ") "
 	"AND server_state IN (1, 2, 4)", I32
 };
+/* The workunits of those results: the transitioner closes them now, not at their safety net. */
+const struct db_query dbq_wu_seq_retire_touch = {
+	"wu_seq_retire_touch", NULL,
+	"UPDATE workunit w JOIN result r ON r.workunitid=w.id SET w.transition_time=? "
+	"WHERE r.seq_id IN (" Q32 ") AND r.server_state IN (1, 2, 4) AND w.transition_time>?",
+	"i" I32 "i"
+};
 const struct db_query dbq_seq_relocated = {
 	"seq_relocated", NULL,
 	"UPDATE sequence SET branch=branch+1, hostid=0, first_unsent_seqno=last_state_seqno+1, "
@@ -271,11 +285,19 @@ int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const i
 
 int db_result_retire_live(struct db *db, const int64_t *ids, size_t n)
 {
-	struct db_val v[DB_SEQ_BATCH];
+	struct db_val v[DB_SEQ_BATCH], t[DB_SEQ_BATCH + 2];
+	int64_t tnow = now();
+	int rc;
 
 	if (batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
-	return db_query_exec(db, &dbq_result_seq_retire, v, ARRAY_SIZE(v), NULL);
+	t[0] = DBV_INT(tnow);
+	memcpy(&t[1], v, sizeof(v));
+	t[DB_SEQ_BATCH + 1] = DBV_INT(tnow);
+	rc = db_query_exec(db, &dbq_wu_seq_retire_touch, t, ARRAY_SIZE(t), NULL);
+	if (rc == DB_OK)
+		rc = db_query_exec(db, &dbq_result_seq_retire, v, ARRAY_SIZE(v), NULL);
+	return rc;
 }
 
 int db_sequence_relocated(struct db *db, const int64_t *ids, size_t n)

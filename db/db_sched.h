@@ -47,7 +47,10 @@ int db_sequence_advance(struct db *db, int64_t seq_id, int64_t hostid, int from,
 int db_sequence_deassign(struct db *db, int64_t seq_id, int64_t hostid, int reason);
 /* The state of segment seqno of the live branch is on the server. */
 int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int seqno);
-/* The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR). */
+/*
+ * The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR); a
+ * relocation it was waiting for (its last segment came in first) is off.
+ */
 int db_sequence_end(struct db *db, int64_t seq_id, int state);
 /*
  * The output file name of segment (seq_id, branch, seqno) is on the
@@ -57,7 +60,7 @@ int db_seq_file_set_uploaded(struct db *db, int64_t seq_id, int branch, int seqn
 			     double nbytes, const char *md5, int64_t t);
 
 extern const struct db_query dbq_seq_flag_relocate, dbq_seq_file_state_uploaded,
-	dbq_result_seq_retire;
+	dbq_result_seq_retire, dbq_wu_seq_retire_touch;
 
 /* Ask for the sequence's relocation (reason SEQ_RELOCATE_*) if branch is still live. */
 int db_sequence_flag_relocate(struct db *db, int64_t seq_id, int branch, int reason);
@@ -86,7 +89,8 @@ int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const i
 /*
  * The sequences' results still inactive, unsent or in progress -- at a
  * relocation, what is left of the old branch (dead branches have none, the
- * new one is not made yet): OVER, DIDNT_NEED, in one indexed statement.
+ * new one is not made yet): OVER, DIDNT_NEED, in one indexed statement;
+ * their workunits' transition_time is now, so the transitioner closes them.
  */
 int db_result_retire_live(struct db *db, const int64_t *ids, size_t n);
 /*

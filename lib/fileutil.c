@@ -33,9 +33,11 @@ int mkdir_p(const char *path, mode_t mode)
 	return rc;
 }
 
+#define TMP_INFIX ".tmp."
+
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	char *tmp = xasprintf("%s" TMP_INFIX "%d", path, (int)getpid());
 	const char *p = data;
 	int fd, rc = 0;
 
@@ -67,6 +69,54 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 	if (rc)
 		unlink(tmp);
 	free(tmp);
+	return rc;
+}
+
+/* "NAME.tmp.PID" for the given NAME: the PID, else 0. */
+static long temp_pid(const char *entry, const char *name, size_t nlen)
+{
+	const char *p;
+	long pid;
+
+	if (strncmp(entry, name, nlen) != 0 || strncmp(entry + nlen, TMP_INFIX, strlen(TMP_INFIX)) != 0)
+		return 0;
+	p = entry + nlen + strlen(TMP_INFIX);
+	if (!*p || strspn(p, "0123456789") != strlen(p) || parse_long(p, &pid) < 0)
+		return 0;
+	return pid;
+}
+
+int remove_stale_temps(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	const char *name = slash ? slash + 1 : path;
+	size_t nlen = strlen(name);
+	struct dirent *e;
+	DIR *d = opendir(*dir ? dir : "/");
+	int rc = 0;
+
+	if (!d) {
+		if (errno != ENOENT)
+			rc = log_error("cannot read directory %s: %s", dir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	while ((e = readdir(d)) != NULL) {
+		long pid = temp_pid(e->d_name, name, nlen);
+		char *p;
+
+		if (pid <= 0 || pid == (long)getpid())
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (unlink(p) < 0 && errno != ENOENT)
+			rc = log_error("cannot remove %s: %s", p, strerror(errno));
+		else
+			log_info("removed %s, left by an interrupted write", p);
+		free(p);
+	}
+	closedir(d);
+	free(dir);
 	return rc;
 }
 

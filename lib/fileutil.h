@@ -14,6 +14,15 @@ int mkdir_p(const char *path, mode_t mode);
  * rename, so readers never see a partial file. The file gets mode.
  */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/*
+ * Remove what interrupted write_file_atomic(path) calls left: their
+ * temporary files. Only for a path one writer at a time writes (a daemon's
+ * own output, rewritten after the daemon was killed mid-copy): any such
+ * file but this process's own is then a dead writer's -- whether that
+ * process is gone, a zombie nobody reaped, or its pid in use again.
+ * 0 / -1 (logged).
+ */
+int remove_stale_temps(const char *path);
 /* Copy src to dst (atomically, as above), following symlinks. */
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Read a whole file of at most max bytes into out. */

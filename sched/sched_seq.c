@@ -436,6 +436,13 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 	}
 	if (s.state != SEQ_STATE_ACTIVE)
 		k = -1;         /* ended or failed: a late or aborted segment changes nothing */
+	/*
+	 * Reported after it timed out: its workunit is closed (no result will be
+	 * validated) and the sequence is to be moved from its last state on the
+	 * server. It neither ends nor moves the sequence; its files count.
+	 */
+	if (res->server_state == RESULT_SERVER_STATE_OVER)
+		k = -1;
 	/* With every state file of segment k on the server, relocation can start after k. */
 	if (rc == DB_OK && ok && k > 0 && branch == s.branch && own->n) {
 		struct seg_states st = { NULL, 0, 0, 0 };

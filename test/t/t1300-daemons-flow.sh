@@ -66,6 +66,23 @@ test_expect_success 'assimilating again after a crash is harmless' '
 	test "$(wu_col A assimilate_state)" = 2
 '
 
+# A temporary file is "NAME.tmp.PID" (write_file_atomic); a kill between
+# writing and renaming it leaves it behind -- whether its pid is free again,
+# a zombie's or reused, the assimilator alone writes results/WU.
+test_expect_success 'after an assimilator killed mid-copy, the rerun removes the copies it left' '
+	dead=$(sh -c "echo \$\$") &&
+	echo partial >"$P/results/A/out.tmp.$dead" &&
+	echo partial >"$P/results/A/out.tmp.$$" &&
+	echo other >"$P/results/A/other.tmp.$dead" &&
+	q "update workunit set assimilate_state=1 where name=\"A\"" &&
+	in_project assimilator --one_pass 2>as.log &&
+	test_cmp expect "$P/results/A/out" &&
+	test_must_fail test -e "$P/results/A/out.tmp.$dead" &&
+	test_must_fail test -e "$P/results/A/out.tmp.$$" &&
+	rm "$P/results/A/other.tmp.$dead" &&
+	ls "$P/results/A" >files && test_line_count = 1 files
+'
+
 test_expect_success 'after assimilation the transitioner releases the files' '
 	in_project transitioner --one_pass 2>tr.log &&
 	test "$(wu_col A file_delete_state)" = 1 &&

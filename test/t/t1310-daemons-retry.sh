@@ -95,6 +95,31 @@ test_expect_success 'a result reported after its files are gone is TOO_LATE, and
 	test_must_fail test -e "$(output_path C_0_0)"
 '
 
+test_expect_success 'a host that uploaded and vanished: its output goes once the workunit is done' '
+	tool wu D --quorum 1 --target 1 >/dev/null &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool send D_0 --deadline 100 &&
+	echo "uploaded, never reported" >"$(output_path D_0_0)" &&
+	WSEQ_TIME_OFFSET=200 in_project transitioner --one_pass 2>/dev/null &&
+	tool send D_1 && tool report D_1 --output d &&
+	WSEQ_TIME_OFFSET=200 run_all &&
+	results_of D >actual &&
+	printf "D_0\t5\t4\t0\nD_1\t5\t1\t1\n" >expect &&
+	test_cmp expect actual &&
+	test "$(wu_col D "assimilate_state, file_delete_state")" = "2	2" &&
+	test "$(q "select file_delete_state from result where name=\"D_0\"")" = 2 &&
+	test_must_fail test -e "$(output_path D_0_0)"
+'
+
+test_expect_success 'reported after that, late: its late upload goes too' '
+	tool report D_0 --output late &&
+	test -e "$(output_path D_0_0)" &&
+	WSEQ_TIME_OFFSET=200 run_all &&
+	test "$(q "select concat(outcome, validate_state, file_delete_state) from result where name=\"D_0\"")" = 152 &&
+	test_must_fail test -e "$(output_path D_0_0)" &&
+	test "$(cat "$P/results/D/out")" = d
+'
+
 cat >"$TRASH_DIRECTORY/near.sh" <<'EOT'
 #!/bin/sh
 # near.sh A -- B: equivalent when the numbers differ by less than 0.01;

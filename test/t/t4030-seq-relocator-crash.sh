@@ -23,7 +23,8 @@ test_expect_success "$N sequences that lost their host after segment 3 (state of
 		update result set server_state=5, outcome=1, hostid=999 where name regexp \"_b0_s[123]_0\$\";
 		update result set server_state=4, hostid=999 where name regexp \"_b0_s[4]_0\$\";
 		update seq_file set uploaded=1 where name regexp \"_b0_s2_state\$\" and name not regexp \"^q[123]_\";
-		delete from seq_file where name=\"q3_b0_s0_state\";" &&
+		delete from seq_file where name=\"q3_b0_s0_state\";
+		update workunit set transition_time=unix_timestamp() + 864000;" &&
 	test_project bin/db_check
 '
 
@@ -70,6 +71,16 @@ test_expect_success 'q3, with no state at all on the server, ends in error and s
 	test "$(test_sql_value "select count(*) from result where seq_id=(select id from sequence where name=\"q3\") and server_state in (1,2,4)")" = 0 &&
 	grep "sequence q3: cannot relocate" relocator.err &&
 	test_project bin/seq_status q3 >q3 && grep -i "error" q3
+'
+
+# The transitioner had put the segments off until their safety net (days):
+# the retired ones must be closed now, not then.
+test_expect_success 'the dead branch'"'"'s retired segments are the transitioner'"'"'s at once: closed, assimilated as errors' '
+	test "$(test_sql_value "select count(*) from workunit where branch=0 and seqno>=4 and transition_time>unix_timestamp()")" = 0 &&
+	test "$(test_sql_value "select count(*) from workunit where branch=0 and seqno<4 and transition_time>unix_timestamp()")" = $((N * 3)) &&
+	test_project bin/transitioner --one_pass -d 1 &&
+	test "$(test_sql_value "select count(*) from workunit where name regexp \"^q[0-9]+_b0_s[456]\$\" and error_mask>0 and assimilate_state=1")" = $((N * 3)) &&
+	test_project bin/db_check
 '
 
 test_done

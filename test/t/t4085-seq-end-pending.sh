@@ -1,0 +1,61 @@
+#!/bin/sh
+test_description='a sequence flagged for relocation whose last segment arrives before the relocator moved it: in time, it ends with no relocation left pending; after its deadline, it is moved all the same'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sched.sh"
+APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
+
+seq_row() { test_sql_value "select concat_ws(' ', state, need_relocate, branch, nrelocations) from sequence where name=\"${1:-E}\""; }
+# report R ELAPSED: add a successful report of result R to request r
+report() {
+	sed -i "s|</scheduler_request>|<result><name>$1</name><state>5</state><exit_status>0</exit_status><final_elapsed_time>$2</final_elapsed_time></result>\n</scheduler_request>|" r
+}
+
+test_expect_success 'a host gets both segments of a 2-segment sequence' '
+	test_setup_sample_app &&
+	mkdir init && (cd init && "$APP" --state --init --words 64 2>/dev/null) &&
+	test_project bin/create_sequence --appname wseq_sample --seq_name E --segments 2 \
+		--rsc_fpops_est 1e9 --max_result_time 100 --command_line "--state" \
+		"$TRASH_DIRECTORY/init/state_out" >/dev/null &&
+	CPID=hE sched_request 0 >r && sched_rpc r reply &&
+	A=$(sched_reply_hostid reply) && echo $A >A &&
+	test "$(grep -c "^<result>$" reply)" = 2
+'
+
+test_expect_success 'segment 1 took longer than max_result_time: the sequence is to be relocated' '
+	A=$(cat A) && CPID=hE sched_request $A >r && report E_b0_s1_0 500 && sched_rpc r reply &&
+	test "$(seq_row)" = "0 3 0 0"
+'
+
+test_expect_success 'segment 2, the last, arrives first: the sequence ends, nothing pending' '
+	A=$(cat A) && CPID=hE sched_request $A >r && report E_b0_s2_0 1 && sched_rpc r reply &&
+	test "$(seq_row)" = "1 0 0 0" &&
+	test_project bin/relocator --one_pass &&
+	test "$(seq_row)" = "1 0 0 0" &&
+	test_project bin/db_check
+'
+
+test_expect_success 'both segments of F miss their deadline: F is to be relocated' '
+	test_project bin/create_sequence --appname wseq_sample --seq_name F --segments 2 \
+		--rsc_fpops_est 1e9 --max_result_time 100 --command_line "--state" \
+		"$TRASH_DIRECTORY/init/state_out" >/dev/null &&
+	CPID=hF sched_request 0 >r && sched_rpc r reply &&
+	F=$(sched_reply_hostid reply) && echo $F >F &&
+	test "$(grep -c "^<result>$" reply)" = 2 &&
+	(cd "$PROJECT_DIR" && WSEQ_TIME_OFFSET=100000 bin/transitioner --one_pass) &&
+	test "$(test_sql_value "select count(*) from result where name like \"F\\_b0\\_%\" and outcome=4")" = 2 &&
+	test "$(seq_row F)" = "0 1 0 0"
+'
+
+test_expect_success 'their late reports neither end F nor keep it: the relocator moves it' '
+	F=$(cat F) && CPID=hF sched_request $F >r && report F_b0_s1_0 1 && report F_b0_s2_0 1 &&
+	sched_rpc r reply &&
+	test "$(grep -c "<result_ack>" reply)" = 2 &&
+	test "$(test_sql_value "select state = 0 and need_relocate > 0 from sequence where name=\"F\"")" = 1 &&
+	test_project bin/relocator --one_pass &&
+	test "$(seq_row F)" = "0 0 1 1" &&
+	test_project bin/db_check
+'
+
+test_done
