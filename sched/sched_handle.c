@@ -266,6 +266,39 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 	return DB_OK;
 }
 
+/*
+ * The host's work, as one transaction: a segment is activated, its sequence
+ * advanced and its job put into the reply together, or none of it -- a CGI
+ * killed (or a database lost) between them left a segment in progress on a
+ * host that never got it, unsendable until its deadline. On failure the
+ * reply loses what this part added; work not sent is no error the client
+ * must see (it asks again later).
+ */
+static void send_work(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
+{
+	struct sched_reply_mark mark = sched_reply_mark(reply);
+	double seconds = 0;
+	int rc = sched_apps_load(ctx->db, apps);
+
+	if (rc == DB_OK)
+		rc = db_begin(ctx->db);
+	if (rc == DB_OK) {
+		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
+		if (rc == DB_OK)
+			rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);
+		if (rc == DB_OK)
+			rc = db_commit(ctx->db);
+		if (rc != DB_OK)
+			db_rollback(ctx->db);
+	}
+	if (rc != DB_OK) {
+		log_error("host %" PRId64 ": sending work failed, nothing sent: %s", host->id,
+			  db_error(ctx->db));
+		sched_reply_back_to(reply, mark);
+	}
+}
+
 /* Everything that needs the database, as one transaction (rerun once if the connection broke). */
 static int handle_db(const struct sched_ctx *ctx, const struct sched_request *req,
 		     struct sched_apps *apps, struct sched_reply *reply, bool *known_user)
@@ -306,17 +339,7 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		log_error("no work sent: the upload key (%s/upload_private) cannot be read, so outputs "
 			  "would have no upload certificates", ctx->cfg->key_dir);
 	} else if (rc == DB_OK && !req->dont_send_work) {
-		double seconds = 0;
-
-		rc = sched_apps_load(ctx->db, apps);
-		if (rc == DB_OK)
-			rc = sched_seq_work(ctx, req, &host, apps, reply, &seconds);
-		if (rc == DB_OK)
-			rc = sched_send_work(ctx, req, &host, apps, reply, seconds, reply->njobs);
-		/* Work not sent is not an error the client must see: it asks again later. */
-		if (rc != DB_OK)
-			log_error("host %" PRId64 ": sending work failed: %s", host.id, db_error(ctx->db));
-		rc = DB_OK;
+		send_work(ctx, req, &host, apps, reply);
 	}
 	db_user_free(&user);
 	db_host_free(&host);

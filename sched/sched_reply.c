@@ -72,6 +72,26 @@ void sched_reply_add(char ***list, size_t *n, const char *name)
 	(*list)[(*n)++] = xstrdup(name);
 }
 
+struct sched_reply_mark sched_reply_mark(const struct sched_reply *r)
+{
+	struct sched_reply_mark m = { r->njobs, r->naborts, r->ndelete_files };
+
+	return m;
+}
+
+void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m)
+{
+	while (r->njobs > m.njobs) {
+		r->njobs--;
+		db_result_free(&r->jobs[r->njobs].result);
+		db_workunit_free(&r->jobs[r->njobs].wu);
+	}
+	while (r->naborts > m.naborts)
+		free(r->aborts[--r->naborts]);
+	while (r->ndelete_files > m.ndelete_files)
+		free(r->delete_files[--r->ndelete_files]);
+}
+
 static void elem_str(struct sbuf *b, const char *tag, const char *value)
 {
 	sbuf_addf(b, "    <%s>", tag);

@@ -216,6 +216,23 @@ test_expect_success 'a sequence goes only to a host with the memory and disk its
 	test_grep -v "<name>BIGMEM_b0_s1_0</name>" reply12 && test_grep -v "<name>BIGDISK_b0_s1_0</name>" reply13
 '
 
+test_expect_success 'sending a segment is one transaction: a failure half way leaves it unsent, and the next RPC sends it' '
+	test_project bin/create_sequence --appname wseq_sample --seq_name T --segments 2 \
+		--rsc_fpops_est 1e9 --rsc_memory_bound 64e9 "$TRASH_DIRECTORY/init/state_out" >>setup.log 2>&1 &&
+	test_sql --delimiter=// "$WSEQ_DB_NAME" -e "create trigger t_fails before update on sequence
+		for each row if NEW.name = \"T\" and NEW.first_unsent_seqno <> OLD.first_unsent_seqno then
+			signal sqlstate \"45000\" set message_text = \"injected failure\"; end if" &&
+	MEM=128e9 req 0 cpid-t 1000 >r14 && test "$(rpc r14 reply14)" = 200 &&
+	test_grep -v "<name>T_b0_s1_0</name>" reply14 &&
+	test_grep "sending work failed, nothing sent: .*injected failure" "$SLOG" &&
+	test "$(q "select server_state from result where name=\"T_b0_s1_0\"")" = 1 &&
+	test "$(q "select concat(hostid, \" \", first_unsent_seqno) from sequence where name=\"T\"")" = "0 1" &&
+	test_sql "$WSEQ_DB_NAME" -e "drop trigger t_fails" &&
+	MEM=128e9 req "$(hostid_of reply14)" cpid-t 1000 >r15 && test "$(rpc r15 reply15)" = 200 &&
+	test_grep "<name>T_b0_s1_0</name>" reply15 &&
+	test "$(q "select server_state from result where name=\"T_b0_s1_0\"")" = 4
+'
+
 test_expect_success 'the sanitizers saw nothing in the scheduler' '
 	test_grep -v "runtime error\|AddressSanitizer\|LeakSanitizer" "$SB/apache/logs/error.log"
 '
