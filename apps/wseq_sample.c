@@ -24,7 +24,8 @@
  * lines (or of every job, if it is empty) get one byte flipped; with the
  * file wseq_fail (same format) such jobs end in a computation error after
  * computing. A client can be made slow: the file wseq_slow there holds
- * milliseconds to sleep per step (it adds to --step_ms).
+ * milliseconds to sleep per step (it adds to --step_ms) on its first line,
+ * then (optionally) the workunit names it is for, as above.
  */
 #include <boinc/boinc_api.h>
 
@@ -166,8 +167,12 @@ static int load_input(const char *path, struct state *s, uint64_t words)
 	return 0;
 }
 
-/* Does the marker file (wseq_corrupt, wseq_fail) apply to this job? */
-static int marker_applies(const char *marker)
+/*
+ * Does the marker file (wseq_corrupt, wseq_fail, wseq_slow) apply to this
+ * job? Its lines are parts of workunit names (none: every job); skip lines
+ * at its top are not names (wseq_slow's milliseconds).
+ */
+static int marker_applies(const char *marker, int skip)
 {
 	char line[512], init[65536], *p, *e;
 	char wu[256] = "";
@@ -192,6 +197,10 @@ static int marker_applies(const char *marker)
 	}
 	while (fgets(line, sizeof(line), fp)) {
 		line[strcspn(line, "\r\n")] = '\0';
+		if (skip > 0) {
+			skip--;
+			continue;
+		}
 		if (!*line)
 			continue;
 		all = 0;
@@ -283,19 +292,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wseq_sample: bad arguments\n");
 		return 2;
 	}
-	{
-		FILE *sp = fopen("../../wseq_slow", "r");
-		long extra = 0;
-		if (sp) {
-			if (fscanf(sp, "%ld", &extra) == 1 && extra > 0)
-				step_ms += extra;
-			fclose(sp);
-		}
-	}
 	r = boinc_init();
 	if (r) {
 		fprintf(stderr, "boinc_init failed: %d\n", r);
 		return 1;
+	}
+	{
+		FILE *sp = fopen("../../wseq_slow", "r");
+		long extra = 0;
+
+		if (sp) {
+			if (fscanf(sp, "%ld", &extra) == 1 && extra > 0 && marker_applies("../../wseq_slow", 1))
+				step_ms += extra;
+			fclose(sp);
+		}
 	}
 	resolve(state_mode ? "state_in" : "in", in, sizeof(in));
 	resolve(state_mode ? "state_out" : "out", out, sizeof(out));
@@ -365,11 +375,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot write aux_out or aux_answer: %s\n", strerror(errno));
 		boinc_finish(1);
 	}
-	if (marker_applies("../../wseq_fail")) {
+	if (marker_applies("../../wseq_fail", 0)) {
 		fprintf(stderr, "wseq_sample: failing on purpose\n");
 		boinc_finish(3);
 	}
-	if (marker_applies("../../wseq_corrupt")) {
+	if (marker_applies("../../wseq_corrupt", 0)) {
 		flip_byte(state_mode ? answer : out);
 		if (state_mode)
 			flip_byte(out);

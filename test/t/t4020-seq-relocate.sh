@@ -21,12 +21,15 @@ seg_done() {
 }
 
 # Killed once segment 5 is reported and segment 6 is running on it, so A
-# comes back later with a segment the server has retired.
+# comes back later with a segment the server has retired. Segment 6 is made
+# slow on A from the start (2 s a step: 10 minutes), so it is surely still
+# running when segment 5 is reported, however busy the machine.
 five_done_six_running() {
 	seg_done 5 && grep -q "Starting task R_b0_s6_0" A/client.log
 }
 
 test_expect_success 'client A runs 5 segments and vanishes' '
+	mkdir -p A && printf "2000\nR_b0_s6\n" >A/wseq_slow &&
 	test_boinc_client_up A &&
 	test_boinc_attach A "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" &&
 	test_wait_for 300 five_done_six_running &&
@@ -83,7 +86,6 @@ a_cleaned() {
 
 test_expect_success 'when A comes back its old segments are aborted and its state files deleted' '
 	ls A/projects/*/ | grep "^R_b0_s.*_state$" &&
-	echo 2000 >A/wseq_slow &&
 	wseq_client up "$TRASH_DIRECTORY/A" &&
 	test_boinc_poll A "$PROJECT_URL" 180 a_cleaned &&
 	test_grep "Got server request to delete file R_b0_s4_state" A/client.log &&
