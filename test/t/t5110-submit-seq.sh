@@ -57,7 +57,10 @@ three_done_four_running() {
 	seg_done 3 && grep -q "Starting task Q1_b0_s4_0" A/client.log
 }
 
+# Segment 4 is slow on A (2 s a step), so it is surely still running when
+# segment 3 is reported, however busy the machine: A vanishes holding it.
 test_expect_success 'client A runs it (IN_PROGRESS) and vanishes after segment 3' '
+	mkdir -p A && printf "2000\nQ1_b0_s4\n" >A/wseq_slow &&
 	test_boinc_client_up A 7>&- &&
 	test_boinc_attach A "$PROJECT_URL" "$AUTH" &&
 	test_wait_for 300 three_done_four_running &&
