@@ -82,31 +82,12 @@ static double child_double(const xmlNode *n, const char *name, double def)
 	return v;
 }
 
-int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l)
+/* Read the document's <state> and <answer> elements into l; the doc is freed. */
+static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout *l)
 {
-	struct sbuf full = SBUF_INIT(PATH_MAX), err = SBUF_INIT(1024);
-	xmlDoc *doc;
 	xmlNode *root, *n;
 	int rc = 0;
 
-	memset(l, 0, sizeof(*l));
-	if (!path || !*path) {
-		l->nstate = l->nanswer = 1;
-		l->state[0].open_in = xstrdup("state_in");
-		l->state[0].open_out = xstrdup("state_out");
-		l->answer[0].open_name = xstrdup("answer");
-		l->answer[0].max_nbytes = 1e7;
-		return 0;
-	}
-	if (path[0] == '/')
-		sbuf_addstr(&full, path);
-	else
-		sbuf_addf(&full, "%s/%s", project_dir, path);
-	doc = xml_read_file(sbuf_str(&full), &err);
-	if (!doc) {
-		rc = log_error("sequence template %s: %s", path, sbuf_str(&err));
-		goto out;
-	}
 	root = xmlDocGetRootElement(doc);
 	if (!xml_is(root, "sequence_template")) {
 		rc = log_error("sequence template %s: the root element is not <sequence_template>", path);
@@ -144,10 +125,52 @@ int seq_layout_load(const char *project_dir, const char *path, struct seq_layout
 			       path);
 done:
 	xmlFreeDoc(doc);
-out:
 	if (rc)
 		seq_layout_free(l);
+	return rc;
+}
+
+int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l)
+{
+	struct sbuf full = SBUF_INIT(PATH_MAX), err = SBUF_INIT(1024);
+	xmlDoc *doc;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (!path || !*path) {
+		l->nstate = l->nanswer = 1;
+		l->state[0].open_in = xstrdup("state_in");
+		l->state[0].open_out = xstrdup("state_out");
+		l->answer[0].open_name = xstrdup("answer");
+		l->answer[0].max_nbytes = 1e7;
+		return 0;
+	}
+	if (path[0] == '/')
+		sbuf_addstr(&full, path);
+	else
+		sbuf_addf(&full, "%s/%s", project_dir, path);
+	doc = xml_read_file(sbuf_str(&full), &err);
+	if (!doc)
+		rc = log_error("sequence template %s: %s", path, sbuf_str(&err));
+	else
+		rc = seq_layout_from_doc(doc, path, l);
 	sbuf_free(&full);
+	sbuf_free(&err);
+	return rc;
+}
+
+int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_layout *l)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	xmlDoc *doc;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	doc = xml_read_memory(text, len, name, &err);
+	if (!doc)
+		rc = log_error("sequence template %s: %s", name, sbuf_str(&err));
+	else
+		rc = seq_layout_from_doc(doc, name, l);
 	sbuf_free(&err);
 	return rc;
 }
@@ -538,21 +561,13 @@ static int plan_num(xmlNode *root, const char *name, double dflt, double lo, dou
 	return rc;
 }
 
-int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
-		      struct sbuf *err)
+/* The plan in doc (NULL: unreadable, why in err) into spec; 1 or -1, the doc freed. */
+static int seq_plan_from_doc(xmlDoc *doc, struct seq_spec *spec, struct sbuf *err)
 {
-	char *path = xasprintf("%s/templates/%s_seq", project_dir, app);
 	double segs = 0, ans, up, hw, mrt, db, smax;
-	xmlDoc *doc;
-	xmlNode *root;
+	xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
 	int rc = 1;
 
-	if (access(path, F_OK) != 0) {
-		free(path);
-		return 0;
-	}
-	doc = xml_read_file(path, err);
-	root = doc ? xmlDocGetRootElement(doc) : NULL;
 	if (!root || !xml_is(root, "sequence_app")) {
 		if (!err->len)
 			sbuf_addstr(err, "not a <sequence_app> document");
@@ -581,10 +596,34 @@ int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec 
 		spec->seq_template = xml_child_text(root, "seq_template");
 		spec->open_ended = xml_child(root, "open_ended") != NULL;
 	}
-	if (rc < 0)
-		log_error("%s: %s", path, sbuf_str(err));
 	if (doc)
 		xmlFreeDoc(doc);
+	return rc;
+}
+
+int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
+		      struct sbuf *err)
+{
+	char *path = xasprintf("%s/templates/%s_seq", project_dir, app);
+	int rc;
+
+	if (access(path, F_OK) != 0) {
+		free(path);
+		return 0;
+	}
+	rc = seq_plan_from_doc(xml_read_file(path, err), spec, err);
+	if (rc < 0)
+		log_error("%s: %s", path, sbuf_str(err));
 	free(path);
+	return rc;
+}
+
+int seq_app_plan_parse(const char *text, size_t len, const char *name, struct seq_spec *spec,
+		       struct sbuf *err)
+{
+	int rc = seq_plan_from_doc(xml_read_memory(text, len, name, err), spec, err);
+
+	if (rc < 0)
+		log_error("%s: %s", name, sbuf_str(err));
 	return rc;
 }
