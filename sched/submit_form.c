@@ -174,7 +174,8 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 			const char *eol = memmem(h, (size_t)(hdr_end + 2 - h), "\r\n", 2);
 			size_t hl = (size_t)(eol - h);
 
-			if (hl > 20 && !strncasecmp(h, "Content-Disposition:", 20)) {
+			/* The first Content-Disposition names the part; another is ignored. */
+			if (hl > 20 && !strncasecmp(h, "Content-Disposition:", 20) && !part->name) {
 				part->name = header_param(h + 20, hl - 20, "name");
 				part->filename = header_param(h + 20, hl - 20, "filename");
 			}
