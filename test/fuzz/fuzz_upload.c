@@ -28,6 +28,8 @@ static void check_reply(const struct sbuf *reply, enum upload_status st)
 	char *status = root ? xml_child_text(root, "status") : NULL;
 	long v = 99;
 
+	if (!xml_is(root, "data_server_reply"))
+		fprintf(stderr, "the reply: %s\n", sbuf_str(reply));
 	FUZZ_CHECK(xml_is(root, "data_server_reply"));
 	FUZZ_CHECK(status && parse_long(status, &v) == 0 && v == (long)st);
 	free(status);
