@@ -10,6 +10,7 @@
 #include "log.h"
 #include "xml.h"
 
+#include <ctype.h>
 #include <libxml/xmlstring.h>
 
 #define MAX_LIST 10000
@@ -122,6 +123,17 @@ void sched_host_copy_figures(struct db_host *dst, const struct db_host *src)
 	}
 }
 
+/* An MD5 as the client writes it: 32 hex digits. */
+static bool md5_ok(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return s[i] == '\0';
+}
+
 static int parse_result(const xmlNode *rn, struct sched_result_report *r)
 {
 	const xmlNode *n;
@@ -173,8 +185,9 @@ static int parse_result(const xmlNode *rn, struct sched_result_report *r)
 				f->nbytes = num(xml_child(n, "nbytes"));
 			if (xml_child(n, "max_nbytes"))
 				f->max_nbytes = num(xml_child(n, "max_nbytes"));
+			/* anything else is dropped: cut to 32 bytes it could end inside a character */
 			md5 = xml_child_text(n, "md5_cksum");
-			if (md5)
+			if (md5 && md5_ok(md5))
 				wstrlcpy(f->md5_cksum, md5, sizeof(f->md5_cksum));
 			free(md5);
 			sbuf_addstr(&doc, "<file_info>\n    <name>");
