@@ -152,6 +152,7 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 	for (;;) {
 		const char *hdr_end, *next, *h;
 		struct form_part *part;
+		bool named;
 
 		if (end - p >= 2 && p[0] == '-' && p[1] == '-') {
 			rc = 0;         /* the closing delimiter */
@@ -170,14 +171,15 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 			break;
 		if (!(part = add_part(f, err)))
 			goto out;
-		for (h = p; h < hdr_end;) {
+		for (h = p, named = false; h < hdr_end;) {
 			const char *eol = memmem(h, (size_t)(hdr_end + 2 - h), "\r\n", 2);
 			size_t hl = (size_t)(eol - h);
 
 			/* The first Content-Disposition names the part; another is ignored. */
-			if (hl > 20 && !strncasecmp(h, "Content-Disposition:", 20) && !part->name) {
+			if (hl > 20 && !strncasecmp(h, "Content-Disposition:", 20) && !named) {
 				part->name = header_param(h + 20, hl - 20, "name");
 				part->filename = header_param(h + 20, hl - 20, "filename");
+				named = true;
 			}
 			h = eol + 2;
 		}

@@ -115,6 +115,13 @@ static void test_multipart_two_dispositions(void **state)
 	free(v);
 	assert_null(f.parts[0].filename);
 	form_free(&f);
+	/* the same when the first has a filename and no name */
+	assert_int_equal(parse(CT, "------XyZ\r\nContent-Disposition: form-data; filename=\"a\"\r\n"
+			       "Content-Disposition: form-data; name=\"b\"; filename=\"c\"\r\n\r\n"
+			       "x\r\n------XyZ--\r\n", &f, &err), 0);
+	assert_string_equal(f.parts[0].name, "");
+	assert_string_equal(f.parts[0].filename, "a");
+	form_free(&f);
 	sbuf_free(&err);
 }
 
