@@ -728,6 +728,12 @@ static int check_out_file_info(const char *tname, const xmlNode *fi, struct out_
 		free(key);
 		return -1;
 	}
+	if (key[0] != '\1') {
+		log_error("%s:%ld: output file name must start with <OUTFILE_i/> (the upload "
+			  "handler finds an output's result by it)", tname, xml_line(name));
+		free(key);
+		return -1;
+	}
 	for (i = 0; i < names->n; i++)
 		if (strcmp(names->keys[i], key) == 0) {
 			log_error("%s:%ld: output file name given twice", tname, xml_line(name));

@@ -100,7 +100,8 @@ const struct db_query dbq_seq_end = {
 };
 const struct db_query dbq_seq_file_uploaded = {
 	"seq_file_uploaded", NULL,
-	"UPDATE seq_file SET uploaded=1, nbytes=?, md5_cksum=?, upload_time=? WHERE name=?", "dsis"
+	"UPDATE seq_file SET uploaded=1, nbytes=?, md5_cksum=?, upload_time=? "
+	"WHERE name=? AND seq_id=? AND branch=? AND seqno=?", "dsisiii"
 };
 
 static int exec_matched(struct db *db, const struct db_query *q, const struct db_val *v, size_t n)
@@ -148,10 +149,11 @@ int db_sequence_end(struct db *db, int64_t seq_id, int state)
 	return exec_matched(db, &dbq_seq_end, v, ARRAY_SIZE(v));
 }
 
-int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
-			     int64_t t)
+int db_seq_file_set_uploaded(struct db *db, int64_t seq_id, int branch, int seqno, const char *name,
+			     double nbytes, const char *md5, int64_t t)
 {
-	struct db_val v[] = { DBV_DBL(nbytes), DBV_STR(md5), DBV_INT(t), DBV_STR(name) };
+	struct db_val v[] = { DBV_DBL(nbytes), DBV_STR(md5), DBV_INT(t), DBV_STR(name),
+			      DBV_INT(seq_id), DBV_INT(branch), DBV_INT(seqno) };
 
 	return exec_matched(db, &dbq_seq_file_uploaded, v, ARRAY_SIZE(v));
 }

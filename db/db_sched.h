@@ -49,8 +49,12 @@ int db_sequence_deassign(struct db *db, int64_t seq_id, int64_t hostid, int reas
 int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int seqno);
 /* The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR). */
 int db_sequence_end(struct db *db, int64_t seq_id, int state);
-int db_seq_file_set_uploaded(struct db *db, const char *name, double nbytes, const char *md5,
-			     int64_t t);
+/*
+ * The output file name of segment (seq_id, branch, seqno) is on the
+ * server -- a file of any other segment is never changed (DB_NOT_FOUND).
+ */
+int db_seq_file_set_uploaded(struct db *db, int64_t seq_id, int branch, int seqno, const char *name,
+			     double nbytes, const char *md5, int64_t t);
 
 extern const struct db_query dbq_seq_flag_relocate, dbq_seq_file_state_uploaded,
 	dbq_result_seq_retire;

@@ -38,7 +38,11 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* Copy at most size-1 bytes and always terminate; returns strlen(src). */
 size_t wstrlcpy(char *dst, const char *src, size_t size);
 
-/* Parse a whole string as a number; 0 on success, -1 if malformed or out of range. */
+/*
+ * Parse a whole string as a number; 0 on success, -1 if malformed or out of
+ * range (a double must be finite: nan, inf and 1e999 are refused). For a
+ * value from outside with a name, bounds and a message, see field.h.
+ */
 int parse_long(const char *s, long *out);
 int parse_double(const char *s, double *out);
 

@@ -35,6 +35,9 @@ const struct param project_params[] = {
 	P("disable_account_creation", PARAM_BOOL, disable_account_creation, "0", 0, NULL,
 	  "refuse new accounts"),
 	P("stop_daemons", PARAM_BOOL, stop_daemons, "0", 0, NULL, "daemons exit (as with the stop_daemons file)"),
+	P("ignore_upload_certificates", PARAM_BOOL, ignore_upload_certificates, "0", 0, NULL,
+	  "FOR TESTS ONLY: the upload handler takes uploads without a valid upload certificate, "
+	  "so anyone can upload under any output's name (logged as a warning on every upload)"),
 	PARAM_TABLE_END
 };
 

@@ -55,6 +55,7 @@ struct project_config {
 	long max_wus_to_send;
 	bool disable_account_creation;
 	bool stop_daemons;      /* like the stop_daemons file: daemons exit */
+	bool ignore_upload_certificates;        /* tests only: uploads need no certificate */
 
 	/* derived */
 	char *project_dir;      /* absolute directory holding config.xml */

@@ -445,6 +445,39 @@ int crypt_sign_string(EVP_PKEY *key, const char *text, struct sbuf *signature_te
 	return crypt_sign_md5(key, md5hex, signature_text);
 }
 
+/* The text an upload certificate signs; NULL when the name cannot be one. */
+static char *upload_cert_text(const char *name, double max_nbytes)
+{
+	if (!name || strlen(name) > 1024 || !(max_nbytes >= 0 && max_nbytes < 1e18))
+		return NULL;
+	return xasprintf("<name>%s</name><max_nbytes>%.0f</max_nbytes>", name, max_nbytes);
+}
+
+int crypt_upload_cert(EVP_PKEY *key, const char *name, double max_nbytes, struct sbuf *sig)
+{
+	char *text = upload_cert_text(name, max_nbytes);
+	int rc;
+
+	if (!text)
+		return log_error("no upload certificate for a name of %zu bytes with max_nbytes %g",
+				 name ? strlen(name) : 0, max_nbytes);
+	rc = crypt_sign_string(key, text, sig);
+	free(text);
+	return rc;
+}
+
+int crypt_upload_cert_check(EVP_PKEY *key, const char *name, double max_nbytes, const char *sig)
+{
+	char *text = upload_cert_text(name, max_nbytes);
+	char md5hex[MD5_HEX_LEN + 1];
+	int rc = 1;
+
+	if (text && md5_buf(text, strlen(text), md5hex) == 0)
+		rc = crypt_verify_md5(key, md5hex, sig ? sig : "");
+	free(text);
+	return rc;
+}
+
 int crypt_verify_md5(EVP_PKEY *key, const char *md5hex, const char *signature_text)
 {
 	unsigned char sig[CRYPT_SIG_LEN], clear[CRYPT_SIG_LEN];

@@ -90,6 +90,17 @@ int crypt_sign_file(const char *private_pem_path, const char *file,
 int crypt_sign_string(EVP_PKEY *key, const char *text, struct sbuf *signature_text);
 
 /*
+ * Upload certificates (BOINC's <xml_signature> in an output's file_info):
+ * the signature (as crypt_sign_string) of the text
+ * "<name>NAME</name><max_nbytes>M</max_nbytes>", M printed as %.0f -- what
+ * the client echoes in its upload request, so the upload handler can check
+ * that the server gave out this name with this limit before it accepts a
+ * byte. crypt_upload_cert_check returns 0 valid, 1 invalid, -1 error.
+ */
+int crypt_upload_cert(EVP_PKEY *key, const char *name, double max_nbytes, struct sbuf *sig);
+int crypt_upload_cert_check(EVP_PKEY *key, const char *name, double max_nbytes, const char *sig);
+
+/*
  * The client's check: public-decrypt signature_text with PKCS#1 type-1
  * padding and compare with md5hex. Valid only when the recovered block is
  * exactly the 32 characters, which both the 7.20 client (compares the first

@@ -128,7 +128,11 @@ int field_int64(const char *name, const char *text, int64_t min, int64_t max, in
 		}
 		v = (double)l;
 	} else if (v != floor(v) && v >= (double)min && v <= (double)max) {
-		/* 2.5 for an integer: the client wrote a fraction; take the integer part */
+		/* 2.5 for an integer: with FIELD_CLAMP its whole part, else refused */
+		if (!(flags & FIELD_CLAMP)) {
+			note(why, name, "%g is not a whole number", v);
+			return FIELD_BAD;
+		}
 		*out = field_clamp_i64(v, min, max);
 		note(why, name, "%g is not a whole number; %" PRId64 " used", v, *out);
 		return FIELD_FIXED;

@@ -6,7 +6,9 @@
  * for every door:
  *
  *   - a number must parse whole; inf, nan and out-of-range values are
- *     refused, or with FIELD_CLAMP replaced by the nearest bound;
+ *     refused, or with FIELD_CLAMP replaced by the nearest bound; an
+ *     integer may be written 1e3, but a fraction is refused (FIELD_CLAMP:
+ *     its whole part);
  *   - an integer is never made by casting a double that does not fit;
  *   - a string longer than its limit is refused, or with FIELD_CUT cut on a
  *     UTF-8 character boundary; bytes that are not UTF-8 and control
@@ -29,7 +31,8 @@ enum field_rc {
 };
 
 enum field_flags {
-	FIELD_CLAMP = 1 << 0,   /* numbers: out of range or not finite -> nearest bound */
+	FIELD_CLAMP = 1 << 0,   /* numbers: out of range or not finite -> nearest bound,
+				 * a fraction for an integer -> its whole part */
 	FIELD_CUT = 1 << 1,     /* strings: too long -> cut to the limit */
 	FIELD_CLEAN = 1 << 2,   /* strings: control bytes and bad UTF-8 -> '?' */
 	FIELD_MULTILINE = 1 << 3, /* strings: tab, CR and LF are allowed */

@@ -148,13 +148,13 @@ int random_hex(char *out, size_t nbytes)
 	return 0;
 }
 
-int share_with_group_of(const char *path, const char *user)
+int share_with_group_of(const char *path, const char *user, mode_t mode)
 {
 	struct passwd *pw = getpwnam(user);
 
 	if (!pw)
 		return log_error("no such user: %s", user);
-	if (chown(path, (uid_t)-1, pw->pw_gid) < 0 || chmod(path, 02775) < 0)
+	if (chown(path, (uid_t)-1, pw->pw_gid) < 0 || chmod(path, mode) < 0)
 		return log_error("cannot share %s with %s: %s", path, user, strerror(errno));
 	return 0;
 }

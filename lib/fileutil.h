@@ -26,7 +26,10 @@ int remove_tree(const char *path);
 int random_hex(char *out, size_t nbytes);
 /* chown path to the user's uid and primary gid; 0 / -1 (logged). */
 int chown_to_user(const char *path, const char *user);
-/* Give path to user's group, group-writable, new files inheriting the group (02775). */
-int share_with_group_of(const char *path, const char *user);
+/*
+ * Give path to user's group with mode (02775 for a directory its files
+ * inherit the group of; 0640 for a file the group may read).
+ */
+int share_with_group_of(const char *path, const char *user, mode_t mode);
 
 #endif

@@ -1,6 +1,8 @@
 /* Allocation wrappers and small string helpers shared by every program. */
 #include "common.h"
 
+#include <float.h>
+
 static NORETURN void oom(size_t n)
 {
 	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", n);
@@ -101,7 +103,8 @@ int parse_double(const char *s, double *out)
 	v = strtod(s, &end);
 	while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
 		end++;
-	if (errno || *end || v != v)
+	/* nan and inf are refused: nothing we read means them, and casts of them are undefined */
+	if (errno || *end || v != v || v > DBL_MAX || v < -DBL_MAX)
 		return -1;
 	*out = v;
 	return 0;

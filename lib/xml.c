@@ -75,6 +75,22 @@ xmlDoc *xml_read_memory_enc(const char *buf, size_t len, const char *name, const
 	return doc;
 }
 
+xmlDoc *xml_read_memory_recover(const char *buf, size_t len, const char *name)
+{
+	xmlDoc *doc;
+
+	if (len > INT_MAX)
+		return NULL;
+	xmlResetLastError();
+	doc = xmlReadMemory(buf, (int)len, name, "UTF-8", XML_OPTS | XML_PARSE_RECOVER);
+	xmlResetLastError();
+	if (doc && !xmlDocGetRootElement(doc)) {
+		xmlFreeDoc(doc);
+		doc = NULL;
+	}
+	return doc;
+}
+
 bool xml_is(const xmlNode *node, const char *name)
 {
 	return node && node->type == XML_ELEMENT_NODE &&

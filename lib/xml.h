@@ -18,6 +18,12 @@ xmlDoc *xml_read_memory(const char *buf, size_t len, const char *name, struct sb
 /* The same with the document's encoding given (NULL: from the document, else UTF-8). */
 xmlDoc *xml_read_memory_enc(const char *buf, size_t len, const char *name, const char *encoding,
 			    struct sbuf *err);
+/*
+ * Parse with libxml2's recovery: what it can make of a malformed document
+ * (only for text whose damage is known to be harmless to the reader, such
+ * as an app's stderr in a scheduler request). NULL if nothing.
+ */
+xmlDoc *xml_read_memory_recover(const char *buf, size_t len, const char *name);
 /* Append the children of node (not node itself) serialized as XML. */
 int xml_serialize_children(const xmlNode *node, struct sbuf *out);
 

@@ -27,6 +27,18 @@ static char *read_key(const struct project_config *cfg)
 	return key;
 }
 
+/* The key that signs upload certificates; NULL (logged) if it cannot be read. */
+static EVP_PKEY *load_upload_key(const struct project_config *cfg)
+{
+	char *path = xasprintf("%s/upload_private", cfg->key_dir);
+	EVP_PKEY *k = NULL;
+
+	if (crypt_load_private(path, &k) < 0)
+		k = NULL;
+	free(path);
+	return k;
+}
+
 /* Read the body: CONTENT_LENGTH bytes when given, else to EOF; at most max. */
 static int read_body(long max, struct sbuf *body, bool *too_large)
 {
@@ -93,6 +105,7 @@ int main(void)
 	log_init("scheduler", logpath);
 	free(logpath);
 	key = read_key(&cfg);
+	ctx.upload_key = load_upload_key(&cfg);
 	ctx.cfg = &cfg;
 	ctx.set = &set;
 	ctx.code_sign_key = key;
@@ -115,6 +128,7 @@ int main(void)
 	sbuf_free(&body);
 	sbuf_free(&reply);
 	free(key);
+	EVP_PKEY_free(ctx.upload_key);
 	config_free(&cfg);
 	param_free(sched_params, &set);
 	log_close();

@@ -6,6 +6,8 @@
  */
 #include "sched_policy.h"
 #include "db_sched.h"
+#include "field.h"
+#include "filelist.h"
 #include "log.h"
 #include "wtime.h"
 
@@ -56,7 +58,29 @@ void sched_reply_refused(const struct sched_ctx *ctx, const char *why, struct sb
 	sched_reply_free(&reply);
 }
 
-/* Find the host the request speaks for, or make a new one (its id goes into the reply). */
+/*
+ * The same machine as host h? (upstream's obviously_different, inverted):
+ * a client that lost its host id but sends a known host_cpid is the same
+ * machine unless its hardware says otherwise.
+ */
+static bool same_machine(const struct db_host *h, const struct db_host *req)
+{
+	double x = req->m_nbytes > 0 ? h->m_nbytes / req->m_nbytes : 1;
+
+	return h->p_ncpus == (req->p_ncpus ? req->p_ncpus : 1) &&
+	       !strcmp(h->p_vendor ? h->p_vendor : "", req->p_vendor ? req->p_vendor : "") &&
+	       !strcmp(h->p_model ? h->p_model : "", req->p_model ? req->p_model : "") &&
+	       !strcmp(h->os_name ? h->os_name : "", req->os_name ? req->os_name : "") &&
+	       x >= 0.9 && x <= 1.1;
+}
+
+/*
+ * Find the host the request speaks for: by its host id, or -- when it has
+ * none the account owns (a client detached and attached again, or lost its
+ * state) -- by the user's host with its host_cpid, as upstream does, so one
+ * machine does not become many hosts (each holding sequences). Otherwise a
+ * new host. A host id the client did not send goes into the reply.
+ */
 static int identify_host(const struct sched_ctx *ctx, const struct sched_request *req,
 			 const struct db_user *user, struct db_host *host, struct sched_reply *reply)
 {
@@ -66,12 +90,23 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 	if (req->hostid > 0) {
 		rc = db_host_lookup_id(ctx->db, req->hostid, host);
 		if (rc == DB_OK && host->userid != user->id) {
-			log_warn("%s: hostid belongs to another account; making a new host",
+			log_warn("%s: hostid belongs to another account; not using it",
 				 host_label(ctx, req->hostid, lbl, sizeof(lbl)));
 			rc = DB_NOT_FOUND;
 		} else if (rc == DB_NOT_FOUND) {
-			log_warn("%s: unknown hostid; making a new host",
-				 host_label(ctx, req->hostid, lbl, sizeof(lbl)));
+			log_warn("%s: unknown hostid", host_label(ctx, req->hostid, lbl, sizeof(lbl)));
+		}
+	}
+	if (rc == DB_NOT_FOUND && req->host.host_cpid && *req->host.host_cpid) {
+		rc = db_host_lookup_cpid(ctx->db, user->id, req->host.host_cpid, host);
+		if (rc == DB_OK && !same_machine(host, &req->host)) {
+			log_info("%s: has the request's host_cpid but other hardware; a new host",
+				 host_label(ctx, host->id, lbl, sizeof(lbl)));
+			rc = DB_NOT_FOUND;
+		} else if (rc == DB_OK) {
+			log_info("%s: request without its host id, found by its host_cpid",
+				 host_label(ctx, host->id, lbl, sizeof(lbl)));
+			reply->hostid = host->id;
 		}
 	}
 	if (rc == DB_ERROR || rc == DB_RETRY)
@@ -102,6 +137,96 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 	return rc;
 }
 
+/*
+ * The files of report rr that are result res's own uploaded outputs (its
+ * xml_doc_in names them with an upload URL), and their <file_info>s for
+ * xml_doc_out. Any other name -- another result's output, another
+ * sequence's state, a download file -- is ignored and logged: a host's
+ * report never acts on what is not the result's.
+ */
+static void own_outputs(const char *lbl, const struct db_result *res,
+			const struct sched_result_report *rr, struct sched_outputs *own,
+			struct sbuf *doc)
+{
+	struct db_result in = *res;
+	struct job_filelist outs = { NULL, 0 };
+	size_t i, j;
+
+	in.xml_doc_out = NULL;
+	memset(own, 0, sizeof(*own));
+	if (rr->nfiles && filelist_result_outputs(&in, &outs) < 0)
+		log_error("%s: result %s: cannot read its outputs; its report names none", lbl, res->name);
+	for (i = 0; i < rr->nfiles; i++) {
+		const struct sched_file_report *f = &rr->files[i];
+		struct sbuf q = SBUF_INIT(512);
+
+		for (j = 0; j < outs.n && (strcmp(outs.f[j].name, f->name) || !outs.f[j].upload); j++)
+			;
+		for (size_t k = 0; j < outs.n && k < own->n; k++)
+			if (!strcmp(own->f[k]->name, f->name))
+				j = outs.n;     /* named twice: the first counts */
+		if (j == outs.n) {
+			field_quote(&q, f->name, 100);
+			log_warn("%s: result %s reported file '%s', which is not one of its uploaded "
+				 "outputs; ignored", lbl, res->name, sbuf_str(&q));
+			sbuf_free(&q);
+			continue;
+		}
+		own->f = xrealloc(own->f, (own->n + 1) * sizeof(*own->f));
+		own->f[own->n++] = f;
+		sbuf_addstr(doc, "<file_info>\n    <name>");
+		sbuf_add_xml_escaped(doc, f->name);
+		sbuf_addf(doc, "</name>\n    <nbytes>%.0f</nbytes>\n    <max_nbytes>%.0f</max_nbytes>\n"
+			  "    <md5_cksum>%s</md5_cksum>\n</file_info>\n", f->nbytes, f->max_nbytes,
+			  f->md5_cksum);
+	}
+	filelist_free(&outs);
+}
+
+/* Record one report of a result sent to this host (res); DB_NOT_FOUND: nothing to record. */
+static int record_result(const struct sched_ctx *ctx, const char *lbl, const struct db_host *host,
+			 const struct db_result *res, const struct sched_result_report *rr)
+{
+	bool ok = rr->state == RESULT_FILES_UPLOADED && rr->exit_status == 0;
+	struct sbuf doc = SBUF_INIT(1 << 20);
+	struct sched_outputs own;
+	struct db_result_report rep;
+	int rc;
+
+	own_outputs(lbl, res, rr, &own, &doc);
+	memset(&rep, 0, sizeof(rep));
+	rep.id = res->id;
+	rep.hostid = host->id;
+	rep.outcome = ok ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR;
+	rep.client_state = rr->state;
+	rep.exit_status = rr->exit_status;
+	rep.app_version_num = rr->app_version_num;
+	rep.cpu_time = rr->final_cpu_time;
+	rep.elapsed_time = rr->final_elapsed_time;
+	rep.peak_working_set_size = rr->peak_working_set_size;
+	rep.peak_swap_size = rr->peak_swap_size;
+	rep.peak_disk_usage = rr->peak_disk_usage;
+	rep.received_time = now();
+	rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
+	rep.xml_doc_out = sbuf_str(&doc);
+	rc = db_result_report(ctx->db, &rep);
+	if (rc == DB_OK) {
+		rc = db_workunit_touch_transition(ctx->db, res->workunitid, now());
+		if (rc == DB_NOT_FOUND)
+			rc = DB_OK;
+		if (rc == DB_OK && ok && res->sent_time > 0 && rep.received_time >= res->sent_time)
+			rc = db_host_add_turnaround(ctx->db, host->id,
+						    (double)(rep.received_time - res->sent_time));
+		if (rc == DB_OK && res->seq_id)
+			rc = sched_seq_reported(ctx, res, rr, &own, ok);
+		log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, res->name,
+			 ok ? "success" : "error", rr->state, rr->exit_status);
+	}
+	free(own.f);
+	sbuf_free(&doc);
+	return rc;
+}
+
 /* Record the reported results; every one is acknowledged, recorded or not. */
 static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
 			  const struct db_host *host, struct sched_reply *reply)
@@ -113,51 +238,30 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 	for (i = 0; i < req->nresults; i++) {
 		const struct sched_result_report *rr = &req->results[i];
 		struct db_result res = { 0 };
-		struct db_result_report rep;
-		bool ok = rr->state == RESULT_FILES_UPLOADED && rr->exit_status == 0;
-		int rc = db_result_lookup_name(ctx->db, rr->name, &res);
+		struct sbuf q = SBUF_INIT(512);
+		int rc = DB_NOT_FOUND;
 
+		field_quote(&q, rr->name, 100);
+		/* a name no result can have is looked for nowhere */
+		if (*rr->name && strlen(rr->name) <= FIELD_COLUMN_CHARS * 4)
+			rc = db_result_lookup_name(ctx->db, rr->name, &res);
 		if (rc == DB_NOT_FOUND) {
-			log_warn("%s: reported result %s does not exist", lbl, rr->name);
+			log_warn("%s: reported result '%s' does not exist", lbl, sbuf_str(&q));
 		} else if (rc == DB_OK && res.hostid != host->id) {
-			log_warn("%s: reported result %s, which was not sent to it", lbl, rr->name);
+			log_warn("%s: reported result %s, which was not sent to it; ignored", lbl,
+				 sbuf_str(&q));
 		} else if (rc == DB_OK) {
-			memset(&rep, 0, sizeof(rep));
-			rep.id = res.id;
-			rep.hostid = host->id;
-			rep.outcome = ok ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR;
-			rep.client_state = rr->state;
-			rep.exit_status = rr->exit_status;
-			rep.app_version_num = rr->app_version_num;
-			rep.cpu_time = rr->final_cpu_time;
-			rep.elapsed_time = rr->final_elapsed_time;
-			rep.peak_working_set_size = rr->peak_working_set_size;
-			rep.peak_swap_size = rr->peak_swap_size;
-			rep.peak_disk_usage = rr->peak_disk_usage;
-			rep.received_time = now();
-			rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
-			rep.xml_doc_out = rr->xml_doc_out ? rr->xml_doc_out : "";
-			rc = db_result_report(ctx->db, &rep);
+			rc = record_result(ctx, lbl, host, &res, rr);
 			if (rc == DB_NOT_FOUND)
 				log_warn("%s: result %s reported again (or not in progress); ignored", lbl,
-					 rr->name);
-			else if (rc == DB_OK) {
-				rc = db_workunit_touch_transition(ctx->db, res.workunitid, now());
-				if (rc == DB_NOT_FOUND)
-					rc = DB_OK;
-				if (rc == DB_OK && ok && res.sent_time > 0 && rep.received_time >= res.sent_time)
-					rc = db_host_add_turnaround(ctx->db, host->id,
-								    (double)(rep.received_time - res.sent_time));
-				if (rc == DB_OK && res.seq_id)
-					rc = sched_seq_reported(ctx, &res, rr, ok);
-				log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, rr->name,
-					 ok ? "success" : "error", rr->state, rr->exit_status);
-			}
+					 sbuf_str(&q));
 		}
 		db_result_free(&res);
+		sbuf_free(&q);
 		if (rc == DB_ERROR || rc == DB_RETRY)
 			return rc;
-		sched_reply_add(&reply->acks, &reply->nacks, rr->name);
+		if (*rr->name)
+			sched_reply_add(&reply->acks, &reply->nacks, rr->name);
 	}
 	return DB_OK;
 }
@@ -196,6 +300,11 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		refuse(ctx, reply, "notice",
 		       "Invalid or missing account key. To fix, remove and add this project.");
 		rc = DB_OK;
+	} else if (rc == DB_OK && !req->dont_send_work && !ctx->upload_key &&
+		   !ctx->cfg->ignore_upload_certificates) {
+		/* work sent now could never be uploaded: the handler needs its certificates */
+		log_error("no work sent: the upload key (%s/upload_private) cannot be read, so outputs "
+			  "would have no upload certificates", ctx->cfg->key_dir);
 	} else if (rc == DB_OK && !req->dont_send_work) {
 		double seconds = 0;
 
@@ -224,6 +333,7 @@ void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, stru
 
 	sched_reply_init(&reply);
 	reply.project_name = ctx->cfg->long_name;
+	reply.upload_key = ctx->upload_key;
 	if (sched_request_parse(buf, len, &req, &err) < 0) {
 		log_warn("[%s]: bad request: %s", ctx->remote_addr ? ctx->remote_addr : "?", sbuf_str(&err));
 		refuse(ctx, &reply, "low", "The project could not read the scheduler request.");
@@ -241,6 +351,12 @@ void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, stru
 		reply.request_delay = (double)ctx->set->down_delay;
 		sched_reply_message(&reply, "low", "The project is temporarily unavailable.");
 	} else if (known_user) {
+		if (req.notes && *req.notes) {
+			log_warn("host %" PRId64 " [%s]: request corrected: %s", req.hostid,
+				 ctx->remote_addr ? ctx->remote_addr : "?", req.notes);
+			sched_reply_message(&reply, "low", "The project corrected fields of the "
+					    "scheduler request: %s", req.notes);
+		}
 		if (!req.has_code_sign_key)
 			reply.code_sign_key = ctx->code_sign_key;
 		if (ctx->set->next_rpc_delay > 0)

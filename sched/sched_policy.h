@@ -36,6 +36,11 @@ const struct db_app_version *sched_best_version(const struct sched_apps *a, int6
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs);
+/*
+ * Has the host the memory and free disk a job declares (rsc_memory_bound,
+ * rsc_disk_bound)? A host that reports none has none.
+ */
+bool sched_host_fits(const struct db_host *host, double memory, double disk);
 /* Fill r's sending fields (host, times, deadline, app version). */
 void sched_result_assign(const struct db_host *host, const struct db_app_version *av,
 			 const struct db_workunit *wu, struct db_result *r);
@@ -57,9 +62,19 @@ int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
 int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		   const struct db_host *host, const struct sched_apps *apps,
 		   struct sched_reply *reply, double *seconds);
-/* A segment's result was reported: record its files and the sequence's progress. */
+/* The files of a report that are the result's own uploaded outputs. */
+struct sched_outputs {
+	const struct sched_file_report **f;
+	size_t n;
+};
+
+/*
+ * A segment's result was reported: record its own uploaded outputs (those
+ * really on the server) and the sequence's progress.
+ */
 int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
-		       const struct sched_result_report *rr, bool ok);
+		       const struct sched_result_report *rr, const struct sched_outputs *own,
+		       bool ok);
 
 /* Copy the figures a request reports (host_info etc.) onto a host record (sched_request.c). */
 void sched_host_copy_figures(struct db_host *dst, const struct db_host *src);

@@ -6,6 +6,7 @@
  * the file_refs, the result's xml_doc_in the output file_infos and file_refs.
  */
 #include "sched_types.h"
+#include "crypt.h"
 #include "log.h"
 #include "xml.h"
 
@@ -127,16 +128,62 @@ static void seen_free(struct seen *s)
 	s->n = 0;
 }
 
-/* Copy the top-level <file_info>s of a fragment, each file once per reply. */
-static int copy_file_infos(struct sbuf *b, xmlNode *root, struct seen *files)
+/* Is file_info n an output the client uploads (a URL of the upload handler)? */
+static bool is_upload(const xmlNode *n)
+{
+	const xmlNode *u;
+	bool up = xml_child(n, "upload_url") != NULL;
+
+	xml_for_each(u, n, "url") {
+		char *t = xml_text(u);
+
+		up = up || strstr(t, "file_upload_handler");
+		free(t);
+	}
+	return up;
+}
+
+/*
+ * Give an uploaded output its upload certificate (an <xml_signature> over
+ * its name and max_nbytes), which the client echoes when it uploads and the
+ * upload handler checks. -1 if it cannot be signed.
+ */
+static int sign_output(xmlNode *n, const char *name, EVP_PKEY *key)
+{
+	struct sbuf sig = SBUF_INIT(CRYPT_TEXT_MAX);
+	char *mx = xml_child_text(n, "max_nbytes");
+	double max_nbytes = -1;
+	int rc = -1;
+
+	if (mx && parse_double(mx, &max_nbytes) == 0 && sbuf_addch(&sig, '\n') == 0 &&
+	    crypt_upload_cert(key, name, max_nbytes, &sig) == 0 &&
+	    xmlNewTextChild(n, NULL, BAD_CAST "xml_signature", BAD_CAST sbuf_str(&sig)))
+		rc = 0;
+	else
+		log_error("output %s: cannot make its upload certificate", name);
+	free(mx);
+	sbuf_free(&sig);
+	return rc;
+}
+
+/*
+ * Copy the top-level <file_info>s of a fragment, each file once per reply;
+ * with upload_key, uploaded outputs get their certificates.
+ */
+static int copy_file_infos(struct sbuf *b, xmlNode *root, struct seen *files, EVP_PKEY *upload_key)
 {
 	xmlNode *n;
 
 	xml_for_each(n, root, "file_info") {
 		char *name = xml_child_text(n, "name");
 		bool fresh = name && seen_add(files, name);
+		int rc = 0;
 
+		if (fresh && upload_key && is_upload(n) && !xml_child(n, "xml_signature"))
+			rc = sign_output(n, name, upload_key);
 		free(name);
+		if (rc < 0)
+			return -1;
 		if (!fresh)
 			continue;
 		if (xml_serialize(n, b) < 0 || sbuf_addch(b, '\n') < 0)
@@ -162,7 +209,8 @@ static int copy_children(struct sbuf *b, xmlNode *root, const char *tag)
 	return 0;
 }
 
-static int write_job(struct sbuf *b, const struct sched_job *j, struct seen *files)
+static int write_job(struct sbuf *b, const struct sched_job *j, struct seen *files,
+		     EVP_PKEY *upload_key)
 {
 	xmlDoc *wd = parse_fragment(j->wu.xml_doc, j->wu.name);
 	xmlDoc *rd = parse_fragment(j->result.xml_doc_in, j->result.name);
@@ -172,8 +220,8 @@ static int write_job(struct sbuf *b, const struct sched_job *j, struct seen *fil
 		log_error("job %s: stored xml_doc does not parse", j->result.name);
 		goto out;
 	}
-	if (copy_file_infos(b, xmlDocGetRootElement(wd), files) < 0 ||
-	    copy_file_infos(b, xmlDocGetRootElement(rd), files) < 0)
+	if (copy_file_infos(b, xmlDocGetRootElement(wd), files, NULL) < 0 ||
+	    copy_file_infos(b, xmlDocGetRootElement(rd), files, upload_key) < 0)
 		goto out;
 	sbuf_addstr(b, "<workunit>\n");
 	elem_str(b, "name", j->wu.name);
@@ -264,7 +312,7 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 				sbuf_addch(b, '\n');
 			}
 		}
-		rc = write_job(b, j, &files);
+		rc = write_job(b, j, &files, r->upload_key);
 	}
 	if (r->extra.len)
 		sbuf_add(b, r->extra.buf, r->extra.len);

@@ -7,24 +7,65 @@
  */
 #include "sched_types.h"
 #include "sched_policy.h"
+#include "field.h"
 #include "log.h"
 #include "xml.h"
 
-#include <ctype.h>
-#include <libxml/xmlstring.h>
-
 #define MAX_LIST 10000
+#define MAX_FILES 1000
+#define NOTES_MAX 2000
+/* Bounds for figures: far beyond any real machine, small enough for any arithmetic. */
+#define BIG 1e18
 
-static double num(const xmlNode *n)
+/* State while reading one request: where corrections to its fields are noted. */
+struct parse {
+	struct sched_request *r;
+	struct sbuf notes;
+};
+
+/* A number field, clamped into [min, max]; anything unreadable leaves *out and is noted. */
+static void get_double(struct parse *ps, const xmlNode *n, double min, double max, double *out)
 {
 	char *t = xml_text(n);
-	double d = 0;
 
-	if (parse_double(t, &d) < 0)
-		d = 0;
+	field_double((const char *)n->name, t, min, max, FIELD_CLAMP, out, &ps->notes);
 	free(t);
-	return d;
 }
+
+static void get_int(struct parse *ps, const xmlNode *n, int min, int max, int *out)
+{
+	char *t = xml_text(n);
+
+	field_int((const char *)n->name, t, min, max, FIELD_CLAMP, out, &ps->notes);
+	free(t);
+}
+
+/* A string field: at most a column's characters, bytes XML cannot carry as '?'. */
+static void get_str(struct parse *ps, const xmlNode *n, char **out)
+{
+	char *t = xml_text(n), *v = NULL;
+
+	if (field_str((const char *)n->name, t, FIELD_COLUMN_CHARS, FIELD_CUT | FIELD_CLEAN, &v,
+		      &ps->notes) != FIELD_BAD) {
+		free(*out);
+		*out = v;
+	}
+	free(t);
+}
+
+/* A name as sent (it is echoed back in acks and aborts); "" if absent. */
+static char *child_name(const xmlNode *n, const char *tag)
+{
+	char *t = xml_child_text(n, tag);
+
+	return t ? t : xstrdup("");
+}
+
+/* One more zeroed element at the end of array arr of n elements; NULL when max are there. */
+#define APPEND(arr, n, max)                                                              \
+	((n) < (max) ? ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))),            \
+			memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])           \
+		     : NULL)
 
 /* A boolean element: <x/> or <x>1</x> is true, <x>0</x> false. */
 static bool flag(const xmlNode *n)
@@ -36,36 +77,25 @@ static bool flag(const xmlNode *n)
 	return v;
 }
 
-static char *text_of(const xmlNode *n)
-{
-	return xml_text(n);
-}
-
-static void set_str(char **dst, const xmlNode *n)
-{
-	free(*dst);
-	*dst = text_of(n);
-}
-
-/* The host figures a request reports, by tag; one table for parsing and copying. */
-static const struct { const char *tag; size_t off; } host_dbls[] = {
-	{ "p_fpops", offsetof(struct db_host, p_fpops) },
-	{ "p_iops", offsetof(struct db_host, p_iops) },
-	{ "p_membw", offsetof(struct db_host, p_membw) },
-	{ "m_nbytes", offsetof(struct db_host, m_nbytes) },
-	{ "m_cache", offsetof(struct db_host, m_cache) },
-	{ "m_swap", offsetof(struct db_host, m_swap) },
-	{ "d_total", offsetof(struct db_host, d_total) },
-	{ "d_free", offsetof(struct db_host, d_free) },
-	{ "on_frac", offsetof(struct db_host, on_frac) },
-	{ "connected_frac", offsetof(struct db_host, connected_frac) },
-	{ "active_frac", offsetof(struct db_host, active_frac) },
-	{ "gpu_active_frac", offsetof(struct db_host, gpu_active_frac) },
-	{ "bwup", offsetof(struct db_host, n_bwup) },
-	{ "bwdown", offsetof(struct db_host, n_bwdown) },
-	{ "d_boinc_used_total", offsetof(struct db_host, d_boinc_used_total) },
-	{ "d_boinc_used_project", offsetof(struct db_host, d_boinc_used_project) },
-	{ "d_project_share", offsetof(struct db_host, d_boinc_max) },
+/* The host figures a request reports, by tag, with their bounds; one table for parsing and copying. */
+static const struct { const char *tag; size_t off; double max; } host_dbls[] = {
+	{ "p_fpops", offsetof(struct db_host, p_fpops), BIG },
+	{ "p_iops", offsetof(struct db_host, p_iops), BIG },
+	{ "p_membw", offsetof(struct db_host, p_membw), BIG },
+	{ "m_nbytes", offsetof(struct db_host, m_nbytes), BIG },
+	{ "m_cache", offsetof(struct db_host, m_cache), BIG },
+	{ "m_swap", offsetof(struct db_host, m_swap), BIG },
+	{ "d_total", offsetof(struct db_host, d_total), BIG },
+	{ "d_free", offsetof(struct db_host, d_free), BIG },
+	{ "on_frac", offsetof(struct db_host, on_frac), 1 },
+	{ "connected_frac", offsetof(struct db_host, connected_frac), 1 },
+	{ "active_frac", offsetof(struct db_host, active_frac), 1 },
+	{ "gpu_active_frac", offsetof(struct db_host, gpu_active_frac), 1 },
+	{ "bwup", offsetof(struct db_host, n_bwup), BIG },
+	{ "bwdown", offsetof(struct db_host, n_bwdown), BIG },
+	{ "d_boinc_used_total", offsetof(struct db_host, d_boinc_used_total), BIG },
+	{ "d_boinc_used_project", offsetof(struct db_host, d_boinc_used_project), BIG },
+	{ "d_project_share", offsetof(struct db_host, d_boinc_max), BIG },
 };
 static const struct { const char *tag; size_t off; } host_strs[] = {
 	{ "host_cpid", offsetof(struct db_host, host_cpid) },
@@ -83,7 +113,7 @@ static const struct { const char *tag; size_t off; } host_strs[] = {
 #define HOST_STR(h, i) (*(char **)((char *)(h) + host_strs[i].off))
 
 /* <host_info>, <time_stats>, <net_stats>, <disk_usage> figures into the host record. */
-static void parse_host_figures(const xmlNode *parent, struct db_host *h)
+static void parse_host_figures(struct parse *ps, const xmlNode *parent, struct db_host *h)
 {
 	const xmlNode *n;
 	size_t i;
@@ -92,20 +122,19 @@ static void parse_host_figures(const xmlNode *parent, struct db_host *h)
 		const char *tag = (const char *)n->name;
 
 		if (!strcmp(tag, "p_ncpus")) {
-			double v = num(n);
-			h->p_ncpus = v > 0 && v < 100000 ? (int)v : 1;
+			get_int(ps, n, 1, 100000, &h->p_ncpus);
 			continue;
 		}
 		if (!strcmp(tag, "timezone")) {
-			h->timezone = (int)num(n);
+			get_int(ps, n, -86400, 86400, &h->timezone);
 			continue;
 		}
 		for (i = 0; i < ARRAY_SIZE(host_dbls); i++)
 			if (!strcmp(tag, host_dbls[i].tag))
-				HOST_DBL(h, i) = num(n);
+				get_double(ps, n, 0, host_dbls[i].max, &HOST_DBL(h, i));
 		for (i = 0; i < ARRAY_SIZE(host_strs); i++)
 			if (!strcmp(tag, host_strs[i].tag))
-				set_str(&HOST_STR(h, i), n);
+				get_str(ps, n, &HOST_STR(h, i));
 	}
 }
 
@@ -123,220 +152,220 @@ void sched_host_copy_figures(struct db_host *dst, const struct db_host *src)
 	}
 }
 
-/* An MD5 as the client writes it: 32 hex digits. */
-static bool md5_ok(const char *s)
+/* An uploaded output as the client lists it in a report (client FILE_INFO::write). */
+static void parse_report_file(struct parse *ps, const xmlNode *n, struct sched_result_report *r)
 {
-	size_t i;
+	struct sched_file_report *f;
+	const xmlNode *c;
+	char *md5;
 
-	for (i = 0; i < 32; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return s[i] == '\0';
+	if (!(f = APPEND(r->files, r->nfiles, MAX_FILES)))
+		return;
+	f->name = child_name(n, "name");
+	if ((c = xml_child(n, "nbytes")))
+		get_double(ps, c, 0, BIG, &f->nbytes);
+	if ((c = xml_child(n, "max_nbytes")))
+		get_double(ps, c, 0, BIG, &f->max_nbytes);
+	md5 = xml_child_text(n, "md5_cksum");
+	if (md5 && strlen(md5) == 32 && strspn(md5, "0123456789abcdefABCDEF") == 32)
+		wstrlcpy(f->md5_cksum, md5, sizeof(f->md5_cksum));
+	else if (md5 && *md5)
+		sbuf_addf(&ps->notes, "%smd5_cksum: not 32 hex digits", ps->notes.len ? "; " : "");
+	free(md5);
 }
 
-static int parse_result(const xmlNode *rn, struct sched_result_report *r)
+static void parse_result(struct parse *ps, const xmlNode *rn, struct sched_result_report *r)
 {
 	const xmlNode *n;
-	struct sbuf doc = SBUF_INIT(1 << 20);
 
+	r->state = -1;
 	xml_for_each(n, rn, NULL) {
 		const char *tag = (const char *)n->name;
 
-		if (!strcmp(tag, "name"))
-			set_str(&r->name, n);
-		else if (!strcmp(tag, "state"))
-			r->state = (int)num(n);
+		if (!strcmp(tag, "name")) {
+			free(r->name);
+			r->name = xml_text(n);
+		} else if (!strcmp(tag, "state"))
+			get_int(ps, n, -1, 100, &r->state);
 		else if (!strcmp(tag, "exit_status"))
-			r->exit_status = (int)num(n);
+			get_int(ps, n, INT_MIN, INT_MAX, &r->exit_status);
 		else if (!strcmp(tag, "final_cpu_time"))
-			r->final_cpu_time = num(n);
+			get_double(ps, n, 0, BIG, &r->final_cpu_time);
 		else if (!strcmp(tag, "final_elapsed_time"))
-			r->final_elapsed_time = num(n);
+			get_double(ps, n, 0, BIG, &r->final_elapsed_time);
 		else if (!strcmp(tag, "final_peak_working_set_size"))
-			r->peak_working_set_size = num(n);
+			get_double(ps, n, 0, BIG, &r->peak_working_set_size);
 		else if (!strcmp(tag, "final_peak_swap_size"))
-			r->peak_swap_size = num(n);
+			get_double(ps, n, 0, BIG, &r->peak_swap_size);
 		else if (!strcmp(tag, "final_peak_disk_usage"))
-			r->peak_disk_usage = num(n);
+			get_double(ps, n, 0, BIG, &r->peak_disk_usage);
 		else if (!strcmp(tag, "version_num") || !strcmp(tag, "app_version_num"))
-			r->app_version_num = (int)num(n);
+			get_int(ps, n, 0, INT_MAX, &r->app_version_num);
 		else if (!strcmp(tag, "platform"))
-			set_str(&r->platform, n);
+			get_str(ps, n, &r->platform);
 		else if (!strcmp(tag, "plan_class"))
-			set_str(&r->plan_class, n);
+			get_str(ps, n, &r->plan_class);
 		else if (!strcmp(tag, "stderr_out")) {
 			struct sbuf e = SBUF_INIT(1 << 20);
+
 			xml_serialize_children(n, &e);
 			free(r->stderr_out);
 			r->stderr_out = sbuf_detach(&e, NULL);
-		} else if (!strcmp(tag, "file_info")) {
-			struct sched_file_report *f;
-			char *md5;
-
-			if (r->nfiles >= 1000)
-				continue;
-			r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
-			f = &r->files[r->nfiles++];
-			memset(f, 0, sizeof(*f));
-			f->name = xml_child_text(n, "name");
-			if (!f->name)
-				f->name = xstrdup("");
-			if (xml_child(n, "nbytes"))
-				f->nbytes = num(xml_child(n, "nbytes"));
-			if (xml_child(n, "max_nbytes"))
-				f->max_nbytes = num(xml_child(n, "max_nbytes"));
-			/* anything else is dropped: cut to 32 bytes it could end inside a character */
-			md5 = xml_child_text(n, "md5_cksum");
-			if (md5 && md5_ok(md5))
-				wstrlcpy(f->md5_cksum, md5, sizeof(f->md5_cksum));
-			free(md5);
-			sbuf_addstr(&doc, "<file_info>\n    <name>");
-			sbuf_add_xml_escaped(&doc, f->name);
-			sbuf_addf(&doc, "</name>\n    <nbytes>%.0f</nbytes>\n    <max_nbytes>%.0f</max_nbytes>\n"
-				  "    <md5_cksum>", f->nbytes, f->max_nbytes);
-			sbuf_add_xml_escaped(&doc, f->md5_cksum);
-			sbuf_addstr(&doc, "</md5_cksum>\n</file_info>\n");
-		}
+		} else if (!strcmp(tag, "file_info"))
+			parse_report_file(ps, n, r);
 	}
-	r->xml_doc_out = sbuf_detach(&doc, NULL);
-	return r->name && *r->name ? 0 : -1;
+	if (!r->name)
+		r->name = xstrdup("");
+}
+
+/* A sticky file the client lists (top-level <file_info>). */
+static void parse_sticky(struct parse *ps, const xmlNode *n)
+{
+	struct sched_request *r = ps->r;
+	struct sched_sticky_file *f;
+	const xmlNode *c;
+
+	if (!(f = APPEND(r->sticky, r->nsticky, MAX_LIST)))
+		return;
+	f->name = child_name(n, "name");
+	if ((c = xml_child(n, "nbytes")))
+		get_double(ps, c, 0, BIG, &f->nbytes);
+	if ((c = xml_child(n, "status")))
+		get_int(ps, c, -1000000, 1000000, &f->status);
+}
+
+static void parse_other(struct parse *ps, const xmlNode *n)
+{
+	struct sched_request *r = ps->r;
+	const xmlNode *o;
+
+	xml_for_each(o, n, "other_result") {
+		struct sched_other_result *x = APPEND(r->other, r->nother, MAX_LIST);
+
+		if (!x)
+			break;
+		x->name = child_name(o, "name");
+	}
+}
+
+static void parse_platform(struct parse *ps, const xmlNode *n)
+{
+	struct sched_request *r = ps->r;
+	const xmlNode *v = xml_is(n, "platform_name") ? n : xml_child(n, "name");
+	char *p = NULL;
+
+	if (v)
+		get_str(ps, v, &p);
+	if (p && *p && r->nplatforms < SCHED_MAX_PLATFORMS)
+		r->platforms[r->nplatforms++] = p;
+	else
+		free(p);
+}
+
+/* One child of <scheduler_request>. */
+static void parse_top(struct parse *ps, const xmlNode *n)
+{
+	struct sched_request *r = ps->r;
+	const char *tag = (const char *)n->name;
+
+	if (!strcmp(tag, "authenticator"))
+		get_str(ps, n, &r->authenticator);
+	else if (!strcmp(tag, "hostid")) {
+		char *t = xml_text(n);
+
+		field_int64("hostid", t, 0, INT64_MAX, FIELD_CLAMP, &r->hostid, &ps->notes);
+		free(t);
+	} else if (!strcmp(tag, "rpc_seqno"))
+		get_int(ps, n, 0, INT_MAX, &r->rpc_seqno);
+	else if (!strcmp(tag, "core_client_major_version"))
+		get_int(ps, n, 0, 1000000, &r->core_major);
+	else if (!strcmp(tag, "core_client_minor_version"))
+		get_int(ps, n, 0, 1000000, &r->core_minor);
+	else if (!strcmp(tag, "core_client_release"))
+		get_int(ps, n, 0, 1000000, &r->core_release);
+	else if (!strcmp(tag, "platform_name") || !strcmp(tag, "alt_platform"))
+		parse_platform(ps, n);
+	else if (!strcmp(tag, "work_req_seconds"))
+		get_double(ps, n, 0, 1e9, &r->work_req_seconds);
+	else if (!strcmp(tag, "cpu_req_secs"))
+		get_double(ps, n, 0, 1e9, &r->cpu_req_secs);
+	else if (!strcmp(tag, "cpu_req_instances"))
+		get_double(ps, n, 0, 1e6, &r->cpu_req_instances);
+	else if (!strcmp(tag, "estimated_delay"))
+		get_double(ps, n, 0, 1e9, &r->estimated_delay);
+	else if (!strcmp(tag, "duration_correction_factor"))
+		get_double(ps, n, 0, 1e6, &r->duration_correction_factor);
+	else if (!strcmp(tag, "dont_send_work"))
+		r->dont_send_work = flag(n);
+	else if (!strcmp(tag, "code_sign_key"))
+		r->has_code_sign_key = true;
+	else if (!strcmp(tag, "host_info") || !strcmp(tag, "time_stats") ||
+		 !strcmp(tag, "net_stats") || !strcmp(tag, "disk_usage"))
+		parse_host_figures(ps, n, &r->host);
+	else if (!strcmp(tag, "result")) {
+		struct sched_result_report *x = APPEND(r->results, r->nresults, MAX_LIST);
+
+		if (x)  /* past the limit: the rest come again in the next request */
+			parse_result(ps, n, x);
+	} else if (!strcmp(tag, "file_info"))
+		parse_sticky(ps, n);
+	else if (!strcmp(tag, "other_results"))
+		parse_other(ps, n);
 }
 
 /*
- * Make the bytes parseable: control characters other than tab, CR and LF
- * become '?', and a request that is not valid UTF-8 is read as Latin-1
- * (every byte is a character there).
+ * The request as XML: bytes libxml2 would refuse (an app's stderr, mostly)
+ * made readable first; if it still does not parse and an app's stderr was
+ * in it, libxml2's recovery makes what it can of it -- a host is not locked
+ * out by what its apps print.
  */
-static char *clean_bytes(const char *buf, size_t len, const char **encoding)
+static xmlDoc *read_request(const char *buf, size_t len, struct sbuf *err)
 {
-	char *c = xmalloc(len + 1);
-	size_t i;
+	struct sbuf perr = SBUF_INIT(1024);
+	bool had_stderr;
+	char *clean = sched_request_clean(buf, len, &had_stderr);
+	const char *start = strstr(clean, "<scheduler_request");
+	xmlDoc *doc = NULL;
 
-	for (i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-		c[i] = (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7f ? '?' : (char)ch;
+	/* Whatever precedes the root (a stray header, an XML declaration) is skipped. */
+	if (!start) {
+		sbuf_addstr(err, "no <scheduler_request> in the request");
+	} else {
+		doc = xml_read_memory_enc(start, strlen(start), "scheduler_request", "UTF-8", &perr);
+		if (!doc && had_stderr)
+			doc = xml_read_memory_recover(start, strlen(start), "scheduler_request");
+		if (!doc)
+			sbuf_addf(err, "malformed request: %s", sbuf_str(&perr));
 	}
-	c[len] = '\0';
-	*encoding = xmlCheckUTF8((const xmlChar *)c) ? NULL : "ISO-8859-1";
-	return c;
+	free(clean);
+	sbuf_free(&perr);
+	return doc;
 }
 
 int sched_request_parse(const char *buf, size_t len, struct sched_request *r, struct sbuf *err)
 {
-	const char *encoding, *start;
-	char *clean;
+	struct parse ps = { r, SBUF_INIT(NOTES_MAX) };
 	xmlDoc *doc;
-	xmlNode *root, *n;
-	struct sbuf perr = SBUF_INIT(1024);
+	xmlNode *n;
 	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
-	clean = clean_bytes(buf, len, &encoding);
-	/* Whatever precedes the root (a stray header, an XML declaration) is skipped. */
-	start = strstr(clean, "<scheduler_request");
-	if (!start) {
-		free(clean);
-		sbuf_addstr(err, "no <scheduler_request> in the request");
-		return -1;
-	}
-	doc = xml_read_memory_enc(start, strlen(start), "scheduler_request", encoding, &perr);
-	free(clean);
+	doc = read_request(buf, len, err);
 	if (!doc) {
-		sbuf_addf(err, "malformed request: %s", sbuf_str(&perr));
-		sbuf_free(&perr);
+		sbuf_free(&ps.notes);
 		return -1;
 	}
-	sbuf_free(&perr);
-	root = xmlDocGetRootElement(doc);
-	xml_for_each(n, root, NULL) {
-		const char *tag = (const char *)n->name;
-
-		if (!strcmp(tag, "authenticator"))
-			set_str(&r->authenticator, n);
-		else if (!strcmp(tag, "hostid"))
-			r->hostid = (int64_t)num(n);
-		else if (!strcmp(tag, "rpc_seqno"))
-			r->rpc_seqno = (int)num(n);
-		else if (!strcmp(tag, "core_client_major_version"))
-			r->core_major = (int)num(n);
-		else if (!strcmp(tag, "core_client_minor_version"))
-			r->core_minor = (int)num(n);
-		else if (!strcmp(tag, "core_client_release"))
-			r->core_release = (int)num(n);
-		else if (!strcmp(tag, "platform_name") || !strcmp(tag, "alt_platform")) {
-			char *p = !strcmp(tag, "platform_name") ? text_of(n) : xml_child_text(n, "name");
-			if (p && *p && r->nplatforms < SCHED_MAX_PLATFORMS)
-				r->platforms[r->nplatforms++] = p;
-			else
-				free(p);
-		} else if (!strcmp(tag, "work_req_seconds"))
-			r->work_req_seconds = num(n);
-		else if (!strcmp(tag, "cpu_req_secs"))
-			r->cpu_req_secs = num(n);
-		else if (!strcmp(tag, "cpu_req_instances"))
-			r->cpu_req_instances = num(n);
-		else if (!strcmp(tag, "estimated_delay"))
-			r->estimated_delay = num(n);
-		else if (!strcmp(tag, "duration_correction_factor"))
-			r->duration_correction_factor = num(n);
-		else if (!strcmp(tag, "dont_send_work"))
-			r->dont_send_work = flag(n);
-		else if (!strcmp(tag, "code_sign_key"))
-			r->has_code_sign_key = true;
-		else if (!strcmp(tag, "host_info") || !strcmp(tag, "time_stats") ||
-			 !strcmp(tag, "net_stats") || !strcmp(tag, "disk_usage"))
-			parse_host_figures(n, &r->host);
-		else if (!strcmp(tag, "result")) {
-			if (r->nresults >= MAX_LIST) {
-				rc = -1;
-				sbuf_addstr(err, "too many results in the request");
-				break;
-			}
-			r->results = xrealloc(r->results, (r->nresults + 1) * sizeof(*r->results));
-			memset(&r->results[r->nresults], 0, sizeof(*r->results));
-			if (parse_result(n, &r->results[r->nresults]) < 0) {
-				rc = -1;
-				sbuf_addstr(err, "a reported result has no name");
-				r->nresults++;
-				break;
-			}
-			r->nresults++;
-		} else if (!strcmp(tag, "file_info")) {
-			struct sched_sticky_file *f;
-
-			if (r->nsticky >= MAX_LIST)
-				continue;
-			r->sticky = xrealloc(r->sticky, (r->nsticky + 1) * sizeof(*r->sticky));
-			f = &r->sticky[r->nsticky++];
-			memset(f, 0, sizeof(*f));
-			f->name = xml_child_text(n, "name");
-			if (!f->name)
-				f->name = xstrdup("");
-			if (xml_child(n, "nbytes"))
-				f->nbytes = num(xml_child(n, "nbytes"));
-			f->status = xml_child(n, "status") ? (int)num(xml_child(n, "status")) : 0;
-		} else if (!strcmp(tag, "other_results")) {
-			const xmlNode *o;
-			xml_for_each(o, n, "other_result") {
-				if (r->nother >= MAX_LIST)
-					break;
-				r->other = xrealloc(r->other, (r->nother + 1) * sizeof(*r->other));
-				r->other[r->nother].name = xml_child_text(o, "name");
-				if (!r->other[r->nother].name)
-					r->other[r->nother].name = xstrdup("");
-				r->nother++;
-			}
-		}
-	}
+	xml_for_each(n, xmlDocGetRootElement(doc), NULL)
+		parse_top(&ps, n);
 	xmlFreeDoc(doc);
-	if (rc == 0 && (!r->authenticator || !*r->authenticator)) {
+	if (!r->authenticator || !*r->authenticator) {
 		sbuf_addstr(err, "the request has no authenticator");
 		rc = -1;
-	}
-	if (rc == 0 && r->nplatforms == 0) {
+	} else if (r->nplatforms == 0) {
 		sbuf_addstr(err, "the request names no platform");
 		rc = -1;
 	}
+	r->notes = sbuf_detach(&ps.notes, NULL);
 	return rc;
 }
 
@@ -355,7 +384,6 @@ void sched_request_free(struct sched_request *r)
 		free(x->platform);
 		free(x->plan_class);
 		free(x->stderr_out);
-		free(x->xml_doc_out);
 		for (j = 0; j < x->nfiles; j++)
 			free(x->files[j].name);
 		free(x->files);
@@ -367,5 +395,6 @@ void sched_request_free(struct sched_request *r)
 	for (i = 0; i < r->nother; i++)
 		free(r->other[i].name);
 	free(r->other);
+	free(r->notes);
 	memset(r, 0, sizeof(*r));
 }

@@ -170,6 +170,11 @@ void sched_result_assign(const struct db_host *host, const struct db_app_version
 	r->app_version_num = av->version_num;
 }
 
+bool sched_host_fits(const struct db_host *host, double memory, double disk)
+{
+	return memory <= host->m_nbytes && disk <= host->d_free;
+}
+
 /* Can this host take result r now? Claims it and adds the job when it can. */
 static int consider(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
@@ -192,8 +197,7 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	    !(av = sched_best_version(apps, r->appid, wu.app_version_num, req, &platform)))
 		rc = DB_NOT_FOUND;
 	if (rc == DB_OK && (wu.error_mask || wu.canonical_resultid ||
-			    (host->m_nbytes > 0 && wu.rsc_memory_bound > host->m_nbytes) ||
-			    (host->d_free > 0 && wu.rsc_disk_bound > host->d_free)))
+			    !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)))
 		rc = DB_NOT_FOUND;
 	if (rc == DB_OK)
 		rc = db_result_count_wu_host(ctx->db, wu.id, host->id, &sent_here);

@@ -9,9 +9,12 @@
  */
 #include "sched_policy.h"
 #include "db_sched.h"
+#include "dirhier.h"
 #include "log.h"
 #include "sequence.h"
 #include "wtime.h"
+
+#include <sys/stat.h>
 
 /* The sequences assigned to the host, and its in-progress segments. */
 struct host_seqs {
@@ -306,6 +309,8 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 
 		if (!sched_best_version(apps, s->appid, 0, req, &platform))
 			continue;
+		if (!sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
+			continue;
 		/* A segment's time: from the benchmarks, or the host's measured turnaround if longer. */
 		if (s->rsc_fpops_est / flops > s->max_result_time ||
 		    host->avg_turnaround > s->max_result_time)
@@ -391,8 +396,25 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	return rc;
 }
 
+/* Is the uploaded file f on the server, with the size the host reports? */
+static bool on_server(const struct sched_ctx *ctx, const struct sched_file_report *f)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX);
+	struct stat st;
+	bool there = dirhier_path(f->name, ctx->cfg->upload_dir, ctx->cfg->uldl_dir_fanout, false,
+				  &path) == 0 &&
+		     stat(sbuf_str(&path), &st) == 0 && (double)st.st_size == f->nbytes;
+
+	if (!there)
+		log_warn("output %s is reported uploaded, but the server has no such file of %.0f bytes",
+			 f->name, f->nbytes);
+	sbuf_free(&path);
+	return there;
+}
+
 int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
-		       const struct sched_result_report *rr, bool ok)
+		       const struct sched_result_report *rr, const struct sched_outputs *own,
+		       bool ok)
 {
 	struct db_sequence s = { 0 };
 	int rc = db_sequence_lookup_id(ctx->db, res->seq_id, &s), branch, k;
@@ -403,16 +425,19 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	k = segment_of(&s, res->name, &branch);
-	if (s.state != SEQ_STATE_ACTIVE)
-		k = -1;         /* ended or failed: a late or aborted segment changes nothing */
-	for (i = 0; rc == DB_OK && ok && i < rr->nfiles; i++) {
-		rc = db_seq_file_set_uploaded(ctx->db, rr->files[i].name, rr->files[i].nbytes,
-					      rr->files[i].md5_cksum, now());
+	/* only this segment's own files change, and only those really on the server */
+	for (i = 0; rc == DB_OK && ok && k > 0 && i < own->n; i++) {
+		if (!on_server(ctx, own->f[i]))
+			continue;
+		rc = db_seq_file_set_uploaded(ctx->db, s.id, branch, k, own->f[i]->name,
+					      own->f[i]->nbytes, own->f[i]->md5_cksum, now());
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
 	}
+	if (s.state != SEQ_STATE_ACTIVE)
+		k = -1;         /* ended or failed: a late or aborted segment changes nothing */
 	/* With every state file of segment k on the server, relocation can start after k. */
-	if (rc == DB_OK && ok && k > 0 && branch == s.branch && rr->nfiles) {
+	if (rc == DB_OK && ok && k > 0 && branch == s.branch && own->n) {
 		struct seg_states st = { NULL, 0, 0, 0 };
 
 		rc = db_seq_file_enum_segment(ctx->db, s.id, branch, k, count_states, &st);

@@ -8,6 +8,7 @@
 #define WSEQ_SCHED_TYPES_H
 
 #include "common.h"
+#include "crypt.h"
 #include "db_records.h"
 #include "sbuf.h"
 
@@ -37,7 +38,6 @@ struct sched_result_report {
 	char *stderr_out;
 	struct sched_file_report *files;
 	size_t nfiles;
-	char *xml_doc_out;      /* the <file_info> elements, for result.xml_doc_out */
 };
 
 /* A sticky file the client holds (top-level <file_info> in the request). */
@@ -73,6 +73,7 @@ struct sched_request {
 	size_t nsticky;
 	struct sched_other_result *other;
 	size_t nother;
+	char *notes;            /* fields corrected or ignored while parsing ("" if none) */
 };
 
 /* A job to send: the records the reply is written from. */
@@ -108,6 +109,7 @@ struct sched_reply {
 	size_t ndelete_files;
 	struct sched_job *jobs;
 	size_t njobs;
+	EVP_PKEY *upload_key;   /* signs the jobs' upload certificates (NULL: none) */
 	/* Raw XML appended inside <scheduler_reply> (sticky file_infos, …). */
 	struct sbuf extra;
 };
@@ -120,10 +122,19 @@ void sched_reply_message(struct sched_reply *r, const char *priority, const char
 void sched_reply_add(char ***list, size_t *n, const char *name);
 
 /*
- * Parse a request (sched_request.c). On failure returns -1 with a short
- * reason in err (also for the client's message).
+ * Parse a request (sched_request.c). Numbers out of range are clamped,
+ * strings cut to their column, bytes XML cannot carry replaced -- each
+ * noted in r->notes. Only a request that is not XML at all, or lacks the
+ * authenticator or platform, fails: -1 with a short reason in err.
  */
 int sched_request_parse(const char *buf, size_t len, struct sched_request *r, struct sbuf *err);
+
+/*
+ * The request made parseable (sched_clean.c): bytes XML cannot carry become
+ * '?', and each <stderr_out>'s CDATA, found by the client's framing, is
+ * cleaned and its "]]>"s split. *had_stderr: the request holds app stderr.
+ */
+char *sched_request_clean(const char *buf, size_t len, bool *had_stderr);
 
 /* Write the reply document (sched_reply.c); -1 if it would exceed out's maximum. */
 int sched_reply_write(const struct sched_reply *r, struct sbuf *out);

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "config.h"
+#include "crypt.h"
 #include "db.h"
 #include "param.h"
 #include "sbuf.h"
@@ -32,6 +33,7 @@ struct sched_ctx {
 	const struct sched_settings *set;
 	struct db *db;              /* NULL: the database is unavailable */
 	const char *code_sign_key;  /* keys/code_sign_public text */
+	EVP_PKEY *upload_key;       /* keys/upload_private: signs upload certificates (NULL: unreadable) */
 	const char *remote_addr;    /* the client's address, for the log */
 };
 

@@ -28,7 +28,7 @@
 
 enum upload_field {
 	F_MAJOR, F_MINOR, F_RELEASE, F_GET_FILE_SIZE,
-	F_NAME, F_MAX_NBYTES, F_NBYTES, F_MD5, F_OFFSET,
+	F_NAME, F_MAX_NBYTES, F_NBYTES, F_MD5, F_OFFSET, F_SIGNATURE,
 	F_COUNT
 };
 
@@ -43,6 +43,7 @@ static const char *const upload_leaves[F_COUNT] = {
 	[F_NBYTES] = "nbytes",
 	[F_MD5] = "md5_cksum",
 	[F_OFFSET] = "offset",
+	[F_SIGNATURE] = "xml_signature",
 };
 
 struct upload_req {
@@ -221,15 +222,6 @@ static enum upload_status req_parse(struct upload_req *r)
 			r->file_upload = true;
 			continue;
 		}
-		if (upload_tag_is(tag, n, "xml_signature")) {
-			/* Not checked (see doc); skipped whole so its text is never read as tags. */
-			end = strstr(p, "</xml_signature>");
-			if (!end)
-				st = req_fail(r, UPLOAD_PERMANENT, "malformed request: xml_signature not closed");
-			else
-				p = end + strlen("</xml_signature>");
-			continue;
-		}
 		if ((f = upload_leaf(tag, n)) < 0)
 			continue;
 		close = xasprintf("</%s>", upload_leaves[f]);
@@ -261,21 +253,13 @@ static enum upload_status req_parse(struct upload_req *r)
 /* A non-negative number field into *out; absent leaves *out alone. */
 static enum upload_status req_number(struct upload_req *r, enum upload_field f, long *out)
 {
-	const char *s = r->fields[f];
-	struct sbuf q = SBUF_INIT(512);
-	enum upload_status st;
-	long v;
+	struct sbuf why = SBUF_INIT(512);
+	enum upload_status st = UPLOAD_OK;
 
-	if (!s)
-		return UPLOAD_OK;
-	if (parse_long(s, &v) == 0 && v >= 0) {
-		*out = v;
-		return UPLOAD_OK;
-	}
-	field_quote(&q, s, UPLOAD_QUOTE_MAX);
-	st = req_fail(r, UPLOAD_PERMANENT, "%s is not a non-negative number: '%s'",
-		      upload_leaves[f], sbuf_str(&q));
-	sbuf_free(&q);
+	if (r->fields[f] &&
+	    field_long(upload_leaves[f], r->fields[f], 0, LONG_MAX, 0, out, &why) == FIELD_BAD)
+		st = req_fail(r, UPLOAD_PERMANENT, "%s", sbuf_str(&why));
+	sbuf_free(&why);
 	return st;
 }
 
@@ -482,6 +466,39 @@ static enum upload_status req_md5(struct upload_req *r, char out[MD5_HEX_LEN + 1
 	return UPLOAD_OK;
 }
 
+/*
+ * Before a byte is accepted: the upload certificate (the server gave out
+ * this name with this max_nbytes), then the context's own check (the
+ * output belongs to a result in progress).
+ */
+static enum upload_status req_authorize(struct upload_req *r, long max_nbytes)
+{
+	const struct upload_ctx *c = r->ctx;
+	const char *name = r->fields[F_NAME], *sig = r->fields[F_SIGNATURE];
+	struct sbuf why = SBUF_INIT(UPLOAD_MESSAGE_MAX);
+	enum upload_status st = UPLOAD_OK;
+	int v;
+
+	if (c->ignore_certificates) {
+		log_warn("client %s: '%s' taken without checking its upload certificate: "
+			 "ignore_upload_certificates is set (for tests only)", r->addr, sbuf_str(&r->qname));
+	} else if (!sig || !*sig) {
+		st = req_fail(r, UPLOAD_PERMANENT, "'%s' has no upload certificate (xml_signature)",
+			      sbuf_str(&r->qname));
+	} else if (!c->cert_key) {
+		st = req_fail(r, UPLOAD_TRANSIENT, "the server cannot check upload certificates now");
+	} else if ((v = crypt_upload_cert_check(c->cert_key, name, (double)max_nbytes, sig)) != 0) {
+		st = req_fail(r, v > 0 ? UPLOAD_PERMANENT : UPLOAD_TRANSIENT,
+			      v > 0 ? "invalid upload certificate for '%s' with max_nbytes %ld"
+				    : "cannot check the upload certificate of '%s' (max_nbytes %ld)",
+			      sbuf_str(&r->qname), max_nbytes);
+	}
+	if (st == UPLOAD_OK && c->check && (st = c->check(c->check_arg, name, &why)) != UPLOAD_OK)
+		st = req_fail(r, st, "%s", why.len ? sbuf_str(&why) : "upload refused");
+	sbuf_free(&why);
+	return st;
+}
+
 static enum upload_status req_file_upload(struct upload_req *r)
 {
 	struct sbuf final = SBUF_INIT(PATH_MAX), part = SBUF_INIT(PATH_MAX);
@@ -518,6 +535,8 @@ static enum upload_status req_file_upload(struct upload_req *r)
 			      "more than the %ld promised", (long long)(r->head.len - r->data_at) + r->left,
 			      sbuf_str(&r->qname), nbytes - offset);
 	}
+	if (st == UPLOAD_OK)
+		st = req_authorize(r, max_nbytes);
 	if (st != UPLOAD_OK || (st = req_paths(r, r->fields[F_NAME], true, &final, &part)) != UPLOAD_OK)
 		goto out;
 	log_info("client %s: upload of '%s' starts at offset %ld of %ld bytes (client %s.%s.%s)",

@@ -9,6 +9,7 @@
 #define WSEQ_UPLOAD_H
 
 #include "common.h"
+#include "crypt.h"
 #include "sbuf.h"
 
 /* Request text before the file data when the context does not say. */
@@ -23,11 +24,28 @@ enum upload_status {
 	UPLOAD_TRANSIENT = 1,   /* the client retries later */
 };
 
+/*
+ * May NAME be uploaded now? UPLOAD_OK, or a refusal with why filled
+ * (UPLOAD_PERMANENT: never; UPLOAD_TRANSIENT: not now, e.g. no database).
+ */
+typedef enum upload_status (*upload_check_fn)(void *arg, const char *name, struct sbuf *why);
+
 struct upload_ctx {
 	const char *upload_dir;   /* root of the upload hierarchy */
 	long fanout;              /* uldl_dir_fanout; 0 means no hierarchy */
 	size_t max_header;        /* request text up to the data; 0: UPLOAD_HEADER_MAX_DEFAULT */
 	const char *remote_addr;  /* the client's address for the log; NULL: "unknown" */
+	/*
+	 * Upload certificates: an upload is taken only with an <xml_signature>
+	 * that cert_key (the project's upload_public) verifies over its name
+	 * and max_nbytes -- unless ignore_certificates (tests only; every
+	 * upload then logs a warning). No cert_key: uploads wait (transient).
+	 */
+	EVP_PKEY *cert_key;
+	bool ignore_certificates;
+	/* Checked after the certificate, before a byte is written (NULL: none). */
+	upload_check_fn check;
+	void *check_arg;
 };
 
 /*
@@ -40,6 +58,12 @@ struct upload_ctx {
  */
 enum upload_status upload_handle(const struct upload_ctx *ctx, int in_fd,
 				 long long content_length, struct sbuf *reply);
+
+/*
+ * The project's check (upload_owner.c), with a struct db * as arg: NAME is
+ * an uploaded output of a result in progress (no database: transient).
+ */
+enum upload_status upload_check_in_progress(void *db, const char *name, struct sbuf *why);
 
 /* Put a reply with status and (unless NULL) message into reply, for front ends. */
 void upload_reply(struct sbuf *reply, enum upload_status status, const char *message);

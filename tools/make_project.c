@@ -213,7 +213,7 @@ static int make_fanout(struct project *p)
 
 		rc = chown_to_user(d, p->o->web_user);
 		if (rc == 0)
-			rc = share_with_group_of(dd, p->o->web_user);
+			rc = share_with_group_of(dd, p->o->web_user, 02775);
 		free(d);
 		free(dd);
 	}
@@ -230,13 +230,18 @@ static int make_keys(struct project *p)
 
 	/*
 	 * keys/ is searchable but not listable: the CGI programs (the web user)
-	 * read the public keys by name; the private keys stay mode 0600.
+	 * read the public keys by name. The code signing key stays mode 0600
+	 * (better still, offline); the upload key signs upload certificates in
+	 * the scheduler, which runs as the web user: its group may read it.
 	 */
 	for (i = 0; i < ARRAY_SIZE(kinds) && rc == 0; i++) {
 		char *priv = xasprintf("%s/keys/%s_private", p->root, kinds[i]);
 		char *pub = xasprintf("%s/keys/%s_public", p->root, kinds[i]);
 		char *pem = xasprintf("%s/keys/%s_public.pem", p->root, kinds[i]);
+
 		rc = crypt_generate_keypair(1024, priv, pub, pem);
+		if (rc == 0 && !strcmp(kinds[i], "upload") && p->o->web_user)
+			rc = share_with_group_of(priv, p->o->web_user, 0640);
 		free(priv);
 		free(pub);
 		free(pem);
@@ -445,8 +450,14 @@ static int write_apache_conf(struct project *p)
 		      "    Require local\n</Directory>\n\n", p->root);
 	sbuf_addf(&b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n</Directory>\n\n", p->root);
+	/*
+	 * Uploads: no web server limit on the body (Apache's default is 1 GiB,
+	 * less than a large state file); the upload handler enforces each
+	 * file's signed max_nbytes and answers every refusal in its protocol.
+	 */
 	sbuf_addf(&b, "<Directory \"%s/cgi-bin\">\n    Options +ExecCGI -Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n"
+		      "    <Files \"file_upload_handler\">\n        LimitRequestBody 0\n    </Files>\n"
 		      "    <IfModule mod_fcgid.c>\n        <Files \"sweep\">\n"
 		      "            SetHandler fcgid-script\n        </Files>\n    </IfModule>\n"
 		      "</Directory>\n", p->root);

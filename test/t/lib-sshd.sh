@@ -52,14 +52,7 @@ sshd_port_in_use_() {
 
 # sshd_free_port_: a loopback port nothing listens on (as wseq_sandbox picks them)
 sshd_free_port_() {
-	_sfp_tries=0
-	while [ $_sfp_tries -lt 200 ]; do
-		_sfp_p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ))
-		sshd_port_in_use_ "$_sfp_p" || { echo "$_sfp_p"; return 0; }
-		_sfp_tries=$((_sfp_tries + 1))
-	done
-	sshd_err_ "no free loopback port found"
-	return 1
+	wseq_sandbox free-port || { sshd_err_ "no free loopback port found"; return 1; }
 }
 
 sshd_closed_port() {

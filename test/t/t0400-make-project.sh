@@ -35,9 +35,10 @@ test_expect_success 'the database password is not world-readable' '
 	test "$(stat -c %a proj/config.xml)" = 640
 '
 
-test_expect_success 'private keys are mode 0600 and public keys in BOINC format' '
+test_expect_success 'the code-signing key is mode 0600, the upload key readable by the web user'"'"'s group only; public keys in BOINC format' '
 	test "$(stat -c %a proj/keys/code_sign_private)" = 600 &&
-	test "$(stat -c %a proj/keys/upload_private)" = 600 &&
+	test "$(stat -c %a proj/keys/upload_private)" = 640 &&
+	test "$(stat -c %G proj/keys/upload_private)" = "$(id -gn www-data)" &&
 	test "$(stat -c %a proj/keys)" = 711 &&
 	test "$(stat -c %a proj/keys/code_sign_public)" = 644 &&
 	test "$(head -n 1 proj/keys/code_sign_public)" = 1024 &&

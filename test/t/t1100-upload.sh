@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='file_upload_handler behind the sandbox Apache: uploads, get_file_size, resume, refusals, log'
+test_description='file_upload_handler behind the sandbox Apache: uploads with certificates for results in progress, get_file_size, resume, refusals, log'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 test_atexit "wseq_sandbox down '$TRASH_DIRECTORY/sb'"
@@ -11,7 +11,7 @@ upload_req() {
 	printf '<data_server_request>\n    <core_client_major_version>7</core_client_major_version>\n'
 	printf '    <core_client_minor_version>20</core_client_minor_version>\n'
 	printf '    <core_client_release>5</core_client_release>\n<file_upload>\n<file_info>\n'
-	printf '<name>%s</name>\n<xml_signature>\n9f3a0c\n.\n</xml_signature>\n' "$1"
+	printf '<name>%s</name>\n<xml_signature>\n%s</xml_signature>\n' "$1" "$(cert "$1" "$2")"
 	printf '<max_nbytes>%s</max_nbytes>\n</file_info>\n<nbytes>%s</nbytes>\n' "$2" "$3"
 	printf '<md5_cksum>%s</md5_cksum>\n<offset>%s</offset>\n<data>\n' "$4" "$5"
 	if [ -n "${7-}" ]; then
@@ -19,6 +19,12 @@ upload_req() {
 	else
 		tail -c +"$(($5 + 1))" "$6"
 	fi
+}
+
+# cert NAME MAX_NBYTES: the upload certificate the scheduler gives out with an output
+cert() {
+	crypt_prog -sign_string "<name>$1</name><max_nbytes>$2</max_nbytes>" \
+		"$PROJECT_DIR/keys/upload_private" 2>/dev/null || echo 00
 }
 
 size_req() {
@@ -47,62 +53,71 @@ file_size_of() {
 
 md5_of() { md5sum <"$1" | cut -c1-32; }
 
-test_expect_success 'set up a sandbox project' '
+test_expect_success 'set up a sandbox project and results in progress whose outputs are uploaded' '
 	wseq_sandbox up sb --no-daemons 2>up.log &&
 	wseq_sandbox env sb >env && . ./env &&
 	url=$(wseq_config --project "$PROJECT_DIR" upload_url) &&
 	test "$url" = "${PROJECT_URL%wseq/}wseq_cgi/file_upload_handler" &&
-	test -x "$PROJECT_DIR/cgi-bin/file_upload_handler"
+	test -x "$PROJECT_DIR/cgi-bin/file_upload_handler" &&
+	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_out" "$PROJECT_DIR/templates/test_out" &&
+	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11; do
+		(cd "$PROJECT_DIR" && daemons_tool wu $wu) >/dev/null || return 1
+	done &&
+	(cd "$PROJECT_DIR" && transitioner --one_pass) >setup.log 2>&1 &&
+	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11; do
+		(cd "$PROJECT_DIR" && daemons_tool send ${wu}_0) || return 1
+	done
 '
 . ./env
+export WSEQ_PROJECT_DIR="$PROJECT_DIR"
 UPLOAD_URL=$(wseq_config --project "$PROJECT_DIR" upload_url)
 FANOUT=$(wseq_config --project "$PROJECT_DIR" uldl_dir_fanout)
 LOG=$PROJECT_DIR/log/file_upload_handler.log
 
 test_expect_success 'a small upload lands byte-identical where the fan-out rule says, nothing else left' '
 	head -c 5000 /dev/urandom >small &&
-	upload_req wu_123_0 100000 5000 "$(md5_of small)" 0 small >req &&
+	upload_req wu_123_0_0 100000 5000 "$(md5_of small)" 0 small >req &&
 	post req reply &&
 	test_grep "<status>0</status>" reply &&
-	f=$(hier_path wu_123_0) &&
-	case "$f" in */upload/393/wu_123_0) ;; *) false ;; esac &&
+	f=$(hier_path wu_123_0_0) &&
+	case "$f" in */upload/14e/wu_123_0_0) ;; *) false ;; esac &&
 	test_cmp small "$f" &&
-	ls -A "$(dirname "$f")" >left && echo wu_123_0 >expect && test_cmp expect left
+	ls -A "$(dirname "$f")" >left && echo wu_123_0_0 >expect && test_cmp expect left
 '
 
 test_expect_success 'get_file_size: 0 for an unknown file, the size of an uploaded one' '
 	size_req never_sent >req && post req reply &&
 	test_grep "<status>0</status>" reply && test "$(file_size_of reply)" = 0 &&
-	size_req wu_123_0 >req && post req reply && test "$(file_size_of reply)" = 5000
+	size_req wu_123_0_0 >req && post req reply && test "$(file_size_of reply)" = 5000
 '
 
 test_expect_success 'sending the same file again succeeds and changes nothing' '
-	upload_req wu_123_0 100000 5000 "$(md5_of small)" 0 small >req &&
+	upload_req wu_123_0_0 100000 5000 "$(md5_of small)" 0 small >req &&
 	post req reply && test_grep "<status>0</status>" reply &&
-	test_cmp small "$(hier_path wu_123_0)"
+	test_cmp small "$(hier_path wu_123_0_0)"
 '
 
 test_expect_success 'a cut upload is kept, get_file_size reports it, the resumed upload completes it' '
 	head -c 300000 /dev/urandom >big && sum=$(md5_of big) &&
-	upload_req res_7_0 1000000 300000 "$sum" 0 big 100000 >req &&
+	upload_req res_7_0_0 1000000 300000 "$sum" 0 big 100000 >req &&
 	post req reply &&
 	test_grep "<status>1</status>" reply &&
-	test ! -e "$(hier_path res_7_0)" &&
-	size_req res_7_0 >req && post req reply &&
+	test ! -e "$(hier_path res_7_0_0)" &&
+	size_req res_7_0_0 >req && post req reply &&
 	have=$(file_size_of reply) && test "$have" = 100000 &&
-	upload_req res_7_0 1000000 300000 "$sum" "$have" big >req &&
+	upload_req res_7_0_0 1000000 300000 "$sum" "$have" big >req &&
 	post req reply &&
 	test_grep "<status>0</status>" reply &&
-	test_cmp big "$(hier_path res_7_0)" &&
-	ls -A "$(dirname "$(hier_path res_7_0)")" >left && test_grep -v "part" left
+	test_cmp big "$(hier_path res_7_0_0)" &&
+	ls -A "$(dirname "$(hier_path res_7_0_0)")" >left && test_grep -v "part" left
 '
 
 test_expect_success 'a resume at the wrong offset is refused without harm' '
 	head -c 50000 /dev/urandom >mid && sum=$(md5_of mid) &&
-	upload_req off_8_0 50000 50000 "$sum" 0 mid 20000 >req && post req reply &&
-	upload_req off_8_0 50000 50000 "$sum" 30000 mid >req && post req reply &&
+	upload_req off_8_0_0 50000 50000 "$sum" 0 mid 20000 >req && post req reply &&
+	upload_req off_8_0_0 50000 50000 "$sum" 30000 mid >req && post req reply &&
 	test_grep "<status>1</status>" reply && test_grep "20000 bytes" reply &&
-	size_req off_8_0 >req && post req reply && test "$(file_size_of reply)" = 20000
+	size_req off_8_0_0 >req && post req reply && test "$(file_size_of reply)" = 20000
 '
 
 test_expect_success 'names with .. or / are refused permanently and nothing is written outside' '
@@ -117,11 +132,73 @@ test_expect_success 'names with .. or / are refused permanently and nothing is w
 '
 
 test_expect_success 'a file larger than max_nbytes is refused permanently' '
-	upload_req big_9_0 10000 300000 "" 0 big >req && post req reply &&
+	upload_req big_9_0_0 10000 300000 "" 0 big >req && post req reply &&
 	test_grep "<status>-1</status>" reply && test_grep "max_nbytes" reply &&
-	test ! -e "$(hier_path big_9_0)" &&
-	upload_req big_9_0 300000 1000 "" 0 big 2000 >req && post req reply &&
-	test_grep "<status>-1</status>" reply && test ! -e "$(hier_path big_9_0)"
+	test ! -e "$(hier_path big_9_0_0)" &&
+	upload_req big_9_0_0 300000 1000 "" 0 big 2000 >req && post req reply &&
+	test_grep "<status>-1</status>" reply && test ! -e "$(hier_path big_9_0_0)"
+'
+
+test_expect_success 'an upload without a certificate, or with a forged one, is refused before a byte is taken' '
+	head -c 100 /dev/urandom >tiny &&
+	upload_req late_10_0_0 100000 100 "" 0 tiny | sed "/<xml_signature>/,/<\/xml_signature>/d" >req &&
+	post req reply && test_grep "<status>-1</status>" reply && test_grep "has no upload certificate" reply &&
+	upload_req late_10_0_0 100000 100 "" 0 tiny | sed "/<xml_signature>/{n;s/^......../deadbeef/}" >req &&
+	test_grep deadbeef req &&
+	post req reply && test_grep "<status>-1</status>" reply && test_grep "invalid upload certificate" reply &&
+	upload_req late_10_0_0 100000 100 "" 0 tiny | sed "s|<max_nbytes>100000<|<max_nbytes>999999<|" >req &&
+	post req reply && test_grep "<status>-1</status>" reply && test_grep "invalid upload certificate" reply &&
+	test ! -e "$(hier_path late_10_0_0)" && ! ls -A "$(dirname "$(hier_path late_10_0_0)")" | grep -q late_10
+'
+
+test_expect_success 'a name that is no result'"'"'s output, or whose result is over, is refused even with a certificate' '
+	for name in late_10_0_1 late_10_0 nosuch_0_0 wseq_sample_1.00_x86_64-pc-linux-gnu; do
+		upload_req "$name" 100000 100 "" 0 tiny >req && post req reply &&
+		test_grep "<status>-1</status>" reply && test_grep "is not an output of any result" reply &&
+		test ! -e "$(hier_path "$name")" || return 1
+	done &&
+	(cd "$PROJECT_DIR" && daemons_tool report late_10_0 --missing) &&
+	upload_req late_10_0_0 100000 100 "" 0 tiny >req && post req reply &&
+	test_grep "<status>-1</status>" reply && test_grep "late_10_0, which is not in progress" reply &&
+	test ! -e "$(hier_path late_10_0_0)"
+'
+
+test_expect_success 'a complete upload is never replaced by other content' '
+	head -c 5000 /dev/urandom >other &&
+	upload_req wu_123_0_0 100000 5000 "$(md5_of other)" 0 other >req && post req reply &&
+	test_grep "<status>-1</status>" reply && test_grep "different content" reply &&
+	test_cmp small "$(hier_path wu_123_0_0)"
+'
+
+test_expect_success 'a body beyond Apache'"'"'s default limit (1 GiB) gets the protocol'"'"'s answer, not HTTP 413' '
+	python3 - "$UPLOAD_URL" "$(cert huge_11_0_0 100000)" >reply <<-\PY &&
+	import socket, sys, urllib.parse
+	u = urllib.parse.urlsplit(sys.argv[1])
+	head = ("<data_server_request>\n<file_upload>\n<file_info>\n<name>huge_11_0_0</name>\n"
+	        "<xml_signature>\n" + sys.argv[2] + "</xml_signature>\n<max_nbytes>100000</max_nbytes>\n"
+	        "</file_info>\n<nbytes>1073741900</nbytes>\n<md5_cksum></md5_cksum>\n<offset>0</offset>\n"
+	        "<data>\n").encode()
+	n = len(head) + 1073741900
+	s = socket.create_connection((u.hostname, u.port))
+	s.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/octet-stream\r\n"
+	           "Content-Length: %d\r\nConnection: close\r\n\r\n" % (u.path, u.netloc, n)).encode() + head)
+	block, left = bytes(1 << 20), n - len(head)
+	try:
+	    while left > 0:
+	        k = min(left, len(block)); s.sendall(block[:k]); left -= k
+	except OSError as e:
+	    print("send stopped:", e)
+	s.shutdown(socket.SHUT_WR)
+	r = b""
+	while True:
+	    d = s.recv(65536)
+	    if not d: break
+	    r += d
+	print(r.decode("latin-1"))
+	PY
+	test_grep "^HTTP/1.1 200" reply &&
+	test_grep "<status>-1</status>" reply && test_grep "more than its max_nbytes 100000" reply &&
+	test ! -e "$(hier_path huge_11_0_0)"
 '
 
 test_expect_success 'a malformed request gets a permanent error in a 200 reply' '
@@ -137,10 +214,10 @@ test_expect_success 'a GET gets a readable refusal, not a server error' '
 '
 
 test_expect_success 'the log names the client and each refusal' '
-	test_grep "client 127.0.0.1: received .wu_123_0. (5000 bytes)" "$LOG" &&
+	test_grep "client 127.0.0.1: received .wu_123_0_0. (5000 bytes)" "$LOG" &&
 	test_grep "client 127.0.0.1: file name .\.\./escape_1. is not allowed" "$LOG" &&
-	test_grep "client 127.0.0.1: upload of .res_7_0. cut short" "$LOG" &&
-	test_grep "client 127.0.0.1: .big_9_0. has 300000 bytes, more than its max_nbytes 10000" "$LOG" &&
+	test_grep "client 127.0.0.1: upload of .res_7_0_0. cut short" "$LOG" &&
+	test_grep "client 127.0.0.1: .big_9_0_0. has 300000 bytes, more than its max_nbytes 10000" "$LOG" &&
 	test_grep "client 127.0.0.1: GET request refused" "$LOG"
 '
 

@@ -58,7 +58,9 @@ static void test_int_never_casts_out_of_range(void **state)
 	assert_true(l == INT64_MAX);
 	assert_int_equal(field_int64("hostid", "1e3", 0, INT64_MAX, 0, &l, &why), FIELD_OK);
 	assert_true(l == 1000);
-	assert_int_equal(field_int("state", "2.5", 0, 10, 0, &i, &why), FIELD_FIXED);
+	assert_int_equal(field_int("state", "2.5", 0, 10, FIELD_CLAMP, &i, &why), FIELD_FIXED);
+	assert_int_equal(i, 2);
+	assert_int_equal(field_int("state", "3.5", 0, 10, 0, &i, &why), FIELD_BAD);
 	assert_int_equal(i, 2);
 	assert_true(field_clamp_i64(1e300, 0, 10) == 10);
 	assert_true(field_clamp_i64(-1e300, 0, 10) == 0);

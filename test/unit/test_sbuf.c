@@ -133,6 +133,10 @@ static void test_parse_numbers(void **state)
 	assert_int_equal(parse_double("1e12", &d), 0);
 	assert_true(d == 1e12);
 	assert_int_equal(parse_double("nan", &d), -1);
+	/* not finite: a config value, a template or a GAHP line never means it */
+	assert_int_equal(parse_double("inf", &d), -1);
+	assert_int_equal(parse_double("-Infinity", &d), -1);
+	assert_int_equal(parse_double("1e999", &d), -1);
 }
 
 int main(void)

@@ -327,6 +327,10 @@ static void test_result_errors(void **state)
 	expect_result_error("<output_template>\n<file_info>\n<name>out.txt</name>"
 			    "<max_nbytes>10</max_nbytes></file_info><result/></output_template>",
 			    "bad_out:3: output file name \"out.txt\" has no <OUTFILE_i/>");
+	/* text before <OUTFILE_i/>: the upload handler could not find the result */
+	expect_result_error("<output_template>\n<file_info>\n<name>out_<OUTFILE_0/></name>"
+			    "<max_nbytes>10</max_nbytes></file_info><result/></output_template>",
+			    "bad_out:3: output file name must start with <OUTFILE_i/>");
 	/* a non-upload URL */
 	expect_result_error("<output_template>\n<file_info><name><OUTFILE_0/></name>"
 			    "<max_nbytes>10</max_nbytes>\n<url>http://h/x</url></file_info>"

@@ -6,6 +6,7 @@
 #include "unit.h"
 #include "dirhier.h"
 #include "fileutil.h"
+#include "crypt.h"
 #include "log.h"
 #include "md5.h"
 #include "upload.h"
@@ -20,6 +21,7 @@ static char tmpdir[] = "/tmp/test_upload.XXXXXX";
 static char *root;              /* tmpdir/upload */
 static char *logpath;
 static struct upload_ctx ctx;
+static EVP_PKEY *upload_private; /* signs the requests' certificates, as the scheduler does */
 
 /* ---- helpers ---- */
 
@@ -31,9 +33,16 @@ static void add_header(struct sbuf *req, const char *name, const char *max_nbyte
 		    "    <core_client_minor_version>20</core_client_minor_version>\n"
 		    "    <core_client_release>5</core_client_release>\n"
 		    "<file_upload>\n<file_info>\n");
+	long mx;
+
 	if (name)
 		sbuf_addf(req, "<name>%s</name>\n", name);
-	sbuf_addstr(req, "<xml_signature>\n3a1f<name>decoy</name>90bc\n.\n</xml_signature>\n");
+	/* the certificate the scheduler gave out with the file, echoed as the client does */
+	sbuf_addstr(req, "<xml_signature>\n");
+	if (!name || !max_nbytes || parse_long(max_nbytes, &mx) < 0 || mx < 0 ||
+	    crypt_upload_cert(upload_private, name, (double)mx, req) < 0)
+		sbuf_addstr(req, "00\n.\n");
+	sbuf_addstr(req, "</xml_signature>\n");
 	if (max_nbytes)
 		sbuf_addf(req, "<max_nbytes>%s</max_nbytes>\n", max_nbytes);
 	sbuf_addstr(req, "</file_info>\n");
@@ -226,6 +235,16 @@ static int setup(void **state)
 	if (mkdir(root, 0755) < 0)
 		return -1;
 	log_init("test_upload", logpath);
+	{
+		char *priv = xasprintf("%s/upload_private", tmpdir);
+		char *pub = xasprintf("%s/upload_public", tmpdir);
+
+		if (crypt_generate_keypair(1024, priv, pub, NULL) < 0 ||
+		    crypt_load_private(priv, &upload_private) < 0 || crypt_load_public(pub, &ctx.cert_key) < 0)
+			return -1;
+		free(priv);
+		free(pub);
+	}
 	ctx.upload_dir = root;
 	ctx.fanout = 1024;
 	ctx.max_header = 0;
@@ -240,6 +259,8 @@ static int teardown(void **state)
 
 	(void)state;
 	log_close();
+	EVP_PKEY_free(upload_private);
+	EVP_PKEY_free(ctx.cert_key);
 	free(cmd);
 	free(root);
 	free(logpath);
@@ -490,14 +511,16 @@ static void test_malformed_requests(void **state)
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
 		  "</max_nbytes>\n</file_info>\n<offset>0</offset>\n<data>\nhello", "no nbytes" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
-		  "</max_nbytes>\n</file_info>\n<nbytes>five</nbytes>\n<data>\nhello", "nbytes is not" },
+		  "</max_nbytes>\n</file_info>\n<nbytes>five</nbytes>\n<data>\nhello", "nbytes: &apos;five&apos; is not a number" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
-		  "</max_nbytes>\n</file_info>\n<nbytes>-5</nbytes>\n<data>\nhello", "nbytes is not" },
-		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>1e3"
-		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<data>\nhello", "max_nbytes is not" },
+		  "</max_nbytes>\n</file_info>\n<nbytes>-5</nbytes>\n<data>\nhello", "nbytes: -5 is outside" },
+		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>0x10"
+		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<data>\nhello", "max_nbytes: " },
+		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>inf"
+		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<data>\nhello", "max_nbytes: inf is outside" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
 		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<offset>x</offset>\n<data>\nhello",
-		  "offset is not" },
+		  "offset: &apos;x&apos; is not a number" },
 		{ "<data_server_request>\n<file_upload>\n<file_info>\n<name>m_1</name>\n<max_nbytes>10"
 		  "</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n<md5_cksum>xyz</md5_cksum>\n<data>\nhello",
 		  "md5_cksum is not" },
@@ -674,6 +697,90 @@ static void test_no_hierarchy_and_log(void **state)
 	sbuf_free(&req); sbuf_free(&reply); sbuf_free(&log);
 }
 
+/* The check a project plugs in (the database's "result in progress"), as a fake. */
+static enum upload_status refuse_check(void *arg, const char *name, struct sbuf *why)
+{
+	sbuf_addf(why, "'%s' belongs to a result that is not in progress", name);
+	return (enum upload_status)(intptr_t)arg;
+}
+
+/* An upload of "hello" to name with the given xml_signature element text (NULL: none). */
+static int upload_signed(const char *name, long max_nbytes, const char *sig, struct sbuf *reply)
+{
+	struct sbuf req = SBUF_INIT(8192);
+	int st;
+
+	sbuf_addf(&req, "<data_server_request>\n<file_upload>\n<file_info>\n<name>%s</name>\n", name);
+	if (sig)
+		sbuf_addf(&req, "<xml_signature>\n%s</xml_signature>\n", sig);
+	sbuf_addf(&req, "<max_nbytes>%ld</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n"
+		  "<offset>0</offset>\n<data>\nhello", max_nbytes);
+	st = run(&req, reply);
+	sbuf_free(&req);
+	return st;
+}
+
+static void test_upload_certificates(void **state)
+{
+	struct sbuf reply = SBUF_INIT(UPLOAD_REPLY_MAX), sig = SBUF_INIT(CRYPT_TEXT_MAX),
+		    other = SBUF_INIT(CRYPT_TEXT_MAX), big = SBUF_INIT(CRYPT_TEXT_MAX);
+	char *before = tree(), *after, *f = final_path("cert_0");
+	EVP_PKEY *key = ctx.cert_key;
+
+	(void)state;
+	assert_int_equal(crypt_upload_cert(upload_private, "cert_0", 100, &sig), 0);
+	assert_int_equal(crypt_upload_cert(upload_private, "other_0", 100, &other), 0);
+	assert_int_equal(crypt_upload_cert(upload_private, "cert_0", 1e9, &big), 0);
+	/* no certificate, another file's, one for another limit, junk, markup: refused, nothing written */
+	assert_reply(&reply, -1, upload_signed("cert_0", 100, NULL, &reply));
+	assert_message(&reply, "has no upload certificate (xml_signature)");
+	assert_reply(&reply, -1, upload_signed("cert_0", 100, sbuf_str(&other), &reply));
+	assert_message(&reply, "invalid upload certificate for");
+	assert_reply(&reply, -1, upload_signed("cert_0", 100, sbuf_str(&big), &reply));
+	assert_message(&reply, "invalid upload certificate");
+	assert_reply(&reply, -1, upload_signed("cert_0", 1000000000, sbuf_str(&sig), &reply));
+	assert_message(&reply, "with max_nbytes 1000000000");
+	assert_reply(&reply, -1, upload_signed("cert_0", 100, "zz\n", &reply));
+	assert_reply(&reply, -1, upload_signed("cert_0", 100, "3a<name>x</name>\n", &reply));
+	assert_message(&reply, "markup inside xml_signature");
+	/* no key to check with: later, not never */
+	ctx.cert_key = NULL;
+	assert_reply(&reply, 1, upload_signed("cert_0", 100, sbuf_str(&sig), &reply));
+	ctx.cert_key = key;
+	/* the project's check refuses: its reason, its kind, nothing written */
+	ctx.check = refuse_check;
+	ctx.check_arg = (void *)(intptr_t)UPLOAD_PERMANENT;
+	assert_reply(&reply, -1, upload_signed("cert_0", 100, sbuf_str(&sig), &reply));
+	assert_message(&reply, "belongs to a result that is not in progress");
+	ctx.check_arg = (void *)(intptr_t)UPLOAD_TRANSIENT;
+	assert_reply(&reply, 1, upload_signed("cert_0", 100, sbuf_str(&sig), &reply));
+	after = tree();
+	assert_string_equal(before, after);
+	free(after);
+	/* the right certificate and the check passing: taken */
+	ctx.check = NULL;
+	assert_reply(&reply, 0, upload_signed("cert_0", 100, sbuf_str(&sig), &reply));
+	assert_file(f, "hello", 5);
+	/* ignore_upload_certificates: taken without one, and the log says so */
+	ctx.ignore_certificates = true;
+	assert_reply(&reply, 0, upload_signed("nocert_0", 100, NULL, &reply));
+	ctx.ignore_certificates = false;
+	{
+		struct sbuf log = SBUF_INIT(1 << 20);
+
+		assert_int_equal(read_file(logpath, log.max, &log), 0);
+		assert_non_null(strstr(sbuf_str(&log), "'nocert_0' taken without checking its upload "
+						     "certificate: ignore_upload_certificates is set"));
+		sbuf_free(&log);
+	}
+	free(before);
+	free(f);
+	sbuf_free(&reply);
+	sbuf_free(&sig);
+	sbuf_free(&other);
+	sbuf_free(&big);
+}
+
 static void test_reply_escapes_message(void **state)
 {
 	struct sbuf reply = SBUF_INIT(UPLOAD_REPLY_MAX);
@@ -704,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_upload_is_transient),
 		cmocka_unit_test(test_no_hierarchy_and_log),
 		cmocka_unit_test(test_reply_escapes_message),
+		cmocka_unit_test(test_upload_certificates),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

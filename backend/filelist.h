@@ -34,10 +34,22 @@ struct job_filelist {
 int filelist_wu_inputs(const struct db_workunit *wu, struct job_filelist *out);
 /*
  * The result's output files in file_ref order (the file_infos of
- * xml_doc_in when it has no file_refs), then any file only xml_doc_out
- * names. 0 or -1 (logged).
+ * xml_doc_in when it has no file_refs), each marked with what xml_doc_out
+ * reports for it. A name only xml_doc_out has is not the result's and is
+ * ignored: what a host reports never makes another result's file this
+ * one's. 0 or -1 (logged).
  */
 int filelist_result_outputs(const struct db_result *r, struct job_filelist *out);
 void filelist_free(struct job_filelist *l);
+
+struct db;
+/*
+ * The result whose uploaded output is called name (whatever its state):
+ * a sequence file's segment result, or the result "R" of an output named
+ * "R_<i>..." (output templates start every name with <OUTFILE_i/>). For
+ * the upload handler, which takes a file only for its result in progress.
+ * DB_OK, DB_NOT_FOUND, or DB_ERROR / DB_RETRY.
+ */
+int filelist_output_owner(struct db *db, const char *name, struct db_result *owner);
 
 #endif

@@ -4,7 +4,9 @@
  * inside a wrapper element.
  */
 #include "filelist.h"
+#include "db.h"
 #include "db_records.h"
+#include "sequence.h"
 #include "log.h"
 #include "sbuf.h"
 #include "xml.h"
@@ -129,10 +131,8 @@ static void reported_info(xmlNode *fi, void *arg)
 	char *nbytes = xml_child_text(fi, "nbytes");
 	struct job_fileref *f;
 
-	if (name && *name) {
-		f = find(l, name);
-		if (!f)
-			f = add(l, name);
+	/* only the result's own outputs: a name it does not have is not its to report */
+	if (name && *name && (f = find(l, name)) != NULL) {
 		f->reported = true;
 		if (md5 && strlen(md5) == MD5_HEX_LEN)
 			wstrlcpy(f->md5, md5, sizeof(f->md5));
@@ -183,4 +183,76 @@ void filelist_free(struct job_filelist *l)
 	free(l->f);
 	l->f = NULL;
 	l->n = 0;
+}
+
+/* Is name an uploaded output of result r? */
+static bool uploads(const struct db_result *r, const char *name)
+{
+	struct db_result in = *r;
+	struct job_filelist l;
+	bool yes = false;
+	size_t i;
+
+	in.xml_doc_out = NULL;
+	if (filelist_result_outputs(&in, &l) < 0)
+		return false;
+	for (i = 0; i < l.n; i++)
+		yes = yes || (l.f[i].upload && !strcmp(l.f[i].name, name));
+	filelist_free(&l);
+	return yes;
+}
+
+/* A sequence's file: the result of its segment. */
+static int seq_owner(struct db *db, const char *name, struct db_result *owner)
+{
+	struct db_seq_file f = { 0 };
+	struct db_sequence s = { 0 };
+	char *wu = NULL, *res = NULL;
+	int rc = db_seq_file_lookup_name(db, name, &f);
+
+	if (rc == DB_OK)
+		rc = db_sequence_lookup_id(db, f.seq_id, &s);
+	if (rc == DB_OK) {
+		wu = seq_wu_name(s.name, f.branch, f.seqno);
+		res = xasprintf("%s_0", wu);
+		rc = db_result_lookup_name(db, res, owner);
+	}
+	free(wu);
+	free(res);
+	db_seq_file_free(&f);
+	db_sequence_free(&s);
+	return rc;
+}
+
+#define OWNER_TRIES 8
+
+int filelist_output_owner(struct db *db, const char *name, struct db_result *owner)
+{
+	size_t len = strlen(name), i;
+	int rc = seq_owner(db, name, owner), tries = 0;
+
+	if (rc == DB_OK && uploads(owner, name))
+		return DB_OK;
+	if (rc != DB_OK && rc != DB_NOT_FOUND)
+		return rc;
+	/* "<result name>_<i>" and what a template put after it: try each such prefix */
+	for (i = len; i-- > 1 && tries < OWNER_TRIES;) {
+		char *cand;
+
+		if (name[i] != '_' || name[i + 1] < '0' || name[i + 1] > '9')
+			continue;
+		tries++;
+		cand = xstrndup(name, i);
+		db_result_free(owner);
+		memset(owner, 0, sizeof(*owner));
+		rc = db_result_lookup_name(db, cand, owner);
+		free(cand);
+		if (rc == DB_OK && uploads(owner, name))
+			return DB_OK;
+		if (rc != DB_OK && rc != DB_NOT_FOUND)
+			return rc;
+	}
+	db_result_free(owner);
+	memset(owner, 0, sizeof(*owner));
+	return DB_NOT_FOUND;
 }
