@@ -1,13 +1,17 @@
 /*
- * The scheduler request (sched/sched_request.c) as a BOINC client -- or
- * anyone -- sends it: parsed by sched_request_parse(), then handled whole by
- * sched_handle() without a database, which parses it again and writes the
- * reply a client gets while the project is down or the request is refused.
- * Properties: every reported result's xml_doc_out (later stored and parsed
- * again) is well-formed XML, and the reply always parses as a
- * <scheduler_reply>.
+ * The scheduler request (sched/sched_request.c, sched/sched_clean.c) as a
+ * BOINC client -- or anyone -- sends it: parsed by sched_request_parse(),
+ * then handled whole by sched_handle() without a database, which parses it
+ * again and writes the reply a client gets while the project is down or
+ * the request is refused. Properties: what the parser keeps is what the
+ * database and later XML documents can hold -- host strings within their
+ * column and valid text, a reported stderr that is a well-formed XML
+ * fragment (it is served again by query_completed_job), MD5s of 32 hex
+ * digits or none, notes that can go into a <message> -- and the reply
+ * always parses as a <scheduler_reply>.
  */
 #include "fuzz.h"
+#include "field.h"
 #include "scheduler.h"
 #include "sched_types.h"
 #include "xml.h"
@@ -22,6 +26,46 @@ static void check_xml(const char *what, const char *text)
 	free(doc);
 }
 
+static void check_text(const char *s, size_t max_chars)
+{
+	size_t chars = 0;
+
+	if (!s)
+		return;
+	FUZZ_CHECK(field_text_ok(s, strlen(s), true));
+	for (const char *p = s; *p; p++)
+		chars += ((unsigned char)*p & 0xc0) != 0x80;
+	FUZZ_CHECK(chars <= max_chars);
+}
+
+static void check_request(const struct sched_request *r)
+{
+	static const size_t host_strs[] = {
+		offsetof(struct db_host, host_cpid), offsetof(struct db_host, domain_name),
+		offsetof(struct db_host, serialnum), offsetof(struct db_host, last_ip_addr),
+		offsetof(struct db_host, p_vendor), offsetof(struct db_host, p_model),
+		offsetof(struct db_host, os_name), offsetof(struct db_host, os_version),
+		offsetof(struct db_host, product_name),
+	};
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(host_strs); i++)
+		check_text(*(char **)((const char *)&r->host + host_strs[i]), FIELD_COLUMN_CHARS);
+	check_text(r->notes, SIZE_MAX);
+	for (i = 0; i < r->nresults; i++) {
+		const struct sched_result_report *x = &r->results[i];
+
+		check_xml("stderr_out", x->stderr_out);
+		check_text(x->platform, FIELD_COLUMN_CHARS);
+		check_text(x->plan_class, FIELD_COLUMN_CHARS);
+		for (j = 0; j < x->nfiles; j++) {
+			const char *m = x->files[j].md5_cksum;
+
+			FUZZ_CHECK(!*m || (strlen(m) == 32 && strspn(m, "0123456789abcdefABCDEF") == 32));
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct sched_settings set;
@@ -30,7 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sched_request req;
 	struct sbuf err = SBUF_INIT(2048), reply = SBUF_INIT(1 << 20);
 	xmlDoc *doc;
-	size_t i;
 
 	fuzz_setup();
 	if (!cfg.long_name) {
@@ -38,8 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.long_name = xstrdup("fuzz project");
 	}
 	if (sched_request_parse((const char *)data, size, &req, &err) == 0)
-		for (i = 0; i < req.nresults; i++)
-			check_xml("xml_doc_out", req.results[i].xml_doc_out);
+		check_request(&req);
 	sched_request_free(&req);
 
 	sched_handle(&ctx, (const char *)data, size, &reply);
