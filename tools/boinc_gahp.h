@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "sbuf.h"
+#include "xml.h"
 
 /* The longest request line read, and the longest result line built. */
 #define GAHP_MAX_LINE (1024L * 1024 * 1024)
@@ -94,5 +95,11 @@ void gahp_submit_free(void *spec);
 int gahp_fetch_parse(int argc, char **argv, void **spec);
 void gahp_fetch_run(struct gahp_req *r, struct sbuf *res);
 void gahp_fetch_free(void *spec);
+
+/* Parts of the commands' replies, apart for the fuzzer (test/fuzz/fuzz_gahp_reply.c). */
+/* Append " COUNT (JOB STATUS)..." for each <batch_size> of a query_batch2 reply and its jobs. */
+int gahp_query_reply(xmlNode *root, long nbatches, struct sbuf *out, struct sbuf *err);
+/* The server sends stderr entity-escaped inside CDATA: undo the escaping in place. */
+void gahp_unescape_entities(char *s);
 
 #endif

@@ -119,8 +119,7 @@ static int parse_query(int argc, char **argv, void **spec)
 	return n >= 1 && n == argc - 4 ? 0 : -1;
 }
 
-/* Append " COUNT (JOB STATUS)..." for each <batch_size> of the reply and the jobs after it. */
-static int query_reply(xmlNode *root, long nbatches, struct sbuf *out, struct sbuf *err)
+int gahp_query_reply(xmlNode *root, long nbatches, struct sbuf *out, struct sbuf *err)
 {
 	xmlNode *c;
 	long seen = 0, left = 0;
@@ -193,7 +192,7 @@ static void run_query(struct gahp_req *r, struct sbuf *res)
 		gahp_error(res, r->auth, "error querying batch: no <server_time> in the reply");
 	} else {
 		sbuf_addf(&out, " NULL %f", now);
-		if (query_reply(root, r->argc - 4, &out, &err) < 0)
+		if (gahp_query_reply(root, r->argc - 4, &out, &err) < 0)
 			gahp_error(res, r->auth, "error querying batch: %s", sbuf_str(&err));
 		else
 			sbuf_add(res, out.buf, out.len);

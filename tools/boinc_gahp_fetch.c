@@ -53,8 +53,7 @@ static char *place(const char *dir, const char *dst)
 	return xasprintf("%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "", dst);
 }
 
-/* The server sends stderr entity-escaped inside CDATA: undo the escaping. */
-static void unescape_entities(char *s)
+void gahp_unescape_entities(char *s)
 {
 	static const struct { const char *name; char c; } ents[] = {
 		{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' }, { "&quot;", '"' }, { "&apos;", '\'' },
@@ -240,7 +239,7 @@ void gahp_fetch_run(struct gahp_req *r, struct sbuf *res)
 		int rc;
 
 		if (text)
-			unescape_entities(text);
+			gahp_unescape_entities(text);
 		rc = append_stderr(path, text ? text : "", &err);
 		xmlFree(text);
 		free(path);

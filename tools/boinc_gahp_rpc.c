@@ -119,6 +119,31 @@ static int reply_error(xmlNode *root, struct sbuf *err)
 	return -1;
 }
 
+int rpc_reply_parse(const char *body, size_t len, const char *script, const char *root_name,
+		    xmlDoc **docp, struct sbuf *err)
+{
+	xmlDoc *doc = xml_read_memory(body, len, script, NULL);
+	xmlNode *root;
+
+	*docp = NULL;
+	if (!doc) {
+		sbuf_addf(err, "the reply of %s is not XML", script);
+		return -1;
+	}
+	root = xmlDocGetRootElement(doc);
+	if (reply_error(root, err) < 0) {
+		xmlFreeDoc(doc);
+		return -1;
+	}
+	if (!xml_is(root, root_name)) {
+		sbuf_addf(err, "unexpected reply <%s> from %s", (const char *)root->name, script);
+		xmlFreeDoc(doc);
+		return -1;
+	}
+	*docp = doc;
+	return 0;
+}
+
 int rpc_post(const char *url, const char *script, const struct sbuf *request,
 	     char *const *files, size_t nfiles, const char *root_name, xmlDoc **docp,
 	     struct sbuf *err)
@@ -131,8 +156,6 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 	CURL *c;
 	CURLcode rc;
 	long status = 0;
-	xmlDoc *doc = NULL;
-	xmlNode *root;
 	size_t i;
 	int ret = -1;
 
@@ -176,24 +199,8 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 		sbuf_addf(err, "HTTP status %ld from %s", status, script);
 		goto out;
 	}
-	doc = xml_read_memory(body.buf ? body.buf : "", body.len, script, NULL);
-	if (!doc) {
-		sbuf_addf(err, "the reply of %s is not XML", script);
-		goto out;
-	}
-	root = xmlDocGetRootElement(doc);
-	if (reply_error(root, err) < 0)
-		goto out;
-	if (!xml_is(root, root_name)) {
-		sbuf_addf(err, "unexpected reply <%s> from %s", (const char *)root->name, script);
-		goto out;
-	}
-	*docp = doc;
-	doc = NULL;
-	ret = 0;
+	ret = rpc_reply_parse(body.buf ? body.buf : "", body.len, script, root_name, docp, err);
 out:
-	if (doc)
-		xmlFreeDoc(doc);
 	curl_mime_free(form);
 	curl_easy_cleanup(c);
 	sbuf_free(&body);
@@ -344,12 +351,35 @@ static xmlNode *find_elem(xmlNode *n, const char *name)
 	return NULL;
 }
 
+int rpc_templates_from_reply(xmlDoc *doc, struct rpc_templates *t, struct sbuf *err)
+{
+	xmlNode *tpl = find_elem(xmlDocGetRootElement(doc), "templates"), *in, *out;
+
+	memset(t, 0, sizeof(*t));
+	if (!tpl) {
+		sbuf_addstr(err, "no <templates> in the reply");
+		return -1;
+	}
+	/* templates without their root elements (older BOINC) have bare
+	 * <workunit> and <result> parts holding the open_names */
+	in = find_elem(tpl, "input_template");
+	if (!in)
+		in = find_elem(tpl, "workunit");
+	out = find_elem(tpl, "output_template");
+	if (!out)
+		out = find_elem(tpl, "result");
+	if (in)
+		collect_open_names(in, &t->in, &t->nin);
+	if (out)
+		collect_open_names(out, &t->out, &t->nout);
+	return 0;
+}
+
 int rpc_get_templates(const char *url, const char *auth, const char *app, const char *job,
 		      struct rpc_templates *t, struct sbuf *err)
 {
 	struct sbuf req = SBUF_INIT(64 * 1024);
 	xmlDoc *doc;
-	xmlNode *tpl, *in, *out;
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
@@ -360,24 +390,7 @@ int rpc_get_templates(const char *url, const char *auth, const char *app, const 
 		rpc_elem(&req, "job_name", job);
 	rpc_end(&req, "get_templates");
 	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "get_templates", &doc, err) == 0) {
-		tpl = find_elem(xmlDocGetRootElement(doc), "templates");
-		if (!tpl) {
-			sbuf_addstr(err, "no <templates> in the reply");
-		} else {
-			/* templates without their root elements (older BOINC) have bare
-			 * <workunit> and <result> parts holding the open_names */
-			in = find_elem(tpl, "input_template");
-			if (!in)
-				in = find_elem(tpl, "workunit");
-			out = find_elem(tpl, "output_template");
-			if (!out)
-				out = find_elem(tpl, "result");
-			if (in)
-				collect_open_names(in, &t->in, &t->nin);
-			if (out)
-				collect_open_names(out, &t->out, &t->nout);
-			ret = 0;
-		}
+		ret = rpc_templates_from_reply(doc, t, err);
 		xmlFreeDoc(doc);
 	}
 	sbuf_free(&req);

@@ -33,6 +33,14 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 	     struct sbuf *err);
 
 /*
+ * The reply body of an RPC to script (rpc_post's second half, also for the
+ * fuzzer): 0 and *doc, whose root is root_name and which carries no <error>,
+ * or -1 with the reason in err.
+ */
+int rpc_reply_parse(const char *body, size_t len, const char *script, const char *root_name,
+		    xmlDoc **doc, struct sbuf *err);
+
+/*
  * GET output file #file_num of job from get_output.php into dest (written to a
  * temporary file beside it and renamed, so a failure never leaves a file).
  * 0, or -1 with the reason in err; any HTTP status but 2xx is a failure.
@@ -51,6 +59,8 @@ struct rpc_templates {
 /* get_templates by app name (job NULL) or by job name (app NULL). */
 int rpc_get_templates(const char *url, const char *auth, const char *app, const char *job,
 		      struct rpc_templates *t, struct sbuf *err);
+/* The open_names of a get_templates reply; -1 (err) without <templates>. */
+int rpc_templates_from_reply(xmlDoc *doc, struct rpc_templates *t, struct sbuf *err);
 void rpc_templates_free(struct rpc_templates *t);
 
 /* Does the reply root have a child element name? Its text (free()) or NULL. */
