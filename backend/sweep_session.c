@@ -304,13 +304,16 @@ struct collect {
 /* The /complete body of ticket r, decoded. */
 static int read_results(const struct collect *c, const char *ticket, struct sweep_complete *out)
 {
-	struct sbuf path = SBUF_INIT(PATH_MAX), body = SBUF_INIT(SWEEP_MSG_MAX), err = SBUF_INIT(1024);
+	struct sbuf path = SBUF_INIT(PATH_MAX), body = SBUF_INIT(SWEEP_COMPLETE_MAX);
+	struct sbuf err = SBUF_INIT(1024);
 	int rc = dirhier_path(ticket, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false, &path);
 
+	/* what the endpoint took, the master reads: the same bound */
 	if (rc == 0)
-		rc = read_file(sbuf_str(&path), SWEEP_MSG_MAX, &body);
+		rc = read_file(sbuf_str(&path), SWEEP_COMPLETE_MAX, &body);
 	if (rc == 0)
-		rc = sweep_complete_decode(body.buf ? body.buf : "", body.len, SWEEP_MSG_MAX, out, &err);
+		rc = sweep_complete_decode(body.buf ? body.buf : "", body.len, SWEEP_COMPLETE_MAX, out,
+					   &err);
 	if (rc < 0)
 		log_warn("sweep: the results of a ticket cannot be read: %s", sbuf_str(&err));
 	sbuf_free(&path);

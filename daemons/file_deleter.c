@@ -13,8 +13,9 @@
  * anything, and drops a workunit's rows with its files. An input file also
  * stays when its file_info says <no_delete/>, and while it is a job file
  * (it then goes with its lease). A job file goes when its delete_time has
- * passed, no batch that is neither ABORTED nor RETIRED refers to it, and no
- * live workunit uses it.
+ * passed, no batch that is neither ABORTED nor RETIRED (nor left in INIT past
+ * its expire_time) refers to it, and no live workunit uses it; and when an app version names it among its files,
+ * only its job_file row goes: the file is the project's.
  */
 #include "daemon.h"
 #include "db_daemons.h"
@@ -375,17 +376,36 @@ static int delete_results(struct daemon_ctx *ctx, bool *worked)
 
 /* ---- job files ------------------------------------------------------------- */
 
+/*
+ * A job file's name a file of the project's also has (an app version's, as
+ * a submitter could once name any file): the file is the project's, so only
+ * the job_file row goes. Content-addressed names make this a mishap of old
+ * rows, but the file deleter never trusts a name to say whose file it is.
+ */
+static int project_file(struct db *db, const struct db_job_file *jf, bool *yes)
+{
+	int64_t versions = 0;
+	int rc = db_app_version_count_file(db, jf->name, &versions);
+
+	*yes = rc == DB_OK && versions > 0;
+	if (*yes)
+		log_warn("job file %s is a file of %" PRId64 " app version(s): it stays, only its "
+			 "job_file row goes", jf->name, versions);
+	return rc;
+}
+
 static int delete_job_file(struct db *db, void *arg)
 {
 	struct fd_job *j = arg;
 	struct db_job_file jf = { 0 };
 	int64_t live = 0, users = 0;
+	bool keep_file = false;
 	int rc = db_job_file_lock(db, j->id, &jf);
 
 	if (rc == DB_OK && jf.delete_time >= dnow())
 		rc = DB_NOT_FOUND;      /* its lease was renewed */
 	if (rc == DB_OK)
-		rc = db_job_file_count_live_batches(db, jf.id, &live);
+		rc = db_job_file_count_live_batches(db, jf.id, dnow(), &live);
 	if (rc == DB_OK)
 		rc = db_wu_file_count_others(db, jf.name, 0, &users);
 	if (rc == DB_OK && (live > 0 || users > 0)) {
@@ -401,7 +421,9 @@ static int delete_job_file(struct db *db, void *arg)
 		else if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
 	}
-	if (rc == DB_OK && remove_input(j->ctx->cfg, jf.name) < 0) {
+	if (rc == DB_OK)
+		rc = project_file(db, &jf, &keep_file);
+	if (rc == DB_OK && !keep_file && remove_input(j->ctx->cfg, jf.name) < 0) {
 		log_error("job file %s stays", jf.name);
 		rc = DB_NOT_FOUND;
 	}

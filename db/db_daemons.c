@@ -5,6 +5,7 @@
  */
 #include "db_daemons.h"
 #include "log.h"
+#include "sbuf.h"
 
 #define DB_TXN_TRIES 5
 #define ER_LOCK_WAIT_TIMEOUT 1205
@@ -87,10 +88,24 @@ const struct db_query dbq_job_file_lock = {
 	"job_file_lock", &db_job_file_table, "WHERE id=? FOR UPDATE", "i"
 };
 /* BOINC's delete_job_files asks for batches *below* COMPLETE and deletes when it finds one. */
+/*
+ * A batch holds its files until it is ABORTED or RETIRED; one left in INIT
+ * (a submit that never completed) only until its expire_time.
+ */
 const struct db_query dbq_bfa_live = {
 	"bfa_live", NULL,
 	"SELECT COUNT(*) FROM batch_file_assoc JOIN batch ON batch.id=batch_file_assoc.batch_id "
-	"WHERE batch_file_assoc.job_file_id=? AND batch.state NOT IN (3, 4)", "i"
+	"WHERE batch_file_assoc.job_file_id=? AND batch.state NOT IN (3, 4) "
+	"AND NOT (batch.state=0 AND batch.expire_time>0 AND batch.expire_time<?)", "id"
+};
+/*
+ * App versions whose xml_doc names the file (the <name> of one of its
+ * file_infos): few rows, read by the file deleter only for an expired job
+ * file, so a scan is fine.
+ */
+const struct db_query dbq_app_version_file = {
+	"app_version_file", NULL, "SELECT COUNT(*) FROM app_version WHERE LOCATE(?, xml_doc) > 0",
+	"s"
 };
 const struct db_query dbq_bfa_drop_file = {
 	"bfa_drop_file", NULL, "DELETE FROM batch_file_assoc WHERE job_file_id=?", "i"
@@ -360,12 +375,28 @@ int db_job_file_lock(struct db *db, int64_t id, struct db_job_file *jf)
 	return rc;
 }
 
-int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, int64_t *n)
+int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, double t, int64_t *n)
 {
-	struct db_val v[] = { DBV_INT(job_file_id) };
+	struct db_val v[] = { DBV_INT(job_file_id), DBV_DBL(t) };
 
 	*n = 0;
 	return db_select_i64(db, dbq_bfa_live.sql, v, ARRAY_SIZE(v), n);
+}
+
+int db_app_version_count_file(struct db *db, const char *name, int64_t *n)
+{
+	struct sbuf tag = SBUF_INIT(4096);
+	struct db_val v[1];
+	int rc;
+
+	sbuf_addstr(&tag, "<name>");
+	sbuf_add_xml_escaped(&tag, name);
+	sbuf_addstr(&tag, "</name>");
+	v[0] = DBV_STR(sbuf_str(&tag));
+	*n = 0;
+	rc = db_select_i64(db, dbq_app_version_file.sql, v, ARRAY_SIZE(v), n);
+	sbuf_free(&tag);
+	return rc;
 }
 
 int db_batch_file_assoc_drop_file(struct db *db, int64_t job_file_id)

@@ -24,7 +24,7 @@ extern const struct db_query dbq_app_all, dbq_wu_transition_mod, dbq_wu_need_val
 	dbq_result_update_state, dbq_result_set_file_delete, dbq_wu_unindexed,
 	dbq_wu_any_unindexed, dbq_wu_set_indexed, dbq_wu_file_add, dbq_wu_file_others,
 	dbq_wu_file_drop, dbq_job_file_expired_after, dbq_job_file_lock, dbq_bfa_live,
-	dbq_bfa_drop_file, dbq_wu_set_transition;
+	dbq_app_version_file, dbq_bfa_drop_file, dbq_wu_set_transition;
 
 /*
  * Run fn(db, arg) in a transaction. fn returns DB_OK (commit), DB_NOT_FOUND
@@ -96,8 +96,13 @@ int db_wu_file_drop(struct db *db, int64_t wuid);
 int db_job_file_enum_expired_after(struct db *db, double t, int64_t after, int limit,
 				   int (*fn)(struct db_job_file *, void *), void *arg);
 int db_job_file_lock(struct db *db, int64_t id, struct db_job_file *jf);
-/* Associations of the job file with batches neither ABORTED nor RETIRED. */
-int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, int64_t *n);
+/*
+ * Associations of the job file with batches neither ABORTED nor RETIRED,
+ * nor left in INIT past their expire_time at t.
+ */
+int db_job_file_count_live_batches(struct db *db, int64_t job_file_id, double t, int64_t *n);
+/* How many app versions name the file among their files. */
+int db_app_version_count_file(struct db *db, const char *name, int64_t *n);
 int db_batch_file_assoc_drop_file(struct db *db, int64_t job_file_id);
 
 /*

@@ -163,7 +163,17 @@ struct db_job_status {
 extern const struct db_table db_job_status_table;
 extern const struct db_query dbq_job_status_batch, dbq_wu_cancel_batch, dbq_result_cancel_batch,
 	dbq_wu_touch_batch,
-	dbq_result_cancel_wu, dbq_job_file_lease_batch, dbq_result_chosen;
+	dbq_result_cancel_wu, dbq_job_file_lease_batch, dbq_result_chosen, dbq_batch_by_name_lock,
+	dbq_batch_njobs, dbq_bfa_drop_batch, dbq_bfa_count_file, dbq_bfa_count_user;
+/* The batches the job file is tied to, and how many of them are the user's. */
+int db_job_file_owners(struct db *db, int64_t job_file_id, int64_t user_id, int64_t *batches,
+		       int64_t *mine);
+/* db_batch_lookup_name, the row locked (and the name's gap, so no other makes it meanwhile). */
+int db_batch_lookup_name_lock(struct db *db, const char *name, struct db_batch *b);
+/* How many jobs (workunits and sequences) the batch has. */
+int db_batch_count_jobs(struct db *db, int64_t batch, int64_t *n);
+/* Drop every association of the batch with job files. */
+int db_batch_file_assoc_drop_batch(struct db *db, int64_t batch);
 /* The jobs of batch changed in or after the second of t (0: all), by id. */
 int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
 			     int (*fn)(struct db_job_status *, void *), void *arg);

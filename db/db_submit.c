@@ -214,10 +214,72 @@ const struct db_query dbq_job_file_lease_batch = {
 	"UPDATE job_file JOIN batch_file_assoc a ON a.job_file_id=job_file.id "
 	"SET job_file.delete_time=GREATEST(job_file.delete_time, ?) WHERE a.batch_id=?", "di"
 };
+/* The batch of a name, locked: create_batch makes or reuses it in one transaction. */
+const struct db_query dbq_batch_by_name_lock = {
+	"batch_by_name_lock", &db_batch_table, "WHERE name=? ORDER BY id LIMIT 1 FOR UPDATE", "s"
+};
+const struct db_query dbq_batch_njobs = {
+	"batch_njobs", NULL,
+	"SELECT (SELECT COUNT(*) FROM workunit WHERE batch=?) + "
+	"(SELECT COUNT(*) FROM sequence WHERE batch=?)", "ii"
+};
+const struct db_query dbq_bfa_drop_batch = {
+	"bfa_drop_batch", NULL, "DELETE FROM batch_file_assoc WHERE batch_id=?", "i"
+};
+/* How many batches the job file is tied to; how many of them are the user's. */
+const struct db_query dbq_bfa_count_file = {
+	"bfa_count_file", NULL, "SELECT COUNT(*) FROM batch_file_assoc WHERE job_file_id=?", "i"
+};
+const struct db_query dbq_bfa_count_user = {
+	"bfa_count_user", NULL,
+	"SELECT COUNT(*) FROM batch_file_assoc JOIN batch ON batch.id=batch_file_assoc.batch_id "
+	"WHERE batch_file_assoc.job_file_id=? AND batch.user_id=?", "ii"
+};
 const struct db_query dbq_result_chosen = {
 	"result_chosen", &db_result_table,
 	"WHERE workunitid=? AND outcome IN (1, 3, 6) ORDER BY outcome=1 DESC, id DESC LIMIT 1", "i"
 };
+
+int db_batch_lookup_name_lock(struct db *db, const char *name, struct db_batch *b)
+{
+	struct db_val v[] = { DBV_STR(name) };
+	struct db_batch found = { 0 };
+	int rc = db_batch_query(db, &dbq_batch_by_name_lock, v, ARRAY_SIZE(v), take_batch, &found);
+
+	if (rc != DB_OK)
+		return rc;
+	if (!found.id)
+		return DB_NOT_FOUND;
+	db_batch_free(b);
+	*b = found;
+	return DB_OK;
+}
+
+int db_batch_count_jobs(struct db *db, int64_t batch, int64_t *n)
+{
+	struct db_val v[] = { DBV_INT(batch), DBV_INT(batch) };
+
+	*n = 0;
+	return db_select_i64(db, dbq_batch_njobs.sql, v, ARRAY_SIZE(v), n);
+}
+
+int db_job_file_owners(struct db *db, int64_t job_file_id, int64_t user_id, int64_t *batches,
+		       int64_t *mine)
+{
+	struct db_val f[] = { DBV_INT(job_file_id) }, u[] = { DBV_INT(job_file_id), DBV_INT(user_id) };
+	int rc;
+
+	*batches = *mine = 0;
+	rc = db_select_i64(db, dbq_bfa_count_file.sql, f, ARRAY_SIZE(f), batches);
+	return rc == DB_OK ? db_select_i64(db, dbq_bfa_count_user.sql, u, ARRAY_SIZE(u), mine) : rc;
+}
+
+int db_batch_file_assoc_drop_batch(struct db *db, int64_t batch)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	return db_query_exec(db, &dbq_bfa_drop_batch, v, ARRAY_SIZE(v), NULL);
+}
 
 int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
 			     int (*fn)(struct db_job_status *, void *), void *arg)

@@ -6,6 +6,7 @@
  */
 #include "submit.h"
 #include "db.h"
+#include "field.h"
 #include "fileutil.h"
 #include "log.h"
 
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
 	struct project_config cfg;
 	struct submit_ctx c = { .cfg = &cfg, .remote_addr = getenv("REMOTE_ADDR") };
 	struct sbuf reply = SBUF_INIT(1L << 30), err = SBUF_INIT(1024);
-	const char *script = getenv("SCRIPT_NAME"), *why = NULL;
+	const char *script = getenv("SCRIPT_NAME");
 	struct db_params dp;
 	struct form f = { 0 };
 	char *body = NULL, *logpath;
@@ -61,13 +62,17 @@ int main(int argc, char **argv)
 		else
 			submit_get_output(&c, &f, stdout);
 	} else {
-		body = form_read_body(SUBMIT_MAX_BODY, &len, &why);
+		body = form_read_body(SUBMIT_MAX_BODY, &len, &err);
 		if (!body || form_parse(getenv("CONTENT_TYPE"), body, len, &f, &err) < 0) {
+			struct sbuf q = SBUF_INIT(4096);
+
+			field_quote(&q, sbuf_str(&err), 1000);
 			log_warn("[%s] bad request: %s", c.remote_addr ? c.remote_addr : "?",
-				 why ? why : sbuf_str(&err));
+				 sbuf_str(&q));
+			sbuf_free(&q);
 			sbuf_addstr(&reply, "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n"
 					    "<error>\n    <error_num>-1</error_num>\n    <error_msg>");
-			sbuf_add_xml_escaped(&reply, why ? why : sbuf_str(&err));
+			sbuf_add_xml_escaped(&reply, sbuf_str(&err));
 			sbuf_addstr(&reply, "</error_msg>\n</error>\n");
 		} else {
 			submit_rpc(&c, &f, &reply);

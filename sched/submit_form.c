@@ -2,6 +2,7 @@
  * Form bodies of the remote submission RPCs (see submit_form.h).
  */
 #include "submit_form.h"
+#include "field.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -51,6 +52,21 @@ static char *url_decode(const char *s, size_t len, size_t *out_len)
 	return d;
 }
 
+/* A field's name is text: a name with NULs, control bytes or past FORM_NAME_MAX is refused. */
+static int name_ok(const char *name, size_t len, struct sbuf *err)
+{
+	char *clean = NULL;
+	int rc;
+
+	if (memchr(name, 0, len)) {
+		sbuf_addstr(err, "form field name: a NUL byte in it");
+		return -1;
+	}
+	rc = field_str("form field name", name, FORM_NAME_MAX, 0, &clean, err);
+	free(clean);
+	return rc == FIELD_BAD ? -1 : 0;
+}
+
 static int parse_urlencoded(const char *body, size_t len, struct form *f, struct sbuf *err)
 {
 	size_t i = 0;
@@ -73,6 +89,8 @@ static int parse_urlencoded(const char *body, size_t len, struct form *f, struct
 				p->owned = xstrdup("");
 			}
 			p->data = p->owned;
+			if (name_ok(p->name, nlen, err) < 0)
+				return -1;
 		}
 		i = end + 1;
 	}
@@ -123,6 +141,21 @@ static const char *find_delimiter(const char *p, const char *end, const struct s
 		p = d + 1;
 	}
 	return NULL;
+}
+
+/* Shown only (in logs): cut to a column and cleaned of what is not text. */
+static int clean_filename(struct form_part *p)
+{
+	char *clean = NULL;
+
+	if (!p->filename)
+		return 0;
+	if (field_str("filename", p->filename, FIELD_COLUMN_CHARS, FIELD_CUT | FIELD_CLEAN, &clean,
+		      NULL) == FIELD_BAD)
+		return -1;
+	free(p->filename);
+	p->filename = clean;
+	return 0;
 }
 
 static int parse_multipart(const char *ctype, const char *body, size_t len, struct form *f,
@@ -185,6 +218,8 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 		}
 		if (!part->name)
 			part->name = xstrdup("");
+		if (name_ok(part->name, strlen(part->name), err) < 0 || clean_filename(part) < 0)
+			goto out;
 		part->data = hdr_end + 4;
 		part->len = (size_t)(next - part->data);
 		p = next + delim.len;
@@ -231,39 +266,37 @@ static long read_stdin(void *arg, char *buf, size_t n)
 
 char *form_read_body_from(const char *content_length, long max,
 			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
-			  const char **why)
+			  struct sbuf *why)
 {
+	struct sbuf body;
+	char chunk[65536];
 	long want;
-	size_t got = 0;
-	char *buf;
 
-	if (parse_long(content_length, &want) < 0 || want < 0) {
-		*why = "no Content-Length";
+	if (!content_length || !*content_length) {
+		sbuf_addstr(why, "no Content-Length");
 		return NULL;
 	}
-	if (want > max) {
-		*why = "request too large";
-		return NULL;
-	}
-	buf = xmalloc((size_t)want + 1);
-	while (got < (size_t)want) {
-		long n = rd(arg, buf + got, (size_t)want - got);
+	if (field_long("Content-Length", content_length, 0, max, 0, &want, why) != FIELD_OK)
+		return NULL;    /* not a number, or over max: "...is outside [0, max]" */
+	/* memory for what arrives, not for what a stranger announces */
+	sbuf_init(&body, (size_t)want);
+	while (body.len < (size_t)want) {
+		size_t ask = (size_t)want - body.len;
+		long n = rd(arg, chunk, ask < sizeof(chunk) ? ask : sizeof(chunk));
 
-		if (n <= 0)
+		if (n <= 0 || sbuf_add(&body, chunk, (size_t)n) < 0)
 			break;
-		got += (size_t)n;
 	}
-	if (got < (size_t)want) {
-		free(buf);
-		*why = "request body cut short";
+	if (body.len < (size_t)want) {
+		sbuf_addf(why, "request body cut short: %zu of the %ld bytes of its Content-Length",
+			  body.len, want);
+		sbuf_free(&body);
 		return NULL;
 	}
-	buf[got] = 0;
-	*len = got;
-	return buf;
+	return sbuf_detach(&body, len);
 }
 
-char *form_read_body(long max, size_t *len, const char **why)
+char *form_read_body(long max, size_t *len, struct sbuf *why)
 {
 	return form_read_body_from(getenv("CONTENT_LENGTH"), max, read_stdin, NULL, len, why);
 }

@@ -26,11 +26,14 @@ struct form {
 };
 
 #define FORM_MAX_PARTS 100000
+/* A field's name: at most this many characters of UTF-8, no control characters. */
+#define FORM_NAME_MAX 256
 
 /*
  * Parse body (len bytes) sent with Content-Type content_type. 0, or -1 with
  * the reason in err (truncated or malformed body, unknown content type, too
- * many parts).
+ * many parts, a field name that is not FORM_NAME_MAX characters of text). A
+ * file part's filename, only ever shown, is cut and cleaned to fit as well.
  */
 int form_parse(const char *content_type, const char *body, size_t len, struct form *f,
 	       struct sbuf *err);
@@ -38,14 +41,14 @@ int form_parse(const char *content_type, const char *body, size_t len, struct fo
 int form_parse_query(const char *query, struct form *f, struct sbuf *err);
 /*
  * A CGI request's body: CONTENT_LENGTH bytes read from standard input, all
- * of them (NUL-terminated after them); NULL with *why set when the length is
- * missing, above max or the body is cut short.
+ * of them (NUL-terminated after them); NULL with the reason in why when the
+ * length is missing, not a number, above max, or the body is cut short.
  */
-char *form_read_body(long max, size_t *len, const char **why);
+char *form_read_body(long max, size_t *len, struct sbuf *why);
 /* The same from any stream: content_length as given, rd reading up to n bytes (<= 0: no more). */
 char *form_read_body_from(const char *content_length, long max,
 			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
-			  const char **why);
+			  struct sbuf *why);
 /* The first part called name, or NULL. */
 const struct form_part *form_get(const struct form *f, const char *name);
 /* Its value as an allocated string (NULL if absent or containing NUL). */

@@ -28,7 +28,10 @@
 #include "fileutil.h"
 #include "log.h"
 #include "sbuf.h"
+#include "field.h"
 #include "submit_form.h"
+#include "sweep_check.h"
+#include "sweep_msg.h"
 #include "wtime.h"
 
 #include <ctype.h>
@@ -45,16 +48,17 @@ static const char usage[] =
 	"config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
 	"See doc/sweep-protocol.md.\n";
 
-#define SWEEP_MAX_BODY (1L << 30)
+#define SWEEP_MAX_BODY ((long)SWEEP_COMPLETE_MAX)
 #define NO_DEADLINE (int64_t)4000000000
 #define ER_LOCK_DEADLOCK 1213           /* MariaDB: the transaction was rolled back */
 #define TASK_TRIES 3
+#define SESSION_ID_MAX 64
 #define SESSIONS_KEPT 16                /* sessions a FastCGI process remembers */
 #define SESSION_FRESH 1.0               /* seconds a remembered session is trusted */
 
 /* A session found lately: its batch, and when it was last seen IN_PROGRESS. */
 struct known_session {
-	char sid[65];
+	char sid[SESSION_ID_MAX + 1];
 	int64_t batch;
 	double seen;                    /* dnow(); 0: unused */
 };
@@ -157,7 +161,7 @@ static long read_fcgi(void *arg, char *buf, size_t n)
  * the body is cut short. form_read_body() for a CGI's standard input, the
  * same rules over the FastCGI stream.
  */
-static char *read_body(struct req *r, long max, size_t *len, const char **why)
+static char *read_body(struct req *r, long max, size_t *len, struct sbuf *why)
 {
 	if (!r->fcgi)
 		return form_read_body(max, len, why);
@@ -182,37 +186,54 @@ static bool txn_again(struct req *r, int rc, unsigned err)
 	return r->db != NULL;
 }
 
-/* Letters, digits, '-', '_', '.' (not leading), at most max: safe as a file name. */
-static bool token_ok(const char *s, size_t max)
+/*
+ * The identifier key= of the query (a session ID, a ticket, a platform): at
+ * most max characters, letters, digits, '-' and '_' only -- safe as a file
+ * name -- through lib/field.h. Allocated, or NULL with why saying what is
+ * wrong with it.
+ */
+static char *ident(struct req *r, const char *key, size_t max, struct sbuf *why)
 {
-	size_t n = s ? strlen(s) : 0, i;
+	char *v = form_value(&r->q, key), *out = NULL;
 
-	if (n < 1 || n > max || s[0] == '.')
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
-			return false;
-	return true;
+	if (!v || !*v)
+		sbuf_addf(why, "%s: missing", key);
+	else if (field_str(key, v, max, 0, &out, why) == FIELD_BAD)
+		;
+	else if (strspn(out, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+		 != strlen(out))
+		sbuf_addf(why, "%s: only letters, digits, '-' and '_'", key);
+	else {
+		free(v);
+		return out;
+	}
+	free(out);
+	free(v);
+	return NULL;
 }
 
 /*
  * A client-supplied text for a note line "key=value\n" of the result's
- * stderr_out (who took a ticket, why it failed): at most max bytes, control
- * characters made blanks; "" when absent.
+ * stderr_out (who took a ticket, why it failed), through lib/field.h: cut
+ * to max characters on a character boundary, control characters and bytes
+ * that are not UTF-8 made '?'; "" when absent.
  */
 static char *note(struct req *r, const char *key, size_t max)
 {
-	char *v = form_value(&r->q, key), *n;
+	const struct form_part *p = form_get(&r->q, key);
+	char *v, *clean = NULL, *n;
 	size_t i;
 
-	if (!v)
+	if (!p)
 		return xstrdup("");
-	if (strlen(v) > max)
-		v[max] = 0;
-	for (i = 0; v[i]; i++)
-		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
-			v[i] = ' ';
-	n = xasprintf("%s=%s\n", key, v);
+	v = xmalloc(p->len + 1);
+	for (i = 0; i < p->len; i++)
+		v[i] = p->data[i] ? p->data[i] : '\x01';     /* a NUL is cleaned like any control byte */
+	v[p->len] = 0;
+	if (field_str(key, v, max, FIELD_CUT | FIELD_CLEAN, &clean, NULL) == FIELD_BAD)
+		clean = xstrdup("?");
+	n = xasprintf("%s=%s\n", key, clean);
+	free(clean);
 	free(v);
 	return n;
 }
@@ -267,12 +288,14 @@ static void remember(struct req *r)
 /* The session: 0, or -1 with the reply sent (403 for a wrong session). */
 static int session(struct req *r)
 {
+	struct sbuf why = SBUF_INIT(1024);
 	struct db_batch b = { 0 };
 	char *name;
 	int rc;
 
-	r->session = form_value(&r->q, "sessionID");
-	if (!token_ok(r->session, 64) || strchr(r->session, '.')) {
+	r->session = ident(r, "sessionID", SESSION_ID_MAX, &why);
+	sbuf_free(&why);
+	if (!r->session) {
 		log_warn("[%s] %s: bad or missing session ID", r->addr, r->op);
 		reply_text(r, 403, "wrong session\n");
 		return -1;
@@ -323,9 +346,9 @@ static void do_config(struct req *r)
 
 static void do_worker(struct req *r)
 {
-	char *name = form_value(&r->q, "name"), *platform = form_value(&r->q, "platform");
+	struct sbuf b = SBUF_INIT(4096), why = SBUF_INIT(1024);
+	char *name = form_value(&r->q, "name"), *platform = ident(r, "platform", 100, &why);
 	char *path = xasprintf("%s/worker_name", r->dir), *want = NULL;
-	struct sbuf b = SBUF_INIT(4096);
 	struct stat st;
 
 	if (read_file(path, 4096, &b) == 0) {
@@ -337,10 +360,10 @@ static void do_worker(struct req *r)
 	if (!name || !want || strcmp(name, want)) {
 		log_warn("[%s] worker: wrong worker name", r->addr);
 		reply_text(r, 403, "wrong worker name\n");
-	} else if (!token_ok(platform, 100) ||
+	} else if (!platform ||
 		   stat((path = xasprintf("%s/workers/%s", r->dir, platform)), &st) != 0) {
 		log_info("[%s] worker: no worker for platform %s", r->addr,
-			 platform && token_ok(platform, 100) ? platform : "(bad)");
+			 platform ? platform : "(bad)");
 		reply_text(r, 415, "no worker for this platform\n");
 	} else {
 		send_file(r, path, 500, "cannot read the worker\n");
@@ -350,6 +373,7 @@ static void do_worker(struct req *r)
 	free(name);
 	free(platform);
 	sbuf_free(&b);
+	sbuf_free(&why);
 }
 
 static void do_task(struct req *r)
@@ -403,16 +427,24 @@ static void do_task(struct req *r)
 /* The ticket of the request in the session; 0, 1 (unknown), or -1 with the reply sent. */
 static int ticket(struct req *r, struct db_result *res, char **name)
 {
+	struct sbuf why = SBUF_INIT(1024);
 	int rc;
 
-	*name = form_value(&r->q, "ticket");
-	if (!token_ok(*name, 64) || strchr(*name, '.')) {
-		reply_text(r, 400, "bad or missing ticket\n");
+	*name = ident(r, "ticket", SWEEP_TICKET_MAX, &why);
+	if (!*name) {
+		struct sbuf msg = SBUF_INIT(2048);
+
+		sbuf_addf(&msg, "bad or missing ticket: %s\n", sbuf_str(&why));
+		log_warn("[%s] %s: bad or missing ticket", r->addr, r->op);
+		reply_text(r, 400, sbuf_str(&msg));
+		sbuf_free(&msg);
+		sbuf_free(&why);
 		return -1;
 	}
+	sbuf_free(&why);
 	rc = db_sweep_ticket(r->db, r->batch, *name, res);
 	if (rc == DB_NOT_FOUND) {
-		log_warn("[%s] %s: unknown ticket", r->addr, r->op);
+		log_warn("[%s] %s: no such ticket in this session", r->addr, r->op);
 		return 1;
 	}
 	if (rc != DB_OK) {
@@ -465,10 +497,69 @@ static int report(struct req *r, const struct db_result *res, bool success, cons
 	}
 }
 
-/* /complete with its body, or /failed: the ticket ends, the task is due for the transitioner. */
+/*
+ * Is body what a /complete must bring? 0; 1 with why when not; -1 when the
+ * database failed (the reply is sent).
+ */
+static int results_ok(struct req *r, const struct db_result *res, const char *body, size_t len,
+		      struct sbuf *why)
+{
+	struct db_workunit wu = { 0 };
+	int rc = db_workunit_lookup_id(r->db, res->workunitid, &wu);
+
+	if (rc != DB_OK && rc != DB_NOT_FOUND) {
+		db_trouble(r, "database error\n");
+		rc = -1;
+	} else {
+		rc = sweep_check_results(rc == DB_OK ? wu.xml_doc : NULL, body, len, why);
+		if (rc < 0) {
+			/* the task is the server's own: complain, and take the results as they are */
+			log_error("[%s] task %lld: its body cannot be read (%s): results not checked",
+				  r->addr, (long long)res->workunitid, sbuf_str(why));
+			rc = 0;
+		}
+	}
+	db_workunit_free(&wu);
+	return rc;
+}
+
+/* /complete's body refused: 400 with the reason, logged; the ticket stays as it was. */
+static void refuse_results(struct req *r, const struct db_result *res, const char *why)
+{
+	struct sbuf msg = SBUF_INIT(4096), q = SBUF_INIT(4096);
+
+	field_quote(&q, why, 512);
+	log_warn("[%s] complete: ticket of task %lld: results refused: %s", r->addr,
+		 (long long)res->workunitid, sbuf_str(&q));
+	sbuf_addf(&msg, "results refused, the ticket stays open: %s\n", sbuf_str(&q));
+	reply_text(r, 400, sbuf_str(&msg));
+	sbuf_free(&msg);
+	sbuf_free(&q);
+}
+
+/* Store a ticket's results under its name in the upload hierarchy, for the master. */
+static int store_results(struct req *r, const char *name, const char *body, size_t len,
+			 char **path)
+{
+	struct sbuf p = SBUF_INIT(PATH_MAX);
+	int rc = 0;
+
+	if (dirhier_path(name, r->cfg->upload_dir, r->cfg->uldl_dir_fanout, true, &p) < 0 ||
+	    write_file_atomic(sbuf_str(&p), body, len, 0644) < 0)
+		rc = -1;
+	*path = sbuf_detach(&p, NULL);
+	return rc;
+}
+
+/*
+ * /complete with its body, or /failed: the ticket ends, the task is due for
+ * the transitioner. rc: 0 the ticket, 1 no such ticket in the session, 2
+ * the same results again, 3 results refused; < 0 the reply is sent.
+ */
 static void do_report(struct req *r, const char *body, size_t len, bool success)
 {
 	struct db_result res = { 0 };
+	struct sbuf bad = SBUF_INIT(4096);
 	char *name = NULL, *path = NULL, *why = success ? xstrdup("") : note(r, "why", 300);
 	bool taken = false;
 	int rc = ticket(r, &res, &name);
@@ -484,20 +575,20 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 			 (long long)res.workunitid);
 		rc = 2;
 	}
-	if (rc == 0 && success) {
-		struct sbuf p = SBUF_INIT(PATH_MAX);
-
-		if (dirhier_path(name, r->cfg->upload_dir, r->cfg->uldl_dir_fanout, true, &p) < 0 ||
-		    write_file_atomic(sbuf_str(&p), body, len, 0644) < 0)
-			rc = -2;
-		path = sbuf_detach(&p, NULL);
-	}
+	if (rc == 0 && success && (rc = results_ok(r, &res, body, len, &bad)) > 0)
+		rc = 3;
+	if (rc == 0 && success && store_results(r, name, body, len, &path) < 0)
+		rc = -2;
 	if (rc == 0 && report(r, &res, success, why, &taken) != DB_OK) {
 		db_trouble(r, "cannot record the results; send them again\n");
 		rc = -1;
 	}
 	if (rc == -2) {
 		reply_text(r, 500, "cannot store the results; send them again\n");
+	} else if (rc == 3) {
+		refuse_results(r, &res, sbuf_str(&bad));
+	} else if (rc == 1 && success) {
+		reply_text(r, 400, "no such ticket in this session\n");
 	} else if (rc >= 0) {
 		if (rc == 0)
 			log_info("[%s] ticket of task %lld %s%s", r->addr, (long long)res.workunitid,
@@ -509,6 +600,7 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	free(path);
 	free(name);
 	free(why);
+	sbuf_free(&bad);
 	db_result_free(&res);
 }
 
@@ -564,16 +656,22 @@ static void serve(struct server *s, FCGX_Request *fcgi)
 			do_report(&r, NULL, 0, false);
 		} else if (!strcmp(r.op, "complete")) {
 			size_t len = 0;
-			const char *why = NULL;
+			struct sbuf why = SBUF_INIT(1024);
 			char *body = read_body(&r, SWEEP_MAX_BODY, &len, &why);
 
 			if (!body) {
-				log_warn("[%s] complete: %s", r.addr, why);
-				reply_text(&r, 400, "missing or cut-short body\n");
+				struct sbuf msg = SBUF_INIT(2048);
+
+				log_warn("[%s] complete: %s", r.addr, sbuf_str(&why));
+				sbuf_addf(&msg, "results refused, the ticket stays open: %s\n",
+					  sbuf_str(&why));
+				reply_text(&r, 400, sbuf_str(&msg));
+				sbuf_free(&msg);
 			} else {
 				do_report(&r, body, len, true);
 			}
 			free(body);
+			sbuf_free(&why);
 		} else {
 			reply_text(&r, 404, "no such request\n");
 		}

@@ -20,6 +20,8 @@
 #include "sbuf.h"
 
 #define SWEEP_MSG_MAX (256u << 20)      /* a sensible bound for decoders */
+/* The largest /complete body: the endpoint's limit (FcgidMaxRequestLen), the master's too. */
+#define SWEEP_COMPLETE_MAX (1u << 30)
 #define SWEEP_TICKET_MAX 64             /* characters of a ticket */
 
 /* An input file of a task: File=NAME or File=stdin, and its content. */

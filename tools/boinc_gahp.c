@@ -8,6 +8,7 @@
  */
 #include "boinc_gahp.h"
 #include "boinc_gahp_rpc.h"
+#include "field.h"
 #include "log.h"
 #include "param.h"
 
@@ -127,14 +128,38 @@ static int read_config(const char *path)
 	return ret;
 }
 
-/* Take an asynchronous command; false if it is malformed (answer E). */
+/*
+ * The return line for a request that cannot be taken: "E" and one token
+ * saying why (control characters made blanks, the authenticator never).
+ */
+static void PRINTF_LIKE(1, 2) reply_e(const char *fmt, ...)
+{
+	struct sbuf msg = SBUF_INIT(64 * 1024), line = SBUF_INIT(64 * 1024);
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	sbuf_addch(&line, 'E');
+	gahp_error(&line, project_auth, "%s", sbuf_str(&msg));
+	gahp_print(sbuf_str(&line));
+	sbuf_free(&msg);
+	sbuf_free(&line);
+}
+
+/* Take an asynchronous command; false if it is malformed (answered E). */
 static bool accept_async(const struct gahp_cmd *cmd, char *line, int argc, char **argv)
 {
+	struct sbuf why = SBUF_INIT(4096);
 	struct gahp_req *r;
 	void *spec = NULL;
 
-	if (cmd->parse(argc, argv, &spec) < 0)
+	if (cmd->parse(argc, argv, &spec, &why) < 0) {
+		reply_e("%s: %s", cmd->name, sbuf_str(&why));
+		sbuf_free(&why);
 		return false;
+	}
+	sbuf_free(&why);
 	r = xcalloc(1, sizeof(*r));
 	r->cmd = cmd;
 	r->line = line;
@@ -150,6 +175,33 @@ static bool accept_async(const struct gahp_cmd *cmd, char *line, int argc, char 
 	return true;
 }
 
+/* A synchronous command with the wrong arguments, or an unknown one: E saying which. */
+static void bad_sync(const char *w, int argc)
+{
+	static const struct {
+		const char *name, *use;
+	} sync[] = {
+		{ "QUIT", "QUIT" }, { "VERSION", "VERSION" }, { "COMMANDS", "COMMANDS" },
+		{ "RESULTS", "RESULTS" }, { "ASYNC_MODE_ON", "ASYNC_MODE_ON" },
+		{ "ASYNC_MODE_OFF", "ASYNC_MODE_OFF" }, { "RESPONSE_PREFIX", "RESPONSE_PREFIX PREFIX" },
+		{ "BOINC_SELECT_PROJECT", "BOINC_SELECT_PROJECT URL AUTHENTICATOR" },
+	};
+	struct sbuf q = SBUF_INIT(256);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sync); i++) {
+		if (strcasecmp(w, sync[i].name) == 0) {
+			/* the arguments are never shown: one may be an authenticator */
+			reply_e("%s: wrong number of arguments (%d): want %s", sync[i].name,
+				argc - 1, sync[i].use);
+			return;
+		}
+	}
+	field_quote(&q, w, 32);
+	reply_e("unknown command '%s'", sbuf_str(&q));
+	sbuf_free(&q);
+}
+
 enum loop_end { LOOP_EOF, LOOP_QUIT };
 
 /* One request line; returns 1 for QUIT, 0 otherwise. Takes line. */
@@ -162,8 +214,8 @@ static int handle(char *line)
 	int ret = 0;
 
 	if (argc <= 0) {
-		/* an empty line or one ending in a lone backslash */
-		gahp_print("E");
+		reply_e(argc < 0 ? "a request line may not end in a lone backslash"
+				 : "an empty request line");
 		goto out;
 	}
 	w = argv[0];
@@ -189,10 +241,11 @@ static int handle(char *line)
 	} else if (strcasecmp(w, "BOINC_SELECT_PROJECT") == 0 && argc == 3) {
 		select_project(argv[1], argv[2]);
 		gahp_print("S");
-	} else if ((cmd = gahp_find_cmd(w)) != NULL && accept_async(cmd, line, argc, argv)) {
-		return 0;       /* the request owns line and argv now */
+	} else if ((cmd = gahp_find_cmd(w)) != NULL) {
+		if (accept_async(cmd, line, argc, argv))
+			return 0;       /* the request owns line and argv now */
 	} else {
-		gahp_print("E");
+		bad_sync(w, argc);
 	}
 out:
 	free(argv);
@@ -222,7 +275,9 @@ static enum loop_end command_loop(void)
 			line[--n] = '\0';
 		if ((size_t)n != strlen(line) || n > GAHP_MAX_LINE) {
 			/* a NUL inside the line: no argument can hold it */
-			gahp_print("E");
+			reply_e(n > GAHP_MAX_LINE ? "a request line longer than %ld bytes"
+						  : "a NUL byte in a request line (%ld bytes)",
+				n > GAHP_MAX_LINE ? GAHP_MAX_LINE : (long)n);
 			continue;
 		}
 		quit = handle(line);

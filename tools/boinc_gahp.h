@@ -22,8 +22,11 @@ struct gahp_req;
 /* An asynchronous command: parse in the main thread, run in a worker. */
 struct gahp_cmd {
 	const char *name;
-	/* 0 if argv (argv[0] is the command word) is well formed, else -1 (answer E). */
-	int (*parse)(int argc, char **argv, void **spec);
+	/*
+	 * 0 if argv (argv[0] is the command word) is well formed, else -1 with
+	 * the reason in why (answer "E <command>: <why>").
+	 */
+	int (*parse)(int argc, char **argv, void **spec, struct sbuf *why);
 	/* Append the result tokens after the request id (" NULL ..." or " <error>"). */
 	void (*run)(struct gahp_req *r, struct sbuf *res);
 	void (*free_spec)(void *spec);
@@ -66,6 +69,21 @@ bool gahp_is_reqid(const char *s);
 /* A count: 1 to 9 digits. */
 int gahp_parse_count(const char *s, long *n);
 
+/*
+ * The checks every parse function makes, each 0 or -1 with why filled:
+ * the number of arguments (want argc == n, or >= n with at_least; use is
+ * the command's grammar), a request id in argv[1], a count called what,
+ * and a number called what in [0, max] ("NULL" too when null_ok, as 0).
+ */
+int gahp_want_args(int argc, int n, bool at_least, const char *use, struct sbuf *why);
+int gahp_want_reqid(const char *s, struct sbuf *why);
+int gahp_want_count(const char *what, const char *s, long *n, struct sbuf *why);
+int gahp_want_number(const char *what, const char *s, double max, bool null_ok, double *v,
+		     struct sbuf *why);
+
+/* The latest time a request may give (MIN_MOD_TIME, a lease): year 5138, as the server. */
+#define GAHP_TIME_MAX 1e11
+
 /* boinc_gahp_queue.c: output, the result queue and the workers */
 
 /* Print one line (the response prefix is added) atomically; -1 if stdout failed. */
@@ -89,10 +107,10 @@ void gahp_req_free(struct gahp_req *r);
 
 /* The asynchronous commands (boinc_gahp_cmd.c). */
 const struct gahp_cmd *gahp_find_cmd(const char *word);
-int gahp_submit_parse(int argc, char **argv, void **spec);
+int gahp_submit_parse(int argc, char **argv, void **spec, struct sbuf *why);
 void gahp_submit_run(struct gahp_req *r, struct sbuf *res);
 void gahp_submit_free(void *spec);
-int gahp_fetch_parse(int argc, char **argv, void **spec);
+int gahp_fetch_parse(int argc, char **argv, void **spec, struct sbuf *why);
 void gahp_fetch_run(struct gahp_req *r, struct sbuf *res);
 void gahp_fetch_free(void *spec);
 

@@ -9,10 +9,12 @@
 #include "boinc_gahp_rpc.h"
 
 /* PING, ABORT_JOBS and RETIRE_BATCH need nothing beyond argv */
-static int parse_ping(int argc, char **argv, void **spec)
+static int parse_ping(int argc, char **argv, void **spec, struct sbuf *why)
 {
 	(void)spec;
-	return argc == 2 && gahp_is_reqid(argv[1]) ? 0 : -1;
+	if (gahp_want_args(argc, 2, false, "BOINC_PING ID", why))
+		return -1;
+	return gahp_want_reqid(argv[1], why);
 }
 
 static void run_ping(struct gahp_req *r, struct sbuf *res)
@@ -30,10 +32,12 @@ static void run_ping(struct gahp_req *r, struct sbuf *res)
 	sbuf_free(&err);
 }
 
-static int parse_abort(int argc, char **argv, void **spec)
+static int parse_abort(int argc, char **argv, void **spec, struct sbuf *why)
 {
 	(void)spec;
-	return argc >= 3 && gahp_is_reqid(argv[1]) ? 0 : -1;
+	if (gahp_want_args(argc, 3, true, "BOINC_ABORT_JOBS ID JOB...", why))
+		return -1;
+	return gahp_want_reqid(argv[1], why);
 }
 
 static void run_abort(struct gahp_req *r, struct sbuf *res)
@@ -54,10 +58,12 @@ static void run_abort(struct gahp_req *r, struct sbuf *res)
 	sbuf_free(&err);
 }
 
-static int parse_retire(int argc, char **argv, void **spec)
+static int parse_retire(int argc, char **argv, void **spec, struct sbuf *why)
 {
 	(void)spec;
-	return argc == 3 && gahp_is_reqid(argv[1]) ? 0 : -1;
+	if (gahp_want_args(argc, 3, false, "BOINC_RETIRE_BATCH ID BATCH", why))
+		return -1;
+	return gahp_want_reqid(argv[1], why);
 }
 
 static void run_retire(struct gahp_req *r, struct sbuf *res)
@@ -76,13 +82,15 @@ static void run_retire(struct gahp_req *r, struct sbuf *res)
 	sbuf_free(&err);
 }
 
-static int parse_lease(int argc, char **argv, void **spec)
+static int parse_lease(int argc, char **argv, void **spec, struct sbuf *why)
 {
 	double t;
 
 	(void)spec;
-	return argc == 4 && gahp_is_reqid(argv[1]) && parse_double(argv[3], &t) == 0 && t >= 0
-		       ? 0 : -1;
+	if (gahp_want_args(argc, 4, false, "BOINC_SET_LEASE ID BATCH EPOCH_SECONDS", why) ||
+	    gahp_want_reqid(argv[1], why))
+		return -1;
+	return gahp_want_number("EPOCH_SECONDS", argv[3], GAHP_TIME_MAX, false, &t, why);
 }
 
 static void run_lease(struct gahp_req *r, struct sbuf *res)
@@ -92,7 +100,8 @@ static void run_lease(struct gahp_req *r, struct sbuf *res)
 	double t = 0;
 	char num[64];
 
-	parse_double(r->argv[3], &t);
+	gahp_want_number("EPOCH_SECONDS", r->argv[3], GAHP_TIME_MAX, false, &t, &err);
+	sbuf_reset(&err);
 	snprintf(num, sizeof(num), "%f", t);
 	rpc_begin(&req, "set_expire_time", r->auth);
 	rpc_elem(&req, "batch_name", r->argv[2]);
@@ -107,16 +116,23 @@ static void run_lease(struct gahp_req *r, struct sbuf *res)
 }
 
 /* BOINC_QUERY_BATCHES id MIN_MOD_TIME N BATCH... */
-static int parse_query(int argc, char **argv, void **spec)
+static int parse_query(int argc, char **argv, void **spec, struct sbuf *why)
 {
 	double t;
 	long n;
 
 	(void)spec;
-	if (argc < 4 || !gahp_is_reqid(argv[1]) || parse_double(argv[2], &t) < 0 || t < 0 ||
-	    gahp_parse_count(argv[3], &n) < 0)
+	if (gahp_want_args(argc, 5, true, "BOINC_QUERY_BATCHES ID MIN_MOD_TIME NBATCHES BATCH...",
+			   why) ||
+	    gahp_want_reqid(argv[1], why) ||
+	    gahp_want_number("MIN_MOD_TIME", argv[2], GAHP_TIME_MAX, false, &t, why) ||
+	    gahp_want_count("NBATCHES", argv[3], &n, why))
 		return -1;
-	return n >= 1 && n == argc - 4 ? 0 : -1;
+	if (n != argc - 4) {
+		sbuf_addf(why, "NBATCHES is %ld, but the line has %d batch name(s)", n, argc - 4);
+		return -1;
+	}
+	return 0;
 }
 
 int gahp_query_reply(xmlNode *root, long nbatches, struct sbuf *out, struct sbuf *err)
@@ -175,7 +191,8 @@ static void run_query(struct gahp_req *r, struct sbuf *res)
 	char num[64];
 	int i;
 
-	parse_double(r->argv[2], &mod);
+	gahp_want_number("MIN_MOD_TIME", r->argv[2], GAHP_TIME_MAX, false, &mod, &err);
+	sbuf_reset(&err);
 	snprintf(num, sizeof(num), "%f", mod);
 	rpc_begin(&req, "query_batch2", r->auth);
 	rpc_elem(&req, "min_mod_time", num);

@@ -19,16 +19,24 @@ struct fetch_spec {
 };
 
 /* BOINC_FETCH_OUTPUT id JOB DIR STDERR ALL|SOME N (SRC DST)... */
-int gahp_fetch_parse(int argc, char **argv, void **specp)
+int gahp_fetch_parse(int argc, char **argv, void **specp, struct sbuf *why)
 {
 	struct fetch_spec *s;
 	long n;
 
-	if (argc < 7 || !gahp_is_reqid(argv[1]) || gahp_parse_count(argv[6], &n) < 0 ||
-	    argc != 7 + 2 * n)
+	if (gahp_want_args(argc, 7, true, "BOINC_FETCH_OUTPUT ID JOB DIR STDERR_FILE ALL|SOME "
+			   "NSPECS (SRC DST)...", why) ||
+	    gahp_want_reqid(argv[1], why) || gahp_want_count("NSPECS", argv[6], &n, why))
 		return -1;
-	if (strcmp(argv[5], "ALL") != 0 && strcmp(argv[5], "SOME") != 0)
+	if (argc != 7 + 2 * n) {
+		sbuf_addf(why, "NSPECS is %ld, but the line has %d argument(s) after it (want SRC "
+			  "DST for each)", n, argc - 7);
 		return -1;
+	}
+	if (strcmp(argv[5], "ALL") != 0 && strcmp(argv[5], "SOME") != 0) {
+		sbuf_addstr(why, "want ALL or SOME after STDERR_FILE");
+		return -1;
+	}
 	s = xcalloc(1, sizeof(*s));
 	s->job = argv[2];
 	s->dir = argv[3];

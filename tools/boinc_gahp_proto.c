@@ -5,6 +5,7 @@
  * error message with spaces stays one token for the gridmanager.
  */
 #include "boinc_gahp.h"
+#include "field.h"
 
 int gahp_split(char *line, char ***argvp)
 {
@@ -122,4 +123,48 @@ int gahp_parse_count(const char *s, long *n)
 		return -1;
 	*n = v;
 	return 0;
+}
+
+int gahp_want_args(int argc, int n, bool at_least, const char *use, struct sbuf *why)
+{
+	if (argc == n || (at_least && argc > n))
+		return 0;
+	sbuf_addf(why, "%s arguments: want %s", argc < n ? "too few" : "too many", use);
+	return -1;
+}
+
+/* what 's' (quoted, shortened) for a message */
+static void quoted(struct sbuf *why, const char *what, const char *s)
+{
+	sbuf_addf(why, "%s '", what);
+	field_quote(why, s, 32);
+	sbuf_addch(why, '\'');
+}
+
+int gahp_want_reqid(const char *s, struct sbuf *why)
+{
+	if (gahp_is_reqid(s))
+		return 0;
+	quoted(why, "request id", s);
+	sbuf_addstr(why, " is not 1 to 18 digits, not all zero");
+	return -1;
+}
+
+int gahp_want_count(const char *what, const char *s, long *n, struct sbuf *why)
+{
+	if (gahp_parse_count(s, n) == 0)
+		return 0;
+	quoted(why, what, s);
+	sbuf_addstr(why, " is not a count (1 to 9 digits)");
+	return -1;
+}
+
+int gahp_want_number(const char *what, const char *s, double max, bool null_ok, double *v,
+		     struct sbuf *why)
+{
+	if (null_ok && strcmp(s, "NULL") == 0) {
+		*v = 0;
+		return 0;
+	}
+	return field_double(what, s, 0, max, 0, v, why) == FIELD_OK ? 0 : -1;
 }

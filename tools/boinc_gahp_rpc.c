@@ -133,7 +133,7 @@ int rpc_reply_parse(const char *body, size_t len, const char *script, const char
 	root = xmlDocGetRootElement(doc);
 	if (reply_error(root, err) < 0) {
 		xmlFreeDoc(doc);
-		return -1;
+		return RPC_REFUSED;
 	}
 	if (!xml_is(root, root_name)) {
 		sbuf_addf(err, "unexpected reply <%s> from %s", (const char *)root->name, script);

@@ -22,11 +22,16 @@ void rpc_begin(struct sbuf *b, const char *root, const char *auth);
 void rpc_elem(struct sbuf *b, const char *name, const char *value);
 void rpc_end(struct sbuf *b, const char *root);
 
+/* rpc_post's answer when the server refused the request with its <error>. */
+#define RPC_REFUSED (-2)
+
 /*
  * POST request to <url><script> as form field "request", with the files (if
  * any) as parts file_0, file_1, ... Success: 0 and *doc, a reply whose root
- * element is root_name and that carries no <error>. Failure: -1 with the
- * reason in err (the server's error_msg, an HTTP or a transport error).
+ * element is root_name and that carries no <error>. Failure: RPC_REFUSED
+ * with the server's error_msg in err (it answered, and refused), or -1 with
+ * the reason in err (an HTTP or a transport error, a reply not understood:
+ * what the server did is not known).
  */
 int rpc_post(const char *url, const char *script, const struct sbuf *request,
 	     char *const *files, size_t nfiles, const char *root_name, xmlDoc **doc,
@@ -35,7 +40,7 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 /*
  * The reply body of an RPC to script (rpc_post's second half, also for the
  * fuzzer): 0 and *doc, whose root is root_name and which carries no <error>,
- * or -1 with the reason in err.
+ * or -1 with the reason in err (RPC_REFUSED for the server's <error>).
  */
 int rpc_reply_parse(const char *body, size_t len, const char *script, const char *root_name,
 		    xmlDoc **doc, struct sbuf *err);

@@ -4,10 +4,13 @@
  * inputs the server lacks), upload_files (only those), submit_batch (every
  * job in one document). Input files are content-addressed, named
  * <md5><extension>; each distinct local file is hashed once per SUBMIT
- * however many jobs share it.
+ * however many jobs share it. A SUBMIT that fails before its jobs are made
+ * retires its batch, which the server then discards, so the same SUBMIT
+ * corrected works under the same batch name.
  */
 #include "boinc_gahp.h"
 #include "boinc_gahp_rpc.h"
+#include "field.h"
 #include "log.h"
 #include "md5.h"
 
@@ -34,57 +37,91 @@ struct submit_spec {
 	long app_version_num;
 };
 
-static int opt_double(const char *s, double *v)
+/* The bounds of the trailing job parameters: those the server takes (doc/submit_rpc.md). */
+#define FPOPS_MAX 1e30
+#define BYTES_MAX 1e18
+#define DELAY_BOUND_MAX 1e9
+
+#define SUBMIT_USE "BOINC_SUBMIT ID BATCH APP NJOBS (JOB NARGS ARG... NFILES (SRC DST)...)... " \
+		   "[FPOPS_EST FPOPS_BOUND MEM_BOUND DISK_BOUND DELAY_BOUND APP_VERSION_NUM]"
+
+/* One job's tokens from argv[*i] on. */
+static int parse_job(int argc, char **argv, int *i, long j, struct submit_job *jb,
+		     struct sbuf *why)
 {
-	if (strcmp(s, "NULL") == 0) {
-		*v = 0;
+	if (argc - *i < 3) {
+		sbuf_addf(why, "job %ld: too few arguments: want JOB NARGS ARG... NFILES "
+			  "(SRC DST)...", j + 1);
+		return -1;
+	}
+	jb->name = argv[(*i)++];
+	if (gahp_want_count("NARGS", argv[(*i)++], &jb->nargs, why))
+		return -1;
+	if (jb->nargs > argc - *i - 1) {
+		sbuf_addf(why, "job %ld: NARGS is %ld, more than the arguments left", j + 1,
+			  jb->nargs);
+		return -1;
+	}
+	jb->args = &argv[*i];
+	*i += (int)jb->nargs;
+	if (gahp_want_count("NFILES", argv[(*i)++], &jb->nfiles, why))
+		return -1;
+	if (2 * jb->nfiles > argc - *i) {
+		sbuf_addf(why, "job %ld: NFILES is %ld, more than the SRC DST pairs left", j + 1,
+			  jb->nfiles);
+		return -1;
+	}
+	jb->files = &argv[*i];
+	*i += (int)(2 * jb->nfiles);
+	return 0;
+}
+
+/* The six trailing job parameters, each NULL or a number (APP_VERSION_NUM an integer). */
+static int parse_params(char **argv, struct submit_spec *s, struct sbuf *why)
+{
+	if (gahp_want_number("FPOPS_EST", argv[0], FPOPS_MAX, true, &s->fpops_est, why) ||
+	    gahp_want_number("FPOPS_BOUND", argv[1], FPOPS_MAX, true, &s->fpops_bound, why) ||
+	    gahp_want_number("MEM_BOUND", argv[2], BYTES_MAX, true, &s->mem_bound, why) ||
+	    gahp_want_number("DISK_BOUND", argv[3], BYTES_MAX, true, &s->disk_bound, why) ||
+	    gahp_want_number("DELAY_BOUND", argv[4], DELAY_BOUND_MAX, true, &s->delay_bound, why))
+		return -1;
+	if (strcmp(argv[5], "NULL") == 0) {
+		s->app_version_num = 0;
 		return 0;
 	}
-	return parse_double(s, v) == 0 && *v >= 0 ? 0 : -1;
+	/* a fraction is refused too ("1.5 is not a whole number") */
+	return field_long("APP_VERSION_NUM", argv[5], 0, INT_MAX, 0, &s->app_version_num, why) ==
+	       FIELD_OK ? 0 : -1;
 }
 
 /* BOINC_SUBMIT id BATCH APP NJOBS (JOB NARGS ARG... NFILES (SRC DST)...)... [6 params] */
-int gahp_submit_parse(int argc, char **argv, void **specp)
+int gahp_submit_parse(int argc, char **argv, void **specp, struct sbuf *why)
 {
 	struct submit_spec *s;
-	long i, j, left;
+	long j;
+	int i = 5;
 
-	if (argc < 5 || !gahp_is_reqid(argv[1]))
+	if (gahp_want_args(argc, 5, true, SUBMIT_USE, why) || gahp_want_reqid(argv[1], why))
 		return -1;
 	s = xcalloc(1, sizeof(*s));
 	s->batch = argv[2];
 	s->app = argv[3];
-	if (gahp_parse_count(argv[4], &s->njobs) < 0 || s->njobs < 1 || s->njobs > argc)
+	if (gahp_want_count("NJOBS", argv[4], &s->njobs, why))
 		goto bad;
-	s->jobs = xcalloc((size_t)s->njobs, sizeof(*s->jobs));
-	for (i = 5, j = 0; j < s->njobs; j++) {
-		struct submit_job *jb = &s->jobs[j];
-
-		if (argc - i < 3)
-			goto bad;
-		jb->name = argv[i++];
-		if (gahp_parse_count(argv[i++], &jb->nargs) < 0 || jb->nargs > argc - i - 1)
-			goto bad;
-		jb->args = &argv[i];
-		i += jb->nargs;
-		if (gahp_parse_count(argv[i++], &jb->nfiles) < 0 || 2 * jb->nfiles > argc - i)
-			goto bad;
-		jb->files = &argv[i];
-		i += 2 * jb->nfiles;
+	if (s->njobs < 1 || s->njobs > argc) {
+		sbuf_addf(why, "NJOBS is %ld: want 1 to the jobs on the line", s->njobs);
+		goto bad;
 	}
-	left = argc - i;
-	if (left == 6) {
-		double avn;
-
-		if (opt_double(argv[i], &s->fpops_est) < 0 ||
-		    opt_double(argv[i + 1], &s->fpops_bound) < 0 ||
-		    opt_double(argv[i + 2], &s->mem_bound) < 0 ||
-		    opt_double(argv[i + 3], &s->disk_bound) < 0 ||
-		    opt_double(argv[i + 4], &s->delay_bound) < 0 ||
-		    opt_double(argv[i + 5], &avn) < 0 || avn != (double)(long)avn)
+	s->jobs = xcalloc((size_t)s->njobs, sizeof(*s->jobs));
+	for (j = 0; j < s->njobs; j++)
+		if (parse_job(argc, argv, &i, j, &s->jobs[j], why))
 			goto bad;
-		s->app_version_num = (long)avn;
-	} else if (left != 0) {
+	if (argc - i == 6) {
+		if (parse_params(&argv[i], s, why))
+			goto bad;
+	} else if (argc - i != 0) {
+		sbuf_addf(why, "after the jobs, want none or the six job parameters, not %d "
+			  "arguments", argc - i);
 		goto bad;
 	}
 	*specp = s;
@@ -392,6 +429,29 @@ static int upload(struct gahp_req *r, struct submit_state *st, const char *batch
 	return ret;
 }
 
+/*
+ * A submit that failed before its jobs were made leaves an empty batch in
+ * INIT: retire it, and the server discards it, with its ties to the files
+ * uploaded for it (they go with their lease). Best effort: a batch left
+ * behind is made again by the next create_batch of its name.
+ */
+static void discard_batch(struct gahp_req *r, const char *batch_id)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	struct sbuf err = SBUF_INIT(64 * 1024);
+
+	rpc_begin(&req, "retire_batch", r->auth);
+	rpc_elem(&req, "batch_id", batch_id);
+	rpc_end(&req, "retire_batch");
+	if (rpc_simple(r->url, &req, "retire_batch", &err) == 0)
+		log_info("submit %s: batch id %s discarded", r->reqid, batch_id);
+	else
+		log_warn("submit %s: cannot discard batch id %s: %s", r->reqid, batch_id,
+			 sbuf_str(&err));
+	sbuf_free(&req);
+	sbuf_free(&err);
+}
+
 /* A BOINC command line keeps an argument whole if it is quoted. */
 static void add_arg(struct sbuf *b, const char *a)
 {
@@ -407,6 +467,7 @@ static void add_arg(struct sbuf *b, const char *a)
 		sbuf_addstr(b, a);
 }
 
+/* 0; RPC_REFUSED when certainly no job was made (refused, or never sent); else -1. */
 static int submit_batch(struct gahp_req *r, struct submit_spec *s, struct submit_state *st,
 			const char *batch_id, struct sbuf *err)
 {
@@ -447,18 +508,20 @@ static int submit_batch(struct gahp_req *r, struct submit_spec *s, struct submit
 		}
 		if (sbuf_addstr(&req, "</job>\n") < 0) {
 			sbuf_addstr(err, "the batch is too large for one request");
+			ret = RPC_REFUSED;
 			goto out;
 		}
 	}
 	sbuf_addstr(&req, "</batch>\n");
 	rpc_end(&req, "submit_batch");
-	if (rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "submit_batch", &doc, err) == 0) {
+	ret = rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "submit_batch", &doc, err);
+	if (ret == 0) {
 		char *bid = rpc_child_text(xmlDocGetRootElement(doc), "batch_id");
 
-		if (bid)
-			ret = 0;
-		else
+		if (!bid) {
 			sbuf_addstr(err, "no <batch_id> in the reply");
+			ret = -1;
+		}
 		free(bid);
 		xmlFreeDoc(doc);
 	}
@@ -479,6 +542,7 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 	size_t nup = 0;
 	long long bytes = 0;
 	bool ok = false;
+	int rc;
 
 	memset(&st, 0, sizeof(st));
 	if (hash_inputs(s, &st, &err) < 0) {
@@ -498,10 +562,15 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 	if (st.nfiles > 0 && (query_files(r, &st, batch_id, absent, &err) < 0 ||
 			      upload(r, &st, batch_id, absent, &nup, &bytes, &err) < 0)) {
 		gahp_error(res, r->auth, "error processing input files: %s", sbuf_str(&err));
+		discard_batch(r, batch_id);
 		goto out;
 	}
-	if (submit_batch(r, s, &st, batch_id, &err) < 0) {
+	rc = submit_batch(r, s, &st, batch_id, &err);
+	if (rc < 0) {
 		gahp_error(res, r->auth, "error submitting jobs: %s", sbuf_str(&err));
+		/* refused: the server made no job; else it may have made them all */
+		if (rc == RPC_REFUSED)
+			discard_batch(r, batch_id);
 		goto out;
 	}
 	sbuf_addstr(res, " NULL");

@@ -29,11 +29,16 @@ exec 3>a_in 4<a_out 5>b_in 6<b_out
 
 # get FD: one reply line; a hung tool fails the test instead of hanging it
 get() {
-	timeout 20 sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
+	timeout "$(test_patience 20)" sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
 }
 # a CMD / b CMD: send, expect the reply (or "-" to only send)
 a() { echo "$1" >&3 && { [ "$2" = - ] || test "$(get 4)" = "$2"; }; }
 b() { echo "$1" >&5 && { [ "$2" = - ] || test "$(get 6)" = "$2"; }; }
+
+# B is blocked on a row lock (its SELECT waits on p3): the moment for A to ask for p1
+b_waits() {
+	test "$(test_sql -e "select count(*) from information_schema.innodb_trx where trx_state='LOCK WAIT'")" = 1
+}
 
 test_expect_success 'both tools are up, three rows to lock' '
 	test "$(get 4 | cut -d" " -f1)" = ready &&
@@ -45,7 +50,7 @@ test_expect_success 'B waits on p3 in the middle of its rows; A asks for p1: B i
 	a begin ok && a "insert x1" ok && a "insert x2" ok && a "insert x3" ok &&
 	a "lock p3" ok &&
 	b begin ok && b "lockall p%" - &&
-	sleep 1 &&
+	test_wait_for 60 b_waits &&
 	a "lock p1" - &&
 	ra=$(get 4) && rb=$(get 6) &&
 	echo "A: $ra, B: $rb" &&

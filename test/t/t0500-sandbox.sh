@@ -92,8 +92,9 @@ test_expect_success 'down twice and up twice in a row' '
 '
 
 test_expect_success 'services killed with -9 are recovered by up' '
-	kill -9 "$(pid_of sb1/mysql/mariadbd.pid)" "$(pid_of sb1/apache/run/httpd.pid)" &&
-	sleep 1 &&
+	db=$(pid_of sb1/mysql/mariadbd.pid) && web=$(pid_of sb1/apache/run/httpd.pid) &&
+	kill -9 "$db" "$web" &&
+	test_wait_for 60 test_pid_gone "$db" && test_wait_for 60 test_pid_gone "$web" &&
 	test_must_fail wseq_sandbox status sb1 >st &&
 	test_grep "mariadb *stopped" st &&
 	wseq_sandbox up sb1 2>/dev/null &&

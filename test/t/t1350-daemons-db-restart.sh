@@ -19,9 +19,8 @@ test_expect_success 'the daemons run and make results for new work' '
 test_expect_success 'the database stops: the daemons log it and keep running' '
 	pid=$(cat "$SB/mysql/mariadbd.pid") && kill "$pid" &&
 	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
-	sleep 4 &&
-	test_project bin/status &&
-	grep -l "database unavailable\|lost connection\|server has gone away" "$PROJECT_DIR"/log/*.log
+	test_wait_for 120 grep -l "database unavailable\|lost connection\|server has gone away" "$PROJECT_DIR"/log/*.log &&
+	test_project bin/status
 '
 
 test_expect_success 'the database comes back: new work gets its results without restarting a daemon' '

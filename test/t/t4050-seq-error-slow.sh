@@ -36,8 +36,16 @@ test_expect_success 'a sequence whose segment took longer than max_result_time i
 	test "$(test_sql_value "select hostid from sequence where name=\"F\"")" = 0
 '
 
+# rpcs_since HOST N: the host made a scheduler RPC since its rpc_seqno was N
+rpcs_since() {
+	test "$(test_sql_value "select rpc_seqno from host where id=$1")" -gt "$2"
+}
+
 test_expect_success 'the slow host does not get it back; client B does and completes it' '
-	test_boinc_update A "$PROJECT_URL" && sleep 5 &&
+	a=$(test_sql_value "select hostid from result where name=\"F_b0_s1_0\"") &&
+	n=$(test_sql_value "select rpc_seqno from host where id=$a") &&
+	test_boinc_update A "$PROJECT_URL" &&
+	test_wait_for 120 rpcs_since "$a" "$n" &&
 	test "$(test_sql_value "select hostid from sequence where name=\"F\"")" = 0 &&
 	test_boinc_client_up B && test_boinc_attach B "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" &&
 	test_boinc_poll B "$PROJECT_URL" 200 seq_is F "1 1" &&

@@ -64,12 +64,13 @@ test_expect_success 'get_templates gives the app templates; a wrong authenticato
 	rpc submit_rpc_handler.php req.xml | grep "<error_msg>no app named nosuch</error_msg>"
 '
 
-test_expect_success 'create_batch makes a batch in INIT; its name cannot be used again' '
+test_expect_success 'create_batch makes a batch in INIT; while it is empty, the same request gives it again' '
 	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>b1</batch_name><app_name>wseq_sample</app_name><expire_time>0</expire_time></create_batch>" &&
 	rpc submit_rpc_handler.php req.xml >out &&
 	sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p" out >b1 && test -s b1 &&
 	test "$(test_sql_value "select concat(state, name) from batch where id=$(cat b1)")" = "0b1" &&
-	rpc submit_rpc_handler.php req.xml | grep "<error_msg>batch name b1 is already in use</error_msg>"
+	rpc submit_rpc_handler.php req.xml | grep "<batch_id>$(cat b1)</batch_id>" &&
+	test "$(test_sql_value "select count(*) from batch where name=\"b1\"")" = 1
 '
 
 test_expect_success 'a user without submit rights is refused' '
@@ -103,7 +104,7 @@ test_expect_success 'upload_files refuses a wrong count, a content that does not
 	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" |
 		grep "<error_msg>content of 0123456789abcdef0123456789abcdef.txt does not match its name (truncated upload?)</error_msg>" &&
 	req "<upload_files><authenticator>$AUTH</authenticator><phys_name>../escape</phys_name></upload_files>" &&
-	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename</error_msg>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename ../escape: job files are named by the MD5 of their content" &&
 	! test -e "$PROJECT_DIR/escape" && ! test -e "$PROJECT_DIR/download/escape"
 '
 
@@ -147,8 +148,8 @@ test_expect_success 'a bad job spoils the whole batch: nothing is created' '
 	  job k1 $md1.txt; job j1 $md1.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
 	rpc submit_rpc_handler.php req.xml | grep "<error_msg>cannot create job j1" &&
 	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_id>%s</batch_id><app_name>wseq_sample</app_name>" "$AUTH" "$(cat b2)"
-	  job k1 nosuchfile.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
-	rpc submit_rpc_handler.php req.xml | grep "<error_msg>input file nosuchfile.txt is not on the server</error_msg>" &&
+	  job k1 ffffffffffffffffffffffffffffffff.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>input file ffffffffffffffffffffffffffffffff.txt is not on the server</error_msg>" &&
 	test "$(test_sql_value "select count(*) from workunit where name like \"k%\"")" = 0 &&
 	test "$(test_sql_value "select state from batch where id=$(cat b2)")" = 0
 '
@@ -259,6 +260,45 @@ test_expect_success 'a job file whose lease has not passed stays, even with no b
 	curl -sS -F "request=<req.xml" -F "file_0=@in4" "${URL}job_file.php" | grep "<success/>" &&
 	test_project bin/file_deleter --one_pass 2>>fd.log &&
 	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md4) && test -f "$p"
+'
+
+test_expect_success 'a batch a failed submit left empty in INIT is made again by its owner (same id, its old file ties dropped), nobody else' '
+	printf "left input\n" >in5 && md5=$(md5sum <in5 | cut -c1-32) &&
+	b=$(new_batch left) && test -n "$b" &&
+	req "<upload_files><authenticator>$AUTH</authenticator><batch_id>$b</batch_id><phys_name>$md5</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in5" "${URL}job_file.php" | grep "<success/>" &&
+	test "$(test_sql_value "select count(*) from batch_file_assoc where batch_id=$b")" = 1 &&
+	test "$(new_batch left)" = "$b" &&
+	test "$(test_sql_value "select count(*) from batch_file_assoc where batch_id=$b")" = 0 &&
+	test "$(test_sql_value "select count(*) from batch where name=\"left\"")" = 1 &&
+	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	req "<create_batch><authenticator>otherauth0123456789</authenticator><batch_name>left</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>batch name left is already in use</error_msg>" &&
+	test_sql "$WSEQ_DB_NAME" -e "delete from user_submit where user_id=(select id from user where name=\"other\")" &&
+	{ printf "<submit_batch><authenticator>%s</authenticator><batch><batch_name>left</batch_name><app_name>wseq_sample</app_name>" "$AUTH"
+	  job left1 $md1.txt; printf "</batch></submit_batch>\n"; } >req.xml &&
+	rpc submit_rpc_handler.php req.xml | grep "<batch_id>$b</batch_id>" &&
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>left</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>batch name left is already in use</error_msg>" &&
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>sweep:abc</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<error_msg>batch names beginning with &apos;sweep:&apos; are the parameter sweep&apos;s</error_msg>"
+'
+
+test_expect_success 'retiring a batch that never had a job discards it; an INIT batch past its expire time holds no file' '
+	printf "gone input\n" >in6 && md6=$(md5sum <in6 | cut -c1-32) &&
+	b=$(new_batch empty1) && test -n "$b" &&
+	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$b</batch_id></retire_batch>" &&
+	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
+	test "$(test_sql_value "select count(*) from batch where id=$b")" = 0 &&
+	req "<query_batches><authenticator>$AUTH</authenticator></query_batches>" &&
+	! rpc submit_rpc_handler.php req.xml | grep "<name>empty1</name>" &&
+	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>expired</batch_name><app_name>wseq_sample</app_name><expire_time>$(( $(date +%s) - 10 ))</expire_time></create_batch>" &&
+	b=$(rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p") && test -n "$b" &&
+	req "<upload_files><authenticator>$AUTH</authenticator><batch_id>$b</batch_id><phys_name>$md6</phys_name></upload_files>" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in6" "${URL}job_file.php" | grep "<success/>" &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md6) && test -f "$p" &&
+	test_project bin/file_deleter --one_pass 2>>fd.log &&
+	! test -e "$p"
 '
 
 test_expect_success 'app_version_num pins the jobs to that version: the scheduler sends them only with it' '

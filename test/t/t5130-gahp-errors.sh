@@ -47,6 +47,23 @@ test_expect_success 'an unknown app, a reused batch name, a reused job name: one
 	test "$(test_sql_value "select count(*) from batch where name in (\"b3\", \"b4\") and state<>0")" = 0
 '
 
+test_expect_success 'a SUBMIT that fails half way (one bad job of two) leaves nothing behind; corrected, it works under the same batch name' '
+	echo "other input" >in2.txt && m2=$(md5sum <in2.txt | cut -c1-32) &&
+	r=$(gahp_do 16 "BOINC_SUBMIT 16 bh wseq_sample 2 ok1 0 1 $TRASH_DIRECTORY/in2.txt in j1 0 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&
+	one_token "$r" && echo "$r" | grep "cannot\\\\ create\\\\ job\\\\ j1" &&
+	grep "submit 16: batch id [0-9]* discarded" "$GAHP_DIR/gahp.err" &&
+	test "$(test_sql_value "select count(*) from batch where name=\"bh\"")" = 0 &&
+	test "$(test_sql_value "select count(*) from workunit where name=\"ok1\"")" = 0 &&
+	test "$(test_sql_value "select count(*) from batch_file_assoc a join job_file j on j.id=a.job_file_id where j.name=\"$m2.txt\"")" = 0 &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download "$m2.txt") && test -f "$p" &&
+	test_project bin/file_deleter --one_pass 2>/dev/null 7>&- &&
+	! test -e "$p" && test "$(test_sql_value "select count(*) from job_file where name=\"$m2.txt\"")" = 0 &&
+	r=$(gahp_do 17 "BOINC_SUBMIT 17 bh wseq_sample 2 ok1 0 1 $TRASH_DIRECTORY/in2.txt in ok2 0 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&
+	test "$r" = "17 NULL" &&
+	test "$(test_sql_value "select concat(state, \" \", njobs) from batch where name=\"bh\"")" = "1 2" &&
+	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"bh\"")" = 2
+'
+
 test_expect_success 'a missing local input file: one token naming it' '
 	r=$(submit 8 b5 j5 "$TRASH_DIRECTORY/no\\ such.txt") && one_token "$r" &&
 	echo "$r" | grep "no\\\\ such.txt" &&
@@ -79,11 +96,28 @@ test_expect_success 'the web server down during SUBMIT: one token; back up, it w
 	test "$(submit 15 b9 j9)" = "15 NULL"
 '
 
+test_expect_success 'another submitter through the gahp may not query, abort, retire, renew or fetch the first one'"'"'s batch and jobs; nothing of theirs changes' '
+	test_sql "$WSEQ_DB_NAME" -e "insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
+			values (1, \"other@example.com\", \"other\", \"otherauth0123456789\", \"x\", \"x\");
+		insert into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	before=$(test_sql_value "select concat_ws(\" \", b.state, b.expire_time, w.error_mask, w.transition_time) from batch b join workunit w on w.batch=b.id where w.name=\"j1\"") &&
+	test "$(gahp_sync "BOINC_SELECT_PROJECT $URL otherauth0123456789")" = S &&
+	r=$(gahp_do 18 "BOINC_QUERY_BATCHES 18 0 1 b1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ b1" &&
+	r=$(gahp_do 19 "BOINC_ABORT_JOBS 19 j1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ j1" &&
+	r=$(gahp_do 20 "BOINC_RETIRE_BATCH 20 b1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ batch" &&
+	r=$(gahp_do 21 "BOINC_SET_LEASE 21 b1 99999") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ batch" &&
+	mkdir -p fetch && r=$(gahp_do 22 "BOINC_FETCH_OUTPUT 22 j1 $TRASH_DIRECTORY/fetch err ALL 0") &&
+	one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ j1" && ! ls fetch | grep . &&
+	test "$(gahp_sync "BOINC_SELECT_PROJECT $URL $AUTH")" = S &&
+	test "$(test_sql_value "select concat_ws(\" \", b.state, b.expire_time, w.error_mask, w.transition_time) from batch b join workunit w on w.batch=b.id where w.name=\"j1\"")" = "$before" &&
+	r=$(gahp_do 23 "BOINC_QUERY_BATCHES 23 0 1 b1") && echo "$r" | grep "^23 NULL [0-9.]* 1 j1 UNSENT$"
+'
+
 gahp_close
 
 test_expect_success 'it exits 0 at the end; its stdout held protocol lines only' '
 	gahp_exited &&
-	! grep -v "^\(\$GahpVersion: .*\|S.*\|E\|R\|[0-9][0-9]* .*\)$" "$GAHP_DIR/gahp.out"
+	! grep -v "^\(\$GahpVersion: .*\|S.*\|E\( .*\)\?\|R\|[0-9][0-9]* .*\)$" "$GAHP_DIR/gahp.out"
 '
 
 test_done

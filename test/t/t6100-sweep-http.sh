@@ -72,7 +72,7 @@ test_expect_success '/ping: 204 while the ticket runs; 403 for a wrong session; 
 
 test_expect_success '/complete: the results stored whole, the ticket over; a ping then gets 205' '
 	t=$(cat t1) &&
-	printf "[Result]\nName=out\nLength=20\n--begin content--\n--end content--\nxyz\n--end content--\n" >res &&
+	printf "[Result]\nName=out\nLength=19\n--begin content--\n--end content--\nxyz\n--end content--\n" >res &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
 	cmp res "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
 	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51 &&
@@ -115,6 +115,83 @@ test_expect_success 'an expired ticket: ping 205, and the transitioner hands its
 	test "$(code "ping?sessionID=$SID&ticket=$(cat t3)")" = 205 &&
 	(cd "$PROJECT_DIR" && WSEQ_TIME_OFFSET=10 bin/transitioner --one_pass 2>/dev/null) &&
 	test "$(unsent)" = 1
+'
+
+state_of() {  # the server_state and outcome of a ticket
+	test_sql_value "select concat(server_state, outcome) from result where name=\"$1\""
+}
+# post TICKET FILE [SESSION]: POST FILE to /complete, the reply in ./body, the status printed
+post() {
+	curl -s -o body -w "%{http_code}" --data-binary "@$2" "$BASE/complete?sessionID=${3:-$SID}&ticket=$1"
+}
+# raw_post TICKET LENGTH BYTES: a POST announcing LENGTH bytes that sends BYTES and hangs up
+raw_post() {
+	python3 - "${HOSTPORT%:*}" "${HOSTPORT#*:}" "/complete?sessionID=$SID&ticket=$1" "$2" "$3" <<-\PY
+	import socket, sys
+	host, port, path, length, data = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+	s = socket.create_connection((host, port), timeout=60)
+	s.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %s\r\n"
+	           "Connection: close\r\n\r\n%s" % (path, host, length, data)).encode())
+	s.shutdown(socket.SHUT_WR)
+	reply = b""
+	while True:
+	    b = s.recv(65536)
+	    if not b:
+	        break
+	    reply += b
+	print(reply.split(b" ")[1].decode() if reply else "none")
+	PY
+}
+
+test_expect_success '/complete needs the body it announced with the results its task asks for: else 400, logged, the ticket still open' '
+	task 9 0 && test_project bin/transitioner --one_pass 2>/dev/null &&
+	test "$(code "task?sessionID=$SID")" = 200 && t=$(ticket) && test -n "$t" && echo "$t" >t9 &&
+	: >empty && test "$(post "$t" empty)" = 400 && grep "empty" body &&
+	test "$(state_of "$t")" = 40 &&
+	printf "hello\n" >junk && test "$(post "$t" junk)" = 400 && grep "complete:1" body &&
+	printf "[Result]\nName=other\nLength=1\n--begin content--\nx\n--end content--\n" >other &&
+	test "$(post "$t" other)" = 400 && grep "no \[Result\] .out." body &&
+	printf "[Result]\nName=out\nLength=1\n--begin content--\nx\n--end content--\n[Result]\nName=other\nLength=1\n--begin content--\ny\n--end content--\n" >extra &&
+	test "$(post "$t" extra)" = 400 && grep "other" body &&
+	test "$(state_of "$t")" = 40 &&
+	r=$(raw_post "$t" 1073741824 "[Result]") && echo "announced 1 GiB: $r" && test "$r" != 200 &&
+	r=$(raw_post "$t" 100 "[Result]") && echo "announced 100: $r" && test "$r" != 200 &&
+	test "$(state_of "$t")" = 40 &&
+	! test -e "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	grep "complete: .*empty" "$PROJECT_DIR/log/sweep.log" &&
+	printf "[Result]\nName=out\nLength=6\n--begin content--\nresult\n--end content--\n" >good &&
+	test "$(post "$t" good)" = 200 && test "$(state_of "$t")" = 51
+'
+
+test_expect_success 'a ticket is only its own session'"'"'s: another session cannot complete, fail or ping it, and nothing of it changes' '
+	SID2=fedcba9876543210fedcba9876543210 &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into batch (name, state, create_time, app_id) values (\"sweep:$SID2\", 1, 1, (select id from app where name=\"sweep\"))" &&
+	task 10 0 && test_project bin/transitioner --one_pass 2>/dev/null &&
+	test "$(code "task?sessionID=$SID")" = 200 && t=$(ticket) && test -n "$t" &&
+	test "$(post "$t" good "$SID2")" = 400 && grep "no such ticket in this session" body &&
+	test "$(code "failed?sessionID=$SID2&ticket=$t&why=mine")" = 200 &&
+	test "$(code "ping?sessionID=$SID2&ticket=$t")" = 205 &&
+	test "$(state_of "$t")" = 40 &&
+	! test_sql_value "select stderr_out from result where name=\"$t\"" | grep mine &&
+	! test -e "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	test "$(code "ping?sessionID=$SID&ticket=$t")" = 204 &&
+	test "$(post "$t" good)" = 200 && test "$(state_of "$t")" = 51 &&
+	test_sql "$WSEQ_DB_NAME" -e "update batch set state=4 where name=\"sweep:$SID2\""
+'
+
+test_expect_success 'identifiers and notes from the client are bounded: a long or odd ticket is refused, host= and why= are cut and cleaned' '
+	test "$(code "ping?sessionID=$SID&ticket=$(printf "%065d" 0)")" = 400 && grep "ticket" body &&
+	test "$(code "failed?sessionID=$SID&ticket=a%2Fb")" = 400 && grep "ticket" body &&
+	test "$(code "complete?sessionID=$SID")" = 400 &&
+	task 11 0 && test_project bin/transitioner --one_pass 2>/dev/null &&
+	long=$(printf "%0400d" 0 | tr 0 h) &&
+	test "$(code "task?sessionID=$SID&host=%ff%01$long")" = 200 && t=$(ticket) &&
+	test "$(code "failed?sessionID=$SID&ticket=$t&why=%C3%A9%0Abad%00x$long")" = 200 &&
+	test_sql_value "select replace(stderr_out, \"\n\", \"|\") from result where name=\"$t\"" | tr "|" "\n" >n &&
+	grep "^host=??hhhh" n && grep "^why=é?bad?x" n && test "$(grep -c . n)" = 2 &&
+	test "$(sed -n "s/^host=//p" n | wc -m)" -le 256 &&
+	test "$(sed -n "s/^why=//p" n | wc -m)" -le 301 &&
+	test_project bin/transitioner --one_pass 2>/dev/null
 '
 
 test_expect_success '/task with nothing left: 503' '

@@ -95,6 +95,44 @@ static void test_reqids_and_counts(void **state)
 	assert_int_equal(gahp_parse_count("1234567890", &n), -1);
 }
 
+static void test_wants_say_why(void **state)
+{
+	struct sbuf why = SBUF_INIT(1024);
+	double v;
+	long n;
+
+	(void)state;
+	assert_int_equal(gahp_want_args(2, 3, false, "X ID BATCH", &why), -1);
+	assert_string_equal(sbuf_str(&why), "too few arguments: want X ID BATCH");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_args(5, 3, true, "X ID JOB...", &why), 0);
+	assert_int_equal(gahp_want_args(4, 3, false, "X ID BATCH", &why), -1);
+	assert_string_equal(sbuf_str(&why), "too many arguments: want X ID BATCH");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_reqid("0", &why), -1);
+	assert_string_equal(sbuf_str(&why), "request id '0' is not 1 to 18 digits, not all zero");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_count("NJOBS", "1e3", &n, &why), -1);
+	assert_string_equal(sbuf_str(&why), "NJOBS '1e3' is not a count (1 to 9 digits)");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_number("LEASE", "NULL", 10, true, &v, &why), 0);
+	assert_true(v == 0);
+	assert_int_equal(gahp_want_number("LEASE", "NULL", 10, false, &v, &why), -1);
+	assert_string_equal(sbuf_str(&why), "LEASE: 'NULL' is not a number");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_number("LEASE", "inf", 10, false, &v, &why), -1);
+	assert_string_equal(sbuf_str(&why), "LEASE: inf is outside [0, 10]");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_number("LEASE", "nan", 10, false, &v, &why), -1);
+	assert_string_equal(sbuf_str(&why), "LEASE: 'nan' is not a number");
+	sbuf_reset(&why);
+	assert_int_equal(gahp_want_number("LEASE", "1e999", 10, false, &v, &why), -1);
+	assert_int_equal(gahp_want_number("LEASE", "-1", 10, false, &v, &why), -1);
+	assert_int_equal(gahp_want_number("LEASE", "2.5", 10, false, &v, &why), 0);
+	assert_true(v == 2.5);
+	sbuf_free(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_escape_round_trip),
 		cmocka_unit_test(test_error_is_one_token_without_the_authenticator),
 		cmocka_unit_test(test_reqids_and_counts),
+		cmocka_unit_test(test_wants_say_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,6 +172,146 @@ static void test_urlencoded(void **state)
 	sbuf_free(&err);
 }
 
+/* a body of one part with this Content-Disposition header value */
+static int one_part(const char *disposition, struct form *f, struct sbuf *err)
+{
+	struct sbuf b = SBUF_INIT(1 << 16);
+	int rc;
+
+	sbuf_addf(&b, "------XyZ\r\nContent-Disposition: %s\r\n\r\nvalue\r\n------XyZ--\r\n",
+		  disposition);
+	rc = form_parse(CT, b.buf, b.len, f, err);
+	sbuf_free(&b);
+	return rc;
+}
+
+static void test_field_names_are_text(void **state)
+{
+	static const struct {
+		const char *disposition, *why;
+	} bad[] = {
+		{ "form-data; name=\"re\001quest\"", "form field name: byte 0x01 at offset 2 is not allowed" },
+		{ "form-data; name=\"\xff\xfe\"", "form field name: byte 0xff at offset 0 is not UTF-8" },
+		{ "form-data; name=\"\xc0\xaf\"", "is not UTF-8" },     /* an overlong '/' */
+	};
+	struct sbuf err = SBUF_INIT(1024), d = SBUF_INIT(1024);
+	struct form f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		sbuf_reset(&err);
+		assert_int_equal(one_part(bad[i].disposition, &f, &err), -1);
+		assert_non_null(strstr(sbuf_str(&err), bad[i].why));
+		form_free(&f);
+	}
+	/* 256 characters (UTF-8: 512 bytes) are a name; 257 are not */
+	sbuf_addstr(&d, "form-data; name=\"");
+	for (i = 0; i < 256; i++)
+		sbuf_addstr(&d, "\xc3\xa9");
+	sbuf_addstr(&d, "\"");
+	assert_int_equal(one_part(sbuf_str(&d), &f, &err), 0);
+	form_free(&f);
+	sbuf_reset(&d);
+	sbuf_addf(&d, "form-data; name=\"%0257d\"", 0);
+	sbuf_reset(&err);
+	assert_int_equal(one_part(sbuf_str(&d), &f, &err), -1);
+	assert_string_equal(sbuf_str(&err), "form field name: longer than 256 characters");
+	form_free(&f);
+	/* urlencoded names: the same, after decoding */
+	sbuf_reset(&err);
+	assert_int_equal(parse("application/x-www-form-urlencoded", "request%00x=1", &f, &err), -1);
+	assert_non_null(strstr(sbuf_str(&err), "NUL"));
+	form_free(&f);
+	sbuf_reset(&err);
+	assert_int_equal(parse("application/x-www-form-urlencoded", "a=1&%0a=2", &f, &err), -1);
+	assert_non_null(strstr(sbuf_str(&err), "form field name: byte 0x0a"));
+	form_free(&f);
+	sbuf_free(&err);
+	sbuf_free(&d);
+}
+
+static void test_filename_cut_and_cleaned_and_one_disposition(void **state)
+{
+	struct sbuf err = SBUF_INIT(1024), d = SBUF_INIT(4096);
+	struct form f;
+	const struct form_part *p;
+	size_t i;
+
+	(void)state;
+	sbuf_addstr(&d, "form-data; name=\"file_0\"; filename=\"\xff");
+	for (i = 0; i < 300; i++)
+		sbuf_addch(&d, 'x');
+	sbuf_addstr(&d, "\"\r\nContent-Disposition: form-data; name=\"other\"; filename=\"o\"");
+	assert_int_equal(one_part(sbuf_str(&d), &f, &err), 0);
+	p = form_get(&f, "file_0");         /* the first Content-Disposition counts */
+	assert_non_null(p);
+	assert_int_equal(strlen(p->filename), 254);
+	assert_int_equal(p->filename[0], '?');
+	assert_null(form_get(&f, "other"));
+	form_free(&f);
+	/* the first one counts even without a name= (a second one leaked the first's filename) */
+	assert_int_equal(one_part("form-data; filename=\"a\"\r\nContent-Disposition: form-data; "
+				  "name=\"x\"; filename=\"b\"", &f, &err), 0);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.parts[0].name, "");
+	assert_string_equal(f.parts[0].filename, "a");
+	form_free(&f);
+	sbuf_free(&err);
+	sbuf_free(&d);
+}
+
+static long read_mem(void *arg, char *buf, size_t n)
+{
+	const char **p = arg;
+	size_t k = strlen(*p);
+
+	if (k > n)
+		k = n;
+	memcpy(buf, *p, k);
+	*p += k;
+	return (long)k;
+}
+
+static void test_content_length(void **state)
+{
+	static const struct {
+		const char *cl, *why;
+	} bad[] = {
+		{ NULL, "no Content-Length" },
+		{ "", "no Content-Length" },
+		{ "abc", "Content-Length: 'abc' is not a number" },
+		{ "nan", "Content-Length: 'nan' is not a number" },
+		{ "-1", "Content-Length: -1 is outside [0, 100]" },
+		{ "101", "Content-Length: 101 is outside [0, 100]" },
+		{ "1e999", "Content-Length: inf is outside [0, 100]" },
+		{ "10", "request body cut short: 3 of the 10 bytes of its Content-Length" },
+	};
+	size_t i, len;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct sbuf why = SBUF_INIT(1024);
+		const char *data = "abc";
+
+		assert_null(form_read_body_from(bad[i].cl, 100, read_mem, &data, &len, &why));
+		assert_string_equal(sbuf_str(&why), bad[i].why);
+		sbuf_free(&why);
+	}
+	{
+		struct sbuf why = SBUF_INIT(1024);
+		const char *data = "abc";
+
+		b = form_read_body_from("3", 100, read_mem, &data, &len, &why);
+		assert_non_null(b);
+		assert_int_equal(len, 3);
+		assert_string_equal(b, "abc");
+		free(b);
+		sbuf_free(&why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +321,9 @@ int main(void)
 		cmocka_unit_test(test_multipart_two_dispositions),
 		cmocka_unit_test(test_bad_content_types),
 		cmocka_unit_test(test_urlencoded),
+		cmocka_unit_test(test_field_names_are_text),
+		cmocka_unit_test(test_filename_cut_and_cleaned_and_one_disposition),
+		cmocka_unit_test(test_content_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,560 @@
+/*
+ * The submit RPCs that make and end batches: create_batch, submit_batch
+ * (every job of a batch in one transaction, ordinary or sequence app),
+ * retire_batch and set_expire_time.
+ */
+#include "submit_int.h"
+#include "db.h"
+#include "db_queries.h"
+#include "dirhier.h"
+#include "log.h"
+#include "sequence.h"
+#include "wtime.h"
+#include "work.h"
+
+/* ---- create_batch ------------------------------------------------------------------ */
+
+/* The name the sweep's sessions use: a submitter's batch must not pass for one. */
+#define SWEEP_BATCH_PREFIX "sweep:"
+
+/*
+ * Has a submit that failed half way left this batch behind: the user's own,
+ * for app, in INIT, without a job? Then a BOINC_SUBMIT retried under the
+ * same batch name may make it again.
+ */
+static int leftover(struct rpc *r, const struct db_batch *old, const struct db_app *app,
+		    bool *yes)
+{
+	int64_t n = 0;
+
+	*yes = false;
+	if (old->user_id != r->user.id || old->app_id != app->id ||
+	    old->state != BATCH_STATE_INIT || old->njobs != 0)
+		return 0;
+	if (db_batch_count_jobs(r->c->db, old->id, &n) != DB_OK)
+		return submit_fail(r, "database error");
+	*yes = n == 0;
+	return 0;
+}
+
+/*
+ * The batch create_batch (or submit_batch without a batch_id) makes, in the
+ * caller's transaction: a new one in state INIT (name NULL or "":
+ * user:app:date), or the user's own leftover of that name, which starts
+ * afresh -- its ties to the failed attempt's files dropped (they go with
+ * their lease), its expire time the new one.
+ */
+static int new_batch(struct rpc *r, const struct db_app *app, const char *name, double expire,
+		     struct db_batch *b)
+{
+	struct db_batch old = { 0 };
+	bool reuse = false;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	b->user_id = r->user.id;
+	b->app_id = app->id;
+	b->create_time = now();
+	b->state = BATCH_STATE_INIT;
+	b->expire_time = expire;
+	if (name && *name)
+		b->name = xstrdup(name);
+	else
+		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
+				    (long long)b->create_time);
+	if (!strncmp(b->name, SWEEP_BATCH_PREFIX, strlen(SWEEP_BATCH_PREFIX)))
+		return submit_fail(r, "batch names beginning with '%s' are the parameter sweep's",
+				   SWEEP_BATCH_PREFIX);
+	rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+	if (rc == DB_OK) {
+		rc = leftover(r, &old, app, &reuse);
+		if (!rc && !reuse)
+			rc = submit_fail(r, "batch name %s is already in use", b->name);
+		if (!rc) {
+			old.create_time = b->create_time;
+			old.expire_time = expire;
+			if (db_batch_file_assoc_drop_batch(r->c->db, old.id) != DB_OK ||
+			    db_batch_update(r->c->db, &old) != DB_OK)
+				rc = submit_fail(r, "database error");
+		}
+		if (!rc) {
+			log_info("batch %s (%lld): made again (a submit under its name never "
+				 "completed)", old.name, (long long)old.id);
+			db_batch_free(b);
+			*b = old;
+			memset(&old, 0, sizeof(old));
+		}
+		db_batch_free(&old);
+		return rc;
+	}
+	db_batch_free(&old);
+	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)
+		return submit_fail(r, "database error");
+	return 0;
+}
+
+int submit_do_create_batch(struct rpc *r)
+{
+	char *app_name = NULL, *name = NULL;
+	struct db_app app = { 0 };
+	struct db_batch b = { 0 };
+	double expire = 0;
+	int rc = submit_authenticate(r);
+
+	if (!rc)
+		rc = submit_str(r, r->root, "app_name", FIELD_COLUMN_CHARS, &app_name);
+	if (!rc)
+		rc = submit_str(r, r->root, "batch_name", FIELD_COLUMN_CHARS, &name);
+	if (!rc)
+		rc = submit_num(r, r->root, "expire_time", 0, SUBMIT_TIME_MAX, &expire);
+	if (!rc)
+		rc = submit_app_by_name(r, app_name, &app);
+	if (!rc)
+		rc = submit_may_submit(r, app.id);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	else if (!rc) {
+		rc = new_batch(r, &app, name, expire, &b);
+		if (!rc && db_commit(r->c->db) != DB_OK)
+			rc = submit_fail(r, "database error");
+		if (rc)
+			db_rollback(r->c->db);
+	}
+	if (!rc) {
+		log_info("batch %s (%lld) created for app %s", b.name, (long long)b.id, app.name);
+		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
+	}
+	free(app_name);
+	free(name);
+	db_app_free(&app);
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- submit_batch ------------------------------------------------------------------ */
+
+struct staged {
+	struct work_file *files;
+	size_t n;
+};
+
+/*
+ * The job file called name, looked up once per request, and tied to the
+ * batch: its lease and the batch's life keep it on the server.
+ */
+static const struct work_file *staged_file(struct rpc *r, struct staged *st, const char *name,
+					   int64_t batch)
+{
+	struct db_job_file jf = { 0 };
+	char md5[MD5_HEX_LEN + 1], *q;
+	const char *why;
+	enum jf_state s;
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->files[i].name, name))
+			return &st->files[i];
+	if ((why = submit_job_file_name(name, md5)) != NULL) {
+		submit_bad_filename(r, name, why);
+		return NULL;
+	}
+	st->files = xrealloc(st->files, (st->n + 1) * sizeof(*st->files));
+	s = submit_job_file_find(r, name, &jf, &st->files[st->n]);
+	if (s == JF_OK && db_batch_file_assoc_add(r->c->db, jf.id, batch) != DB_OK)
+		s = JF_DB_ERROR;
+	db_job_file_free(&jf);
+	if (s == JF_OK)
+		return &st->files[st->n++];
+	work_file_free(&st->files[st->n]);
+	q = submit_quoted(name);
+	if (s == JF_DB_ERROR)
+		submit_fail(r, "database error");
+	else if (s == JF_PROJECT)
+		submit_fail(r, "input file %s is not a job file: the project has a file of that "
+			    "name", q);
+	else if (s == JF_BAD)
+		submit_fail(r, "input file %s on the server does not match its name", q);
+	else if (s == JF_OTHERS)
+		submit_fail(r, "input file %s is not one of your job files: upload it with your "
+			    "batch first", q);
+	else
+		submit_fail(r, "input file %s is not on the server", q);
+	free(q);
+	return NULL;
+}
+
+/* The bounds of a job's numbers: generous, finite, and what the columns hold. */
+#define FPOPS_MAX 1e30
+#define BYTES_MAX 1e18
+#define DELAY_BOUND_MAX 1e9
+
+/* <job_params> (or a <job>'s own): 0 or absent leaves a value unset (the template's). */
+static int job_params_read(struct rpc *r, const xmlNode *n, struct job_params *jp)
+{
+	const struct {
+		const char *name;
+		double max;
+		double *to;
+	} fields[] = {
+		{ "rsc_fpops_est", FPOPS_MAX, &jp->rsc_fpops_est },
+		{ "rsc_fpops_bound", FPOPS_MAX, &jp->rsc_fpops_bound },
+		{ "rsc_memory_bound", BYTES_MAX, &jp->rsc_memory_bound },
+		{ "rsc_disk_bound", BYTES_MAX, &jp->rsc_disk_bound },
+	};
+	double v;
+	size_t i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		v = 0;
+		if (submit_num(r, n, fields[i].name, 0, fields[i].max, &v))
+			return -1;
+		if (v > 0)
+			*fields[i].to = v;
+	}
+	v = 0;
+	if (submit_num(r, n, "delay_bound", 0, DELAY_BOUND_MAX, &v))
+		return -1;
+	if (v >= 1)
+		jp->delay_bound = (int)v;
+	return 0;
+}
+
+/* What the jobs of a batch are made from: an ordinary app's templates, or a sequence app's plan. */
+struct job_kind {
+	struct db_app app;
+	struct input_template tpl;      /* ordinary apps */
+	char *out_tpl;
+	bool is_seq;
+	struct seq_spec plan;           /* sequence apps */
+	size_t nstate;
+	struct work_params wp;          /* the batch's */
+};
+
+static int job_kind_load(struct rpc *r, struct job_kind *k)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	struct seq_layout l;
+	char *path = NULL;
+	int rc = seq_app_plan_load(r->c->cfg->project_dir, k->app.name, &k->plan, &err);
+
+	if (rc < 0) {
+		rc = submit_fail(r, "the sequence plan of app %s is wrong: %s", k->app.name, sbuf_str(&err));
+	} else if (rc > 0) {
+		k->is_seq = true;
+		rc = 0;
+		if (seq_layout_load(r->c->cfg->project_dir, k->plan.seq_template, &l) < 0)
+			rc = submit_fail(r, "the sequence template of app %s is wrong", k->app.name);
+		else
+			k->nstate = l.nstate;
+		if (!rc)
+			seq_layout_free(&l);
+	} else {
+		path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, k->app.name);
+		k->out_tpl = xasprintf("templates/%s_out", k->app.name);
+		if (input_template_load(path, &k->tpl) < 0)
+			rc = submit_fail(r, "template file missing");
+	}
+	free(path);
+	sbuf_free(&err);
+	return rc;
+}
+
+static void job_kind_free(struct job_kind *k)
+{
+	db_app_free(&k->app);
+	input_template_free(&k->tpl);
+	free(k->out_tpl);
+	free((char *)k->plan.seq_template);
+}
+
+/* A job of a sequence app: a work sequence named like the job, its inputs the initial states. */
+static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *name,
+			const char *cmd, const struct job_params *job_jp,
+			const struct work_file *wf, size_t nf)
+{
+	struct seq_spec spec = k->plan;
+	struct job_params jp;
+	struct db_sequence s = { 0 };
+	char *paths[SEQ_MAX_FILES];
+	size_t i;
+	int rc;
+
+	job_params_boinc_defaults(&jp);
+	job_params_override(&jp, &k->wp.jp);
+	job_params_override(&jp, job_jp);
+	spec.name = name;
+	spec.appid = k->app.id;
+	spec.command_line = cmd ? cmd : "";
+	spec.rsc_fpops_est = jp.rsc_fpops_est;
+	spec.rsc_fpops_bound = jp.rsc_fpops_bound;
+	spec.rsc_memory_bound = jp.rsc_memory_bound;
+	spec.rsc_disk_bound = jp.rsc_disk_bound;
+	spec.batch = k->wp.batch;
+	for (i = 0; i < nf; i++)
+		paths[i] = wf[i].path;
+	rc = seq_create(r->c->db, r->c->cfg, &spec, paths, nf, &s);
+	db_sequence_free(&s);
+	return rc == 0 ? 0 : submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
+				     "server log)", name);
+}
+
+/*
+ * A job's name: its results, their files and (for a sequence app) its
+ * segments are named after it, so it must be a file name with room left.
+ */
+#define JOB_NAME_MAX 200        /* backend/work.c's bound on a workunit's name */
+#define SEQ_JOB_NAME_MAX 176    /* a segment's workunit adds "_b<branch>_s<seqno>" */
+#define COMMAND_LINE_MAX 8192
+#define SEQ_COMMAND_LINE_MAX FIELD_COLUMN_CHARS /* sequence.command_line */
+
+static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is_seq,
+			char **name, char **cmd)
+{
+	size_t max = is_seq ? SEQ_JOB_NAME_MAX : JOB_NAME_MAX;
+	char *q;
+	int rc;
+
+	*cmd = NULL;
+	if (submit_str(r, job, "name", FIELD_COLUMN_CHARS, name))
+		return -1;
+	if (!*name || !**name)
+		return submit_fail(r, "job %zu has no name", index);
+	if (strlen(*name) > max || !dirhier_name_ok(*name)) {
+		q = submit_quoted(*name);
+		rc = submit_fail(r, "name: %s (job %zu) is not a job name: a file name of at most "
+				 "%zu bytes, without /, \\, .. or a leading . or -, as its results "
+				 "and files are named after it", q, index, max);
+		free(q);
+		return rc;
+	}
+	return submit_str(r, job, "command_line", is_seq ? SEQ_COMMAND_LINE_MAX : COMMAND_LINE_MAX,
+			  cmd);
+}
+
+static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
+		    struct staged *st)
+{
+	char *name = NULL, *cmd = NULL;
+	size_t want = k->is_seq ? k->nstate : k->tpl.nfiles, nf = 0;
+	struct work_file *wf = xcalloc(want + 1, sizeof(*wf));
+	struct work_params wp = k->wp;
+	struct job_params own;
+	struct db_workunit wu = { 0 };
+	xmlNode *in;
+	int rc = job_name_cmd(r, job, index, k->is_seq, &name, &cmd);
+
+	job_params_unset(&own);
+	if (!rc)
+		rc = job_params_read(r, job, &own);
+	xml_for_each(in, job, "input_file") {
+		char *mode = xml_child_text(in, "mode"), *src = xml_child_text(in, "source");
+		const struct work_file *f = NULL;
+
+		if (!rc && mode && strcmp(mode, "local_staged"))
+			rc = submit_fail(r, "input file mode %s is not supported", mode);
+		else if (!rc && (f = staged_file(r, st, src ? src : "", k->wp.batch)) == NULL)
+			rc = -1;
+		if (!rc && nf < want)
+			wf[nf] = *f;    /* borrowed: st owns the strings */
+		nf++;
+		free(mode);
+		free(src);
+	}
+	if (!rc && nf != want)
+		rc = submit_fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index,
+				 want, nf);
+	if (!rc && k->is_seq) {
+		rc = make_seq_job(r, k, name, cmd, &own, wf, nf);
+	} else if (!rc) {
+		int w;
+
+		job_params_override(&wp.jp, &own);
+		wp.command_line = cmd;
+		w = work_create_wu(r->c->db, name, k->app.id, &k->tpl, wf, nf, k->out_tpl, &wp, &wu);
+		if (w == DB_RETRY || w < 0)
+			rc = submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
+				     "server log)", name);
+	}
+	db_workunit_free(&wu);
+	free(wf);
+	free(name);
+	free(cmd);
+	return rc;
+}
+
+/* submit_batch's batch: the INIT one of <batch_id>, or one made (or made again) by name. */
+static int submit_batch_of(struct rpc *r, const xmlNode *bn, const struct db_app *app,
+			   struct db_batch *b)
+{
+	int64_t id = 0;
+	char *name = NULL;
+	int rc = submit_int(r, bn, "batch_id", 0, INT64_MAX, &id);
+
+	if (!rc && id > 0) {
+		rc = submit_owned_batch(r, bn, b);
+		if (!rc && b->state != BATCH_STATE_INIT)
+			rc = submit_fail(r, "batch %s is not in the INIT state", b->name);
+		if (!rc && b->app_id != app->id)
+			rc = submit_fail(r, "batch %s is not for app %s", b->name, app->name);
+	} else if (!rc && !(rc = submit_str(r, bn, "batch_name", FIELD_COLUMN_CHARS, &name))) {
+		rc = new_batch(r, app, name, 0, b);
+	}
+	free(name);
+	return rc;
+}
+
+/* The batch-wide part of <batch>: the app version and the job parameters. */
+static int batch_params(struct rpc *r, const xmlNode *bn, struct job_kind *k, int64_t batch)
+{
+	int64_t avn = 0;
+
+	work_params_init(&k->wp);
+	k->wp.batch = batch;
+	if (submit_int(r, bn, "app_version_num", 0, INT_MAX, &avn))
+		return -1;
+	k->wp.app_version_num = (int)avn;
+	return job_params_read(r, xml_child(bn, "job_params"), &k->wp.jp);
+}
+
+int submit_do_submit_batch(struct rpc *r)
+{
+	xmlNode *bn = xml_child(r->root, "batch"), *job;
+	char *app_name = NULL;
+	struct job_kind k = { 0 };
+	struct db_batch b = { 0 };
+	struct staged st = { NULL, 0 };
+	size_t njobs = 0, i;
+	bool in_txn = false;
+	int rc = submit_authenticate(r);
+
+	if (!rc && !bn)
+		rc = submit_fail(r, "no <batch> in the request");
+	if (!rc)
+		rc = submit_str(r, bn, "app_name", FIELD_COLUMN_CHARS, &app_name);
+	if (!rc)
+		rc = submit_app_by_name(r, app_name, &k.app);
+	if (!rc)
+		rc = submit_may_submit(r, k.app.id);
+	if (!rc)
+		rc = job_kind_load(r, &k);
+	if (!rc && db_begin(r->c->db) == DB_OK)
+		in_txn = true;
+	else if (!rc)
+		rc = submit_fail(r, "database error");
+	if (!rc)
+		rc = submit_batch_of(r, bn, &k.app, &b);
+	if (!rc)
+		rc = batch_params(r, bn, &k, b.id);
+	if (bn) {
+		xml_for_each(job, bn, "job") {
+			if (!rc)
+				rc = make_job(r, job, njobs, &k, &st);
+			njobs++;
+		}
+	}
+	if (!rc && !njobs)
+		rc = submit_fail(r, "no jobs in the batch");
+	if (!rc) {
+		b.state = BATCH_STATE_IN_PROGRESS;
+		b.njobs += (int)njobs;
+		if (db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK)
+			rc = submit_fail(r, "database error");
+	}
+	if (rc && in_txn)
+		db_rollback(r->c->db);
+	if (!rc) {
+		log_info("batch %s (%lld): %zu %sjobs of %s submitted", b.name, (long long)b.id,
+			 njobs, k.is_seq ? "sequence " : "", k.app.name);
+		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
+	}
+	for (i = 0; i < st.n; i++)
+		work_file_free(&st.files[i]);
+	free(st.files);
+	job_kind_free(&k);
+	free(app_name);
+	db_batch_free(&b);
+	return rc;
+}
+
+/* ---- retire_batch, set_expire_time -------------------------------------------------- */
+
+
+/*
+ * Retire a batch; one that never had a job (a submit that failed half way,
+ * retired by boinc_gahp as it gives up) has nothing to keep and goes
+ * altogether, with its ties to files.
+ */
+static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
+{
+	int64_t n = 1;
+
+	*discarded = false;
+	if (b->state == BATCH_STATE_INIT && b->njobs == 0 &&
+	    db_batch_count_jobs(r->c->db, b->id, &n) != DB_OK)
+		return DB_ERROR;
+	if (n == 0) {
+		*discarded = true;
+		if (db_batch_file_assoc_drop_batch(r->c->db, b->id) != DB_OK)
+			return DB_ERROR;
+		return db_batch_delete(r->c->db, b);
+	}
+	b->state = BATCH_STATE_RETIRED;
+	if (db_batch_retire_jobs(r->c->db, b->id, now()) != DB_OK)
+		return DB_ERROR;
+	return db_batch_update(r->c->db, b);
+}
+
+int submit_do_retire_batch(struct rpc *r)
+{
+	struct db_batch b = { 0 };
+	bool discarded = false;
+	int rc = submit_authenticate(r);
+
+	if (!rc)
+		rc = submit_owned_batch(r, r->root, &b);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	else if (!rc && (retire(r, &b, &discarded) != DB_OK || db_commit(r->c->db) != DB_OK)) {
+		db_rollback(r->c->db);
+		rc = submit_fail(r, "database error");
+	}
+	if (!rc) {
+		log_info("batch %s (%lld) %s", b.name, (long long)b.id,
+			 discarded ? "discarded: it never had a job" : "retired");
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	}
+	db_batch_free(&b);
+	return rc;
+}
+
+int submit_do_set_expire_time(struct rpc *r)
+{
+	struct db_batch b = { 0 };
+	double t = -1;
+	int rc = submit_authenticate(r);
+
+	if (!rc)
+		rc = submit_num(r, r->root, "expire_time", 0, SUBMIT_TIME_MAX, &t);
+	if (!rc && t < 0)
+		rc = submit_fail(r, "no expire_time");
+	if (!rc)
+		rc = submit_owned_batch(r, r->root, &b);
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	if (!rc) {
+		/* The lease covers the batch's files too. */
+		b.expire_time = t;
+		if (db_batch_update(r->c->db, &b) != DB_OK ||
+		    db_job_file_lease_batch(r->c->db, b.id, t) != DB_OK ||
+		    db_commit(r->c->db) != DB_OK) {
+			db_rollback(r->c->db);
+			rc = submit_fail(r, "database error");
+		}
+	}
+	if (!rc)
+		sbuf_addstr(r->body, "<success>1</success>\n");
+	db_batch_free(&b);
+	return rc;
+}

@@ -1,0 +1,311 @@
+/*
+ * job_file.php: query_files and upload_files, the submitter's job files
+ * (content-addressed input files in the download hierarchy, recorded in
+ * job_file and tied to batches by batch_file_assoc).
+ */
+#include "submit_int.h"
+#include "db.h"
+#include "db_queries.h"
+#include "dirhier.h"
+#include "log.h"
+#include "md5.h"
+#include "wtime.h"
+#include "work.h"
+
+#include <sys/stat.h>
+
+/* ---- job files (job_file.php) ------------------------------------------------------ */
+
+/*
+ * A job file is content-addressed: its name promises its content, so a
+ * submitter can never name a file of the project's (an app version's
+ * executable, an admin's input) nor take a name the project needs later.
+ * Why name is not a job file's name, or NULL (and its content's MD5 in
+ * md5): "<md5>[.ext]" as boinc_gahp names files, "jf_<md5>[.ext]" as
+ * BOINC's own staging does; the MD5 in lower-case hex, ext a dot and 1 to
+ * JOB_FILE_EXT_MAX letters, digits, '_' or '-'.
+ */
+const char *submit_job_file_name(const char *name, char md5[MD5_HEX_LEN + 1])
+{
+	const char *p = name, *e;
+	size_t i;
+
+	if (!strncmp(p, "jf_", 3))
+		p += 3;
+	for (i = 0; i < MD5_HEX_LEN; i++)
+		if (!p[i] || !strchr("0123456789abcdef", p[i]))
+			return "job files are named by the MD5 of their content "
+			       "(<md5>[.ext] or jf_<md5>[.ext], the MD5 in lower-case hex)";
+	e = p + MD5_HEX_LEN;
+	if (*e) {
+		size_t n = strlen(e + 1);
+
+		if (*e != '.' || n < 1 || n > JOB_FILE_EXT_MAX ||
+		    strspn(e + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+		    != n)
+			return "after the MD5 a job file's name may have one extension "
+			       "(a dot and at most 64 letters, digits, '_' or '-')";
+	}
+	memcpy(md5, p, MD5_HEX_LEN);
+	md5[MD5_HEX_LEN] = 0;
+	return NULL;
+}
+
+int submit_bad_filename(struct rpc *r, const char *name, const char *why)
+{
+	char *q = submit_quoted(name);
+	int rc = submit_fail(r, "bad filename %s: %s", q, why);
+
+	free(q);
+	return rc;
+}
+
+/*
+ * A job file's name is public enough (a host that ran a job saw it): only
+ * who has the content may use it. Tied to another's batches only, it is
+ * absent to this user until they upload it -- proof that they hold it.
+ */
+static enum jf_state whose(struct rpc *r, const struct db_job_file *jf, struct work_file *wf)
+{
+	int64_t batches = 0, mine = 0;
+
+	if (db_job_file_owners(r->c->db, jf->id, r->user.id, &batches, &mine) != DB_OK) {
+		work_file_free(wf);
+		return JF_DB_ERROR;
+	}
+	if (batches > 0 && mine == 0) {
+		work_file_free(wf);
+		return JF_OTHERS;
+	}
+	return JF_OK;
+}
+
+enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
+				   struct work_file *wf)
+{
+	char want[MD5_HEX_LEN + 1];
+	struct sbuf path = SBUF_INIT(PATH_MAX);
+	struct stat st;
+	bool on_disk;
+	int rc;
+
+	memset(wf, 0, sizeof(*wf));
+	if (submit_job_file_name(name, want) || dirhier_path(name, r->c->cfg->download_dir,
+							    r->c->cfg->uldl_dir_fanout, false, &path)) {
+		sbuf_free(&path);
+		return JF_ABSENT;       /* the callers checked the name */
+	}
+	on_disk = stat(sbuf_str(&path), &st) == 0;
+	sbuf_free(&path);
+	rc = db_job_file_lookup_name(r->c->db, name, jf);
+	if (rc != DB_OK && rc != DB_NOT_FOUND)
+		return JF_DB_ERROR;
+	if (!on_disk)
+		return JF_ABSENT;
+	if (rc == DB_NOT_FOUND)
+		return JF_PROJECT;
+	if (work_staged_file(r->c->cfg, name, wf) < 0)
+		return JF_ABSENT;
+	if (strcmp(wf->md5, want)) {
+		log_error("job file %s on the server does not match its name (MD5 %s)", name, wf->md5);
+		work_file_free(wf);
+		return JF_BAD;
+	}
+	return whose(r, jf, wf);
+}
+
+/* Record the file as known until delete_time (raised, never lowered), tied to batch. */
+static int note_job_file(struct rpc *r, const char *name, double delete_time, int64_t batch)
+{
+	struct db_job_file jf = { 0 };
+	int rc = db_job_file_lookup_name(r->c->db, name, &jf);
+
+	if (rc == DB_NOT_FOUND) {
+		jf.name = xstrdup(name);
+		jf.create_time = (double)now();
+		jf.delete_time = delete_time;
+		rc = db_job_file_insert(r->c->db, &jf);
+	} else if (rc == DB_OK && delete_time > jf.delete_time) {
+		jf.delete_time = delete_time;
+		rc = db_job_file_update(r->c->db, &jf);
+	}
+	if (rc == DB_OK && batch > 0)
+		rc = db_batch_file_assoc_add(r->c->db, jf.id, batch);
+	db_job_file_free(&jf);
+	return rc == DB_OK ? 0 : submit_fail(r, "database error");
+}
+
+/* Common to query_files and upload_files: auth, batch, lease and names. */
+struct file_req {
+	int64_t batch;
+	double delete_time;
+	char **names;
+	size_t n;
+};
+
+static void file_req_free(struct file_req *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		free(q->names[i]);
+	free(q->names);
+}
+
+static int file_req_parse(struct rpc *r, struct file_req *q)
+{
+	struct db_batch b = { 0 };
+	xmlNode *n;
+	int rc = submit_authenticate(r);
+
+	memset(q, 0, sizeof(*q));
+	if (!rc)
+		rc = submit_may_submit(r, 0);
+	if (!rc)
+		rc = submit_int(r, r->root, "batch_id", 0, INT64_MAX, &q->batch);
+	if (!rc && q->batch > 0) {
+		rc = submit_owned_batch(r, r->root, &b);
+		q->batch = b.id;
+	}
+	if (!rc)
+		rc = submit_num(r, r->root, "delete_time", 0, SUBMIT_TIME_MAX, &q->delete_time);
+	xml_for_each(n, r->root, "phys_name") {
+		char *name = xml_text(n), md5[MD5_HEX_LEN + 1];
+		const char *why;
+
+		q->names = xrealloc(q->names, (q->n + 1) * sizeof(*q->names));
+		q->names[q->n++] = name;
+		if (!rc && (why = submit_job_file_name(name, md5)) != NULL)
+			rc = submit_bad_filename(r, name, why);
+	}
+	db_batch_free(&b);
+	return rc;
+}
+
+/*
+ * Present: a job file (a job_file row) whose content on the server is what
+ * its name says. A file of the project's of that name is absent to the
+ * submitter, and stays the project's: upload_files refuses the name.
+ */
+int submit_do_query_files(struct rpc *r)
+{
+	struct file_req q;
+	size_t i;
+	int rc = file_req_parse(r, &q);
+
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	if (!rc)
+		sbuf_addstr(r->body, "<absent_files>\n");
+	for (i = 0; !rc && i < q.n; i++) {
+		struct db_job_file jf = { 0 };
+		struct work_file wf;
+
+		switch (submit_job_file_find(r, q.names[i], &jf, &wf)) {
+		case JF_OK:
+			rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
+			break;
+		case JF_ABSENT:
+			/* a stale row whose file is gone goes with it */
+			if (jf.id && db_job_file_delete(r->c->db, &jf) != DB_OK)
+				rc = submit_fail(r, "database error");
+			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
+			break;
+		case JF_PROJECT:
+		case JF_OTHERS:
+		case JF_BAD:
+			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
+			break;
+		case JF_DB_ERROR:
+			rc = submit_fail(r, "database error");
+			break;
+		}
+		db_job_file_free(&jf);
+		work_file_free(&wf);
+	}
+	if (!rc)
+		sbuf_addstr(r->body, "</absent_files>\n");
+	if (r->c->db && !rc && db_commit(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	if (rc && r->c->db)
+		db_rollback(r->c->db);
+	file_req_free(&q);
+	return rc;
+}
+
+/* A name the project holds already, not as a job file, is not the submitter's to store. */
+static int not_project_file(struct rpc *r, const char *name)
+{
+	struct db_job_file jf = { 0 };
+	struct work_file wf;
+	enum jf_state s = submit_job_file_find(r, name, &jf, &wf);
+	char *q;
+	int rc = 0;
+
+	db_job_file_free(&jf);
+	work_file_free(&wf);
+	if (s == JF_DB_ERROR)
+		return submit_fail(r, "database error");
+	if (s != JF_PROJECT)
+		return 0;
+	q = submit_quoted(name);
+	rc = submit_fail(r, "%s: the project has a file of that name that is not a job file", q);
+	free(q);
+	return rc;
+}
+
+int submit_do_upload_files(struct rpc *r)
+{
+	struct file_req q;
+	size_t i, nparts = 0;
+	int rc = file_req_parse(r, &q);
+
+	for (i = 0; i < r->form->n; i++)
+		if (!strncmp(r->form->parts[i].name, "file_", 5))
+			nparts++;
+	if (!rc && nparts != q.n)
+		rc = submit_fail(r, "# of uploaded files (%zu) does not agree with the request (%zu)", nparts,
+			  q.n);
+	for (i = 0; !rc && i < q.n; i++) {
+		char field[32];
+		const struct form_part *p;
+		struct work_file wf;
+		char md5[MD5_HEX_LEN + 1], want[MD5_HEX_LEN + 1];
+		int s;
+
+		snprintf(field, sizeof(field), "file_%zu", i);
+		if (!(p = form_get(r->form, field))) {
+			rc = submit_fail(r, "no form field %s", field);
+			break;
+		}
+		md5_buf(p->data, p->len, md5);
+		submit_job_file_name(q.names[i], want);
+		if (strcmp(md5, want)) {
+			rc = submit_fail(r, "content of %s does not match its name (truncated upload?)",
+				  q.names[i]);
+			break;
+		}
+		if ((rc = not_project_file(r, q.names[i])) != 0)
+			break;
+		s = work_stage_buffer(r->c->cfg, q.names[i], p->data, p->len, &wf);
+		if (s > 0)
+			rc = submit_fail(r, "file immutability violation for %s", q.names[i]);
+		else if (s < 0)
+			rc = submit_fail(r, "cannot store %s", q.names[i]);
+		work_file_free(&wf);
+	}
+	if (!rc && db_begin(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	for (i = 0; !rc && i < q.n; i++)
+		rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
+	if (!rc && db_commit(r->c->db) != DB_OK)
+		rc = submit_fail(r, "database error");
+	if (rc && r->c->db)
+		db_rollback(r->c->db);
+	if (!rc) {
+		log_info("%zu job files uploaded", q.n);
+		sbuf_addstr(r->body, "<success/>\n");
+	}
+	file_req_free(&q);
+	return rc;
+}

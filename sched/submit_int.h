@@ -1,0 +1,116 @@
+/*
+ * Inside the remote job submission RPCs (submit.h): what the request
+ * handlers, spread over submit_*.c by request, share. Not for other
+ * programs.
+ */
+#ifndef WSEQ_SUBMIT_INT_H
+#define WSEQ_SUBMIT_INT_H
+
+#include "submit.h"
+#include "db_records.h"
+#include "field.h"
+#include "md5.h"
+#include "work.h"
+#include "xml.h"
+
+struct rpc {
+	const struct submit_ctx *c;
+	const struct form *form;
+	xmlNode *root;
+	struct sbuf *body;              /* the reply's content inside the root */
+	struct sbuf err;                /* the error message, when one */
+	struct db_user user;
+	size_t njobs;                   /* query_batch2: jobs listed for the current batch */
+};
+
+/* Set the request's error (the first reason stands); returns -1. */
+int submit_fail(struct rpc *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/*
+ * What the submitter sends, through lib/field.h: 0, or -1 with the request's
+ * error naming the field (e.g. "delay_bound: inf is outside [0, 1e+09]").
+ * A text of at most max characters, valid UTF-8 without control characters
+ * (a name is refused, never cut): *out allocated, NULL when text is.
+ */
+int submit_text(struct rpc *r, const char *field, const char *text, size_t max, char **out);
+/* The same for the text of n's child <name> (*out NULL when absent). */
+int submit_str(struct rpc *r, const xmlNode *n, const char *name, size_t max, char **out);
+/* n's child <name> as a number in [min, max]; *v untouched when absent or empty. */
+int submit_num(struct rpc *r, const xmlNode *n, const char *name, double min, double max,
+	       double *v);
+/* The same for an integer (lib/field refuses a fraction). */
+int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, int64_t max,
+	       int64_t *v);
+
+/* The latest time a submitter may give (expire_time, delete_time, min_mod_time): year 5138. */
+#define SUBMIT_TIME_MAX 1e11
+/* The user of <authenticator>, in r->user. */
+int submit_authenticate(struct rpc *r);
+/* May the user submit (appid 0: handle files at all)? */
+int submit_may_submit(struct rpc *r, int64_t appid);
+int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app);
+/* The batch named by <batch_id> or <batch_name> of node, owned by the user. */
+int submit_owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b);
+
+/*
+ * A job: an ordinary app's workunit, or a sequence app's work sequence (same
+ * name), and then wu is the segment that speaks for it -- the last one once
+ * the sequence has ended, else the newest sent.
+ */
+struct job {
+	struct db_workunit wu;
+	struct db_sequence seq;
+	bool is_seq;
+};
+
+enum job_rc { JOB_OK, JOB_NONE, JOB_NOT_OWNER, JOB_NO_BATCH, JOB_DB_ERROR };
+
+void submit_job_free(struct job *j);
+enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, struct job *j);
+/* The job called name, in a batch of the user's. */
+int submit_owned_job(struct rpc *r, const char *name, struct job *j);
+/*
+ * The output files of a sequence job: the answers, then the states, of its
+ * last segment on the live branch; with their open names when names is set.
+ */
+size_t submit_seq_outputs(const struct project_config *cfg, const struct db_sequence *s,
+			  char **files, char **open_names);
+/* A hostile name for a message: control bytes escaped, at most 100 bytes (allocated). */
+char *submit_quoted(const char *s);
+
+/* The most characters of a job file name's extension (after the dot). */
+#define JOB_FILE_EXT_MAX 64
+/* Why name is not a job file's name (NULL: it is one, and md5 is its content's). */
+const char *submit_job_file_name(const char *name, char md5[MD5_HEX_LEN + 1]);
+/* "bad filename NAME: WHY"; returns -1. */
+int submit_bad_filename(struct rpc *r, const char *name, const char *why);
+
+enum jf_state {
+	JF_ABSENT,      /* not on the server (jf filled if a stale row is left) */
+	JF_OK,          /* a job file, its content what its name says: jf and wf filled */
+	JF_PROJECT,     /* a file of the project's, not a job file */
+	JF_OTHERS,      /* a job file only other submitters' batches are tied to */
+	JF_BAD,         /* a job file whose content is not what its name says */
+	JF_DB_ERROR,
+};
+/*
+ * The job file called name (a job file's name) as the server has it, to
+ * the requesting user: a job file is the user's when it is tied to one of
+ * their batches, or to no batch at all (uploaded without one).
+ */
+enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
+				   struct work_file *wf);
+
+/* The requests, by their root element. */
+int submit_do_get_templates(struct rpc *r);
+int submit_do_create_batch(struct rpc *r);
+int submit_do_query_files(struct rpc *r);
+int submit_do_upload_files(struct rpc *r);
+int submit_do_submit_batch(struct rpc *r);
+int submit_do_query_batch2(struct rpc *r);
+int submit_do_query_batches(struct rpc *r);
+int submit_do_query_completed_job(struct rpc *r);
+int submit_do_abort_jobs(struct rpc *r);
+int submit_do_retire_batch(struct rpc *r);
+int submit_do_set_expire_time(struct rpc *r);
+
+#endif
