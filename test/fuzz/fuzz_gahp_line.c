@@ -77,9 +77,17 @@ static void one_line(char *line, size_t n)
 		return;
 	}
 	check_roundtrip(argc, argv);
-	if ((cmd = gahp_find_cmd(argv[0])) != NULL && cmd->parse(argc, argv, &spec) == 0 &&
-	    cmd->free_spec)
-		cmd->free_spec(spec);
+	if ((cmd = gahp_find_cmd(argv[0])) != NULL) {
+		struct sbuf why = SBUF_INIT(64 * 1024);
+
+		if (cmd->parse(argc, argv, &spec, &why) == 0) {
+			if (cmd->free_spec)
+				cmd->free_spec(spec);
+		} else {
+			FUZZ_CHECK(why.len > 0);    /* every E says why */
+		}
+		sbuf_free(&why);
+	}
 	free(argv);
 }
 

@@ -57,9 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *in = fuzz_cstr(data, size), *nl1, *nl2, *body;
 	struct form f;
-	struct sbuf err = SBUF_INIT(1024);
+	struct sbuf err = SBUF_INIT(1024), why = SBUF_INIT(1024);
 	struct reader r;
-	const char *why = NULL;
 	size_t len = 0;
 
 	fuzz_setup();
@@ -70,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.left = size - (size_t)(nl2 + 1 - in);
 	body = form_read_body_from(nl1 + 1, MAX_BODY, rd, &r, &len, &why);
 	if (!body) {
-		FUZZ_CHECK(why != NULL);
+		FUZZ_CHECK(why.len > 0);
 		goto out;
 	}
 	FUZZ_CHECK(body[len] == '\0');
@@ -86,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(body);
 out:
 	sbuf_free(&err);
+	sbuf_free(&why);
 	free(in);
 	return 0;
 }
