@@ -3,6 +3,7 @@
 #include "config.h"
 #include "db_queries.h"
 #include "dirhier.h"
+#include "field.h"
 #include "log.h"
 #include "work.h"
 #include "xml.h"
@@ -68,16 +69,14 @@ static bool good_open_name(const char *n)
 	return true;
 }
 
+/* A size in bytes, def when absent, -1 when not a number from 1 to 1e15 (nan and inf are not). */
 static double child_double(const xmlNode *n, const char *name, double def)
 {
-	char *t = xml_child_text(n, name), *end = NULL;
+	char *t = xml_child_text(n, name);
 	double v = def;
 
-	if (t) {
-		v = strtod(t, &end);
-		if (end == t || *end || v <= 0)
-			v = -1;
-	}
+	if (t && field_double(name, t, 1, 1e15, 0, &v, NULL) == FIELD_BAD)
+		v = -1;
 	free(t);
 	return v;
 }
@@ -102,7 +101,7 @@ static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout 
 			    !good_open_name(l->state[l->nstate].open_out) ||
 			    l->state[l->nstate].max_nbytes < 0)
 				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
-					       "(letters, digits, _ - .) and a positive <max_nbytes> if any",
+					       "(letters, digits, _ - .) and a <max_nbytes> of 1 to 1e15 if any",
 					       path, xml_line(n));
 			l->nstate++;
 		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
@@ -111,7 +110,7 @@ static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout 
 			if (!good_open_name(l->answer[l->nanswer].open_name) ||
 			    l->answer[l->nanswer].max_nbytes < 0)
 				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
-					       "_ - .) and a positive <max_nbytes> if any", path,
+					       "_ - .) and a <max_nbytes> of 1 to 1e15 if any", path,
 					       xml_line(n));
 			l->nanswer++;
 		} else {
