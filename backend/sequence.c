@@ -3,6 +3,7 @@
 #include "config.h"
 #include "db_queries.h"
 #include "dirhier.h"
+#include "field.h"
 #include "log.h"
 #include "work.h"
 #include "xml.h"
@@ -68,26 +69,71 @@ static bool good_open_name(const char *n)
 	return true;
 }
 
+/* A size in bytes, def when absent, -1 when not a number from 1 to 1e15 (nan and inf are not). */
 static double child_double(const xmlNode *n, const char *name, double def)
 {
-	char *t = xml_child_text(n, name), *end = NULL;
+	char *t = xml_child_text(n, name);
 	double v = def;
 
-	if (t) {
-		v = strtod(t, &end);
-		if (end == t || *end || v <= 0)
-			v = -1;
-	}
+	if (t && field_double(name, t, 1, 1e15, 0, &v, NULL) == FIELD_BAD)
+		v = -1;
 	free(t);
 	return v;
+}
+
+/* Read the document's <state> and <answer> elements into l; the doc is freed. */
+static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout *l)
+{
+	xmlNode *root, *n;
+	int rc = 0;
+
+	root = xmlDocGetRootElement(doc);
+	if (!xml_is(root, "sequence_template")) {
+		rc = log_error("sequence template %s: the root element is not <sequence_template>", path);
+		goto done;
+	}
+	xml_for_each(n, root, NULL) {
+		if (xml_is(n, "state") && l->nstate < SEQ_MAX_FILES) {
+			l->state[l->nstate].open_in = xml_child_text(n, "open_name_in");
+			l->state[l->nstate].open_out = xml_child_text(n, "open_name_out");
+			l->state[l->nstate].max_nbytes = child_double(n, "max_nbytes", 0);
+			if (!good_open_name(l->state[l->nstate].open_in) ||
+			    !good_open_name(l->state[l->nstate].open_out) ||
+			    l->state[l->nstate].max_nbytes < 0)
+				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
+					       "(letters, digits, _ - .) and a <max_nbytes> of 1 to 1e15 if any",
+					       path, xml_line(n));
+			l->nstate++;
+		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
+			l->answer[l->nanswer].open_name = xml_child_text(n, "open_name");
+			l->answer[l->nanswer].max_nbytes = child_double(n, "max_nbytes", 1e7);
+			if (!good_open_name(l->answer[l->nanswer].open_name) ||
+			    l->answer[l->nanswer].max_nbytes < 0)
+				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
+					       "_ - .) and a <max_nbytes> of 1 to 1e15 if any", path,
+					       xml_line(n));
+			l->nanswer++;
+		} else {
+			rc = log_error("%s:%ld: <%s> is not <state> or <answer>, or one too many (at "
+				       "most %d of each)", path, xml_line(n), (const char *)n->name,
+				       SEQ_MAX_FILES);
+		}
+	}
+	if (rc == 0 && l->nstate == 0)
+		rc = log_error("sequence template %s: no <state>: a sequence carries at least one",
+			       path);
+done:
+	xmlFreeDoc(doc);
+	if (rc)
+		seq_layout_free(l);
+	return rc;
 }
 
 int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l)
 {
 	struct sbuf full = SBUF_INIT(PATH_MAX), err = SBUF_INIT(1024);
 	xmlDoc *doc;
-	xmlNode *root, *n;
-	int rc = 0;
+	int rc;
 
 	memset(l, 0, sizeof(*l));
 	if (!path || !*path) {
@@ -103,51 +149,27 @@ int seq_layout_load(const char *project_dir, const char *path, struct seq_layout
 	else
 		sbuf_addf(&full, "%s/%s", project_dir, path);
 	doc = xml_read_file(sbuf_str(&full), &err);
-	if (!doc) {
+	if (!doc)
 		rc = log_error("sequence template %s: %s", path, sbuf_str(&err));
-		goto out;
-	}
-	root = xmlDocGetRootElement(doc);
-	if (!xml_is(root, "sequence_template")) {
-		rc = log_error("sequence template %s: the root element is not <sequence_template>", path);
-		goto done;
-	}
-	xml_for_each(n, root, NULL) {
-		if (xml_is(n, "state") && l->nstate < SEQ_MAX_FILES) {
-			l->state[l->nstate].open_in = xml_child_text(n, "open_name_in");
-			l->state[l->nstate].open_out = xml_child_text(n, "open_name_out");
-			l->state[l->nstate].max_nbytes = child_double(n, "max_nbytes", 0);
-			if (!good_open_name(l->state[l->nstate].open_in) ||
-			    !good_open_name(l->state[l->nstate].open_out) ||
-			    l->state[l->nstate].max_nbytes < 0)
-				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
-					       "(letters, digits, _ - .) and a positive <max_nbytes> if any",
-					       path, xml_line(n));
-			l->nstate++;
-		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
-			l->answer[l->nanswer].open_name = xml_child_text(n, "open_name");
-			l->answer[l->nanswer].max_nbytes = child_double(n, "max_nbytes", 1e7);
-			if (!good_open_name(l->answer[l->nanswer].open_name) ||
-			    l->answer[l->nanswer].max_nbytes < 0)
-				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
-					       "_ - .) and a positive <max_nbytes> if any", path,
-					       xml_line(n));
-			l->nanswer++;
-		} else {
-			rc = log_error("%s:%ld: <%s> is not <state> or <answer>, or one too many (at "
-				       "most %d of each)", path, xml_line(n), (const char *)n->name,
-				       SEQ_MAX_FILES);
-		}
-	}
-	if (rc == 0 && l->nstate == 0)
-		rc = log_error("sequence template %s: no <state>: a sequence carries at least one",
-			       path);
-done:
-	xmlFreeDoc(doc);
-out:
-	if (rc)
-		seq_layout_free(l);
+	else
+		rc = seq_layout_from_doc(doc, path, l);
 	sbuf_free(&full);
+	sbuf_free(&err);
+	return rc;
+}
+
+int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_layout *l)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	xmlDoc *doc;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	doc = xml_read_memory(text, len, name, &err);
+	if (!doc)
+		rc = log_error("sequence template %s: %s", name, sbuf_str(&err));
+	else
+		rc = seq_layout_from_doc(doc, name, l);
 	sbuf_free(&err);
 	return rc;
 }
@@ -538,21 +560,13 @@ static int plan_num(xmlNode *root, const char *name, double dflt, double lo, dou
 	return rc;
 }
 
-int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
-		      struct sbuf *err)
+/* The plan in doc (NULL: unreadable, why in err) into spec; 1 or -1, the doc freed. */
+static int seq_plan_from_doc(xmlDoc *doc, struct seq_spec *spec, struct sbuf *err)
 {
-	char *path = xasprintf("%s/templates/%s_seq", project_dir, app);
 	double segs = 0, ans, up, hw, mrt, db, smax;
-	xmlDoc *doc;
-	xmlNode *root;
+	xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
 	int rc = 1;
 
-	if (access(path, F_OK) != 0) {
-		free(path);
-		return 0;
-	}
-	doc = xml_read_file(path, err);
-	root = doc ? xmlDocGetRootElement(doc) : NULL;
 	if (!root || !xml_is(root, "sequence_app")) {
 		if (!err->len)
 			sbuf_addstr(err, "not a <sequence_app> document");
@@ -581,10 +595,34 @@ int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec 
 		spec->seq_template = xml_child_text(root, "seq_template");
 		spec->open_ended = xml_child(root, "open_ended") != NULL;
 	}
-	if (rc < 0)
-		log_error("%s: %s", path, sbuf_str(err));
 	if (doc)
 		xmlFreeDoc(doc);
+	return rc;
+}
+
+int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
+		      struct sbuf *err)
+{
+	char *path = xasprintf("%s/templates/%s_seq", project_dir, app);
+	int rc;
+
+	if (access(path, F_OK) != 0) {
+		free(path);
+		return 0;
+	}
+	rc = seq_plan_from_doc(xml_read_file(path, err), spec, err);
+	if (rc < 0)
+		log_error("%s: %s", path, sbuf_str(err));
 	free(path);
+	return rc;
+}
+
+int seq_app_plan_parse(const char *text, size_t len, const char *name, struct seq_spec *spec,
+		       struct sbuf *err)
+{
+	int rc = seq_plan_from_doc(xml_read_memory(text, len, name, err), spec, err);
+
+	if (rc < 0)
+		log_error("%s: %s", name, sbuf_str(err));
 	return rc;
 }

@@ -59,6 +59,8 @@ struct seq_layout {
 
 /* Read a template (path relative to project_dir; NULL or "": the default). 0 or -1 (logged). */
 int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l);
+/* The same from text in memory (name for errors); for tests and the fuzzer. */
+int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_layout *l);
 void seq_layout_free(struct seq_layout *l);
 
 /* The number of state files of the sequence's segments; 0 if its template is unreadable (logged). */
@@ -114,6 +116,9 @@ struct seq_spec {
  */
 int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
 		      struct sbuf *err);
+/* The plan from text in memory (name for errors): 1 or -1; for tests and the fuzzer. */
+int seq_app_plan_parse(const char *text, size_t len, const char *name, struct seq_spec *spec,
+		       struct sbuf *err);
 
 /*
  * Insert the sequence, stage its initial states (local files, one per state

@@ -276,6 +276,9 @@ static int parse_in_file_ref(struct input_template *t, const xmlNode *fr, size_t
 		r->extra_xml = xstrdup("");
 	return 0;
 fail:
+	/* not counted in t->nrefs, so input_template_free would not free it */
+	free(r->open_name);
+	r->open_name = NULL;
 	sbuf_free(&extra);
 	return -1;
 }

@@ -214,30 +214,13 @@ static int check_urls(struct project_config *c, const char *file)
 	return 0;
 }
 
-int config_load(struct project_config *c, const char *path, const struct param *prog_params,
-		void *prog_settings)
+/* Read the document (its root and sections) into c; the doc is freed. */
+static int config_from_doc(struct project_config *c, xmlDoc *doc, const struct param *prog_params,
+			   void *prog_settings)
 {
-	char *located = NULL, *dir;
-	xmlDoc *doc;
 	xmlNode *root, *n;
 	int rc = 0;
 
-	memset(c, 0, sizeof(*c));
-	param_set_defaults(project_params, c);
-	if (prog_params)
-		param_set_defaults(prog_params, prog_settings);
-	if (!path) {
-		path = located = config_locate();
-		if (!path)
-			return -1;
-	}
-	c->path = abs_path(path);
-	free(located);
-	dir = xstrdup(c->path);
-	c->project_dir = xstrdup(dirname(dir));
-	free(dir);
-
-	doc = xml_read_file(c->path, NULL);
 	if (!doc)
 		return -1;
 	root = xmlDocGetRootElement(doc);
@@ -271,6 +254,50 @@ int config_load(struct project_config *c, const char *path, const struct param *
 	absolutize(&c->pid_dir, c->project_dir);
 	absolutize(&c->app_dir, c->project_dir);
 	return rc;
+}
+
+static void config_defaults(struct project_config *c, const struct param *prog_params,
+			    void *prog_settings)
+{
+	memset(c, 0, sizeof(*c));
+	param_set_defaults(project_params, c);
+	if (prog_params)
+		param_set_defaults(prog_params, prog_settings);
+}
+
+/* c->path (allocated, absolute) and the project directory holding it. */
+static void config_set_path(struct project_config *c, char *path)
+{
+	char *dir = xstrdup(path);
+
+	c->path = path;
+	c->project_dir = xstrdup(dirname(dir));
+	free(dir);
+}
+
+int config_load(struct project_config *c, const char *path, const struct param *prog_params,
+		void *prog_settings)
+{
+	char *located = NULL;
+
+	config_defaults(c, prog_params, prog_settings);
+	if (!path) {
+		path = located = config_locate();
+		if (!path)
+			return -1;
+	}
+	config_set_path(c, abs_path(path));
+	free(located);
+	return config_from_doc(c, xml_read_file(c->path, NULL), prog_params, prog_settings);
+}
+
+int config_parse(struct project_config *c, const char *path, const char *text, size_t len,
+		 const struct param *prog_params, void *prog_settings)
+{
+	config_defaults(c, prog_params, prog_settings);
+	config_set_path(c, xstrdup(path));
+	return config_from_doc(c, xml_read_memory(text, len, path, NULL), prog_params,
+			       prog_settings);
 }
 
 void config_free(struct project_config *c)

@@ -86,6 +86,12 @@ char *config_locate(void);
  */
 int config_load(struct project_config *c, const char *path,
 		const struct param *prog_params, void *prog_settings);
+/*
+ * The same from text in memory; path (absolute) names the file in errors and
+ * gives the project directory. For tests and the fuzzer (test/fuzz/).
+ */
+int config_parse(struct project_config *c, const char *path, const char *text, size_t len,
+		 const struct param *prog_params, void *prog_settings);
 void config_free(struct project_config *c);
 
 /* Parse a BOINC-style period ("3600", "1 hour", "30 min", "2 days"); -1 if bad. */

@@ -5,19 +5,27 @@
 
 #define FIELD_QUOTE_MAX 64
 
+static size_t utf8_char(const unsigned char *p, size_t n);
+
 void field_quote(struct sbuf *out, const char *s, size_t max)
 {
-	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p), i = 0, k;
 
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++, n++) {
-		if (n == max) {
+	while (i < len) {
+		if (i >= max) {
 			sbuf_addstr(out, "...");
 			return;
 		}
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			sbuf_addf(out, "\\x%02x", *p);
-		else
-			sbuf_addch(out, (char)*p);
+		/* bytes that are not UTF-8 too: the message may go into an XML reply */
+		k = p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\' ? 0 : utf8_char(p + i, len - i);
+		if (k == 0) {
+			sbuf_addf(out, "\\x%02x", p[i]);
+			i++;
+		} else {
+			sbuf_add(out, p + i, k);
+			i += k;
+		}
 	}
 }
 

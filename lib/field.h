@@ -61,8 +61,9 @@ int field_str(const char *name, const char *text, size_t max_chars, int flags, c
 int64_t field_clamp_i64(double v, int64_t min, int64_t max);
 
 /*
- * Append s for a message or a log line: control bytes and backslashes as
- * \xNN, at most max bytes of s, then "..." when it was longer.
+ * Append s for a message or a log line: control bytes, backslashes and bytes
+ * that are not UTF-8 as \xNN, at most max bytes of s, then "..." when it was
+ * longer.
  */
 void field_quote(struct sbuf *out, const char *s, size_t max);
 

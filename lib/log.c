@@ -85,6 +85,7 @@ static void redact(struct sbuf *b)
 	}
 }
 
+static void emit(const char *tag, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 static void emit(const char *tag, const char *fmt, va_list ap)
 {
 	struct sbuf b = SBUF_INIT(MAX_LINE);

@@ -430,6 +430,8 @@ static int top_key(struct dec *d, const char *key, const char *val)
 				return dfail(d, "duplicate CommandLine");
 			if (!*val)
 				return dfail(d, "empty CommandLine");
+			if (!value_ok(val))     /* a CR inside: no encoder could have written it */
+				return dfail(d, "CommandLine with a CR in it");
 			d->task->command_line = xstrdup(val);
 			d->have_cmd = true;
 		}

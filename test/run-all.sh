@@ -3,19 +3,22 @@
 # installs every package wseq needs, builds with warnings as errors and the
 # sanitizers, runs every unit and integration test against real services
 # (private MariaDB, Apache, BOINC clients -- each test starts and stops its
-# own), checks `make distcheck`, stops anything left running, and prints a
-# last line "N passed, N failed".
+# own), builds the libFuzzer targets with clang and runs each for a short
+# while (doc/fuzzing.md), checks `make distcheck`, stops anything left
+# running, and prints a last line "N passed, N failed".
 #
-#   sudo test/run-all.sh [--no-install] [--no-distcheck] [-j N]
+#   sudo test/run-all.sh [--no-install] [--no-distcheck] [--no-fuzz] [--fuzz-seconds S] [-j N]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/_ci_build"
-install=1 distcheck=1 jobs=2
+install=1 distcheck=1 fuzz=1 fuzz_seconds=20 jobs=2
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-install) install=0 ;;
 	--no-distcheck) distcheck=0 ;;
+	--no-fuzz) fuzz=0 ;;
+	--fuzz-seconds) fuzz_seconds=$2; shift ;;
 	-j) jobs=$2; shift ;;
 	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
 	*) echo "run-all.sh: unknown option $1" >&2; exit 2 ;;
@@ -72,6 +75,32 @@ else
 	passed=$((passed + 1))
 	echo "PASS: no test left a service running"
 fi
+
+# The fuzz smoke run: every libFuzzer target, built with clang in a tree of
+# its own, fuzzes for a short while; each counts as one test. A crash, a
+# sanitizer report, a leak or a timeout fails it and names the reproducer.
+fuzz_smoke() {
+	local fb="$build/fuzz" line
+	mkdir -p "$fb" && cd "$fb" || return
+	if ! CC=clang "$top/configure" --enable-fuzz --disable-integration-tests >configure.log 2>&1; then
+		tail -5 configure.log
+		fail_step "the fuzz build (configure CC=clang --enable-fuzz)"
+	elif ! make -j"$jobs" fuzz >make.log 2>&1; then
+		grep -E 'error|warning' make.log | head -20
+		fail_step "the fuzz build (make fuzz)"
+	else
+		"$top/test/fuzz/run.sh" -t "$fuzz_seconds" -o "$fb/runs" "$fb" >run.log 2>&1
+		while IFS= read -r line; do
+			case $line in
+			PASS:*) passed=$((passed + 1)); echo "$line" ;;
+			FAIL:*) failed=$((failed + 1)); echo "$line" ;;
+			"  "*) echo "$line" ;;
+			esac
+		done <run.log
+	fi
+	cd "$build" || exit 1
+}
+[ "$fuzz" = 1 ] && fuzz_smoke
 
 if [ "$distcheck" = 1 ]; then
 	if make -j"$jobs" distcheck >distcheck.log 2>&1; then

@@ -118,6 +118,11 @@ static void test_quote(void **state)
 	sbuf_reset(&q);
 	field_quote(&q, "abcdef", 3);
 	assert_string_equal(sbuf_str(&q), "abc...");
+	/* found by fuzz_upload: raw 0xff in a quoted name made the upload reply not XML */
+	sbuf_reset(&q);
+	field_quote(&q, "r\xff\xc3\xa9\xed\xa0\x80x", 20);
+	assert_string_equal(sbuf_str(&q), "r\\xff\xc3\xa9\\xed\\xa0\\x80x");
+	assert_true(field_text_ok(sbuf_str(&q), q.len, false));
 	sbuf_free(&q);
 }
 

@@ -96,6 +96,35 @@ static void test_multipart_malformed(void **state)
 	}
 }
 
+/* Found by fuzz_submit_form: the second header's name leaked the first's. */
+static void test_multipart_two_dispositions(void **state)
+{
+	static const char body[] =
+		"------XyZ\r\nContent-Disposition: form-data; name=\"request\"\r\n"
+		"Content-Disposition: form-data; name=\"file_0\"; filename=\"f\"\r\n\r\n"
+		"<ping/>\r\n------XyZ--\r\n";
+	struct sbuf err = SBUF_INIT(1024);
+	struct form f;
+	char *v;
+
+	(void)state;
+	assert_int_equal(parse(CT, body, &f, &err), 0);
+	assert_int_equal(f.n, 1);
+	v = form_value(&f, "request");
+	assert_string_equal(v, "<ping/>");
+	free(v);
+	assert_null(f.parts[0].filename);
+	form_free(&f);
+	/* the same when the first has a filename and no name */
+	assert_int_equal(parse(CT, "------XyZ\r\nContent-Disposition: form-data; filename=\"a\"\r\n"
+			       "Content-Disposition: form-data; name=\"b\"; filename=\"c\"\r\n\r\n"
+			       "x\r\n------XyZ--\r\n", &f, &err), 0);
+	assert_string_equal(f.parts[0].name, "");
+	assert_string_equal(f.parts[0].filename, "a");
+	form_free(&f);
+	sbuf_free(&err);
+}
+
 static void test_bad_content_types(void **state)
 {
 	struct sbuf err = SBUF_INIT(1024);
@@ -289,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_multipart_fields_and_files),
 		cmocka_unit_test(test_multipart_binary_part),
 		cmocka_unit_test(test_multipart_malformed),
+		cmocka_unit_test(test_multipart_two_dispositions),
 		cmocka_unit_test(test_bad_content_types),
 		cmocka_unit_test(test_urlencoded),
 		cmocka_unit_test(test_field_names_are_text),

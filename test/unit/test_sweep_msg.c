@@ -256,6 +256,8 @@ static void test_task_errors(void **state)
 	expect_task_error(HEAD "[Input]\nFile=a\nFile=b\n", "task:6: duplicate File in [Input]");
 	expect_task_error(HEAD "[Input]\nFile=../etc/x\n", "task:5: unsafe file name '../etc/x' (relative, without '..')");
 	expect_task_error(HEAD "[Input]\nFile=/etc/x\n", "task:5: unsafe file name '/etc/x' (relative, without '..')");
+	/* found by fuzz_sweep_msg: decoded, but no encoder can write it back */
+	expect_task_error("Ticket=1\nTimeout=5\nCommandLine=w\rx\n" RES, "task:3: CommandLine with a CR in it");
 	expect_task_error(HEAD "[Result]\nName=out\nFile=/tmp/out\n",
 			  "task:6: unsafe file name '/tmp/out' (relative, without '..')");
 	expect_task_error(HEAD "[Input]\n--begin content--\n--end content--\n" RES, "task:4: [Input] without File");

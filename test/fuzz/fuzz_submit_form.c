@@ -1,0 +1,91 @@
+/*
+ * The form bodies of the remote submission RPCs (sched/submit_form.c):
+ * multipart/form-data as the C client and boinc_gahp send it,
+ * application/x-www-form-urlencoded as BOINC's Python client does, and the
+ * query string of get_output.php. The input is
+ *
+ *   CONTENT_TYPE \n CONTENT_LENGTH \n body
+ *
+ * read by form_read_body_from() and parsed by form_parse(); a CONTENT_TYPE
+ * of "?" parses the body as a query string instead. Property: every part
+ * lies inside the body or owns its bytes, and form_get finds each name.
+ */
+#include "fuzz.h"
+#include "submit_form.h"
+
+#define MAX_BODY (1L << 20)
+
+struct reader {
+	const char *p;
+	size_t left;
+};
+
+/* Hands out the body a few bytes at a time, as a slow connection would. */
+static long rd(void *arg, char *buf, size_t n)
+{
+	struct reader *r = arg;
+
+	if (n > r->left)
+		n = r->left;
+	if (n > 1000)
+		n = 1000;
+	memcpy(buf, r->p, n);
+	r->p += n;
+	r->left -= n;
+	return (long)n;
+}
+
+static void check_form(const struct form *f, const char *body, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct form_part *p = &f->parts[i];
+		const struct form_part *g = form_get(f, p->name);
+		char *v;
+
+		FUZZ_CHECK(p->name != NULL);
+		FUZZ_CHECK(p->owned ? p->data == p->owned
+				    : p->data >= body && p->data + p->len <= body + len);
+		FUZZ_CHECK(g != NULL && !strcmp(g->name, p->name));
+		v = form_value(f, p->name);
+		free(v);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *in = fuzz_cstr(data, size), *nl1, *nl2, *body;
+	struct form f;
+	struct sbuf err = SBUF_INIT(1024), why = SBUF_INIT(1024);
+	struct reader r;
+	size_t len = 0;
+
+	fuzz_setup();
+	if (!(nl1 = memchr(in, '\n', size)) || !(nl2 = memchr(nl1 + 1, '\n', size - (size_t)(nl1 + 1 - in))))
+		goto out;
+	*nl1 = *nl2 = '\0';
+	r.p = nl2 + 1;
+	r.left = size - (size_t)(nl2 + 1 - in);
+	body = form_read_body_from(nl1 + 1, MAX_BODY, rd, &r, &len, &why);
+	if (!body) {
+		FUZZ_CHECK(why.len > 0);
+		goto out;
+	}
+	FUZZ_CHECK(body[len] == '\0');
+	if (!strcmp(in, "?")) {
+		if (form_parse_query(body, &f, &err) == 0)
+			check_form(&f, body, len);
+	} else if (form_parse(in, body, len, &f, &err) == 0) {
+		check_form(&f, body, len);
+	} else {
+		FUZZ_CHECK(err.len > 0);
+	}
+	form_free(&f);
+	free(body);
+out:
+	sbuf_free(&err);
+	sbuf_free(&why);
+	free(in);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * The bodies of the sweep HTTP protocol (sweep/sweep_msg.c): the task
+ * sweep_client fetches (GET /task), the results it posts (POST /complete,
+ * read by the sweep CGI from anyone who can reach it) and the client
+ * configuration (GET /config). The first byte picks the decoder; the rest
+ * is the body. Property: what decodes encodes, and decodes again to the
+ * same message (the master, the CGI and the client agree on every body).
+ */
+#include "fuzz.h"
+#include "sweep_msg.h"
+
+#define MAX (1u << 20)
+
+static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen == blen && (alen == 0 || !memcmp(a, b, alen));
+}
+
+static void task(const char *buf, size_t len)
+{
+	struct sweep_task t, u;
+	struct sbuf out = SBUF_INIT(4 * MAX), err = SBUF_INIT(4096);
+	size_t i;
+
+	if (sweep_task_decode(buf, len, MAX, &t, &err) < 0) {
+		FUZZ_CHECK(err.len > 0 && t.ninputs == 0 && t.nresults == 0 && !t.ticket);
+		goto out;
+	}
+	FUZZ_CHECK(sweep_task_encode(&t, &out, &err) == 0);
+	FUZZ_CHECK(sweep_task_decode(out.buf, out.len, 4 * MAX, &u, &err) == 0);
+	FUZZ_CHECK(!strcmp(t.ticket, u.ticket) && t.timeout == u.timeout &&
+		   !strcmp(t.command_line, u.command_line));
+	FUZZ_CHECK(t.ninputs == u.ninputs && t.nresults == u.nresults);
+	for (i = 0; i < t.ninputs; i++)
+		FUZZ_CHECK(!strcmp(t.inputs[i].file, u.inputs[i].file) &&
+			   same_bytes(t.inputs[i].data, t.inputs[i].len, u.inputs[i].data,
+				      u.inputs[i].len));
+	for (i = 0; i < t.nresults; i++)
+		FUZZ_CHECK(!strcmp(t.results[i].name, u.results[i].name) &&
+			   !strcmp(t.results[i].file, u.results[i].file));
+	sweep_task_free(&u);
+	sweep_task_free(&t);
+out:
+	sbuf_free(&out);
+	sbuf_free(&err);
+}
+
+static void complete(const char *buf, size_t len)
+{
+	struct sweep_complete c, d;
+	struct sbuf out = SBUF_INIT(4 * MAX), err = SBUF_INIT(4096);
+	size_t i;
+
+	if (sweep_complete_decode(buf, len, MAX, &c, &err) < 0) {
+		FUZZ_CHECK(err.len > 0 && c.nresults == 0);
+		goto out;
+	}
+	FUZZ_CHECK(sweep_complete_encode(&c, &out, &err) == 0);
+	FUZZ_CHECK(sweep_complete_decode(out.buf, out.len, 4 * MAX, &d, &err) == 0);
+	FUZZ_CHECK(c.nresults == d.nresults);
+	for (i = 0; i < c.nresults; i++) {
+		FUZZ_CHECK(!strcmp(c.results[i].name, d.results[i].name));
+		FUZZ_CHECK(same_bytes(c.results[i].data, c.results[i].len, d.results[i].data,
+				      d.results[i].len));
+		FUZZ_CHECK(sweep_complete_find(&c, c.results[i].name) == &c.results[i]);
+	}
+	sweep_complete_free(&d);
+	sweep_complete_free(&c);
+out:
+	sbuf_free(&out);
+	sbuf_free(&err);
+}
+
+static void config(const char *buf, size_t len)
+{
+	struct sweep_config c, d;
+	struct sbuf out = SBUF_INIT(4096), err = SBUF_INIT(4096);
+
+	if (sweep_config_decode(buf, len, MAX, &c, &err) == 0) {
+		FUZZ_CHECK(sweep_config_encode(&c, &out, &err) == 0);
+		FUZZ_CHECK(sweep_config_decode(out.buf, out.len, MAX, &d, &err) == 0);
+		FUZZ_CHECK(c.delete_worker == d.delete_worker && c.delete_client == d.delete_client &&
+			   c.ping == d.ping);
+	}
+	sbuf_free(&out);
+	sbuf_free(&err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *body = (const char *)data + 1;
+
+	fuzz_setup();
+	if (size < 1)
+		return 0;
+	switch (data[0] % 3) {
+	case 0: task(body, size - 1); break;
+	case 1: complete(body, size - 1); break;
+	default: config(body, size - 1); break;
+	}
+	return 0;
+}
