@@ -86,11 +86,12 @@ static int take_batch(struct db_batch *b, void *arg)
 	return 1;
 }
 
-int db_batch_lookup_name(struct db *db, const char *name, struct db_batch *b)
+static int batch_lookup_name(struct db *db, const struct db_query *q, const char *name,
+			     struct db_batch *b)
 {
 	struct db_val v[] = { DBV_STR(name) };
 	struct db_batch found = { 0 };
-	int rc = db_batch_query(db, &dbq_batch_by_name, v, ARRAY_SIZE(v), take_batch, &found);
+	int rc = db_batch_query(db, q, v, ARRAY_SIZE(v), take_batch, &found);
 
 	if (rc != DB_OK)
 		return rc;
@@ -99,6 +100,11 @@ int db_batch_lookup_name(struct db *db, const char *name, struct db_batch *b)
 	db_batch_free(b);
 	*b = found;
 	return DB_OK;
+}
+
+int db_batch_lookup_name(struct db *db, const char *name, struct db_batch *b)
+{
+	return batch_lookup_name(db, &dbq_batch_by_name, name, b);
 }
 
 int db_batch_enum_user(struct db *db, int64_t user_id,
@@ -242,17 +248,7 @@ const struct db_query dbq_result_chosen = {
 
 int db_batch_lookup_name_lock(struct db *db, const char *name, struct db_batch *b)
 {
-	struct db_val v[] = { DBV_STR(name) };
-	struct db_batch found = { 0 };
-	int rc = db_batch_query(db, &dbq_batch_by_name_lock, v, ARRAY_SIZE(v), take_batch, &found);
-
-	if (rc != DB_OK)
-		return rc;
-	if (!found.id)
-		return DB_NOT_FOUND;
-	db_batch_free(b);
-	*b = found;
-	return DB_OK;
+	return batch_lookup_name(db, &dbq_batch_by_name_lock, name, b);
 }
 
 int db_batch_count_jobs(struct db *db, int64_t batch, int64_t *n)
