@@ -541,23 +541,27 @@ out:
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
-/* An element's number: dflt when absent; -1 (with err) when not a number in lo..hi. */
-static int plan_num(xmlNode *root, const char *name, double dflt, double lo, double hi,
-		    double *out, struct sbuf *err)
+/*
+ * An element's number (lib/field.h), dflt when absent; -1 (why in err) when
+ * it is not a number in lo..hi, or (whole) has a fraction.
+ */
+static int plan_num(xmlNode *root, const char *name, bool whole, double dflt, double lo,
+		    double hi, double *out, struct sbuf *err)
 {
-	char *t = xml_child_text(root, name), *end;
-	int rc = 0;
+	char *t = xml_child_text(root, name);
+	int64_t v;
+	int rc = FIELD_OK;
 
 	*out = dflt;
-	if (t) {
-		*out = strtod(t, &end);
-		if (!*t || *end || !(*out >= lo && *out <= hi)) {
-			sbuf_addf(err, "<%s> must be a number from %g to %g", name, lo, hi);
-			rc = -1;
-		}
+	if (t && whole) {
+		rc = field_int64(name, t, (int64_t)lo, (int64_t)hi, 0, &v, err);
+		if (rc == FIELD_OK)
+			*out = (double)v;
+	} else if (t) {
+		rc = field_double(name, t, lo, hi, 0, out, err);
 	}
 	free(t);
-	return rc;
+	return rc == FIELD_OK ? 0 : -1;
 }
 
 /* The plan in doc (NULL: unreadable, why in err) into spec; 1 or -1, the doc freed. */
@@ -572,13 +576,13 @@ static int seq_plan_from_doc(xmlDoc *doc, struct seq_spec *spec, struct sbuf *er
 			sbuf_addstr(err, "not a <sequence_app> document");
 		rc = -1;
 	}
-	if (rc > 0 && (plan_num(root, "segments", 0, 1, 1e6, &segs, err) ||
-		       plan_num(root, "answer_every", 1, 1, 1e6, &ans, err) ||
-		       plan_num(root, "state_upload_every", 1, 1, 1e6, &up, err) ||
-		       plan_num(root, "high_water", 2, 1, 100, &hw, err) ||
-		       plan_num(root, "max_result_time", 86400, 1, 1e9, &mrt, err) ||
-		       plan_num(root, "delay_bound", 0, 0, 1e9, &db, err) ||
-		       plan_num(root, "state_max_nbytes", 1e9, 1, 1e15, &smax, err)))
+	if (rc > 0 && (plan_num(root, "segments", true, 0, 1, 1e6, &segs, err) ||
+		       plan_num(root, "answer_every", true, 1, 1, 1e6, &ans, err) ||
+		       plan_num(root, "state_upload_every", true, 1, 1, 1e6, &up, err) ||
+		       plan_num(root, "high_water", true, 2, 1, 100, &hw, err) ||
+		       plan_num(root, "max_result_time", false, 86400, 1, 1e9, &mrt, err) ||
+		       plan_num(root, "delay_bound", true, 0, 0, 1e9, &db, err) ||
+		       plan_num(root, "state_max_nbytes", false, 1e9, 1, 1e15, &smax, err)))
 		rc = -1;
 	if (rc > 0 && segs < 1) {
 		sbuf_addstr(err, "<segments> is missing");

@@ -56,10 +56,16 @@ static void test_plan(void **state)
 {
 	static const char good[] = "<sequence_app><segments>30</segments><high_water>3</high_water>"
 				   "<open_ended/></sequence_app>";
+	static const char exp[] = "<sequence_app><segments>1e1</segments>"
+				  "<max_result_time>1.5</max_result_time></sequence_app>";
 	static const char *const bad[] = {
 		"<sequence_app><segments>nan</segments></sequence_app>",
 		"<sequence_app><segments>30</segments><max_result_time>inf</max_result_time></sequence_app>",
 		"<sequence_app><answer_every>2</answer_every></sequence_app>",
+		/* counts are whole: a fraction was cast down (delay_bound .2 became 0 s) */
+		"<sequence_app><segments>30</segments><delay_bound>.2</delay_bound></sequence_app>",
+		"<sequence_app><segments>2.5</segments></sequence_app>",
+		"<sequence_app><segments>30</segments><high_water>1e3</high_water></sequence_app>",
 		"<not_a_plan/>",
 	};
 	struct sbuf err = SBUF_INIT(1024);
@@ -73,6 +79,11 @@ static void test_plan(void **state)
 	assert_int_equal(spec.high_water, 3);
 	assert_int_equal(spec.delay_bound, 2 * 86400);
 	assert_true(spec.open_ended);
+	/* an integer may be written 1e1; a time may have a fraction */
+	assert_int_equal(seq_app_plan_parse(exp, strlen(exp), "plan", &spec, &err), 1);
+	assert_int_equal(spec.segments, 10);
+	assert_int_equal(spec.delay_bound, 3);
+	free((char *)spec.seq_template);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		sbuf_reset(&err);
 		assert_int_equal(seq_app_plan_parse(bad[i], strlen(bad[i]), "plan", &spec, &err), -1);
