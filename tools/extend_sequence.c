@@ -8,6 +8,7 @@
 #include "config.h"
 #include "db_records.h"
 #include "dirhier.h"
+#include "field.h"
 #include "log.h"
 #include "param.h"
 #include "sequence.h"
@@ -138,8 +139,14 @@ static int ask_policy(struct run *r, struct db_sequence *s, char *what, int *k)
 	if (status != 0) {
 		rc = log_error("%s: policy command failed (status %d): %s", s->name, status, sbuf_str(&cmd));
 	} else if (!strncmp(line, "extend", 6)) {
+		/* "extend [N]": N read as any number from outside (lib/field.h), 1 to 1e6;
+		 * anything else extends by 1, the least a policy that says extend means */
 		*what = 'e';
-		*k = atoi(line + 6) > 0 ? atoi(line + 6) : 1;
+		*k = 1;
+		if (line[6] && line[6] != '\n' &&
+		    field_int("extend", line + 6, 1, 1000000, 0, k, NULL) == FIELD_BAD)
+			log_info("%s: policy said '%.*s': extending by 1", s->name,
+				 (int)strcspn(line, "\n"), line);
 	} else if (!strncmp(line, "end", 3)) {
 		*what = 'n';
 	}

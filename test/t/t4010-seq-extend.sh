@@ -62,6 +62,31 @@ test_expect_success '--policy reads the latest answer and says end or extend' '
 	test "$(value state A)" = 1 && test "$(value nsegments B)" = 4
 '
 
+# The answer the policy reads came from a volunteer host, and a policy may
+# echo part of it: its "extend N" is read as any number from outside.
+test_expect_success '--policy: extend N extends by N; anything but a count of 1 to 1e6 extends by 1, logged' '
+	create D --segments 1 &&
+	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload D_b0_s1_answer) &&
+	echo "go on" >"$path" &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"D_b0_s1_answer\"" &&
+	cat >policy <<-EOT &&
+	#!/bin/sh
+	cat "$TRASH_DIRECTORY/say"
+	EOT
+	chmod +x policy &&
+	echo "extend 2" >say && test_project bin/extend_sequence --policy "$TRASH_DIRECTORY/policy" &&
+	test "$(value nsegments D)" = 3 &&
+	echo "extend 99999999999999999999" >say &&
+	test_project bin/extend_sequence --policy "$TRASH_DIRECTORY/policy" 2>err &&
+	test "$(value nsegments D)" = 4 &&
+	test_grep "D: policy said .extend 99999999999999999999.: extending by 1" err &&
+	echo "extend lots" >say &&
+	test_project bin/extend_sequence --policy "$TRASH_DIRECTORY/policy" 2>err &&
+	test "$(value nsegments D)" = 5 &&
+	test_grep "D: policy said .extend lots.: extending by 1" err &&
+	test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1 where name=\"D\""
+'
+
 test_expect_success 'bad use: one-line errors, nothing changed' '
 	test_must_fail test_project bin/extend_sequence 2>e1 && test_grep "exactly one of" e1 &&
 	test_must_fail test_project bin/extend_sequence --add 2 2>e2 && test_grep "need --seq_name" e2 &&
@@ -92,7 +117,7 @@ test_expect_success 'ending a sequence while its host is mid-segment: aborted an
 
 test_expect_success 'db_check finds the database whole after all this' '
 	test_project bin/db_check >check &&
-	test_grep "db_check: 4 sequences, 0 violations" check
+	test_grep "db_check: 5 sequences, 0 violations" check
 '
 
 test_expect_success 'db_check names each broken invariant and fails' '
@@ -100,7 +125,7 @@ test_expect_success 'db_check names each broken invariant and fails' '
 	test_must_fail test_project bin/db_check >bad &&
 	test_grep "sequence C: first_unsent_seqno 9 is outside 1..4" bad &&
 	test_grep "sequence A: result A_b0_s5_0 is unsent" bad &&
-	test_grep "db_check: 4 sequences, [1-9][0-9]* violations" bad
+	test_grep "db_check: 5 sequences, [1-9][0-9]* violations" bad
 '
 
 test_done
