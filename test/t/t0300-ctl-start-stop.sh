@@ -182,7 +182,7 @@ test_expect_success 'a daemon ignoring SIGTERM is killed after --timeout' '
 	start=$(date +%s) &&
 	"$Q/bin/stop" --timeout 1 >out &&
 	test_grep "test_daemon: did not exit within 1 s; killed (pid $x)" out &&
-	test $(( $(date +%s) - start )) -lt 10 &&
+	test $(( $(date +%s) - start )) -lt $(test_patience 10) &&
 	dead "$x" &&
 	test ! -e "$Q/pid/test_daemon.pid"
 '

@@ -102,6 +102,8 @@ test_expect_success 'SIGTERM: the pass in progress finishes, then exit 0' '
 	test_grep "exiting: SIGTERM" log
 '
 
+# It sleeps 60 s: ending within 30 (a generous bound for a busy machine)
+# shows the signal woke it.
 test_expect_success 'a sleeping daemon wakes at once for SIGINT' '
 	{ test_daemon --out "$O" --sleep 60 2>log & } &&
 	pid=$! && echo $pid >>"$TRASH_DIRECTORY/bg.pids" &&
@@ -110,7 +112,7 @@ test_expect_success 'a sleeping daemon wakes at once for SIGINT' '
 	start=$(date +%s) &&
 	kill -INT $pid &&
 	wait $pid &&
-	test $(( $(date +%s) - start )) -le 2 &&
+	test $(( $(date +%s) - start )) -le 30 &&
 	test_grep "exiting: SIGINT" log
 '
 

@@ -233,7 +233,7 @@ test_expect_success 'a worker past its timeout is killed with its whole process 
 	start=$(date +%s) &&
 	client h2 &&
 	end=$(date +%s) &&
-	test $((end - start)) -lt 20 &&
+	test $((end - start)) -lt $(test_patience 20) &&
 	test $(served /failed 2002 200) = 1 && test $(served /complete 2002 200) = 0 &&
 	test_grep "task 2002 failed: timeout" "$T/h2.log" &&
 	test_pid_gone $(cat "$T/pids.hang") &&
@@ -383,7 +383,7 @@ test_expect_success 'the master gone: the client kills the worker and exits 5 wi
 	test_wait_for 30 test -s "$T/h4.rc" &&
 	end=$(date +%s) &&
 	test "$(cat "$T/h4.rc")" = 5 &&
-	test $((end - gone)) -le 12 &&
+	test $((end - gone)) -le $(test_patience 12) &&
 	test_grep "giving up" "$T/h4.log" &&
 	test_pid_gone $(cat "$T/pids.gone") &&
 	test_pid_gone $(cat "$T/pids.gone.child")
@@ -393,7 +393,7 @@ test_expect_success 'no master at all: exit 5 after the silence bound, not befor
 	start=$(date +%s) &&
 	test_expect_code_ 5 client h5 --max-silence 2 &&
 	end=$(date +%s) &&
-	test $((end - start)) -ge 2 && test $((end - start)) -le 10
+	test $((end - start)) -ge 2 && test $((end - start)) -le $(test_patience 10)
 '
 
 test_done
