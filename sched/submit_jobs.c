@@ -311,18 +311,26 @@ int submit_do_query_completed_job(struct rpc *r)
 	if (!rc)
 		rc = submit_owned_job(r, name, &j);
 	if (!rc) {
+		/*
+		 * A sequence is done when it has ended: its last segment was
+		 * reported with its files uploaded, whether or not the validator
+		 * has looked at it yet (query_batch2 says DONE from then on). Until
+		 * it ends or fails no result is named, so the job reads not done.
+		 */
+		bool done = j.is_seq ? j.seq.state == SEQ_STATE_ENDED : j.wu.canonical_resultid != 0;
+		bool over = !j.is_seq || j.seq.state != SEQ_STATE_ACTIVE;
+
 		mask = j.is_seq ? (j.seq.state == SEQ_STATE_ERROR ? WU_ERROR_NO_CANONICAL_RESULT : 0)
 				: j.wu.error_mask;
-		if (j.wu.canonical_resultid)
+		if (over && j.wu.canonical_resultid)
 			got = db_result_lookup_id(r->c->db, j.wu.canonical_resultid, &res);
-		else if (j.wu.id)
+		else if (over && j.wu.id)
 			got = db_result_chosen(r->c->db, j.wu.id, &res);
 		if (got != DB_OK && got != DB_NOT_FOUND)
 			rc = submit_fail(r, "database error");
 		sbuf_addf(r->body, "<completed_job>\n<error_mask>%d</error_mask>\n", mask);
 		if (!rc && got == DB_OK) {
-			const char *tag = j.wu.canonical_resultid ? "canonical_resultid"
-								  : "error_resultid";
+			const char *tag = done ? "canonical_resultid" : "error_resultid";
 
 			sbuf_addf(r->body, "<%s>%lld</%s>\n", tag, (long long)res.id, tag);
 			sbuf_addf(r->body, "<exit_status>%d</exit_status>\n<elapsed_time>%f"
