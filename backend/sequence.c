@@ -69,16 +69,28 @@ static bool good_open_name(const char *n)
 	return true;
 }
 
-/* A size in bytes, def when absent, -1 when not a number from 1 to 1e15 (nan and inf are not). */
-static double child_double(const xmlNode *n, const char *name, double def)
+/*
+ * The number in n's child element name (lib/field.h), dflt when absent; -1
+ * (why in err, if given) when it is not a number in lo..hi or, whole, has a
+ * fraction.
+ */
+static int elem_num(const xmlNode *n, const char *name, bool whole, double dflt, double lo,
+		    double hi, double *out, struct sbuf *err)
 {
 	char *t = xml_child_text(n, name);
-	double v = def;
+	int64_t v;
+	int rc = FIELD_OK;
 
-	if (t && field_double(name, t, 1, 1e15, 0, &v, NULL) == FIELD_BAD)
-		v = -1;
+	*out = dflt;
+	if (t && whole) {
+		rc = field_int64(name, t, (int64_t)lo, (int64_t)hi, 0, &v, err);
+		if (rc == FIELD_OK)
+			*out = (double)v;
+	} else if (t) {
+		rc = field_double(name, t, lo, hi, 0, out, err);
+	}
 	free(t);
-	return v;
+	return rc == FIELD_OK ? 0 : -1;
 }
 
 /* Read the document's <state> and <answer> elements into l; the doc is freed. */
@@ -96,19 +108,19 @@ static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout 
 		if (xml_is(n, "state") && l->nstate < SEQ_MAX_FILES) {
 			l->state[l->nstate].open_in = xml_child_text(n, "open_name_in");
 			l->state[l->nstate].open_out = xml_child_text(n, "open_name_out");
-			l->state[l->nstate].max_nbytes = child_double(n, "max_nbytes", 0);
-			if (!good_open_name(l->state[l->nstate].open_in) ||
-			    !good_open_name(l->state[l->nstate].open_out) ||
-			    l->state[l->nstate].max_nbytes < 0)
+			if (elem_num(n, "max_nbytes", false, 0, 1, 1e15,
+				     &l->state[l->nstate].max_nbytes, NULL) < 0 ||
+			    !good_open_name(l->state[l->nstate].open_in) ||
+			    !good_open_name(l->state[l->nstate].open_out))
 				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
 					       "(letters, digits, _ - .) and a <max_nbytes> of 1 to 1e15 if any",
 					       path, xml_line(n));
 			l->nstate++;
 		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
 			l->answer[l->nanswer].open_name = xml_child_text(n, "open_name");
-			l->answer[l->nanswer].max_nbytes = child_double(n, "max_nbytes", 1e7);
-			if (!good_open_name(l->answer[l->nanswer].open_name) ||
-			    l->answer[l->nanswer].max_nbytes < 0)
+			if (elem_num(n, "max_nbytes", false, 1e7, 1, 1e15,
+				     &l->answer[l->nanswer].max_nbytes, NULL) < 0 ||
+			    !good_open_name(l->answer[l->nanswer].open_name))
 				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
 					       "_ - .) and a <max_nbytes> of 1 to 1e15 if any", path,
 					       xml_line(n));
@@ -541,29 +553,6 @@ out:
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
-/*
- * An element's number (lib/field.h), dflt when absent; -1 (why in err) when
- * it is not a number in lo..hi, or (whole) has a fraction.
- */
-static int plan_num(xmlNode *root, const char *name, bool whole, double dflt, double lo,
-		    double hi, double *out, struct sbuf *err)
-{
-	char *t = xml_child_text(root, name);
-	int64_t v;
-	int rc = FIELD_OK;
-
-	*out = dflt;
-	if (t && whole) {
-		rc = field_int64(name, t, (int64_t)lo, (int64_t)hi, 0, &v, err);
-		if (rc == FIELD_OK)
-			*out = (double)v;
-	} else if (t) {
-		rc = field_double(name, t, lo, hi, 0, out, err);
-	}
-	free(t);
-	return rc == FIELD_OK ? 0 : -1;
-}
-
 /* The plan in doc (NULL: unreadable, why in err) into spec; 1 or -1, the doc freed. */
 static int seq_plan_from_doc(xmlDoc *doc, struct seq_spec *spec, struct sbuf *err)
 {
@@ -576,13 +565,13 @@ static int seq_plan_from_doc(xmlDoc *doc, struct seq_spec *spec, struct sbuf *er
 			sbuf_addstr(err, "not a <sequence_app> document");
 		rc = -1;
 	}
-	if (rc > 0 && (plan_num(root, "segments", true, 0, 1, 1e6, &segs, err) ||
-		       plan_num(root, "answer_every", true, 1, 1, 1e6, &ans, err) ||
-		       plan_num(root, "state_upload_every", true, 1, 1, 1e6, &up, err) ||
-		       plan_num(root, "high_water", true, 2, 1, 100, &hw, err) ||
-		       plan_num(root, "max_result_time", false, 86400, 1, 1e9, &mrt, err) ||
-		       plan_num(root, "delay_bound", true, 0, 0, 1e9, &db, err) ||
-		       plan_num(root, "state_max_nbytes", false, 1e9, 1, 1e15, &smax, err)))
+	if (rc > 0 && (elem_num(root, "segments", true, 0, 1, 1e6, &segs, err) ||
+		       elem_num(root, "answer_every", true, 1, 1, 1e6, &ans, err) ||
+		       elem_num(root, "state_upload_every", true, 1, 1, 1e6, &up, err) ||
+		       elem_num(root, "high_water", true, 2, 1, 100, &hw, err) ||
+		       elem_num(root, "max_result_time", false, 86400, 1, 1e9, &mrt, err) ||
+		       elem_num(root, "delay_bound", true, 0, 0, 1e9, &db, err) ||
+		       elem_num(root, "state_max_nbytes", false, 1e9, 1, 1e15, &smax, err)))
 		rc = -1;
 	if (rc > 0 && segs < 1) {
 		sbuf_addstr(err, "<segments> is missing");

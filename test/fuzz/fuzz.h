@@ -24,6 +24,13 @@ void fuzz_setup(void);
 char *fuzz_cstr(const uint8_t *data, size_t size);
 
 /*
+ * Two parsers in one target: the first byte picks which (even: even(), odd:
+ * odd()); the rest is the input. An empty input runs neither.
+ */
+void fuzz_two_ways(const uint8_t *data, size_t size, void (*even)(const char *, size_t),
+		   void (*odd)(const char *, size_t));
+
+/*
  * A private scratch directory under $TMPDIR (default /dev/shm, where fsync
  * costs nothing, else /tmp), made on first use and removed at exit.
  */

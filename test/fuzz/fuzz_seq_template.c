@@ -46,11 +46,6 @@ static void plan(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_setup();
-	if (size < 1)
-		return 0;
-	if (data[0] & 1)
-		plan((const char *)data + 1, size - 1);
-	else
-		layout((const char *)data + 1, size - 1);
+	fuzz_two_ways(data, size, layout, plan);
 	return 0;
 }

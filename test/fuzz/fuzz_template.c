@@ -63,11 +63,6 @@ static void output(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_setup();
-	if (size < 1)
-		return 0;
-	if (data[0] & 1)
-		output((const char *)data + 1, size - 1);
-	else
-		input((const char *)data + 1, size - 1);
+	fuzz_two_ways(data, size, input, output);
 	return 0;
 }

@@ -32,6 +32,14 @@ char *fuzz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
+void fuzz_two_ways(const uint8_t *data, size_t size, void (*even)(const char *, size_t),
+		   void (*odd)(const char *, size_t))
+{
+	if (size < 1)
+		return;
+	(data[0] & 1 ? odd : even)((const char *)data + 1, size - 1);
+}
+
 void fuzz_rm_below(const char *dir)
 {
 	DIR *d = opendir(dir);
