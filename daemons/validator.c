@@ -14,6 +14,7 @@
  * transitioner acts on the outcome.
  */
 #include "daemon.h"
+#include "db_account.h"
 #include "db_daemons.h"
 #include "db_queries.h"
 #include "dirhier.h"
@@ -74,6 +75,7 @@ struct val_job {
 struct vitem {
 	struct db_result *r;
 	struct vresult vr;
+	int was;                /* validate_state as read */
 	bool loaded;
 	bool changed;
 };
@@ -521,6 +523,22 @@ static int segment_judged(struct db *db, const struct db_workunit *wu, const str
 	return DB_OK;
 }
 
+/*
+ * A result that has just become valid earns its credit for its host, user
+ * and team -- in the transaction that makes it valid, so a validator killed
+ * at any point grants it once or not at all.
+ */
+static int grant(struct db *db, const struct vitem *it)
+{
+	const struct db_result *r = it->r;
+
+	if (r->validate_state != VALIDATE_STATE_VALID || it->was == VALIDATE_STATE_VALID ||
+	    !(r->granted_credit > 0))
+		return DB_OK;
+	return db_credit_grant(db, r->hostid, r->userid, r->granted_credit, (double)r->sent_time,
+			       dnow());
+}
+
 static int validate(struct db *db, void *arg)
 {
 	struct val_job *j = arg;
@@ -548,8 +566,10 @@ static int validate(struct db *db, void *arg)
 	if (rc != DB_OK)
 		goto out;
 	items = xcalloc(rs.n + 1, sizeof(*items));
-	for (i = 0; i < rs.n; i++)
+	for (i = 0; i < rs.n; i++) {
 		items[i].r = &rs.v[i];
+		items[i].was = rs.v[i].validate_state;
+	}
 	rc = group.id ? validate_group(j, &group, wus, nwus, items, rs.n)
 		      : validate_workunit(j, &wus[0], items, rs.n);
 	if (rc == -2) {
@@ -566,6 +586,9 @@ static int validate(struct db *db, void *arg)
 	for (i = 0; rc == DB_OK && i < rs.n; i++)
 		if (items[i].changed)
 			rc = db_result_update_state(db, &rs.v[i]);
+	for (i = 0; rc == DB_OK && i < rs.n; i++)
+		if (items[i].changed)
+			rc = grant(db, &items[i]);
 done:
 	for (k = 0; (rc == DB_OK || rc == DB_NOT_FOUND) && k < nwus; k++) {
 		wus[k].need_validate = 0;

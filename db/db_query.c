@@ -7,6 +7,7 @@
 #include "db_daemons.h"
 #include "db_work.h"
 #include "db_sched.h"
+#include "db_account.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -43,6 +44,11 @@ const struct db_query *const db_queries[] = {
 	&dbq_sweep_report, &dbq_sweep_tasks, &dbq_sweep_count_tasks, &dbq_sweep_count_running,
 	&dbq_sweep_waiting, &dbq_sweep_ended,
 	&dbq_wu_touch_batch, &dbq_seq_batch, &dbq_wu_segment_live,
+	&dbq_credit_lock[0], &dbq_credit_lock[1], &dbq_credit_lock[2],
+	&dbq_credit_add[0], &dbq_credit_add[1], &dbq_credit_add[2],
+	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],
+	&dbq_credit_decay[0], &dbq_credit_decay[1], &dbq_credit_decay[2],
+	&dbq_user_team, &dbq_team_nusers,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

@@ -101,6 +101,28 @@ static const struct db_column user_cols[] = {
 };
 const struct db_table db_user_table = TABLE(user);
 
+static const struct db_column team_cols[] = {
+	COL(team, id, DB_T_I64, DB_COL_ID),
+	COL(team, create_time, DB_T_I64, 0),
+	COL(team, userid, DB_T_I64, 0),
+	COL(team, name, DB_T_STR, 0),
+	COL(team, name_lc, DB_T_STR, DB_COL_UNIQUE),
+	COL(team, url, DB_T_STR, 0),
+	COL(team, type, DB_T_INT, 0),
+	COL(team, name_html, DB_T_STR, 0),
+	COL(team, description, DB_T_STR, 0),
+	COL(team, nusers, DB_T_INT, 0),
+	COL(team, country, DB_T_STR, 0),
+	COL(team, total_credit, DB_T_DOUBLE, 0),
+	COL(team, expavg_credit, DB_T_DOUBLE, 0),
+	COL(team, expavg_time, DB_T_DOUBLE, 0),
+	COL(team, seti_id, DB_T_INT, 0),
+	COL(team, ping_user, DB_T_I64, 0),
+	COL(team, ping_time, DB_T_I64, 0),
+	COL(team, joinable, DB_T_INT, 0),
+};
+const struct db_table db_team_table = TABLE(team);
+
 static const struct db_column host_cols[] = {
 	COL(host, id, DB_T_I64, DB_COL_ID),
 	COL(host, create_time, DB_T_I64, 0),
@@ -369,7 +391,7 @@ static const struct db_column schema_version_cols[] = {
 const struct db_table db_schema_version_table = TABLE(schema_version);
 const struct db_table *const db_all_tables[] = {
 	&db_platform_table, &db_app_table, &db_app_version_table, &db_user_table,
-	&db_host_table, &db_workunit_table, &db_result_table, &db_batch_table,
+	&db_host_table, &db_team_table, &db_workunit_table, &db_result_table, &db_batch_table,
 	&db_job_file_table, &db_batch_file_assoc_table, &db_user_submit_table,
 	&db_user_submit_app_table, &db_sequence_table, &db_sequence_group_table,
 	&db_seq_file_table, &db_schema_version_table,
@@ -447,6 +469,7 @@ DB_NAMED_RECORD_IMPL(app)
 DB_ID_RECORD_IMPL(app_version)
 DB_ID_RECORD_IMPL(user)
 DB_ID_RECORD_IMPL(host)
+DB_ID_RECORD_IMPL(team)
 DB_NAMED_RECORD_IMPL(workunit)
 DB_NAMED_RECORD_IMPL(result)
 DB_ID_RECORD_IMPL(batch)

@@ -191,6 +191,28 @@ struct db_user {
 	double email_addr_change_time;
 };
 
+/* Teams: name_lc is the name lower-cased (unique); nusers counts members. */
+struct db_team {
+	int64_t id;
+	int64_t create_time;
+	int64_t userid;
+	char *name;
+	char *name_lc;
+	char *url;
+	int type;
+	char *name_html;
+	char *description;
+	int nusers;
+	char *country;
+	double total_credit;
+	double expavg_credit;
+	double expavg_time;
+	int seti_id;
+	int64_t ping_user;
+	int64_t ping_time;
+	int joinable;
+};
+
 struct db_host {
 	int64_t id;
 	int64_t create_time;
@@ -450,7 +472,7 @@ struct db_query;
 
 /* The descriptors, and all of them for tests and tools. */
 extern const struct db_table db_platform_table, db_app_table, db_app_version_table,
-	db_user_table, db_host_table, db_workunit_table, db_result_table, db_batch_table,
+	db_user_table, db_host_table, db_team_table, db_workunit_table, db_result_table, db_batch_table,
 	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
 	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
 	db_seq_file_table, db_schema_version_table;
@@ -482,6 +504,7 @@ DB_NAMED_RECORD(app)
 DB_ID_RECORD(app_version)
 DB_ID_RECORD(user)
 DB_ID_RECORD(host)
+DB_ID_RECORD(team)
 DB_NAMED_RECORD(workunit)
 DB_NAMED_RECORD(result)
 DB_ID_RECORD(batch)

@@ -76,7 +76,7 @@ CREATE TABLE `app_version` (
 CREATE TABLE `user` (
     id                  BIGINT NOT NULL AUTO_INCREMENT,
     create_time         BIGINT NOT NULL DEFAULT 0,
-    email_addr          VARCHAR(254) NOT NULL,
+    email_addr          VARCHAR(254) NOT NULL,  -- stored lower-cased (unique without case)
     name                VARCHAR(254) NOT NULL DEFAULT '',
     authenticator       VARCHAR(254) NOT NULL,
     country             VARCHAR(254) NOT NULL DEFAULT '',
@@ -109,7 +109,10 @@ CREATE TABLE `user` (
     PRIMARY KEY (id),
     UNIQUE KEY user_email (email_addr),
     UNIQUE KEY user_auth (authenticator),
-    KEY user_name (name)
+    KEY user_name (name),
+    KEY user_team (teamid),
+    KEY user_avg (expavg_credit),
+    KEY user_total (total_credit)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `host` (
@@ -165,8 +168,38 @@ CREATE TABLE `host` (
     PRIMARY KEY (id),
     KEY host_user (userid),
     KEY host_cpid (host_cpid(64)),
-    KEY host_rpc_time (rpc_time)
+    KEY host_rpc_time (rpc_time),
+    KEY host_avg (expavg_credit),
+    KEY host_total (total_credit)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- Teams (BOINC's columns); name_lc, the name lower-cased, makes names unique
+-- without regard to case.
+CREATE TABLE `team` (
+    id                  BIGINT NOT NULL AUTO_INCREMENT,
+    create_time         BIGINT NOT NULL DEFAULT 0,
+    userid              BIGINT NOT NULL DEFAULT 0,
+    name                VARCHAR(254) NOT NULL,
+    name_lc             VARCHAR(254) NOT NULL DEFAULT '',
+    url                 VARCHAR(254) NOT NULL DEFAULT '',
+    type                INT NOT NULL DEFAULT 0,
+    name_html           VARCHAR(254) NOT NULL DEFAULT '',
+    description         TEXT NOT NULL DEFAULT '',
+    nusers              INT NOT NULL DEFAULT 0,
+    country             VARCHAR(254) NOT NULL DEFAULT '',
+    total_credit        DOUBLE NOT NULL DEFAULT 0,
+    expavg_credit       DOUBLE NOT NULL DEFAULT 0,
+    expavg_time         DOUBLE NOT NULL DEFAULT 0,
+    seti_id             INT NOT NULL DEFAULT 0,
+    ping_user           BIGINT NOT NULL DEFAULT 0,
+    ping_time           BIGINT NOT NULL DEFAULT 0,
+    joinable            INT NOT NULL DEFAULT 1,
+    PRIMARY KEY (id),
+    UNIQUE KEY team_name_lc (name_lc),
+    KEY team_avg (expavg_credit),
+    KEY team_userid (userid)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 
 -- Only what the server and back end need is broken out into columns; what
 -- the client needs (files, command line) is in xml_doc.
@@ -451,4 +484,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (5, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (6, UNIX_TIMESTAMP(), 'schema.sql');

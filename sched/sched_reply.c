@@ -6,7 +6,7 @@
  * the file_refs, the result's xml_doc_in the output file_infos and file_refs.
  */
 #include "sched_types.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "log.h"
 #include "xml.h"
 

@@ -8,7 +8,7 @@
 #define WSEQ_SCHED_TYPES_H
 
 #include "common.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "db_records.h"
 #include "sbuf.h"
 

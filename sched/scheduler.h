@@ -8,7 +8,7 @@
 
 #include "common.h"
 #include "config.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "db.h"
 #include "param.h"
 #include "sbuf.h"

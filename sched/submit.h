@@ -12,7 +12,7 @@
 #include "common.h"
 #include "config.h"
 #include "sbuf.h"
-#include "submit_form.h"
+#include "form.h"
 
 struct db;
 

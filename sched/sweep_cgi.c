@@ -29,7 +29,7 @@
 #include "log.h"
 #include "sbuf.h"
 #include "field.h"
-#include "submit_form.h"
+#include "form.h"
 #include "sweep_check.h"
 #include "sweep_msg.h"
 #include "wtime.h"

@@ -9,7 +9,7 @@
 #define WSEQ_UPLOAD_H
 
 #include "common.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "sbuf.h"
 
 /* Request text before the file data when the context does not say. */

@@ -4,7 +4,7 @@
  * or valid, 1 invalid signature, 2 error. See doc/sign_executable.md.
  */
 #include "common.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "log.h"
 
 static const char usage[] =

@@ -6,7 +6,7 @@
  */
 #include "common.h"
 #include "config.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "db.h"
 #include "dirhier.h"
 #include "fileutil.h"

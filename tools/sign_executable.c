@@ -4,7 +4,7 @@
  * made by crypt_prog -genkey; see doc/sign_executable.md.
  */
 #include "common.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "log.h"
 
 static const char usage[] =

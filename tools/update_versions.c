@@ -12,7 +12,7 @@
  */
 #include "common.h"
 #include "config.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "db.h"
 #include "db_records.h"
 #include "db_work.h"

@@ -1,5 +1,5 @@
 /*
- * The form bodies of the remote submission RPCs (sched/submit_form.c):
+ * The form bodies of the remote submission RPCs (lib/form.c):
  * multipart/form-data as the C client and boinc_gahp send it,
  * application/x-www-form-urlencoded as BOINC's Python client does, and the
  * query string of get_output.php. The input is
@@ -11,7 +11,7 @@
  * lies inside the body or owns its bytes, and form_get finds each name.
  */
 #include "fuzz.h"
-#include "submit_form.h"
+#include "form.h"
 
 #define MAX_BODY (1L << 20)
 

@@ -17,7 +17,7 @@
  * <data_server_reply> whose <status> is the one returned.
  */
 #include "fuzz.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "upload.h"
 #include "xml.h"
 

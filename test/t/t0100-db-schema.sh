@@ -39,6 +39,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	seq_file	InnoDB	utf8mb4_bin
 	sequence	InnoDB	utf8mb4_bin
 	sequence_group	InnoDB	utf8mb4_bin
+	team	InnoDB	utf8mb4_bin
 	user	InnoDB	utf8mb4_bin
 	user_submit	InnoDB	utf8mb4_bin
 	user_submit_app	InnoDB	utf8mb4_bin

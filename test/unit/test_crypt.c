@@ -1,6 +1,6 @@
 /* Unit tests for MD5 and BOINC code signing (key text, signatures, checks). */
 #include "unit.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "log.h"
 #include "md5.h"
 

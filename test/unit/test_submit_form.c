@@ -1,11 +1,11 @@
 /*
  * Unit tests for the form bodies of the remote submission RPCs
- * (sched/submit_form.c): multipart as BOINC's C client and curl write it,
+ * (lib/form.c): multipart as BOINC's C client and curl write it,
  * urlencoded as BOINC's Python client does, and the malformed bodies a
  * stranger may send.
  */
 #include "unit.h"
-#include "submit_form.h"
+#include "form.h"
 
 #define CT "multipart/form-data; boundary=----XyZ"
 

@@ -6,7 +6,7 @@
 #include "unit.h"
 #include "dirhier.h"
 #include "fileutil.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "log.h"
 #include "md5.h"
 #include "upload.h"

@@ -1,7 +1,7 @@
 /*
- * Form bodies of the remote submission RPCs (see submit_form.h).
+ * HTML form bodies and query strings (see form.h).
  */
-#include "submit_form.h"
+#include "form.h"
 #include "field.h"
 
 #include <ctype.h>

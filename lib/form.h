@@ -6,8 +6,8 @@
  * (multipart) or own a decoded copy (urlencoded); the body must outlive the
  * form.
  */
-#ifndef WSEQ_SUBMIT_FORM_H
-#define WSEQ_SUBMIT_FORM_H
+#ifndef WSEQ_FORM_H
+#define WSEQ_FORM_H
 
 #include "common.h"
 #include "sbuf.h"

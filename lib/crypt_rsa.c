@@ -2,10 +2,10 @@
  * Code signing for BOINC clients: key pairs, BOINC's key and signature text,
  * signing MD5 strings with PKCS#1 v1.5 type-1 padding, and the client's
  * check. Only libcrypto's EVP interface is used (OpenSSL 3 deprecates the
- * RSA_* calls BOINC itself used). See crypt.h for the formats.
+ * RSA_* calls BOINC itself used). See crypt_rsa.h for the formats.
  */
 #include "common.h"
-#include "crypt.h"
+#include "crypt_rsa.h"
 #include "log.h"
 
 #include <ctype.h>

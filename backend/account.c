@@ -1,0 +1,422 @@
+/*
+ * Accounts and teams: the checks and the transactions behind every door
+ * (account RPCs, web pages, the account tool).
+ */
+#include "account.h"
+#include "config.h"
+#include "db.h"
+#include "db_account.h"
+#include "db_daemons.h"
+#include "field.h"
+#include "fileutil.h"
+#include "log.h"
+#include "md5.h"
+#include "passwd.h"
+#include "sbuf.h"
+#include "wtime.h"
+
+#include <ctype.h>
+#include <openssl/crypto.h>
+
+#define A(name, type, field, def, flags, min, max, arg, help) \
+	{ name, type, offsetof(struct account_settings, field), def, flags, min, max, arg, help }
+
+const struct param account_params[] = {
+	A("disable_account_creation_rpc", PARAM_BOOL, disable_account_creation_rpc, "0",
+	  PARAM_NOOPTION, 0, 0, NULL,
+	  "the BOINC client and Manager may not create accounts (the web site still may)"),
+	A("invite_code", PARAM_STR, invite_code, NULL, PARAM_NOOPTION | PARAM_SECRET, 0, 0, "CODE",
+	  "creating an account needs this invitation code (so only on the web site)"),
+	A("min_passwd_length", PARAM_INT, min_passwd_length, "6", PARAM_NOOPTION | PARAM_BOUNDED,
+	  1, 1000, "N", "shortest password accepted"),
+	A("home_page_text", PARAM_STR, account_home_text, "home_page.html", PARAM_NOOPTION, 0, 0,
+	  "FILE", "HTML shown on the home page, from this file of the project directory"),
+	PARAM_TABLE_END
+};
+
+int account_fail(struct account_error *e, int num, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->num = num;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return num;
+}
+
+static int db_fail(struct account_error *e)
+{
+	return account_fail(e, ACCT_ERR_DB, "Can't access database");
+}
+
+static bool all_digits(const char *s)
+{
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+int account_check_name(const char *name, const char *what, struct account_error *e)
+{
+	size_t len = name ? strlen(name) : 0;
+	char *out = NULL;
+	int rc;
+
+	if (!len)
+		return account_fail(e, ACCT_ERR_BAD_USER_NAME, "%s is empty", what);
+	rc = field_str(what, name, FIELD_COLUMN_CHARS, 0, &out, NULL);
+	free(out);
+	if (rc != FIELD_OK)
+		return account_fail(e, ACCT_ERR_BAD_USER_NAME,
+				    "%s must be at most %d characters of text", what,
+				    FIELD_COLUMN_CHARS);
+	if (isspace((unsigned char)name[0]) || isspace((unsigned char)name[len - 1]))
+		return account_fail(e, ACCT_ERR_BAD_USER_NAME,
+				    "%s may not begin or end with a space", what);
+	if (all_digits(name))
+		return account_fail(e, ACCT_ERR_BAD_USER_NAME, "%s may not be a number", what);
+	return ACCT_OK;
+}
+
+int account_check_email(const char *email, struct account_error *e)
+{
+	const char *at, *dot, *p;
+	size_t len = email ? strlen(email) : 0;
+
+	if (!len || len > FIELD_COLUMN_CHARS || !field_text_ok(email, len, false))
+		return account_fail(e, ACCT_ERR_BAD_EMAIL, "Email address has invalid syntax");
+	at = strchr(email, '@');
+	for (p = email; *p; p++)
+		if (isspace((unsigned char)*p) || strchr("<>()[],;:\\\"", *p))
+			break;
+	dot = at ? strrchr(at, '.') : NULL;
+	if (*p || !at || at == email || strchr(at + 1, '@') || !dot || dot == at + 1 ||
+	    !dot[1] || strstr(at, ".."))
+		return account_fail(e, ACCT_ERR_BAD_EMAIL, "Email address has invalid syntax");
+	return ACCT_OK;
+}
+
+char *account_email_key(const char *email)
+{
+	char *k = xstrdup(email);
+	char *p;
+
+	for (p = k; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return k;
+}
+
+static bool same_secret(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return strlen(a) == n && CRYPTO_memcmp(a, b, n) == 0;
+}
+
+/* Is hash the user's password hash, or md5(authenticator + e-mail address)? */
+static bool passwd_matches(const struct db_user *u, const char *hash)
+{
+	char alt[33], h[33];
+	size_t i;
+
+	if (passwd_verify(hash, u->passwd_hash))
+		return true;
+	if (!passwd_hash_ok(hash) || !u->authenticator || !*u->authenticator)
+		return false;
+	for (i = 0; i < 32; i++)
+		h[i] = (char)tolower((unsigned char)hash[i]);
+	h[32] = '\0';
+	passwd_hash_of(u->authenticator, u->email_addr ? u->email_addr : "", alt);
+	return same_secret(h, alt);
+}
+
+struct create_job {
+	const struct account_new *a;
+	char *email;
+	struct db_user *u;
+	struct account_error *e;
+	bool existed;
+};
+
+static int join_named_team(struct db *db, int64_t userid, const char *name)
+{
+	struct db_team t = { 0 };
+	int rc = team_lookup_name(db, name, &t);
+
+	if (rc == DB_OK && t.joinable)
+		rc = db_user_set_team(db, userid, t.id);
+	else if (rc == DB_OK || rc == DB_NOT_FOUND)
+		rc = DB_OK;     /* as upstream: a team that cannot be joined is ignored */
+	db_team_free(&t);
+	return rc;
+}
+
+static int create_txn(struct db *db, void *arg)
+{
+	struct create_job *j = arg;
+	struct db_user *u = j->u;
+	char auth[33], cpid[33], stored[PASSWD_STORED_MAX];
+	int rc;
+
+	j->existed = false;
+	rc = db_user_lookup_email(db, j->email, u);
+	if (rc == DB_OK) {
+		j->existed = true;
+		if (passwd_matches(u, j->a->passwd_hash))
+			return DB_OK;
+		account_fail(j->e, ACCT_ERR_NOT_UNIQUE, "There is already an account with that "
+			     "email address");
+		return DB_NOT_FOUND;
+	}
+	if (rc != DB_NOT_FOUND)
+		return rc;
+	if (random_hex(auth, 16) < 0 || random_hex(cpid, 16) < 0 ||
+	    passwd_store(j->a->passwd_hash, stored) < 0)
+		return DB_ERROR;
+	db_user_free(u);
+	memset(u, 0, sizeof(*u));
+	u->create_time = now();
+	u->email_addr = xstrdup(j->email);
+	u->name = xstrdup(j->a->name);
+	u->authenticator = xstrdup(auth);
+	u->cross_project_id = xstrdup(cpid);
+	u->passwd_hash = xstrdup(stored);
+	u->send_email = 1;
+	u->show_hosts = 1;
+	rc = db_user_insert(db, u);
+	if (rc == DB_ERROR && db_errno(db) == 1062) {
+		/* the same address created at this moment by another request */
+		account_fail(j->e, ACCT_ERR_NOT_UNIQUE, "There is already an account with that "
+			     "email address");
+		return DB_NOT_FOUND;
+	}
+	if (rc == DB_OK && j->a->team_name && *j->a->team_name)
+		rc = join_named_team(db, u->id, j->a->team_name);
+	return rc;
+}
+
+int account_create(struct db *db, const struct project_config *cfg,
+		   const struct account_settings *set, const struct account_new *a,
+		   struct db_user *u, struct account_error *e)
+{
+	struct create_job j = { a, NULL, u, e, false };
+	int rc;
+
+	e->num = 0;
+	e->msg[0] = '\0';
+	if (a->door != ACCT_DOOR_ADMIN) {
+		if (cfg->disable_account_creation)
+			return account_fail(e, ACCT_ERR_CREATION_DISABLED,
+					    "This project is not accepting new accounts.");
+		if (a->door == ACCT_DOOR_RPC && set->disable_account_creation_rpc)
+			return account_fail(e, ACCT_ERR_CREATION_DISABLED,
+					    "Please create an account on the project's web site.");
+		if (set->invite_code && *set->invite_code) {
+			if (!a->invite_code || !*a->invite_code)
+				return account_fail(e, ACCT_ERR_CREATION_DISABLED,
+						    "An invitation code is needed: please join "
+						    "on the project's web site.");
+			if (!same_secret(a->invite_code, set->invite_code))
+				return account_fail(e, ACCT_ERR_INVITE_CODE,
+						    "Invalid invitation code");
+		}
+	}
+	if (account_check_name(a->name, "The user name", e) != ACCT_OK ||
+	    account_check_email(a->email, e) != ACCT_OK)
+		return e->num;
+	if (!a->passwd_hash || !passwd_hash_ok(a->passwd_hash))
+		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: passwd_hash");
+	if (a->passwd_len >= 0 && a->passwd_len < set->min_passwd_length)
+		return account_fail(e, ACCT_ERR_BAD_PASSWD, "The password must be at least %ld "
+				    "characters long", set->min_passwd_length);
+	j.email = account_email_key(a->email);
+	rc = db_txn_run(db, create_txn, &j);
+	free(j.email);
+	if (rc == DB_NOT_FOUND)
+		return e->num;
+	if (rc != DB_OK)
+		return db_fail(e);
+	if (!j.existed)
+		log_info("account %" PRId64 " created (%s)", u->id,
+			 a->door == ACCT_DOOR_RPC ? "client RPC" :
+			 a->door == ACCT_DOOR_WEB ? "web" : "admin");
+	return ACCT_OK;
+}
+
+int account_lookup(struct db *db, const char *email, const char *passwd_hash,
+		   struct db_user *u, struct account_error *e)
+{
+	char *key;
+	int rc;
+
+	e->num = 0;
+	e->msg[0] = '\0';
+	if (!email || !*email)
+		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: email_addr");
+	key = account_email_key(email);
+	rc = db_user_lookup_email(db, key, u);
+	free(key);
+	if (rc == DB_NOT_FOUND)
+		return account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that email address");
+	if (rc != DB_OK)
+		return db_fail(e);
+	if (passwd_hash && !passwd_matches(u, passwd_hash))
+		return account_fail(e, ACCT_ERR_BAD_PASSWD, "Invalid password");
+	return ACCT_OK;
+}
+
+int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash,
+		       struct account_error *e)
+{
+	char stored[PASSWD_STORED_MAX];
+
+	if (!passwd_hash_ok(passwd_hash))
+		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: passwd_hash");
+	if (passwd_store(passwd_hash, stored) < 0)
+		return account_fail(e, ACCT_ERR_GENERIC, "cannot store the password");
+	free(u->passwd_hash);
+	u->passwd_hash = xstrdup(stored);
+	if (db_user_update(db, u) != DB_OK)
+		return db_fail(e);
+	return ACCT_OK;
+}
+
+void account_external_cpid(const struct db_user *u, char out[33])
+{
+	struct sbuf b = SBUF_INIT(1024);
+
+	sbuf_addstr(&b, u->cross_project_id ? u->cross_project_id : "");
+	sbuf_addstr(&b, u->email_addr ? u->email_addr : "");
+	md5_buf(b.buf, b.len, out);
+	sbuf_free(&b);
+}
+
+void account_email_hash(const struct db_user *u, char out[33])
+{
+	const char *m = u->email_addr ? u->email_addr : "";
+
+	md5_buf(m, strlen(m), out);
+}
+
+/* ---- teams ---- */
+
+int team_lookup_name(struct db *db, const char *name, struct db_team *t)
+{
+	char *lc = account_email_key(name);     /* the same ASCII lower-casing */
+	int rc = db_rec_lookup_by(db, &db_team_table, "name_lc", lc, t);
+
+	free(lc);
+	return rc;
+}
+
+struct team_job {
+	int64_t founder;
+	const struct team_new *n;
+	struct db_team *t;
+	struct account_error *e;
+};
+
+static int team_create_txn(struct db *db, void *arg)
+{
+	struct team_job *j = arg;
+	struct db_team *t = j->t;
+	int rc;
+
+	db_team_free(t);
+	memset(t, 0, sizeof(*t));
+	t->create_time = now();
+	t->userid = j->founder;
+	t->name = xstrdup(j->n->name);
+	t->name_lc = account_email_key(j->n->name);
+	t->url = xstrdup(j->n->url ? j->n->url : "");
+	t->description = xstrdup(j->n->description ? j->n->description : "");
+	t->country = xstrdup(j->n->country ? j->n->country : "");
+	t->type = j->n->type;
+	t->joinable = 1;
+	rc = db_team_insert(db, t);
+	if (rc == DB_ERROR && db_errno(db) == 1062) {
+		account_fail(j->e, ACCT_ERR_NOT_UNIQUE, "There is already a team with that name");
+		return DB_NOT_FOUND;
+	}
+	if (rc == DB_OK)
+		rc = db_user_set_team(db, j->founder, t->id);
+	if (rc == DB_OK)
+		t->nusers = 1;
+	return rc;
+}
+
+static int check_text(const char *value, size_t max, bool multiline, const char *what,
+		      struct account_error *e)
+{
+	if (value && (strlen(value) > max || !field_text_ok(value, strlen(value), multiline)))
+		return account_fail(e, ACCT_ERR_GENERIC, "%s must be at most %zu bytes of text",
+				    what, max);
+	return ACCT_OK;
+}
+
+int team_create(struct db *db, int64_t founder, const struct team_new *n, struct db_team *out,
+		struct account_error *e)
+{
+	struct team_job j = { founder, n, out, e };
+	int rc;
+
+	e->num = 0;
+	e->msg[0] = '\0';
+	if (account_check_name(n->name, "The team name", e) != ACCT_OK ||
+	    check_text(n->url, FIELD_COLUMN_CHARS, false, "The URL", e) != ACCT_OK ||
+	    check_text(n->country, FIELD_COLUMN_CHARS, false, "The country", e) != ACCT_OK ||
+	    check_text(n->description, 60000, true, "The description", e) != ACCT_OK)
+		return e->num;
+	rc = db_txn_run(db, team_create_txn, &j);
+	if (rc == DB_NOT_FOUND)
+		return e->num;
+	if (rc != DB_OK)
+		return db_fail(e);
+	log_info("team %" PRId64 " created by user %" PRId64, out->id, founder);
+	return ACCT_OK;
+}
+
+struct join_job {
+	int64_t userid, teamid;
+	struct account_error *e;
+};
+
+static int join_txn(struct db *db, void *arg)
+{
+	struct join_job *j = arg;
+	struct db_team t = { 0 };
+	int rc = DB_OK;
+
+	if (j->teamid) {
+		rc = db_team_lookup_id(db, j->teamid, &t);
+		if (rc == DB_NOT_FOUND)
+			account_fail(j->e, ACCT_ERR_NOT_FOUND, "No such team");
+		else if (rc == DB_OK && !t.joinable) {
+			account_fail(j->e, ACCT_ERR_GENERIC, "This team is not taking new members");
+			rc = DB_NOT_FOUND;
+		}
+		db_team_free(&t);
+	}
+	if (rc == DB_OK)
+		rc = db_user_set_team(db, j->userid, j->teamid);
+	if (rc == DB_NOT_FOUND && !j->e->num)
+		account_fail(j->e, ACCT_ERR_NOT_FOUND, "No such team");
+	return rc;
+}
+
+int team_join(struct db *db, int64_t userid, int64_t teamid, struct account_error *e)
+{
+	struct join_job j = { userid, teamid, e };
+	int rc;
+
+	e->num = 0;
+	e->msg[0] = '\0';
+	rc = db_txn_run(db, join_txn, &j);
+	if (rc == DB_NOT_FOUND)
+		return e->num;
+	if (rc != DB_OK)
+		return db_fail(e);
+	return ACCT_OK;
+}

@@ -1,0 +1,188 @@
+/*
+ * Credit and teams. Host, user and team rows share their credit columns, so
+ * one projection (struct db_credit_row) and one set of queries per table
+ * serve all three.
+ */
+#include "db_account.h"
+#include "credit.h"
+#include "log.h"
+
+#define CREDIT_COLS(T)                                                                 \
+	static const struct db_column T##_credit_cols[] = {                            \
+		{ "id", DB_T_I64, offsetof(struct db_credit_row, id), DB_COL_ID },     \
+		{ "total_credit", DB_T_DOUBLE, offsetof(struct db_credit_row, total_credit), 0 }, \
+		{ "expavg_credit", DB_T_DOUBLE, offsetof(struct db_credit_row, expavg_credit), 0 }, \
+		{ "expavg_time", DB_T_DOUBLE, offsetof(struct db_credit_row, expavg_time), 0 }, \
+	};                                                                             \
+	static const struct db_table T##_credit_table = {                              \
+		#T, sizeof(struct db_credit_row), T##_credit_cols, ARRAY_SIZE(T##_credit_cols) \
+	}
+
+CREDIT_COLS(host);
+CREDIT_COLS(user);
+CREDIT_COLS(team);
+
+#define PER_KIND(name, sqlh, sqlu, sqlt, params)                                         \
+	{ { #name "_host", NULL, sqlh, params }, { #name "_user", NULL, sqlu, params },    \
+	  { #name "_team", NULL, sqlt, params } }
+
+const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS] = {
+	{ "credit_lock_host", &host_credit_table, "WHERE id=? FOR UPDATE", "i" },
+	{ "credit_lock_user", &user_credit_table, "WHERE id=? FOR UPDATE", "i" },
+	{ "credit_lock_team", &team_credit_table, "WHERE id=? FOR UPDATE", "i" },
+};
+const struct db_query dbq_credit_add[DB_CREDIT_NKINDS] = PER_KIND(credit_add,
+	"UPDATE host SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?",
+	"UPDATE user SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?",
+	"UPDATE team SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?",
+	"dddi");
+/* Stale: RAC left to decay, oldest first (the key on expavg_credit narrows the scan). */
+const struct db_query dbq_credit_stale[DB_CREDIT_NKINDS] = {
+	{ "credit_stale_host", &host_credit_table,
+	  "WHERE expavg_credit>? AND expavg_time<? AND id>? ORDER BY id LIMIT ?", "ddii" },
+	{ "credit_stale_user", &user_credit_table,
+	  "WHERE expavg_credit>? AND expavg_time<? AND id>? ORDER BY id LIMIT ?", "ddii" },
+	{ "credit_stale_team", &team_credit_table,
+	  "WHERE expavg_credit>? AND expavg_time<? AND id>? ORDER BY id LIMIT ?", "ddii" },
+};
+/* Only if no credit came meanwhile (expavg_time unchanged). */
+const struct db_query dbq_credit_decay[DB_CREDIT_NKINDS] = PER_KIND(credit_decay,
+	"UPDATE host SET expavg_credit=?, expavg_time=? WHERE id=? AND expavg_time=?",
+	"UPDATE user SET expavg_credit=?, expavg_time=? WHERE id=? AND expavg_time=?",
+	"UPDATE team SET expavg_credit=?, expavg_time=? WHERE id=? AND expavg_time=?",
+	"ddid");
+const struct db_query dbq_user_team = {
+	"user_team", NULL, "UPDATE user SET teamid=? WHERE id=?", "ii"
+};
+const struct db_query dbq_team_nusers = {
+	"team_nusers", NULL, "UPDATE team SET nusers=GREATEST(nusers+?, 0) WHERE id=?", "ii"
+};
+
+static int take_row(void *rec, void *arg)
+{
+	*(struct db_credit_row *)arg = *(struct db_credit_row *)rec;
+	return 1;
+}
+
+static int add_credit(struct db *db, enum db_credit_kind k, int64_t id, double credit,
+		      double start, double now)
+{
+	struct db_credit_row r = { 0 };
+	struct db_val v[1] = { DBV_INT(id) };
+	int rc;
+
+	if (id <= 0)
+		return DB_OK;
+	rc = db_query_rows(db, &dbq_credit_lock[k], v, 1, take_row, &r);
+	if (rc != DB_OK || r.id != id)
+		return rc;      /* no such row: nobody to credit */
+	credit_update_average(now, start, credit, CREDIT_HALF_LIFE, &r.expavg_credit,
+			      &r.expavg_time);
+	{
+		struct db_val u[4] = { DBV_DBL(credit), DBV_DBL(r.expavg_credit),
+				       DBV_DBL(r.expavg_time), DBV_INT(id) };
+
+		return db_query_exec(db, &dbq_credit_add[k], u, 4, NULL);
+	}
+}
+
+int db_credit_grant(struct db *db, int64_t hostid, int64_t userid, double credit,
+		    double start, double now)
+{
+	struct db_val v[1] = { DBV_INT(userid) };
+	int64_t teamid = 0;
+	int rc;
+
+	if (!(credit > 0))
+		return DB_OK;
+	rc = add_credit(db, DB_CREDIT_HOST, hostid, credit, start, now);
+	if (rc == DB_OK)
+		rc = add_credit(db, DB_CREDIT_USER, userid, credit, start, now);
+	if (rc == DB_OK && userid > 0) {
+		rc = db_select_i64(db, "SELECT teamid FROM user WHERE id=?", v, 1, &teamid);
+		if (rc == DB_NOT_FOUND)
+			return DB_OK;
+	}
+	if (rc == DB_OK)
+		rc = add_credit(db, DB_CREDIT_TEAM, teamid, credit, start, now);
+	return rc;
+}
+
+struct stale {
+	struct db_credit_row *v;
+	size_t n;
+};
+
+static int take_stale(void *rec, void *arg)
+{
+	struct stale *s = arg;
+
+	s->v[s->n++] = *(struct db_credit_row *)rec;
+	return 0;
+}
+
+#define DECAY_BATCH 1000
+
+int db_credit_decay_all(struct db *db, enum db_credit_kind k, double now, double before,
+			double min_rac, int64_t *n)
+{
+	struct stale s = { xcalloc(DECAY_BATCH, sizeof(*s.v)), 0 };
+	int64_t after = 0;
+	int rc = DB_OK;
+
+	*n = 0;
+	do {
+		struct db_val v[4] = { DBV_DBL(min_rac), DBV_DBL(before), DBV_INT(after),
+				       DBV_INT(DECAY_BATCH) };
+		size_t i;
+
+		s.n = 0;
+		rc = db_query_rows(db, &dbq_credit_stale[k], v, 4, take_stale, &s);
+		for (i = 0; rc == DB_OK && i < s.n; i++) {
+			double avg = s.v[i].expavg_credit, t = s.v[i].expavg_time;
+			struct db_val u[4];
+			int64_t hit = 0;
+
+			credit_update_average(now, now, 0, CREDIT_HALF_LIFE, &avg, &t);
+			u[0] = DBV_DBL(avg);
+			u[1] = DBV_DBL(t);
+			u[2] = DBV_INT(s.v[i].id);
+			u[3] = DBV_DBL(s.v[i].expavg_time);
+			rc = db_query_exec(db, &dbq_credit_decay[k], u, 4, &hit);
+			*n += hit;
+			after = s.v[i].id;
+		}
+	} while (rc == DB_OK && s.n == DECAY_BATCH);
+	free(s.v);
+	return rc;
+}
+
+int db_user_set_team(struct db *db, int64_t userid, int64_t teamid)
+{
+	struct db_val v[1] = { DBV_INT(userid) };
+	int64_t old = 0, found = 0;
+	int rc;
+
+	rc = db_select_i64(db, "SELECT teamid FROM user WHERE id=? FOR UPDATE", v, 1, &old);
+	if (rc != DB_OK || old == teamid)
+		return rc;
+	if (teamid) {
+		struct db_val t[1] = { DBV_INT(teamid) };
+
+		rc = db_select_i64(db, "SELECT id FROM team WHERE id=? FOR UPDATE", t, 1, &found);
+		if (rc != DB_OK)
+			return rc;
+	}
+	{
+		struct db_val u[2] = { DBV_INT(teamid), DBV_INT(userid) };
+		struct db_val dec[2] = { DBV_INT(-1), DBV_INT(old) };
+		struct db_val inc[2] = { DBV_INT(1), DBV_INT(teamid) };
+
+		rc = db_query_exec(db, &dbq_user_team, u, 2, NULL);
+		if (rc == DB_OK && old)
+			rc = db_query_exec(db, &dbq_team_nusers, dec, 2, NULL);
+		if (rc == DB_OK && teamid)
+			rc = db_query_exec(db, &dbq_team_nusers, inc, 2, NULL);
+	}
+	return rc;
+}

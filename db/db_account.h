@@ -1,0 +1,49 @@
+/*
+ * What volunteers' accounts need from the database (db_account.c): credit
+ * added to a host, its user and the user's team with their recent average
+ * (RAC), the daily decay of RAC, and teams joined and left.
+ */
+#ifndef WSEQ_DB_ACCOUNT_H
+#define WSEQ_DB_ACCOUNT_H
+
+#include "db_queries.h"
+
+/* Who earns credit: rows of these tables carry total_credit, expavg_credit, expavg_time. */
+enum db_credit_kind { DB_CREDIT_HOST, DB_CREDIT_USER, DB_CREDIT_TEAM, DB_CREDIT_NKINDS };
+
+/* The credit columns of one row (a projection of host, user or team). */
+struct db_credit_row {
+	int64_t id;
+	double total_credit;
+	double expavg_credit;
+	double expavg_time;
+};
+
+extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[DB_CREDIT_NKINDS],
+	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
+	dbq_user_team, dbq_team_nusers;
+
+/*
+ * Inside a transaction: credit earned by result work sent at start goes to
+ * host hostid, its user userid and that user's team (if any) as of now:
+ * each row is locked, its RAC updated (credit_update_average) and its
+ * total_credit raised. A missing row (host or user deleted) is skipped.
+ */
+int db_credit_grant(struct db *db, int64_t hostid, int64_t userid, double credit,
+		    double start, double now);
+/*
+ * Decay the RAC of every row of kind k with RAC above min_rac not updated
+ * since before, as of now; a row credit changed meanwhile is left alone.
+ * *n gets the rows decayed.
+ */
+int db_credit_decay_all(struct db *db, enum db_credit_kind k, double now, double before,
+			double min_rac, int64_t *n);
+
+/*
+ * Inside a transaction: user userid leaves its team (if any) and joins
+ * teamid (0: none); the teams' nusers follow. DB_NOT_FOUND if teamid names
+ * no team.
+ */
+int db_user_set_team(struct db *db, int64_t userid, int64_t teamid);
+
+#endif
