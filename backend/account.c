@@ -276,10 +276,10 @@ int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash
 		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: passwd_hash");
 	if (passwd_store(passwd_hash, stored) < 0)
 		return account_fail(e, ACCT_ERR_GENERIC, "cannot store the password");
+	if (db_user_set_passwd(db, u->id, stored) != DB_OK)
+		return db_fail(e);
 	free(u->passwd_hash);
 	u->passwd_hash = xstrdup(stored);
-	if (db_user_update(db, u) != DB_OK)
-		return db_fail(e);
 	return ACCT_OK;
 }
 

@@ -58,6 +58,59 @@ const struct db_query dbq_team_nusers = {
 	"team_nusers", NULL, "UPDATE team SET nusers=GREATEST(nusers+?, 0) WHERE id=?", "ii"
 };
 
+const struct db_query dbq_user_lock = {
+	"user_lock", &db_user_table, "WHERE id=? FOR UPDATE", "i"
+};
+const struct db_query dbq_host_lock = {
+	"host_lock", &db_host_table, "WHERE id=? FOR UPDATE", "i"
+};
+const struct db_query dbq_user_set_passwd = {
+	"user_set_passwd", NULL, "UPDATE user SET passwd_hash=? WHERE id=?", "si"
+};
+
+struct one {
+	const struct db_table *t;
+	void *rec;
+	bool found;
+};
+
+static int take_one(void *rec, void *arg)
+{
+	struct one *o = arg;
+
+	db_rec_free(o->t, o->rec);
+	memcpy(o->rec, rec, o->t->size);
+	memset(rec, 0, o->t->size);
+	o->found = true;
+	return 1;
+}
+
+static int lock_one(struct db *db, const struct db_query *q, int64_t id, void *rec)
+{
+	struct db_val v[1] = { DBV_INT(id) };
+	struct one o = { q->table, rec, false };
+	int rc = db_query_rows(db, q, v, 1, take_one, &o);
+
+	return rc == DB_OK && !o.found ? DB_NOT_FOUND : rc;
+}
+
+int db_user_lock(struct db *db, int64_t id, struct db_user *u)
+{
+	return lock_one(db, &dbq_user_lock, id, u);
+}
+
+int db_host_lock(struct db *db, int64_t id, struct db_host *h)
+{
+	return lock_one(db, &dbq_host_lock, id, h);
+}
+
+int db_user_set_passwd(struct db *db, int64_t id, const char *stored)
+{
+	struct db_val v[2] = { DBV_STR(stored), DBV_INT(id) };
+
+	return db_query_exec(db, &dbq_user_set_passwd, v, 2, NULL);
+}
+
 static int take_row(void *rec, void *arg)
 {
 	*(struct db_credit_row *)arg = *(struct db_credit_row *)rec;

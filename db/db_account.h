@@ -21,7 +21,18 @@ struct db_credit_row {
 
 extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[DB_CREDIT_NKINDS],
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
-	dbq_user_team, dbq_team_nusers;
+	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd;
+
+/*
+ * Inside a transaction, read a user or host row and lock it: whoever
+ * writes the whole row (the scheduler its host, account changes their
+ * user) reads it this way, so credit granted meanwhile is never written
+ * over with an old total.
+ */
+int db_user_lock(struct db *db, int64_t id, struct db_user *u);
+int db_host_lock(struct db *db, int64_t id, struct db_host *h);
+/* Set the stored password hash only. */
+int db_user_set_passwd(struct db *db, int64_t id, const char *stored);
 
 /*
  * Inside a transaction: credit earned by result work sent at start goes to

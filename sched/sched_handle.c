@@ -6,6 +6,7 @@
  */
 #include "sched_policy.h"
 #include "db_sched.h"
+#include "db_account.h"
 #include "field.h"
 #include "filelist.h"
 #include "log.h"
@@ -109,6 +110,9 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 			reply->hostid = host->id;
 		}
 	}
+	/* the row again, locked: credit the validator grants meanwhile is not written over */
+	if (rc == DB_OK)
+		rc = db_host_lock(ctx->db, host->id, host);
 	if (rc == DB_ERROR || rc == DB_RETRY)
 		return rc;
 	if (rc == DB_OK) {

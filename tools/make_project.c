@@ -402,6 +402,9 @@ static int write_master_page(struct project *p)
  * and at least, and the requests each answers before a fresh one replaces
  * it (the program is told the same limit, so it ends by itself).
  */
+#define WEB_RPC_NAMES "get_project_config|create_account|lookup_account|am_get_info|" \
+	"am_set_info|show_user|team_lookup"
+
 #define SWEEP_FCGI_MAX_PROCESSES 16
 #define SWEEP_FCGI_MIN_PROCESSES 2
 #define SWEEP_FCGI_MAX_REQUESTS 10000
@@ -421,6 +424,12 @@ static int write_apache_conf(struct project *p)
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
 		      "%s/cgi-bin/submit\n", base, p->name, p->root);
+	/*
+	 * The account RPCs clients and account managers call, at their
+	 * protocol names: the volunteers' web program answers them.
+	 */
+	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)\\.php$ %s/cgi-bin/web\n", base, p->name,
+		  WEB_RPC_NAMES, p->root);
 	/*
 	 * The parameter sweep's endpoints: at the server's root, where
 	 * sweep_client asks. With mod_fcgid a few persistent FastCGI processes
@@ -458,6 +467,7 @@ static int write_apache_conf(struct project *p)
 	sbuf_addf(&b, "<Directory \"%s/cgi-bin\">\n    Options +ExecCGI -Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n"
 		      "    <Files \"file_upload_handler\">\n        LimitRequestBody 0\n    </Files>\n"
+		      "    <Files \"web\">\n        LimitRequestBody 67108864\n    </Files>\n"
 		      "    <IfModule mod_fcgid.c>\n        <Files \"sweep\">\n"
 		      "            SetHandler fcgid-script\n        </Files>\n    </IfModule>\n"
 		      "</Directory>\n", p->root);

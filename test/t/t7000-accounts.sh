@@ -1,0 +1,202 @@
+#!/bin/sh
+test_description='the account RPCs: the real client gets the project config, creates and looks up an account; every bad request gets the error number the client knows and writes nothing'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+test_sandbox_up sb --no-daemons || exit 1
+
+# An RPC through Apache: rpc PAGE QUERY (GET), rpc_post PAGE BODY.
+rpc() { curl -sS --max-time 60 "${PROJECT_URL}$1.php?$2"; }
+rpc_post() { printf "%s" "$2" | curl -sS --max-time 60 --data-binary @- "${PROJECT_URL}$1.php"; }
+errnum() { sed -n 's:.*<error_num>\(.*\)</error_num>.*:\1:p'; }
+auth_of() { sed -n 's:.*<authenticator>\(.*\)</authenticator>.*:\1:p'; }
+# passwd_hash as the client computes it: md5(password + lower-cased e-mail address)
+phash() { printf "%s%s" "$1" "$(printf "%s" "$2" | tr A-Z a-z)" | md5sum | cut -d" " -f1; }
+nusers() { test_sql_value "select count(*) from user"; }
+# set_config NAME VALUE|"" : a <config> element of config.xml (empty value: removed)
+set_config() {
+	sed -i "/<$1>.*<\/$1>/d; /<$1\/>/d" "$PROJECT_DIR/config.xml" &&
+	if [ -n "$2" ]; then
+		sed -i "s|<config>|<config>\n    <$1>$2</$1>|" "$PROJECT_DIR/config.xml"
+	fi
+}
+# expect_err NUM OUTPUT: the reply is an error document with that number
+expect_err() {
+	_en=$(printf "%s" "$2" | errnum)
+	[ "$_en" = "$1" ] || { say "expected error $1, got: $2"; return 1; }
+	printf "%s" "$2" | python3 -c "import sys, xml.dom.minidom as m; m.parseString(sys.stdin.buffer.read())"
+}
+
+test_expect_success 'boinccmd --get_project_config shows the project and its settings' '
+	test_boinc_client_up c1 &&
+	set_config min_passwd_length 8 &&
+	test_boinccmd c1 --get_project_config "$PROJECT_URL" >config.out 2>&1 &&
+	test_grep "^name: wseq$" config.out &&
+	test_grep "^min_passwd_length: 8$" config.out &&
+	rpc get_project_config >config.xml &&
+	test_grep "<master_url>$PROJECT_URL</master_url>" config.xml &&
+	test_grep "<platform_name>" config.xml || true
+'
+
+test_expect_success 'boinccmd --create_account returns an authenticator, stored with a slow hash only' '
+	test_boinccmd c1 --create_account "$PROJECT_URL" Alice@Example.org "s3cret&Pw" "Alice A" >create.out 2>&1 &&
+	cat create.out &&
+	auth=$(sed -n "s/^account key: //p" create.out) &&
+	test -n "$auth" &&
+	test "$(test_sql_value "select authenticator from user where email_addr=\"alice@example.org\"")" = "$auth" &&
+	test "$(test_sql_value "select name from user where email_addr=\"alice@example.org\"")" = "Alice A" &&
+	stored=$(test_sql_value "select passwd_hash from user where email_addr=\"alice@example.org\"") &&
+	case "$stored" in "\$y\$"*) ;; *) false ;; esac &&
+	! printf "%s" "$stored" | grep -q "$(phash "s3cret&Pw" alice@example.org)" &&
+	test "$(test_sql_value "select length(cross_project_id) from user where email_addr=\"alice@example.org\"")" = 32 &&
+	echo "$auth" >alice.auth
+'
+
+test_expect_success 'boinccmd --lookup_account returns the same authenticator, whatever the case of the address' '
+	test_boinccmd c1 --lookup_account "$PROJECT_URL" ALICE@example.ORG "s3cret&Pw" >lookup.out 2>&1 &&
+	test "$(sed -n "s/^account key: //p" lookup.out)" = "$(cat alice.auth)"
+'
+
+test_expect_success 'creating the same account again is idempotent (same key, no new row)' '
+	n=$(nusers) &&
+	out=$(rpc create_account "email_addr=alice%40example%2Eorg&passwd_hash=$(phash "s3cret&Pw" alice@example.org)&user_name=Alice%20A") &&
+	test "$(printf "%s" "$out" | auth_of)" = "$(cat alice.auth)" &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'the account key works as a password (md5(authenticator + address))' '
+	out=$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "$(cat alice.auth)" alice@example.org)") &&
+	test "$(printf "%s" "$out" | auth_of)" = "$(cat alice.auth)"
+'
+
+test_expect_success 'a duplicate address in another case with another password: -137, nothing written' '
+	n=$(nusers) &&
+	out=$(rpc create_account "email_addr=ALICE%40EXAMPLE.ORG&passwd_hash=$(phash other alice@example.org)&user_name=Mallory") &&
+	expect_err -137 "$out" &&
+	test "$(nusers)" = "$n" &&
+	test "$(test_sql_value "select name from user where email_addr=\"alice@example.org\"")" = "Alice A" &&
+	test_boinccmd c1 --create_account "$PROJECT_URL" alice@example.org wrongpass Mallory >dup.out 2>&1;
+	test_grep "database lookup not unique" dup.out
+'
+
+test_expect_success 'a wrong password: -206; an unknown address: -136' '
+	expect_err -206 "$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash nope alice@example.org)")" &&
+	expect_err -136 "$(rpc lookup_account "email_addr=bob%40example.org&passwd_hash=$(phash x bob@example.org)")" &&
+	test_boinccmd c1 --lookup_account "$PROJECT_URL" alice@example.org nope >bad.out 2>&1;
+	test_grep "bad password" bad.out &&
+	test_boinccmd c1 --lookup_account "$PROJECT_URL" bob@example.org x >unknown.out 2>&1;
+	test_grep "no database rows found" unknown.out
+'
+
+test_expect_success 'a lookup without a password only says whether the account exists' '
+	rpc lookup_account "email_addr=alice%40example.org" >probe.out &&
+	test_grep "<success/>" probe.out &&
+	! test_grep "authenticator" probe.out &&
+	expect_err -136 "$(rpc lookup_account "email_addr=nobody%40example.org")"
+'
+
+test_expect_success 'malformed address: -205; bad user names: -188; nothing written' '
+	n=$(nusers) &&
+	h=$(phash password1 x) &&
+	for e in "no-at-sign" "a%40b" "a%40%40b.org" "%40example.org" "a%20b%40example.org" "a%40example."; do
+		expect_err -205 "$(rpc create_account "email_addr=$e&passwd_hash=$h&user_name=Bob")" || return 1
+	done &&
+	for name in "%20Bob" "Bob%20" "12345" "a%01b"; do
+		expect_err -188 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=$name")" || return 1
+	done &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'missing parameters: -1 naming the parameter; nothing written' '
+	n=$(nusers) &&
+	h=$(phash password1 bob@example.org) &&
+	out=$(rpc create_account "passwd_hash=$h&user_name=Bob") && expect_err -1 "$out" &&
+	printf "%s" "$out" | test_grep "email_addr" &&
+	out=$(rpc create_account "email_addr=bob%40example.org&user_name=Bob") && expect_err -1 "$out" &&
+	printf "%s" "$out" | test_grep "passwd_hash" &&
+	expect_err -188 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=")" &&
+	expect_err -1 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=abc&user_name=Bob")" &&
+	expect_err -1 "$(rpc lookup_account "")" &&
+	expect_err -1 "$(rpc am_get_info "")" &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'a 1 MB parameter: a clear error, nothing written, the server still answers' '
+	n=$(nusers) &&
+	big=$(head -c 1048576 /dev/zero | tr "\0" a) &&
+	h=$(phash password1 bob@example.org) &&
+	expect_err -188 "$(rpc_post create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=$big")" &&
+	expect_err -205 "$(rpc_post create_account "email_addr=$big%40example.org&passwd_hash=$h&user_name=Bob")" &&
+	expect_err -136 "$(rpc_post lookup_account "email_addr=$big&passwd_hash=$h")" &&
+	huge=$(head -c 3000000 /dev/zero | tr "\0" a) &&
+	expect_err -1 "$(rpc_post create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=$huge")" &&
+	code=$(python3 -c "
+import sys, urllib.request, urllib.error
+try:
+    print(urllib.request.urlopen(sys.argv[1] + \"lookup_account.php?email_addr=\" + \"a\" * 1048576).status)
+except urllib.error.HTTPError as e:
+    print(e.code)" "$PROJECT_URL") &&
+	say "a 1 MB query string: HTTP $code from Apache" &&
+	test "$code" -ge 400 &&
+	test "$(nusers)" = "$n" &&
+	rpc get_project_config | test_grep "<project_config>"
+'
+
+test_expect_success 'account creation disabled: -208 for the client, and the config says so' '
+	n=$(nusers) &&
+	set_config disable_account_creation 1 &&
+	h=$(phash password1 bob@example.org) &&
+	expect_err -208 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=Bob")" &&
+	rpc get_project_config | test_grep "<account_creation_disabled/>" &&
+	test_boinccmd c1 --create_account "$PROJECT_URL" bob@example.org password1 Bob >dis.out 2>&1;
+	test_grep "account creation disabled" dis.out &&
+	set_config disable_account_creation "" &&
+	set_config disable_account_creation_rpc 1 &&
+	expect_err -208 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=Bob")" &&
+	rpc get_project_config | test_grep "<client_account_creation_disabled/>" &&
+	set_config disable_account_creation_rpc "" &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'an invitation code: none given -208, a wrong one -209, the right one creates' '
+	n=$(nusers) &&
+	set_config invite_code "letmein" &&
+	h=$(phash password1 bob@example.org) &&
+	rpc get_project_config | test_grep "<invite_code_required/>" &&
+	expect_err -208 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=Bob")" &&
+	expect_err -209 "$(rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=Bob&invite_code=letmeout")" &&
+	test "$(nusers)" = "$n" &&
+	rpc create_account "email_addr=bob%40example.org&passwd_hash=$h&user_name=Bob&invite_code=letmein" | auth_of >bob.auth &&
+	test -s bob.auth &&
+	test "$(nusers)" = "$((n + 1))" &&
+	set_config invite_code "" &&
+	! grep -r "letmein" "$PROJECT_DIR/log/"
+'
+
+test_expect_success 'the project stopped (stop_web): -183 for the RPCs, the config still a project_config' '
+	touch "$PROJECT_DIR/stop_web" &&
+	rpc get_project_config >stopped.xml &&
+	test_grep "<project_config>" stopped.xml &&
+	test_grep "<error_num>-183</error_num>" stopped.xml &&
+	expect_err -183 "$(rpc lookup_account "email_addr=alice%40example.org")" &&
+	rm "$PROJECT_DIR/stop_web"
+'
+
+test_expect_success 'the database stopped: -138 for create and lookup, the config still served' '
+	n=$(nusers) &&
+	pid=$(cat "$TRASH_DIRECTORY/sb/mysql/mariadbd.pid") && kill "$pid" &&
+	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
+	rpc get_project_config >nodb.xml &&
+	test_grep "<name>wseq</name>" nodb.xml &&
+	expect_err -138 "$(rpc lookup_account "email_addr=alice%40example.org")" &&
+	expect_err -138 "$(rpc create_account "email_addr=carol%40example.org&passwd_hash=$(phash password1 carol@example.org)&user_name=Carol")" &&
+	wseq_sandbox up --no-daemons "$TRASH_DIRECTORY/sb" 2>/dev/null &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'no secret in the logs: no password hash, no authenticator, no address' '
+	! grep -r "$(cat alice.auth)" "$PROJECT_DIR/log/" &&
+	! grep -r "$(phash "s3cret&Pw" alice@example.org)" "$PROJECT_DIR/log/" &&
+	! grep -r "alice@example.org" "$PROJECT_DIR/log/"
+'
+
+test_done
