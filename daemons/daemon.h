@@ -58,6 +58,12 @@ int daemon_main(const struct daemon_spec *spec, int argc, char **argv);
  * the pass returns either way.
  */
 bool daemon_stopping(const struct daemon_ctx *ctx);
+/*
+ * For crash tests: with the environment variable var set to N, the Nth call
+ * sends the process SIGKILL (a daemon killed between two statements of a
+ * transaction). One variable per process.
+ */
+void daemon_test_kill_point(const char *var);
 
 /* Is the row with this id this instance's under --mod? */
 static inline bool daemon_mod_owns(const struct daemon_ctx *ctx, long id)

@@ -456,3 +456,20 @@ out_args:
 	param_free(daemon_params, &o);
 	return rc;
 }
+
+void daemon_test_kill_point(const char *var)
+{
+	static long left = -1;
+	const char *s;
+
+	if (left < 0) {
+		s = getenv(var);
+		left = 0;
+		if (s && parse_long(s, &left) < 0)
+			left = 0;
+		if (left <= 0)
+			left = LONG_MAX;
+	}
+	if (left != LONG_MAX && --left == 0)
+		raise(SIGKILL);
+}

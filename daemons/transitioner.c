@@ -69,19 +69,7 @@ struct tr_counts {
  */
 static void test_kill_point(void)
 {
-	static long left = -1;
-	const char *s;
-
-	if (left < 0) {
-		s = getenv("WSEQ_TEST_TRANSITIONER_KILL");
-		left = 0;
-		if (s && parse_long(s, &left) < 0)
-			left = 0;
-		if (left == 0)
-			left = LONG_MAX;
-	}
-	if (left != LONG_MAX && --left == 0)
-		raise(SIGKILL);
+	daemon_test_kill_point("WSEQ_TEST_TRANSITIONER_KILL");
 }
 
 static int take_result(struct db_result *r, void *arg)

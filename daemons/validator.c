@@ -531,12 +531,16 @@ static int segment_judged(struct db *db, const struct db_workunit *wu, const str
 static int grant(struct db *db, const struct vitem *it)
 {
 	const struct db_result *r = it->r;
+	int rc;
 
 	if (r->validate_state != VALIDATE_STATE_VALID || it->was == VALIDATE_STATE_VALID ||
 	    !(r->granted_credit > 0))
 		return DB_OK;
-	return db_credit_grant(db, r->hostid, r->userid, r->granted_credit, (double)r->sent_time,
-			       dnow());
+	rc = db_credit_grant(db, r->hostid, r->userid, r->granted_credit, (double)r->sent_time,
+			     dnow());
+	/* crash tests: WSEQ_TEST_VALIDATOR_KILL=N kills it after its Nth grant, mid-transaction */
+	daemon_test_kill_point("WSEQ_TEST_VALIDATOR_KILL");
+	return rc;
 }
 
 static int validate(struct db *db, void *arg)

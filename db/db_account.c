@@ -68,6 +68,17 @@ const struct db_query dbq_user_set_passwd = {
 	"user_set_passwd", NULL, "UPDATE user SET passwd_hash=? WHERE id=?", "si"
 };
 
+const struct db_query dbq_user_set_cpid = {
+	"user_set_cpid", NULL, "UPDATE user SET cross_project_id=? WHERE id=?", "si"
+};
+
+int db_user_set_cpid(struct db *db, int64_t id, const char *cpid)
+{
+	struct db_val v[2] = { DBV_STR(cpid), DBV_INT(id) };
+
+	return db_query_exec(db, &dbq_user_set_cpid, v, 2, NULL);
+}
+
 struct one {
 	const struct db_table *t;
 	void *rec;

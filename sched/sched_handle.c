@@ -7,10 +7,14 @@
 #include "sched_policy.h"
 #include "db_sched.h"
 #include "db_account.h"
+#include "account.h"
+#include "passwd.h"
 #include "field.h"
 #include "filelist.h"
 #include "log.h"
 #include "wtime.h"
+
+#include <openssl/crypto.h>
 
 #define S(name, field, def, lo, hi, arg, help) \
 	{ name, PARAM_INT, offsetof(struct sched_settings, field), def, PARAM_BOUNDED, lo, hi, arg, help }
@@ -303,16 +307,104 @@ static void send_work(const struct sched_ctx *ctx, const struct sched_request *r
 	}
 }
 
+/*
+ * The account of the request's authenticator: the account key itself, or
+ * a weak authenticator "<userid>_<md5(key + stored password hash)>" (which
+ * account managers hand out; it stops working when the password changes).
+ * *weak tells which.
+ */
+static int find_user(const struct sched_ctx *ctx, const char *auth, struct db_user *user,
+		     bool *weak)
+{
+	const char *us = strchr(auth, '_');
+	char want[33];
+	int64_t id;
+	int rc;
+
+	*weak = false;
+	rc = db_user_lookup_auth(ctx->db, auth, user);
+	if (rc != DB_NOT_FOUND || !us || strlen(us + 1) != 32)
+		return rc;
+	{
+		char *num = xstrndup(auth, (size_t)(us - auth));
+		int ok = field_int64("userid", num, 1, INT64_MAX, 0, &id, NULL);
+
+		free(num);
+		if (ok != FIELD_OK)
+			return DB_NOT_FOUND;
+	}
+	rc = db_user_lookup_id(ctx->db, id, user);
+	if (rc != DB_OK)
+		return rc;
+	passwd_hash_of(user->authenticator, user->passwd_hash ? user->passwd_hash : "", want);
+	if (CRYPTO_memcmp(want, us + 1, 32) != 0)
+		return DB_NOT_FOUND;
+	*weak = true;
+	return DB_OK;
+}
+
+/* What the reply says about the account, its host and its team. */
+static int describe_account(const struct sched_ctx *ctx, const struct db_user *user,
+			    const struct db_host *host, struct sched_reply_account *a)
+{
+	struct db_team t = { 0 };
+	int rc = DB_OK;
+
+	a->known = true;
+	a->userid = user->id;
+	a->user_name = xstrdup(user->name);
+	a->user_total_credit = user->total_credit;
+	a->user_expavg_credit = user->expavg_credit;
+	a->user_create_time = user->create_time;
+	a->cross_project_id = xstrdup(user->cross_project_id);
+	account_email_hash(user, a->email_hash);
+	account_external_cpid(user, a->external_cpid);
+	a->project_prefs = xstrdup(user->project_prefs);
+	a->host_total_credit = host->total_credit;
+	a->host_expavg_credit = host->expavg_credit;
+	a->host_create_time = host->create_time;
+	a->host_venue = xstrdup(host->venue);
+	if (user->teamid > 0) {
+		rc = db_team_lookup_id(ctx->db, user->teamid, &t);
+		if (rc == DB_OK) {
+			a->teamid = t.id;
+			a->team_name = xstrdup(t.name);
+		} else if (rc == DB_NOT_FOUND) {
+			rc = DB_OK;
+		}
+	}
+	db_team_free(&t);
+	return rc;
+}
+
+/*
+ * The client sends the cross-project id it chose for this e-mail address
+ * (the earliest any project gave it); take it, so stats sites see one id
+ * across projects -- but not from a weak authenticator's holder.
+ */
+static int adopt_cpid(const struct sched_ctx *ctx, const struct sched_request *req,
+		      struct db_user *user, bool weak)
+{
+	const char *c = req->cross_project_id;
+
+	if (weak || !c || !passwd_hash_ok(c) || !strcmp(c, user->cross_project_id))
+		return DB_OK;
+	free(user->cross_project_id);
+	user->cross_project_id = xstrdup(c);
+	return db_user_set_cpid(ctx->db, user->id, c);
+}
+
 /* Everything that needs the database, as one transaction (rerun once if the connection broke). */
 static int handle_db(const struct sched_ctx *ctx, const struct sched_request *req,
 		     struct sched_apps *apps, struct sched_reply *reply, bool *known_user)
 {
 	struct db_user user = { 0 };
 	struct db_host host = { 0 };
+	bool weak = false;
 	int rc, attempt;
 
 	for (attempt = 0; attempt < 2; attempt++) {
-		rc = db_user_lookup_auth(ctx->db, req->authenticator, &user);
+		rc = find_user(ctx, req->authenticator, &user, &weak);
 		if (rc != DB_OK)
 			break;
 		*known_user = true;
@@ -322,6 +414,10 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		if (rc == DB_OK)
 			rc = handle_results(ctx, req, &host, reply);
 		if (rc == DB_OK)
+			rc = adopt_cpid(ctx, req, &user, weak);
+		if (rc == DB_OK)
+			rc = describe_account(ctx, &user, &host, &reply->account);
+		if (rc == DB_OK)
 			rc = db_commit(ctx->db);
 		else if (rc != DB_RETRY)
 			db_rollback(ctx->db);
@@ -329,6 +425,12 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			break;
 		/* The transaction was rolled back: start the reply over. */
 		reply->hostid = 0;
+		free(reply->account.user_name);
+		free(reply->account.cross_project_id);
+		free(reply->account.project_prefs);
+		free(reply->account.host_venue);
+		free(reply->account.team_name);
+		memset(&reply->account, 0, sizeof(reply->account));
 		while (reply->nacks)
 			free(reply->acks[--reply->nacks]);
 	}

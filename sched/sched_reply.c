@@ -44,6 +44,11 @@ void sched_reply_free(struct sched_reply *r)
 	}
 	free(r->jobs);
 	sbuf_free(&r->extra);
+	free(r->account.user_name);
+	free(r->account.cross_project_id);
+	free(r->account.project_prefs);
+	free(r->account.host_venue);
+	free(r->account.team_name);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -272,6 +277,34 @@ out:
 	return rc;
 }
 
+/* The user, host and team fields the client keeps and the Manager shows. */
+static void write_account(struct sbuf *b, const struct sched_reply_account *a)
+{
+	sbuf_addf(b, "<userid>%" PRId64 "</userid>\n", a->userid);
+	elem_str(b, "user_name", a->user_name);
+	sbuf_addf(b, "<user_total_credit>%f</user_total_credit>\n"
+		     "<user_expavg_credit>%f</user_expavg_credit>\n"
+		     "<user_create_time>%" PRId64 "</user_create_time>\n",
+		  a->user_total_credit, a->user_expavg_credit, a->user_create_time);
+	elem_str(b, "email_hash", a->email_hash);
+	elem_str(b, "cross_project_id", a->cross_project_id);
+	elem_str(b, "external_cpid", a->external_cpid);
+	sbuf_addf(b, "<host_total_credit>%f</host_total_credit>\n"
+		     "<host_expavg_credit>%f</host_expavg_credit>\n"
+		     "<host_create_time>%" PRId64 "</host_create_time>\n",
+		  a->host_total_credit, a->host_expavg_credit, a->host_create_time);
+	elem_str(b, "host_venue", a->host_venue);
+	if (a->team_name) {
+		sbuf_addf(b, "<teamid>%" PRId64 "</teamid>\n", a->teamid);
+		elem_str(b, "team_name", a->team_name);
+	} else {
+		sbuf_addstr(b, "<team_name></team_name>\n");
+	}
+	/* the client keeps project prefs as sent: a well-formed document or nothing */
+	if (a->project_prefs && !strncmp(a->project_prefs, "<project_preferences>", 21))
+		sbuf_addf(b, "%s\n", a->project_prefs);
+}
+
 int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 {
 	struct seen apps = { 0 }, versions = { 0 }, files = { 0 };
@@ -301,6 +334,8 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 		sbuf_addf(b, "<next_rpc_delay>%.0f</next_rpc_delay>\n", r->next_rpc_delay);
 	if (r->hostid)
 		sbuf_addf(b, "<hostid>%" PRId64 "</hostid>\n", r->hostid);
+	if (r->account.known)
+		write_account(b, &r->account);
 	if (r->code_sign_key) {
 		sbuf_addstr(b, "<code_sign_key>\n");
 		sbuf_addstr(b, r->code_sign_key);

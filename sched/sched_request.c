@@ -270,6 +270,8 @@ static void parse_top(struct parse *ps, const xmlNode *n)
 
 	if (!strcmp(tag, "authenticator"))
 		get_str(ps, n, &r->authenticator);
+	else if (!strcmp(tag, "cross_project_id"))
+		get_str(ps, n, &r->cross_project_id);
 	else if (!strcmp(tag, "hostid")) {
 		char *t = xml_text(n);
 
@@ -375,6 +377,7 @@ void sched_request_free(struct sched_request *r)
 	int k;
 
 	free(r->authenticator);
+	free(r->cross_project_id);
 	for (k = 0; k < r->nplatforms; k++)
 		free(r->platforms[k]);
 	db_host_free(&r->host);

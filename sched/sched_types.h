@@ -54,6 +54,7 @@ struct sched_other_result {
 
 struct sched_request {
 	char *authenticator;
+	char *cross_project_id;         /* the client's choice for this e-mail address, or NULL */
 	int64_t hostid;
 	int rpc_seqno;
 	int core_major, core_minor, core_release;
@@ -90,8 +91,27 @@ struct sched_message {
 	const char *priority;   /* "low", "notice", or NULL */
 };
 
+/* Who the client works for, as the client and Manager show it (all copies). */
+struct sched_reply_account {
+	bool known;
+	int64_t userid;
+	char *user_name;
+	double user_total_credit, user_expavg_credit;
+	int64_t user_create_time;
+	char *cross_project_id;
+	char email_hash[33];
+	char external_cpid[33];
+	char *project_prefs;
+	double host_total_credit, host_expavg_credit;
+	int64_t host_create_time;
+	char *host_venue;
+	int64_t teamid;
+	char *team_name;                /* NULL: no team */
+};
+
 struct sched_reply {
 	const char *project_name;
+	struct sched_reply_account account;
 	int64_t hostid;         /* nonzero: tell the client its (new) host id */
 	const char *code_sign_key;      /* non-NULL: send it (the client has none) */
 	double request_delay;
