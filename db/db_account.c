@@ -79,6 +79,21 @@ int db_user_set_cpid(struct db *db, int64_t id, const char *cpid)
 	return db_query_exec(db, &dbq_user_set_cpid, v, 2, NULL);
 }
 
+const struct db_query dbq_submit_app_revoke = {
+	"submit_app_revoke", NULL, "DELETE FROM user_submit_app WHERE user_id=?", "i"
+};
+const struct db_query dbq_submit_revoke = {
+	"submit_revoke", NULL, "DELETE FROM user_submit WHERE user_id=?", "i"
+};
+
+int db_user_submit_revoke(struct db *db, int64_t userid)
+{
+	struct db_val v[1] = { DBV_INT(userid) };
+	int rc = db_query_exec(db, &dbq_submit_app_revoke, v, 1, NULL);
+
+	return rc == DB_OK ? db_query_exec(db, &dbq_submit_revoke, v, 1, NULL) : rc;
+}
+
 struct one {
 	const struct db_table *t;
 	void *rec;

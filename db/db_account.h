@@ -22,7 +22,7 @@ struct db_credit_row {
 extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[DB_CREDIT_NKINDS],
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
 	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd,
-	dbq_user_set_cpid;
+	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke;
 
 /*
  * Inside a transaction, read a user or host row and lock it: whoever
@@ -32,6 +32,8 @@ extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[D
  */
 int db_user_lock(struct db *db, int64_t id, struct db_user *u);
 int db_host_lock(struct db *db, int64_t id, struct db_host *h);
+/* The user may submit jobs no more (its user_submit and user_submit_app rows go). */
+int db_user_submit_revoke(struct db *db, int64_t userid);
 /* Set the cross-project id only. */
 int db_user_set_cpid(struct db *db, int64_t id, const char *cpid);
 /* Set the stored password hash only. */

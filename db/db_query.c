@@ -49,7 +49,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],
 	&dbq_credit_decay[0], &dbq_credit_decay[1], &dbq_credit_decay[2],
 	&dbq_user_team, &dbq_team_nusers, &dbq_user_lock, &dbq_host_lock, &dbq_user_set_passwd,
-	&dbq_user_set_cpid,
+	&dbq_user_set_cpid, &dbq_submit_app_revoke, &dbq_submit_revoke,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

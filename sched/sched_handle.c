@@ -343,6 +343,11 @@ static int find_user(const struct sched_ctx *ctx, const char *auth, struct db_us
 	return DB_OK;
 }
 
+static char *dup0(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
 /* What the reply says about the account, its host and its team. */
 static int describe_account(const struct sched_ctx *ctx, const struct db_user *user,
 			    const struct db_host *host, struct sched_reply_account *a)
@@ -352,23 +357,23 @@ static int describe_account(const struct sched_ctx *ctx, const struct db_user *u
 
 	a->known = true;
 	a->userid = user->id;
-	a->user_name = xstrdup(user->name);
+	a->user_name = dup0(user->name);
 	a->user_total_credit = user->total_credit;
 	a->user_expavg_credit = user->expavg_credit;
 	a->user_create_time = user->create_time;
-	a->cross_project_id = xstrdup(user->cross_project_id);
+	a->cross_project_id = dup0(user->cross_project_id);
 	account_email_hash(user, a->email_hash);
 	account_external_cpid(user, a->external_cpid);
-	a->project_prefs = xstrdup(user->project_prefs);
+	a->project_prefs = dup0(user->project_prefs);
 	a->host_total_credit = host->total_credit;
 	a->host_expavg_credit = host->expavg_credit;
 	a->host_create_time = host->create_time;
-	a->host_venue = xstrdup(host->venue);
+	a->host_venue = dup0(host->venue);
 	if (user->teamid > 0) {
 		rc = db_team_lookup_id(ctx->db, user->teamid, &t);
 		if (rc == DB_OK) {
 			a->teamid = t.id;
-			a->team_name = xstrdup(t.name);
+			a->team_name = dup0(t.name);
 		} else if (rc == DB_NOT_FOUND) {
 			rc = DB_OK;
 		}

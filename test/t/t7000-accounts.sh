@@ -193,6 +193,72 @@ test_expect_success 'the database stopped: -138 for create and lookup, the confi
 	test "$(nusers)" = "$n"
 '
 
+test_expect_success 'the account tool: create with submit rights, look up, check the password' '
+	printf "carols pass\n" >pw &&
+	test_project bin/account create --email Carol@Example.org --name "Carol C" --password_file "$TRASH_DIRECTORY/pw" --submit_rights all >carol.out &&
+	key=$(sed -n "s/^account_key //p" carol.out) && test -n "$key" &&
+	test "$(test_sql_value "select authenticator from user where email_addr=\"carol@example.org\"")" = "$key" &&
+	test "$(test_sql_value "select submit_all from user_submit us join user u on u.id=us.user_id where u.email_addr=\"carol@example.org\"")" = 1 &&
+	test_project bin/account lookup --email carol@example.org --password_file "$TRASH_DIRECTORY/pw" >look.out &&
+	test_grep "^name Carol C$" look.out && ! test_grep "account_key" look.out &&
+	out=$(rpc lookup_account "email_addr=carol%40example.org&passwd_hash=$(phash "carols pass" carol@example.org)") &&
+	test "$(printf "%s" "$out" | auth_of)" = "$key" &&
+	printf "wrong one\n" >bad &&
+	test_must_fail test_project bin/account lookup --email carol@example.org --password_file "$TRASH_DIRECTORY/bad" 2>err &&
+	test_grep "Invalid password" err
+'
+
+test_expect_success 'the account tool refuses a short password and an unknown app, writing nothing' '
+	n=$(nusers) &&
+	printf "short\n" >spw &&
+	test_must_fail test_project bin/account create --email dan@example.org --name Dan --password_file "$TRASH_DIRECTORY/spw" 2>err &&
+	test_grep "at least 8 characters" err &&
+	test_must_fail test_project bin/account grant --email carol@example.org --submit_rights nosuchapp 2>err &&
+	test_grep "no app named nosuchapp" err &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'the account tool: a new password works, the old one not; rights revoked' '
+	printf "brand new pass\n" >pw2 &&
+	test_project bin/account password --email carol@example.org --password_file "$TRASH_DIRECTORY/pw2" &&
+	expect_err -206 "$(rpc lookup_account "email_addr=carol%40example.org&passwd_hash=$(phash "carols pass" carol@example.org)")" &&
+	rpc lookup_account "email_addr=carol%40example.org&passwd_hash=$(phash "brand new pass" carol@example.org)" | test_grep "<authenticator>" &&
+	test_project bin/account revoke --email carol@example.org &&
+	test "$(test_sql_value "select count(*) from user_submit us join user u on u.id=us.user_id where u.email_addr=\"carol@example.org\"")" = 0
+'
+
+test_expect_success 'teams: founded with the tool, joined, left; found by team_lookup; a duplicate name (any case) refused' '
+	test_project bin/account team_create --email carol@example.org --name "Rock & Roll <Crunchers>" >team.out &&
+	tid=$(test_sql_value "select id from team") &&
+	test "$(test_sql_value "select concat(nusers, \" \", userid) from team")" = "1 $(test_sql_value "select id from user where email_addr=\"carol@example.org\"")" &&
+	test_must_fail test_project bin/account team_create --email alice@example.org --name "ROCK & roll <crunchers>" 2>err &&
+	test_grep "already a team" err &&
+	test_project bin/account join --email alice@example.org --team "rock & roll <crunchers>" &&
+	test "$(test_sql_value "select nusers from team")" = 2 &&
+	rpc team_lookup "team_name=roll&format=xml" >tl.xml &&
+	test_grep "<name>Rock &amp; Roll &lt;Crunchers&gt;</name>" tl.xml &&
+	rpc team_lookup "team_id=$tid" | test_grep "<id>$tid</id>" &&
+	rpc team_lookup "team_name=%25" | test_grep -v "<team>" &&
+	test_project bin/account join --email alice@example.org --team "" &&
+	test "$(test_sql_value "select nusers from team")" = 1 &&
+	test "$(test_sql_value "select teamid from user where email_addr=\"alice@example.org\"")" = 0
+'
+
+test_expect_success 'account managers: am_get_info and am_set_info with the account key' '
+	rpc am_get_info "account_key=$(cat alice.auth)" >info.xml &&
+	test_grep "<name>Alice+A</name>" info.xml &&
+	test_grep "<weak_auth>[0-9]*_[0-9a-f]\{32\}</weak_auth>" info.xml &&
+	expect_err -136 "$(rpc am_get_info "account_key=nosuchkey")" &&
+	rpc am_set_info "account_key=$(cat alice.auth)&name=Alice%20B&country=Norway&teamid=$(test_sql_value "select id from team")" | test_grep "<success/>" &&
+	test "$(test_sql_value "select concat(name, \"/\", country, \"/\", teamid > 0) from user where email_addr=\"alice@example.org\"")" = "Alice B/Norway/1" &&
+	expect_err -112 "$(rpc am_set_info "account_key=$(cat alice.auth)&project_prefs=%3Cbroken")" &&
+	expect_err -188 "$(rpc am_set_info "account_key=$(cat alice.auth)&name=%20")" &&
+	expect_err -137 "$(rpc am_set_info "account_key=$(cat alice.auth)&email_addr=carol%40example.org&password_hash=$(phash x carol@example.org)")" &&
+	rpc show_user "userid=$(test_sql_value "select id from user where email_addr=\"alice@example.org\"")&format=xml" >su.xml &&
+	test_grep "<name>Alice B</name>" su.xml && ! test_grep "<host>" su.xml &&
+	rpc show_user "auth=$(cat alice.auth)&format=xml" | test_grep "<venue>"
+'
+
 test_expect_success 'no secret in the logs: no password hash, no authenticator, no address' '
 	! grep -r "$(cat alice.auth)" "$PROJECT_DIR/log/" &&
 	! grep -r "$(phash "s3cret&Pw" alice@example.org)" "$PROJECT_DIR/log/" &&
