@@ -123,6 +123,15 @@ static const struct db_column team_cols[] = {
 };
 const struct db_table db_team_table = TABLE(team);
 
+static const struct db_column web_session_cols[] = {
+	COL(web_session, id, DB_T_I64, DB_COL_ID),
+	COL(web_session, token_hash, DB_T_STR, DB_COL_UNIQUE),
+	COL(web_session, userid, DB_T_I64, 0),
+	COL(web_session, create_time, DB_T_I64, 0),
+	COL(web_session, expire_time, DB_T_I64, 0),
+};
+const struct db_table db_web_session_table = TABLE(web_session);
+
 static const struct db_column host_cols[] = {
 	COL(host, id, DB_T_I64, DB_COL_ID),
 	COL(host, create_time, DB_T_I64, 0),
@@ -394,7 +403,7 @@ const struct db_table *const db_all_tables[] = {
 	&db_host_table, &db_team_table, &db_workunit_table, &db_result_table, &db_batch_table,
 	&db_job_file_table, &db_batch_file_assoc_table, &db_user_submit_table,
 	&db_user_submit_app_table, &db_sequence_table, &db_sequence_group_table,
-	&db_seq_file_table, &db_schema_version_table,
+	&db_seq_file_table, &db_schema_version_table, &db_web_session_table,
 };
 const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 
@@ -470,6 +479,7 @@ DB_ID_RECORD_IMPL(app_version)
 DB_ID_RECORD_IMPL(user)
 DB_ID_RECORD_IMPL(host)
 DB_ID_RECORD_IMPL(team)
+DB_ID_RECORD_IMPL(web_session)
 DB_NAMED_RECORD_IMPL(workunit)
 DB_NAMED_RECORD_IMPL(result)
 DB_ID_RECORD_IMPL(batch)

@@ -213,6 +213,15 @@ struct db_team {
 	int joinable;
 };
 
+/* A web login session: token_hash is md5 of the cookie's token. */
+struct db_web_session {
+	int64_t id;
+	char *token_hash;
+	int64_t userid;
+	int64_t create_time;
+	int64_t expire_time;
+};
+
 struct db_host {
 	int64_t id;
 	int64_t create_time;
@@ -475,7 +484,7 @@ extern const struct db_table db_platform_table, db_app_table, db_app_version_tab
 	db_user_table, db_host_table, db_team_table, db_workunit_table, db_result_table, db_batch_table,
 	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
 	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
-	db_seq_file_table, db_schema_version_table;
+	db_seq_file_table, db_schema_version_table, db_web_session_table;
 extern const struct db_table *const db_all_tables[];
 extern const size_t db_ntables;
 
@@ -505,6 +514,7 @@ DB_ID_RECORD(app_version)
 DB_ID_RECORD(user)
 DB_ID_RECORD(host)
 DB_ID_RECORD(team)
+DB_ID_RECORD(web_session)
 DB_NAMED_RECORD(workunit)
 DB_NAMED_RECORD(result)
 DB_ID_RECORD(batch)

@@ -475,6 +475,19 @@ CREATE TABLE `seq_file` (
     KEY seq_file_del (file_delete_state)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- The web site's login sessions (md5 of the cookie's token).
+CREATE TABLE `web_session` (
+    id                  BIGINT NOT NULL AUTO_INCREMENT,
+    token_hash          VARCHAR(64) NOT NULL,
+    userid              BIGINT NOT NULL,
+    create_time         BIGINT NOT NULL DEFAULT 0,
+    expire_time         BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (id),
+    UNIQUE KEY ws_token (token_hash),
+    KEY ws_user (userid),
+    KEY ws_expire (expire_time)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- Applied schema versions: the current version is MAX(version).
 CREATE TABLE `schema_version` (
     version             INT NOT NULL,
@@ -484,4 +497,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (6, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (7, UNIX_TIMESTAMP(), 'schema.sql');

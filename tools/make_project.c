@@ -376,6 +376,43 @@ static int write_config(struct project *p)
 	return rc;
 }
 
+static char *data_file(const char *name)
+{
+	const char *d = getenv("WSEQ_DATADIR");
+
+	return xasprintf("%s/%s", d && *d ? d : WSEQ_PKGDATADIR, name);
+}
+
+/*
+ * The home page's own text, which the admin edits (HTML, shown as written),
+ * and the pages' stylesheet.
+ */
+static int write_home_text(struct project *p)
+{
+	struct sbuf b = SBUF_INIT(1 << 16);
+	char *css = data_file("wseq.css"), *dst = path_in(p, "html/user/wseq.css");
+	int rc;
+
+	sbuf_addstr(&b, "<!-- The home page's text: edit it freely (HTML). The web program reads\n"
+			"     it at every visit; the ways to join follow it on the page. -->\n<p>");
+	sbuf_add_xml_escaped(&b, p->o->project_name);
+	sbuf_addstr(&b, " runs long scientific computations on computers that volunteers lend it\n"
+			"when they are idle: climate models and molecular trajectories that take\n"
+			"weeks, cut into steps that stay on one computer and carry their state from\n"
+			"one step to the next. Your computer works only when you are not using it,\n"
+			"and you can pause or leave at any time.</p>\n"
+			"<p>Every task your computer returns is checked and earns credit for you and\n"
+			"your team; the <a href=\"teams\">teams</a> page and the statistics sites show\n"
+			"who contributes.</p>\n");
+	rc = write_text(p, "home_page.html", &b, 0644);
+	if (rc == 0)
+		rc = copy_file(css, dst, 0644);
+	free(css);
+	free(dst);
+	sbuf_free(&b);
+	return rc;
+}
+
 static int write_master_page(struct project *p)
 {
 	struct sbuf b = SBUF_INIT(1 << 16);
@@ -405,6 +442,9 @@ static int write_master_page(struct project *p)
 #define WEB_RPC_NAMES "get_project_config|create_account|lookup_account|am_get_info|" \
 	"am_set_info|show_user|team_lookup"
 
+#define WEB_PAGE_NAMES "index\\.php|join|login|logout|account|host|results|teams|team|" \
+	"team_create|team_join|team_leave|apps|server_status|server_status\\.php"
+
 #define SWEEP_FCGI_MAX_PROCESSES 16
 #define SWEEP_FCGI_MIN_PROCESSES 2
 #define SWEEP_FCGI_MAX_REQUESTS 10000
@@ -430,6 +470,9 @@ static int write_apache_conf(struct project *p)
 	 */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)\\.php$ %s/cgi-bin/web\n", base, p->name,
 		  WEB_RPC_NAMES, p->root);
+	/* ... and the volunteers' pages, the home page (the master URL) first */
+	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)?$ %s/cgi-bin/web\n", base, p->name,
+		  WEB_PAGE_NAMES, p->root);
 	/*
 	 * The parameter sweep's endpoints: at the server's root, where
 	 * sweep_client asks. With mod_fcgid a few persistent FastCGI processes
@@ -478,12 +521,6 @@ static int write_apache_conf(struct project *p)
 	return rc;
 }
 
-static char *data_file(const char *name)
-{
-	const char *d = getenv("WSEQ_DATADIR");
-
-	return xasprintf("%s/%s", d && *d ? d : WSEQ_PKGDATADIR, name);
-}
 
 static void db_params_of(const struct options *o, struct db_params *dp)
 {
@@ -557,6 +594,8 @@ static int make(struct project *p)
 		rc = write_config(p);
 	if (rc == 0)
 		rc = write_master_page(p);
+	if (rc == 0)
+		rc = write_home_text(p);
 	if (rc == 0)
 		rc = write_apache_conf(p);
 	if (rc == 0 && !o->no_db)

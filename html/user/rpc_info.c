@@ -6,6 +6,7 @@
 #include "db.h"
 #include "db_account.h"
 #include "db_daemons.h"
+#include "db_web.h"
 #include "field.h"
 #include "log.h"
 #include "passwd.h"
@@ -291,23 +292,6 @@ static int add_team(struct db_team *t, void *arg)
 	return 0;
 }
 
-/* "%sub%" for LIKE, with LIKE's own characters escaped. */
-static char *like_pattern(const char *sub)
-{
-	struct sbuf b = SBUF_INIT(4 * FIELD_COLUMN_CHARS + 8);
-	char *lc = account_email_key(sub), *p;
-
-	sbuf_addch(&b, '%');
-	for (p = lc; *p; p++) {
-		if (*p == '%' || *p == '_' || *p == '\\')
-			sbuf_addch(&b, '\\');
-		sbuf_addch(&b, *p);
-	}
-	sbuf_addch(&b, '%');
-	free(lc);
-	return sbuf_detach(&b, NULL);
-}
-
 /* team_lookup.php?team_id=N | team_ids=1,2,.. | team_name=SUBSTRING[&format=xml] */
 void team_lookup(const struct web_ctx *c, const struct web_req *r, struct web_reply *o)
 {
@@ -349,15 +333,10 @@ void team_lookup(const struct web_ctx *c, const struct web_req *r, struct web_re
 		sbuf_addstr(b, "</teams>\n");
 		free(list);
 	} else if (name && *name && strlen(name) <= 4 * FIELD_COLUMN_CHARS) {
-		char *pat = like_pattern(name);
-		struct db_val v[2] = { DBV_STR(pat), DBV_INT(TEAMS_MAX) };
-
 		start_xml(o);
 		sbuf_addstr(b, "<teams>\n");
-		rc = db_team_enum(c->db, "WHERE name_lc LIKE ? ORDER BY expavg_credit DESC, id LIMIT ?",
-				  v, 2, add_team, b);
+		rc = db_web_teams(c->db, name, 0, TEAMS_MAX, add_team, b);
 		sbuf_addstr(b, "</teams>\n");
-		free(pat);
 	} else {
 		rpc_error(r, o, ACCT_ERR_GENERIC, "missing or bad parameter: team_id, team_ids or "
 			  "team_name");

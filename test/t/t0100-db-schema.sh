@@ -43,6 +43,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	user	InnoDB	utf8mb4_bin
 	user_submit	InnoDB	utf8mb4_bin
 	user_submit_app	InnoDB	utf8mb4_bin
+	web_session	InnoDB	utf8mb4_bin
 	workunit	InnoDB	utf8mb4_bin
 	wu_file	InnoDB	utf8mb4_bin
 	EOT

@@ -1,0 +1,13 @@
+-- 007: the web site's login sessions. The cookie holds a random token; the
+-- table holds only its md5, so the table does not give sessions away.
+CREATE TABLE `web_session` (
+    id                  BIGINT NOT NULL AUTO_INCREMENT,
+    token_hash          VARCHAR(64) NOT NULL,
+    userid              BIGINT NOT NULL,
+    create_time         BIGINT NOT NULL DEFAULT 0,
+    expire_time         BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (id),
+    UNIQUE KEY ws_token (token_hash),
+    KEY ws_user (userid),
+    KEY ws_expire (expire_time)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
