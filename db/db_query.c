@@ -8,6 +8,7 @@
 #include "db_work.h"
 #include "db_sched.h"
 #include "db_account.h"
+#include "db_stats.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -50,6 +51,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_credit_decay[0], &dbq_credit_decay[1], &dbq_credit_decay[2],
 	&dbq_user_team, &dbq_team_nusers, &dbq_user_lock, &dbq_host_lock, &dbq_user_set_passwd,
 	&dbq_user_set_cpid, &dbq_submit_app_revoke, &dbq_submit_revoke,
+	&dbq_stats_users, &dbq_stats_hosts, &dbq_stats_teams,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 
