@@ -115,6 +115,9 @@ static int gz_close(struct gzout *o, const char *root)
 		rc = gz_flush(o);
 		if (gzclose(o->gz) != Z_OK && rc == 0)
 			rc = log_error("cannot write %s: %s", o->path, strerror(errno));
+		/* for the web server, whatever the umask of the cron job */
+		if (rc == 0 && chmod(o->path, 0644) < 0)
+			rc = log_error("cannot chmod %s: %s", o->path, strerror(errno));
 	}
 	o->gz = NULL;
 	sbuf_free(&o->rec);
@@ -134,7 +137,7 @@ static void add_text(struct sbuf *b, const char *s)
 		s = "";
 	if (!field_text_ok(s, strlen(s), true)) {
 		field_str("text", s, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
-		s = clean;
+		s = clean ? clean : "";
 	}
 	sbuf_add_xml_escaped(b, s);
 	free(clean);
@@ -174,7 +177,7 @@ static void el_cdata(struct sbuf *b, const char *name, const char *v)
 		v = "";
 	if (!field_text_ok(v, strlen(v), true)) {
 		field_str("text", v, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
-		v = clean;
+		v = clean ? clean : "";
 	}
 	sbuf_addf(b, " <%s><![CDATA[", name);
 	for (p = v; (end = strstr(p, "]]>")); p = end + 2) {
@@ -516,17 +519,16 @@ static int dump(const struct options *o, const struct project_config *cfg)
 
 	r.tmp = tmp;
 	db_params_from_config(&dp, cfg);
+	/* without the lock, tmp may be another run's: leave it alone */
 	rc = take_lock(cfg, &lock);
 	if (rc == 0)
 		rc = db_open(&r.db, &dp, 5) == DB_OK ? 0 : -1;
-	if (rc == 0)
-		rc = make_tmp(tmp);
-	if (rc == 0)
-		rc = write_all(&r);
-	if (rc == 0)
-		rc = swap_in(tmp, dir, o->keep_old);
-	else if (access(tmp, F_OK) == 0)
+	if (rc == 0 && (rc = make_tmp(tmp)) == 0 && (rc = write_all(&r)) < 0)
 		remove_tree(tmp);
+	if (rc < 0)
+		log_error("no export made; %s is as it was", dir);
+	else
+		rc = swap_in(tmp, dir, o->keep_old);
 	if (rc == 0)
 		printf("db_dump: %" PRId64 " users, %" PRId64 " teams, %" PRId64 " hosts, "
 		       "total credit %f, in %s (%.1f s)\n", r.d[T_USER].n, r.d[T_TEAM].n,

@@ -144,6 +144,15 @@ test_expect_success 'a second run replaces the export whole and leaves nothing b
 	test "$(ls sb/project/html | grep ^stats)" = stats
 '
 
+test_expect_success 'the export is readable by the web server whatever the umask' '
+	(umask 077 && test_project bin/db_dump >out) &&
+	test "$(stat -c %a $STATS)" = 755 &&
+	for f in tables.xml user.gz team.gz host.gz user_deleted.gz host_deleted.gz; do
+		test "$(stat -c %a $STATS/$f)" = 644 || return 1
+	done &&
+	curl -sf "${PROJECT_URL}stats/host.gz" >/dev/null
+'
+
 # A reader looking for tables.xml in a tight loop (reading it whole every
 # 100th time) while dumps replace the directory: between two plain renames
 # it would find nothing -- with the exchange disabled this test failed in
@@ -202,14 +211,17 @@ test_expect_success 'a failed dump leaves the previous export as it was and no s
 	! test -e sb/project/html/stats_tmp
 '
 
-test_expect_success 'one db_dump at a time' '
+test_expect_success 'one db_dump at a time; the one refused leaves the running one'"'"'s files alone' '
 	flock -o sb/project/pid/db_dump.lock sh -c "echo \$\$ >holder.pid; exec sleep 60" &
 	test_wait_for 10 test -s holder.pid &&
+	mkdir sb/project/html/stats_tmp && touch sb/project/html/stats_tmp/running &&
 	{ test_must_fail test_project bin/db_dump 2>err; failed=$?; } &&
 	kill "$(cat holder.pid)" && wait &&
 	test $failed = 0 &&
 	test_grep "another db_dump is running" err &&
-	test_project bin/db_dump >out
+	test -e sb/project/html/stats_tmp/running &&
+	test_project bin/db_dump >out &&
+	! test -e sb/project/html/stats_tmp
 '
 
 test_expect_success 'bad options are refused, naming them' '
