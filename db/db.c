@@ -528,7 +528,7 @@ static int txn_query(struct db *db, const char *sql)
 	return log_error("database error in %s: %s (%u)", sql, db->err, db->err_no);
 }
 
-int db_begin(struct db *db)
+static int txn_start(struct db *db, const char *sql)
 {
 	int rc;
 
@@ -537,18 +537,28 @@ int db_begin(struct db *db)
 		return log_error("database error: a transaction is already open");
 	db->in_txn = false;
 	db->txn_lost = false;
-	rc = txn_query(db, "START TRANSACTION");
+	rc = txn_query(db, sql);
 	if (rc == DB_RETRY) {
 		/* nothing done yet: a fresh connection can start it */
-		rc = on_conn_lost(db, "START TRANSACTION");
+		rc = on_conn_lost(db, sql);
 		if (rc == DB_OK)
-			rc = txn_query(db, "START TRANSACTION");
+			rc = txn_query(db, sql);
 		if (rc == DB_RETRY)
 			rc = log_error("database unavailable: %s", db->err);
 	}
 	if (rc == DB_OK)
 		db->in_txn = true;
 	return rc;
+}
+
+int db_begin(struct db *db)
+{
+	return txn_start(db, "START TRANSACTION");
+}
+
+int db_begin_snapshot(struct db *db)
+{
+	return txn_start(db, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
 }
 
 int db_commit(struct db *db)

@@ -57,6 +57,12 @@ unsigned db_errno(struct db *db);
 int db_ping(struct db *db);
 
 int db_begin(struct db *db);
+/*
+ * A read-only transaction every read of which sees the database as it was
+ * when it began (a consistent snapshot): long reports that must agree with
+ * themselves. End it with db_commit().
+ */
+int db_begin_snapshot(struct db *db);
 int db_commit(struct db *db);
 int db_rollback(struct db *db);
 bool db_in_transaction(const struct db *db);

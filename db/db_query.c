@@ -9,6 +9,7 @@
 #include "db_sched.h"
 #include "db_account.h"
 #include "db_web.h"
+#include "db_stats.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -53,6 +54,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_user_set_cpid, &dbq_submit_app_revoke, &dbq_submit_revoke,
 	&dbq_web_user_results, &dbq_web_host_results, &dbq_web_team_members, &dbq_web_teams_by_rac,
 	&dbq_web_team_search, &dbq_web_session_expired,
+	&dbq_stats_users, &dbq_stats_hosts, &dbq_stats_teams,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

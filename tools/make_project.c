@@ -66,6 +66,18 @@ static const char *const standard_daemons[] = {
 	"transitioner", "validator", "assimilator", "file_deleter", "relocator",
 };
 
+/*
+ * Periodic tasks: the statistics export (which upstream leaves disabled:
+ * stats sites should find data from the first day) and the decay of
+ * recent average credit.
+ */
+static const struct {
+	const char *cmd, *period;
+} standard_tasks[] = {
+	{ "db_dump", "24 hours" },
+	{ "update_stats", "24 hours" },
+};
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: make_project [options] NAME\n\n"
@@ -174,11 +186,11 @@ static int make_dirs(struct project *p)
 		{ "", 0755, false },            { "bin", 0755, false },
 		{ "cgi-bin", 0755, false },     { "html", 0755, false },
 		{ "html/user", 0755, false },   { "html/ops", 0755, false },
-		{ "html/inc", 0755, false },    { "keys", 0711, false },
-		{ "download", 0755, false },    { "upload", 0755, true },
-		{ "log", 0775, true },          { "pid", 0755, false },
-		{ "templates", 0755, false },   { "apps", 0755, false },
-		{ "results", 0755, false },
+		{ "html/inc", 0755, false },    { "html/stats", 0755, false },
+		{ "keys", 0711, false },        { "download", 0755, false },
+		{ "upload", 0755, true },       { "log", 0775, true },
+		{ "pid", 0755, false },         { "templates", 0755, false },
+		{ "apps", 0755, false },        { "results", 0755, false },
 	};
 	size_t i;
 	int rc = 0;
@@ -362,7 +374,12 @@ static int write_config(struct project *p)
 			sbuf_addf(&b, "    <daemon><cmd>%s -d 2</cmd></daemon>\n", standard_daemons[i]);
 		free(prog);
 	}
-	sbuf_addstr(&b, "  </daemons>\n  <tasks>\n  </tasks>\n</boinc>\n");
+	sbuf_addstr(&b, "  </daemons>\n  <tasks>\n");
+	for (i = 0; i < ARRAY_SIZE(standard_tasks); i++)
+		sbuf_addf(&b, "    <task><cmd>%s</cmd><period>%s</period><output>%s.out</output>"
+			      "</task>\n", standard_tasks[i].cmd, standard_tasks[i].period,
+			  standard_tasks[i].cmd);
+	sbuf_addstr(&b, "  </tasks>\n</boinc>\n");
 	/* config.xml holds the database password: owner and web user only. */
 	rc = write_text(p, "config.xml", &b, 0640);
 	if (rc == 0 && o->web_user) {
@@ -493,6 +510,8 @@ static int write_apache_conf(struct project *p)
 		  p->root, p->root, SWEEP_FCGI_MAX_PROCESSES, SWEEP_FCGI_MIN_PROCESSES,
 		  SWEEP_FCGI_MAX_REQUESTS, SWEEP_FCGI_MAX_REQUESTS, p->root);
 	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
+	/* the statistics export (db_dump), before the web root's Alias that would take it */
+	sbuf_addf(&b, "Alias %s/%s/stats %s/html/stats\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);
 	sbuf_addf(&b, "ScriptAlias %s/%s_cgi %s/cgi-bin\n\n", base, p->name, p->root);
@@ -500,6 +519,8 @@ static int write_apache_conf(struct project *p)
 		      "    DirectoryIndex index.html\n    Require all granted\n</Directory>\n\n", p->root);
 	sbuf_addf(&b, "<Directory \"%s/html/ops\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    Require local\n</Directory>\n\n", p->root);
+	sbuf_addf(&b, "<Directory \"%s/html/stats\">\n    Options Indexes\n    AllowOverride None\n"
+		      "    Require all granted\n</Directory>\n\n", p->root);
 	sbuf_addf(&b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n</Directory>\n\n", p->root);
 	/*

@@ -76,8 +76,24 @@ test_expect_success 'the Apache snippet maps the web root, downloads and CGI pro
 	test_grep "^ScriptAlias /proj_cgi $TRASH_DIRECTORY/proj/cgi-bin$" proj/proj.httpd.conf
 '
 
+test_expect_success 'the statistics export is served at the master URL'"'"'s stats/' '
+	test -d proj/html/stats &&
+	test_grep "^Alias /proj/stats $TRASH_DIRECTORY/proj/html/stats$" proj/proj.httpd.conf &&
+	test_grep "^<Directory \"$TRASH_DIRECTORY/proj/html/stats\">$" proj/proj.httpd.conf &&
+	# mod_alias takes the first Alias that matches: stats/ before the web root
+	stats=$(grep -n "^Alias /proj/stats " proj/proj.httpd.conf | cut -d: -f1) &&
+	root=$(grep -n "^Alias /proj " proj/proj.httpd.conf | cut -d: -f1) &&
+	test "$stats" -lt "$root"
+'
+
+test_expect_success 'config.xml runs db_dump and update_stats every day, enabled' '
+	wseq_config --project proj --daemons >daemons &&
+	test_grep "^task db_dump every 86400s$" daemons &&
+	test_grep "^task update_stats every 86400s$" daemons
+'
+
 test_expect_success 'bin/ holds the project programs and start/stop/status' '
-	test -x proj/bin/wseq_config &&
+	test -x proj/bin/wseq_config && test -x proj/bin/db_dump && test -x proj/bin/update_stats &&
 	test -x proj/bin/start && test -x proj/bin/stop && test -x proj/bin/status
 '
 

@@ -47,6 +47,8 @@ test_expect_success 'bin/status in the project runs and reports its daemons' '
 	test $rc = 0 &&
 	wseq_config --project sb1/project --daemons >daemons &&
 	while read -r kind prog rest; do
+		# tasks (db_dump, update_stats) run from cron, not as daemons
+		test "$kind" = daemon || continue
 		test_grep "$prog" status.out || return 1
 	done <daemons
 '
