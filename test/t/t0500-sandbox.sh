@@ -27,8 +27,9 @@ test_expect_success 'env prints the sandbox settings with a 127.0.0.1 URL' '
 test_expect_success 'curl fetches the master page from the printed URL' '
 	. ./env &&
 	curl -sf "$PROJECT_URL" >master.html &&
-	test_grep "<link rel=\"boinc_scheduler\" href=\"http://127.0.0.1:" master.html &&
-	test_cmp sb1/project/html/user/index.html master.html
+	test_grep "^<link rel=\"boinc_scheduler\" href=\"http://127.0.0.1:[0-9]*/wseq_cgi/cgi\">$" master.html &&
+	test_grep "^<scheduler>http://127.0.0.1:[0-9]*/wseq_cgi/cgi</scheduler>$" master.html &&
+	test_grep "How to join" master.html
 '
 
 test_expect_success 'Apache serves the download directory and refuses what lies outside' '
