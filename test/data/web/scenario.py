@@ -1,0 +1,120 @@
+"""Steps of the web page test (t7040), each in a fresh headless Chromium
+that keeps its cookies in a profile directory, as a person's browser would:
+
+    scenario.py STEP [ARGS...]   with PROJECT_URL, WEB_OUT (screenshots) and
+                                 WEB_PROFILE (the browser's profile name) set
+
+Each step checks what a person would see, prints facts as "key: value"
+lines for the shell test to compare with the database, and exits 1 on a
+failed check.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import Browser  # noqa: E402
+
+URL = os.environ["PROJECT_URL"]
+OUT = os.environ["WEB_OUT"]
+PATIENCE = int(os.environ.get("WSEQ_TEST_PATIENCE", "4"))
+
+
+def check(cond, what):
+    if not cond:
+        print("check failed: " + what)
+        sys.exit(1)
+
+
+def step_home(b, args):
+    b.get(URL)
+    b.screenshot("01-home.png")
+    src = b.source()
+    check("How to join" in src, "the home page says how to join")
+    check('rel="boinc_scheduler"' in src, "the home page names the scheduler")
+
+
+def step_join(b, args):
+    name, email, password = args
+    b.get(URL + "join")
+    b.type("#user_name", name)
+    b.type("#email_addr", email)
+    b.type("#passwd", password)
+    b.type("#passwd2", password)
+    b.screenshot("02-join-form.png")
+    b.click("main button[type=submit]")
+    url = b.wait_url(lambda u: u.endswith("/account"))
+    check(url.endswith("/account"), "joining leads to the account page, not " + url)
+    b.screenshot("03-account-new.png")
+    check(not b.alert_open(), "no script ran")
+    check(b.text("table.facts td") == name, "the name is shown as typed")
+
+
+def step_logout(b, args):
+    b.get(URL + "account")
+    b.click("nav form button")
+    url = b.wait_url(lambda u: u == URL)
+    check(url == URL, "signing out leads home, not " + url)
+    check("Sign in" in b.source(), "signed out")
+
+
+def step_login(b, args):
+    email, password = args[:2]
+    b.get(URL + "login")
+    b.type("#email_addr", email)
+    b.type("#passwd", password)
+    b.click("main button[type=submit]")
+    if len(args) > 2 and args[2] == "wrong":
+        b.wait_url(lambda u: "Wrong e-mail" in b.source(), 30)
+        b.screenshot("04-login-refused.png")
+        check(b.url().endswith("/login"), "a wrong password stays on the sign-in page")
+        check("Wrong e-mail address or password" in b.source(), "a wrong password is said")
+        return
+    url = b.wait_url(lambda u: u.endswith("/account"))
+    check(url.endswith("/account"), "signing in leads to the account page, not " + url)
+
+
+def step_account(b, args):
+    b.get(URL + "account")
+    b.screenshot("05-account-credit.png")
+    rows = b.source()
+    check("Your account" in rows, "the account page")
+    # the facts table: Name, E-mail, Member since, Total credit, ...
+    total = b.text("table.facts tr:nth-child(4) td")
+    print("total_credit: " + total.replace(",", ""))
+    check("Completed and validated" in rows, "the validated task is listed")
+
+
+def step_team_create(b, args):
+    b.get(URL + "team_create")
+    b.type("#name", args[0])
+    b.type("#description", "We crunch <b>numbers</b> & more.")
+    b.click("main button[type=submit]")
+    url = b.wait_url(lambda u: "/team?id=" in u)
+    check("/team?id=" in url, "founding leads to the team page, not " + url)
+    b.screenshot("06-team-created.png")
+    check(b.text("h1") == args[0], "the team page is titled with its name as typed")
+    check("Leave this team" in b.source(), "the founder is a member")
+    print("team_url: " + b.url())
+
+
+def step_team_join(b, args):
+    b.get(URL + "teams")
+    b.type("#search", args[0][:5])
+    b.click("main form button[type=submit]")
+    b.wait_url(lambda u: "search=" in u)
+    b.screenshot("07-team-search.png")
+    b.click("table.teams td a")
+    b.wait_url(lambda u: "/team?id=" in u)
+    b.click("main form button[type=submit]")
+    b.wait_url(lambda u: "Leave this team" in b.source())
+    b.screenshot("08-team-joined.png")
+    check("Leave this team" in b.source(), "joined")
+
+
+STEPS = {"home": step_home, "join": step_join, "logout": step_logout, "login": step_login,
+         "account": step_account, "team_create": step_team_create, "team_join": step_team_join}
+
+if __name__ == "__main__":
+    prof = os.path.join(OUT, "profile-" + os.environ.get("WEB_PROFILE", "a"))
+    with Browser(OUT, PATIENCE, profile=prof) as b:
+        STEPS[sys.argv[1]](b, sys.argv[2:])

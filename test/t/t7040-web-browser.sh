@@ -1,0 +1,101 @@
+#!/bin/sh
+# The volunteers' pages in a real browser: headless Chromium (Debian's,
+# through chromedriver) opens the home page, joins through the form, signs
+# out and in, sees its credit after a validated result, founds and joins a
+# team. Screenshots stay in the test's trash directory, web/*.png.
+test_description='the web pages in headless Chromium: join, sign in, credit, teams; escaping and CSRF'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+. "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
+
+daemons_setup || exit 1
+mkdir -p web
+
+# web PROFILE STEP ARGS...: one step of test/data/web/scenario.py in a browser
+# whose cookies live in profile PROFILE (two profiles: two people).
+web() {
+	_prof=$1; shift
+	PROJECT_URL=$PROJECT_URL WEB_OUT="$TRASH_DIRECTORY/web" WEB_PROFILE=$_prof \
+		python3 "$WSEQ_SRCDIR/test/data/web/scenario.py" "$@"
+}
+nusers() { q "select count(*) from user"; }
+EVE='<script>alert(1)</script>'
+
+test_expect_success 'the home page in a real browser says how to join and names the scheduler' '
+	web eve home
+'
+
+test_expect_success 'joining through the form; a name that looks like a script is shown as text' '
+	n=$(nusers) &&
+	web eve join "$EVE" eve@example.org "correct horse 1" &&
+	test "$(nusers)" = $((n + 1)) &&
+	test "$(q "select name from user where email_addr=\"eve@example.org\"")" = "$EVE" &&
+	case "$(q "select passwd_hash from user where email_addr=\"eve@example.org\"")" in "\$y\$"*) ;; *) false ;; esac
+'
+
+test_expect_success 'signing out, a wrong password refused, signing in again' '
+	web eve logout &&
+	web eve login eve@example.org "not my password" wrong &&
+	web eve login EVE@example.org "correct horse 1"
+'
+
+# curl with a cookie jar, as a browser without the site's pages would post
+jar_post() { curl -s -o "$1.html" -w "%{http_code}" -b "$TRASH_DIRECTORY/jar" -c "$TRASH_DIRECTORY/jar" --data "$2" "$PROJECT_URL$1"; }
+
+test_expect_success 'a form posted without its CSRF token, or with a wrong one, is refused and writes nothing' '
+	n=$(nusers) &&
+	code=$(jar_post join "user_name=Mallory&email_addr=m%40example.org&passwd=password1&passwd2=password1") &&
+	test "$code" = 403 &&
+	code=$(jar_post join "user_name=Mallory&email_addr=m%40example.org&passwd=password1&passwd2=password1&csrf=0123456789abcdef0123456789abcdef") &&
+	test "$code" = 403 &&
+	test_grep "Form refused" join.html &&
+	test "$(nusers)" = "$n" &&
+	token=$(sed -n "s/.*wseq_csrf\t//p" jar) && test -n "$token" &&
+	code=$(jar_post join "user_name=Mallory&email_addr=m%40example.org&passwd=password1&passwd2=password1&csrf=$token") &&
+	test "$code" = 303 &&
+	test "$(nusers)" = $((n + 1)) &&
+	code=$(jar_post team_create "name=Forged") &&
+	test "$code" = 403 &&
+	test "$(q "select count(*) from team")" = 0 &&
+	test_grep "Form refused" team_create.html
+'
+
+test_expect_success 'a short password on the join form: refused with the reason, nothing written' '
+	n=$(nusers) &&
+	rm -f jar2 && curl -s -c jar2 -o /dev/null "${PROJECT_URL}join" &&
+	t2=$(sed -n "s/.*wseq_csrf\t//p" jar2) &&
+	code=$(curl -s -o short.html -w "%{http_code}" -b jar2 --data "user_name=Shorty&email_addr=s%40example.org&passwd=abc&passwd2=abc&csrf=$t2" "${PROJECT_URL}join") &&
+	test "$code" = 400 &&
+	test_grep "at least 6 characters" short.html &&
+	test "$(nusers)" = "$n"
+'
+
+test_expect_success 'after a validated result the account page shows the credit the database holds' '
+	uid=$(q "select id from user where email_addr=\"eve@example.org\"") &&
+	q "insert into host (create_time, userid, domain_name, p_ncpus) values (unix_timestamp(), $uid, \"eves-laptop\", 4)" &&
+	hid=$(q "select id from host where userid=$uid") &&
+	tool wu W --quorum 1 --target 1 >/dev/null &&
+	in_project transitioner --until_idle -d 1 2>/dev/null &&
+	tool report W_0 --output "the answer" &&
+	q "update result set hostid=$hid, userid=$uid, sent_time=unix_timestamp()-600 where name=\"W_0\"" &&
+	in_project transitioner --until_idle -d 1 2>/dev/null &&
+	in_project validator --credit 1234.5 --until_idle -d 1 2>/dev/null &&
+	test "$(q "select round(total_credit, 2) from user where id=$uid")" = 1234.50 &&
+	web eve account >account.out &&
+	test_grep "^total_credit: 1234.50$" account.out
+'
+
+test_expect_success 'founding a team through the form, and another volunteer joining it' '
+	web eve team_create "Eve<s> & Co" >team.out &&
+	test "$(q "select concat(name, \"/\", nusers) from team")" = "Eve<s> & Co/1" &&
+	web frank join "Frank" frank@example.org "frank password" &&
+	web frank team_join "Eve<s> & Co" &&
+	test "$(q "select nusers from team")" = 2 &&
+	test "$(q "select teamid from user where email_addr=\"frank@example.org\"")" = "$(q "select id from team")"
+'
+
+test_expect_success 'the screenshots are kept in the trash directory' '
+	ls web/*.png >shots &&
+	test_line_count -ge 8 shots || { ls web >&2; false; }
+'
+
+test_done
