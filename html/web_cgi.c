@@ -18,7 +18,7 @@ static const char usage[] =
 	"show_user.php, team_lookup.php), run by the web server as a CGI program:\n"
 	"the request in the environment and on standard input, the reply on\n"
 	"standard output. It reads the project's config.xml (WSEQ_PROJECT_DIR,\n"
-	"./config.xml or ../config.xml). See doc/accounts.md.\n";
+	"./config.xml or ../config.xml). See doc/account.md.\n";
 
 /*
  * Read and drop what is left of a refused body (up to WEB_MAX_DRAIN bytes,

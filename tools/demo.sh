@@ -129,6 +129,8 @@ echo
 bin/seq_status "$seq" | sed 's/^/   /'
 echo
 echo "Where to look:"
+echo "  the web site:  $PROJECT_URL (home page, join, teams, server status; its text is"
+echo "                 $PROJECT_DIR/home_page.html)"
 echo "  the sequence:  cd $PROJECT_DIR && bin/seq_status $seq   (bin/seq_status --all: every sequence)"
 echo "  outputs:       $PROJECT_DIR/results/ (answers and states, by segment), $final"
 echo "  logs:          $PROJECT_DIR/log/ (scheduler.log, relocator.log, ...), $dir/client*/client.log"
