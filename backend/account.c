@@ -31,6 +31,9 @@ const struct param account_params[] = {
 	  1, 1000, "N", "shortest password accepted"),
 	A("home_page_text", PARAM_STR, account_home_text, "home_page.html", PARAM_NOOPTION, 0, 0,
 	  "FILE", "HTML shown on the home page, from this file of the project directory"),
+	A("login_failures_max", PARAM_INT, login_failures_max, "30", PARAM_NOOPTION | PARAM_BOUNDED,
+	  1, 1e6, "N", "wrong passwords one address may try in 15 minutes before its sign-ins "
+	  "are refused for the rest of them"),
 	PARAM_TABLE_END
 };
 
@@ -245,26 +248,49 @@ int account_create(struct db *db, const struct project_config *cfg,
 	return ACCT_OK;
 }
 
-int account_lookup(struct db *db, const char *email, const char *passwd_hash,
-		   struct db_user *u, struct account_error *e)
+/* Refused for too many wrong passwords lately? (then *e says so) */
+static bool throttled(struct db *db, const struct account_settings *set, const char *addr,
+		      struct account_error *e)
+{
+	int64_t n = 0;
+
+	if (db_login_failures(db, addr, now() - ACCOUNT_LOGIN_WINDOW, &n) != DB_OK ||
+	    n < set->login_failures_max)
+		return false;
+	log_warn("[%s] sign-in refused: %" PRId64 " wrong passwords in %d minutes", addr, n,
+		 ACCOUNT_LOGIN_WINDOW / 60);
+	account_fail(e, ACCT_ERR_BAD_PASSWD, "Too many wrong passwords from your address: please "
+		     "try again in %d minutes", ACCOUNT_LOGIN_WINDOW / 60);
+	e->throttled = true;
+	return true;
+}
+
+int account_lookup(struct db *db, const struct account_settings *set, const char *addr,
+		   const char *email, const char *passwd_hash, struct db_user *u,
+		   struct account_error *e)
 {
 	char *key;
 	int rc;
 
 	e->num = 0;
 	e->msg[0] = '\0';
+	e->throttled = false;
 	if (!email || !*email)
 		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: email_addr");
+	if (addr && passwd_hash && throttled(db, set, addr, e))
+		return e->num;
 	key = account_email_key(email);
 	rc = db_user_lookup_email(db, key, u);
 	free(key);
 	if (rc == DB_NOT_FOUND)
-		return account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that email address");
-	if (rc != DB_OK)
+		account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that email address");
+	else if (rc != DB_OK)
 		return db_fail(e);
-	if (passwd_hash && !passwd_matches(u, passwd_hash))
-		return account_fail(e, ACCT_ERR_BAD_PASSWD, "Invalid password");
-	return ACCT_OK;
+	else if (passwd_hash && !passwd_matches(u, passwd_hash))
+		account_fail(e, ACCT_ERR_BAD_PASSWD, "Invalid password");
+	if (e->num && addr && passwd_hash && db_login_failed(db, addr, now(), ACCOUNT_LOGIN_WINDOW) != DB_OK)
+		log_error("[%s] cannot count a failed sign-in", addr);
+	return e->num;
 }
 
 int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash,

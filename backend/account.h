@@ -34,6 +34,7 @@ enum account_err {
 struct account_error {
 	int num;
 	char msg[256];
+	bool throttled;         /* refused for too many wrong passwords (account_lookup) */
 };
 
 /* The <config> settings of accounts (account_params), beside disable_account_creation. */
@@ -42,7 +43,11 @@ struct account_settings {
 	char *invite_code;                  /* if set, creating an account needs it */
 	long min_passwd_length;
 	char *account_home_text;            /* home page text file, relative to the project */
+	long login_failures_max;            /* wrong passwords an address may try per window */
 };
+
+/* The window in which an address's failed sign-ins are counted. */
+#define ACCOUNT_LOGIN_WINDOW (15 * 60)
 
 extern const struct param account_params[];
 
@@ -74,9 +79,14 @@ int account_create(struct db *db, const struct project_config *cfg,
 /*
  * The account of an e-mail address and password hash (or the hash of its
  * authenticator with the address). With hash NULL, only whether it exists.
+ * With addr (the client's address; NULL for an admin) password guesses are
+ * rate limited: after set->login_failures_max wrong ones in
+ * ACCOUNT_LOGIN_WINDOW seconds, every sign-in from addr is refused (-206)
+ * until the window ends.
  */
-int account_lookup(struct db *db, const char *email, const char *passwd_hash,
-		   struct db_user *u, struct account_error *e);
+int account_lookup(struct db *db, const struct account_settings *set, const char *addr,
+		   const char *email, const char *passwd_hash, struct db_user *u,
+		   struct account_error *e);
 /* Check values as account_create does: ACCT_OK or the error in *e. */
 int account_check_email(const char *email, struct account_error *e);
 int account_check_name(const char *name, const char *what, struct account_error *e);

@@ -94,6 +94,34 @@ int db_user_submit_revoke(struct db *db, int64_t userid)
 	return rc == DB_OK ? db_query_exec(db, &dbq_submit_revoke, v, 1, NULL) : rc;
 }
 
+const struct db_query dbq_login_failed = {
+	"login_failed", NULL,
+	"INSERT INTO login_failure (addr, nfail, window_start) VALUES (?, 1, ?) "
+	"ON DUPLICATE KEY UPDATE nfail=IF(window_start<?, 1, nfail+1), "
+	"window_start=IF(window_start<?, VALUES(window_start), window_start)", "siii"
+};
+
+int db_login_failed(struct db *db, const char *addr, int64_t now, int64_t window)
+{
+	struct db_val v[4] = { DBV_STR(addr), DBV_INT(now), DBV_INT(now - window),
+			       DBV_INT(now - window) };
+
+	return db_query_exec(db, &dbq_login_failed, v, 4, NULL);
+}
+
+int db_login_failures(struct db *db, const char *addr, int64_t since, int64_t *n)
+{
+	struct db_val v[2] = { DBV_STR(addr), DBV_INT(since) };
+	int rc = db_select_i64(db, "SELECT nfail FROM login_failure WHERE addr=? AND window_start>=?",
+			       v, 2, n);
+
+	if (rc == DB_NOT_FOUND) {
+		*n = 0;
+		rc = DB_OK;
+	}
+	return rc;
+}
+
 struct one {
 	const struct db_table *t;
 	void *rec;

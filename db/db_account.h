@@ -22,7 +22,14 @@ struct db_credit_row {
 extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[DB_CREDIT_NKINDS],
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
 	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd,
-	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke;
+	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke, dbq_login_failed;
+
+/*
+ * Failed sign-ins from a client address, counted in windows of `window`
+ * seconds: one more failure now; how many since a time.
+ */
+int db_login_failed(struct db *db, const char *addr, int64_t now, int64_t window);
+int db_login_failures(struct db *db, const char *addr, int64_t since, int64_t *n);
 
 /*
  * Inside a transaction, read a user or host row and lock it: whoever

@@ -488,6 +488,14 @@ CREATE TABLE `web_session` (
     KEY ws_expire (expire_time)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- Failed sign-ins (wrong passwords) by client address, for rate limiting.
+CREATE TABLE `login_failure` (
+    addr                VARCHAR(64) NOT NULL,
+    nfail               INT NOT NULL DEFAULT 0,
+    window_start        BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (addr)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- Applied schema versions: the current version is MAX(version).
 CREATE TABLE `schema_version` (
     version             INT NOT NULL,

@@ -202,7 +202,7 @@ static int find(struct db *db, const struct options *o, bool check_pw, struct db
 		return -1;
 	if (check_pw && o->password_file && !(h = hash_of(o, &len)))
 		return -1;
-	rc = report(account_lookup(db, o->email, h, u, &e), &e);
+	rc = report(account_lookup(db, NULL, NULL, o->email, h, u, &e), &e);
 	free(h);
 	return rc;
 }

@@ -164,10 +164,11 @@ void page_login_form(struct page *p)
 		return;
 	}
 	passwd_hash_of(pw, email, h);
-	if (account_lookup(p->c->db, email, h, &u, &e) != ACCT_OK) {
+	if (account_lookup(p->c->db, p->c->acct, p->r->remote_addr, email, h, &u, &e) != ACCT_OK) {
 		log_info("login [%s]: refused (%d)", p->r->remote_addr, e.num);
 		/* the same words for an unknown address and a wrong password */
-		login_form(p, e.num == ACCT_ERR_DB ? e.msg : "Wrong e-mail address or password.");
+		login_form(p, e.num == ACCT_ERR_DB || e.throttled ? e.msg :
+			   "Wrong e-mail address or password.");
 	} else if (page_login(p, u.id) < 0) {
 		login_form(p, "Signing in failed; please try again later.");
 	} else {

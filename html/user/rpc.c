@@ -217,7 +217,7 @@ static void lookup_account(const struct web_ctx *c, const struct web_req *r, str
 		return;
 	if (hash && !*hash)
 		hash = NULL;
-	if (account_lookup(c->db, email, hash, &u, &e) != ACCT_OK) {
+	if (account_lookup(c->db, c->acct, r->remote_addr, email, hash, &u, &e) != ACCT_OK) {
 		acct_error(r, o, &e);
 	} else if (!hash) {
 		start_xml(o);

@@ -132,7 +132,7 @@ static bool prefs_param(const struct web_req *r, struct web_reply *o, const char
 /* am_set_info.php?account_key=K[&name=..][&teamid=..]...: GET or POST. */
 void am_set_info(const struct web_ctx *c, const struct web_req *r, struct web_reply *o)
 {
-	struct account_error e = { 0, "" };
+	struct account_error e = { 0, "", false };
 	struct set_info s = { .e = &e };
 	struct db_user u = { 0 };
 	const char *team = web_param(r, "teamid");

@@ -123,6 +123,52 @@ bench_numbers() {
 		having n <= $1"
 }
 
+# A project of volunteers: bench_fill_volunteers USERS TEAMS HOSTS RESULTS.
+# n = 1..N from bench_numbers as x.n; every 5th user and every 4th host
+# without credit, every 3rd user in a team, every other one showing hosts.
+bench_fill_volunteers() {
+	local NUSERS=$1 NTEAMS=$2 NHOSTS=$3 NRESULTS=$4 t0=$EPOCHREALTIME
+	say "filling: $NUSERS users, $NTEAMS teams, $NHOSTS hosts, $NRESULTS results"
+	sql -e "
+	INSERT INTO user (create_time, email_addr, name, authenticator, country, url, total_credit,
+		expavg_credit, expavg_time, teamid, show_hosts, has_profile, cross_project_id)
+	SELECT 1600000000 + x.n, CONCAT('user', x.n, '@example.org'), CONCAT('Volunteer ', x.n),
+		MD5(CONCAT('auth', x.n)), IF(x.n % 7 = 0, 'Germany', ''),
+		IF(x.n % 11 = 0, CONCAT('https://example.org/~', x.n), ''),
+		IF(x.n % 5 = 0, 0, x.n * 13.37), IF(x.n % 5 = 0, 0, x.n % 997 + 0.5),
+		1700000000 + x.n, IF(x.n % 3 = 0, x.n % $NTEAMS + 1, 0), x.n % 2, x.n % 13 = 0,
+		MD5(CONCAT('cpid', x.n))
+	FROM ($(bench_numbers "$NUSERS")) x;
+	INSERT INTO team (create_time, userid, name, name_lc, url, type, description, country,
+		total_credit, expavg_credit, expavg_time)
+	SELECT 1600000000 + x.n, x.n, CONCAT('Team ', x.n), CONCAT('team ', x.n),
+		'https://team.example.org/', x.n % 8, 'We crunch & <compute> together', 'Norway',
+		x.n * 101.5, x.n % 331 + 0.25, 1700000000 + x.n
+	FROM ($(bench_numbers "$NTEAMS")) x;" || return 1
+	sql -e "
+	INSERT INTO host (create_time, userid, rpc_time, total_credit, expavg_credit, expavg_time,
+		timezone, domain_name, p_ncpus, p_vendor, p_model, p_fpops, p_iops, p_membw,
+		os_name, os_version, m_nbytes, m_cache, m_swap, d_total, d_free, n_bwup, n_bwdown,
+		avg_turnaround, credit_per_cpu_sec, host_cpid, misc)
+	SELECT 1600000000 + x.n, x.n % $NUSERS + 1, 1700000000 + x.n, IF(x.n % 4 = 0, 0, x.n * 3.25),
+		IF(x.n % 4 = 0, 0, x.n % 500 + 0.125), 1700000000 + x.n, 3600, CONCAT('host', x.n),
+		4 + x.n % 60, 'GenuineIntel', 'Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz [Family 6 Model 79]',
+		4.1e9, 1.2e10, 1e9, 'Linux Debian', 'Debian GNU/Linux 12 (bookworm) [6.1.0-18-amd64]',
+		3.3e10, 3.5e7, 2e9, 5e11, 2.5e11, 1e7, 5e7, 36000 + x.n % 1000, 0.0001,
+		MD5(CONCAT('host', x.n)), ''
+	FROM ($(bench_numbers "$NHOSTS")) x;" || return 1
+	sql -e "
+	INSERT INTO result (create_time, workunitid, server_state, outcome, hostid, userid, name,
+		report_deadline, sent_time, received_time, granted_credit, appid)
+	SELECT 1700000000 + x.n, x.n, 5, 1, x.n % $NHOSTS + 1, x.n % $NUSERS + 1,
+		CONCAT('bench_', x.n, '_0'), 1700086400 + x.n, 1700000000 + x.n, 1700003600 + x.n,
+		x.n % 50 + 0.5, 1
+	FROM ($(bench_numbers "$NRESULTS")) x;" || return 1
+	sql -e "ANALYZE TABLE user, team, host, result" >/dev/null || return 1
+	say "filled in $(seconds_since "$t0") s"
+}
+
+
 # The columns of table $1 in order, but those named after it, comma-separated:
 # copies made with INSERT ... SELECT then follow the schema.
 bench_columns() {

@@ -33,6 +33,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	batch_file_assoc	InnoDB	utf8mb4_bin
 	host	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin
+	login_failure	InnoDB	utf8mb4_bin
 	platform	InnoDB	utf8mb4_bin
 	result	InnoDB	utf8mb4_bin
 	schema_version	InnoDB	utf8mb4_bin

@@ -259,6 +259,21 @@ test_expect_success 'account managers: am_get_info and am_set_info with the acco
 	rpc show_user "auth=$(cat alice.auth)&format=xml" | test_grep "<venue>"
 '
 
+test_expect_success 'password guesses are rate limited by address; the limit passes with its window' '
+	set_config login_failures_max 3 &&
+	test_sql_value "delete from login_failure" &&
+	for i in 1 2 3; do
+		expect_err -206 "$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash guess$i alice@example.org)")" || return 1
+	done &&
+	out=$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)") &&
+	expect_err -206 "$out" &&
+	printf "%s" "$out" | test_grep "Too many wrong passwords" &&
+	test_grep "sign-in refused: 3 wrong passwords" "$PROJECT_DIR/log/web.log" &&
+	test_sql_value "update login_failure set window_start=window_start-900" &&
+	rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)" | test_grep "<authenticator>" &&
+	set_config login_failures_max ""
+'
+
 test_expect_success 'no secret in the logs: no password hash, no authenticator, no address' '
 	! grep -r "$(cat alice.auth)" "$PROJECT_DIR/log/" &&
 	! grep -r "$(phash "s3cret&Pw" alice@example.org)" "$PROJECT_DIR/log/" &&
