@@ -101,7 +101,7 @@ int account_check_email(const char *email, struct account_error *e)
 	return ACCT_OK;
 }
 
-char *account_email_key(const char *email)
+char *account_lowercase(const char *email)
 {
 	char *k = xstrdup(email);
 	char *p;
@@ -234,7 +234,7 @@ int account_create(struct db *db, const struct project_config *cfg,
 	if (a->passwd_len >= 0 && a->passwd_len < set->min_passwd_length)
 		return account_fail(e, ACCT_ERR_BAD_PASSWD, "The password must be at least %ld "
 				    "characters long", set->min_passwd_length);
-	j.email = account_email_key(a->email);
+	j.email = account_lowercase(a->email);
 	rc = db_txn_run(db, create_txn, &j);
 	free(j.email);
 	if (rc == DB_NOT_FOUND)
@@ -279,7 +279,7 @@ int account_lookup(struct db *db, const struct account_settings *set, const char
 		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: email_addr");
 	if (addr && passwd_hash && throttled(db, set, addr, e))
 		return e->num;
-	key = account_email_key(email);
+	key = account_lowercase(email);
 	rc = db_user_lookup_email(db, key, u);
 	free(key);
 	if (rc == DB_NOT_FOUND)
@@ -330,7 +330,7 @@ void account_email_hash(const struct db_user *u, char out[33])
 
 int team_lookup_name(struct db *db, const char *name, struct db_team *t)
 {
-	char *lc = account_email_key(name);     /* the same ASCII lower-casing */
+	char *lc = account_lowercase(name);     /* the same ASCII lower-casing */
 	int rc = db_rec_lookup_by(db, &db_team_table, "name_lc", lc, t);
 
 	free(lc);
@@ -355,7 +355,7 @@ static int team_create_txn(struct db *db, void *arg)
 	t->create_time = now();
 	t->userid = j->founder;
 	t->name = xstrdup(j->n->name);
-	t->name_lc = account_email_key(j->n->name);
+	t->name_lc = account_lowercase(j->n->name);
 	t->url = xstrdup(j->n->url ? j->n->url : "");
 	t->description = xstrdup(j->n->description ? j->n->description : "");
 	t->country = xstrdup(j->n->country ? j->n->country : "");

@@ -90,8 +90,8 @@ int account_lookup(struct db *db, const struct account_settings *set, const char
 /* Check values as account_create does: ACCT_OK or the error in *e. */
 int account_check_email(const char *email, struct account_error *e);
 int account_check_name(const char *name, const char *what, struct account_error *e);
-/* The address as stored: lower-cased (ASCII), as the client does. Allocated. */
-char *account_email_key(const char *email);
+/* s lower-cased (ASCII), as the client does to addresses: the stored address, a team's name_lc. Allocated. */
+char *account_lowercase(const char *email);
 /* Set the user's password from its hash (one UPDATE). */
 int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash,
 		       struct account_error *e);

@@ -53,7 +53,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_user_team, &dbq_team_nusers, &dbq_user_lock, &dbq_host_lock, &dbq_user_set_passwd,
 	&dbq_user_set_cpid, &dbq_submit_app_revoke, &dbq_submit_revoke, &dbq_login_failed,
 	&dbq_web_user_results, &dbq_web_host_results, &dbq_web_team_members, &dbq_web_teams_by_rac,
-	&dbq_web_team_search, &dbq_web_session_expired,
+	&dbq_web_team_search, &dbq_web_session_expired, &dbq_login_failure_old,
 	&dbq_stats_users, &dbq_stats_hosts, &dbq_stats_teams,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);

@@ -26,6 +26,9 @@ const struct db_query dbq_web_team_search = {
 const struct db_query dbq_web_session_expired = {
 	"web_session_expired", NULL, "DELETE FROM web_session WHERE expire_time<?", "i"
 };
+const struct db_query dbq_login_failure_old = {
+	"login_failure_old", NULL, "DELETE FROM login_failure WHERE window_start<?", "i"
+};
 
 int db_web_user_results(struct db *db, int64_t userid, long offset, long limit,
 			int (*fn)(struct db_result *, void *), void *arg)
@@ -80,9 +83,10 @@ int db_web_teams(struct db *db, const char *search, long offset, long limit,
 	return rc;
 }
 
-int db_web_session_purge(struct db *db, int64_t t)
+int db_web_session_purge(struct db *db, int64_t t, int64_t failures_before)
 {
-	struct db_val v[1] = { DBV_INT(t) };
+	struct db_val v[1] = { DBV_INT(t) }, w[1] = { DBV_INT(failures_before) };
+	int rc = db_query_exec(db, &dbq_web_session_expired, v, 1, NULL);
 
-	return db_query_exec(db, &dbq_web_session_expired, v, 1, NULL);
+	return rc == DB_OK ? db_query_exec(db, &dbq_login_failure_old, w, 1, NULL) : rc;
 }

@@ -4,6 +4,7 @@
 #include "page.h"
 #include "config.h"
 #include "db.h"
+#include "db_web.h"
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
@@ -35,19 +36,28 @@ static bool hex32(const char *s)
 	return s && passwd_hash_ok(s);
 }
 
-static void find_session(struct page *p)
+/* The session row of the browser's cookie (DB_NOT_FOUND: none). */
+static int session_of(struct page *p, struct db_web_session *s)
 {
-	struct db_web_session s = { 0 };
 	char *tok = web_cookie(p->r, SESSION_COOKIE), h[33];
+	int rc = DB_NOT_FOUND;
 
 	if (hex32(tok) && p->c->db) {
 		md5_buf(tok, strlen(tok), h);
-		if (db_rec_lookup_by(p->c->db, &db_web_session_table, "token_hash", h, &s) == DB_OK &&
-		    s.expire_time > now() && db_user_lookup_id(p->c->db, s.userid, &p->user) != DB_OK)
-			memset(&p->user, 0, sizeof(p->user));
+		rc = db_rec_lookup_by(p->c->db, &db_web_session_table, "token_hash", h, s);
 	}
-	db_web_session_free(&s);
 	free(tok);
+	return rc;
+}
+
+static void find_session(struct page *p)
+{
+	struct db_web_session s = { 0 };
+
+	if (session_of(p, &s) == DB_OK && s.expire_time > now() &&
+	    db_user_lookup_id(p->c->db, s.userid, &p->user) != DB_OK)
+		memset(&p->user, 0, sizeof(p->user));
+	db_web_session_free(&s);
 }
 
 void page_init(struct page *p, const struct web_ctx *c, const struct web_req *r,
@@ -205,6 +215,9 @@ int page_login(struct page *p, int64_t userid)
 
 	if (random_hex(tok, 16) < 0)
 		return -1;
+	/* a sign-in is rare enough to sweep up what has expired meanwhile */
+	if (db_web_session_purge(p->c->db, now(), now() - ACCOUNT_LOGIN_WINDOW) != DB_OK)
+		log_warn("cannot remove expired sessions");
 	md5_buf(tok, strlen(tok), h);
 	s.token_hash = h;
 	s.userid = userid;
@@ -220,16 +233,11 @@ int page_login(struct page *p, int64_t userid)
 
 void page_logout(struct page *p)
 {
-	char *tok = web_cookie(p->r, SESSION_COOKIE), h[33];
 	struct db_web_session s = { 0 };
 
-	if (hex32(tok) && p->c->db) {
-		md5_buf(tok, strlen(tok), h);
-		if (db_rec_lookup_by(p->c->db, &db_web_session_table, "token_hash", h, &s) == DB_OK)
-			db_web_session_delete(p->c->db, &s);
-	}
+	if (session_of(p, &s) == DB_OK)
+		db_web_session_delete(p->c->db, &s);
 	db_web_session_free(&s);
-	free(tok);
 	set_cookie(p, SESSION_COOKIE, "", 0, "Lax");
 }
 

@@ -170,7 +170,7 @@ void am_set_info(const struct web_ctx *c, const struct web_req *r, struct web_re
 			rpc_error(r, o, ACCT_ERR_GENERIC, "missing or bad parameter: password_hash");
 			goto out;
 		}
-		s.email = email = account_email_key(web_param(r, "email_addr"));
+		s.email = email = account_lowercase(web_param(r, "email_addr"));
 	}
 	rc = db_txn_run(c->db, set_info_txn, &s);
 	if (rc == DB_NOT_FOUND)

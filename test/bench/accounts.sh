@@ -63,7 +63,7 @@ for ((r = 0; r < NREQ; r++)); do
 		curl -s -o "$WORK/lookup.out" -w '%{time_total}\n' \
 			"${PROJECT_URL}lookup_account.php?email_addr=user$n%40example.org&passwd_hash=$h" \
 			>>"$WORK/lookup.times" || die "lookup_account: curl failed"
-		grep -q "<authenticator>$(sql -e "select authenticator from user where id=$n")</authenticator>" \
+		grep -q "<authenticator>$(sql -e "select authenticator from user where email_addr='user$n@example.org'")</authenticator>" \
 			"$WORK/lookup.out" || { cat "$WORK/lookup.out" >&2; die "lookup_account: a wrong reply"; }
 	done
 done

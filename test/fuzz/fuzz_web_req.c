@@ -79,7 +79,7 @@ static void check_params(const struct web_req *r)
 	char *c;
 
 	if ((v = web_param(r, "email_addr")) != NULL) {
-		char *k = account_email_key(v);
+		char *k = account_lowercase(v);
 
 		if (account_check_email(v, &e) != ACCT_OK)
 			FUZZ_CHECK(e.num == ACCT_ERR_BAD_EMAIL);

@@ -93,6 +93,23 @@ test_expect_success 'founding a team through the form, and another volunteer joi
 	test "$(q "select teamid from user where email_addr=\"frank@example.org\"")" = "$(q "select id from team")"
 '
 
+test_expect_success 'sessions: an expired one signs nobody in; signing out deletes it; the cookie flags' '
+	rm -f jar3 && curl -s -c jar3 -o /dev/null "${PROJECT_URL}login" &&
+	t3=$(sed -n "s/.*wseq_csrf\t//p" jar3) &&
+	curl -s -D login.h -b jar3 -c jar3 -o /dev/null --data "email_addr=frank%40example.org&passwd=frank%20password&csrf=$t3" "${PROJECT_URL}login" &&
+	test_grep "^Set-Cookie: wseq_session=[0-9a-f]\{32\}; Path=/wseq/; Max-Age=[0-9]*; HttpOnly; SameSite=Lax" login.h &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar3 "${PROJECT_URL}account")" = 200 &&
+	fid=$(q "select id from user where email_addr=\"frank@example.org\"") &&
+	! q "select token_hash from web_session" | grep -q "$(sed -n "s/.*wseq_session\t//p" jar3)" &&
+	q "update web_session set expire_time=unix_timestamp()-1 where userid=$fid" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar3 "${PROJECT_URL}account")" = 403 &&
+	n=$(q "select count(*) from web_session") &&
+	q "update web_session set expire_time=unix_timestamp()+3600 where userid=$fid" &&
+	curl -s -b jar3 -c jar3 -o /dev/null --data "csrf=$t3" "${PROJECT_URL}logout" &&
+	test "$(q "select count(*) from web_session")" -lt "$n" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar3 "${PROJECT_URL}account")" = 403
+'
+
 test_expect_success 'the screenshots are kept in the trash directory' '
 	ls web/*.png >shots &&
 	test_line_count -ge 8 shots || { ls web >&2; false; }

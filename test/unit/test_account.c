@@ -82,7 +82,7 @@ static void test_name_checks(void **state)
 
 static void test_email_key_lowercases(void **state)
 {
-	char *k = account_email_key("Alice@EXAMPLE.Org");
+	char *k = account_lowercase("Alice@EXAMPLE.Org");
 
 	assert_string_equal(k, "alice@example.org");
 	free(k);
