@@ -37,6 +37,16 @@ test_expect_success 'boinccmd --get_project_config shows the project and its set
 	test_grep "<platform_name>" config.xml || true
 '
 
+test_expect_success 'terms of use: the config carries them (escaped), the client shows they exist' '
+	printf "Be nice.\nNo <cheating> & no bots.\n" >"$PROJECT_DIR/terms_of_use.txt" &&
+	rpc get_project_config >tou.xml &&
+	test_grep "<terms_of_use>Be nice." tou.xml &&
+	test_grep "No &lt;cheating&gt; &amp; no bots." tou.xml &&
+	python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" tou.xml &&
+	rm "$PROJECT_DIR/terms_of_use.txt" &&
+	! rpc get_project_config | grep -q terms_of_use
+'
+
 test_expect_success 'boinccmd --create_account returns an authenticator, stored with a slow hash only' '
 	test_boinccmd c1 --create_account "$PROJECT_URL" Alice@Example.org "s3cret&Pw" "Alice A" >create.out 2>&1 &&
 	cat create.out &&

@@ -84,6 +84,26 @@ test_expect_success 'after a validated result the account page shows the credit 
 	test_grep "^total_credit: 1234.50$" account.out
 '
 
+test_expect_success 'the task list pages by 20, newest first; another volunteer sees none of them' '
+	uid=$(q "select id from user where email_addr=\"eve@example.org\"") &&
+	hid=$(q "select id from host where userid=$uid") &&
+	q "insert into result (create_time, workunitid, server_state, outcome, hostid, userid, name, sent_time)
+		select unix_timestamp(), 1, 4, 0, $hid, $uid, concat(\"page_\", seq), unix_timestamp() from seq_1_to_24" &&
+	rm -f jar4 && curl -s -c jar4 -o /dev/null "${PROJECT_URL}login" &&
+	t4=$(sed -n "s/.*wseq_csrf\t//p" jar4) &&
+	curl -s -b jar4 -c jar4 -o /dev/null --data "email_addr=eve%40example.org&passwd=correct%20horse%201&csrf=$t4" "${PROJECT_URL}login" &&
+	curl -s -b jar4 "${PROJECT_URL}results" >p1.html &&
+	test "$(grep -c "<tr><td>page_\|<tr><td>W_0" p1.html)" = 20 &&
+	test_grep "page_24<" p1.html && ! test_grep "page_4<" p1.html &&
+	test_grep "offset=20\">Older" p1.html &&
+	curl -s -b jar4 "${PROJECT_URL}results?offset=20" >p2.html &&
+	test "$(grep -c "<tr><td>page_\|<tr><td>W_0" p2.html)" = 5 &&
+	test_grep "W_0<" p2.html && ! test_grep "Older" p2.html &&
+	curl -s -b jar4 "${PROJECT_URL}results?hostid=$hid" | test_grep "page_24<" &&
+	code=$(curl -s -o /dev/null -w "%{http_code}" "${PROJECT_URL}results") && test "$code" = 403 &&
+	code=$(curl -s -o /dev/null -w "%{http_code}" -b jar "${PROJECT_URL}results?hostid=$hid") && test "$code" = 404
+'
+
 test_expect_success 'founding a team through the form, and another volunteer joining it' '
 	web eve team_create "Eve<s> & Co" >team.out &&
 	test "$(q "select concat(name, \"/\", nusers) from team")" = "Eve<s> & Co/1" &&
