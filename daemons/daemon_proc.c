@@ -1,5 +1,6 @@
 /* Daemon processes as the control programs see them; see daemon_proc.h. */
 #include "daemon_proc.h"
+#include "config.h"
 #include "log.h"
 #include "sbuf.h"
 
@@ -204,4 +205,72 @@ int proc_mkdirs(const char *dir)
 	}
 	free(d);
 	return rc;
+}
+
+/* An absolute path for a name in dir, unless it is absolute already. */
+static char *in_dir(const char *dir, const char *name)
+{
+	return name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+}
+
+static char *strip_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	if (n > m && !strcmp(s + n - m, suffix))
+		return xstrndup(s, n - m);
+	return xstrdup(s);
+}
+
+int proc_daemon_init(const struct project_config *cfg, const struct config_daemon *cd,
+		     struct proc_daemon *d)
+{
+	const char *base;
+
+	memset(d, 0, sizeof(*d));
+	d->cd = cd;
+	if (proc_split_cmd(cd->cmd, &d->argv) < 0)
+		return log_error("%s: <cmd>%s</cmd>: empty, or a quote is not closed", cfg->path, cd->cmd);
+	d->prog = strchr(d->argv[0], '/') ? in_dir(cfg->project_dir, d->argv[0])
+					  : xasprintf("%s/bin/%s", cfg->project_dir, d->argv[0]);
+	free(d->argv[0]);
+	d->argv[0] = xstrdup(d->prog);
+	base = proc_basename(d->prog);
+	if (cd->pid_file && *cd->pid_file) {
+		d->name = strip_suffix(proc_basename(cd->pid_file), ".pid");
+		d->pid_path = in_dir(cfg->pid_dir, cd->pid_file);
+	} else {
+		d->name = xstrdup(base);
+		d->pid_path = xasprintf("%s/%s.pid", cfg->pid_dir, base);
+	}
+	if (cd->output && *cd->output)
+		d->log_path = in_dir(cfg->log_dir, cd->output);
+	else
+		d->log_path = xasprintf("%s/%s.log", cfg->log_dir, d->name);
+	return 0;
+}
+
+void proc_daemon_free(struct proc_daemon *d)
+{
+	proc_free_argv(d->argv);
+	free(d->prog);
+	free(d->name);
+	free(d->pid_path);
+	free(d->log_path);
+	memset(d, 0, sizeof(*d));
+}
+
+void proc_daemon_probe(struct proc_daemon *d)
+{
+	switch (proc_pid_read(d->pid_path, &d->pid)) {
+	case PROC_PID_MISSING:
+		d->state = PROC_NONE;
+		break;
+	case PROC_PID_BAD:
+		d->state = PROC_BADPID;
+		break;
+	case PROC_PID_OK:
+		d->state = proc_is(d->pid, d->prog) ? PROC_RUNNING : PROC_STALE;
+		break;
+	}
 }

@@ -10,6 +10,7 @@
 #include "db_account.h"
 #include "db_web.h"
 #include "db_stats.h"
+#include "db_status.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -55,6 +56,12 @@ const struct db_query *const db_queries[] = {
 	&dbq_web_user_results, &dbq_web_host_results, &dbq_web_team_members, &dbq_web_teams_by_rac,
 	&dbq_web_team_search, &dbq_web_session_expired, &dbq_login_failure_old,
 	&dbq_stats_users, &dbq_stats_hosts, &dbq_stats_teams,
+	&dbq_status_unsent, &dbq_status_in_progress, &dbq_status_result_file_delete,
+	&dbq_status_wu_validate, &dbq_status_wu_assimilate, &dbq_status_wu_file_delete,
+	&dbq_status_transition, &dbq_status_users_recent, &dbq_status_users_credit,
+	&dbq_status_users_new, &dbq_status_hosts_recent, &dbq_status_hosts_credit,
+	&dbq_status_hosts_new, &dbq_status_sequences, &dbq_status_rac, &dbq_status_apps,
+	&dbq_status_versions,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

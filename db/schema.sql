@@ -112,7 +112,8 @@ CREATE TABLE `user` (
     KEY user_name (name),
     KEY user_team (teamid),
     KEY user_avg (expavg_credit),
-    KEY user_total (total_credit)
+    KEY user_total (total_credit),
+    KEY user_create (create_time)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `host` (
@@ -170,7 +171,8 @@ CREATE TABLE `host` (
     KEY host_cpid (host_cpid(64)),
     KEY host_rpc_time (rpc_time),
     KEY host_avg (expavg_credit),
-    KEY host_total (total_credit)
+    KEY host_total (total_credit),
+    KEY host_create (create_time)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Teams (BOINC's columns); name_lc, the name lower-cased, makes names unique
@@ -505,4 +507,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (7, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (8, UNIX_TIMESTAMP(), 'schema.sql');

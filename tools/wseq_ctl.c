@@ -50,17 +50,8 @@ static const struct param ctl_params[] = {
 	PARAM_TABLE_END
 };
 
-enum dstate { D_NONE, D_RUNNING, D_STALE, D_BADPID };
-
 struct ctl_daemon {
-	const struct config_daemon *cd;
-	char **argv;            /* from <cmd>; argv[0] replaced by prog */
-	char *prog;             /* absolute path of the program */
-	char *name;             /* pid file name without .pid: unique */
-	char *pid_path;
-	char *log_path;
-	enum dstate state;
-	pid_t pid;              /* from the pid file */
+	struct proc_daemon p;   /* the daemon, its pid file and its state */
 	pid_t child;            /* started by this run */
 	bool done;
 };
@@ -119,59 +110,12 @@ static char *find_config(const char *argv0)
 	return config_locate();
 }
 
-/* An absolute path for a name in dir, unless it is absolute already. */
-static char *in_dir(const char *dir, const char *name)
-{
-	return name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", dir, name);
-}
-
-static char *strip_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	if (n > m && !strcmp(s + n - m, suffix))
-		return xstrndup(s, n - m);
-	return xstrdup(s);
-}
-
-static int daemon_prepare(const struct project_config *cfg, const struct config_daemon *cd,
-			  struct ctl_daemon *d)
-{
-	const char *base;
-
-	d->cd = cd;
-	if (proc_split_cmd(cd->cmd, &d->argv) < 0)
-		return log_error("%s: <cmd>%s</cmd>: empty, or a quote is not closed", cfg->path, cd->cmd);
-	d->prog = strchr(d->argv[0], '/') ? in_dir(cfg->project_dir, d->argv[0])
-					  : xasprintf("%s/bin/%s", cfg->project_dir, d->argv[0]);
-	free(d->argv[0]);
-	d->argv[0] = xstrdup(d->prog);
-	base = proc_basename(d->prog);
-	if (cd->pid_file && *cd->pid_file) {
-		d->name = strip_suffix(proc_basename(cd->pid_file), ".pid");
-		d->pid_path = in_dir(cfg->pid_dir, cd->pid_file);
-	} else {
-		d->name = xstrdup(base);
-		d->pid_path = xasprintf("%s/%s.pid", cfg->pid_dir, base);
-	}
-	if (cd->output && *cd->output)
-		d->log_path = in_dir(cfg->log_dir, cd->output);
-	else
-		d->log_path = xasprintf("%s/%s.log", cfg->log_dir, d->name);
-	return 0;
-}
-
 static void daemons_free(struct ctl_daemon *ds, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		proc_free_argv(ds[i].argv);
-		free(ds[i].prog);
-		free(ds[i].name);
-		free(ds[i].pid_path);
-		free(ds[i].log_path);
-	}
+	for (i = 0; i < n; i++)
+		proc_daemon_free(&ds[i].p);
 	free(ds);
 }
 
@@ -182,14 +126,14 @@ static int daemons_prepare(const struct project_config *cfg, struct ctl_daemon *
 	int rc = 0;
 
 	for (i = 0; i < cfg->ndaemons; i++)
-		if (daemon_prepare(cfg, &cfg->daemons[i], &ds[i]) < 0)
+		if (proc_daemon_init(cfg, &cfg->daemons[i], &ds[i].p) < 0)
 			rc = -1;
 	for (i = 0; rc == 0 && i < cfg->ndaemons; i++)
 		for (j = i + 1; j < cfg->ndaemons; j++)
-			if (!strcmp(ds[i].pid_path, ds[j].pid_path))
+			if (!strcmp(ds[i].p.pid_path, ds[j].p.pid_path))
 				rc = log_error("%s: daemons '%s' and '%s' would share the pid file %s; "
 					       "give each its own <pid_file>", cfg->path, cfg->daemons[i].cmd,
-					       cfg->daemons[j].cmd, ds[i].pid_path);
+					       cfg->daemons[j].cmd, ds[i].p.pid_path);
 	if (rc < 0) {
 		daemons_free(ds, cfg->ndaemons);
 		return -1;
@@ -198,33 +142,17 @@ static int daemons_prepare(const struct project_config *cfg, struct ctl_daemon *
 	return 0;
 }
 
-/* Read the pid file and decide; changes nothing. */
-static void probe(struct ctl_daemon *d)
-{
-	switch (proc_pid_read(d->pid_path, &d->pid)) {
-	case PROC_PID_MISSING:
-		d->state = D_NONE;
-		break;
-	case PROC_PID_BAD:
-		d->state = D_BADPID;
-		break;
-	case PROC_PID_OK:
-		d->state = proc_is(d->pid, d->prog) ? D_RUNNING : D_STALE;
-		break;
-	}
-}
-
 static void remove_stale(const struct ctl_daemon *d)
 {
-	if (unlink(d->pid_path) < 0 && errno != ENOENT) {
-		log_error("cannot remove %s: %s", d->pid_path, strerror(errno));
+	if (unlink(d->p.pid_path) < 0 && errno != ENOENT) {
+		log_error("cannot remove %s: %s", d->p.pid_path, strerror(errno));
 		return;
 	}
-	if (d->state == D_STALE)
-		printf("%s: removed stale pid file %s (pid %d is not %s)\n", d->name, d->pid_path,
-		       (int)d->pid, proc_basename(d->prog));
+	if (d->p.state == PROC_STALE)
+		printf("%s: removed stale pid file %s (pid %d is not %s)\n", d->p.name, d->p.pid_path,
+		       (int)d->p.pid, proc_basename(d->p.prog));
 	else
-		printf("%s: removed unreadable pid file %s\n", d->name, d->pid_path);
+		printf("%s: removed unreadable pid file %s\n", d->p.name, d->p.pid_path);
 }
 
 /* Serialise start and stop: two at once would both start a daemon. */
@@ -286,13 +214,13 @@ static NORETURN void child_exec(const struct project_config *cfg, const struct c
 		goto fail;
 	if (fd != 0)
 		close(fd);
-	fd = open(d->log_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	fd = open(d->p.log_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
 	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		goto fail;
 	if (fd > 2)
 		close(fd);
 	close_from(3, errfd);
-	execv(d->prog, d->argv);
+	execv(d->p.prog, d->p.argv);
 fail:
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) < 0) {
@@ -307,17 +235,17 @@ static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
 	ssize_t n;
 	pid_t pid;
 
-	if (access(d->prog, X_OK) < 0)
-		return log_error("%s: cannot start %s: %s", d->name, d->prog, strerror(errno));
+	if (access(d->p.prog, X_OK) < 0)
+		return log_error("%s: cannot start %s: %s", d->p.name, d->p.prog, strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return log_error("%s: pipe: %s", d->name, strerror(errno));
+		return log_error("%s: pipe: %s", d->p.name, strerror(errno));
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return log_error("%s: fork: %s", d->name, strerror(errno));
+		return log_error("%s: fork: %s", d->p.name, strerror(errno));
 	}
 	if (pid == 0) {
 		close(pfd[0]);
@@ -329,11 +257,11 @@ static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
 	close(pfd[0]);
 	if (n == (ssize_t)sizeof(err)) {
 		waitpid(pid, NULL, 0);
-		return log_error("%s: cannot run %s: %s (log %s)", d->name, d->prog, strerror(err),
-				 d->log_path);
+		return log_error("%s: cannot run %s: %s (log %s)", d->p.name, d->p.prog, strerror(err),
+				 d->p.log_path);
 	}
 	d->child = pid;
-	if (proc_pid_write(d->pid_path, pid) < 0) {
+	if (proc_pid_write(d->p.pid_path, pid) < 0) {
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 		d->child = 0;
@@ -359,16 +287,16 @@ static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
 	for (i = 0; i < cfg->ndaemons; i++) {
 		struct ctl_daemon *d = &ds[i];
 
-		if (d->cd->disabled) {
-			printf("%s: disabled\n", d->name);
+		if (d->p.cd->disabled) {
+			printf("%s: disabled\n", d->p.name);
 			continue;
 		}
-		probe(d);
-		if (d->state == D_RUNNING) {
-			printf("%s: already running (pid %d)\n", d->name, (int)d->pid);
+		proc_daemon_probe(&d->p);
+		if (d->p.state == PROC_RUNNING) {
+			printf("%s: already running (pid %d)\n", d->p.name, (int)d->p.pid);
 			continue;
 		}
-		if (d->state == D_STALE || d->state == D_BADPID)
+		if (d->p.state == PROC_STALE || d->p.state == PROC_BADPID)
 			remove_stale(d);
 		if (start_one(cfg, d) < 0)
 			failures++;
@@ -385,16 +313,16 @@ static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
 		if (!d->child)
 			continue;
 		if (waitpid(d->child, &st, WNOHANG) == d->child) {
-			unlink(d->pid_path);
+			unlink(d->p.pid_path);
 			if (WIFEXITED(st))
-				log_error("%s: failed to start (exit status %d), see %s", d->name,
-					  WEXITSTATUS(st), d->log_path);
+				log_error("%s: failed to start (exit status %d), see %s", d->p.name,
+					  WEXITSTATUS(st), d->p.log_path);
 			else
-				log_error("%s: failed to start (killed by signal %d), see %s", d->name,
-					  WTERMSIG(st), d->log_path);
+				log_error("%s: failed to start (killed by signal %d), see %s", d->p.name,
+					  WTERMSIG(st), d->p.log_path);
 			failures++;
 		} else {
-			printf("%s: started (pid %d)\n", d->name, (int)d->child);
+			printf("%s: started (pid %d)\n", d->p.name, (int)d->child);
 		}
 	}
 	close(lockfd);
@@ -406,10 +334,10 @@ static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
 static void signal_daemon(const struct ctl_daemon *d, int sig)
 {
 	/* A daemon leads its own session (setsid): SIGKILL takes its children too. */
-	if (sig == SIGKILL && getpgid(d->pid) == d->pid)
-		kill(-d->pid, sig);
+	if (sig == SIGKILL && getpgid(d->p.pid) == d->p.pid)
+		kill(-d->p.pid, sig);
 	else
-		kill(d->pid, sig);
+		kill(d->p.pid, sig);
 }
 
 static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
@@ -420,8 +348,8 @@ static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
 
 	if (!exists(cfg->pid_dir)) {
 		for (i = 0; i < cfg->ndaemons; i++)
-			if (!ds[i].cd->disabled)
-				printf("%s: not running\n", ds[i].name);
+			if (!ds[i].p.cd->disabled)
+				printf("%s: not running\n", ds[i].p.name);
 		return 0;
 	}
 	if ((lockfd = lock_project(cfg)) < 0)
@@ -429,15 +357,15 @@ static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
 	for (i = 0; i < cfg->ndaemons; i++) {
 		struct ctl_daemon *d = &ds[i];
 
-		probe(d);
+		proc_daemon_probe(&d->p);
 		d->done = true;
-		if (d->state == D_STALE || d->state == D_BADPID) {
+		if (d->p.state == PROC_STALE || d->p.state == PROC_BADPID) {
 			remove_stale(d);
-		} else if (d->state == D_NONE) {
-			if (!d->cd->disabled)
-				printf("%s: not running\n", d->name);
-		} else if (kill(d->pid, SIGTERM) < 0) {
-			log_error("%s: cannot signal pid %d: %s", d->name, (int)d->pid, strerror(errno));
+		} else if (d->p.state == PROC_NONE) {
+			if (!d->p.cd->disabled)
+				printf("%s: not running\n", d->p.name);
+		} else if (kill(d->p.pid, SIGTERM) < 0) {
+			log_error("%s: cannot signal pid %d: %s", d->p.name, (int)d->p.pid, strerror(errno));
 			failures++;
 		} else {
 			d->done = false;
@@ -449,12 +377,12 @@ static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
 		for (i = 0; i < cfg->ndaemons; i++) {
 			struct ctl_daemon *d = &ds[i];
 
-			if (d->done || proc_is(d->pid, d->prog))
+			if (d->done || proc_is(d->p.pid, d->p.prog))
 				continue;
 			d->done = true;
 			waiting--;
-			unlink(d->pid_path);
-			printf("%s: stopped (pid %d)\n", d->name, (int)d->pid);
+			unlink(d->p.pid_path);
+			printf("%s: stopped (pid %d)\n", d->p.name, (int)d->p.pid);
 		}
 		if (!waiting || mono() >= deadline)
 			break;
@@ -467,16 +395,16 @@ static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
 		if (d->done)
 			continue;
 		signal_daemon(d, SIGKILL);
-		while (proc_is(d->pid, d->prog) && mono() < end)
+		while (proc_is(d->p.pid, d->p.prog) && mono() < end)
 			nap(0.05);
-		if (proc_is(d->pid, d->prog)) {
-			log_error("%s: pid %d survives SIGKILL", d->name, (int)d->pid);
+		if (proc_is(d->p.pid, d->p.prog)) {
+			log_error("%s: pid %d survives SIGKILL", d->p.name, (int)d->p.pid);
 			failures++;
 			continue;
 		}
-		unlink(d->pid_path);
-		printf("%s: did not exit within %g s; killed (pid %d)\n", d->name, opts.timeout,
-		       (int)d->pid);
+		unlink(d->p.pid_path);
+		printf("%s: did not exit within %g s; killed (pid %d)\n", d->p.name, opts.timeout,
+		       (int)d->p.pid);
 	}
 	close(lockfd);
 	return failures ? 1 : 0;
@@ -497,31 +425,31 @@ static int ctl_status(const struct project_config *cfg, struct ctl_daemon *ds)
 		struct ctl_daemon *d = &ds[i];
 		char what[256];
 
-		probe(d);
-		switch (d->state) {
-		case D_RUNNING:
-			snprintf(what, sizeof(what), "running (pid %d)", (int)d->pid);
+		proc_daemon_probe(&d->p);
+		switch (d->p.state) {
+		case PROC_RUNNING:
+			snprintf(what, sizeof(what), "running (pid %d)", (int)d->p.pid);
 			break;
-		case D_NONE:
+		case PROC_NONE:
 			snprintf(what, sizeof(what), "not running");
 			break;
-		case D_STALE:
+		case PROC_STALE:
 			snprintf(what, sizeof(what), "not running (stale pid file: pid %d is not %s)",
-				 (int)d->pid, proc_basename(d->prog));
+				 (int)d->p.pid, proc_basename(d->p.prog));
 			break;
-		case D_BADPID:
-			snprintf(what, sizeof(what), "not running (unreadable pid file %s)", d->pid_path);
+		case PROC_BADPID:
+			snprintf(what, sizeof(what), "not running (unreadable pid file %s)", d->p.pid_path);
 			break;
 		}
-		if (d->cd->disabled) {
-			if (d->state == D_RUNNING)
-				printf("  %-24s disabled, but running (pid %d)\n", d->name, (int)d->pid);
+		if (d->p.cd->disabled) {
+			if (d->p.state == PROC_RUNNING)
+				printf("  %-24s disabled, but running (pid %d)\n", d->p.name, (int)d->p.pid);
 			else
-				printf("  %-24s disabled\n", d->name);
+				printf("  %-24s disabled\n", d->p.name);
 			continue;
 		}
-		printf("  %-24s %s\n", d->name, what);
-		if (d->state != D_RUNNING)
+		printf("  %-24s %s\n", d->p.name, what);
+		if (d->p.state != PROC_RUNNING)
 			rc = STATUS_NOT_RUNNING;
 	}
 	if (exists(stop_file))

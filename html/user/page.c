@@ -241,14 +241,12 @@ void page_logout(struct page *p)
 	set_cookie(p, SESSION_COOKIE, "", 0, "Lax");
 }
 
-void page_num(struct sbuf *b, double v)
+/* The digits of an unsigned number in tmp, with a comma every three up to the '.' */
+static void add_grouped(struct sbuf *b, bool negative, const char *tmp)
 {
-	char tmp[64];
-	size_t i, n;
+	size_t i, n = strcspn(tmp, ".");
 
-	snprintf(tmp, sizeof(tmp), "%.2f", v < 0 ? -v : v);
-	n = strcspn(tmp, ".");
-	if (v < 0)
+	if (negative)
 		sbuf_addch(b, '-');
 	for (i = 0; i < n; i++) {
 		if (i && (n - i) % 3 == 0)
@@ -256,6 +254,22 @@ void page_num(struct sbuf *b, double v)
 		sbuf_addch(b, tmp[i]);
 	}
 	sbuf_addstr(b, tmp + n);
+}
+
+void page_num(struct sbuf *b, double v)
+{
+	char tmp[64];
+
+	snprintf(tmp, sizeof(tmp), "%.2f", v < 0 ? -v : v);
+	add_grouped(b, v < 0, tmp);
+}
+
+void page_int(struct sbuf *b, int64_t v)
+{
+	char tmp[32];
+
+	snprintf(tmp, sizeof(tmp), "%" PRIu64, v < 0 ? -(uint64_t)v : (uint64_t)v);
+	add_grouped(b, v < 0, tmp);
 }
 
 void page_time(struct sbuf *b, int64_t t)

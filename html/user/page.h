@@ -49,8 +49,9 @@ void page_logout(struct page *p);
 
 /* Append a URL of the site (master URL + rel), escaped for an attribute. */
 void page_url(struct page *p, const char *rel);
-/* "1,234.56" style numbers and dates for people. */
+/* "1,234.56" style numbers, "1,234" counts and dates for people. */
 void page_num(struct sbuf *b, double v);
+void page_int(struct sbuf *b, int64_t v);
 void page_time(struct sbuf *b, int64_t t);
 
 /* A parameter as a positive id, or 0. */

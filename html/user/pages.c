@@ -34,6 +34,9 @@ static const struct {
 	{ "team_create", page_team_create },
 	{ "team_join", page_team_join },
 	{ "team_leave", page_team_leave },
+	{ "apps", page_apps },
+	{ "server_status", page_server_status },
+	{ "server_status.php", page_server_status },
 };
 
 /* The admin's own words for the home page: a file of the project, HTML as written. */

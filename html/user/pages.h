@@ -20,5 +20,8 @@ void page_team(struct page *p);
 void page_team_create(struct page *p);
 void page_team_join(struct page *p);
 void page_team_leave(struct page *p);
+/* pages_status.c */
+void page_server_status(struct page *p);
+void page_apps(struct page *p);
 
 #endif

@@ -11,7 +11,8 @@
  * Properties: the reply has a status from 200 to 599; an account RPC's
  * reply is an XML document (get_project_config's always a
  * <project_config>); anything else is an HTML page from its doctype, an
- * empty redirect, or show_user.php?format=xml's XML.
+ * empty redirect, or the XML of show_user.php?format=xml and of
+ * server_status[.php]?xml=1 or ?counts=1.
  */
 #include "fuzz.h"
 #include "account.h"
@@ -69,7 +70,8 @@ static void check_reply(const struct web_req *r, const struct web_reply *o)
 	else if (o->status == 303)
 		FUZZ_CHECK(o->body.len == 0);
 	else
-		FUZZ_CHECK(html || (xml && !strcmp(r->page, "show_user.php")));
+		FUZZ_CHECK(html || (xml && (!strcmp(r->page, "show_user.php") ||
+					    !strncmp(r->page, "server_status", 13))));
 }
 
 static void check_params(const struct web_req *r)
