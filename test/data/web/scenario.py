@@ -31,6 +31,11 @@ def step_home(b, args):
     src = b.source()
     check("How to join" in src, "the home page says how to join")
     check('rel="boinc_scheduler"' in src, "the home page names the scheduler")
+    b.get(URL + "server_status")
+    b.screenshot("01-server-status.png")
+    check("Server status" in b.source(), "the server status page")
+    b.get(URL + "apps")
+    b.screenshot("01-apps.png")
 
 
 def step_join(b, args):
