@@ -198,6 +198,21 @@ bool page_post_ok(struct page *p)
 	return true;
 }
 
+bool page_form_post(struct page *p, void (*form)(struct page *p, const char *error))
+{
+	if (strcmp(p->r->method, "POST")) {
+		form(p, NULL);
+		return false;
+	}
+	if (!page_post_ok(p))
+		return false;
+	if (!p->c->db) {
+		form(p, "The project's database is not available; please try again later.");
+		return false;
+	}
+	return true;
+}
+
 bool page_need_user(struct page *p)
 {
 	if (p->user.id)

@@ -39,8 +39,20 @@ void page_redirect(struct page *p, const char *rel);
 void page_csrf_field(struct page *p);
 /* A POST whose CSRF field matches the browser's cookie; else a 403 page (false). */
 bool page_post_ok(struct page *p);
+/*
+ * The start of a form's handler: a GET shows the form (form(p, NULL)); a
+ * POST without its CSRF token is refused; without the database the form is
+ * shown again, saying so. True when the POST is to be acted on.
+ */
+bool page_form_post(struct page *p, void (*form)(struct page *p, const char *error));
 /* Signed in; else a page asking to sign in (false). */
 bool page_need_user(struct page *p);
+
+/* The rows of a table a page writes from a database enumeration, and how many. */
+struct page_rows {
+	struct page *p;
+	int n;
+};
 
 /* Start a session for userid: its cookie goes into the reply. 0 or -1 (logged). */
 int page_login(struct page *p, int64_t userid);

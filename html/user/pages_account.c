@@ -96,16 +96,8 @@ void page_join(struct page *p)
 	struct db_user u = { 0 };
 	char h[PASSWD_HASH_HEX + 1];
 
-	if (strcmp(p->r->method, "POST")) {
-		join_form(p, NULL);
+	if (!page_form_post(p, join_form))
 		return;
-	}
-	if (!page_post_ok(p))
-		return;
-	if (!p->c->db) {
-		join_form(p, "The project's database is not available; please try again later.");
-		return;
-	}
 	if (!pw || !pw2 || !email || strcmp(pw, pw2)) {
 		join_form(p, "The two passwords differ.");
 		return;
@@ -149,16 +141,8 @@ void page_login_form(struct page *p)
 	struct db_user u = { 0 };
 	char h[PASSWD_HASH_HEX + 1];
 
-	if (strcmp(p->r->method, "POST")) {
-		login_form(p, NULL);
+	if (!page_form_post(p, login_form))
 		return;
-	}
-	if (!page_post_ok(p))
-		return;
-	if (!p->c->db) {
-		login_form(p, "The project's database is not available; please try again later.");
-		return;
-	}
 	if (!email || !pw) {
 		login_form(p, "Please give your e-mail address and password.");
 		return;
@@ -213,14 +197,9 @@ static const char *result_state(const struct db_result *r)
 	}
 }
 
-struct rows {
-	struct page *p;
-	int n;
-};
-
 static int result_row(struct db_result *r, void *arg)
 {
-	struct rows *rs = arg;
+	struct page_rows *rs = arg;
 	struct sbuf *b = &rs->p->o->body;
 
 	sbuf_addstr(b, "<tr><td>");
@@ -241,7 +220,7 @@ static int result_row(struct db_result *r, void *arg)
 static void results_table(struct page *p, int64_t userid, int64_t hostid, long offset, long n,
 			  int *shown)
 {
-	struct rows rs = { p, 0 };
+	struct page_rows rs = { p, 0 };
 	int rc;
 
 	sbuf_addstr(&p->o->body, "<table class=\"results\">\n<tr><th>Task</th><th>Host</th>"
@@ -258,7 +237,7 @@ static void results_table(struct page *p, int64_t userid, int64_t hostid, long o
 
 static int host_row(struct db_host *h, void *arg)
 {
-	struct rows *rs = arg;
+	struct page_rows *rs = arg;
 	struct sbuf *b = &rs->p->o->body;
 
 	sbuf_addstr(b, "<tr><td><a href=\"");
@@ -312,7 +291,7 @@ void page_account(struct page *p)
 {
 	struct sbuf *b = &p->o->body;
 	const struct db_user *u = &p->user;
-	struct rows rs = { p, 0 };
+	struct page_rows rs = { p, 0 };
 	int shown;
 
 	if (!page_need_user(p))

@@ -10,14 +10,9 @@
 #define TEAMS_PER_PAGE 20
 #define MEMBERS_SHOWN 100
 
-struct rows {
-	struct page *p;
-	int n;
-};
-
 static int team_row(struct db_team *t, void *arg)
 {
-	struct rows *rs = arg;
+	struct page_rows *rs = arg;
 	struct sbuf *b = &rs->p->o->body;
 
 	sbuf_addstr(b, "<tr><td><a href=\"");
@@ -38,7 +33,7 @@ void page_teams(struct page *p)
 	struct sbuf *b = &p->o->body;
 	const char *search = web_param(p->r, "search");
 	int64_t off = page_id_param(p, "offset");
-	struct rows rs = { p, 0 };
+	struct page_rows rs = { p, 0 };
 
 	if (search && (!*search || strlen(search) > 254))
 		search = NULL;
@@ -76,7 +71,7 @@ void page_teams(struct page *p)
 
 static int member_row(struct db_user *u, void *arg)
 {
-	struct rows *rs = arg;
+	struct page_rows *rs = arg;
 	struct sbuf *b = &rs->p->o->body;
 
 	sbuf_addstr(b, "<tr><td><a href=\"");
@@ -111,7 +106,7 @@ void page_team(struct page *p)
 	struct sbuf *b = &p->o->body;
 	struct db_team t = { 0 };
 	struct db_user founder = { 0 };
-	struct rows rs = { p, 0 };
+	struct page_rows rs = { p, 0 };
 	int64_t id = page_id_param(p, "id");
 
 	if (!p->c->db || !id || db_team_lookup_id(p->c->db, id, &t) != DB_OK) {
@@ -211,13 +206,7 @@ void page_team_create(struct page *p)
 	struct account_error e;
 	char rel[64];
 
-	if (!page_need_user(p))
-		return;
-	if (strcmp(p->r->method, "POST")) {
-		create_form(p, NULL);
-		return;
-	}
-	if (!page_post_ok(p))
+	if (!page_need_user(p) || !page_form_post(p, create_form))
 		return;
 	n.name = opt(p, "name");
 	n.url = opt(p, "url");
