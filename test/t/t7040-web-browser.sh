@@ -104,6 +104,18 @@ test_expect_success 'the task list pages by 20, newest first; another volunteer 
 	code=$(curl -s -o /dev/null -w "%{http_code}" -b jar "${PROJECT_URL}results?hostid=$hid") && test "$code" = 404
 '
 
+test_expect_success 'a computer of an owner who hides them: 404 for a stranger and another volunteer, shown to its owner' '
+	uid=$(q "select id from user where email_addr=\"eve@example.org\"") &&
+	hid=$(q "select id from host where userid=$uid") &&
+	curl -s "${PROJECT_URL}host?id=$hid" | test_grep "Computer $hid" &&
+	! curl -s "${PROJECT_URL}host?id=$hid" | grep -q "eves-laptop" &&
+	q "update user set show_hosts=0 where id=$uid" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "${PROJECT_URL}host?id=$hid")" = 404 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar "${PROJECT_URL}host?id=$hid")" = 404 &&
+	curl -s -b jar4 "${PROJECT_URL}host?id=$hid" | test_grep "eves-laptop" &&
+	q "update user set show_hosts=1 where id=$uid"
+'
+
 test_expect_success 'founding a team through the form, and another volunteer joining it' '
 	web eve team_create "Eve<s> & Co" >team.out &&
 	test "$(q "select concat(name, \"/\", nusers) from team")" = "Eve<s> & Co/1" &&
