@@ -237,6 +237,11 @@ int64_t db_insert_id(struct db *db)
 	return db->last_insert_id;
 }
 
+bool db_deadlock(struct db *db)
+{
+	return db && db->err_no == ER_LOCK_DEADLOCK;
+}
+
 bool db_in_transaction(const struct db *db)
 {
 	return db->in_txn;
@@ -581,6 +586,26 @@ int db_commit(struct db *db)
 	}
 	db->in_txn = db->txn_lost = false;
 	return rc;
+}
+
+int db_savepoint(struct db *db, const char *name)
+{
+	char sql[80];
+
+	if (!db->in_txn || db->txn_lost)
+		return db->txn_lost ? DB_RETRY : log_error("database error: savepoint without a transaction");
+	snprintf(sql, sizeof(sql), "SAVEPOINT %s", name);
+	return txn_query(db, sql);
+}
+
+int db_rollback_to(struct db *db, const char *name)
+{
+	char sql[80];
+
+	if (!db->in_txn || db->txn_lost)
+		return DB_RETRY;
+	snprintf(sql, sizeof(sql), "ROLLBACK TO SAVEPOINT %s", name);
+	return txn_query(db, sql);
 }
 
 int db_rollback(struct db *db)

@@ -53,6 +53,8 @@ void db_close(struct db *db);
 const char *db_error(struct db *db);
 /* The last error's MariaDB number (0 if none), e.g. 1062 duplicate key. */
 unsigned db_errno(struct db *db);
+/* Was the last error a deadlock (InnoDB rolled the whole transaction back)? */
+bool db_deadlock(struct db *db);
 /* DB_OK if the server answers (reconnecting if needed). */
 int db_ping(struct db *db);
 
@@ -65,6 +67,14 @@ int db_begin(struct db *db);
 int db_begin_snapshot(struct db *db);
 int db_commit(struct db *db);
 int db_rollback(struct db *db);
+/*
+ * A savepoint in the open transaction (name: an SQL identifier), and back
+ * to it. db_rollback_to() fails when the server has rolled the whole
+ * transaction back meanwhile (a deadlock's victim): then nothing of it
+ * stands, and the caller must roll back and rerun it.
+ */
+int db_savepoint(struct db *db, const char *name);
+int db_rollback_to(struct db *db, const char *name);
 bool db_in_transaction(const struct db *db);
 
 /* CREATE DATABASE p->name (utf8mb4), dropping it first if asked. */

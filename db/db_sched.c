@@ -55,6 +55,25 @@ int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n)
 	return db_select_i64(db, dbq_result_host_count.sql, v, ARRAY_SIZE(v), n);
 }
 
+/*
+ * Rows are added to app, platform and app_version (update_versions,
+ * make_project) and deprecated; never otherwise changed in place. Their
+ * counts, largest ids and deprecated counts say when a copy is stale. The
+ * tables are small: the scans cost microseconds.
+ */
+#define FP_OF(t) "(SELECT COUNT(*) FROM " t "), (SELECT MAX(id) FROM " t "), " \
+	"(SELECT SUM(deprecated) FROM " t ")"
+const struct db_query dbq_apps_fingerprint = {
+	"apps_fingerprint", NULL,
+	"SELECT CRC32(CONCAT_WS(',', " FP_OF("app") ", " FP_OF("platform") ", "
+	FP_OF("app_version") "))", ""
+};
+
+int db_apps_fingerprint(struct db *db, int64_t *fp)
+{
+	return db_select_i64(db, dbq_apps_fingerprint.sql, NULL, 0, fp);
+}
+
 const struct db_query dbq_result_seq_host_failed = {
 	"result_seq_host_failed", NULL,
 	"SELECT COUNT(*) FROM result WHERE seq_id=? AND hostid=? AND server_state=5 AND "

@@ -26,6 +26,8 @@ int db_result_report(struct db *db, const struct db_result_report *r);
 int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n);
 /* How many results are in progress on hostid. */
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
+/* A number that changes when apps, platforms or app versions are added or deprecated. */
+int db_apps_fingerprint(struct db *db, int64_t *fp);
 
 #endif
 

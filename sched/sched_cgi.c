@@ -1,48 +1,67 @@
 /*
- * cgi: the scheduler's CGI front end (BOINC's name for it, so the master
- * page's scheduler URL is .../NAME_cgi/cgi). It reads the configuration and
- * the request, opens the database and hands both to sched_handle().
+ * cgi: the scheduler's front end (BOINC's name for it, so the master page's
+ * scheduler URL is .../NAME_cgi/cgi). Under mod_fcgid a FastCGI server that
+ * answers request after request, run by a web server without it a CGI
+ * program that answers one (lib/serve.h). A process keeps config.xml and
+ * its settings, the keys, the database connection (with its prepared
+ * statements) and the apps and app versions, each read again when it
+ * changes; a request's own state (its host, its user, its reply) lives in
+ * sched_handle() and is gone when it returns.
  */
 #include "scheduler.h"
+#include "sched_policy.h"
 #include "fileutil.h"
 #include "log.h"
+#include "serve.h"
 
-static void emit(const struct sbuf *reply)
-{
-	fputs("Content-Type: text/xml\r\n\r\n", stdout);
-	fwrite(sbuf_str(reply), 1, reply->len, stdout);
-	fflush(stdout);
-}
+static const char usage[] =
+	"usage: cgi\n"
+	"The BOINC scheduler, run by the web server as a FastCGI program (many\n"
+	"requests a process, under mod_fcgid) or as a CGI program (one): the\n"
+	"request's body is a <scheduler_request>, the reply a <scheduler_reply>.\n"
+	"It reads the project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or\n"
+	"../config.xml) and keys/. See doc/scheduler.md.\n";
 
-static char *read_key(const struct project_config *cfg)
+/* What a process keeps from one request to the next. */
+struct sched_server {
+	struct serve_project proj;
+	struct sched_settings set;
+	unsigned keys_generation;       /* of proj when the keys were read */
+	struct stat code_sign_st, upload_st;
+	char *code_sign_key;            /* keys/code_sign_public */
+	EVP_PKEY *upload_key;           /* keys/upload_private */
+	struct sched_apps apps;
+};
+
+/* The keys: read again when config.xml was, or when their files change. */
+static void keys_get(struct sched_server *s)
 {
-	struct sbuf b = SBUF_INIT(16384);
+	const struct project_config *cfg = &s->proj.cfg;
 	char *path = xasprintf("%s/code_sign_public", cfg->key_dir);
-	char *key = NULL;
+	bool again = s->keys_generation != s->proj.generation;
 
-	if (read_file(path, 16384, &b) == 0)
-		key = sbuf_detach(&b, NULL);
-	sbuf_free(&b);
+	if (serve_file_changed(path, &s->code_sign_st) || again) {
+		struct sbuf b = SBUF_INIT(16384);
+
+		free(s->code_sign_key);
+		s->code_sign_key = read_file(path, 16384, &b) == 0 ? sbuf_detach(&b, NULL) : NULL;
+		sbuf_free(&b);
+	}
 	free(path);
-	return key;
+	path = xasprintf("%s/upload_private", cfg->key_dir);
+	if (serve_file_changed(path, &s->upload_st) || again || !s->upload_key) {
+		EVP_PKEY_free(s->upload_key);
+		if (crypt_load_private(path, &s->upload_key) < 0)
+			s->upload_key = NULL;   /* logged; no work is sent until it can be read */
+	}
+	free(path);
+	s->keys_generation = s->proj.generation;
 }
 
-/* The key that signs upload certificates; NULL (logged) if it cannot be read. */
-static EVP_PKEY *load_upload_key(const struct project_config *cfg)
+/* The body: CONTENT_LENGTH bytes when given, else to EOF; at most max. */
+static int read_body(struct serve_req *r, long max, struct sbuf *body, bool *too_large)
 {
-	char *path = xasprintf("%s/upload_private", cfg->key_dir);
-	EVP_PKEY *k = NULL;
-
-	if (crypt_load_private(path, &k) < 0)
-		k = NULL;
-	free(path);
-	return k;
-}
-
-/* Read the body: CONTENT_LENGTH bytes when given, else to EOF; at most max. */
-static int read_body(long max, struct sbuf *body, bool *too_large)
-{
-	const char *cl = getenv("CONTENT_LENGTH");
+	const char *cl = serve_env(r, "CONTENT_LENGTH");
 	long want = -1;
 	char buf[65536];
 
@@ -52,25 +71,16 @@ static int read_body(long max, struct sbuf *body, bool *too_large)
 	if (want > max) {
 		/* Read it all the same: a reply sent over an unread body may never arrive. */
 		*too_large = true;
-		while (want > 0) {
-			ssize_t got = read(0, buf, sizeof(buf));
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				break;
-			want -= got;
-		}
+		serve_drain(r, want);
 		return 0;
 	}
 	while (want < 0 || (long)body->len < want) {
 		size_t n = sizeof(buf);
-		ssize_t got;
+		long got;
 
 		if (want >= 0 && (size_t)(want - (long)body->len) < n)
 			n = (size_t)(want - (long)body->len);
-		got = read(0, buf, n);
-		if (got < 0 && errno == EINTR)
-			continue;
+		got = serve_read(r, buf, n);
 		if (got <= 0)
 			break;  /* a short body is the parser's problem: it will not parse */
 		if (sbuf_add(body, buf, (size_t)got) < 0) {
@@ -81,56 +91,63 @@ static int read_body(long max, struct sbuf *body, bool *too_large)
 	return 0;
 }
 
-int main(void)
+static void handle(void *state, struct serve_req *r)
 {
-	struct project_config cfg;
-	struct sched_settings set = { 0 };
+	struct sched_server *s = state;
 	struct sched_ctx ctx = { 0 };
-	struct sbuf reply = SBUF_INIT(128 << 20);
-	struct sbuf body;
-	struct db_params dp;
-	struct db *db = NULL;
-	char *key = NULL, *logpath;
+	struct sbuf reply = SBUF_INIT(128 << 20), body;
+	FILE *out = serve_out(r);
 	bool too_large;
 
-	log_init("scheduler", NULL);
-	if (config_load(&cfg, NULL, sched_params, &set) < 0) {
+	if (serve_project_get(&s->proj) < 0) {
 		/* No project to speak for: the client backs off on an unreadable reply. */
-		fputs("Content-Type: text/plain\r\n\r\nscheduler: configuration error\n", stdout);
-		config_free(&cfg);
-		param_free(sched_params, &set);
-		return 0;
+		fputs("Content-Type: text/plain\r\n\r\nscheduler: configuration error\n", out);
+		return;
 	}
-	logpath = xasprintf("%s/scheduler.log", cfg.log_dir);
-	log_init("scheduler", logpath);
-	free(logpath);
-	key = read_key(&cfg);
-	ctx.upload_key = load_upload_key(&cfg);
-	ctx.cfg = &cfg;
-	ctx.set = &set;
-	ctx.code_sign_key = key;
-	ctx.remote_addr = getenv("REMOTE_ADDR");
-	sbuf_init(&body, (size_t)set.max_request_bytes);
-	if (read_body(set.max_request_bytes, &body, &too_large) < 0 || too_large) {
-		log_warn("[%s]: request larger than %ld bytes refused", ctx.remote_addr ? ctx.remote_addr : "?",
-			 set.max_request_bytes);
+	keys_get(s);
+	ctx.cfg = &s->proj.cfg;
+	ctx.set = &s->set;
+	ctx.code_sign_key = s->code_sign_key;
+	ctx.upload_key = s->upload_key;
+	ctx.remote_addr = serve_env(r, "REMOTE_ADDR");
+	ctx.apps = &s->apps;
+	sbuf_init(&body, (size_t)s->set.max_request_bytes);
+	if (read_body(r, s->set.max_request_bytes, &body, &too_large) < 0 || too_large) {
+		log_warn("[%s]: request larger than %ld bytes refused",
+			 ctx.remote_addr ? ctx.remote_addr : "?", s->set.max_request_bytes);
 		sched_reply_refused(&ctx, "The scheduler request is too large.", &reply);
 	} else {
-		db_params_from_config(&dp, &cfg);
-		if (db_open(&db, &dp, 0) != DB_OK)
-			db = NULL;
-		ctx.db = db;
-		sched_handle(&ctx, body.buf ? body.buf : "", body.len, &reply);
+		ctx.db = serve_project_db(&s->proj);
+		if (sched_handle(&ctx, body.buf ? body.buf : "", body.len, &reply) != DB_OK)
+			serve_project_db_failed(&s->proj);
 	}
-	emit(&reply);
-	if (db)
-		db_close(db);
+	fputs("Content-Type: text/xml\r\n\r\n", out);
+	fwrite(sbuf_str(&reply), 1, reply.len, out);
 	sbuf_free(&body);
 	sbuf_free(&reply);
-	free(key);
-	EVP_PKEY_free(ctx.upload_key);
-	config_free(&cfg);
-	param_free(sched_params, &set);
+}
+
+int main(int argc, char **argv)
+{
+	struct sched_server s;
+
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+
+		fputs(usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	memset(&s, 0, sizeof(s));
+	s.proj.prog = "scheduler";
+	s.proj.params = sched_params;
+	s.proj.settings = &s.set;
+	s.proj.settings_size = sizeof(s.set);
+	log_init("scheduler", NULL);
+	serve_main(handle, &s);
+	sched_apps_free(&s.apps);
+	free(s.code_sign_key);
+	EVP_PKEY_free(s.upload_key);
+	serve_project_free(&s.proj);
 	log_close();
 	return 0;
 }

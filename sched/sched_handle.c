@@ -275,36 +275,31 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 }
 
 /*
- * The host's work, as one transaction: a segment is activated, its sequence
- * advanced and its job put into the reply together, or none of it -- a CGI
- * killed (or a database lost) between them left a segment in progress on a
- * host that never got it, unsendable until its deadline. On failure the
- * reply loses what this part added; work not sent is no error the client
- * must see (it asks again later).
+ * The host's work, in the RPC's transaction after a savepoint: a segment is
+ * activated, its sequence advanced and its job put into the reply
+ * together, or none of it. When it fails, back to the savepoint: the reply
+ * loses what this part added, the reports stand, and work not sent is no
+ * error the client must see (it asks again later). DB_RETRY when the
+ * whole transaction is gone (a lost connection; a deadlock's victim, which
+ * InnoDB rolls back whole): the RPC runs again.
  */
-static void send_work(const struct sched_ctx *ctx, const struct sched_request *req,
-		      const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
+static int send_work(const struct sched_ctx *ctx, const struct sched_request *req,
+		     const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
 {
 	struct sched_reply_mark mark = sched_reply_mark(reply);
 	double seconds = 0;
-	int rc = sched_apps_load(ctx->db, apps);
+	int rc = db_savepoint(ctx->db, "send");
 
 	if (rc == DB_OK)
-		rc = db_begin(ctx->db);
-	if (rc == DB_OK) {
 		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
-		if (rc == DB_OK)
-			rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);
-		if (rc == DB_OK)
-			rc = db_commit(ctx->db);
-		if (rc != DB_OK)
-			db_rollback(ctx->db);
-	}
-	if (rc != DB_OK) {
-		log_error("host %" PRId64 ": sending work failed, nothing sent: %s", host->id,
-			  db_error(ctx->db));
-		sched_reply_back_to(reply, mark);
-	}
+	if (rc == DB_OK)
+		rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);
+	if (rc == DB_OK || rc == DB_RETRY)
+		return rc;
+	log_error("host %" PRId64 ": sending work failed, nothing sent: %s", host->id,
+		  db_error(ctx->db));
+	sched_reply_back_to(reply, mark);
+	return db_rollback_to(ctx->db, "send") == DB_OK ? DB_OK : DB_RETRY;
 }
 
 /*
@@ -399,21 +394,54 @@ static int adopt_cpid(const struct sched_ctx *ctx, const struct sched_request *r
 	return db_user_set_cpid(ctx->db, user->id, c);
 }
 
-/* Everything that needs the database, as one transaction (rerun once if the connection broke). */
+/* Undo what an attempt of handle_db() put into the reply, to run it again. */
+static void reply_back_to_start(struct sched_reply *reply, struct sched_reply_mark mark)
+{
+	sched_reply_back_to(reply, mark);
+	reply->hostid = 0;
+	free(reply->account.user_name);
+	free(reply->account.cross_project_id);
+	free(reply->account.project_prefs);
+	free(reply->account.host_venue);
+	free(reply->account.team_name);
+	memset(&reply->account, 0, sizeof(reply->account));
+	while (reply->nacks)
+		free(reply->acks[--reply->nacks]);
+}
+
+/*
+ * Everything that needs the database, as one transaction with one commit:
+ * the host, the reports, the account, the work sent. Run again (up to
+ * three times) when it was lost: a broken connection, a deadlock's victim.
+ */
 static int handle_db(const struct sched_ctx *ctx, const struct sched_request *req,
 		     struct sched_apps *apps, struct sched_reply *reply, bool *known_user)
 {
+	struct sched_reply_mark mark = sched_reply_mark(reply);
 	struct db_user user = { 0 };
 	struct db_host host = { 0 };
-	bool weak = false;
+	bool weak = false, send = false;
 	int rc, attempt;
 
-	for (attempt = 0; attempt < 2; attempt++) {
+	for (attempt = 0; attempt < 3; attempt++) {
+		db_user_free(&user);
+		db_host_free(&host);
+		memset(&user, 0, sizeof(user));
+		memset(&host, 0, sizeof(host));
 		rc = find_user(ctx, req->authenticator, &user, &weak);
 		if (rc != DB_OK)
 			break;
 		*known_user = true;
-		rc = db_begin(ctx->db);
+		send = !req->dont_send_work;
+		if (send && !ctx->upload_key && !ctx->cfg->ignore_upload_certificates) {
+			/* work sent now could never be uploaded: the handler needs its certificates */
+			log_error("no work sent: the upload key (%s/upload_private) cannot be read, so "
+				  "outputs would have no upload certificates", ctx->cfg->key_dir);
+			send = false;
+		}
+		rc = send ? sched_apps_get(ctx->db, apps) : DB_OK;
+		if (rc == DB_OK)
+			rc = db_begin(ctx->db);
 		if (rc == DB_OK)
 			rc = identify_host(ctx, req, &user, &host, reply);
 		if (rc == DB_OK)
@@ -422,46 +450,41 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			rc = adopt_cpid(ctx, req, &user, weak);
 		if (rc == DB_OK)
 			rc = describe_account(ctx, &user, &host, &reply->account);
+		if (rc == DB_OK && send)
+			rc = send_work(ctx, req, &host, apps, reply);
 		if (rc == DB_OK)
 			rc = db_commit(ctx->db);
-		else if (rc != DB_RETRY)
+		else if (db_in_transaction(ctx->db))
 			db_rollback(ctx->db);
+		/* InnoDB rolled a deadlock's victim back whole: it may simply run again */
+		if (rc == DB_ERROR && db_deadlock(ctx->db))
+			rc = DB_RETRY;
 		if (rc != DB_RETRY)
 			break;
 		/* The transaction was rolled back: start the reply over. */
-		reply->hostid = 0;
-		free(reply->account.user_name);
-		free(reply->account.cross_project_id);
-		free(reply->account.project_prefs);
-		free(reply->account.host_venue);
-		free(reply->account.team_name);
-		memset(&reply->account, 0, sizeof(reply->account));
-		while (reply->nacks)
-			free(reply->acks[--reply->nacks]);
+		log_info("host %" PRId64 ": the transaction was lost; running it again", host.id);
+		reply_back_to_start(reply, mark);
 	}
 	if (rc == DB_NOT_FOUND) {
 		log_warn("[%s]: unknown authenticator", ctx->remote_addr ? ctx->remote_addr : "?");
 		refuse(ctx, reply, "notice",
 		       "Invalid or missing account key. To fix, remove and add this project.");
 		rc = DB_OK;
-	} else if (rc == DB_OK && !req->dont_send_work && !ctx->upload_key &&
-		   !ctx->cfg->ignore_upload_certificates) {
-		/* work sent now could never be uploaded: the handler needs its certificates */
-		log_error("no work sent: the upload key (%s/upload_private) cannot be read, so outputs "
-			  "would have no upload certificates", ctx->cfg->key_dir);
-	} else if (rc == DB_OK && !req->dont_send_work) {
-		send_work(ctx, req, &host, apps, reply);
 	}
+	if (rc != DB_OK)
+		reply_back_to_start(reply, mark);
 	db_user_free(&user);
 	db_host_free(&host);
 	return rc;
 }
 
-void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, struct sbuf *out)
+int sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, struct sbuf *out)
 {
+	int rc = DB_OK;
 	struct sched_request req;
 	struct sched_reply reply;
-	struct sched_apps apps = { 0 };     /* the reply's jobs point into it */
+	struct sched_apps own = { 0 };      /* the reply's jobs point into the apps */
+	struct sched_apps *apps = ctx->apps ? ctx->apps : &own;
 	struct sbuf err = SBUF_INIT(2048);
 	bool known_user = false;
 
@@ -475,7 +498,7 @@ void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, stru
 		reply.project_is_down = true;
 		reply.request_delay = (double)ctx->set->down_delay;
 		sched_reply_message(&reply, "low", "The project is temporarily unavailable.");
-	} else if (handle_db(ctx, &req, &apps, &reply, &known_user) != DB_OK) {
+	} else if ((rc = handle_db(ctx, &req, apps, &reply, &known_user)) != DB_OK) {
 		log_error("host %" PRId64 " [%s]: database error: %s", req.hostid,
 			  ctx->remote_addr ? ctx->remote_addr : "?", db_error(ctx->db));
 		sched_reply_free(&reply);
@@ -506,6 +529,7 @@ void sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, stru
 	}
 	sched_request_free(&req);
 	sched_reply_free(&reply);
-	sched_apps_free(&apps);
+	sched_apps_free(&own);
 	sbuf_free(&err);
+	return rc;
 }

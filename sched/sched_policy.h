@@ -13,9 +13,19 @@ struct sched_apps {
 	size_t nplatforms;
 	struct db_app_version *versions;
 	size_t nversions;
+	/* a copy kept across requests (FastCGI): when it was read, and what it was read at */
+	bool loaded;
+	double loaded_at;
+	int64_t fingerprint;
 };
 
-int sched_apps_load(struct db *db, struct sched_apps *a);
+/*
+ * The apps, platforms and app versions not deprecated: a copy kept in a,
+ * read again when the database's differ (db_apps_fingerprint) or the copy
+ * is a minute old. Jobs put into a reply point into it: not called again
+ * while the reply is in use.
+ */
+int sched_apps_get(struct db *db, struct sched_apps *a);
 void sched_apps_free(struct sched_apps *a);
 const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid);
 /*

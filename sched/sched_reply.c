@@ -79,7 +79,7 @@ void sched_reply_add(char ***list, size_t *n, const char *name)
 
 struct sched_reply_mark sched_reply_mark(const struct sched_reply *r)
 {
-	struct sched_reply_mark m = { r->njobs, r->naborts, r->ndelete_files };
+	struct sched_reply_mark m = { r->njobs, r->naborts, r->ndelete_files, r->extra.len };
 
 	return m;
 }
@@ -95,6 +95,8 @@ void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m)
 		free(r->aborts[--r->naborts]);
 	while (r->ndelete_files > m.ndelete_files)
 		free(r->delete_files[--r->ndelete_files]);
+	if (r->extra.len > m.extra_len)
+		sbuf_truncate(&r->extra, m.extra_len);
 }
 
 static void elem_str(struct sbuf *b, const char *tag, const char *value)

@@ -31,19 +31,37 @@ static int take_app(struct db_app *r, void *a) { return take(r, a); }
 static int take_platform(struct db_platform *r, void *a) { return take(r, a); }
 static int take_version(struct db_app_version *r, void *a) { return take(r, a); }
 
-int sched_apps_load(struct db *db, struct sched_apps *a)
+/* A copy older than this is read again even when the fingerprint is the same (hand edits). */
+#define APPS_MAX_AGE 60.0
+
+int sched_apps_get(struct db *db, struct sched_apps *a)
 {
 	struct list_arg la = { (void **)&a->apps, &a->napps, sizeof(struct db_app) };
 	struct list_arg lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
 	struct list_arg lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
-	int rc;
+	int64_t fp = 0;
+	int rc = db_apps_fingerprint(db, &fp);
 
+	if (rc != DB_OK)
+		return rc;
+	if (a->loaded && fp == a->fingerprint && dnow() - a->loaded_at < APPS_MAX_AGE)
+		return DB_OK;
+	if (a->loaded)
+		log_info("apps or app versions changed: read again");
+	sched_apps_free(a);
 	rc = db_app_enum(db, "WHERE deprecated=0", NULL, 0, take_app, &la);
 	if (rc == DB_OK)
 		rc = db_platform_enum(db, "WHERE deprecated=0", NULL, 0, take_platform, &lp);
 	if (rc == DB_OK)
 		rc = db_app_version_enum(db, "WHERE deprecated=0", NULL, 0, take_version, &lv);
-	return rc;
+	if (rc != DB_OK) {
+		sched_apps_free(a);
+		return rc;
+	}
+	a->loaded = true;
+	a->loaded_at = dnow();
+	a->fingerprint = fp;
+	return DB_OK;
 }
 
 void sched_apps_free(struct sched_apps *a)

@@ -141,9 +141,9 @@ void sched_reply_message(struct sched_reply *r, const char *priority, const char
 	PRINTF_LIKE(3, 4);
 void sched_reply_add(char ***list, size_t *n, const char *name);
 
-/* How far a reply's jobs, aborts and file deletions went, to go back to it. */
+/* How far a reply's jobs, aborts, file deletions and raw XML went, to go back to it. */
 struct sched_reply_mark {
-	size_t njobs, naborts, ndelete_files;
+	size_t njobs, naborts, ndelete_files, extra_len;
 };
 struct sched_reply_mark sched_reply_mark(const struct sched_reply *r);
 void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m);

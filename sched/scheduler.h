@@ -28,6 +28,8 @@ struct sched_settings {
 
 extern const struct param sched_params[];
 
+struct sched_apps;
+
 struct sched_ctx {
 	const struct project_config *cfg;
 	const struct sched_settings *set;
@@ -35,10 +37,16 @@ struct sched_ctx {
 	const char *code_sign_key;  /* keys/code_sign_public text */
 	EVP_PKEY *upload_key;       /* keys/upload_private: signs upload certificates (NULL: unreadable) */
 	const char *remote_addr;    /* the client's address, for the log */
+	/* apps, platforms, app versions kept across requests (NULL: read for this one) */
+	struct sched_apps *apps;
 };
 
-/* Handle one request; the reply is always a well-formed <scheduler_reply>. */
-void sched_handle(const struct sched_ctx *ctx, const char *req, size_t len, struct sbuf *reply);
+/*
+ * Handle one request; the reply is always a well-formed <scheduler_reply>.
+ * DB_OK, or the database error the reply told the client about (the
+ * caller may want a fresh connection for the next request).
+ */
+int sched_handle(const struct sched_ctx *ctx, const char *req, size_t len, struct sbuf *reply);
 
 /* The reply to a request too large to read (the CGI does not read it). */
 void sched_reply_refused(const struct sched_ctx *ctx, const char *why, struct sbuf *reply);

@@ -1,69 +1,53 @@
 /*
- * submit: the CGI front end of BOINC's remote job submission. The web server
+ * submit: the front end of BOINC's remote job submission. The web server
  * maps the project's submit_rpc_handler.php, job_file.php and get_output.php
  * here (make_project's Apache configuration); the script name says which.
- * It logs to <log_dir>/submit.log.
+ * A FastCGI server under mod_fcgid, else a CGI program (lib/serve.h); a
+ * process keeps config.xml and the database connection. It logs to
+ * <log_dir>/submit.log.
  */
 #include "submit.h"
 #include "db.h"
 #include "field.h"
 #include "fileutil.h"
 #include "log.h"
+#include "serve.h"
 
 static const char usage[] =
 	"usage: submit\n"
 	"BOINC's remote job submission RPCs (submit_rpc_handler.php, job_file.php,\n"
-	"get_output.php), run by the web server as a CGI program: the request on\n"
-	"standard input and in the environment, the reply on standard output. It\n"
-	"reads the project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or\n"
-	"../config.xml). See doc/submit_rpc.md.\n";
+	"get_output.php), run by the web server as a FastCGI program (many requests\n"
+	"a process, under mod_fcgid) or as a CGI program (one): the request in the\n"
+	"environment and the body, the reply on the way back. It reads the\n"
+	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
+	"See doc/submit_rpc.md.\n";
 
-static void emit_xml(const struct sbuf *reply)
+static void handle(void *state, struct serve_req *r)
 {
-	fputs("Content-Type: text/xml\r\n\r\n", stdout);
-	fwrite(reply->buf, 1, reply->len, stdout);
-	fflush(stdout);
-}
-
-int main(int argc, char **argv)
-{
-	struct project_config cfg;
-	struct submit_ctx c = { .cfg = &cfg, .remote_addr = getenv("REMOTE_ADDR") };
+	struct serve_project *proj = state;
+	struct submit_ctx c = { .cfg = &proj->cfg, .remote_addr = serve_env(r, "REMOTE_ADDR") };
 	struct sbuf reply = SBUF_INIT(1L << 30), err = SBUF_INIT(1024);
-	const char *script = getenv("SCRIPT_NAME");
-	struct db_params dp;
+	const char *script = serve_env(r, "SCRIPT_NAME");
+	FILE *out = serve_out(r);
 	struct form f = { 0 };
-	char *body = NULL, *logpath;
+	char *body = NULL;
 	size_t len = 0;
 
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-
-		fputs(usage, help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	log_init("submit", NULL);
-	if (config_load(&cfg, NULL, NULL, NULL) < 0) {
+	if (serve_project_get(proj) < 0) {
 		fputs("Status: 503\r\nContent-Type: text/plain\r\n\r\nserver configuration "
-		      "unreadable\n", stdout);
-		return 0;
+		      "unreadable\n", out);
+		return;
 	}
-	logpath = xasprintf("%s/submit.log", cfg.log_dir);
-	log_init("submit", logpath);
-	free(logpath);
-	db_params_from_config(&dp, &cfg);
-	if (db_open(&c.db, &dp, 0) != DB_OK)
-		c.db = NULL;
+	c.db = serve_project_db(proj);
 	if (script && strstr(script, "get_output")) {
-		if (form_parse_query(getenv("QUERY_STRING"), &f, &err) < 0)
+		if (form_parse_query(serve_env(r, "QUERY_STRING"), &f, &err) < 0)
 			fputs("Status: 400\r\nContent-Type: text/plain\r\n\r\nERROR: bad query\n",
-			      stdout);
+			      out);
 		else
-			submit_get_output(&c, &f, stdout);
+			submit_get_output(&c, &f, out);
 	} else {
-		body = form_read_body(SUBMIT_MAX_BODY, &len, &err);
-		if (!body || form_parse(getenv("CONTENT_TYPE"), body, len, &f, &err) < 0) {
+		body = serve_body(r, SUBMIT_MAX_BODY, &len, &err);
+		if (!body || form_parse(serve_env(r, "CONTENT_TYPE"), body, len, &f, &err) < 0) {
 			struct sbuf q = SBUF_INIT(4096);
 
 			field_quote(&q, sbuf_str(&err), 1000);
@@ -77,15 +61,31 @@ int main(int argc, char **argv)
 		} else {
 			submit_rpc(&c, &f, &reply);
 		}
-		emit_xml(&reply);
+		fputs("Content-Type: text/xml\r\n\r\n", out);
+		fwrite(reply.buf, 1, reply.len, out);
 	}
+	/* a transaction left open by a failure: the next request starts on a fresh connection */
+	if (c.db && db_in_transaction(c.db))
+		serve_project_db_failed(proj);
 	form_free(&f);
 	free(body);
-	if (c.db)
-		db_close(c.db);
 	sbuf_free(&reply);
 	sbuf_free(&err);
-	config_free(&cfg);
+}
+
+int main(int argc, char **argv)
+{
+	struct serve_project proj = { .prog = "submit" };
+
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+
+		fputs(usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	log_init("submit", NULL);
+	serve_main(handle, &proj);
+	serve_project_free(&proj);
 	log_close();
 	return 0;
 }

@@ -12,13 +12,11 @@
  * and Timeout; a ticket is one of its results, renamed to an unguessable
  * random name when handed out. Logs to <log_dir>/sweep.log.
  *
- * Under mod_fcgid the same binary is a FastCGI program: one process answers
- * request after request, keeping the configuration and the database
- * connection (reopened at the next request when it was lost); everything a
- * request makes is freed when it ends. It stops after WSEQ_SWEEP_MAX_REQUESTS
- * requests (when set; make_project sets it to mod_fcgid's own limit) or on
- * SIGTERM or SIGUSR1, between requests, so it always ends through exit().
- * Run by a web server as a plain CGI program it answers its one request.
+ * Under mod_fcgid the same binary is a FastCGI program (lib/serve.h): one
+ * process answers request after request, keeping the configuration and the
+ * database connection (reopened at the next request when it was lost);
+ * everything a request makes is freed when it ends. Run by a web server as
+ * a plain CGI program it answers its one request.
  */
 #include "common.h"
 #include "config.h"
@@ -34,10 +32,10 @@
 #include "sweep_msg.h"
 #include "wtime.h"
 
+#include "serve.h"
+
 #include <ctype.h>
-#include <fcgiapp.h>
 #include <limits.h>
-#include <signal.h>
 #include <sys/stat.h>
 
 static const char usage[] =
@@ -50,7 +48,6 @@ static const char usage[] =
 
 #define SWEEP_MAX_BODY ((long)SWEEP_COMPLETE_MAX)
 #define NO_DEADLINE (int64_t)4000000000
-#define ER_LOCK_DEADLOCK 1213           /* MariaDB: the transaction was rolled back */
 #define TASK_TRIES 3
 #define SESSION_ID_MAX 64
 #define SESSIONS_KEPT 16                /* sessions a FastCGI process remembers */
@@ -65,18 +62,15 @@ struct known_session {
 
 /* What a FastCGI process keeps from one request to the next. */
 struct server {
-	struct project_config cfg;
-	bool have_cfg;
-	struct db_params dp;            /* points into cfg */
-	struct db *db;                  /* NULL until a connect succeeds */
+	struct serve_project proj;
 	struct known_session known[SESSIONS_KEPT];
 };
 
 struct req {
 	const struct project_config *cfg;
 	struct server *srv;
-	struct db *db;                  /* srv->db */
-	FCGX_Request *fcgi;             /* NULL: plain CGI (stdin, stdout, the environment) */
+	struct db *db;                  /* srv->proj.db */
+	struct serve_req *io;
 	const char *addr;
 	const char *op;                 /* config, ping, worker, task, complete, failed */
 	struct form q;
@@ -88,25 +82,7 @@ struct req {
 
 static const char *req_env(const struct req *r, const char *name)
 {
-	return r->fcgi ? FCGX_GetParam(name, r->fcgi->envp) : getenv(name);
-}
-
-static void req_write(struct req *r, const void *p, size_t len)
-{
-	const char *c = p;
-
-	if (!r->fcgi) {
-		fwrite(p, 1, len, stdout);
-		return;
-	}
-	while (len > 0) {
-		int n = len > INT_MAX ? INT_MAX : (int)len;
-
-		if (FCGX_PutStr(c, n, r->fcgi->out) != n)
-			return;         /* the web server has gone: nobody to tell */
-		c += n;
-		len -= (size_t)n;
-	}
+	return serve_env(r->io, name);
 }
 
 static void reply(struct req *r, int status, const char *type, const void *body, size_t len)
@@ -135,38 +111,14 @@ static void reply(struct req *r, int status, const char *type, const void *body,
 		sbuf_addf(&h, "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n",
 			  type ? type : "text/plain", len);
 	}
-	req_write(r, h.buf, h.len);
-	req_write(r, body, len);
-	if (!r->fcgi)
-		fflush(stdout);
+	fwrite(h.buf, 1, h.len, serve_out(r->io));
+	fwrite(body, 1, len, serve_out(r->io));
 	sbuf_free(&h);
 }
 
 static void reply_text(struct req *r, int status, const char *msg)
 {
 	reply(r, status, "text/plain", msg, strlen(msg));
-}
-
-/* A FastCGI request's body stream, for form_read_body_from(). */
-static long read_fcgi(void *arg, char *buf, size_t n)
-{
-	FCGX_Stream *in = arg;
-
-	return FCGX_GetStr(buf, n > (1 << 20) ? 1 << 20 : (int)n, in);
-}
-
-/*
- * The body of a POST: CONTENT_LENGTH bytes, all of them, NUL-terminated
- * after them; NULL with *why set when the length is missing, above max or
- * the body is cut short. form_read_body() for a CGI's standard input, the
- * same rules over the FastCGI stream.
- */
-static char *read_body(struct req *r, long max, size_t *len, struct sbuf *why)
-{
-	if (!r->fcgi)
-		return form_read_body(max, len, why);
-	return form_read_body_from(req_env(r, "CONTENT_LENGTH"), max, read_fcgi, r->fcgi->in, len,
-				   why);
 }
 
 /*
@@ -178,11 +130,10 @@ static char *read_body(struct req *r, long max, size_t *len, struct sbuf *why)
  */
 static bool txn_again(struct req *r, int rc, unsigned err)
 {
-	if (rc != DB_RETRY && !(rc == DB_ERROR && err == ER_LOCK_DEADLOCK))
+	if (rc != DB_RETRY && !(rc == DB_ERROR && err == 1213 /* ER_LOCK_DEADLOCK */))
 		return false;
-	db_close(r->srv->db);
-	db_open(&r->srv->db, &r->srv->dp, 0);
-	r->db = r->srv->db;
+	serve_project_db_failed(&r->srv->proj);
+	r->db = serve_project_db(&r->srv->proj);
 	return r->db != NULL;
 }
 
@@ -604,39 +555,19 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	db_result_free(&res);
 }
 
-/* The configuration and the log: once, or again at the next request after a failure. */
-static int server_setup(struct server *s)
+/* One request. Frees what the request made. */
+static void serve(void *state, struct serve_req *io)
 {
-	char *logpath;
-
-	if (s->have_cfg)
-		return 0;
-	if (config_load(&s->cfg, NULL, NULL, NULL) < 0) {
-		config_free(&s->cfg);
-		return -1;
-	}
-	logpath = xasprintf("%s/sweep.log", s->cfg.log_dir);
-	log_init("sweep", logpath);
-	free(logpath);
-	db_params_from_config(&s->dp, &s->cfg);
-	s->have_cfg = true;
-	return 0;
-}
-
-/* One request; fcgi NULL for plain CGI. Frees what the request made. */
-static void serve(struct server *s, FCGX_Request *fcgi)
-{
-	struct req r = { .cfg = &s->cfg, .srv = s, .fcgi = fcgi };
+	struct server *s = state;
+	struct req r = { .cfg = &s->proj.cfg, .srv = s, .io = io };
 	struct sbuf err = SBUF_INIT(1024);
 	const char *script, *slash;
 
-	if (server_setup(s) < 0) {
+	if (serve_project_get(&s->proj) < 0) {
 		reply_text(&r, 503, "server configuration unreadable\n");
 		return;
 	}
-	if (!s->db)
-		db_open(&s->db, &s->dp, 0);
-	r.db = s->db;
+	r.db = serve_project_db(&s->proj);
 	r.addr = req_env(&r, "REMOTE_ADDR") ? req_env(&r, "REMOTE_ADDR") : "?";
 	script = req_env(&r, "SCRIPT_NAME");
 	slash = script ? strrchr(script, '/') : NULL;
@@ -657,7 +588,7 @@ static void serve(struct server *s, FCGX_Request *fcgi)
 		} else if (!strcmp(r.op, "complete")) {
 			size_t len = 0;
 			struct sbuf why = SBUF_INIT(1024);
-			char *body = read_body(&r, SWEEP_MAX_BODY, &len, &why);
+			char *body = serve_body(io, SWEEP_MAX_BODY, &len, &why);
 
 			if (!body) {
 				struct sbuf msg = SBUF_INIT(2048);
@@ -682,75 +613,17 @@ static void serve(struct server *s, FCGX_Request *fcgi)
 	 * next request on it wait forever. The next request connects afresh,
 	 * as a CGI does.
 	 */
-	if (r.db_failed && s->db) {
-		db_close(s->db);
-		s->db = NULL;
-	}
+	if (r.db_failed)
+		serve_project_db_failed(&s->proj);
 	form_free(&r.q);
 	free(r.session);
 	free(r.dir);
 	sbuf_free(&err);
 }
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-	FCGX_ShutdownPending();
-}
-
-/*
- * Request after request until mod_fcgid's limit or a stop signal. The
- * signals are blocked while a request runs, so one arrives only while the
- * process waits in accept(), which it ends (no SA_RESTART), and no request
- * is cut short.
- */
-static void serve_fastcgi(struct server *s)
-{
-	struct sigaction sa;
-	FCGX_Request fr;
-	sigset_t stops;
-	long max = 0, served = 0;
-
-	if (getenv("WSEQ_SWEEP_MAX_REQUESTS") &&
-	    parse_long(getenv("WSEQ_SWEEP_MAX_REQUESTS"), &max) < 0)
-		max = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &stops, NULL);
-	if (FCGX_InitRequest(&fr, 0, 0) != 0) {
-		log_error("cannot set up a FastCGI request");
-		return;
-	}
-	while (!stop_signal && (max <= 0 || served < max)) {
-		int rc;
-
-		sigprocmask(SIG_UNBLOCK, &stops, NULL);
-		rc = FCGX_Accept_r(&fr);
-		sigprocmask(SIG_BLOCK, &stops, NULL);
-		if (rc < 0)
-			break;
-		serve(s, &fr);
-		FCGX_Finish_r(&fr);
-		served++;
-	}
-	log_debug("fastcgi process ends after %ld requests%s", served,
-		  stop_signal ? " (signal)" : "");
-}
-
 int main(int argc, char **argv)
 {
-	static const int lib_signals[] = { SIGPIPE, SIGTERM, SIGUSR1 };
-	struct sigaction saved[ARRAY_SIZE(lib_signals)];
 	struct server s;
-	size_t i;
 
 	if (argc > 1) {
 		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
@@ -759,21 +632,10 @@ int main(int argc, char **argv)
 		return help ? 0 : 2;
 	}
 	memset(&s, 0, sizeof(s));
+	s.proj.prog = "sweep";
 	log_init("sweep", NULL);
-	/* libfcgi sets handlers for these in FCGX_Init; a CGI keeps the ones it was given */
-	for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
-		sigaction(lib_signals[i], NULL, &saved[i]);
-	if (FCGX_IsCGI()) {
-		for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
-			sigaction(lib_signals[i], &saved[i], NULL);
-		serve(&s, NULL);
-	} else {
-		serve_fastcgi(&s);
-	}
-	if (s.db)
-		db_close(s.db);
-	if (s.have_cfg)
-		config_free(&s.cfg);
+	serve_main(serve, &s);
+	serve_project_free(&s.proj);
 	log_close();
 	return 0;
 }

@@ -49,7 +49,8 @@ static const char *const upload_leaves[F_COUNT] = {
 struct upload_req {
 	const struct upload_ctx *ctx;
 	const char *addr;
-	int fd;
+	long (*rd)(void *arg, char *buf, size_t n);     /* the body */
+	void *rd_arg;
 	long long left;          /* body bytes not read yet; -1: read to end of file */
 	struct sbuf head;        /* the request text, then the first data bytes */
 	size_t head_len;         /* bytes of request text, before <data> */
@@ -102,9 +103,7 @@ static ssize_t req_read(struct upload_req *r, void *buf, size_t n)
 		return 0;
 	if (r->left > 0 && (long long)n > r->left)
 		n = (size_t)r->left;
-	do
-		got = read(r->fd, buf, n);
-	while (got < 0 && errno == EINTR);
+	got = r->rd(r->rd_arg, buf, n);
 	if (got > 0 && r->left > 0)
 		r->left -= got;
 	else if (got == 0)
@@ -630,8 +629,26 @@ out:
 	return st;
 }
 
+/* read() from a file descriptor, for upload_handle(). */
+static long read_fd(void *arg, char *buf, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = read(*(int *)arg, buf, n);
+	while (got < 0 && errno == EINTR);
+	return (long)got;
+}
+
 enum upload_status upload_handle(const struct upload_ctx *ctx, int in_fd,
 				 long long content_length, struct sbuf *reply)
+{
+	return upload_handle_from(ctx, read_fd, &in_fd, content_length, reply);
+}
+
+enum upload_status upload_handle_from(const struct upload_ctx *ctx,
+				      long (*rd)(void *arg, char *buf, size_t n), void *arg,
+				      long long content_length, struct sbuf *reply)
 {
 	struct upload_req r;
 	enum upload_status st;
@@ -639,7 +656,8 @@ enum upload_status upload_handle(const struct upload_ctx *ctx, int in_fd,
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.addr = ctx->remote_addr ? ctx->remote_addr : "unknown";
-	r.fd = in_fd;
+	r.rd = rd;
+	r.rd_arg = arg;
 	r.left = content_length < 0 ? -1 : content_length;
 	r.reply = reply;
 	sbuf_init(&r.qname, 4 * UPLOAD_QUOTE_MAX + 8);

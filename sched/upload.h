@@ -58,6 +58,10 @@ struct upload_ctx {
  */
 enum upload_status upload_handle(const struct upload_ctx *ctx, int in_fd,
 				 long long content_length, struct sbuf *reply);
+/* The same with the body read through rd (a FastCGI stream: lib/serve.h's serve_read). */
+enum upload_status upload_handle_from(const struct upload_ctx *ctx,
+				      long (*rd)(void *arg, char *buf, size_t n), void *arg,
+				      long long content_length, struct sbuf *reply);
 
 /*
  * The project's check (upload_owner.c), with a struct db * as arg: NAME is

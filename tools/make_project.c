@@ -451,20 +451,32 @@ static int write_master_page(struct project *p)
 	return rc;
 }
 
-/*
- * The sweep endpoints' FastCGI processes under mod_fcgid: how many at most
- * and at least, and the requests each answers before a fresh one replaces
- * it (the program is told the same limit, so it ends by itself).
- */
 #define WEB_RPC_NAMES "get_project_config|create_account|lookup_account|am_get_info|" \
 	"am_set_info|show_user|team_lookup"
 
 #define WEB_PAGE_NAMES "index\\.php|join|login|logout|account|host|results|teams|team|" \
 	"team_create|team_join|team_leave|apps|server_status|server_status\\.php"
 
-#define SWEEP_FCGI_MAX_PROCESSES 16
-#define SWEEP_FCGI_MIN_PROCESSES 2
-#define SWEEP_FCGI_MAX_REQUESTS 10000
+/*
+ * The programs that run as FastCGI servers under mod_fcgid (each also runs
+ * as plain CGI where the module is not loaded), and for each how many
+ * processes at most and at least, and the requests each answers before a
+ * fresh one replaces it (the program is told the same limit, so it ends by
+ * itself, between requests). The upload handler stays plain CGI:
+ * mod_fcgid reads a whole request body before the program sees a byte, so
+ * a large upload could not resume where a broken one stopped, and no body
+ * could pass FcgidMaxRequestLen.
+ */
+static const struct {
+	const char *prog;
+	int max_processes, min_processes;
+} fcgi_progs[] = {
+	{ "cgi", 16, 2 },       /* the scheduler */
+	{ "web", 8, 1 },
+	{ "submit", 8, 1 },
+	{ "sweep", 16, 2 },
+};
+#define FCGI_MAX_REQUESTS 10000
 
 static int write_apache_conf(struct project *p)
 {
@@ -476,7 +488,7 @@ static int write_apache_conf(struct project *p)
 	sbuf_addf(&b, "# Apache configuration for the wseq project %s, made by make_project.\n"
 		      "# Include it from the server configuration: Include %s/%s\n"
 		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core; mod_fcgid if loaded\n"
-		      "# serves the sweep endpoints).\n\n",
+		      "# runs the scheduler, the web program, submit and sweep as FastCGI servers).\n\n",
 		  p->name, p->root, rel);
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
@@ -492,23 +504,24 @@ static int write_apache_conf(struct project *p)
 		  WEB_PAGE_NAMES, p->root);
 	/*
 	 * The parameter sweep's endpoints: at the server's root, where
-	 * sweep_client asks. With mod_fcgid a few persistent FastCGI processes
-	 * answer them (each keeps its database connection), else one CGI
-	 * process a request. Bodies of /complete may be as large as the
+	 * sweep_client asks. Bodies of /complete may be as large as the
 	 * program takes (1 GB); mod_fcgid's limit is for the whole server.
 	 */
-	sbuf_addf(&b, "<IfModule mod_fcgid.c>\n"
-		      "AliasMatch ^/(config|ping|worker|task|complete|failed)$ %s/cgi-bin/sweep\n"
-		      "FcgidCmdOptions %s/cgi-bin/sweep MaxProcesses %d MinProcesses %d "
-		      "IdleTimeout 300 MaxProcessLifetime 3600 IOTimeout 300 "
-		      "MaxRequestsPerProcess %d InitialEnv WSEQ_SWEEP_MAX_REQUESTS=%d\n"
-		      "FcgidMaxRequestLen 1073741824\n"
-		      "</IfModule>\n"
-		      "<IfModule !mod_fcgid.c>\n"
-		      "ScriptAliasMatch ^/(config|ping|worker|task|complete|failed)$ %s/cgi-bin/sweep\n"
-		      "</IfModule>\n",
-		  p->root, p->root, SWEEP_FCGI_MAX_PROCESSES, SWEEP_FCGI_MIN_PROCESSES,
-		  SWEEP_FCGI_MAX_REQUESTS, SWEEP_FCGI_MAX_REQUESTS, p->root);
+	sbuf_addf(&b, "ScriptAliasMatch ^/(config|ping|worker|task|complete|failed)$ %s/cgi-bin/sweep\n",
+		  p->root);
+	/*
+	 * With mod_fcgid a few persistent processes answer each program's
+	 * requests, each keeping its configuration, keys and database
+	 * connection; else one CGI process a request.
+	 */
+	sbuf_addstr(&b, "<IfModule mod_fcgid.c>\n");
+	for (size_t i = 0; i < ARRAY_SIZE(fcgi_progs); i++)
+		sbuf_addf(&b, "FcgidCmdOptions %s/cgi-bin/%s MaxProcesses %d MinProcesses %d "
+			      "IdleTimeout 300 MaxProcessLifetime 3600 IOTimeout 300 "
+			      "MaxRequestsPerProcess %d InitialEnv WSEQ_FCGI_MAX_REQUESTS=%d\n",
+			  p->root, fcgi_progs[i].prog, fcgi_progs[i].max_processes,
+			  fcgi_progs[i].min_processes, FCGI_MAX_REQUESTS, FCGI_MAX_REQUESTS);
+	sbuf_addstr(&b, "FcgidMaxRequestLen 1073741824\n</IfModule>\n");
 	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
 	/* the statistics export (db_dump), before the web root's Alias that would take it */
 	sbuf_addf(&b, "Alias %s/%s/stats %s/html/stats\n", base, p->name, p->root);
@@ -532,8 +545,8 @@ static int write_apache_conf(struct project *p)
 		      "    Require all granted\n"
 		      "    <Files \"file_upload_handler\">\n        LimitRequestBody 0\n    </Files>\n"
 		      "    <Files \"web\">\n        LimitRequestBody 67108864\n    </Files>\n"
-		      "    <IfModule mod_fcgid.c>\n        <Files \"sweep\">\n"
-		      "            SetHandler fcgid-script\n        </Files>\n    </IfModule>\n"
+		      "    <IfModule mod_fcgid.c>\n        <FilesMatch \"^(cgi|web|submit|sweep)$\">\n"
+		      "            SetHandler fcgid-script\n        </FilesMatch>\n    </IfModule>\n"
 		      "</Directory>\n", p->root);
 	rc = write_text(p, rel, &b, 0644);
 	free(rel);

@@ -1,0 +1,267 @@
+/*
+ * serve_main(): the CGI / FastCGI request loop, and what a serving process
+ * keeps of the project between requests. See serve.h.
+ */
+#define _GNU_SOURCE     /* fopencookie */
+#include "serve.h"
+#include "form.h"
+#include "log.h"
+
+#include <fcgiapp.h>
+#include <limits.h>
+#include <signal.h>
+
+struct serve_req {
+	FCGX_Request *fcgi;     /* NULL: plain CGI (the environment, stdin, stdout) */
+	FILE *out;
+};
+
+const char *serve_env(struct serve_req *r, const char *name)
+{
+	return r->fcgi ? FCGX_GetParam(name, r->fcgi->envp) : getenv(name);
+}
+
+const char *serve_env_cb(const char *name, void *r)
+{
+	return serve_env(r, name);
+}
+
+bool serve_is_fastcgi(const struct serve_req *r)
+{
+	return r->fcgi != NULL;
+}
+
+long serve_read(void *arg, char *buf, size_t n)
+{
+	struct serve_req *r = arg;
+	ssize_t got;
+
+	if (n > (1 << 20))
+		n = 1 << 20;
+	if (r->fcgi)
+		return FCGX_GetStr(buf, (int)n, r->fcgi->in);
+	do
+		got = read(STDIN_FILENO, buf, n);
+	while (got < 0 && errno == EINTR);
+	return (long)got;
+}
+
+char *serve_body(struct serve_req *r, long max, size_t *len, struct sbuf *why)
+{
+	return form_read_body_from(serve_env(r, "CONTENT_LENGTH"), max, serve_read, r, len, why);
+}
+
+void serve_drain(struct serve_req *r, long max)
+{
+	char buf[65536];
+	long total = 0, n;
+
+	while (total < max && (n = serve_read(r, buf, sizeof(buf))) > 0)
+		total += n;
+}
+
+FILE *serve_out(struct serve_req *r)
+{
+	return r->out;
+}
+
+/* ---- the project ------------------------------------------------------------ */
+
+bool serve_file_changed(const char *path, struct stat *st)
+{
+	struct stat now;
+
+	if (stat(path, &now) != 0) {
+		bool had = st->st_ino != 0;
+
+		memset(st, 0, sizeof(*st));
+		return had;
+	}
+	if (now.st_ino == st->st_ino && now.st_dev == st->st_dev && now.st_size == st->st_size &&
+	    now.st_mtim.tv_sec == st->st_mtim.tv_sec && now.st_mtim.tv_nsec == st->st_mtim.tv_nsec)
+		return false;
+	*st = now;
+	return true;
+}
+
+static int project_load(struct serve_project *p)
+{
+	struct project_config cfg;
+	void *set = p->settings_size ? xcalloc(1, p->settings_size) : NULL;
+	char *logpath;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (config_load(&cfg, p->loaded ? p->cfg.path : NULL, p->params, set) < 0) {
+		config_free(&cfg);
+		if (p->params)
+			param_free(p->params, set);
+		free(set);
+		if (p->loaded)
+			log_error("%s: cannot be read again; going on with what was read before",
+				  p->cfg.path);
+		return p->loaded ? 0 : -1;
+	}
+	if (p->loaded) {
+		log_info("%s changed: read again", p->cfg.path);
+		config_free(&p->cfg);
+		if (p->params)
+			param_free(p->params, p->settings);
+		/* the database may have moved: connect afresh */
+		db_close(p->db);
+		p->db = NULL;
+	}
+	p->cfg = cfg;
+	if (set) {
+		memcpy(p->settings, set, p->settings_size);
+		free(set);
+	}
+	p->loaded = true;
+	p->generation++;
+	db_params_from_config(&p->dp, &p->cfg);
+	logpath = xasprintf("%s/%s.log", p->cfg.log_dir, p->prog);
+	log_init(p->prog, logpath);
+	free(logpath);
+	return 0;
+}
+
+int serve_project_get(struct serve_project *p)
+{
+	if (!p->loaded) {
+		char *path = config_locate();
+
+		if (!path)
+			return -1;
+		serve_file_changed(path, &p->st);
+		free(path);
+		return project_load(p);
+	}
+	if (serve_file_changed(p->cfg.path, &p->st) && p->st.st_ino != 0)
+		return project_load(p);
+	return 0;
+}
+
+struct db *serve_project_db(struct serve_project *p)
+{
+	if (!p->db && db_open(&p->db, &p->dp, 0) != DB_OK)
+		p->db = NULL;
+	return p->db;
+}
+
+void serve_project_db_failed(struct serve_project *p)
+{
+	db_close(p->db);
+	p->db = NULL;
+}
+
+void serve_project_free(struct serve_project *p)
+{
+	db_close(p->db);
+	p->db = NULL;
+	if (p->loaded) {
+		config_free(&p->cfg);
+		if (p->params)
+			param_free(p->params, p->settings);
+	}
+	p->loaded = false;
+}
+
+/* ---- the loop --------------------------------------------------------------- */
+
+/* The reply stream of a FastCGI request, as a FILE (for fprintf and fwrite). */
+static ssize_t fcgi_write(void *cookie, const char *buf, size_t n)
+{
+	FCGX_Stream *out = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		int k = n - done > INT_MAX ? INT_MAX : (int)(n - done);
+
+		if (FCGX_PutStr(buf + done, k, out) != k)
+			return done ? (ssize_t)done : -1;     /* the web server has gone */
+		done += (size_t)k;
+	}
+	return (ssize_t)n;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	FCGX_ShutdownPending();
+}
+
+/*
+ * Request after request until the limit or a stop signal. The signals are
+ * blocked while a request runs, so one arrives only while the process
+ * waits in accept(), which it ends (no SA_RESTART), and no request is cut
+ * short.
+ */
+static void serve_fastcgi(serve_fn *fn, void *state)
+{
+	static const cookie_io_functions_t io = { .write = fcgi_write };
+	struct sigaction sa;
+	FCGX_Request fr;
+	sigset_t stops;
+	long max = 0, served = 0;
+	const char *env = getenv("WSEQ_FCGI_MAX_REQUESTS");
+
+	if (env && parse_long(env, &max) < 0)
+		max = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	if (FCGX_InitRequest(&fr, 0, 0) != 0) {
+		log_error("cannot set up a FastCGI request");
+		return;
+	}
+	while (!stop_signal && (max <= 0 || served < max)) {
+		struct serve_req r = { .fcgi = &fr };
+		int rc;
+
+		sigprocmask(SIG_UNBLOCK, &stops, NULL);
+		rc = FCGX_Accept_r(&fr);
+		sigprocmask(SIG_BLOCK, &stops, NULL);
+		if (rc < 0)
+			break;
+		r.out = fopencookie(fr.out, "w", io);
+		if (r.out) {
+			fn(state, &r);
+			fclose(r.out);
+		} else {
+			log_error("cannot open the reply stream: %s", strerror(errno));
+		}
+		FCGX_Finish_r(&fr);
+		served++;
+	}
+	log_debug("fastcgi process ends after %ld requests%s", served,
+		  stop_signal ? " (signal)" : "");
+}
+
+int serve_main(serve_fn *fn, void *state)
+{
+	static const int lib_signals[] = { SIGPIPE, SIGTERM, SIGUSR1 };
+	struct sigaction saved[ARRAY_SIZE(lib_signals)];
+	size_t i;
+
+	/* libfcgi sets handlers for these in FCGX_Init; a CGI keeps the ones it was given */
+	for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
+		sigaction(lib_signals[i], NULL, &saved[i]);
+	if (FCGX_IsCGI()) {
+		struct serve_req r = { .out = stdout };
+
+		for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
+			sigaction(lib_signals[i], &saved[i], NULL);
+		fn(state, &r);
+		fflush(stdout);
+	} else {
+		serve_fastcgi(fn, state);
+	}
+	return 0;
+}
