@@ -16,7 +16,7 @@
 const struct db_query *const db_queries[] = {
 	&dbq_result_unsent, &dbq_result_by_workunit, &dbq_result_host_in_progress,
 	&dbq_result_timed_out, &dbq_result_file_delete, &dbq_result_seq_in_progress,
-	&dbq_result_claim_unsent, &dbq_result_claim_timed_out,
+	&dbq_result_claim_unsent, &dbq_result_claim_timed_out, &dbq_result_unsent_lock,
 	&dbq_wu_transition, &dbq_wu_need_validate, &dbq_wu_assimilate, &dbq_wu_file_delete,
 	&dbq_wu_batch, &dbq_wu_batch_modified, &dbq_wu_seq_segments, &dbq_wu_touch_transition,
 	&dbq_seq_for_host, &dbq_seq_unassigned, &dbq_seq_relocate, &dbq_seq_group_members,

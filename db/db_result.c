@@ -32,6 +32,16 @@ const struct db_query dbq_result_claim_unsent = {
 	"report_deadline=?, app_version_id=?, app_version_num=? "
 	"WHERE id=? AND server_state=2", "iiiiiii"
 };
+/*
+ * Unsent results after (priority, id) in the order they are sent, locked
+ * for the caller's transaction; rows another transaction holds are passed
+ * over, not waited for, so schedulers side by side never wait on each other.
+ */
+const struct db_query dbq_result_unsent_lock = {
+	"result_unsent_lock", &db_result_table,
+	"WHERE server_state=2 AND (priority<? OR (priority=? AND id>?)) "
+	"ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED", "iiii"
+};
 const struct db_query dbq_result_claim_timed_out = {
 	"result_claim_timed_out", NULL,
 	"UPDATE result SET server_state=5, outcome=4 "
@@ -44,6 +54,15 @@ int db_result_enum_unsent(struct db *db, int limit,
 	struct db_val v[] = { DBV_INT(limit) };
 
 	return db_result_query(db, &dbq_result_unsent, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t after_id,
+				int limit, int (*fn)(struct db_result *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(after_priority), DBV_INT(after_priority), DBV_INT(after_id),
+			      DBV_INT(limit) };
+
+	return db_result_query(db, &dbq_result_unsent_lock, v, ARRAY_SIZE(v), fn, arg);
 }
 
 int db_result_enum_workunit(struct db *db, int64_t wuid,

@@ -91,9 +91,12 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 {
 	int rc = DB_NOT_FOUND;
 	char lbl[96];
+	bool locked = false;
 
 	if (req->hostid > 0) {
-		rc = db_host_lookup_id(ctx->db, req->hostid, host);
+		/* read locked: credit the validator grants meanwhile is not written over */
+		rc = db_host_lock(ctx->db, req->hostid, host);
+		locked = rc == DB_OK && host->userid == user->id;
 		if (rc == DB_OK && host->userid != user->id) {
 			log_warn("%s: hostid belongs to another account; not using it",
 				 host_label(ctx, req->hostid, lbl, sizeof(lbl)));
@@ -114,8 +117,8 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 			reply->hostid = host->id;
 		}
 	}
-	/* the row again, locked: credit the validator grants meanwhile is not written over */
-	if (rc == DB_OK)
+	/* found by its host_cpid: the row again, locked */
+	if (rc == DB_OK && !locked)
 		rc = db_host_lock(ctx->db, host->id, host);
 	if (rc == DB_ERROR || rc == DB_RETRY)
 		return rc;

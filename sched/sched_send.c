@@ -240,7 +240,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	/* Segments count for at most their share, so ordinary work is never crowded out. */
 	double seconds = seq_seconds < ctx->set->sequence_share * want ? seq_seconds
 								  : ctx->set->sequence_share * want;
-	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs;
+	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs, batch, examined = 0;
+	int64_t after_priority = INT64_MAX, after_id = 0;
 	size_t i;
 	int rc = DB_OK;
 
@@ -258,18 +259,39 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		if (max_jobs > limit - busy)
 			max_jobs = (long)(limit - busy);
 	}
-	rc = db_result_enum_unsent(ctx->db, (int)ctx->set->candidates, take_result, &c);
-	for (i = 0; rc == DB_OK && i < c.n; i++) {
-		int r;
+	/*
+	 * Candidates in batches, locked (SKIP LOCKED: what a scheduler beside
+	 * this one holds is passed over), a few more than the jobs wanted
+	 * first, twice as many each time after, up to sched_candidates in all.
+	 */
+	batch = 2 * max_jobs + 2;
+	while (rc == DB_OK && examined < ctx->set->candidates &&
+	       (long)reply->njobs < max_jobs && !(reply->njobs > 0 && seconds >= want)) {
+		if (batch > ctx->set->candidates - examined)
+			batch = ctx->set->candidates - examined;
+		rc = db_result_enum_unsent_lock(ctx->db, after_priority, after_id, (int)batch,
+						take_result, &c);
+		if (c.n > 0) {  /* before consider() takes the rows over */
+			after_priority = c.r[c.n - 1].priority;
+			after_id = c.r[c.n - 1].id;
+		}
+		for (i = 0; rc == DB_OK && i < c.n; i++) {
+			int r;
 
-		if ((long)reply->njobs >= max_jobs || (reply->njobs > 0 && seconds >= want))
-			break;
-		r = consider(ctx, req, host, apps, &c.r[i], reply, &seconds);
-		if (r == DB_ERROR || r == DB_RETRY)
-			rc = r;
+			if ((long)reply->njobs >= max_jobs || (reply->njobs > 0 && seconds >= want))
+				break;
+			r = consider(ctx, req, host, apps, &c.r[i], reply, &seconds);
+			if (r == DB_ERROR || r == DB_RETRY)
+				rc = r;
+		}
+		examined += (long)c.n;
+		for (i = 0; i < c.n; i++)
+			db_result_free(&c.r[i]);
+		if ((long)c.n < batch)
+			break;          /* no more unsent results */
+		c.n = 0;
+		batch *= 2;
 	}
-	for (i = 0; i < c.n; i++)
-		db_result_free(&c.r[i]);
 	free(c.r);
 	if (reply->njobs)
 		log_info("host %" PRId64 ": sent %zu jobs (%.0f s of work for %.0f s asked)", host->id,

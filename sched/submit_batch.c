@@ -32,7 +32,7 @@ static int leftover(struct rpc *r, const struct db_batch *old, const struct db_a
 	    old->state != BATCH_STATE_INIT || old->njobs != 0)
 		return 0;
 	if (db_batch_count_jobs(r->c->db, old->id, &n) != DB_OK)
-		return submit_fail(r, "database error");
+		return submit_db_fail(r);
 	*yes = n == 0;
 	return 0;
 }
@@ -75,7 +75,7 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 			old.expire_time = expire;
 			if (db_batch_file_assoc_drop_batch(r->c->db, old.id) != DB_OK ||
 			    db_batch_update(r->c->db, &old) != DB_OK)
-				rc = submit_fail(r, "database error");
+				rc = submit_db_fail(r);
 		}
 		if (!rc) {
 			log_info("batch %s (%lld): made again (a submit under its name never "
@@ -89,7 +89,7 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 	}
 	db_batch_free(&old);
 	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)
-		return submit_fail(r, "database error");
+		return submit_db_fail(r);
 	return 0;
 }
 
@@ -112,11 +112,11 @@ int submit_do_create_batch(struct rpc *r)
 	if (!rc)
 		rc = submit_may_submit(r, app.id);
 	if (!rc && db_begin(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	else if (!rc) {
 		rc = new_batch(r, &app, name, expire, &b);
 		if (!rc && db_commit(r->c->db) != DB_OK)
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 		if (rc)
 			db_rollback(r->c->db);
 	}
@@ -168,7 +168,7 @@ static const struct work_file *staged_file(struct rpc *r, struct staged *st, con
 	work_file_free(&st->files[st->n]);
 	q = submit_quoted(name);
 	if (s == JF_DB_ERROR)
-		submit_fail(r, "database error");
+		submit_db_fail(r);
 	else if (s == JF_PROJECT)
 		submit_fail(r, "input file %s is not a job file: the project has a file of that "
 			    "name", q);
@@ -442,7 +442,7 @@ int submit_do_submit_batch(struct rpc *r)
 	if (!rc && db_begin(r->c->db) == DB_OK)
 		in_txn = true;
 	else if (!rc)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	if (!rc)
 		rc = submit_batch_of(r, bn, &k.app, &b);
 	if (!rc)
@@ -460,7 +460,7 @@ int submit_do_submit_batch(struct rpc *r)
 		b.state = BATCH_STATE_IN_PROGRESS;
 		b.njobs += (int)njobs;
 		if (db_batch_update(r->c->db, &b) != DB_OK || db_commit(r->c->db) != DB_OK)
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 	}
 	if (rc && in_txn)
 		db_rollback(r->c->db);
@@ -515,10 +515,10 @@ int submit_do_retire_batch(struct rpc *r)
 	if (!rc)
 		rc = submit_owned_batch(r, r->root, &b);
 	if (!rc && db_begin(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	else if (!rc && (retire(r, &b, &discarded) != DB_OK || db_commit(r->c->db) != DB_OK)) {
 		db_rollback(r->c->db);
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	}
 	if (!rc) {
 		log_info("batch %s (%lld) %s", b.name, (long long)b.id,
@@ -542,7 +542,7 @@ int submit_do_set_expire_time(struct rpc *r)
 	if (!rc)
 		rc = submit_owned_batch(r, r->root, &b);
 	if (!rc && db_begin(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	if (!rc) {
 		/* The lease covers the batch's files too. */
 		b.expire_time = t;
@@ -550,7 +550,7 @@ int submit_do_set_expire_time(struct rpc *r)
 		    db_job_file_lease_batch(r->c->db, b.id, t) != DB_OK ||
 		    db_commit(r->c->db) != DB_OK) {
 			db_rollback(r->c->db);
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 		}
 	}
 	if (!rc)

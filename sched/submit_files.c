@@ -132,7 +132,7 @@ static int note_job_file(struct rpc *r, const char *name, double delete_time, in
 	if (rc == DB_OK && batch > 0)
 		rc = db_batch_file_assoc_add(r->c->db, jf.id, batch);
 	db_job_file_free(&jf);
-	return rc == DB_OK ? 0 : submit_fail(r, "database error");
+	return rc == DB_OK ? 0 : submit_db_fail(r);
 }
 
 /* Common to query_files and upload_files: auth, batch, lease and names. */
@@ -194,7 +194,7 @@ int submit_do_query_files(struct rpc *r)
 	int rc = file_req_parse(r, &q);
 
 	if (!rc && db_begin(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	if (!rc)
 		sbuf_addstr(r->body, "<absent_files>\n");
 	for (i = 0; !rc && i < q.n; i++) {
@@ -208,7 +208,7 @@ int submit_do_query_files(struct rpc *r)
 		case JF_ABSENT:
 			/* a stale row whose file is gone goes with it */
 			if (jf.id && db_job_file_delete(r->c->db, &jf) != DB_OK)
-				rc = submit_fail(r, "database error");
+				rc = submit_db_fail(r);
 			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
 			break;
 		case JF_PROJECT:
@@ -217,7 +217,7 @@ int submit_do_query_files(struct rpc *r)
 			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
 			break;
 		case JF_DB_ERROR:
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 			break;
 		}
 		db_job_file_free(&jf);
@@ -226,7 +226,7 @@ int submit_do_query_files(struct rpc *r)
 	if (!rc)
 		sbuf_addstr(r->body, "</absent_files>\n");
 	if (r->c->db && !rc && db_commit(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	if (rc && r->c->db)
 		db_rollback(r->c->db);
 	file_req_free(&q);
@@ -245,7 +245,7 @@ static int not_project_file(struct rpc *r, const char *name)
 	db_job_file_free(&jf);
 	work_file_free(&wf);
 	if (s == JF_DB_ERROR)
-		return submit_fail(r, "database error");
+		return submit_db_fail(r);
 	if (s != JF_PROJECT)
 		return 0;
 	q = submit_quoted(name);
@@ -295,11 +295,11 @@ int submit_do_upload_files(struct rpc *r)
 		work_file_free(&wf);
 	}
 	if (!rc && db_begin(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	for (i = 0; !rc && i < q.n; i++)
 		rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
 	if (!rc && db_commit(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	if (rc && r->c->db)
 		db_rollback(r->c->db);
 	if (!rc) {

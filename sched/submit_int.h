@@ -25,6 +25,8 @@ struct rpc {
 
 /* Set the request's error (the first reason stands); returns -1. */
 int submit_fail(struct rpc *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* A database call failed: "unavailable" when the database does not answer, else "database error". */
+int submit_db_fail(struct rpc *r);
 /*
  * What the submitter sends, through lib/field.h: 0, or -1 with the request's
  * error naming the field (e.g. "delay_bound: inf is outside [0, 1e+09]").

@@ -70,7 +70,7 @@ int submit_owned_job(struct rpc *r, const char *name, struct job *j)
 	case JOB_NONE: return submit_fail(r, "no job named %s", name ? name : "");
 	case JOB_NOT_OWNER: return submit_fail(r, "not owner of %s", name);
 	case JOB_NO_BATCH: return submit_fail(r, "job %s is not in a batch", name);
-	default: return submit_fail(r, "database error");
+	default: return submit_db_fail(r);
 	}
 }
 
@@ -142,7 +142,7 @@ int submit_do_get_templates(struct rpc *r)
 			goto out;
 		}
 		if (!rc && db_app_lookup_id(r->c->db, j.wu.appid, &app) != DB_OK)
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 		if (!rc)
 			submit_job_free(&j);
 	} else if (!rc) {
@@ -223,7 +223,7 @@ int submit_do_query_batch2(struct rpc *r)
 		if (!rc && (rc = db_batch_lookup_name(r->c->db, name, &b)) == DB_NOT_FOUND)
 			rc = submit_fail(r, "no batch named %s", name);
 		else if (!rc && rc != DB_OK)
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 		else if (!rc && b.user_id != r->user.id)
 			rc = submit_fail(r, "not owner of %s", name);
 		if (!rc) {
@@ -233,7 +233,7 @@ int submit_do_query_batch2(struct rpc *r)
 			r->njobs = 0;
 			if (db_job_status_enum_batch(r->c->db, b.id, t, add_job_status, r) != DB_OK ||
 			    db_sequence_enum_batch(r->c->db, b.id, t, add_seq_status, r) != DB_OK)
-				rc = submit_fail(r, "database error");
+				rc = submit_db_fail(r);
 			r->body = body;
 			sbuf_addf(body, "<batch_size>%zu</batch_size>\n", r->njobs);
 			sbuf_add(body, jobs.buf, jobs.len);
@@ -266,7 +266,7 @@ static int add_batch(struct db_batch *b, void *arg)
 			      "AND error_mask<>0", v, 1, &err) != DB_OK ||
 	    db_sequence_count(r->c->db, "WHERE batch=? AND state=1", v, 1, &sdone) != DB_OK ||
 	    db_sequence_count(r->c->db, "WHERE batch=? AND state=2", v, 1, &serr) != DB_OK) {
-		l->rc = submit_fail(r, "database error");
+		l->rc = submit_db_fail(r);
 		return 1;
 	}
 	done += sdone;
@@ -294,7 +294,7 @@ int submit_do_query_batches(struct rpc *r)
 	int rc = submit_authenticate(r);
 
 	if (!rc && db_batch_enum_user(r->c->db, r->user.id, add_batch, &l) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	return rc ? rc : l.rc;
 }
 
@@ -327,7 +327,7 @@ int submit_do_query_completed_job(struct rpc *r)
 		else if (over && j.wu.id)
 			got = db_result_chosen(r->c->db, j.wu.id, &res);
 		if (got != DB_OK && got != DB_NOT_FOUND)
-			rc = submit_fail(r, "database error");
+			rc = submit_db_fail(r);
 		sbuf_addf(r->body, "<completed_job>\n<error_mask>%d</error_mask>\n", mask);
 		if (!rc && got == DB_OK) {
 			const char *tag = done ? "canonical_resultid" : "error_resultid";
@@ -365,7 +365,7 @@ static int abort_job(struct rpc *r, struct job *j)
 		j->seq.error_msg = xstrdup("aborted by its submitter");
 		if (db_result_retire_live(r->c->db, &j->seq.id, 1) != DB_OK ||
 		    db_sequence_update(r->c->db, &j->seq) != DB_OK)
-			return submit_fail(r, "database error");
+			return submit_db_fail(r);
 		return 0;
 	}
 	if (j->wu.canonical_resultid)
@@ -374,7 +374,7 @@ static int abort_job(struct rpc *r, struct job *j)
 	j->wu.transition_time = now();
 	if (db_result_cancel_unsent(r->c->db, j->wu.id) != DB_OK ||
 	    db_workunit_update(r->c->db, &j->wu) != DB_OK)
-		return submit_fail(r, "database error");
+		return submit_db_fail(r);
 	return 0;
 }
 
@@ -384,7 +384,7 @@ int submit_do_abort_jobs(struct rpc *r)
 	int rc = submit_authenticate(r), naborted = 0;
 
 	if (!rc && db_begin(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	xml_for_each(n, r->root, "job_name") {
 		char *text = xml_text(n), *name = NULL;
 		struct job j;
@@ -400,7 +400,7 @@ int submit_do_abort_jobs(struct rpc *r)
 		free(text);
 	}
 	if (!rc && db_commit(r->c->db) != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	if (rc && r->c->db)
 		db_rollback(r->c->db);
 	if (!rc) {

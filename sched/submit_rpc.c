@@ -27,6 +27,14 @@ int submit_fail(struct rpc *r, const char *fmt, ...)
 	return -1;
 }
 
+int submit_db_fail(struct rpc *r)
+{
+	/* a kept connection fails its first statement after the server stopped: say so */
+	if (!r->c->db || db_ping(r->c->db) != DB_OK)
+		return submit_fail(r, "the project database is unavailable; try again later");
+	return submit_fail(r, "database error");
+}
+
 int submit_text(struct rpc *r, const char *field, const char *text, size_t max, char **out)
 {
 	struct sbuf why = SBUF_INIT(1024);
@@ -96,6 +104,16 @@ static int need_db(struct rpc *r)
 	return 0;
 }
 
+/* The database answers now (a connection kept from an earlier request may be to a stopped one). */
+static int need_db_now(struct rpc *r)
+{
+	if (need_db(r))
+		return -1;
+	if (db_ping(r->c->db) != DB_OK)
+		return submit_fail(r, "the project database is unavailable; try again later");
+	return 0;
+}
+
 int submit_authenticate(struct rpc *r)
 {
 	char *auth = xml_child_text(r->root, "authenticator");
@@ -108,7 +126,7 @@ int submit_authenticate(struct rpc *r)
 	else if ((rc = db_user_lookup_auth(r->c->db, auth, &r->user)) == DB_NOT_FOUND)
 		rc = submit_fail(r, "bad authenticator");
 	else if (rc != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	free(auth);
 	return rc ? -1 : 0;
 }
@@ -122,13 +140,13 @@ int submit_may_submit(struct rpc *r, int64_t appid)
 	if (rc == DB_NOT_FOUND)
 		return submit_fail(r, appid ? "no submit access" : "no file access");
 	if (rc != DB_OK)
-		return submit_fail(r, "database error");
+		return submit_db_fail(r);
 	if (!appid || us.submit_all)
 		return 0;
 	rc = db_user_submit_app_lookup(r->c->db, &usa);
 	if (rc == DB_NOT_FOUND)
 		return submit_fail(r, "no submit access");
-	return rc == DB_OK ? 0 : submit_fail(r, "database error");
+	return rc == DB_OK ? 0 : submit_db_fail(r);
 }
 
 int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app)
@@ -140,7 +158,7 @@ int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app)
 	rc = db_app_lookup_name(r->c->db, name, app);
 	if (rc == DB_NOT_FOUND)
 		return submit_fail(r, "no app named %s", name);
-	return rc == DB_OK ? 0 : submit_fail(r, "database error");
+	return rc == DB_OK ? 0 : submit_db_fail(r);
 }
 
 int submit_owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b)
@@ -161,7 +179,7 @@ int submit_owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b)
 	if (rc == DB_NOT_FOUND)
 		rc = id > 0 ? submit_fail(r, "no such batch") : submit_fail(r, "no batch named %s", name);
 	else if (rc != DB_OK)
-		rc = submit_fail(r, "database error");
+		rc = submit_db_fail(r);
 	else if (b->user_id != r->user.id)
 		rc = submit_fail(r, "not owner of batch");
 	free(name);
@@ -172,7 +190,7 @@ int submit_owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b)
 
 static int do_ping(struct rpc *r)
 {
-	if (need_db(r))
+	if (need_db_now(r))
 		return -1;
 	sbuf_addstr(r->body, "<success>1</success>\n");
 	return 0;
