@@ -38,7 +38,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_bfa_drop_file,
 	&dbq_wu_set_transition, &dbq_wu_segment_newest, &dbq_seq_lock, &dbq_seq_set_unvalidated,
 	&dbq_seq_last_state_upto, &dbq_seq_invalid, &dbq_seq_group_fail, &dbq_group_fail,
-	&dbq_result_seq_host_failed, &dbq_host_turnaround, &dbq_seq_lock_many,
+	&dbq_result_seq_host_failed, &dbq_seq_lock_many,
 	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_wu_cancel_batch,
 	&dbq_result_cancel_batch, &dbq_result_cancel_wu, &dbq_job_file_lease_batch,
 	&dbq_result_chosen, &dbq_batch_by_name_lock, &dbq_batch_njobs, &dbq_bfa_drop_batch,

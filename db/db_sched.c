@@ -88,18 +88,6 @@ int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, dou
 	return db_select_i64(db, dbq_result_seq_host_failed.sql, v, ARRAY_SIZE(v), n);
 }
 
-const struct db_query dbq_host_turnaround = {
-	"host_turnaround", NULL,
-	"UPDATE host SET avg_turnaround=IF(avg_turnaround>0, 0.7*avg_turnaround+0.3*?, ?) WHERE id=?",
-	"ddi"
-};
-
-int db_host_add_turnaround(struct db *db, int64_t hostid, double seconds)
-{
-	struct db_val v[] = { DBV_DBL(seconds), DBV_DBL(seconds), DBV_INT(hostid) };
-
-	return db_query_exec(db, &dbq_host_turnaround, v, ARRAY_SIZE(v), NULL);
-}
 
 const struct db_query dbq_result_activate = {
 	"result_activate", NULL,

@@ -37,9 +37,7 @@ extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deass
 
 /* Send inactive segment result r->id (fields as for db_result_claim_unsent). */
 int db_result_activate(struct db *db, const struct db_result *r);
-extern const struct db_query dbq_result_seq_host_failed, dbq_host_turnaround;
-/* A job came back seconds after it was sent: fold it into the host's avg_turnaround. */
-int db_host_add_turnaround(struct db *db, int64_t hostid, double seconds);
+extern const struct db_query dbq_result_seq_host_failed;
 /* Segments of the sequence the host failed: errors, invalid, or slower than max_time. */
 int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
 			      int64_t *n);

@@ -84,10 +84,13 @@ static bool same_machine(const struct db_host *h, const struct db_host *req)
  * none the account owns (a client detached and attached again, or lost its
  * state) -- by the user's host with its host_cpid, as upstream does, so one
  * machine does not become many hosts (each holding sequences). Otherwise a
- * new host. A host id the client did not send goes into the reply.
+ * new host, inserted. A host id the client did not send goes into the
+ * reply. A host found is read locked and updated in memory; *existing
+ * tells the caller to write it (once, after the reports).
  */
 static int identify_host(const struct sched_ctx *ctx, const struct sched_request *req,
-			 const struct db_user *user, struct db_host *host, struct sched_reply *reply)
+			 const struct db_user *user, struct db_host *host, struct sched_reply *reply,
+			 bool *existing)
 {
 	int rc = DB_NOT_FOUND;
 	char lbl[96];
@@ -128,7 +131,8 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 		host->rpc_time = now();
 		free(host->external_ip_addr);
 		host->external_ip_addr = xstrdup(ctx->remote_addr ? ctx->remote_addr : "");
-		return db_host_update(ctx->db, host);
+		*existing = true;       /* written after the reports: one UPDATE for both */
+		return DB_OK;
 	}
 	db_host_free(host);
 	memset(host, 0, sizeof(*host));
@@ -195,7 +199,7 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 }
 
 /* Record one report of a result sent to this host (res); DB_NOT_FOUND: nothing to record. */
-static int record_result(const struct sched_ctx *ctx, const char *lbl, const struct db_host *host,
+static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
 			 const struct db_result *res, const struct sched_result_report *rr)
 {
 	bool ok = rr->state == RESULT_FILES_UPLOADED && rr->exit_status == 0;
@@ -225,9 +229,13 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, const str
 		rc = db_workunit_touch_transition(ctx->db, res->workunitid, now());
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
-		if (rc == DB_OK && ok && res->sent_time > 0 && rep.received_time >= res->sent_time)
-			rc = db_host_add_turnaround(ctx->db, host->id,
-						    (double)(rep.received_time - res->sent_time));
+		/* into the host row the RPC writes at its end */
+		if (rc == DB_OK && ok && res->sent_time > 0 && rep.received_time >= res->sent_time) {
+			double t = (double)(rep.received_time - res->sent_time);
+
+			host->avg_turnaround = host->avg_turnaround > 0 ?
+					       0.7 * host->avg_turnaround + 0.3 * t : t;
+		}
 		if (rc == DB_OK && res->seq_id)
 			rc = sched_seq_reported(ctx, res, rr, &own, ok);
 		log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, res->name,
@@ -240,7 +248,7 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, const str
 
 /* Record the reported results; every one is acknowledged, recorded or not. */
 static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
-			  const struct db_host *host, struct sched_reply *reply)
+			  struct db_host *host, struct sched_reply *reply)
 {
 	size_t i;
 	char lbl[96];
@@ -423,7 +431,7 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 	struct sched_reply_mark mark = sched_reply_mark(reply);
 	struct db_user user = { 0 };
 	struct db_host host = { 0 };
-	bool weak = false, send = false;
+	bool weak = false, send = false, existing = false;
 	int rc, attempt;
 
 	for (attempt = 0; attempt < 3; attempt++) {
@@ -431,6 +439,7 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		db_host_free(&host);
 		memset(&user, 0, sizeof(user));
 		memset(&host, 0, sizeof(host));
+		existing = false;
 		rc = find_user(ctx, req->authenticator, &user, &weak);
 		if (rc != DB_OK)
 			break;
@@ -446,9 +455,11 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 		if (rc == DB_OK)
 			rc = db_begin(ctx->db);
 		if (rc == DB_OK)
-			rc = identify_host(ctx, req, &user, &host, reply);
+			rc = identify_host(ctx, req, &user, &host, reply, &existing);
 		if (rc == DB_OK)
 			rc = handle_results(ctx, req, &host, reply);
+		if (rc == DB_OK && existing)
+			rc = db_host_update(ctx->db, &host);
 		if (rc == DB_OK)
 			rc = adopt_cpid(ctx, req, &user, weak);
 		if (rc == DB_OK)

@@ -60,11 +60,11 @@ test_expect_success 'set up a sandbox project and results in progress whose outp
 	test "$url" = "${PROJECT_URL%wseq/}wseq_cgi/file_upload_handler" &&
 	test -x "$PROJECT_DIR/cgi-bin/file_upload_handler" &&
 	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_out" "$PROJECT_DIR/templates/test_out" &&
-	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11; do
+	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11 fcgi_12; do
 		(cd "$PROJECT_DIR" && daemons_tool wu $wu) >/dev/null || return 1
 	done &&
 	(cd "$PROJECT_DIR" && transitioner --one_pass) >setup.log 2>&1 &&
-	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11; do
+	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11 fcgi_12; do
 		(cd "$PROJECT_DIR" && daemons_tool send ${wu}_0) || return 1
 	done
 '
@@ -230,5 +230,30 @@ test_expect_success 'without a readable config.xml the handler answers a transie
 	test_grep "<status>1</status>" nocfg/out &&
 	test_grep "config" nocfg/err
 '
+
+# The handler also runs as a FastCGI server (make_project maps it as plain
+# CGI: mod_fcgid would read a whole upload before the handler sees a byte).
+if [ -f /usr/lib/apache2/modules/mod_fcgid.so ]; then
+	test_expect_success 'as a FastCGI server under mod_fcgid: one process takes uploads, sizes and refusals' '
+		sed -i "s|<Files \"file_upload_handler\">|<Files \"file_upload_handler\">\n        <IfModule mod_fcgid.c>\n            SetHandler fcgid-script\n        </IfModule>|" \
+			"$PROJECT_DIR/wseq.httpd.conf" &&
+		pid=$(cat sb/apache/run/httpd.pid) && kill "$pid" &&
+		test_wait_for 30 sh -c "! kill -0 $pid 2>/dev/null" &&
+		wseq_sandbox up --no-daemons sb 2>>up.log &&
+		from=$(($(wc -l <"$LOG") + 1)) &&
+		head -c 200000 /dev/urandom >fc && sum=$(md5_of fc) &&
+		upload_req fcgi_12_0_0 1000000 200000 "$sum" 0 fc 50000 >req && post req reply &&
+		test_grep "<status>1</status>" reply &&
+		size_req fcgi_12_0_0 >req && post req reply && test "$(file_size_of reply)" = 50000 &&
+		upload_req fcgi_12_0_0 1000000 200000 "$sum" 50000 fc >req && post req reply &&
+		test_grep "<status>0</status>" reply && test_cmp fc "$(hier_path fcgi_12_0_0)" &&
+		curl -s "$UPLOAD_URL" >get && test_grep "<status>-1</status>" get &&
+		upload_req "../x" 100 1 00 0 small 1 >req && post req reply && test_grep "<status>-1</status>" reply &&
+		tail -n "+$from" "$LOG" | sed -n "s/^.* file_upload_handler\[\([0-9]*\)\] .*/\1/p" | sort -u >pids &&
+		test_line_count = 1 pids && grep -q file_upload_handler "/proc/$(cat pids)/cmdline"
+	'
+else
+	test_expect_success 'mod_fcgid is installed (libapache2-mod-fcgid)' 'false'
+fi
 
 test_done
