@@ -2,8 +2,9 @@
 # parses its options and sources this file; bench_init then picks the build,
 # makes the private sandbox directory and stops the sandbox at exit. Here
 # too: SQL on the sandbox's database, the sample app, numbered rows for
-# INSERT ... SELECT, simulated scheduler requests timed through Apache or
-# the CGI program run directly, and the statistics of the timings.
+# INSERT ... SELECT, work sequences, simulated scheduler requests timed
+# through Apache or the CGI program run directly, Apache restarted as plain
+# CGI, and the statistics of the timings.
 # See doc/bench.md.
 
 die() { echo "$prog: $*" >&2; exit 1; }
@@ -259,6 +260,26 @@ rpc_cgi() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }'
 }
 
+# --- Apache --------------------------------------------------------------------
+
+# bench_apache_restart [cgi]: Apache restarted as wseq_sandbox configured it,
+# or (cgi) without mod_fcgid, so that make_project's snippet maps every
+# program to plain CGI; back when it answers.
+bench_apache_restart() {
+	local conf=$SB/apache/httpd.conf pid i hostport
+	hostport=$(echo "$PROJECT_URL" | sed 's|^http://\([^/]*\)/.*|\1|')
+	pid=$(cat "$SB/apache/run/httpd.pid" 2>/dev/null)
+	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	[ "${1:-}" = cgi ] && sed -i '/fcgid/Id' "$conf"
+	apache2 -f "$conf" -k start >>"$SB/apache/logs/error.log" 2>&1 || die "Apache did not start"
+	for ((i = 0; i < 100; i++)); do
+		curl -s -o /dev/null "http://$hostport/" && return 0
+		sleep 0.1
+	done
+	die "Apache does not answer"
+}
+
 # --- figures -------------------------------------------------------------------
 
 # "count median p90 p99 max mean" in ms of the seconds in the files given.
@@ -383,4 +404,24 @@ bench_copy_sequences() {
 			select concat(m.sname, substr(f.name, length(m.tname) + 1)), m.sid, $(bench_prefixed f "$fcols")
 			from bench_map m join bench_tfile f on f.seq_id = m.tid;
 		analyze table sequence, workunit, result, seq_file;" >/dev/null
+}
+
+# bench_sequences PREFIX N SEGMENTS: N unassigned work sequences of SEGMENTS
+# segments each, shaped as sched_seq.sh's hosts' (every segment uploads its
+# answer, every 10th its state; 2 segments in flight; 1e9 fpops a segment;
+# an initial state of 64 words): PREFIX1 to PREFIX4 made by create_sequence,
+# the others copies of them (bench_copy_sequences).
+bench_sequences() {
+	local prefix=$1 n=$2 nseg=$3 i ntpl
+	ntpl=$((n < 4 ? n : 4))
+	if [ ! -f "$WORK/init/state_out" ]; then
+		mkdir -p "$WORK/init" &&
+		(cd "$WORK/init" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --state --init --words 64) || return 1
+	fi
+	for i in $(seq 1 $ntpl); do
+		(cd "$PROJECT_DIR" && bin/create_sequence --appname wseq_sample --seq_name "$prefix$i" \
+			--segments "$nseg" --answer_every 1 --state_upload_every 10 --high_water 2 \
+			--rsc_fpops_est 1e9 --command_line "--state --steps 5" "$WORK/init/state_out") || return 1
+	done
+	[ "$n" -le $ntpl ] || bench_copy_sequences "$prefix" $((n - ntpl)) 0
 }

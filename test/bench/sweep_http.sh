@@ -172,22 +172,6 @@ run() {
 		"$(awk -v a="$e0" -v b="$e1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) / hz }')"
 }
 
-# Apache as wseq_sandbox configures it, or ($1 = cgi) without mod_fcgid, so
-# make_project's snippet maps the endpoints to plain CGI.
-apache_restart() {
-	local pid i
-	pid=$(cat "$SB/apache/run/httpd.pid" 2>/dev/null)
-	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	[ "$1" = cgi ] && sed -i '/fcgid/Id' "$APACHE_CONF"
-	apache2 -f "$APACHE_CONF" -k start >>"$SB/apache/logs/error.log" 2>&1 || die "Apache did not start"
-	for ((i = 0; i < 100; i++)); do
-		curl -s -o /dev/null "http://$HOSTPORT/config" && return 0
-		sleep 0.1
-	done
-	die "Apache does not answer"
-}
-
 results=()
 if grep -q fcgid "$APACHE_CONF"; then
 	for k in $CLIENTS; do
@@ -197,7 +181,7 @@ if grep -q fcgid "$APACHE_CONF"; then
 	done
 fi
 if [ "$NCGI" -gt 0 ]; then
-	apache_restart cgi
+	bench_apache_restart cgi
 	for k in $CLIENTS; do
 		say "plain CGI: $k clients, $NCGI tasks"
 		fig=$(run cgi "$k" "$NCGI") || exit 1
