@@ -62,7 +62,8 @@ int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t af
 				int limit, int (*fn)(struct db_result *, void *), void *arg);
 int db_result_enum_workunit(struct db *db, int64_t wuid,
 			    int (*fn)(struct db_result *, void *), void *arg);
-int db_result_enum_host_in_progress(struct db *db, int64_t hostid,
+/* The host's sequence segments in progress (its ordinary jobs are not read). */
+int db_result_enum_host_seq_in_progress(struct db *db, int64_t hostid,
 				    int (*fn)(struct db_result *, void *), void *arg);
 /* In progress with report_deadline before t, earliest first. */
 int db_result_enum_timed_out(struct db *db, int64_t t, int limit,

@@ -12,8 +12,8 @@ const struct db_query dbq_result_by_workunit = {
 	"result_by_workunit", &db_result_table, "WHERE workunitid=? ORDER BY id", "i"
 };
 const struct db_query dbq_result_host_in_progress = {
-	"result_host_in_progress", &db_result_table,
-	"WHERE hostid=? AND server_state=4 ORDER BY id", "i"
+	"result_host_seq_in_progress", &db_result_table,
+	"WHERE hostid=? AND server_state=4 AND seq_id<>0 ORDER BY id", "i"
 };
 const struct db_query dbq_result_timed_out = {
 	"result_timed_out", &db_result_table,
@@ -73,7 +73,7 @@ int db_result_enum_workunit(struct db *db, int64_t wuid,
 	return db_result_query(db, &dbq_result_by_workunit, v, ARRAY_SIZE(v), fn, arg);
 }
 
-int db_result_enum_host_in_progress(struct db *db, int64_t hostid,
+int db_result_enum_host_seq_in_progress(struct db *db, int64_t hostid,
 				    int (*fn)(struct db_result *, void *), void *arg)
 {
 	struct db_val v[] = { DBV_INT(hostid) };

@@ -343,7 +343,7 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 
 	rc = db_sequence_enum_host(ctx->db, host->id, take_seq, &h);
 	if (rc == DB_OK)
-		rc = db_result_enum_host_in_progress(ctx->db, host->id, take_inprog, &h);
+		rc = db_result_enum_host_seq_in_progress(ctx->db, host->id, take_inprog, &h);
 	for (i = 0; rc == DB_OK && i < h.n; i++) {
 		bool lost = false;
 
