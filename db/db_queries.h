@@ -55,11 +55,13 @@ int db_result_enum_unsent(struct db *db, int limit,
 			  int (*fn)(struct db_result *, void *), void *arg);
 /*
  * In a transaction: at most limit unsent results after (after_priority,
- * after_id) in that order (INT64_MAX, 0: from the first), locked FOR
- * UPDATE; those other transactions hold are skipped (SKIP LOCKED).
+ * after_id) in that order (INT64_MAX, 0: from the first) of workunits
+ * that have no result on host hostid, locked FOR UPDATE; those other
+ * transactions hold are skipped (SKIP LOCKED).
  */
-int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t after_id,
-				int limit, int (*fn)(struct db_result *, void *), void *arg);
+int db_result_enum_unsent_lock(struct db *db, int64_t hostid, int64_t after_priority,
+				int64_t after_id, int limit,
+				int (*fn)(struct db_result *, void *), void *arg);
 int db_result_enum_workunit(struct db *db, int64_t wuid,
 			    int (*fn)(struct db_result *, void *), void *arg);
 /* The host's sequence segments in progress (its ordinary jobs are not read). */
@@ -116,6 +118,7 @@ extern const struct db_query dbq_seq_for_host, dbq_seq_unassigned, dbq_seq_reloc
 /* The active sequences assigned to hostid. */
 int db_sequence_enum_host(struct db *db, int64_t hostid,
 			  int (*fn)(struct db_sequence *, void *), void *arg);
+/* In a transaction: unassigned active sequences, oldest first, locked (SKIP LOCKED). */
 int db_sequence_enum_unassigned(struct db *db, int limit,
 				int (*fn)(struct db_sequence *, void *), void *arg);
 /* Sequences flagged for relocation, those with id % mod_n == mod_i (--mod). */

@@ -17,10 +17,6 @@ const struct db_query dbq_result_report = {
 	"WHERE id=? AND hostid=? AND (server_state=4 OR (server_state=5 AND outcome=4))",
 	"iiiddissidddii"
 };
-const struct db_query dbq_result_wu_host = {
-	"result_wu_host", NULL,
-	"SELECT COUNT(*) FROM result WHERE workunitid=? AND hostid=?", "ii"
-};
 const struct db_query dbq_result_host_count = {
 	"result_host_count", NULL,
 	"SELECT COUNT(*) FROM result WHERE hostid=? AND server_state=4", "i"
@@ -39,13 +35,6 @@ int db_result_report(struct db *db, const struct db_result_report *r)
 	int rc = db_query_exec(db, &dbq_result_report, v, ARRAY_SIZE(v), &matched);
 
 	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
-}
-
-int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n)
-{
-	struct db_val v[] = { DBV_INT(wuid), DBV_INT(hostid) };
-
-	return db_select_i64(db, dbq_result_wu_host.sql, v, ARRAY_SIZE(v), n);
 }
 
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n)

@@ -4,7 +4,7 @@
 
 #include "db_queries.h"
 
-extern const struct db_query dbq_result_report, dbq_result_wu_host, dbq_result_host_count;
+extern const struct db_query dbq_result_report, dbq_result_host_count;
 
 /* The fields of a result report, written by db_result_report(). */
 struct db_result_report {
@@ -22,8 +22,6 @@ struct db_result_report {
  * DB_NOT_FOUND when neither holds (reported twice, or never sent there).
  */
 int db_result_report(struct db *db, const struct db_result_report *r);
-/* How many results of workunit wuid were sent to hostid. */
-int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n);
 /* How many results are in progress on hostid. */
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
 /* A number that changes when apps, platforms or app versions are added or deprecated. */

@@ -7,9 +7,14 @@
 const struct db_query dbq_seq_for_host = {
 	"seq_for_host", &db_sequence_table, "WHERE hostid=? AND state=0 ORDER BY id", "i"
 };
+/*
+ * Locked for the caller's transaction, those another scheduler holds
+ * passed over: hosts asking at once are offered different sequences, and
+ * none waits for another's.
+ */
 const struct db_query dbq_seq_unassigned = {
 	"seq_unassigned", &db_sequence_table,
-	"WHERE state=0 AND hostid=0 ORDER BY id LIMIT ?", "i"
+	"WHERE state=0 AND hostid=0 ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED", "i"
 };
 const struct db_query dbq_seq_relocate = {
 	"seq_relocate", &db_sequence_table,

@@ -13,16 +13,16 @@ struct sched_apps {
 	size_t nplatforms;
 	struct db_app_version *versions;
 	size_t nversions;
-	/* a copy kept across requests (FastCGI): when it was read, and what it was read at */
+	/* a copy kept across requests (FastCGI): when it was read and checked, and its fingerprint */
 	bool loaded;
-	double loaded_at;
+	double loaded_at, checked_at;
 	int64_t fingerprint;
 };
 
 /*
  * The apps, platforms and app versions not deprecated: a copy kept in a,
- * read again when the database's differ (db_apps_fingerprint) or the copy
- * is a minute old. Jobs put into a reply point into it: not called again
+ * read again when the database's differ (db_apps_fingerprint, asked at most
+ * once a second) or the copy is a minute old. Jobs put into a reply point into it: not called again
  * while the reply is in use.
  */
 int sched_apps_get(struct db *db, struct sched_apps *a);

@@ -31,7 +31,12 @@ static int take_app(struct db_app *r, void *a) { return take(r, a); }
 static int take_platform(struct db_platform *r, void *a) { return take(r, a); }
 static int take_version(struct db_app_version *r, void *a) { return take(r, a); }
 
-/* A copy older than this is read again even when the fingerprint is the same (hand edits). */
+/*
+ * The fingerprint is asked for at most once a second (a process answering
+ * hundreds of requests a second asks for it once); a copy older than a
+ * minute is read again even when the fingerprint is the same (hand edits).
+ */
+#define APPS_CHECK_INTERVAL 1.0
 #define APPS_MAX_AGE 60.0
 
 int sched_apps_get(struct db *db, struct sched_apps *a)
@@ -39,12 +44,17 @@ int sched_apps_get(struct db *db, struct sched_apps *a)
 	struct list_arg la = { (void **)&a->apps, &a->napps, sizeof(struct db_app) };
 	struct list_arg lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
 	struct list_arg lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
+	double t = dnow();
 	int64_t fp = 0;
-	int rc = db_apps_fingerprint(db, &fp);
+	int rc;
 
+	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at)
+		return DB_OK;
+	rc = db_apps_fingerprint(db, &fp);
 	if (rc != DB_OK)
 		return rc;
-	if (a->loaded && fp == a->fingerprint && dnow() - a->loaded_at < APPS_MAX_AGE)
+	a->checked_at = t;
+	if (a->loaded && fp == a->fingerprint && t - a->loaded_at < APPS_MAX_AGE)
 		return DB_OK;
 	if (a->loaded)
 		log_info("apps or app versions changed: read again");
@@ -59,7 +69,7 @@ int sched_apps_get(struct db *db, struct sched_apps *a)
 		return rc;
 	}
 	a->loaded = true;
-	a->loaded_at = dnow();
+	a->loaded_at = a->checked_at = t;
 	a->fingerprint = fp;
 	return DB_OK;
 }
@@ -202,7 +212,6 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	const struct db_app *app = sched_app_by_id(apps, r->appid);
 	const struct db_app_version *av = NULL;
 	const char *platform = NULL;
-	int64_t sent_here = 0;
 	int rc;
 
 	if (app)
@@ -216,10 +225,6 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 		rc = DB_NOT_FOUND;
 	if (rc == DB_OK && (wu.error_mask || wu.canonical_resultid ||
 			    !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)))
-		rc = DB_NOT_FOUND;
-	if (rc == DB_OK)
-		rc = db_result_count_wu_host(ctx->db, wu.id, host->id, &sent_here);
-	if (rc == DB_OK && sent_here > 0)
 		rc = DB_NOT_FOUND;
 	if (rc == DB_OK) {
 		sched_result_assign(host, av, &wu, r);
@@ -269,8 +274,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	       (long)reply->njobs < max_jobs && !(reply->njobs > 0 && seconds >= want)) {
 		if (batch > ctx->set->candidates - examined)
 			batch = ctx->set->candidates - examined;
-		rc = db_result_enum_unsent_lock(ctx->db, after_priority, after_id, (int)batch,
-						take_result, &c);
+		rc = db_result_enum_unsent_lock(ctx->db, host->id, after_priority, after_id,
+						(int)batch, take_result, &c);
 		if (c.n > 0) {  /* before consider() takes the rows over */
 			after_priority = c.r[c.n - 1].priority;
 			after_id = c.r[c.n - 1].id;

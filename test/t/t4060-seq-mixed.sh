@@ -37,13 +37,14 @@ test_expect_success 'one client runs both to the end' '
 	}
 '
 
+# The RPC's lines: those of its process from "assigned sequence S" to the
+# "sent N jobs" that ends it (a FastCGI process logs request after request).
 test_expect_success 'the reply that gave the sequence carried ordinary jobs too' '
-	pid=$(sed -n "s/.*scheduler\[\([0-9]*\)\] info: host [0-9]*: assigned sequence S$/\1/p" \
-		"$PROJECT_DIR/log/scheduler.log") &&
-	test -n "$pid" &&
-	grep "scheduler\[$pid\] .*sequence S segment 2 sent" "$PROJECT_DIR/log/scheduler.log" &&
-	n=$(sed -n "s/.*scheduler\[$pid\] info: host [0-9]*: sent \([0-9]*\) jobs.*/\1/p" \
-		"$PROJECT_DIR/log/scheduler.log") &&
+	awk "/scheduler\[[0-9]*\] info: host [0-9]*: assigned sequence S\$/ { split(\$0, a, /scheduler\[|\]/); pid = a[2] }
+	     pid != \"\" && index(\$0, \"scheduler[\" pid \"]\") { print; if (/: sent [0-9]* jobs/) exit }" \
+		"$PROJECT_DIR/log/scheduler.log" >rpc.log &&
+	test_grep "sequence S segment 2 sent" rpc.log &&
+	n=$(sed -n "s/.*: sent \([0-9]*\) jobs.*/\1/p" rpc.log) &&
 	test "$n" -gt 2
 '
 
