@@ -33,17 +33,21 @@ const struct db_query dbq_result_claim_unsent = {
 	"WHERE id=? AND server_state=2", "iiiiiii"
 };
 /*
- * Unsent results after (priority, id) in the order they are sent, of
- * workunits none of whose results the host has had, locked for the
- * caller's transaction; rows another transaction holds are passed over,
- * not waited for, so schedulers side by side never wait on each other.
- * (The host's own RPCs never run side by side: each locks its host row.)
+ * Unsent results in the order they are sent -- from the first, or after
+ * (priority, id) -- locked for the caller's transaction; rows another
+ * transaction holds are passed over, not waited for, so schedulers side by
+ * side never wait on each other. Two statements, not one with a keyset
+ * that matches everything: MariaDB plans a prepared statement at every
+ * execution, and the plain one plans in half the time.
  */
 const struct db_query dbq_result_unsent_lock = {
 	"result_unsent_lock", &db_result_table,
-	"WHERE server_state=2 AND (priority<? OR (priority=? AND id>?)) AND NOT EXISTS "
-	"(SELECT 1 FROM result AS o WHERE o.workunitid=result.workunitid AND o.hostid=?) "
-	"ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED", "iiiii"
+	"WHERE server_state=2 ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED", "i"
+};
+const struct db_query dbq_result_unsent_lock_after = {
+	"result_unsent_lock_after", &db_result_table,
+	"WHERE server_state=2 AND (priority<? OR (priority=? AND id>?)) "
+	"ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED", "iiii"
 };
 const struct db_query dbq_result_claim_timed_out = {
 	"result_claim_timed_out", NULL,
@@ -59,14 +63,15 @@ int db_result_enum_unsent(struct db *db, int limit,
 	return db_result_query(db, &dbq_result_unsent, v, ARRAY_SIZE(v), fn, arg);
 }
 
-int db_result_enum_unsent_lock(struct db *db, int64_t hostid, int64_t after_priority,
-				int64_t after_id, int limit,
-				int (*fn)(struct db_result *, void *), void *arg)
+int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t after_id,
+				int limit, int (*fn)(struct db_result *, void *), void *arg)
 {
 	struct db_val v[] = { DBV_INT(after_priority), DBV_INT(after_priority), DBV_INT(after_id),
-			      DBV_INT(hostid), DBV_INT(limit) };
+			      DBV_INT(limit) };
 
-	return db_result_query(db, &dbq_result_unsent_lock, v, ARRAY_SIZE(v), fn, arg);
+	if (after_id == 0)
+		return db_result_query(db, &dbq_result_unsent_lock, v + 3, 1, fn, arg);
+	return db_result_query(db, &dbq_result_unsent_lock_after, v, ARRAY_SIZE(v), fn, arg);
 }
 
 int db_result_enum_workunit(struct db *db, int64_t wuid,

@@ -17,6 +17,10 @@ const struct db_query dbq_result_report = {
 	"WHERE id=? AND hostid=? AND (server_state=4 OR (server_state=5 AND outcome=4))",
 	"iiiddissidddii"
 };
+const struct db_query dbq_result_wu_host = {
+	"result_wu_host", NULL,
+	"SELECT COUNT(*) FROM result WHERE workunitid=? AND hostid=?", "ii"
+};
 const struct db_query dbq_result_host_count = {
 	"result_host_count", NULL,
 	"SELECT COUNT(*) FROM result WHERE hostid=? AND server_state=4", "i"
@@ -35,6 +39,13 @@ int db_result_report(struct db *db, const struct db_result_report *r)
 	int rc = db_query_exec(db, &dbq_result_report, v, ARRAY_SIZE(v), &matched);
 
 	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
+int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n)
+{
+	struct db_val v[] = { DBV_INT(wuid), DBV_INT(hostid) };
+
+	return db_select_i64(db, dbq_result_wu_host.sql, v, ARRAY_SIZE(v), n);
 }
 
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n)
@@ -303,4 +314,73 @@ int db_sequence_relocated(struct db *db, const int64_t *ids, size_t n)
 	if (batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
 	return db_query_exec(db, &dbq_seq_relocated, v, ARRAY_SIZE(v), NULL);
+}
+
+/*
+ * Sending ordinary jobs: the results the scheduler read locked are marked
+ * sent in one statement per app version (the deadline from each one's
+ * workunit), and their workunits' transition times moved in one more. The
+ * id list is 1, 4 or 32 wide, padded with its first id: MariaDB plans a
+ * prepared statement at every execution, and 32 places for one id cost it
+ * more than the statement saved.
+ */
+#define CLAIM_SQL(in) \
+	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, " \
+	"report_deadline=?+COALESCE((SELECT FLOOR(w.delay_bound) FROM workunit AS w " \
+	"WHERE w.id=result.workunitid), 0), " \
+	"app_version_id=?, app_version_num=? WHERE id IN (" in ") AND server_state=2"
+#define TOUCH_SQL(in) \
+	"UPDATE workunit SET transition_time=LEAST(transition_time, ?+FLOOR(delay_bound)) " \
+	"WHERE id IN (" in ")"
+const struct db_query dbq_result_claim_many[3] = {
+	{ "result_claim_1", NULL, CLAIM_SQL("?"), "iiiiii" "i" },
+	{ "result_claim_4", NULL, CLAIM_SQL(Q4), "iiiiii" "iiii" },
+	{ "result_claim_32", NULL, CLAIM_SQL(Q32), "iiiiii" I32 },
+};
+const struct db_query dbq_wu_touch_many[3] = {
+	{ "wu_touch_1", NULL, TOUCH_SQL("?"), "i" "i" },
+	{ "wu_touch_4", NULL, TOUCH_SQL(Q4), "i" "iiii" },
+	{ "wu_touch_32", NULL, TOUCH_SQL(Q32), "i" I32 },
+};
+
+/* Which of the three widths holds n ids (-1: none), with v[0..width) the ids padded. */
+static int id_list(struct db_val *v, const int64_t *ids, size_t n, size_t *width)
+{
+	static const size_t widths[] = { 1, 4, DB_SEQ_BATCH };
+	size_t k, i;
+
+	for (k = 0; k < ARRAY_SIZE(widths) && widths[k] < n; k++)
+		;
+	if (n < 1 || k == ARRAY_SIZE(widths))
+		return log_error("database error: a list of %zu results", n);
+	for (i = 0; i < widths[k]; i++)
+		v[i] = DBV_INT(ids[i < n ? i : 0]);
+	*width = widths[k];
+	return (int)k;
+}
+
+int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
+			 int64_t userid, int64_t t, int64_t av_id, int av_num, int64_t *matched)
+{
+	struct db_val v[6 + DB_SEQ_BATCH] = {
+		DBV_INT(hostid), DBV_INT(userid), DBV_INT(t), DBV_INT(t), DBV_INT(av_id),
+		DBV_INT(av_num),
+	};
+	size_t width;
+	int k = id_list(v + 6, ids, n, &width);
+
+	if (k < 0)
+		return DB_ERROR;
+	return db_query_exec(db, &dbq_result_claim_many[k], v, 6 + width, matched);
+}
+
+int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t t)
+{
+	struct db_val v[1 + DB_SEQ_BATCH] = { DBV_INT(t) };
+	size_t width;
+	int k = id_list(v + 1, ids, n, &width);
+
+	if (k < 0)
+		return DB_ERROR;
+	return db_query_exec(db, &dbq_wu_touch_many[k], v, 1 + width, NULL);
 }

@@ -4,7 +4,7 @@
 
 #include "db_queries.h"
 
-extern const struct db_query dbq_result_report, dbq_result_host_count;
+extern const struct db_query dbq_result_report, dbq_result_wu_host, dbq_result_host_count;
 
 /* The fields of a result report, written by db_result_report(). */
 struct db_result_report {
@@ -22,10 +22,24 @@ struct db_result_report {
  * DB_NOT_FOUND when neither holds (reported twice, or never sent there).
  */
 int db_result_report(struct db *db, const struct db_result_report *r);
+/* How many results of workunit wuid were sent to hostid. */
+int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n);
 /* How many results are in progress on hostid. */
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
 /* A number that changes when apps, platforms or app versions are added or deprecated. */
 int db_apps_fingerprint(struct db *db, int64_t *fp);
+
+/*
+ * Mark the unsent results ids (at most DB_SEQ_BATCH, read locked by the
+ * caller's transaction) sent to hostid/userid at t with app version
+ * av_id/av_num, each with the deadline t + its workunit's delay_bound;
+ * *matched: how many were still unsent.
+ */
+extern const struct db_query dbq_result_claim_many[3], dbq_wu_touch_many[3];
+int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
+			 int64_t userid, int64_t t, int64_t av_id, int av_num, int64_t *matched);
+/* Move the transition time of workunits ids (at most DB_SEQ_BATCH) to t + delay_bound if earlier. */
+int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t t);
 
 #endif
 

@@ -166,11 +166,11 @@ static bool in_reply(const struct sched_reply *reply, int64_t wuid)
 int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
 		     const struct db_app *app, const struct db_app_version *av, const char *platform,
 		     struct db_result *r, struct db_workunit *wu, struct sched_reply *reply,
-		     double *seconds)
+		     double *seconds, bool touch)
 {
 	struct sched_job job = { 0 };
 	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
-	int rc = db_workunit_touch_transition(ctx->db, wu->id, r->report_deadline);
+	int rc = touch ? db_workunit_touch_transition(ctx->db, wu->id, r->report_deadline) : DB_OK;
 
 	if (rc != DB_OK && rc != DB_NOT_FOUND)
 		return rc;
@@ -203,7 +203,10 @@ bool sched_host_fits(const struct db_host *host, double memory, double disk)
 	return memory <= host->m_nbytes && disk <= host->d_free;
 }
 
-/* Can this host take result r now? Claims it and adds the job when it can. */
+/*
+ * Can this host take result r (read locked) now? Adds the job when it can;
+ * claim_jobs() marks it sent.
+ */
 static int consider(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct db_result *r, struct sched_reply *reply, double *seconds)
@@ -212,6 +215,7 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	const struct db_app *app = sched_app_by_id(apps, r->appid);
 	const struct db_app_version *av = NULL;
 	const char *platform = NULL;
+	int64_t sent_here = 0;
 	int rc;
 
 	if (app)
@@ -226,13 +230,61 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	if (rc == DB_OK && (wu.error_mask || wu.canonical_resultid ||
 			    !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)))
 		rc = DB_NOT_FOUND;
+	if (rc == DB_OK)
+		rc = db_result_count_wu_host(ctx->db, wu.id, host->id, &sent_here);
+	if (rc == DB_OK && sent_here > 0)
+		rc = DB_NOT_FOUND;
 	if (rc == DB_OK) {
 		sched_result_assign(host, av, &wu, r);
-		rc = db_result_claim_unsent(ctx->db, r);
+		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds, false);
 	}
-	if (rc == DB_OK)
-		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds);
 	db_workunit_free(&wu);
+	return rc;
+}
+
+/*
+ * Mark the ordinary jobs put into the reply (from index first on) sent: one
+ * statement per app version among them (DB_SEQ_BATCH at a time), one more
+ * for their workunits' transition times. The results were read locked, so
+ * each is still unsent; if one is not, nothing is sent (the caller rolls
+ * back to its savepoint).
+ */
+static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
+		      struct sched_reply *reply, size_t first)
+{
+	bool *claimed = xcalloc(reply->njobs + 1, sizeof(bool));
+	int64_t ids[DB_SEQ_BATCH], wus[DB_SEQ_BATCH], t = now(), matched = 0;
+	size_t idx[DB_SEQ_BATCH], i, j, k, n;
+	int rc = DB_OK;
+
+	for (i = first; rc == DB_OK && i < reply->njobs; i++) {
+		const struct db_app_version *av = reply->jobs[i].av;
+
+		if (claimed[i])
+			continue;
+		for (j = i, n = 0; j < reply->njobs && n < DB_SEQ_BATCH; j++) {
+			if (claimed[j] || reply->jobs[j].av != av)
+				continue;
+			claimed[j] = true;
+			idx[n] = j;
+			ids[n] = reply->jobs[j].result.id;
+			wus[n++] = reply->jobs[j].wu.id;
+		}
+		rc = db_result_claim_many(ctx->db, ids, n, host->id, host->userid, t, av->id,
+					  av->version_num, &matched);
+		if (rc == DB_OK && matched != (int64_t)n)
+			rc = log_error("host %" PRId64 ": %" PRId64 " of %zu results read locked "
+				       "were no longer unsent", host->id, matched, n);
+		if (rc == DB_OK)
+			rc = db_workunit_touch_many(ctx->db, wus, n, t);
+		for (k = 0; rc == DB_OK && k < n; k++) {
+			struct sched_job *job = &reply->jobs[idx[k]];
+
+			job->result.sent_time = t;
+			job->result.report_deadline = t + (int64_t)job->wu.delay_bound;
+		}
+	}
+	free(claimed);
 	return rc;
 }
 
@@ -247,7 +299,7 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 								  : ctx->set->sequence_share * want;
 	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs, batch, examined = 0;
 	int64_t after_priority = INT64_MAX, after_id = 0;
-	size_t i;
+	size_t i, first = reply->njobs;
 	int rc = DB_OK;
 
 	if ((want <= 0 && req->cpu_req_instances <= 0) || (reply->njobs > 0 && seconds >= want))
@@ -274,8 +326,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	       (long)reply->njobs < max_jobs && !(reply->njobs > 0 && seconds >= want)) {
 		if (batch > ctx->set->candidates - examined)
 			batch = ctx->set->candidates - examined;
-		rc = db_result_enum_unsent_lock(ctx->db, host->id, after_priority, after_id,
-						(int)batch, take_result, &c);
+		rc = db_result_enum_unsent_lock(ctx->db, after_priority, after_id, (int)batch,
+						take_result, &c);
 		if (c.n > 0) {  /* before consider() takes the rows over */
 			after_priority = c.r[c.n - 1].priority;
 			after_id = c.r[c.n - 1].id;
@@ -298,6 +350,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		batch *= 2;
 	}
 	free(c.r);
+	if (rc == DB_OK)
+		rc = claim_jobs(ctx, host, reply, first);
 	if (reply->njobs)
 		log_info("host %" PRId64 ": sent %zu jobs (%.0f s of work for %.0f s asked)", host->id,
 			 reply->njobs, seconds, want);

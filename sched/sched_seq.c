@@ -243,7 +243,8 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 			rc = db_sequence_advance(ctx->db, s->id, host->id, s->first_unsent_seqno,
 						 s->first_unsent_seqno + 1);
 		if (rc == DB_OK)
-			rc = sched_job_append(ctx, host, app, av, platform, &r, &wu, reply, seconds);
+			rc = sched_job_append(ctx, host, app, av, platform, &r, &wu, reply, seconds,
+					      true);
 		if (rc == DB_OK) {
 			log_info("host %" PRId64 ": sequence %s segment %d sent", host->id, s->name,
 				 s->first_unsent_seqno);

@@ -373,6 +373,18 @@ static void test_named_queries(void **state)
 	assert_int_equal(db_result_claim_unsent(db, &r), DB_NOT_FOUND);
 	assert_int_equal(db_result_count_host_in_progress(db, 99, &n99), DB_OK);
 	assert_int_equal(n99, 1);
+	/* many at once: those still unsent, each once however often it is named */
+	{
+		int64_t ids[3] = { x.id[0], x.id[1], x.id[1] }, matched = -1;
+
+		assert_int_equal(db_result_claim_many(db, ids, 3, 98, 1, 1000, 0, 0, &matched), DB_OK);
+		assert_int_equal(matched, 1);
+		assert_int_equal(db_result_claim_many(db, ids, 3, 98, 1, 1000, 0, 0, &matched), DB_OK);
+		assert_int_equal(matched, 0);
+		assert_int_equal(db_result_count_host_in_progress(db, 98, &n99), DB_OK);
+		assert_int_equal(n99, 1);
+		assert_int_equal(db_workunit_touch_many(db, ids, 3, 500), DB_OK);
+	}
 	assert_int_equal(db_result_claim_timed_out(db, r.id, 1500), DB_NOT_FOUND);
 	assert_int_equal(db_result_claim_timed_out(db, r.id, 2500), DB_OK);
 	assert_int_equal(db_result_lookup_id(db, r.id, &r), DB_OK);
