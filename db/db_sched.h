@@ -32,14 +32,14 @@ int db_apps_fingerprint(struct db *db, int64_t *fp);
 /*
  * Mark the unsent results ids (at most DB_SEQ_BATCH, read locked by the
  * caller's transaction) sent to hostid/userid at t with app version
- * av_id/av_num, each with the deadline t + its workunit's delay_bound;
- * *matched: how many were still unsent.
+ * av_id/av_num and the deadline; *matched: how many were still unsent.
  */
 extern const struct db_query dbq_result_claim_many[3], dbq_wu_touch_many[3];
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
-			 int64_t userid, int64_t t, int64_t av_id, int av_num, int64_t *matched);
-/* Move the transition time of workunits ids (at most DB_SEQ_BATCH) to t + delay_bound if earlier. */
-int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t t);
+			 int64_t userid, int64_t t, int64_t deadline, int64_t av_id, int av_num,
+			 int64_t *matched);
+/* Move the transition time of workunits ids (at most DB_SEQ_BATCH) to deadline if earlier. */
+int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t deadline);
 
 #endif
 

@@ -244,10 +244,10 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 
 /*
  * Mark the ordinary jobs put into the reply (from index first on) sent: one
- * statement per app version among them (DB_SEQ_BATCH at a time), one more
- * for their workunits' transition times. The results were read locked, so
- * each is still unsent; if one is not, nothing is sent (the caller rolls
- * back to its savepoint).
+ * statement per app version and deadline among them (DB_SEQ_BATCH at a
+ * time), one more for their workunits' transition times. The results were
+ * read locked, so each is still unsent; if one is not, nothing is sent
+ * (the caller rolls back to its savepoint).
  */
 static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 		      struct sched_reply *reply, size_t first)
@@ -259,29 +259,29 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 
 	for (i = first; rc == DB_OK && i < reply->njobs; i++) {
 		const struct db_app_version *av = reply->jobs[i].av;
+		int64_t deadline = t + (int64_t)reply->jobs[i].wu.delay_bound;
 
 		if (claimed[i])
 			continue;
 		for (j = i, n = 0; j < reply->njobs && n < DB_SEQ_BATCH; j++) {
-			if (claimed[j] || reply->jobs[j].av != av)
+			if (claimed[j] || reply->jobs[j].av != av ||
+			    t + (int64_t)reply->jobs[j].wu.delay_bound != deadline)
 				continue;
 			claimed[j] = true;
 			idx[n] = j;
 			ids[n] = reply->jobs[j].result.id;
 			wus[n++] = reply->jobs[j].wu.id;
 		}
-		rc = db_result_claim_many(ctx->db, ids, n, host->id, host->userid, t, av->id,
-					  av->version_num, &matched);
+		rc = db_result_claim_many(ctx->db, ids, n, host->id, host->userid, t, deadline,
+					  av->id, av->version_num, &matched);
 		if (rc == DB_OK && matched != (int64_t)n)
 			rc = log_error("host %" PRId64 ": %" PRId64 " of %zu results read locked "
 				       "were no longer unsent", host->id, matched, n);
 		if (rc == DB_OK)
-			rc = db_workunit_touch_many(ctx->db, wus, n, t);
+			rc = db_workunit_touch_many(ctx->db, wus, n, deadline);
 		for (k = 0; rc == DB_OK && k < n; k++) {
-			struct sched_job *job = &reply->jobs[idx[k]];
-
-			job->result.sent_time = t;
-			job->result.report_deadline = t + (int64_t)job->wu.delay_bound;
+			reply->jobs[idx[k]].result.sent_time = t;
+			reply->jobs[idx[k]].result.report_deadline = deadline;
 		}
 	}
 	free(claimed);
@@ -318,10 +318,11 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	}
 	/*
 	 * Candidates in batches, locked (SKIP LOCKED: what a scheduler beside
-	 * this one holds is passed over), a few more than the jobs wanted
-	 * first, twice as many each time after, up to sched_candidates in all.
+	 * this one holds is passed over), 6 first (a request most often wants
+	 * one job or a few; each row read is locked and carries its XML), twice
+	 * as many each time after, up to sched_candidates in all.
 	 */
-	batch = 2 * max_jobs + 2;
+	batch = max_jobs < 6 ? max_jobs + 1 : 6;
 	while (rc == DB_OK && examined < ctx->set->candidates &&
 	       (long)reply->njobs < max_jobs && !(reply->njobs > 0 && seconds >= want)) {
 		if (batch > ctx->set->candidates - examined)

@@ -377,9 +377,11 @@ static void test_named_queries(void **state)
 	{
 		int64_t ids[3] = { x.id[0], x.id[1], x.id[1] }, matched = -1;
 
-		assert_int_equal(db_result_claim_many(db, ids, 3, 98, 1, 1000, 0, 0, &matched), DB_OK);
+		assert_int_equal(db_result_claim_many(db, ids, 3, 98, 1, 1000, 2000, 0, 0, &matched),
+				 DB_OK);
 		assert_int_equal(matched, 1);
-		assert_int_equal(db_result_claim_many(db, ids, 3, 98, 1, 1000, 0, 0, &matched), DB_OK);
+		assert_int_equal(db_result_claim_many(db, ids, 3, 98, 1, 1000, 2000, 0, 0, &matched),
+				 DB_OK);
 		assert_int_equal(matched, 0);
 		assert_int_equal(db_result_count_host_in_progress(db, 98, &n99), DB_OK);
 		assert_int_equal(n99, 1);
