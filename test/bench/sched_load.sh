@@ -137,10 +137,26 @@ sched_transport() {
 	if [ "${n:-0}" -gt 0 ]; then echo "FastCGI ($n processes)"; else echo "plain CGI"; fi
 }
 
+# CPU ticks (USER_HZ) used so far: the whole machine ("machine"), or the
+# processes whose command line matches the pattern $1 (those alive now).
+ticks() {
+	if [ "$1" = machine ]; then
+		awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+		return
+	fi
+	for p in $(pgrep -f "$1"); do
+		sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 }'
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# ms of CPU an RPC from ticks a0 to a1 over n RPCs
+per_rpc() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (n > 0 ? (b - a) * 1000 / hz / n : 0) }'; }
+
 # run TRANSPORT MODE: one run of the generator; its line of the table into rows.
 run() {
 	local tr=$1 mode=$2 out=$WORK/$1-$2 rc line how probs dbpid
 	local m h c secs rpcs rps jps med p90 p99 max nerr setup all jobs rep held short noseq dbcpu
+	local cpu0 cpu1 sch0 sch1 web0 web1 sched_pat="^$PROJECT_DIR/cgi-bin/cgi( |\$)"
 	if [ "$mode" = seq ]; then
 		say "$tr: $NHOSTS sequences of $NSEG segments"
 		bench_sequences "${tr}seq" "$NHOSTS" "$NSEG" >>"$DIR/setup.log" 2>&1 ||
@@ -149,10 +165,14 @@ run() {
 	fi
 	say "$tr: $mode, $NHOSTS hosts, $CONC at once, $WARM + $SECS s"
 	dbpid=$(cat "$SB/mysql/mariadbd.pid" 2>/dev/null)
+	# a FastCGI process that ends during the run takes its ticks with it: mod_fcgid
+	# keeps them for MaxRequestsPerProcess (10,000) requests, more than most runs
+	cpu0=$(ticks machine) sch0=$(ticks "$sched_pat") web0=$(ticks "apache2 -f $APACHE_CONF")
 	"$LOAD" ${dbpid:+--cpu-pid "$dbpid"} --url "$SCHED" --auth "$ADMIN_AUTHENTICATOR" --hosts "$NHOSTS" --concurrency "$CONC" \
 		--duration "$SECS" --warmup "$WARM" --mode "$mode" --prefix "$tr" --state "$WORK/$tr.state" \
 		--csv >"$out.out" 2>"$out.err"
 	rc=$?
+	cpu1=$(ticks machine) sch1=$(ticks "$sched_pat") web1=$(ticks "apache2 -f $APACHE_CONF")
 	how=$(sched_transport)
 	[ $rc -le 1 ] || { cat "$out.err" >&2; die "$tr $mode: sched_load failed"; }
 	line=$(tail -n 1 "$out.out")
@@ -164,9 +184,10 @@ run() {
 	[ "${noseq:-0}" = 0 ] || say "$tr $mode: $noseq times a host without a sequence asked and got none"
 	[ "$nerr" = 0 ] || { say "$tr $mode: $nerr errors:"; head -n 5 "$out.err" | sed 's/^/  /' >&2; }
 	[ "$probs" = 0 ] || { say "$tr $mode: the database does not match:"; sed 's/^/  /' "$out.check" >&2; }
-	rows+=("$(printf '%-9s %-7s %6s %7s %7s %8s %8s %8s %8s %7s %7s %6s  %s' "$tr" "$mode" "$secs" "$rpcs" "$rps" \
+	rows+=("$(printf '%-9s %-7s %6s %7s %7s %8s %8s %8s %8s %7s %7s %7s %7s %7s %6s  %s' "$tr" "$mode" "$secs" "$rpcs" "$rps" \
 		"$jps" "$med" "$p90" "$p99" "$(awk -v c="$dbcpu" -v n="$rpcs" 'BEGIN { printf "%.2f", c < 0 || !n ? -1 : c * 1000 / n }')" \
-		"$nerr" "$probs" "$how")")
+		"$(per_rpc "$sch0" "$sch1" "$all")" "$(per_rpc "$web0" "$web1" "$all")" \
+		"$(per_rpc "$cpu0" "$cpu1" "$all")" "$nerr" "$probs" "$how")")
 }
 
 rows=()
@@ -190,14 +211,18 @@ database:  $UNSENT unsent results at the start (made in ${fill_secs} s); now $(s
 ${EXTRA_SQL:+extra SQL: $EXTRA_SQL
 }load:      $NHOSTS hosts a transport, $CONC RPCs at once, each run $WARM s of warm-up and $SECS s measured;
            HTTP/1.0, a connection an RPC; the scheduler as Apache ran it (last column);
-           DB ms: CPU milliseconds of MariaDB an RPC, in the measured seconds; errors: replies
-           that failed sched_load's checks; db-ck: database checks failed after the run
+           DB ms: CPU milliseconds of MariaDB an RPC, in the measured seconds; over the whole
+           run (set-up and warm-up RPCs too), CPU ms an RPC of the FastCGI scheduler processes
+           (sch ms; a CGI process's own is not seen), of Apache (web ms: with mod_cgid it
+           does not include the CGI processes) and of the whole machine (all ms: those, the
+           load generator, the kernel); errors: replies that failed sched_load's checks;
+           db-ck: database checks failed after the run
 
-transport mode    secs    RPCs   RPC/s   jobs/s  med ms   p90 ms   p99 ms  DB ms   errors  db-ck  scheduler
+transport mode    secs    RPCs   RPC/s   jobs/s  med ms   p90 ms   p99 ms  DB ms  sch ms  web ms  all ms   errors  db-ck  scheduler
 EOT
 printf '%s\n' "${rows[@]}"
 nbad=$(cat "$WORK"/*.check 2>/dev/null | wc -l)
-nerr=$(printf '%s\n' "${rows[@]}" | awk '{ s += $11 } END { print s + 0 }')
+nerr=$(printf '%s\n' "${rows[@]}" | awk '{ s += $14 } END { print s + 0 }')
 echo
 echo "errors: $nerr in the replies, $nbad in the database checks (db-ck)"
 [ "$nerr" = 0 ] && [ "$nbad" = 0 ]
