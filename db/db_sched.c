@@ -341,20 +341,50 @@ const struct db_query dbq_wu_touch_many[3] = {
 	{ "wu_touch_32", NULL, TOUCH_SQL(Q32), "i" I32 },
 };
 
-/* Which of the three widths holds n ids (-1: none), with v[0..width) the ids padded. */
-static int id_list(struct db_val *v, const int64_t *ids, size_t n, size_t *width)
+/* Which of the widths 1, 4, DB_SEQ_BATCH holds n (-1: none, logged). */
+static int list_width(size_t n, size_t *width)
 {
 	static const size_t widths[] = { 1, 4, DB_SEQ_BATCH };
-	size_t k, i;
+	size_t k;
 
 	for (k = 0; k < ARRAY_SIZE(widths) && widths[k] < n; k++)
 		;
 	if (n < 1 || k == ARRAY_SIZE(widths))
 		return log_error("database error: a list of %zu results", n);
-	for (i = 0; i < widths[k]; i++)
-		v[i] = DBV_INT(ids[i < n ? i : 0]);
 	*width = widths[k];
 	return (int)k;
+}
+
+/* The list_width() of n ids, with v[0..width) the ids padded with the first. */
+static int id_list(struct db_val *v, const int64_t *ids, size_t n, size_t *width)
+{
+	int k = list_width(n, width);
+	size_t i;
+
+	for (i = 0; k >= 0 && i < *width; i++)
+		v[i] = DBV_INT(ids[i < n ? i : 0]);
+	return k;
+}
+
+#define S32 "ssssssssssssssssssssssssssssssss"
+const struct db_query dbq_result_by_names[3] = {
+	{ "result_by_names_1", &db_result_table, "WHERE name IN (?)", "s" },
+	{ "result_by_names_4", &db_result_table, "WHERE name IN (" Q4 ")", "ssss" },
+	{ "result_by_names_32", &db_result_table, "WHERE name IN (" Q32 ")", S32 },
+};
+
+int db_result_enum_names(struct db *db, const char *const *names, size_t n,
+			 int (*fn)(struct db_result *, void *), void *arg)
+{
+	struct db_val v[DB_SEQ_BATCH];
+	size_t width, i;
+	int k = list_width(n, &width);
+
+	if (k < 0)
+		return DB_ERROR;
+	for (i = 0; i < width; i++)
+		v[i] = DBV_STR(names[i < n ? i : 0]);
+	return db_result_query(db, &dbq_result_by_names[k], v, width, fn, arg);
 }
 
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,

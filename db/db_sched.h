@@ -38,6 +38,10 @@ extern const struct db_query dbq_result_claim_many[3], dbq_wu_touch_many[3];
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			 int64_t userid, int64_t t, int64_t deadline, int64_t av_id, int av_num,
 			 int64_t *matched);
+/* The results named (at most DB_SEQ_BATCH names; each row once, in no order). */
+extern const struct db_query dbq_result_by_names[3];
+int db_result_enum_names(struct db *db, const char *const *names, size_t n,
+			 int (*fn)(struct db_result *, void *), void *arg);
 /* Move the transition time of workunits ids (at most DB_SEQ_BATCH) to deadline if earlier. */
 int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t deadline);
 

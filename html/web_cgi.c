@@ -74,13 +74,10 @@ static void handle(void *state, struct serve_req *io)
 int main(int argc, char **argv)
 {
 	struct web_server s;
+	int rc = serve_args(argc, argv, usage);
 
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-
-		fputs(usage, help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
+	if (rc >= 0)
+		return rc;
 	memset(&s, 0, sizeof(s));
 	s.proj.prog = "web";
 	s.proj.params = account_params;

@@ -244,6 +244,17 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		  stop_signal ? " (signal)" : "");
 }
 
+int serve_args(int argc, char **argv, const char *usage)
+{
+	bool help;
+
+	if (argc <= 1)
+		return -1;
+	help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+	fputs(usage, help ? stdout : stderr);
+	return help ? 0 : 2;
+}
+
 int serve_main(serve_fn *fn, void *state)
 {
 	static const int lib_signals[] = { SIGPIPE, SIGTERM, SIGUSR1 };

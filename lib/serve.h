@@ -89,6 +89,13 @@ void serve_project_free(struct serve_project *p);
  */
 bool serve_file_changed(const char *path, struct stat *st);
 
+/*
+ * A serving program takes no arguments: --help (or -h) prints usage to
+ * stdout (exit 0), anything else prints it to stderr (exit 2). Returns the
+ * exit status, or -1 to go on serving.
+ */
+int serve_args(int argc, char **argv, const char *usage);
+
 typedef void serve_fn(void *state, struct serve_req *r);
 
 /*

@@ -96,11 +96,10 @@ static void handle(void *state, struct serve_req *io)
 int main(int argc, char **argv)
 {
 	struct upload_server s;
+	int rc = serve_args(argc, argv, usage);
 
-	if (argc > 1) {
-		fputs(usage, strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout);
-		return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
-	}
+	if (rc >= 0)
+		return rc;
 	memset(&s, 0, sizeof(s));
 	s.proj.prog = "file_upload_handler";
 	log_init("file_upload_handler", NULL);

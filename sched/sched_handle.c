@@ -198,7 +198,10 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 	filelist_free(&outs);
 }
 
-/* Record one report of a result sent to this host (res); DB_NOT_FOUND: nothing to record. */
+/*
+ * Record one report of a result sent to this host (res); DB_NOT_FOUND:
+ * nothing to record. The caller moves the workunit's transition time.
+ */
 static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
 			 const struct db_result *res, const struct sched_result_report *rr)
 {
@@ -226,9 +229,6 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db
 	rep.xml_doc_out = sbuf_str(&doc);
 	rc = db_result_report(ctx->db, &rep);
 	if (rc == DB_OK) {
-		rc = db_workunit_touch_transition(ctx->db, res->workunitid, now());
-		if (rc == DB_NOT_FOUND)
-			rc = DB_OK;
 		/* into the host row the RPC writes at its end */
 		if (rc == DB_OK && ok && res->sent_time > 0 && rep.received_time >= res->sent_time) {
 			double t = (double)(rep.received_time - res->sent_time);
@@ -246,43 +246,106 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db
 	return rc;
 }
 
+struct found {
+	struct db_result *r;
+	size_t n;
+};
+
+static int take_found(struct db_result *r, void *arg)
+{
+	struct found *f = arg;
+
+	f->r = xrealloc(f->r, (f->n + 1) * sizeof(*f->r));
+	f->r[f->n++] = *r;
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+/* A name no result can have is looked for nowhere. */
+static bool may_be_result(const char *name)
+{
+	return *name && strlen(name) <= FIELD_COLUMN_CHARS * 4;
+}
+
+/*
+ * The results the request reports, read DB_SEQ_BATCH names a statement
+ * (not one statement each: a host reporting ten jobs made ten).
+ */
+static int read_reported(const struct sched_ctx *ctx, const struct sched_request *req,
+			 struct found *f)
+{
+	const char *names[DB_SEQ_BATCH];
+	size_t i, n = 0;
+	int rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && i < req->nresults; i++) {
+		if (may_be_result(req->results[i].name))
+			names[n++] = req->results[i].name;
+		if (n > 0 && (n == DB_SEQ_BATCH || i + 1 == req->nresults)) {
+			rc = db_result_enum_names(ctx->db, names, n, take_found, f);
+			n = 0;
+		}
+	}
+	return rc;
+}
+
+/* Move the transition times of the workunits whose results were recorded, many a statement. */
+static int touch_reported(const struct sched_ctx *ctx, const int64_t *wus, size_t n)
+{
+	size_t i;
+	int rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && i < n; i += DB_SEQ_BATCH)
+		rc = db_workunit_touch_many(ctx->db, wus + i,
+					    n - i < DB_SEQ_BATCH ? n - i : DB_SEQ_BATCH, now());
+	return rc;
+}
+
 /* Record the reported results; every one is acknowledged, recorded or not. */
 static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
 			  struct db_host *host, struct sched_reply *reply)
 {
-	size_t i;
+	struct found f = { NULL, 0 };
+	int64_t *wus = xcalloc(req->nresults + 1, sizeof(*wus));
+	size_t i, j, nwus = 0;
 	char lbl[96];
+	int rc = read_reported(ctx, req, &f);
 
 	host_label(ctx, host->id, lbl, sizeof(lbl));
-	for (i = 0; i < req->nresults; i++) {
+	for (i = 0; rc == DB_OK && i < req->nresults; i++) {
 		const struct sched_result_report *rr = &req->results[i];
-		struct db_result res = { 0 };
 		struct sbuf q = SBUF_INIT(512);
-		int rc = DB_NOT_FOUND;
+		int r = DB_NOT_FOUND;
 
 		field_quote(&q, rr->name, 100);
-		/* a name no result can have is looked for nowhere */
-		if (*rr->name && strlen(rr->name) <= FIELD_COLUMN_CHARS * 4)
-			rc = db_result_lookup_name(ctx->db, rr->name, &res);
-		if (rc == DB_NOT_FOUND) {
+		for (j = 0; may_be_result(rr->name) && j < f.n && strcmp(f.r[j].name, rr->name); j++)
+			;
+		if (!may_be_result(rr->name) || j == f.n) {
 			log_warn("%s: reported result '%s' does not exist", lbl, sbuf_str(&q));
-		} else if (rc == DB_OK && res.hostid != host->id) {
+		} else if (f.r[j].hostid != host->id) {
 			log_warn("%s: reported result %s, which was not sent to it; ignored", lbl,
 				 sbuf_str(&q));
-		} else if (rc == DB_OK) {
-			rc = record_result(ctx, lbl, host, &res, rr);
-			if (rc == DB_NOT_FOUND)
+		} else {
+			r = record_result(ctx, lbl, host, &f.r[j], rr);
+			if (r == DB_NOT_FOUND)
 				log_warn("%s: result %s reported again (or not in progress); ignored", lbl,
 					 sbuf_str(&q));
+			else if (r == DB_OK)
+				wus[nwus++] = f.r[j].workunitid;
+			else
+				rc = r;
 		}
-		db_result_free(&res);
 		sbuf_free(&q);
-		if (rc == DB_ERROR || rc == DB_RETRY)
-			return rc;
-		if (*rr->name)
+		if (rc == DB_OK && *rr->name)
 			sched_reply_add(&reply->acks, &reply->nacks, rr->name);
 	}
-	return DB_OK;
+	if (rc == DB_OK && nwus)
+		rc = touch_reported(ctx, wus, nwus);
+	for (j = 0; j < f.n; j++)
+		db_result_free(&f.r[j]);
+	free(f.r);
+	free(wus);
+	return rc;
 }
 
 /*

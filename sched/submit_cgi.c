@@ -76,13 +76,10 @@ static void handle(void *state, struct serve_req *r)
 int main(int argc, char **argv)
 {
 	struct serve_project proj = { .prog = "submit" };
+	int rc = serve_args(argc, argv, usage);
 
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-
-		fputs(usage, help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
+	if (rc >= 0)
+		return rc;
 	log_init("submit", NULL);
 	serve_main(handle, &proj);
 	serve_project_free(&proj);

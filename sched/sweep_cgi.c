@@ -128,9 +128,9 @@ static void reply_text(struct req *r, int status, const char *msg)
  * on the same connection: after a deadlock the next statement on it was
  * seen to wait forever. True with a fresh connection in r->db.
  */
-static bool txn_again(struct req *r, int rc, unsigned err)
+static bool txn_again(struct req *r, int rc, bool deadlock)
 {
-	if (rc != DB_RETRY && !(rc == DB_ERROR && err == 1213 /* ER_LOCK_DEADLOCK */))
+	if (rc != DB_RETRY && !(rc == DB_ERROR && deadlock))
 		return false;
 	serve_project_db_failed(&r->srv->proj);
 	r->db = serve_project_db(&r->srv->proj);
@@ -341,7 +341,7 @@ static void do_task(struct req *r)
 	}
 	host = note(r, "host", 255);
 	for (;;) {
-		unsigned err = 0;
+		bool deadlock = false;
 
 		rc = db_begin(r->db);
 		if (rc == DB_OK)
@@ -353,11 +353,11 @@ static void do_task(struct req *r)
 		if (rc == DB_OK) {
 			rc = db_commit(r->db);
 		} else {
-			err = db_errno(r->db);
+			deadlock = db_deadlock(r->db);
 			db_rollback(r->db);
 		}
 		if (rc == DB_OK || rc == DB_NOT_FOUND || ++tries == TASK_TRIES ||
-		    !txn_again(r, rc, err))
+		    !txn_again(r, rc, deadlock))
 			break;
 	}
 	if (rc == DB_NOT_FOUND) {
@@ -443,7 +443,7 @@ static int report(struct req *r, const struct db_result *res, bool success, cons
 
 	for (;;) {
 		rc = db_sweep_report(r->db, res, success, now(), why, taken);
-		if (rc == DB_OK || ++tries == TASK_TRIES || !txn_again(r, rc, db_errno(r->db)))
+		if (rc == DB_OK || ++tries == TASK_TRIES || !txn_again(r, rc, db_deadlock(r->db)))
 			return rc;
 	}
 }
@@ -624,13 +624,10 @@ static void serve(void *state, struct serve_req *io)
 int main(int argc, char **argv)
 {
 	struct server s;
+	int rc = serve_args(argc, argv, usage);
 
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-
-		fputs(usage, help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
+	if (rc >= 0)
+		return rc;
 	memset(&s, 0, sizeof(s));
 	s.proj.prog = "sweep";
 	log_init("sweep", NULL);

@@ -25,3 +25,41 @@ sched_rpc() { curl -sf --data-binary @"$1" "$SCHED" >"$2"; }
 
 # The host id a reply gives.
 sched_reply_hostid() { sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" "$1"; }
+
+# sched_host_request KEY HOSTID CPID SECONDS [MORE]: a request of host
+# HOSTID (0: new; host_cpid and domain name from CPID) of the account with
+# key KEY asking for SECONDS of work, with the elements MORE (reports).
+sched_host_request() {
+	cat <<-EOT
+	<scheduler_request>
+	<authenticator>$1</authenticator>
+	<hostid>$2</hostid>
+	<rpc_seqno>${RPC_SEQNO:-1}</rpc_seqno>
+	<core_client_major_version>7</core_client_major_version>
+	<core_client_minor_version>20</core_client_minor_version>
+	<core_client_release>5</core_client_release>
+	<work_req_seconds>$4</work_req_seconds>
+	<cpu_req_secs>$4</cpu_req_secs>
+	<platform_name>x86_64-pc-linux-gnu</platform_name>
+	${5:-}
+	<host_info>
+	    <host_cpid>$3</host_cpid>
+	    <domain_name>host-$3</domain_name>
+	    <p_ncpus>2</p_ncpus>
+	    <p_fpops>1000000000</p_fpops>
+	    <m_nbytes>8000000000</m_nbytes>
+	    <d_free>100000000000</d_free>
+	    <os_name>Linux</os_name>
+	</host_info>
+	</scheduler_request>
+	EOT
+}
+
+# sched_report NAME: the report of job NAME as a success (nothing for no name).
+sched_report() {
+	[ -n "$1" ] || return 0
+	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n    <exit_status>0</exit_status>\n    <state>5</state>\n</result>\n' "$1"
+}
+
+# The names of the jobs a reply sends.
+sched_reply_jobs() { sed -n "/^<result>$/,/^<\/result>$/s|^    <name>\(.*\)</name>$|\1|p" "$1"; }

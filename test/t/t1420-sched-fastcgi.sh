@@ -10,57 +10,16 @@ LOG="$PROJECT_DIR/log/scheduler.log"
 
 if [ ! -f /usr/lib/apache2/modules/mod_fcgid.so ]; then
 	test_expect_success 'mod_fcgid is installed (libapache2-mod-fcgid)' 'false'
-	test_expect_success 'stopped with Apache, the process ends by itself; the sanitizers saw nothing in it' '
-	pid=$(cat the_pid) && kill -0 "$pid" &&
-	apid=$(cat "$SB/apache/run/httpd.pid") && kill "$apid" &&
-	test_wait_for 60 sh -c "! kill -0 $pid 2>/dev/null" &&
-	test_grep -v "runtime error\|AddressSanitizer\|LeakSanitizer" "$SB/apache/logs/error.log"
-'
-
-test_done
+	test_done
 fi
 
-# A request of host $2 (0: new; cpid $3) of the account with key $1, asking
-# for $4 seconds of work; $5: more elements (reports).
-request() {
-	cat <<-EOT
-	<scheduler_request>
-	<authenticator>$1</authenticator>
-	<hostid>$2</hostid>
-	<rpc_seqno>1</rpc_seqno>
-	<core_client_major_version>7</core_client_major_version>
-	<core_client_minor_version>20</core_client_minor_version>
-	<core_client_release>5</core_client_release>
-	<work_req_seconds>$4</work_req_seconds>
-	<cpu_req_secs>$4</cpu_req_secs>
-	<cpu_req_instances>0</cpu_req_instances>
-	<platform_name>$PLATFORM</platform_name>
-	${5:-}
-	<host_info>
-	    <host_cpid>$3</host_cpid>
-	    <domain_name>host-$3</domain_name>
-	    <p_ncpus>2</p_ncpus>
-	    <p_fpops>1000000000</p_fpops>
-	    <m_nbytes>8000000000</m_nbytes>
-	    <d_free>100000000000</d_free>
-	    <os_name>Linux</os_name>
-	</host_info>
-	</scheduler_request>
-	EOT
-}
+. "$WSEQ_SRCDIR/test/t/lib-sched.sh"
+request() { sched_host_request "$@"; }
+report() { sched_report "$@"; }
+jobs_of() { sched_reply_jobs "$@"; }
 
 rpc() {
 	curl -s -o "$2" -w "%{http_code}" --data-binary @"$1" "$SCHED"
-}
-
-report() {
-	[ -n "$1" ] || return 0
-	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n    <exit_status>0</exit_status>\n    <state>5</state>\n</result>\n' "$1"
-}
-
-# the names of the jobs of reply $1
-jobs_of() {
-	sed -n "/^<result>$/,/^<\/result>$/s|^    <name>\(.*\)</name>$|\1|p" "$1"
 }
 
 # the pids of the scheduler.log lines from line $1 on

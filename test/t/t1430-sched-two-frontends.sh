@@ -9,37 +9,7 @@ FE2="$TRASH_DIRECTORY/fe2"
 HOSTS_PER_FE=4
 RPCS=12
 
-request() {
-	cat <<-EOT
-	<scheduler_request>
-	<authenticator>$ADMIN_AUTHENTICATOR</authenticator>
-	<hostid>$1</hostid>
-	<rpc_seqno>$2</rpc_seqno>
-	<core_client_major_version>7</core_client_major_version>
-	<core_client_minor_version>20</core_client_minor_version>
-	<core_client_release>5</core_client_release>
-	<work_req_seconds>1</work_req_seconds>
-	<cpu_req_secs>1</cpu_req_secs>
-	<platform_name>$PLATFORM</platform_name>
-	<code_sign_key>x</code_sign_key>
-	${4:-}
-	<host_info>
-	    <host_cpid>$3</host_cpid>
-	    <domain_name>host-$3</domain_name>
-	    <p_ncpus>2</p_ncpus>
-	    <p_fpops>1000000000</p_fpops>
-	    <m_nbytes>8000000000</m_nbytes>
-	    <d_free>100000000000</d_free>
-	    <os_name>Linux</os_name>
-	</host_info>
-	</scheduler_request>
-	EOT
-}
-
-report() {
-	[ -n "$1" ] || return 0
-	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n    <exit_status>0</exit_status>\n    <state>5</state>\n</result>\n' "$1"
-}
+. "$WSEQ_SRCDIR/test/t/lib-sched.sh"
 
 # host NAME URL: a new host that makes $RPCS RPCs through URL, each
 # reporting the job of the one before; NAME.jobs gets the jobs it was sent,
@@ -49,7 +19,8 @@ host() {
 	name=$1 url=$2 hostid=0 last= i=1
 	: >"$name.jobs"; : >"$name.reported"
 	while [ $i -le $RPCS ]; do
-		request "$hostid" "$i" "$name" "$(report "$last")" >"$name.req"
+		RPC_SEQNO=$i sched_host_request "$ADMIN_AUTHENTICATOR" "$hostid" "$name" 1 \
+			"<code_sign_key>x</code_sign_key>$(sched_report "$last")" >"$name.req"
 		code=$(curl -s -o "$name.reply" -w "%{http_code}" --data-binary @"$name.req" "$url")
 		[ "$code" = 200 ] || { echo "RPC $i: HTTP $code" >>"$name.err"; return 1; }
 		if grep -q "project_is_down\|<message" "$name.reply"; then
@@ -61,7 +32,7 @@ host() {
 			grep -q "<name>$last</name>" "$name.reply" || { echo "RPC $i: $last not acknowledged" >>"$name.err"; return 1; }
 			echo "$last" >>"$name.reported"
 		fi
-		last=$(sed -n "/^<result>$/,/^<\/result>$/s|^    <name>\(.*\)</name>$|\1|p" "$name.reply")
+		last=$(sched_reply_jobs "$name.reply")
 		[ -n "$last" ] && echo "$last" >>"$name.jobs"
 		i=$((i + 1))
 	done

@@ -279,7 +279,7 @@ test_expect_success 'password guesses are rate limited by address; the limit pas
 	expect_err -206 "$out" &&
 	printf "%s" "$out" | test_grep "Too many wrong passwords" &&
 	test_grep "sign-in refused: 3 wrong passwords" "$PROJECT_DIR/log/web.log" &&
-	test_sql_value "update login_failure set window_start=window_start-900" &&
+	test_sql_value "update login_failure set window_start=window_start-1000" &&
 	rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)" | test_grep "<authenticator>" &&
 	set_config login_failures_max ""
 '
