@@ -10,6 +10,7 @@
 #include <fcgiapp.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/time.h>
 
 struct serve_req {
 	FCGX_Request *fcgi;     /* NULL: plain CGI (the environment, stdin, stdout) */
@@ -184,12 +185,26 @@ static ssize_t fcgi_write(void *cookie, const char *buf, size_t n)
 }
 
 static volatile sig_atomic_t stop_signal;
+static pid_t parent;            /* mod_fcgid's process manager */
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
 	FCGX_ShutdownPending();
 }
+
+/*
+ * Every few seconds while waiting: is the process manager still there? If
+ * Apache was killed (kill -9, a crash), nobody would ever connect or stop
+ * this process again: it ends instead of living on as an orphan.
+ */
+static void on_alarm(int sig)
+{
+	if (getppid() != parent)
+		on_stop(sig);
+}
+
+#define ORPHAN_CHECK_SECONDS 5
 
 /*
  * Request after request until the limit or a stop signal. The signals are
@@ -205,18 +220,24 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 	sigset_t stops;
 	long max = 0, served = 0;
 	const char *env = getenv("WSEQ_FCGI_MAX_REQUESTS");
+	struct itimerval every = { { ORPHAN_CHECK_SECONDS, 0 }, { ORPHAN_CHECK_SECONDS, 0 } };
 
 	if (env && parse_long(env, &max) < 0)
 		max = 0;
+	parent = getppid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGTERM);
 	sigaddset(&stops, SIGUSR1);
+	sigaddset(&stops, SIGALRM);
 	sigprocmask(SIG_BLOCK, &stops, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
 	if (FCGX_InitRequest(&fr, 0, 0) != 0) {
 		log_error("cannot set up a FastCGI request");
 		return;
@@ -241,7 +262,7 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		served++;
 	}
 	log_debug("fastcgi process ends after %ld requests%s", served,
-		  stop_signal ? " (signal)" : "");
+		  stop_signal == SIGALRM ? " (the web server is gone)" : stop_signal ? " (signal)" : "");
 }
 
 int serve_args(int argc, char **argv, const char *usage)

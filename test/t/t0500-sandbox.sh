@@ -105,6 +105,21 @@ test_expect_success 'services killed with -9 are recovered by up' '
 	wseq_sandbox status sb1
 '
 
+# Apache and all its children killed (a crash): its FastCGI processes notice
+# that their process manager is gone and end, instead of living on as orphans.
+if [ -f /usr/lib/apache2/modules/mod_fcgid.so ]; then
+	test_expect_success 'Apache killed whole: its FastCGI processes end by themselves' '
+		. ./env && curl -sf "$PROJECT_URL" >/dev/null &&
+		fcgi=$(pgrep -f "$TRASH_DIRECTORY/sb1/project/cgi-bin/[w]eb") && test -n "$fcgi" &&
+		pkill -KILL -f "apache2 -f $TRASH_DIRECTORY/sb1/apache/httpd.conf" &&
+		test_wait_for 60 sh -c "! pgrep -f \"apache2 -f $TRASH_DIRECTORY/sb1/apache/[h]ttpd.conf\" >/dev/null" &&
+		for p in $fcgi; do test_wait_for 60 test_pid_gone "$p" || return 1; done &&
+		wseq_sandbox up sb1 2>/dev/null && curl -sf "$PROJECT_URL" >/dev/null
+	'
+else
+	test_expect_success 'mod_fcgid is installed (libapache2-mod-fcgid)' 'false'
+fi
+
 test_expect_success 'a taken port is a clear error' '
 	port=$(. ./env && echo "$PROJECT_URL" | sed "s|http://127.0.0.1:\([0-9]*\)/.*|\1|") &&
 	test_must_fail wseq_sandbox up sb3 --http-port "$port" 2>err &&
