@@ -6,6 +6,7 @@
 #include "serve.h"
 #include "form.h"
 #include "log.h"
+#include "wtime.h"
 
 #include <fcgiapp.h>
 #include <limits.h>
@@ -184,6 +185,27 @@ static ssize_t fcgi_write(void *cookie, const char *buf, size_t n)
 	return (ssize_t)n;
 }
 
+/*
+ * The shiftable clock (wtime.h) as the web server configures it for this
+ * request -- SetEnv WSEQ_TIME_OFFSET_FILE, which a CGI program finds in its
+ * environment and a FastCGI one among the request's variables (a client
+ * cannot set them: its headers arrive as HTTP_*) -- read afresh, so a
+ * changed offset file is seen at the next request, as by a new CGI process.
+ */
+static void clock_of(FCGX_Request *fr)
+{
+	static const char *const vars[] = { "WSEQ_TIME_OFFSET", "WSEQ_TIME_OFFSET_FILE" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = FCGX_GetParam(vars[i], fr->envp);
+
+		if (v)
+			setenv(vars[i], v, 1);
+	}
+	wtime_reset();
+}
+
 static volatile sig_atomic_t stop_signal;
 static pid_t parent;            /* mod_fcgid's process manager */
 
@@ -251,6 +273,7 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		sigprocmask(SIG_BLOCK, &stops, NULL);
 		if (rc < 0)
 			break;
+		clock_of(&fr);
 		r.out = fopencookie(fr.out, "w", io);
 		if (r.out) {
 			fn(state, &r);
