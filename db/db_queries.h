@@ -45,14 +45,11 @@ int db_query_explain(struct db *db, const struct db_query *q,
 			       const char *extra, void *arg), void *arg);
 
 /* ---- result (db_result.c) ---- */
-extern const struct db_query dbq_result_unsent, dbq_result_by_workunit,
+extern const struct db_query dbq_result_by_workunit,
 	dbq_result_host_in_progress, dbq_result_timed_out, dbq_result_file_delete,
-	dbq_result_seq_in_progress, dbq_result_claim_unsent, dbq_result_claim_timed_out,
+	dbq_result_seq_in_progress, dbq_result_claim_timed_out,
 	dbq_result_unsent_lock, dbq_result_unsent_lock_after;
 
-/* Unsent results, highest priority first. */
-int db_result_enum_unsent(struct db *db, int limit,
-			  int (*fn)(struct db_result *, void *), void *arg);
 /*
  * In a transaction: at most limit unsent results in the order they are
  * sent, after (after_priority, after_id) (after_id 0: from the first),
@@ -72,12 +69,6 @@ int db_result_enum_file_delete(struct db *db, int limit,
 			       int (*fn)(struct db_result *, void *), void *arg);
 int db_result_enum_seq_in_progress(struct db *db, int64_t seq_id,
 				   int (*fn)(struct db_result *, void *), void *arg);
-/*
- * Mark unsent result r->id sent to r->hostid/r->userid with r's sent_time,
- * report_deadline, app_version_id and app_version_num; DB_NOT_FOUND if it
- * is no longer unsent (another scheduler took it).
- */
-int db_result_claim_unsent(struct db *db, const struct db_result *r);
 /*
  * Mark in-progress result id OVER / NO_REPLY if its deadline is before t;
  * DB_NOT_FOUND if it was reported (or already handled) meanwhile.

@@ -4,10 +4,6 @@
  */
 #include "db_queries.h"
 
-const struct db_query dbq_result_unsent = {
-	"result_unsent", &db_result_table,
-	"WHERE server_state=2 ORDER BY priority DESC, id LIMIT ?", "i"
-};
 const struct db_query dbq_result_by_workunit = {
 	"result_by_workunit", &db_result_table, "WHERE workunitid=? ORDER BY id", "i"
 };
@@ -25,12 +21,6 @@ const struct db_query dbq_result_file_delete = {
 const struct db_query dbq_result_seq_in_progress = {
 	"result_seq_in_progress", &db_result_table,
 	"WHERE seq_id=? AND server_state=4 ORDER BY id", "i"
-};
-const struct db_query dbq_result_claim_unsent = {
-	"result_claim_unsent", NULL,
-	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, "
-	"report_deadline=?, app_version_id=?, app_version_num=? "
-	"WHERE id=? AND server_state=2", "iiiiiii"
 };
 /*
  * Unsent results in the order they are sent -- from the first, or after
@@ -54,14 +44,6 @@ const struct db_query dbq_result_claim_timed_out = {
 	"UPDATE result SET server_state=5, outcome=4 "
 	"WHERE id=? AND server_state=4 AND report_deadline<?", "ii"
 };
-
-int db_result_enum_unsent(struct db *db, int limit,
-			  int (*fn)(struct db_result *, void *), void *arg)
-{
-	struct db_val v[] = { DBV_INT(limit) };
-
-	return db_result_query(db, &dbq_result_unsent, v, ARRAY_SIZE(v), fn, arg);
-}
 
 int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t after_id,
 				int limit, int (*fn)(struct db_result *, void *), void *arg)
@@ -120,19 +102,6 @@ static int one_row(int rc, int64_t matched)
 	if (rc == DB_OK && matched == 0)
 		return DB_NOT_FOUND;
 	return rc;
-}
-
-int db_result_claim_unsent(struct db *db, const struct db_result *r)
-{
-	struct db_val v[] = {
-		DBV_INT(r->hostid), DBV_INT(r->userid), DBV_INT(r->sent_time),
-		DBV_INT(r->report_deadline), DBV_INT(r->app_version_id),
-		DBV_INT(r->app_version_num), DBV_INT(r->id),
-	};
-	int64_t matched = 0;
-	int rc = db_query_exec(db, &dbq_result_claim_unsent, v, ARRAY_SIZE(v), &matched);
-
-	return one_row(rc, matched);
 }
 
 int db_result_claim_timed_out(struct db *db, int64_t id, int64_t t)

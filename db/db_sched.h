@@ -51,7 +51,10 @@ int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t 
 extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deassign,
 	dbq_seq_state_uploaded, dbq_seq_end, dbq_seq_file_uploaded;
 
-/* Send inactive segment result r->id (fields as for db_result_claim_unsent). */
+/*
+ * Send inactive segment result r->id (its hostid, userid, sent_time,
+ * report_deadline, app_version_id and app_version_num).
+ */
 int db_result_activate(struct db *db, const struct db_result *r);
 extern const struct db_query dbq_result_seq_host_failed;
 /* Segments of the sequence the host failed: errors, invalid, or slower than max_time. */

@@ -361,16 +361,21 @@ static void test_named_queries(void **state)
 	assert_int_equal(x.n, 5);
 	assert_true(x.id[0] < x.id[4]);
 	x.n = 0;
-	assert_int_equal(db_result_enum_unsent(db, 2, collect_result, &x), DB_OK);
+	assert_int_equal(db_result_enum_unsent_lock(db, INT64_MAX, 0, 2, collect_result, &x), DB_OK);
 	assert_int_equal(x.n, 2);                       /* LIMIT bound */
 
 	/* claiming: the first scheduler wins, the second is told */
 	r.id = x.id[0];
-	r.hostid = 99;
-	r.sent_time = 1000;
-	r.report_deadline = 2000;
-	assert_int_equal(db_result_claim_unsent(db, &r), DB_OK);
-	assert_int_equal(db_result_claim_unsent(db, &r), DB_NOT_FOUND);
+	{
+		int64_t one = r.id, matched = -1;
+
+		assert_int_equal(db_result_claim_many(db, &one, 1, 99, 0, 1000, 2000, 0, 0, &matched),
+				 DB_OK);
+		assert_int_equal(matched, 1);
+		assert_int_equal(db_result_claim_many(db, &one, 1, 99, 0, 1000, 2000, 0, 0, &matched),
+				 DB_OK);
+		assert_int_equal(matched, 0);
+	}
 	assert_int_equal(db_result_count_host_in_progress(db, 99, &n99), DB_OK);
 	assert_int_equal(n99, 1);
 	/* many at once: those still unsent, each once however often it is named */
