@@ -94,6 +94,15 @@ test_expect_success 'interleaved requests of two hosts of two accounts: every re
 	log_pids $from >pids && test_cmp the_pid pids
 '
 
+test_expect_success 'a client cannot move the server clock: a header naming an offset file is not the setting' '
+	echo 1000000 >clock &&
+	request "$ADMIN_AUTHENTICATOR" 0 cpid-clock 0 >qc &&
+	code=$(curl -s -o clockreply -w "%{http_code}" -H "WSEQ-TIME-OFFSET-FILE: $TRASH_DIRECTORY/clock" \
+		-H "WSEQ-TIME-OFFSET: 1000000" --data-binary @qc "$SCHED") && test "$code" = 200 &&
+	id=$(sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" clockreply) && test -n "$id" &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select create_time < unix_timestamp() + 1000 from host where id=$id")" = 1
+'
+
 test_expect_success 'a new app version is served within a second, by the same process' '
 	from=$(($(log_lines) + 1)) &&
 	vdir="$PROJECT_DIR/apps/wseq_sample/wseq_sample_1.07_$PLATFORM" && mkdir -p "$vdir" &&
