@@ -33,6 +33,8 @@ struct daemon_spec {
 	const struct param *params;     /* the daemon's own options, also read from
 					   config.xml <config>; may be NULL */
 	void *settings;                 /* the struct params describes (zero-initialised) */
+	bool unlisted_params;           /* test daemons only: params need not be in
+					   lib/config_names.c (config_names_check) */
 	bool needs_db;                  /* connect before init(), reconnect after failures */
 	int (*init)(struct daemon_ctx *ctx);    /* once; -1 ends the daemon (status 1); may be NULL */
 	int (*pass)(struct daemon_ctx *ctx);    /* one pass; see enum daemon_pass_rc */

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "log.h"
 
+#include <ctype.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -36,6 +37,8 @@ static const struct param daemon_params[] = {
 	  "do passes until one finds nothing to do, then exit"),
 	O("sleep", PARAM_DOUBLE, sleep, "5", PARAM_BOUNDED, 0, 86400, "S",
 	  "seconds to sleep after a pass that found nothing to do"),
+	O("sleep_interval", PARAM_DOUBLE, sleep, "5", PARAM_BOUNDED, 0, 86400, "S",
+	  "the same as --sleep (upstream BOINC's name)"),
 	O("config", PARAM_STR, config, NULL, 0, 0, 0, "PATH",
 	  "the project's config.xml (default: $WSEQ_PROJECT_DIR/config.xml, ./config.xml)"),
 	O("check_config", PARAM_BOOL, check_config, NULL, 0, 0, 0, NULL,
@@ -173,7 +176,7 @@ static void usage(const struct daemon_spec *spec)
 	if (spec->summary)
 		printf("%s\n", spec->summary);
 	printf("\nCommon daemon options:\n");
-	printf("  %-28s %s\n", "-d N", "log level: 1 errors, 2 information (default), 3 debugging");
+	printf("  %-28s %s\n", "-d N", "log level: 1 errors, 2 information (default), 3 or 4 debugging");
 	printf("  %-28s %s\n", "--mod N I",
 	       "one of N instances: handle only rows whose id % N is I (0 <= I < N)");
 	param_print_help(daemon_params, stdout);
@@ -182,6 +185,8 @@ static void usage(const struct daemon_spec *spec)
 		printf("\n%s options (also read from config.xml <config>):\n", spec->name);
 		param_print_help(spec->params, stdout);
 	}
+	printf("\nUpstream BOINC's spelling with one dash (-one_pass, -sleep_interval 5,\n"
+	       "-mod 2 0) is taken for every option.\n");
 	printf("\nThe daemon logs to stderr and exits cleanly on SIGTERM, SIGINT, SIGHUP or\n"
 	       "when the stop_daemons file exists in the project directory.\n");
 }
@@ -190,9 +195,10 @@ static int parse_level(const char *s)
 {
 	long v;
 
-	if (!s || parse_long(s, &v) < 0 || v < LOG_LVL_ERROR || v > LOG_LVL_DEBUG)
-		return log_error("-d needs a log level from 1 to 3 (got '%s')", s ? s : "");
-	log_set_level((int)v);
+	/* upstream's 4 is its debugging level with the SQL shown: here debugging */
+	if (!s || parse_long(s, &v) < 0 || v < LOG_LVL_ERROR || v > LOG_LVL_DEBUG + 1)
+		return log_error("-d needs a log level from 1 to 4 (got '%s')", s ? s : "");
+	log_set_level(v > LOG_LVL_DEBUG ? LOG_LVL_DEBUG : (int)v);
 	return 0;
 }
 
@@ -239,7 +245,7 @@ static int split_args(struct daemon_ctx *ctx, int argc, char **argv, char **comm
 	*ncommon = *nrest = 1;
 	common[0] = rest[0] = argv[0];
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *name;
 		const struct param *p;
 
 		if (!strcmp(a, "--")) {
@@ -252,24 +258,28 @@ static int split_args(struct daemon_ctx *ctx, int argc, char **argv, char **comm
 		if (!strcmp(a, "-d")) {
 			if (parse_level(i + 1 < argc ? argv[++i] : NULL) < 0)
 				return -1;
-		} else if (!strncmp(a, "-d", 2)) {
+			continue;
+		}
+		if (a[0] == '-' && a[1] == 'd' && isdigit((unsigned char)a[2])) {
 			if (parse_level(a + 2) < 0)
 				return -1;
-		} else if (!strcmp(a, "--mod")) {
+			continue;
+		}
+		name = param_option_name(a);     /* upstream spells them -name too */
+		if (name && !strcmp(name, "mod")) {
 			if (parse_mod(ctx, i + 1 < argc ? argv[i + 1] : NULL,
 				      i + 2 < argc ? argv[i + 2] : NULL) < 0)
 				return -1;
 			i += 2;
-		} else if (!strncmp(a, "--", 2) && (p = find_option(daemon_params, a + 2)) != NULL) {
+		} else if (name && (p = find_option(daemon_params, name)) != NULL) {
 			common[(*ncommon)++] = argv[i];
-			if (takes_value(p, a + 2) && i + 1 < argc)
+			if (takes_value(p, name) && i + 1 < argc)
 				common[(*ncommon)++] = argv[++i];
-		} else if (a[0] == '-' && a[1] != '-' && a[1]) {
+		} else if (a[0] == '-' && a[1] != '-' && !(name && find_option(ctx->spec->params, name))) {
 			return log_error("unknown option %s (see --help)", a);
 		} else {
 			rest[(*nrest)++] = argv[i];
-			if (!strncmp(a, "--", 2) && takes_value(find_option(ctx->spec->params, a + 2), a + 2) &&
-			    i + 1 < argc)
+			if (name && takes_value(find_option(ctx->spec->params, name), name) && i + 1 < argc)
 				rest[(*nrest)++] = argv[++i];
 		}
 	}
@@ -379,6 +389,8 @@ static int setup(struct daemon_run *r, struct daemon_opts *o, int argc, char **a
 	if (rc == 0 && parse_daemon_args(spec, nrest, rest) < 0)
 		rc = -1;
 	/* ... and apply them again after it: the command line wins over config.xml. */
+	if (rc == 0 && !spec->unlisted_params && config_names_check(spec->params) < 0)
+		rc = -1;
 	if (rc == 0) {
 		rc = config_load(&r->cfg, o->config, spec->params, spec->settings) < 0 ? -1 : 0;
 		if (rc == 0 && parse_daemon_args(spec, nrest, rest) < 0)
@@ -425,6 +437,7 @@ int daemon_main(const struct daemon_spec *spec, int argc, char **argv)
 		goto out_args;
 	}
 	if (o.check_config) {
+		config_warn_ignored(&r.cfg, stdout);
 		printf("%s: configuration ok (%s)\n", spec->name, r.cfg.path);
 		rc = 0;
 		goto out_args;
@@ -432,6 +445,7 @@ int daemon_main(const struct daemon_spec *spec, int argc, char **argv)
 
 	signals_catch(old);
 	log_info("starting (pid %d, project %s)", (int)getpid(), r.cfg.project_dir);
+	config_warn_ignored(&r.cfg, NULL);
 	if (ctx->mod_n > 1)
 		log_info("instance %ld of %ld: handling ids with id %% %ld == %ld", ctx->mod_i,
 			 ctx->mod_n, ctx->mod_n, ctx->mod_i);

@@ -110,8 +110,22 @@ static char *abs_path(const char *path)
 	return r ? r : xstrdup(path);
 }
 
-static int read_params(xmlNode *config, const char *file, const struct param *t1, void *s1,
-		       const struct param *t2, void *s2)
+static void note_ignored(struct project_config *c, const char *name, long line)
+{
+	enum config_name_kind k = config_name_kind(name);
+	struct config_ignored *g;
+
+	if (k == CONFIG_NAME_WSEQ || c->nignored >= 1000)
+		return;
+	c->ignored = xrealloc(c->ignored, (c->nignored + 1) * sizeof(*c->ignored));
+	g = &c->ignored[c->nignored++];
+	g->name = xstrdup(name);
+	g->line = line;
+	g->upstream = k == CONFIG_NAME_UPSTREAM;
+}
+
+static int read_params(struct project_config *c, xmlNode *config, const char *file,
+		       const struct param *t1, void *s1, const struct param *t2, void *s2)
 {
 	xmlNode *n;
 	int rc = 0;
@@ -123,12 +137,16 @@ static int read_params(xmlNode *config, const char *file, const struct param *t1
 		char origin[PATH_MAX + 32];
 		char *v;
 
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
 		if (!p || (p->flags & PARAM_NOCONFIG)) {
 			p = param_find(t2, name);
 			s = s2;
 		}
-		if (!p || (p->flags & PARAM_NOCONFIG))
-			continue;       /* another program's setting */
+		if (!p || (p->flags & PARAM_NOCONFIG)) {
+			note_ignored(c, name, xml_line(n));     /* or another program's setting */
+			continue;
+		}
 		snprintf(origin, sizeof(origin), "%s:%ld", file, xml_line(n));
 		v = xml_text(n);
 		if (param_set(p, s, v, origin) < 0)
@@ -236,7 +254,7 @@ static int config_from_doc(struct project_config *c, xmlDoc *doc, const struct p
 		xmlFreeDoc(doc);
 		return -1;
 	}
-	if (read_params(n, c->path, project_params, c, prog_params, prog_settings) < 0)
+	if (read_params(c, n, c->path, project_params, c, prog_params, prog_settings) < 0)
 		rc = -1;
 	if ((n = xml_child(root, "daemons")) && read_daemons(c, n, c->path) < 0)
 		rc = -1;
@@ -314,6 +332,9 @@ void config_free(struct project_config *c)
 		free(c->tasks[i].cmd);
 		free(c->tasks[i].output);
 	}
+	for (i = 0; i < c->nignored; i++)
+		free(c->ignored[i].name);
+	free(c->ignored);
 	free(c->daemons);
 	free(c->tasks);
 	free(c->project_dir);

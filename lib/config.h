@@ -31,6 +31,13 @@ struct config_task {
 	bool disabled;
 };
 
+/* An element of <config> no wseq program reads (config_names.c). */
+struct config_ignored {
+	char *name;
+	long line;
+	bool upstream;          /* one of upstream BOINC's options */
+};
+
 struct project_config {
 	/* <config> fields shared by all programs (project_params) */
 	char *long_name;
@@ -64,6 +71,8 @@ struct project_config {
 	size_t ndaemons;
 	struct config_task *tasks;
 	size_t ntasks;
+	struct config_ignored *ignored;
+	size_t nignored;
 };
 
 extern const struct param project_params[];
@@ -96,5 +105,22 @@ void config_free(struct project_config *c);
 
 /* Parse a BOINC-style period ("3600", "1 hour", "30 min", "2 days"); -1 if bad. */
 long config_parse_period(const char *s);
+
+/* Who reads a <config> element: some wseq program, upstream BOINC only, no one. */
+enum config_name_kind { CONFIG_NAME_WSEQ, CONFIG_NAME_UPSTREAM, CONFIG_NAME_UNKNOWN };
+enum config_name_kind config_name_kind(const char *name);
+/*
+ * -1 (logged) if a name of t that is read from config.xml is missing from
+ * the list of wseq's settings: a program checks its own tables at start.
+ */
+int config_names_check(const struct param *t);
+/* Both lists sorted, and no name in both (the unit test's check). */
+bool config_names_valid(void);
+/*
+ * Warn about each element of <config> no wseq program reads, naming file,
+ * line and whether it is upstream BOINC's: as "warning: ..." lines on fp,
+ * or to the log when fp is NULL.
+ */
+void config_warn_ignored(const struct project_config *c, FILE *fp);
 
 #endif

@@ -120,6 +120,15 @@ void param_free(const struct param *t, void *s)
 		}
 }
 
+const char *param_option_name(const char *arg)
+{
+	if (arg[0] != '-')
+		return NULL;
+	if (arg[1] == '-')
+		return arg[2] ? arg + 2 : NULL;
+	return arg[1] && arg[2] ? arg + 1 : NULL;
+}
+
 int param_parse_args(const struct param *t, void *s, int argc, char **argv)
 {
 	int i;
@@ -136,12 +145,14 @@ int param_parse_args(const struct param *t, void *s, int argc, char **argv)
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return -2;
-		if (a[0] != '-' || a[1] != '-' || !a[2])
+		if (!(a = param_option_name(argv[i])))
 			break;
-		a += 2;
 		eq = strchr(a, '=');
 		wstrlcpy(name, a, eq && (size_t)(eq - a) < sizeof(name) ? (size_t)(eq - a) + 1 : sizeof(name));
 		p = param_find(t, name);
+		/* upstream's single-dash spelling, for names of the table only: "-x" stays an argument */
+		if (argv[i][1] != '-' && (!p || (p->flags & PARAM_NOOPTION)))
+			break;
 		if (!p || (p->flags & PARAM_NOOPTION))
 			return log_error("unknown option --%s (see --help)", name);
 		snprintf(origin, sizeof(origin), "--%s", name);

@@ -52,11 +52,15 @@ int param_check_required(const struct param *t, const void *settings, const char
 void param_free(const struct param *t, void *settings);
 /*
  * Parse --name VALUE, --name=VALUE and --flag options of t from argv[1..],
- * stopping at the first non-option or after "--". Returns the index of the
- * first argument left, -1 on an error (logged, naming the option), or -2
- * when -h/--help was given.
+ * stopping at the first non-option or after "--". Upstream BOINC's
+ * single-dash spelling (-name VALUE) is taken for the names of t; any other
+ * single-dash word ("-", "-x") ends the options like a non-option. Returns
+ * the index of the first argument left, -1 on an error (logged, naming the
+ * option), or -2 when -h/--help was given.
  */
 int param_parse_args(const struct param *t, void *settings, int argc, char **argv);
+/* "--name[=v]" or "-name[=v]" (two characters at least): the name part, else NULL. */
+const char *param_option_name(const char *arg);
 /* Print "  --name ARG   help (default: x)" lines for each command-line parameter. */
 void param_print_help(const struct param *t, FILE *fp);
 

@@ -123,14 +123,20 @@ static int project_load(struct serve_project *p)
 	logpath = xasprintf("%s/%s.log", p->cfg.log_dir, p->prog);
 	log_init(p->prog, logpath);
 	free(logpath);
+	/* once per process and reread: a plain CGI process a request would repeat them endlessly */
+	if (!FCGX_IsCGI())
+		config_warn_ignored(&p->cfg, NULL);
 	return 0;
 }
 
 int serve_project_get(struct serve_project *p)
 {
 	if (!p->loaded) {
-		char *path = config_locate();
+		char *path;
 
+		if (config_names_check(p->params) < 0)
+			return -1;
+		path = config_locate();
 		if (!path)
 			return -1;
 		serve_file_changed(path, &p->st);

@@ -99,6 +99,7 @@ static const struct daemon_spec test_daemon_spec = {
 	.name = "test_daemon",
 	.summary = "A daemon for the tests: writes a line to --out on every pass.",
 	.params = test_daemon_params,
+	.unlisted_params = true,
 	.settings = &settings,
 	.needs_db = false,
 	.init = td_init,

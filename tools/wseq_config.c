@@ -18,7 +18,8 @@ static const struct param options[] = {
 	{ "project", PARAM_STR, offsetof(struct options, project), NULL, 0, 0, 0, "DIR",
 	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
 	{ "check", PARAM_BOOL, offsetof(struct options, check), "0", 0, 0, 0, NULL,
-	  "only check config.xml; exit 1 with the errors if it is not valid" },
+	  "only check config.xml: exit 1 with the errors if it is not valid; warn about each "
+	  "option no wseq program reads (upstream BOINC's, or misspelt)" },
 	{ "daemons", PARAM_BOOL, offsetof(struct options, daemons), "0", 0, 0, 0, NULL,
 	  "list the daemons and tasks" },
 	PARAM_TABLE_END
@@ -82,7 +83,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.check) {
-		printf("%s: ok\n", c.path);
+		config_warn_ignored(&c, stdout);
+		printf("%s: ok%s\n", c.path, c.nignored ? " (with the warnings above)" : "");
 	} else if (o.daemons) {
 		size_t k;
 		for (k = 0; k < c.ndaemons; k++)

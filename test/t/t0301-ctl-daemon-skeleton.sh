@@ -79,7 +79,7 @@ test_expect_success '-d sets the log level' '
 	test_daemon --one_pass -d 1 2>log &&
 	test_grep -v "info:" log &&
 	test_must_fail test_daemon --one_pass -d 9 2>err &&
-	test_grep "\-d needs a log level from 1 to 3" err
+	test_grep "\-d needs a log level from 1 to 4" err
 '
 
 test_expect_success '--help lists common and daemon options' '

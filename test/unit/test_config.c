@@ -126,6 +126,11 @@ static void test_good_config(void **state)
 	assert_true(c.daemons[1].disabled);
 	assert_int_equal(c.ntasks, 1);
 	assert_int_equal(c.tasks[0].period, 86400);
+	/* the program's own settings are not "ignored"; an unknown element is */
+	assert_int_equal(c.nignored, 1);
+	assert_string_equal(c.ignored[0].name, "someone_elses_option");
+	assert_int_equal(c.ignored[0].line, 14);
+	assert_false(c.ignored[0].upstream);
 	/* the password is registered as a secret: it never reaches the log */
 	log_info("connecting with %s", c.db_passwd);
 	expect = take_log();
@@ -258,6 +263,46 @@ static void test_parse_args(void **state)
 	param_free(prog_params, &s);
 }
 
+/* Upstream's single-dash spelling: names of the table only; "-" and "-x" stay arguments. */
+static void test_parse_args_single_dash(void **state)
+{
+	struct prog_settings s = { 0 };
+	char *argv1[] = { "prog", "-sleep", "7", "-mode=fancy", "-fast", "file", NULL };
+	char *argv2[] = { "prog", "-", NULL };
+	char *argv3[] = { "prog", "-x", NULL };
+	char *argv4[] = { "prog", "-nope", NULL };
+
+	param_set_defaults(prog_params, &s);
+	assert_int_equal(param_parse_args(prog_params, &s, 6, argv1), 5);
+	assert_int_equal(s.sleep_s, 7);
+	assert_string_equal(s.mode, "fancy");
+	assert_true(s.fast);
+	assert_int_equal(param_parse_args(prog_params, &s, 2, argv2), 1);
+	assert_int_equal(param_parse_args(prog_params, &s, 2, argv3), 1);
+	assert_int_equal(param_parse_args(prog_params, &s, 2, argv4), 1);
+	param_free(prog_params, &s);
+}
+
+static void test_config_names(void **state)
+{
+	static const struct param unlisted[] = {
+		{ "sleep", PARAM_INT, 0, NULL, 0, 0, 0, NULL, NULL },
+		PARAM_TABLE_END
+	};
+	char *log;
+
+	assert_true(config_names_valid());
+	assert_int_equal(config_name_kind("max_wus_to_send"), CONFIG_NAME_WSEQ);
+	assert_int_equal(config_name_kind("shmem_key"), CONFIG_NAME_UPSTREAM);
+	assert_int_equal(config_name_kind("max_wus_to_sned"), CONFIG_NAME_UNKNOWN);
+	/* every setting wseq reads from config.xml is listed */
+	assert_int_equal(config_names_check(project_params), 0);
+	assert_int_equal(config_names_check(unlisted), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "<sleep> is read from config.xml but not listed"));
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +314,8 @@ int main(void)
 		cmocka_unit_test(test_bad_master_url),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_parse_args),
+		cmocka_unit_test(test_parse_args_single_dash),
+		cmocka_unit_test(test_config_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -78,6 +78,7 @@ static void fake_fini(struct daemon_ctx *ctx)
 
 static const struct daemon_spec fake_spec = {
 	.name = "fake", .summary = "a fake daemon", .params = fake_params, .settings = &fake,
+	.unlisted_params = true,
 	.init = fake_init, .pass = fake_pass, .fini = fake_fini,
 };
 
@@ -110,7 +111,7 @@ static const struct param req_params[] = {
 	PARAM_TABLE_END
 };
 static const struct daemon_spec req_spec = {
-	.name = "req", .params = req_params, .settings = &req,
+	.name = "req", .params = req_params, .settings = &req, .unlisted_params = true,
 	.init = fake_init, .pass = fake_pass, .fini = fake_fini,
 };
 
@@ -266,7 +267,7 @@ static void test_debug_level_is_checked(void **state)
 	char *buf;
 
 	assert_int_equal(run_fake(bad), 1);
-	assert_true(err_has("-d needs a log level from 1 to 3 (got '7')"));
+	assert_true(err_has("-d needs a log level from 1 to 4 (got '7')"));
 	assert_int_equal(run_fake(debug), 0);
 	assert_true(err_has("debug: pass 1: nothing to do"));
 	assert_int_equal(run_fake(quiet), 0);

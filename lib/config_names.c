@@ -1,0 +1,171 @@
+/*
+ * Every element a <config> section may hold, by whom it is read: the
+ * settings some wseq program reads, and upstream BOINC's that wseq does not
+ * implement. config_load() records each element that is not a wseq setting,
+ * so every daemon (at start), the web programs (when they read config.xml)
+ * and `wseq_config --check` name it as a warning: an option copied from an
+ * upstream project is never ignored in silence.
+ *
+ * A program's parameter table is the truth about what it reads; the list
+ * below must hold each of its names, and config_names_check() (called by the
+ * daemon skeleton and the web programs' loop at start) refuses to run a
+ * program whose table has a name missing here, so the list cannot drift.
+ */
+#include "config.h"
+#include "log.h"
+
+/* Read by some wseq program (sorted: bsearch). */
+static const char *const wseq_names[] = {
+	"app",                          /* validator, assimilator: the app they handle */
+	"app_dir",
+	"batch",                        /* daemons: rows per pass */
+	"cgi_url",
+	"compare_cmd",                  /* validator */
+	"credit",                       /* validator */
+	"db_host",
+	"db_name",
+	"db_passwd",
+	"db_port",
+	"db_socket",
+	"db_user",
+	"disable_account_creation",
+	"disable_account_creation_rpc",
+	"download_dir",
+	"download_url",
+	"home_page_text",
+	"ignore_upload_certificates",
+	"invite_code",
+	"key_dir",
+	"log_dir",
+	"login_failures_max",
+	"long_name",
+	"master_url",
+	"max_sequences_per_cpu",
+	"max_sequences_per_host",
+	"max_wus_in_progress",
+	"max_wus_to_send",
+	"min_passwd_length",
+	"next_rpc_delay",
+	"pid_dir",
+	"sched_candidates",
+	"sched_down_delay",
+	"sched_error_delay",
+	"sched_max_request_bytes",
+	"script",                       /* assimilator */
+	"sequence_share",
+	"stop_daemons",
+	"uldl_dir_fanout",
+	"upload_dir",
+	"upload_url",
+	"web_user",
+};
+
+/*
+ * Upstream BOINC's options (its scheduler's config parser and its PHP
+ * pages') that no wseq program reads (sorted). A name wseq implements is
+ * in wseq_names, not here.
+ */
+static const char *const upstream_names[] = {
+	"account_creation_rpc_require_consent", "account_manager", "ban_cpu", "ban_os",
+	"batch_accel", "cache_md5_info", "credit_by_app", "daily_result_quota", "debug_assignment",
+	"debug_client_files", "debug_credit", "debug_edf_sim_detail", "debug_edf_sim_workload",
+	"debug_fcgi", "debug_handle_results", "debug_keyword", "debug_locality",
+	"debug_locality_lite", "debug_prefs", "debug_quota", "debug_req_reply_dir",
+	"debug_request_details", "debug_request_headers", "debug_resend", "debug_send",
+	"debug_send_job", "debug_send_scan", "debug_user_messages", "debug_vda",
+	"debug_version_select", "default_disk_min_free_gb", "delete_delay_hours",
+	"disable_team_creation", "distinct_beta_apps", "dont_generate_upload_certificates",
+	"dont_search_host_for_user", "dont_send_jobs", "dont_store_success_stderr",
+	"dont_suppress_pending", "enable_assignment", "enable_assignment_multi",
+	"enable_delete_account", "enable_login_mustagree_termsofuse", "enable_privacy_by_default",
+	"enable_vda", "estimate_flops_from_hav_pfc", "feeder_query_size", "file_deletion_strategy",
+	"fuh_debug_level", "fuh_set_completed_permission", "fuh_set_initial_permission",
+	"gpu_multiplier", "grace_period_hours", "homogeneous_redundancy", "hr_allocate_slots",
+	"hr_class_static", "httpd_user", "ignore_delay_bound", "job_size_matching",
+	"keyword_sched", "locality_scheduler_fraction", "locality_scheduling",
+	"locality_scheduling_send_timeout", "locality_scheduling_sorted_order",
+	"locality_scheduling_sticky_file", "locality_scheduling_wait_period",
+	"locality_scheduling_workunit_file", "maintenance_delay", "max_download_urls_per_file",
+	"max_ncpus", "max_results_accepted", "max_wus_in_progress_gpu",
+	"min_core_client_upgrade_deadline", "min_core_client_version",
+	"min_core_client_version_announced", "min_sendwork_interval", "moderators_allowed_to_ban",
+	"moderators_vote_to_ban", "msg_to_host", "no_amd_k6", "no_forum_rating",
+	"no_web_account_creation", "non_cpu_intensive", "nowork_skip",
+	"one_result_per_host_per_wu", "one_result_per_user_per_wu", "prefer_primary_platform",
+	"profile_screening", "project_dir", "reliable_max_avg_turnaround", "reliable_max_error_rate",
+	"reliable_on_priority", "reliable_priority_on_over", "reliable_priority_on_over_except_error",
+	"reliable_reduced_delay_bound", "replace_download_url_by_timezone", "replica_db_host",
+	"replica_db_name", "replica_db_passwd", "replica_db_user", "report_grace_period",
+	"report_max", "request_time_stats_log", "resend_lost_results", "rte_no_stats",
+	"sched_debug_level", "sched_lockfile_dir", "sched_old", "scheduler_log_buffer",
+	"send_result_abort", "shmem_key", "shmem_work_items", "show_results", "size_classes",
+	"strict_memory_bound", "symstore", "user_country", "user_filter", "user_url",
+	"vda_host_timeout", "verify_files_on_app_start", "version_select_random_factor",
+	"workload_sim",
+};
+
+static int cmp_name(const void *key, const void *elem)
+{
+	return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+static bool in(const char *name, const char *const *list, size_t n)
+{
+	return bsearch(name, list, n, sizeof(*list), cmp_name) != NULL;
+}
+
+enum config_name_kind config_name_kind(const char *name)
+{
+	if (in(name, wseq_names, ARRAY_SIZE(wseq_names)))
+		return CONFIG_NAME_WSEQ;
+	if (in(name, upstream_names, ARRAY_SIZE(upstream_names)))
+		return CONFIG_NAME_UPSTREAM;
+	return CONFIG_NAME_UNKNOWN;
+}
+
+static bool sorted(const char *const *list, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(list[i - 1], list[i]) >= 0)
+			return log_error("lib/config_names.c: '%s' before '%s'", list[i - 1], list[i]), false;
+	return true;
+}
+
+bool config_names_valid(void)
+{
+	bool ok = sorted(wseq_names, ARRAY_SIZE(wseq_names)) &&
+		  sorted(upstream_names, ARRAY_SIZE(upstream_names));
+
+	for (size_t i = 0; ok && i < ARRAY_SIZE(upstream_names); i++)
+		if (in(upstream_names[i], wseq_names, ARRAY_SIZE(wseq_names)))
+			return log_error("lib/config_names.c: '%s' listed twice", upstream_names[i]), false;
+	return ok;
+}
+
+int config_names_check(const struct param *t)
+{
+	int rc = 0;
+
+	for (; t && t->name; t++)
+		if (!(t->flags & PARAM_NOCONFIG) && config_name_kind(t->name) != CONFIG_NAME_WSEQ)
+			rc = log_error("internal: setting <%s> is read from config.xml but not listed in "
+				       "lib/config_names.c", t->name);
+	return rc;
+}
+
+void config_warn_ignored(const struct project_config *c, FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; i < c->nignored; i++) {
+		const struct config_ignored *g = &c->ignored[i];
+		const char *why = g->upstream ? "an upstream BOINC option wseq does not implement"
+					      : "not a wseq or BOINC option (misspelt?)";
+
+		if (fp)
+			fprintf(fp, "warning: %s:%ld: <%s> is %s; ignored\n", c->path, g->line, g->name,
+				why);
+		else
+			log_warn("%s:%ld: <%s> is %s; ignored", c->path, g->line, g->name, why);
+	}
+}
