@@ -252,6 +252,11 @@ void work_params_init(struct work_params *p)
 	job_params_unset(&p->jp);
 	p->batch = 0;
 	p->app_version_num = 0;
+	p->credit = 0;
+	p->keywords = NULL;
+	p->hr_class = 0;
+	p->size_class = -1;
+	p->wu_id = 0;
 }
 
 int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
@@ -292,12 +297,23 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 		rc = log_error("workunit %s already exists", wu_name);
 		goto out;
 	}
+	if (rc == DB_NOT_FOUND && p->wu_id) {
+		struct db_workunit other = { 0 };
+
+		rc = db_workunit_lookup_id(db, p->wu_id, &other);
+		db_workunit_free(&other);
+		if (rc == DB_OK) {
+			rc = log_error("workunit %s: id %" PRId64 " is taken", wu_name, p->wu_id);
+			goto out;
+		}
+	}
 	if (rc != DB_NOT_FOUND) {
 		rc = rc == DB_RETRY ? DB_RETRY : -1;
 		goto out;
 	}
 	db_workunit_free(wu);
 	memset(wu, 0, sizeof(*wu));
+	wu->id = p->wu_id;
 	wu->create_time = now();
 	wu->appid = appid;
 	wu->name = xstrdup(wu_name);
@@ -317,7 +333,10 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 	wu->priority = jp.priority;
 	wu->result_template_file = xstrdup(result_template_file);
 	wu->transition_time = wu->create_time;
-	wu->size_class = -1;
+	wu->canonical_credit = p->credit;
+	wu->keywords = xstrdup(p->keywords ? p->keywords : "");
+	wu->hr_class = p->hr_class;
+	wu->size_class = p->size_class;
 	rc = db_workunit_insert(db, wu);
 	if (rc != DB_OK)
 		rc = rc == DB_RETRY ? DB_RETRY : -1;

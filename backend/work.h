@@ -61,6 +61,12 @@ struct work_params {
 	struct job_params jp;           /* unset fields: the template's, else BOINC's defaults */
 	int64_t batch;                  /* 0: none */
 	int app_version_num;            /* only this version of the app runs it; 0: any */
+	/* upstream create_work's other fields, stored as it stores them */
+	double credit;                  /* granted for each valid result; 0: the validator's rule */
+	const char *keywords;           /* NULL: none */
+	int hr_class;                   /* kept for SQL; wseq has no homogeneous redundancy */
+	int size_class;                 /* kept for SQL; -1: none (no job size matching) */
+	int64_t wu_id;                  /* the workunit's id; 0: the database chooses */
 };
 
 /* Nothing given. */

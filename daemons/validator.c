@@ -47,8 +47,8 @@ static const struct param val_params[] = {
 	  "compare two results with CMD A_FILES... -- B_FILES... (exit 0: equivalent, "
 	  "1: different) instead of bitwise"),
 	V("credit", PARAM_DOUBLE, credit, "0", PARAM_BOUNDED, 0, 1e12, "C",
-	  "grant C credit per valid result (0: the canonical result's claimed credit, "
-	  "else from rsc_fpops_est)"),
+	  "grant C credit per valid result, unless the job names its own (create_work "
+	  "--credit); 0: the canonical result's claimed credit, else from rsc_fpops_est"),
 	V("batch", PARAM_INT, batch, "500", PARAM_BOUNDED, 1, 100000, "N",
 	  "workunits read per query"),
 	PARAM_TABLE_END
@@ -165,8 +165,11 @@ static int compare(const struct daemon_ctx *ctx, const struct vresult *a, const 
 	return p->plugin->compare(a, b, settings.compare_cmd, ctx->cfg->project_dir);
 }
 
+/* The job's own (create_work --credit, set before any canonical result), then ours. */
 static double credit_for(const struct db_workunit *wu, const struct db_result *canon)
 {
+	if (wu->canonical_credit > 0)
+		return wu->canonical_credit;
 	if (settings.credit > 0)
 		return settings.credit;
 	if (canon->claimed_credit > 0)

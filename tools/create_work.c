@@ -15,6 +15,8 @@
 #include "work.h"
 #include "wtime.h"
 
+#include <ctype.h>
+
 /* Numeric options start at NOT_GIVEN: the template's value, else BOINC's default, applies. */
 #define NOT_GIVEN (-1)
 #define PRIO_NOT_GIVEN LONG_MIN
@@ -29,7 +31,12 @@ struct options {
 	double rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
 	long delay_bound, min_quorum, target_nresults, max_error_results, max_total_results,
 		max_success_results, priority, batch;
+	double credit;
+	long app_version_num, hr_class, size_class, wu_id;
+	char *keywords;
+	char *remote_file;      /* only recognised here: split_args() takes its three values */
 	bool use_stdin;
+	bool continue_on_error;
 	bool verbose;
 };
 
@@ -69,6 +76,21 @@ static const struct param options[] = {
 	    "successes without consensus before the job fails (template, else 6)"),
 	NUM(priority, PARAM_INT, -1e9, 1e9, "N", "higher is sent first (template, else 0)"),
 	NUM(batch, PARAM_INT, 0, 9.2e18, "ID", "the batch the jobs belong to (default: none)"),
+	NUM(credit, PARAM_DOUBLE, 0, 1e12, "X",
+	    "credit granted for each valid result (default: the validator's rule)"),
+	NUM(app_version_num, PARAM_INT, 1, INT_MAX, "N", "only version N of the app runs the job"),
+	{ "keywords", PARAM_STR, O(keywords), NULL, PARAM_NOCONFIG, 0, 0, "'K1 K2'",
+	  "the job's keywords (stored in workunit.keywords)" },
+	NUM(hr_class, PARAM_INT, 0, INT_MAX, "N",
+	    "stored in workunit.hr_class (wseq has no homogeneous redundancy: a warning)"),
+	NUM(size_class, PARAM_INT, 0, 1000, "N",
+	    "stored in workunit.size_class (wseq has no job size matching: a warning)"),
+	NUM(wu_id, PARAM_INT, 1, 9.2e18, "ID",
+	    "the workunit's id (default: the database's next); refused if taken"),
+	{ "remote_file", PARAM_STR, O(remote_file), NULL, PARAM_NOCONFIG, 0, 0, "URL NBYTES MD5",
+	  "an input file served from URL (not copied here), in its place among the input files" },
+	{ "continue_on_error", PARAM_BOOL, O(continue_on_error), "0", PARAM_NOCONFIG, 0, 0, NULL,
+	  "with --stdin: a job line that fails is reported and skipped, the others are created" },
 	{ "stdin", PARAM_BOOL, O(use_stdin), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "read one job a line: [--wu_name N] [--command_line \"A B\"] [job options] FILE..." },
 	{ "config_dir", PARAM_STR, O(config_dir), NULL, PARAM_NOCONFIG, 0, 0, "DIR",
@@ -79,7 +101,8 @@ static const struct param options[] = {
 };
 
 /* Options a --stdin line may not give. */
-static const char *const global_only[] = { "appname", "stdin", "config_dir", "verbose", "batch" };
+static const char *const global_only[] = { "appname", "stdin", "config_dir", "verbose", "batch",
+					   "continue_on_error" };
 
 static void usage(FILE *fp)
 {
@@ -87,7 +110,9 @@ static void usage(FILE *fp)
 		    "       create_work --appname APP [options] --stdin < JOBS\n\n"
 		    "Create workunits of APP from its templates. An INPUT_FILE is a local file,\n"
 		    "copied into the download directory, or the name of a file already there.\n"
-		    "Run it from the project directory. Nothing is created if anything fails.\n\n"
+		    "Run it from the project directory. Nothing is created if anything fails\n"
+		    "(with --continue_on_error, a job line that fails is skipped). Options and\n"
+		    "input files may come in any order; upstream's -name spelling works too.\n\n"
 		    "options:\n");
 	param_print_help(options, fp);
 }
@@ -100,6 +125,118 @@ static void options_unset(struct options *o)
 	o->max_error_results = o->max_total_results = o->max_success_results = NOT_GIVEN;
 	o->priority = PRIO_NOT_GIVEN;
 	o->batch = 0;
+	o->credit = NOT_GIVEN;
+	o->app_version_num = o->hr_class = o->size_class = o->wu_id = NOT_GIVEN;
+}
+
+/* ---- arguments: options, local input files and --remote_file URL NBYTES MD5 ---- */
+
+/* An input file, in template order: a local file (or one staged already), or remote. */
+struct job_input {
+	const char *local;
+	const char *url;
+	double nbytes;
+	const char *md5;
+};
+
+struct job_args {
+	char **opts;            /* argv[0] and the options, for param_parse_args() */
+	int nopts;
+	struct job_input *in;
+	int nin;
+};
+
+static bool md5_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return i == 32;
+}
+
+static int take_remote(struct job_input *in, char **v, int left)
+{
+	char *end;
+
+	if (left < 3)
+		return log_error("--remote_file needs URL NBYTES MD5");
+	in->url = v[0];
+	in->nbytes = strtod(v[1], &end);
+	in->md5 = v[2];
+	if (strncmp(in->url, "http://", 7) && strncmp(in->url, "https://", 8))
+		return log_error("--remote_file: '%s' is not an http:// or https:// URL", in->url);
+	if (end == v[1] || *end || !(in->nbytes > 0) || in->nbytes > 1e15)
+		return log_error("--remote_file %s: '%s' is not a size in bytes", in->url, v[1]);
+	if (!md5_hex(in->md5))
+		return log_error("--remote_file %s: '%s' is not an MD5 (32 hex digits)", in->url, v[2]);
+	return 0;
+}
+
+/*
+ * Sort argv into options and input files, which may come in any order as
+ * upstream's create_work takes them; --remote_file takes three values.
+ */
+static int split_args(int argc, char **argv, struct job_args *a)
+{
+	int i;
+	bool files_only = false;
+
+	a->opts = xcalloc((size_t)argc + 1, sizeof(char *));
+	a->in = xcalloc((size_t)argc + 1, sizeof(*a->in));
+	a->opts[a->nopts++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		const char *name = files_only ? NULL : param_option_name(argv[i]);
+		const struct param *p = NULL;
+		char buf[64];
+
+		if (!files_only && !strcmp(argv[i], "--")) {
+			files_only = true;
+			continue;
+		}
+		if (name) {
+			wstrlcpy(buf, name, strcspn(name, "=") + 1 < sizeof(buf) ?
+				 strcspn(name, "=") + 1 : sizeof(buf));
+			p = param_find(options, buf);
+		}
+		if (p && !strcmp(p->name, "remote_file")) {
+			if (take_remote(&a->in[a->nin++], argv + i + 1, argc - i - 1))
+				return -1;
+			i += 3;
+		} else if (name && (p || argv[i][1] == '-' || !strcmp(argv[i], "-h"))) {
+			a->opts[a->nopts++] = argv[i];      /* an unknown --x: param_parse_args says so */
+			if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
+				a->opts[a->nopts++] = argv[++i];
+		} else {
+			a->in[a->nin++].local = argv[i];
+		}
+	}
+	return 0;
+}
+
+static void job_args_free(struct job_args *a)
+{
+	free(a->opts);
+	free(a->in);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Parse argc/argv into jo (defaults unset) and a; 0, -1 (logged), -2 for --help. */
+static int parse_job(int argc, char **argv, struct options *jo, struct job_args *a)
+{
+	int first;
+
+	param_set_defaults(options, jo);
+	options_unset(jo);
+	if (split_args(argc, argv, a))
+		return -1;
+	first = param_parse_args(options, jo, a->nopts, a->opts);
+	if (first < 0)
+		return first;
+	if (first != a->nopts)
+		return log_error("unexpected argument '%s'", a->opts[first]);
+	return 0;
 }
 
 /* ---- templates, read once per path --------------------------------------- */
@@ -119,6 +256,8 @@ struct tool {
 	char **staged;          /* files this run copied in: removed if it fails */
 	size_t nstaged;
 	long njobs;
+	long nskipped;          /* --continue_on_error: lines that failed */
+	bool warned_hr, warned_size;
 };
 
 static char *project_path(const struct tool *tl, const char *file)
@@ -193,15 +332,44 @@ static void merge(struct options *job, const struct options *global)
 	DEF_NUM(max_error_results);
 	DEF_NUM(max_total_results);
 	DEF_NUM(max_success_results);
-#undef DEF_STR
-#undef DEF_NUM
+	DEF_STR(keywords);
+	DEF_NUM(credit);
+	DEF_NUM(app_version_num);
+	DEF_NUM(hr_class);
+	DEF_NUM(size_class);
 	if (job->priority == PRIO_NOT_GIVEN)
 		job->priority = global->priority;
 	job->batch = global->batch;
+#undef DEF_STR
+#undef DEF_NUM
+}
+
+/* A file served from elsewhere: named after its content, as upstream names them. */
+static void remote_file(const struct job_input *in, struct work_file *wf)
+{
+	memset(wf, 0, sizeof(*wf));
+	wf->name = xasprintf("jf_%s", in->md5);
+	wf->url = xstrdup(in->url);
+	wstrlcpy(wf->md5, in->md5, sizeof(wf->md5));
+	wf->nbytes = in->nbytes;
+}
+
+static void warn_unimplemented(struct tool *tl, const struct options *jo)
+{
+	if (jo->hr_class != NOT_GIVEN && !tl->warned_hr) {
+		tl->warned_hr = true;
+		log_warn("--hr_class is stored in workunit.hr_class; wseq has no homogeneous "
+			 "redundancy, so the scheduler ignores it");
+	}
+	if (jo->size_class != NOT_GIVEN && !tl->warned_size) {
+		tl->warned_size = true;
+		log_warn("--size_class is stored in workunit.size_class; wseq has no job size "
+			 "matching, so the scheduler ignores it");
+	}
 }
 
 static int create_job(struct tool *tl, const struct options *jo, const char *name,
-		      char **files, int nfiles)
+		      const struct job_input *files, int nfiles)
 {
 	const struct input_template *tpl;
 	struct work_file *wf;
@@ -222,8 +390,13 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 			  tpl->nfiles, tpl->nfiles == 1 ? "" : "s", nfiles);
 		goto out;
 	}
+	warn_unimplemented(tl, jo);
 	for (i = 0; i < nfiles; i++) {
-		if (work_stage_input(&tl->cfg, files[i], NULL, &wf[i]))
+		if (files[i].url) {
+			remote_file(&files[i], &wf[i]);
+			continue;
+		}
+		if (work_stage_input(&tl->cfg, files[i].local, NULL, &wf[i]))
 			goto out;
 		if (wf[i].staged) {
 			tl->staged = xrealloc(tl->staged, (tl->nstaged + 1) * sizeof(char *));
@@ -244,6 +417,12 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 	wp.jp.max_success_results = (int)jo->max_success_results;
 	wp.jp.priority = jo->priority == PRIO_NOT_GIVEN ? JOB_PRIORITY_UNSET : (int)jo->priority;
 	wp.batch = jo->batch;
+	wp.credit = jo->credit == NOT_GIVEN ? 0 : jo->credit;
+	wp.app_version_num = jo->app_version_num == NOT_GIVEN ? 0 : (int)jo->app_version_num;
+	wp.keywords = jo->keywords;
+	wp.hr_class = jo->hr_class == NOT_GIVEN ? 0 : (int)jo->hr_class;
+	wp.size_class = jo->size_class == NOT_GIVEN ? -1 : (int)jo->size_class;
+	wp.wu_id = jo->wu_id == NOT_GIVEN ? 0 : jo->wu_id;
 	if (work_create_wu(tl->db, name, tl->appid, tpl, wf, (size_t)nfiles, out_file, &wp, &wu))
 		goto out;
 	tl->njobs++;
@@ -267,26 +446,49 @@ struct line_ctx {
 	const char *base;
 };
 
+/* Remove the files staged since the first n (a line that failed). */
+static void unstage_since(struct tool *tl, size_t n)
+{
+	struct work_file f = { 0 };
+
+	f.staged = true;
+	while (tl->nstaged > n) {
+		f.path = tl->staged[--tl->nstaged];
+		work_unstage_input(&f);
+		free(f.path);
+	}
+}
+
 static int do_line(int argc, char **argv, long lineno, void *arg)
 {
 	struct line_ctx *lc = arg;
+	struct tool *tl = lc->tl;
 	struct options jo = { 0 };
-	char *name;
-	int first, rc;
+	struct job_args a = { 0 };
+	size_t staged = tl->nstaged;
+	char *name = NULL;
+	int rc;
 
-	param_set_defaults(options, &jo);
-	options_unset(&jo);
-	first = param_parse_args(options, &jo, argc, argv);
-	if (first < 0) {
-		if (first == -2)
-			log_error("stdin line %ld: --help is not a job", lineno);
-		param_free(options, &jo);
-		return -1;
+	rc = parse_job(argc, argv, &jo, &a);
+	if (rc == -2)
+		rc = log_error("stdin line %ld: --help is not a job", lineno);
+	if (rc == 0) {
+		merge(&jo, &tl->o);
+		name = jo.wu_name ? xstrdup(jo.wu_name) : xasprintf("%s_%ld", lc->base, lineno - 1);
+		if (tl->o.continue_on_error)
+			rc = db_savepoint(tl->db, "job_line") == DB_OK ? 0 : -1;
+		if (rc == 0)
+			rc = create_job(tl, &jo, name, a.in, a.nin);
 	}
-	merge(&jo, &lc->tl->o);
-	name = jo.wu_name ? xstrdup(jo.wu_name) : xasprintf("%s_%ld", lc->base, lineno - 1);
-	rc = create_job(lc->tl, &jo, name, argv + first, argc - first);
+	if (rc && tl->o.continue_on_error && db_in_transaction(tl->db) &&
+	    (!name || db_rollback_to(tl->db, "job_line") == DB_OK)) {
+		log_error("stdin line %ld skipped (--continue_on_error)", lineno);
+		unstage_since(tl, staged);
+		tl->nskipped++;
+		rc = 0;
+	}
 	free(name);
+	job_args_free(&a);
 	param_free(options, &jo);
 	return rc;
 }
@@ -338,7 +540,7 @@ static void unstage_all(struct tool *tl)
 	}
 }
 
-static int run(struct tool *tl, char **files, int nfiles)
+static int run(struct tool *tl, const struct job_input *files, int nfiles)
 {
 	struct db_params dp;
 	struct db_app app = { 0 };
@@ -349,6 +551,10 @@ static int run(struct tool *tl, char **files, int nfiles)
 		return log_error("--appname is required (see --help)");
 	if (tl->o.use_stdin && nfiles > 0)
 		return log_error("with --stdin, input files go on the job lines");
+	if (tl->o.use_stdin && tl->o.wu_id != NOT_GIVEN)
+		return log_error("with --stdin, --wu_id goes on a job line (one id a job)");
+	if (!tl->o.use_stdin && tl->o.continue_on_error)
+		return log_error("--continue_on_error is for --stdin (one job either is made or not)");
 	if (tl->o.config_dir)
 		path = xasprintf("%s/config.xml", tl->o.config_dir);
 	rc = config_load(&tl->cfg, path, NULL, NULL);
@@ -376,6 +582,7 @@ static int run(struct tool *tl, char **files, int nfiles)
 		param_set_defaults(options, &jo);
 		options_unset(&jo);
 		merge(&jo, &tl->o);
+		jo.wu_id = tl->o.wu_id;
 		name = tl->o.wu_name ? xstrdup(tl->o.wu_name) :
 			xasprintf("%s_%d_%.0f", tl->o.appname, (int)getpid(), dnow() * 1e6);
 		rc = create_job(tl, &jo, name, files, nfiles);
@@ -393,29 +600,30 @@ static int run(struct tool *tl, char **files, int nfiles)
 	}
 	if (tl->o.verbose)
 		printf("created %ld workunit%s\n", tl->njobs, tl->njobs == 1 ? "" : "s");
+	if (tl->nskipped)
+		printf("%ld job line%s failed and %s skipped\n", tl->nskipped,
+		       tl->nskipped == 1 ? "" : "s", tl->nskipped == 1 ? "was" : "were");
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct tool tl;
-	int first, rc;
+	struct job_args a = { 0 };
+	int rc;
 
 	memset(&tl, 0, sizeof(tl));
 	log_init("create_work", NULL);
-	param_set_defaults(options, &tl.o);
-	options_unset(&tl.o);
-	first = param_parse_args(options, &tl.o, argc, argv);
-	if (first == -2) {
+	rc = parse_job(argc, argv, &tl.o, &a);
+	if (rc == -2) {
 		usage(stdout);
-		param_free(options, &tl.o);
-		return 0;
+		rc = 0;
+	} else if (rc == 0) {
+		rc = run(&tl, a.in, a.nin) ? 1 : 0;
+	} else {
+		rc = 1;
 	}
-	if (first < 0) {
-		param_free(options, &tl.o);
-		return 1;
-	}
-	rc = run(&tl, argv + first, argc - first);
+	job_args_free(&a);
 	tool_free(&tl);
-	return rc ? 1 : 0;
+	return rc;
 }
