@@ -17,6 +17,8 @@
 #include <dirent.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 
 struct options {
 	char *project_root;
@@ -34,6 +36,7 @@ struct options {
 	bool delete_prev_inst;
 	bool drop_db_first;
 	bool no_db;
+	bool test_app;
 };
 
 #define O(name, type, field, def, flags, arg, help) \
@@ -58,6 +61,9 @@ static const struct param options[] = {
 	O("delete_prev_inst", PARAM_BOOL, delete_prev_inst, "0", 0, NULL, "remove an existing project directory first"),
 	O("drop_db_first", PARAM_BOOL, drop_db_first, "0", 0, NULL, "drop an existing database of that name first"),
 	O("no_db", PARAM_BOOL, no_db, "0", 0, NULL, "do not create the database"),
+	O("test_app", PARAM_BOOL, test_app, "0", 0, NULL,
+	  "install the sample app wseq_sample (registered and signed unless --no_db), "
+	  "its templates and project.xml, ready for create_work and create_sequence"),
 	PARAM_TABLE_END
 };
 
@@ -80,9 +86,10 @@ static const struct {
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: make_project [options] NAME\n\n"
+	fprintf(fp, "usage: make_project [options] NAME [LONG_NAME]\n\n"
 		    "Create the wseq project NAME: its directory, keys, config.xml, web pages,\n"
-		    "Apache configuration snippet and database (with an admin account).\n\n"
+		    "Apache configuration snippet and database (with an admin account).\n"
+		    "LONG_NAME, as in upstream's make_project, is the same as --project_name.\n\n"
 		    "options:\n");
 	param_print_help(options, fp);
 }
@@ -606,6 +613,93 @@ static int fill_database(struct project *p)
 	return rc;
 }
 
+/* The BOINC platform of this machine, for the sample app's version directory. */
+static const char *boinc_platform(void)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		return NULL;
+	if (!strcmp(u.machine, "x86_64"))
+		return "x86_64-pc-linux-gnu";
+	if (!strcmp(u.machine, "aarch64"))
+		return "aarch64-unknown-linux-gnu";
+	if (!strcmp(u.machine, "i686") || !strcmp(u.machine, "i386"))
+		return "i686-pc-linux-gnu";
+	return NULL;
+}
+
+/* Run the project's bin/PROG in its directory, as an admin would; 0 if it exits 0. */
+static int run_project_program(struct project *p, const char *prog)
+{
+	char *path = xasprintf("%s/bin/%s", p->root, prog);
+	pid_t pid = fork();
+	int status = -1;
+
+	if (pid == 0) {
+		if (chdir(p->root) == 0)
+			execl(path, prog, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	free(path);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return log_error("%s did not succeed (see its messages above)", prog);
+	return 0;
+}
+
+/*
+ * --test_app: the sample app (libexec/apps/wseq_sample) as version 1.00
+ * for this machine's platform, its templates and a project.xml naming it,
+ * registered and signed by the project's own xadd and update_versions.
+ */
+static int install_test_app(struct project *p)
+{
+	const char *platform = boinc_platform();
+	struct sbuf b = SBUF_INIT(1 << 12);
+	char *vdir, *src, *dst;
+	int rc;
+
+	if (!platform)
+		return log_error("--test_app: no BOINC platform known for this machine");
+	vdir = xasprintf("apps/wseq_sample/wseq_sample_1.00_%s", platform);
+	src = xasprintf("%s/apps/wseq_sample", p->libexec);
+	dst = xasprintf("%s/%s/wseq_sample_1.00_%s", p->root, vdir, platform);
+	{
+		char *d = path_in(p, vdir);
+		rc = mkdir_p(d, 0755);
+		free(d);
+	}
+	if (rc == 0)
+		rc = copy_file(src, dst, 0755);
+	for (int i = 0; rc == 0 && i < 2; i++) {
+		const char *t = i ? "wseq_sample_out" : "wseq_sample_in";
+		char *from = xasprintf("templates/%s", t), *f = data_file(from);
+		char *to = xasprintf("%s/templates/%s", p->root, t);
+
+		rc = copy_file(f, to, 0644);
+		free(from);
+		free(f);
+		free(to);
+	}
+	sbuf_addf(&b, "<boinc>\n  <app><name>wseq_sample</name><user_friendly_name>wseq sample"
+		      "</user_friendly_name></app>\n  <platform><name>%s</name><user_friendly_name>%s"
+		      "</user_friendly_name></platform>\n</boinc>\n", platform, platform);
+	if (rc == 0)
+		rc = write_text(p, "project.xml", &b, 0644);
+	if (rc == 0 && !p->o->no_db)
+		rc = run_project_program(p, "xadd");
+	if (rc == 0 && !p->o->no_db)
+		rc = run_project_program(p, "update_versions");
+	sbuf_free(&b);
+	free(vdir);
+	free(src);
+	free(dst);
+	return rc;
+}
+
 static int make(struct project *p)
 {
 	const struct options *o = p->o;
@@ -634,6 +728,8 @@ static int make(struct project *p)
 		rc = write_apache_conf(p);
 	if (rc == 0 && !o->no_db)
 		rc = fill_database(p);
+	if (rc == 0 && o->test_app)
+		rc = install_test_app(p);
 	return rc;
 }
 
@@ -664,10 +760,13 @@ int main(int argc, char **argv)
 	if (i == -2) {
 		usage(stdout);
 		rc = 0;
-	} else if (i >= 0 && i != argc - 1) {
+	} else if (i >= 0 && (i >= argc || argc - i > 2)) {
 		log_error(i >= argc ? "the project NAME is missing (see --help)"
 				    : "too many arguments: '%s' (see --help)", argv[argc - 1]);
-	} else if (i >= 0 && check_options(&o, argv[i]) == 0) {
+	} else if (i >= 0 && argc - i == 2 && o.project_name && strcmp(o.project_name, argv[i + 1])) {
+		log_error("LONG_NAME '%s' and --project_name '%s' disagree", argv[i + 1], o.project_name);
+	} else if (i >= 0 && (argc - i < 2 || o.project_name ||
+			      (o.project_name = xstrdup(argv[i + 1]))) && check_options(&o, argv[i]) == 0) {
 		p.o = &o;
 		p.name = argv[i];
 		p.root = o.project_root;
