@@ -70,6 +70,7 @@ long config_parse_period(const char *s)
 		{ "h", 3600 }, { "hour", 3600 }, { "hours", 3600 },
 		{ "d", 86400 }, { "day", 86400 }, { "days", 86400 },
 		{ "week", 604800 }, { "weeks", 604800 },
+		{ "month", 2592000 }, { "months", 2592000 },
 	};
 	char *end;
 	long n;
@@ -83,8 +84,8 @@ long config_parse_period(const char *s)
 		return -1;
 	while (*end == ' ' || *end == '\t')
 		end++;
-	if (!*end)
-		return n;
+	if (!*end)      /* a bare number is minutes, as upstream's bin/start reads it */
+		return n > LONG_MAX / 60 ? -1 : n * 60;
 	for (i = 0; i < ARRAY_SIZE(units); i++)
 		if (!strcasecmp(end, units[i].unit))
 			return n > LONG_MAX / units[i].secs ? -1 : n * units[i].secs;

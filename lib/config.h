@@ -103,7 +103,11 @@ int config_parse(struct project_config *c, const char *path, const char *text, s
 		 const struct param *prog_params, void *prog_settings);
 void config_free(struct project_config *c);
 
-/* Parse a BOINC-style period ("3600", "1 hour", "30 min", "2 days"); -1 if bad. */
+/*
+ * Parse a BOINC-style period in seconds: "1 hour", "30 min", "2 days",
+ * "90 s", "1 month" (30 days); a bare number is minutes, as upstream's
+ * bin/start reads it ("5" is 300). -1 if bad.
+ */
 long config_parse_period(const char *s);
 
 /* Who reads a <config> element: some wseq program, upstream BOINC only, no one. */

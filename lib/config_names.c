@@ -22,6 +22,7 @@ static const char *const wseq_names[] = {
 	"cgi_url",
 	"compare_cmd",                  /* validator */
 	"credit",                       /* validator */
+	"daily_result_quota",
 	"db_host",
 	"db_name",
 	"db_passwd",
@@ -67,7 +68,7 @@ static const char *const wseq_names[] = {
  */
 static const char *const upstream_names[] = {
 	"account_creation_rpc_require_consent", "account_manager", "ban_cpu", "ban_os",
-	"batch_accel", "cache_md5_info", "credit_by_app", "daily_result_quota", "debug_assignment",
+	"batch_accel", "cache_md5_info", "credit_by_app", "debug_assignment",
 	"debug_client_files", "debug_credit", "debug_edf_sim_detail", "debug_edf_sim_workload",
 	"debug_fcgi", "debug_handle_results", "debug_keyword", "debug_locality",
 	"debug_locality_lite", "debug_prefs", "debug_quota", "debug_req_reply_dir",

@@ -36,6 +36,9 @@ const struct param sched_params[] = {
 	  PARAM_BOUNDED, 0, 1, "F",
 	  "sequence segments fill at most this fraction of the work a client asks for; ordinary "
 	  "jobs fill the rest" },
+	S("daily_result_quota", daily_result_quota, "0", 0, 1e6, "N",
+	  "jobs a host gets a day per CPU (0: no quota); halved on each error, doubled on each "
+	  "success up to N again"),
 	PARAM_TABLE_END
 };
 
@@ -128,6 +131,8 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 	if (rc == DB_OK) {
 		sched_host_copy_figures(host, &req->host);
 		host->rpc_seqno = req->rpc_seqno;
+		if (sched_day(host->rpc_time) != sched_day(now()))
+			host->nresults_today = 0;       /* a new day: the daily quota starts again */
 		host->rpc_time = now();
 		free(host->external_ip_addr);
 		host->external_ip_addr = xstrdup(ctx->remote_addr ? ctx->remote_addr : "");
@@ -225,6 +230,7 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db
 	rep.peak_swap_size = rr->peak_swap_size;
 	rep.peak_disk_usage = rr->peak_disk_usage;
 	rep.received_time = now();
+	sched_quota_report(ctx, lbl, host, ok);
 	rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
 	rep.xml_doc_out = sbuf_str(&doc);
 	rc = db_result_report(ctx->db, &rep);
@@ -521,14 +527,17 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			rc = identify_host(ctx, req, &user, &host, reply, &existing);
 		if (rc == DB_OK)
 			rc = handle_results(ctx, req, &host, reply);
-		if (rc == DB_OK && existing)
-			rc = db_host_update(ctx->db, &host);
 		if (rc == DB_OK)
 			rc = adopt_cpid(ctx, req, &user, weak);
 		if (rc == DB_OK)
 			rc = describe_account(ctx, &user, &host, &reply->account);
 		if (rc == DB_OK && send)
 			rc = send_work(ctx, req, &host, apps, reply);
+		/* the host row once, after the work: its jobs count against the daily quota */
+		if (rc == DB_OK && reply->njobs > 0)
+			host.nresults_today += (int)reply->njobs;
+		if (rc == DB_OK && (existing || reply->njobs > 0))
+			rc = db_host_update(ctx->db, &host);
 		if (rc == DB_OK)
 			rc = db_commit(ctx->db);
 		else if (db_in_transaction(ctx->db))

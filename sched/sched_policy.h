@@ -51,6 +51,21 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
  * rsc_disk_bound)? A host that reports none has none.
  */
 bool sched_host_fits(const struct db_host *host, double memory, double disk);
+/* ---- daily result quota (sched_quota.c) ---- */
+
+/* The UTC day of time t: the quota's count starts again when it changes. */
+int64_t sched_day(int64_t t);
+/* Jobs the host may get a day (LONG_MAX without a quota). */
+long sched_quota_limit(const struct sched_ctx *ctx, const struct db_host *host);
+/* Jobs it may still get today, sent_now of this reply counted; LONG_MAX without a quota. */
+long sched_quota_left(const struct sched_ctx *ctx, const struct db_host *host, size_t sent_now);
+/* Tell the client the limit is reached, and to come back tomorrow if it got nothing. */
+void sched_quota_exceeded(const struct sched_ctx *ctx, const struct db_host *host,
+			  struct sched_reply *reply);
+/* A reported result: an error halves the host's quota, a success doubles it back. */
+void sched_quota_report(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
+			bool success);
+
 /* Fill r's sending fields (host, times, deadline, app version). */
 void sched_result_assign(const struct db_host *host, const struct db_app_version *av,
 			 const struct db_workunit *wu, struct db_result *r);

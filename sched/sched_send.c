@@ -297,13 +297,20 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	/* Segments count for at most their share, so ordinary work is never crowded out. */
 	double seconds = seq_seconds < ctx->set->sequence_share * want ? seq_seconds
 								  : ctx->set->sequence_share * want;
-	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs, batch, examined = 0;
+	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs, batch, examined = 0, left;
 	int64_t after_priority = INT64_MAX, after_id = 0;
 	size_t i, first = reply->njobs;
 	int rc = DB_OK;
 
 	if ((want <= 0 && req->cpu_req_instances <= 0) || (reply->njobs > 0 && seconds >= want))
 		return DB_OK;
+	left = sched_quota_left(ctx, host, reply->njobs);
+	if (left <= 0) {
+		sched_quota_exceeded(ctx, host, reply);
+		return DB_OK;
+	}
+	if (max_jobs - (long)reply->njobs > left)
+		max_jobs = (long)reply->njobs + left;
 	if (ctx->set->max_wus_in_progress > 0) {
 		int64_t busy = 0;
 		long limit = ctx->set->max_wus_in_progress * (host->p_ncpus > 0 ? host->p_ncpus : 1);

@@ -300,7 +300,8 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 	size_t i, want = allowance(ctx, host);
 	int rc;
 
-	if (h->n >= want)
+	/* a host over its daily quota takes no new sequence (the ones it holds go on) */
+	if (h->n >= want || sched_quota_left(ctx, host, 0) <= 0)
 		return DB_OK;
 	rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
 	for (i = 0; rc == DB_OK && i < cand.n && h->n < want; i++) {

@@ -24,6 +24,7 @@ struct sched_settings {
 	long seqs_per_host;       /* work sequences a host holds at once ... */
 	long seqs_per_cpu;        /* ... or, if > 0, this many per CPU */
 	double sequence_share;    /* fraction of a request's seconds sequence work may take */
+	long daily_result_quota;  /* jobs a day per CPU a reliable host gets; 0: no quota */
 };
 
 extern const struct param sched_params[];

@@ -226,7 +226,9 @@ static void test_bad_master_url(void **state)
 
 static void test_periods(void **state)
 {
-	assert_int_equal(config_parse_period("3600"), 3600);
+	assert_int_equal(config_parse_period("5"), 300);       /* minutes, as upstream */
+	assert_int_equal(config_parse_period("3600 s"), 3600);
+	assert_int_equal(config_parse_period("1 month"), 2592000);
 	assert_int_equal(config_parse_period("1 hour"), 3600);
 	assert_int_equal(config_parse_period("30 min"), 1800);
 	assert_int_equal(config_parse_period("2 days"), 172800);
