@@ -549,6 +549,9 @@ static int pg_pass(struct daemon_ctx *ctx)
 
 	if (max_reached(st))
 		return DAEMON_PASS_IDLE;
+	/* a batch a failed pass could not settle (the database was gone) is settled first */
+	if (st->archive && purge_archive_recover(st->archive, rows_left, ctx) < 0)
+		return DAEMON_PASS_ERROR;
 	st->cutoff = (int64_t)now() - (int64_t)(settings.min_age_days * 86400.0);
 	while (rc == 0 && more && !daemon_stopping(ctx) && !max_reached(st))
 		rc = purge_some(ctx, &cursor, &more);
