@@ -11,6 +11,7 @@
 #include "db_web.h"
 #include "db_stats.h"
 #include "db_status.h"
+#include "db_purge.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -65,6 +66,8 @@ const struct db_query *const db_queries[] = {
 	&dbq_status_users_new, &dbq_status_hosts_recent, &dbq_status_hosts_credit,
 	&dbq_status_hosts_new, &dbq_status_sequences, &dbq_status_rac, &dbq_status_apps,
 	&dbq_status_versions,
+	&dbq_purge_candidates, &dbq_purge_seq_segments, &dbq_purge_result_delete,
+	&dbq_purge_wu_delete,
 };
 const size_t db_nqueries = ARRAY_SIZE(db_queries);
 

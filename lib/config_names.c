@@ -18,10 +18,12 @@
 static const char *const wseq_names[] = {
 	"app",                          /* validator, assimilator: the app they handle */
 	"app_dir",
+	"archive_dir",                  /* db_purge */
 	"batch",                        /* daemons: rows per pass */
 	"cgi_url",
 	"compare_cmd",                  /* validator */
 	"credit",                       /* validator */
+	"daily_dir",                    /* db_purge */
 	"daily_result_quota",
 	"db_host",
 	"db_name",
@@ -33,6 +35,7 @@ static const char *const wseq_names[] = {
 	"disable_account_creation_rpc",
 	"download_dir",
 	"download_url",
+	"gzip",                         /* db_purge */
 	"home_page_text",
 	"ignore_upload_certificates",
 	"invite_code",
@@ -43,8 +46,10 @@ static const char *const wseq_names[] = {
 	"master_url",
 	"max_sequences_per_cpu",
 	"max_sequences_per_host",
+	"max_wu_per_file",              /* db_purge */
 	"max_wus_in_progress",
 	"max_wus_to_send",
+	"min_age_days",                 /* db_purge */
 	"min_passwd_length",
 	"next_rpc_delay",
 	"pid_dir",
@@ -59,6 +64,7 @@ static const char *const wseq_names[] = {
 	"upload_dir",
 	"upload_url",
 	"web_user",
+	"wus_per_txn",                  /* db_purge */
 };
 
 /*

@@ -73,15 +73,19 @@ static const char *const standard_daemons[] = {
 };
 
 /*
- * Periodic tasks: the statistics export (which upstream leaves disabled:
- * stats sites should find data from the first day) and the decay of
- * recent average credit.
+ * Periodic tasks, run by bin/start --cron: the statistics export (which
+ * upstream leaves disabled: stats sites should find data from the first
+ * day), the decay of recent average credit, and the purge of finished
+ * workunits and results into archives/ -- disabled, as upstream ships no
+ * purge: an admin decides how long rows stay before they go.
  */
 static const struct {
-	const char *cmd, *period;
+	const char *cmd, *period, *name;
+	bool disabled;
 } standard_tasks[] = {
-	{ "db_dump", "24 hours" },
-	{ "update_stats", "24 hours" },
+	{ "db_dump", "24 hours", "db_dump", false },
+	{ "update_stats", "24 hours", "update_stats", false },
+	{ "db_purge --one_pass --min_age_days 30", "24 hours", "db_purge", true },
 };
 
 static void usage(FILE *fp)
@@ -383,9 +387,9 @@ static int write_config(struct project *p)
 	}
 	sbuf_addstr(&b, "  </daemons>\n  <tasks>\n");
 	for (i = 0; i < ARRAY_SIZE(standard_tasks); i++)
-		sbuf_addf(&b, "    <task><cmd>%s</cmd><period>%s</period><output>%s.out</output>"
+		sbuf_addf(&b, "    <task><cmd>%s</cmd><period>%s</period><output>%s.out</output>%s"
 			      "</task>\n", standard_tasks[i].cmd, standard_tasks[i].period,
-			  standard_tasks[i].cmd);
+			  standard_tasks[i].name, standard_tasks[i].disabled ? "<disabled/>" : "");
 	sbuf_addstr(&b, "  </tasks>\n</boinc>\n");
 	/* config.xml holds the database password: owner and web user only. */
 	rc = write_text(p, "config.xml", &b, 0640);

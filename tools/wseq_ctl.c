@@ -7,10 +7,18 @@
  * counts only when its process is alive and really runs that daemon's
  * program (/proc/PID/cmdline), so a pid file left by kill -9 or a reboot
  * never makes a stranger "running" or a target for stop's signals.
+ *
+ * "bin/start --cron" is what an admin's crontab runs every five minutes (as
+ * upstream BOINC's): it starts the daemons that should run and do not --
+ * quietly, and not after bin/stop (pid_dir/stopped), nor while the
+ * stop_daemons file or <stop_daemons/> asks daemons to exit -- and then
+ * runs the periodic tasks that are due (wseq_ctl_cron.c).
  */
 #include "config.h"
 #include "daemon_proc.h"
 #include "log.h"
+#include "wseq_ctl.h"
+#include "wtime.h"
 
 #include <fcntl.h>
 #include <libgen.h>
@@ -23,7 +31,8 @@ enum ctl_cmd { CTL_START, CTL_STOP, CTL_STATUS };
 
 static const char *const cmd_names[] = { "start", "stop", "status" };
 static const char *const cmd_summary[] = {
-	"start the project's daemons that are not running",
+	"start the project's daemons that are not running (with --cron: also run the due "
+	"periodic tasks)",
 	"stop the project's running daemons (SIGTERM, then SIGKILL after --timeout)",
 	"show which of the project's daemons run; exit 0 if all enabled ones do, 3 if not",
 };
@@ -36,6 +45,8 @@ struct ctl_opts {
 	char *project;
 	double timeout;
 	double start_wait;
+	bool cron;
+	bool verbose;
 };
 
 static struct ctl_opts opts;
@@ -47,6 +58,12 @@ static const struct param ctl_params[] = {
 	  0, 3600, "S", "stop: seconds to wait for a daemon to exit before SIGKILL" },
 	{ "start_wait", PARAM_DOUBLE, offsetof(struct ctl_opts, start_wait), "0.5",
 	  PARAM_NOCONFIG | PARAM_BOUNDED, 0, 60, "S", "start: seconds a new daemon must stay up to count as started" },
+	{ "cron", PARAM_BOOL, offsetof(struct ctl_opts, cron), "0", PARAM_NOCONFIG, 0, 0, NULL,
+	  "start: what crontab runs every 5 minutes -- start the daemons not running (unless "
+	  "bin/stop stopped the project) and run each <task> whose <period> has passed; quiet "
+	  "unless something fails or a daemon had to be started" },
+	{ "verbose", PARAM_BOOL, offsetof(struct ctl_opts, verbose), "0", PARAM_NOCONFIG, 0, 0, NULL,
+	  "start --cron: also say what was left alone and why" },
 	PARAM_TABLE_END
 };
 
@@ -72,7 +89,7 @@ static void nap(double s)
 		;
 }
 
-static bool exists(const char *path)
+bool ctl_exists(const char *path)
 {
 	struct stat st;
 
@@ -98,7 +115,7 @@ static char *find_config(const char *argv0)
 		free(copy);
 		if (bin && !strcmp(proc_basename(bin), "bin")) {
 			path = xasprintf("%s/../config.xml", bin);
-			if (!exists(path)) {
+			if (!ctl_exists(path)) {
 				free(path);
 				path = NULL;
 			}
@@ -156,7 +173,7 @@ static void remove_stale(const struct ctl_daemon *d)
 }
 
 /* Serialise start and stop: two at once would both start a daemon. */
-static int lock_project(const struct project_config *cfg)
+int ctl_lock_project(const struct project_config *cfg)
 {
 	char *path = xasprintf("%s/.wseq_ctl.lock", cfg->pid_dir);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -174,33 +191,47 @@ static int lock_project(const struct project_config *cfg)
 
 /* --- start ------------------------------------------------------------- */
 
-/* Close every descriptor from lo up, except keep. */
-static void close_from(int lo, int keep)
+/* Close every descriptor from lo up, except keep[0..n-1] (ascending, >= lo). */
+static void close_except(int lo, const int *keep, size_t n)
 {
 	int i, max = (int)sysconf(_SC_OPEN_MAX);
+	size_t k;
+	bool ok = true;
 
-	if (keep >= lo && close_range((unsigned)lo, (unsigned)keep - 1, 0) == 0 &&
-	    close_range((unsigned)keep + 1, ~0U, 0) == 0)
-		return;
-	if (keep < lo && close_range((unsigned)lo, ~0U, 0) == 0)
+	for (k = 0; k <= n && ok; k++) {
+		int hi = k < n ? keep[k] - 1 : INT_MAX;
+
+		if (hi >= lo)
+			ok = close_range((unsigned)lo, hi == INT_MAX ? ~0U : (unsigned)hi, 0) == 0;
+		if (k < n)
+			lo = keep[k] + 1;
+	}
+	if (ok)
 		return;
 	if (max < 0 || max > 65536)
 		max = 65536;
-	for (i = lo; i < max; i++)
-		if (i != keep)
+	for (i = 3; i < max; i++) {
+		for (k = 0; k < n && keep[k] != i; k++)
+			;
+		if (k == n)
 			close(i);
+	}
 }
 
 /*
  * In the child: a session of its own, cwd the project, stdin /dev/null,
- * stdout and stderr appended to the log, nothing else inherited. An exec
- * failure's errno goes back through errfd (close-on-exec: EOF means success).
+ * stdout and stderr appended to the log, nothing else inherited but keep_fd.
+ * An exec failure's errno goes back through errfd (close-on-exec: EOF means
+ * success).
  */
-static NORETURN void child_exec(const struct project_config *cfg, const struct ctl_daemon *d, int errfd)
+static NORETURN void child_exec(const struct project_config *cfg, const char *prog,
+				char *const argv[], const char *log_path, const char *header,
+				int keep_fd, int errfd)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD };
 	sigset_t none;
-	size_t i;
+	int keep[2];
+	size_t i, nkeep = 0;
 	int fd, err;
 
 	sigemptyset(&none);
@@ -214,13 +245,22 @@ static NORETURN void child_exec(const struct project_config *cfg, const struct c
 		goto fail;
 	if (fd != 0)
 		close(fd);
-	fd = open(d->p.log_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT, 0644);
 	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		goto fail;
 	if (fd > 2)
 		close(fd);
-	close_from(3, errfd);
-	execv(d->p.prog, d->p.argv);
+	if (keep_fd >= 0 && fcntl(keep_fd, F_SETFD, 0) < 0)
+		goto fail;
+	if (keep_fd >= 0 && keep_fd < errfd)
+		keep[nkeep++] = keep_fd;
+	keep[nkeep++] = errfd;
+	if (keep_fd > errfd)
+		keep[nkeep++] = keep_fd;
+	close_except(3, keep, nkeep);
+	if (header && write(1, header, strlen(header)) < 0)
+		goto fail;
+	execv(prog, argv);
 fail:
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) < 0) {
@@ -229,27 +269,29 @@ fail:
 	_exit(127);
 }
 
-static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
+int ctl_spawn(const struct project_config *cfg, const char *name, const char *prog,
+	      char *const argv[], const char *log_path, const char *header, int keep_fd,
+	      pid_t *pid_out)
 {
 	int pfd[2], err;
 	ssize_t n;
 	pid_t pid;
 
-	if (access(d->p.prog, X_OK) < 0)
-		return log_error("%s: cannot start %s: %s", d->p.name, d->p.prog, strerror(errno));
+	if (access(prog, X_OK) < 0)
+		return log_error("%s: cannot start %s: %s", name, prog, strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return log_error("%s: pipe: %s", d->p.name, strerror(errno));
+		return log_error("%s: pipe: %s", name, strerror(errno));
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return log_error("%s: fork: %s", d->p.name, strerror(errno));
+		return log_error("%s: fork: %s", name, strerror(errno));
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		child_exec(cfg, d, pfd[1]);
+		child_exec(cfg, prog, argv, log_path, header, keep_fd, pfd[1]);
 	}
 	close(pfd[1]);
 	while ((n = read(pfd[0], &err, sizeof(err))) < 0 && errno == EINTR)
@@ -257,9 +299,18 @@ static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
 	close(pfd[0]);
 	if (n == (ssize_t)sizeof(err)) {
 		waitpid(pid, NULL, 0);
-		return log_error("%s: cannot run %s: %s (log %s)", d->p.name, d->p.prog, strerror(err),
-				 d->p.log_path);
+		return log_error("%s: cannot run %s: %s (log %s)", name, prog, strerror(err), log_path);
 	}
+	*pid_out = pid;
+	return 0;
+}
+
+static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
+{
+	pid_t pid;
+
+	if (ctl_spawn(cfg, d->p.name, d->p.prog, d->p.argv, d->p.log_path, NULL, -1, &pid) < 0)
+		return -1;
 	d->child = pid;
 	if (proc_pid_write(d->p.pid_path, pid) < 0) {
 		kill(pid, SIGTERM);
@@ -270,30 +321,55 @@ static int start_one(const struct project_config *cfg, struct ctl_daemon *d)
 	return 0;
 }
 
-static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
+/* Why --cron starts no daemon now (NULL: it may); the text is allocated. */
+static char *cron_no_daemons(const struct project_config *cfg)
+{
+	char *stopped = xasprintf("%s/%s", cfg->pid_dir, CTL_STOPPED_FILE);
+	char *stop_file = xasprintf("%s/stop_daemons", cfg->project_dir);
+	char *why = NULL;
+
+	if (ctl_exists(stopped))
+		why = xasprintf("the project was stopped with bin/stop (%s); bin/start starts it", stopped);
+	else if (ctl_exists(stop_file))
+		why = xasprintf("%s exists", stop_file);
+	else if (cfg->stop_daemons)
+		why = xstrdup("config.xml has <stop_daemons/>");
+	free(stopped);
+	free(stop_file);
+	return why;
+}
+
+/* bin/start: the stop requests go, so daemons stay up; --cron leaves them be. */
+static void clear_stop_marks(const struct project_config *cfg)
 {
 	char *stop_file = xasprintf("%s/stop_daemons", cfg->project_dir);
-	size_t i;
-	int failures = 0, started = 0, lockfd;
+	char *stopped = xasprintf("%s/%s", cfg->pid_dir, CTL_STOPPED_FILE);
 
-	if (proc_mkdirs(cfg->pid_dir) < 0 || proc_mkdirs(cfg->log_dir) < 0 ||
-	    (lockfd = lock_project(cfg)) < 0) {
-		free(stop_file);
-		return 1;
-	}
 	if (unlink(stop_file) == 0)
 		printf("removed %s\n", stop_file);
+	unlink(stopped);
 	free(stop_file);
+	free(stopped);
+}
+
+/* Start the enabled daemons not running; quiet: say only what was started or failed. */
+static int start_daemons(const struct project_config *cfg, struct ctl_daemon *ds, bool quiet)
+{
+	size_t i;
+	int failures = 0, started = 0;
+
 	for (i = 0; i < cfg->ndaemons; i++) {
 		struct ctl_daemon *d = &ds[i];
 
 		if (d->p.cd->disabled) {
-			printf("%s: disabled\n", d->p.name);
+			if (!quiet)
+				printf("%s: disabled\n", d->p.name);
 			continue;
 		}
 		proc_daemon_probe(&d->p);
 		if (d->p.state == PROC_RUNNING) {
-			printf("%s: already running (pid %d)\n", d->p.name, (int)d->p.pid);
+			if (!quiet)
+				printf("%s: already running (pid %d)\n", d->p.name, (int)d->p.pid);
 			continue;
 		}
 		if (d->p.state == PROC_STALE || d->p.state == PROC_BADPID)
@@ -325,6 +401,29 @@ static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
 			printf("%s: started (pid %d)\n", d->p.name, (int)d->child);
 		}
 	}
+	return failures;
+}
+
+static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
+{
+	int failures = 0, lockfd;
+	char *why;
+
+	if (proc_mkdirs(cfg->pid_dir) < 0 || proc_mkdirs(cfg->log_dir) < 0 ||
+	    (lockfd = ctl_lock_project(cfg)) < 0)
+		return 1;
+	if (!opts.cron) {
+		clear_stop_marks(cfg);
+		failures = start_daemons(cfg, ds, false);
+	} else if ((why = cron_no_daemons(cfg)) != NULL) {
+		if (opts.verbose)
+			printf("daemons not started: %s\n", why);
+		free(why);
+	} else {
+		failures = start_daemons(cfg, ds, !opts.verbose);
+	}
+	if (opts.cron && ctl_cron_tasks(cfg, opts.verbose) != 0)
+		failures++;
 	close(lockfd);
 	return failures ? 1 : 0;
 }
@@ -340,20 +439,31 @@ static void signal_daemon(const struct ctl_daemon *d, int sig)
 		kill(d->p.pid, sig);
 }
 
+/* Until the next bin/start, --cron starts no daemon. */
+static void mark_stopped(const struct project_config *cfg)
+{
+	char *path = xasprintf("%s/%s", cfg->pid_dir, CTL_STOPPED_FILE);
+	char *text = xasprintf("stopped by bin/stop at %lld\n", (long long)now());
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		log_warn("cannot write %s (bin/start --cron may start the daemons again): %s", path,
+			 strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	free(path);
+}
+
 static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
 {
 	size_t i, waiting = 0;
 	int failures = 0, lockfd;
 	double deadline;
 
-	if (!exists(cfg->pid_dir)) {
-		for (i = 0; i < cfg->ndaemons; i++)
-			if (!ds[i].p.cd->disabled)
-				printf("%s: not running\n", ds[i].p.name);
-		return 0;
-	}
-	if ((lockfd = lock_project(cfg)) < 0)
+	if (proc_mkdirs(cfg->pid_dir) < 0 || (lockfd = ctl_lock_project(cfg)) < 0)
 		return 1;
+	mark_stopped(cfg);
 	for (i = 0; i < cfg->ndaemons; i++) {
 		struct ctl_daemon *d = &ds[i];
 
@@ -415,6 +525,7 @@ static int ctl_stop(const struct project_config *cfg, struct ctl_daemon *ds)
 static int ctl_status(const struct project_config *cfg, struct ctl_daemon *ds)
 {
 	char *stop_file = xasprintf("%s/stop_daemons", cfg->project_dir);
+	char *stopped = xasprintf("%s/%s", cfg->pid_dir, CTL_STOPPED_FILE);
 	size_t i;
 	int rc = 0;
 
@@ -452,10 +563,14 @@ static int ctl_status(const struct project_config *cfg, struct ctl_daemon *ds)
 		if (d->p.state != PROC_RUNNING)
 			rc = STATUS_NOT_RUNNING;
 	}
-	if (exists(stop_file))
+	if (ctl_exists(stop_file))
 		printf("%s exists: daemons will exit (start removes it)\n", stop_file);
 	else if (cfg->stop_daemons)
 		printf("config.xml has <stop_daemons/>: daemons will exit\n");
+	if (ctl_exists(stopped))
+		printf("stopped with bin/stop: bin/start --cron starts no daemon until bin/start\n");
+	ctl_tasks_status(cfg);
+	free(stopped);
 	free(stop_file);
 	return rc;
 }
@@ -521,6 +636,11 @@ int main(int argc, char **argv)
 	if (i < 0 || i < argc - argi) {
 		if (i >= 0)
 			log_error("unexpected argument '%s' (see --help)", args[i]);
+		param_free(ctl_params, &opts);
+		return fail_rc;
+	}
+	if ((opts.cron || opts.verbose) && cmd != CTL_START) {
+		log_error("--cron and --verbose are options of start only");
 		param_free(ctl_params, &opts);
 		return fail_rc;
 	}

@@ -86,10 +86,11 @@ test_expect_success 'the statistics export is served at the master URL'"'"'s sta
 	test "$stats" -lt "$root"
 '
 
-test_expect_success 'config.xml runs db_dump and update_stats every day, enabled' '
+test_expect_success 'config.xml runs db_dump and update_stats every day, enabled; db_purge disabled' '
 	wseq_config --project proj --daemons >daemons &&
 	test_grep "^task db_dump every 86400s$" daemons &&
-	test_grep "^task update_stats every 86400s$" daemons
+	test_grep "^task update_stats every 86400s$" daemons &&
+	test_grep "^task db_purge --one_pass --min_age_days 30 every 86400s (disabled)$" daemons
 '
 
 test_expect_success 'bin/ holds the project programs and start/stop/status' '
