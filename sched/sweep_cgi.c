@@ -1,8 +1,9 @@
 /*
  * sweep: the parameter sweep's HTTP endpoints (seed 004, doc/sweep-protocol.md)
- * as one CGI program, mapped by make_project's Apache configuration to
- * /config, /ping, /worker, /task, /complete and /failed at the server's root
- * (sweep_client asks http://HOST:PORT/task?...). A session is a batch named
+ * as one CGI program, cgi-bin/sweep: the project's <cgi_url>sweep is the
+ * endpoints' base URL and the protocol's path follows it as PATH_INFO
+ * (sweep_client asks http://HOST:PORT/NAME_cgi/sweep/task?...), so two
+ * projects on one web server each answer at their own URL. A session is a batch named
  * "sweep:SESSIONID" in state IN_PROGRESS; its files are in the project's
  * sweep/SESSIONID/: "config" (the configuration body), "worker_name",
  * "workers/PLATFORM" (the worker executables); the bodies of /complete go to
@@ -555,13 +556,29 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	db_result_free(&res);
 }
 
+/*
+ * The request's name: PATH_INFO's one part (<cgi_url>sweep/task gives
+ * "task"), or, with no PATH_INFO, the last part of SCRIPT_NAME -- for an
+ * admin who maps the seed's root paths (/task) to the program himself with
+ * ScriptAliasMatch. Anything else is "" (404).
+ */
+static const char *request_op(struct req *r)
+{
+	const char *info = req_env(r, "PATH_INFO"), *script, *slash;
+
+	if (info && *info)
+		return info[0] == '/' && !strchr(info + 1, '/') ? info + 1 : "";
+	script = req_env(r, "SCRIPT_NAME");
+	slash = script ? strrchr(script, '/') : NULL;
+	return slash ? slash + 1 : "";
+}
+
 /* One request. Frees what the request made. */
 static void serve(void *state, struct serve_req *io)
 {
 	struct server *s = state;
 	struct req r = { .cfg = &s->proj.cfg, .srv = s, .io = io };
 	struct sbuf err = SBUF_INIT(1024);
-	const char *script, *slash;
 
 	if (serve_project_get(&s->proj) < 0) {
 		reply_text(&r, 503, "server configuration unreadable\n");
@@ -569,9 +586,7 @@ static void serve(void *state, struct serve_req *io)
 	}
 	r.db = serve_project_db(&s->proj);
 	r.addr = req_env(&r, "REMOTE_ADDR") ? req_env(&r, "REMOTE_ADDR") : "?";
-	script = req_env(&r, "SCRIPT_NAME");
-	slash = script ? strrchr(script, '/') : NULL;
-	r.op = slash ? slash + 1 : "";
+	r.op = request_op(&r);
 	if (form_parse_query(req_env(&r, "QUERY_STRING"), &r.q, &err) < 0) {
 		reply_text(&r, 400, "bad query\n");
 	} else if (session(&r) == 0) {

@@ -109,7 +109,7 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-/* The path part of url_base ("" or "/x"), for the Apache snippet. */
+/* The path part of url_base ("" or "/x"), for the Apache snippet's Alias lines. */
 static char *url_path(const char *url)
 {
 	const char *p = strstr(url, "://");
@@ -124,12 +124,29 @@ static char *url_path(const char *url)
 	return xstrndup(p, n);
 }
 
+/* The same path as a regular expression: every character taken literally. */
+static char *url_path_regex(const char *path)
+{
+	struct sbuf b = SBUF_INIT(4096);
+
+	for (; *path; path++) {
+		if (strchr("\\.^$|?*+()[]{}", *path))
+			sbuf_addch(&b, '\\');
+		sbuf_addch(&b, *path);
+	}
+	return sbuf_detach(&b, NULL);
+}
+
 static int check_options(struct options *o, const char *name)
 {
 	char host[256];
 
 	if (!name_ok(name))
 		return log_error("NAME must be 1-64 letters, digits or _ (got '%s')", name);
+	if (strlen(name) > 4 && (!strcmp(name + strlen(name) - 4, "_cgi") ||
+				 !strcmp(name + strlen(name) - 4, "_ops")))
+		log_warn("NAME '%s' ends like the cgi-bin or ops URL of a project '%.*s': "
+			 "the two cannot share a web server", name, (int)strlen(name) - 4, name);
 	if (!o->project_root) {
 		const char *home = getenv("HOME");
 		o->project_root = xasprintf("%s/projects/%s", home && *home ? home : ".", name);
@@ -492,34 +509,36 @@ static const struct {
 static int write_apache_conf(struct project *p)
 {
 	struct sbuf b = SBUF_INIT(1 << 16);
-	char *base = url_path(p->o->url_base);
+	char *base = url_path(p->o->url_base), *re = url_path_regex(base);
 	char *rel = xasprintf("%s.httpd.conf", p->name);
 	int rc;
 
 	sbuf_addf(&b, "# Apache configuration for the wseq project %s, made by make_project.\n"
 		      "# Include it from the server configuration: Include %s/%s\n"
-		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core; mod_fcgid if loaded\n"
-		      "# runs the scheduler, the web program, submit and sweep as FastCGI servers).\n\n",
-		  p->name, p->root, rel);
+		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core, mod_authz_host; mod_fcgid\n"
+		      "# if loaded runs the scheduler, the web program, submit and sweep as FastCGI servers).\n#\n"
+		      "# Every URL of the project is under one of its own three prefixes, so that\n"
+		      "# projects sharing one Apache never answer for each other:\n"
+		      "#   %s/%s/      master URL: home page, volunteers' pages, account RPCs\n"
+		      "#        (get_project_config.php ...), submit RPCs, download/, stats/\n"
+		      "#   %s/%s_cgi/  cgi-bin: the scheduler (cgi), the upload handler\n"
+		      "#        (file_upload_handler) and the parameter sweep (sweep/config, sweep/task ...)\n"
+		      "#   %s/%s_ops/  the ops pages\n"
+		      "# Nothing answers at the server's root. The one server-wide line is\n"
+		      "# FcgidMaxRequestLen, below.\n\n",
+		  p->name, p->root, rel, base, p->name, base, p->name, base, p->name);
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
-		      "%s/cgi-bin/submit\n", base, p->name, p->root);
+		      "%s/cgi-bin/submit\n", re, p->name, p->root);
 	/*
 	 * The account RPCs clients and account managers call, at their
 	 * protocol names: the volunteers' web program answers them.
 	 */
-	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)\\.php$ %s/cgi-bin/web\n", base, p->name,
+	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)\\.php$ %s/cgi-bin/web\n", re, p->name,
 		  WEB_RPC_NAMES, p->root);
 	/* ... and the volunteers' pages, the home page (the master URL) first */
-	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)?$ %s/cgi-bin/web\n", base, p->name,
+	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)?$ %s/cgi-bin/web\n", re, p->name,
 		  WEB_PAGE_NAMES, p->root);
-	/*
-	 * The parameter sweep's endpoints: at the server's root, where
-	 * sweep_client asks. Bodies of /complete may be as large as the
-	 * program takes (1 GB); mod_fcgid's limit is for the whole server.
-	 */
-	sbuf_addf(&b, "ScriptAliasMatch ^/(config|ping|worker|task|complete|failed)$ %s/cgi-bin/sweep\n",
-		  p->root);
 	/*
 	 * With mod_fcgid a few persistent processes answer each program's
 	 * requests, each keeping its configuration, keys and database
@@ -532,12 +551,27 @@ static int write_apache_conf(struct project *p)
 			      "MaxRequestsPerProcess %d InitialEnv WSEQ_FCGI_MAX_REQUESTS=%d\n",
 			  p->root, fcgi_progs[i].prog, fcgi_progs[i].max_processes,
 			  fcgi_progs[i].min_processes, FCGI_MAX_REQUESTS, FCGI_MAX_REQUESTS);
-	sbuf_addstr(&b, "FcgidMaxRequestLen 1073741824\n</IfModule>\n");
+	/*
+	 * mod_fcgid reads a whole request body before the program sees a byte
+	 * and refuses one past FcgidMaxRequestLen (128 KiB by default), which it
+	 * takes per server or virtual host only, never per directory.
+	 */
+	sbuf_addstr(&b, "# Server-wide (mod_fcgid allows no narrower place): the most it buffers of\n"
+			"# a request body, 1 GiB for a sweep's results (/complete) or a submit\n"
+			"# request. Every wseq project writes the same value, so projects agree. A\n"
+			"# ceiling, not a limit any wseq program relies on: each bounds the bodies\n"
+			"# it takes itself. To keep it from other FastCGI applications of this\n"
+			"# server, Include this file inside a <VirtualHost>.\n"
+			"FcgidMaxRequestLen 1073741824\n</IfModule>\n");
 	sbuf_addf(&b, "Alias %s/%s/download %s/download\n", base, p->name, p->root);
 	/* the statistics export (db_dump), before the web root's Alias that would take it */
 	sbuf_addf(&b, "Alias %s/%s/stats %s/html/stats\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);
+	sbuf_addf(&b, "# The scheduler (%s_cgi/cgi), the upload handler, and the parameter sweep's\n"
+		      "# endpoints: %s_cgi/sweep is the base URL the sweep master gives\n"
+		      "# sweep_client, and the protocol's own paths follow it (the seed's /task is\n"
+		      "# %s_cgi/sweep/task, PATH_INFO to cgi-bin/sweep).\n", p->name, p->name, p->name);
 	sbuf_addf(&b, "ScriptAlias %s/%s_cgi %s/cgi-bin\n\n", base, p->name, p->root);
 	sbuf_addf(&b, "<Directory \"%s/html/user\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    DirectoryIndex index.html\n    Require all granted\n</Directory>\n\n", p->root);
@@ -562,6 +596,7 @@ static int write_apache_conf(struct project *p)
 	rc = write_text(p, rel, &b, 0644);
 	free(rel);
 	free(base);
+	free(re);
 	sbuf_free(&b);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "param.h"
 #include "sweep_run.h"
 #include "sweep_session.h"
+#include "sweep_url.h"
 
 static struct sweep_run_opts o;
 
@@ -52,7 +53,8 @@ static void usage(FILE *fp)
 		    "collected into its Output, then the statistics; without a configured\n"
 		    "project it starts a private one on the spec's Server address. resume: go on\n"
 		    "with a session after the master was stopped. status: the statistics so far.\n"
-		    "create: only store a session and print its ID (start clients yourself).\n"
+		    "create: only store a session and print its ID (start clients yourself,\n"
+		    "giving them the project's <cgi_url>sweep as the master's URL).\n"
 		    "collect: judge the results that came back and write the Output.\n\n"
 		    "exit status: 0 every set collected; 1 an error; 2 bad usage; 4 every task\n"
 		    "ended but some sets failed; 5 tasks left and no host to run them; 6 stopped\n"
@@ -98,7 +100,8 @@ static int create(struct db *db, const struct project_config *cfg, const char *s
 	int rc = 1;
 
 	if (sweep_session_create(db, cfg, spec, sid, &batch, &n, &err) == 0) {
-		log_info("session %.8s...: %zu tasks (batch %lld)", sid, n, (long long)batch);
+		log_info("session %.8s...: %zu tasks (batch %lld); sweep_client's URL: %s%s", sid, n,
+			 (long long)batch, cfg->cgi_url ? cfg->cgi_url : "<cgi_url>", SWEEP_CGI_NAME);
 		printf("%s\n", sid);
 		rc = 0;
 	} else {

@@ -1,12 +1,14 @@
 /*
- * sweep_client SESSION COMMAND MD5 HOST PORT: the client of a parameter
- * sweep (seed 004), started by the sweep master on every host. It fetches
+ * sweep_client SESSION COMMAND MD5 URL (or HOST PORT, the seed's form): the
+ * client of a parameter sweep (seed 004), started by the sweep master on
+ * every host. It fetches
  * the configuration, makes sure it has the worker with the MD5 it was
  * given (fetching it for its platform when not), then runs task after task
  * until the master has none left, and tidies up as the configuration says.
  * See sweep_client.h for the parts and doc/sweep_client.md for the reference.
  */
 #include "sweep_client.h"
+#include "sweep_url.h"
 #include "sweep_util.h"
 #include "fileutil.h"
 #include "log.h"
@@ -62,10 +64,14 @@ static const struct param options[] = {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: sweep_client [OPTIONS] SESSION COMMAND MD5 HOST PORT\n\n"
+		"usage: sweep_client [OPTIONS] SESSION COMMAND MD5 URL\n"
+		"       sweep_client [OPTIONS] SESSION COMMAND MD5 HOST PORT\n\n"
 		"The client of a parameter sweep, started on each host by the sweep master.\n"
-		"It registers with the master at http://HOST:PORT/ under SESSION (\"-\": read\n"
-		"it from the first line of stdin, to keep it off the process list), makes\n"
+		"It registers with the master under SESSION (\"-\": read it from the first\n"
+		"line of stdin, to keep it off the process list) at the sweep endpoints'\n"
+		"base URL, a project's http://HOST:PORT/NAME_cgi/sweep (the requests are\n"
+		"URL/config, URL/task ...); HOST PORT, the seed's form, is the server's\n"
+		"root, http://HOST:PORT (/config, /task ...). It makes\n"
 		"sure the worker COMMAND has the given MD5 (fetching it for its platform\n"
 		"when missing or different), then fetches tasks, runs the worker on each\n"
 		"and posts the results until the master has no task left.\n\n"
@@ -141,15 +147,28 @@ static int check_md5(const char *arg, char out[MD5_HEX_LEN + 1])
 	return 0;
 }
 
-static int check_server(const char *host, const char *port)
+/*
+ * The master's base URL: the URL argument, or http://HOST:PORT (the
+ * server's root) from the seed's two. NULL when it is not usable.
+ */
+static char *master_url(char **args, int nargs)
 {
+	struct sbuf err = SBUF_INIT(1024);
+	char *url = NULL;
 	long p;
 
-	if (!*host || strpbrk(host, "/@?#% \t\r\n"))
-		return log_error("bad server host '%s'", host);
-	if (parse_long(port, &p) < 0 || p < 1 || p > 65535)
-		return log_error("bad server port '%s'", port);
-	return 0;
+	if (nargs == 1) {
+		if (sweep_check_base_url(args[0], &url, &err) < 0)
+			log_error("%s", sbuf_str(&err));
+	} else if (!*args[0] || strpbrk(args[0], "/@?#% \t\r\n")) {
+		log_error("bad server host '%s'", args[0]);
+	} else if (parse_long(args[1], &p) < 0 || p < 1 || p > 65535) {
+		log_error("bad server port '%s'", args[1]);
+	} else {
+		url = sweep_base_url(args[0], args[1], NULL);
+	}
+	sbuf_free(&err);
+	return url;
 }
 
 /* Where this program is, for DeleteClient: NULL if not known. */
@@ -479,15 +498,12 @@ static void tidy_up(struct client *cl)
 	}
 }
 
-static int setup(struct client *cl, char **argv, char *session)
+/* The worker's path and name, the work directory, this host's label. */
+static int setup_dirs(struct client *cl, const char *cmd)
 {
-	const char *cmd = argv[1];
 	char cwd[PATH_MAX];
 	const char *slash;
 
-	if (get_session(argv[0], session) < 0 || check_md5(argv[2], cl->md5) < 0 ||
-	    check_server(argv[3], argv[4]) < 0)
-		return -1;
 	if (!*cmd || cmd[strlen(cmd) - 1] == '/')
 		return log_error("bad worker command '%s'", cmd);
 	slash = strrchr(cmd, '/');
@@ -510,7 +526,24 @@ static int setup(struct client *cl, char **argv, char *session)
 		free(cl->o.host);
 		cl->o.host = xstrdup(*hn ? hn : "unknown");
 	}
-	if (sc_http_init(&cl->http, argv[3], argv[4], session, cl->o.host, cl->o.max_silence) < 0)
+	return 0;
+}
+
+static int setup(struct client *cl, char **argv, int argc, char *session)
+{
+	char *url;
+	int rc;
+
+	if (get_session(argv[0], session) < 0 || check_md5(argv[2], cl->md5) < 0)
+		return -1;
+	url = master_url(argv + 3, argc - 3);
+	if (!url)
+		return -1;
+	rc = setup_dirs(cl, argv[1]);
+	if (rc == 0)
+		rc = sc_http_init(&cl->http, url, session, cl->o.host, cl->o.max_silence);
+	free(url);
+	if (rc < 0)
 		return -1;
 	cl->ctx.http = &cl->http;
 	cl->ctx.dir = cl->o.dir;
@@ -539,9 +572,10 @@ int main(int argc, char **argv)
 		param_free(options, &cl.o);
 		return 0;
 	}
-	if (i < 0 || argc - i != 5) {
+	if (i < 0 || argc - i < 4 || argc - i > 5) {
 		if (i >= 0)
-			log_error("need 5 arguments: SESSION COMMAND MD5 HOST PORT (see --help)");
+			log_error("need 4 or 5 arguments: SESSION COMMAND MD5 URL, or "
+				  "SESSION COMMAND MD5 HOST PORT (see --help)");
 		param_free(options, &cl.o);
 		return SC_EXIT_ERROR;
 	}
@@ -549,7 +583,7 @@ int main(int argc, char **argv)
 		log_set_level(LOG_LVL_DEBUG);
 	cl.self = self_path(argv[0]);
 	if (log_init("sweep_client", cl.o.log) < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
-	    setup(&cl, argv + i, session) < 0) {
+	    setup(&cl, argv + i, argc - i, session) < 0) {
 		rc = SC_EXIT_ERROR;
 		goto out;
 	}

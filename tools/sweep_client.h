@@ -31,7 +31,7 @@ enum sc_exit {
 /* The connection to the master. */
 struct sc_http {
 	void *curl;             /* CURL *, reused so connections stay open */
-	char *base;             /* "http://host:port" */
+	char *base;             /* "http://host:port" or "http://host:port/p_cgi/sweep", no final '/' */
 	char *session_q;        /* the session ID, URL-escaped; never logged */
 	char *label_q;          /* "&host=LABEL", URL-escaped: who this client is, for statistics */
 	long max_silence;       /* seconds without an answer before giving up */
@@ -51,8 +51,9 @@ enum sc_req {
 	SC_REQ_STOPPED,         /* a signal asked the client to stop */
 };
 
-int sc_http_init(struct sc_http *h, const char *host, const char *port, const char *session,
-		 const char *label, long max_silence);
+/* base: the master's base URL (sweep_url.h), checked; the paths follow it */
+int sc_http_init(struct sc_http *h, const char *base, const char *session, const char *label,
+		 long max_silence);
 void sc_http_free(struct sc_http *h);
 /* In a forked copy: a connection of its own (the parent's stays the parent's). */
 int sc_http_fork(struct sc_http *h);

@@ -45,8 +45,8 @@ void sc_reply_free(struct sc_reply *r)
 	sbuf_free(&r->body);
 }
 
-int sc_http_init(struct sc_http *h, const char *host, const char *port, const char *session,
-		 const char *label, long max_silence)
+int sc_http_init(struct sc_http *h, const char *base, const char *session, const char *label,
+		 long max_silence)
 {
 	char *q;
 
@@ -65,11 +65,7 @@ int sc_http_init(struct sc_http *h, const char *host, const char *port, const ch
 		return log_error("cannot escape the host label");
 	h->label_q = xasprintf("&host=%s", q);
 	curl_free(q);
-	/* an IPv6 address needs brackets in a URL */
-	if (strchr(host, ':') && host[0] != '[')
-		h->base = xasprintf("http://[%s]:%s", host, port);
-	else
-		h->base = xasprintf("http://%s:%s", host, port);
+	h->base = xstrdup(base);
 	h->max_silence = max_silence;
 	h->backoff = 1;
 	return 0;

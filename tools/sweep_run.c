@@ -24,6 +24,7 @@
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
+#include "sweep_url.h"
 #include "sweep_util.h"
 #include "wtime.h"
 
@@ -83,7 +84,7 @@ struct run {
 	char sid[SWEEP_SID_LEN + 1];
 	char *sdir;             /* the project's sweep/SID */
 	struct sweep_spec spec;
-	char *server, *port;    /* how the hosts reach the master */
+	char *url;              /* how the hosts reach the master: the endpoints' base URL */
 	char *client;           /* the local sweep_client */
 	char md5[MD5_HEX_LEN + 1];
 	char *ctl_dir;          /* the ssh control sockets (one shared connection a host), or NULL */
@@ -532,8 +533,7 @@ static int start_client(struct run *r, struct host *h)
 	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
 	sh_quote(&cmd, r->spec.worker_name);
 	sbuf_addf(&cmd, " %s ", r->md5);
-	sh_quote(&cmd, r->server);
-	sbuf_addf(&cmd, " %s", r->port);
+	sh_quote(&cmd, r->url);
 	h->starts++;
 	log_info("host %s: starting the client (start %d)", h->label, h->starts);
 	if (h->verdict != H_RUNNING)
@@ -863,6 +863,35 @@ static int setup_hosts(struct run *r)
 	return 0;
 }
 
+/*
+ * The URL the clients are given: the spec's ServerName (else its Server
+ * address, else this machine's name) and Server port, and the project's
+ * own path to its sweep endpoints, <cgi_url>sweep.
+ */
+static int setup_url(struct run *r)
+{
+	const char *host = r->spec.server_name;
+	char hn[256] = "", *port, *path;
+
+	if (!r->cfg.cgi_url)
+		return log_error("%s/config.xml has no <cgi_url>: the sweep endpoints are at <cgi_url>%s",
+				 r->cfg.project_dir, SWEEP_CGI_NAME);
+	if (!host && r->spec.server_host && *r->spec.server_host &&
+	    strcmp(r->spec.server_host, "0.0.0.0") && strcmp(r->spec.server_host, "::"))
+		host = r->spec.server_host;
+	if (!host) {
+		gethostname(hn, sizeof(hn) - 1);
+		host = *hn ? hn : "localhost";
+	}
+	port = xasprintf("%d", r->spec.server_port);
+	path = sweep_endpoint_path(r->cfg.cgi_url);
+	r->url = sweep_base_url(host, port, path);
+	log_info("the clients connect to %s", r->url);
+	free(port);
+	free(path);
+	return 0;
+}
+
 static int setup_worker(struct run *r)
 {
 	const struct sweep_spec_worker *w = sweep_spec_worker_for(&r->spec, SWEEP_PLATFORM);
@@ -880,19 +909,7 @@ static int setup_worker(struct run *r)
 	r->client = r->o->client ? xstrdup(r->o->client) : find_tool("sweep_client");
 	if (access(r->client, R_OK) != 0)
 		return log_error("cannot read the client to deploy, %s (--client FILE)", r->client);
-	if (r->spec.server_name) {
-		r->server = xstrdup(r->spec.server_name);
-	} else if (r->spec.server_host && *r->spec.server_host &&
-		   strcmp(r->spec.server_host, "0.0.0.0") && strcmp(r->spec.server_host, "::")) {
-		r->server = xstrdup(r->spec.server_host);
-	} else {
-		char hn[256] = "";
-
-		gethostname(hn, sizeof(hn) - 1);
-		r->server = xstrdup(*hn ? hn : "localhost");
-	}
-	r->port = xasprintf("%d", r->spec.server_port);
-	return 0;
+	return setup_url(r);
 }
 
 /* The spec of an existing session: the batch names it. */
@@ -1177,8 +1194,7 @@ out:
 		config_free(&r.cfg);
 	sweep_spec_free(&r.spec);
 	free(r.sdir);
-	free(r.server);
-	free(r.port);
+	free(r.url);
 	free(r.client);
 	free(r.sandbox);
 	return rc;

@@ -95,7 +95,13 @@ test_expect_success '--help and --version; bad arguments are refused' '
 	sweep_client --version >version && grep -q "x86_64-pc-linux-gnu" version &&
 	test_expect_code_ 1 sweep_client a b &&
 	test_expect_code_ 1 sweep_client "$SESSION" worker nothex 127.0.0.1 "$PORT" &&
-	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" 127.0.0.1 99999
+	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" 127.0.0.1 99999 &&
+	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" "ftp://127.0.0.1:$PORT/x" &&
+	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" "http://127.0.0.1:$PORT/x?a=b" &&
+	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" "http://u@127.0.0.1:$PORT/x" &&
+	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" "http://127.0.0.1:$PORT/x" extra &&
+	test_expect_code_ 1 sweep_client "$SESSION" worker "$WMD5" &&
+	grep -q "SESSION COMMAND MD5 URL" help
 '
 
 test_expect_success '403 on /config: exit 2 with a clear message' '
@@ -326,6 +332,27 @@ test_expect_success 'COMMAND in a directory that does not exist yet: made, worke
 	test_cmp "$WORKER" "$T/h7/bin/sub/worker" &&
 	test -x "$T/h7/bin/sub/worker" &&
 	test_grep "^/worker worker x86_64-pc-linux-gnu - 200" "$M/log"
+'
+
+test_expect_success 'a base URL with a path: every request under it, the protocol'"'"'s paths after it' '
+	: >"$M/log" && echo /proj_cgi/sweep >"$M/prefix" &&
+	mkdir -p "$T/url" &&
+	timeout 60 sweep_client --dir "$T/url" "$SESSION" worker "$WMD5" \
+		"http://127.0.0.1:$PORT/proj_cgi/sweep/" 2>"$T/url.log" &&
+	test "$(cat "$M/log")" = "$(printf "/config - 200\n/worker worker x86_64-pc-linux-gnu - 200\n/task - 503")" &&
+	test_grep "master http://127.0.0.1:$PORT/proj_cgi/sweep," "$T/url.log" &&
+	: >"$M/log" &&
+	test_expect_code_ 5 timeout 60 sweep_client --dir "$T/url" --max-silence 2 "$SESSION" worker \
+		"$WMD5" 127.0.0.1 "$PORT" 2>"$T/url-root.log" &&
+	test_grep "^outside /config - 404" "$M/log" &&
+	rm "$M/prefix"
+'
+
+test_expect_success 'a bare http://HOST:PORT is the server'"'"'s root, as HOST PORT is' '
+	: >"$M/log" &&
+	timeout 60 sweep_client --dir "$T/url" "$SESSION" worker "$WMD5" "http://127.0.0.1:$PORT" \
+		2>"$T/url-bare.log" &&
+	test "$(cat "$M/log")" = "$(printf "/config - 200\n/task - 503")"
 '
 
 test_expect_success 'no task at all: 503, clean exit 0 (logging to --log FILE)' '

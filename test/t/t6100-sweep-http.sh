@@ -4,7 +4,8 @@ test_description='the sweep HTTP endpoints behind Apache: every status code of t
 
 test_sandbox_up sb --no-daemons || exit 1
 HOSTPORT=$(echo "$PROJECT_URL" | sed 's|^http://\([^/]*\)/.*|\1|')
-BASE="http://$HOSTPORT"
+# the project's own endpoints: <cgi_url>sweep, the protocol's paths after it
+BASE="http://$HOSTPORT/wseq_cgi/sweep"
 SID=0123456789abcdef0123456789abcdef
 SDIR="$PROJECT_DIR/sweep/$SID"
 PLATFORM=x86_64-pc-linux-gnu
@@ -44,6 +45,14 @@ test_expect_success '/config: 403 for a wrong or malformed session, the configur
 	test "$(code "config?sessionID=../../etc")" = 403 &&
 	test "$(code "config")" = 403 &&
 	test "$(code "config?sessionID=$SID")" = 200 && cmp body "$SDIR/config"
+'
+
+test_expect_success 'the endpoints are the project'"'"'s own: nothing at the server'"'"'s root, no other path under sweep' '
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/config?sessionID=$SID")" = 404 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/task?sessionID=$SID")" = 404 &&
+	test "$(code "config/x?sessionID=$SID")" = 404 &&
+	test "$(code "?sessionID=$SID")" = 404 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/wseq_cgi/config?sessionID=$SID")" = 404
 '
 
 test_expect_success '/worker: 403 for a wrong session or name, 415 for an unknown platform, the binary otherwise' '
@@ -126,7 +135,7 @@ post() {
 }
 # raw_post TICKET LENGTH BYTES: a POST announcing LENGTH bytes that sends BYTES and hangs up
 raw_post() {
-	python3 - "${HOSTPORT%:*}" "${HOSTPORT#*:}" "/complete?sessionID=$SID&ticket=$1" "$2" "$3" <<-\PY
+	python3 - "${HOSTPORT%:*}" "${HOSTPORT#*:}" "/wseq_cgi/sweep/complete?sessionID=$SID&ticket=$1" "$2" "$3" <<-\PY
 	import socket, sys
 	host, port, path, length, data = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 	s = socket.create_connection((host, port), timeout=60)
@@ -206,7 +215,7 @@ test_expect_success 'the real sweep_client runs a session to its end against the
 	md5=$(md5sum <"$SDIR/workers/$PLATFORM" | cut -c1-32) &&
 	mkdir client &&
 	echo "$SID" | "$WSEQ_BUILDDIR/tools/sweep_client" --dir client --max-silence 20 - worker "$md5" \
-		"${HOSTPORT%:*}" "${HOSTPORT#*:}" 2>client.log &&
+		"$BASE/" 2>client.log &&
 	test "$(unsent)" = 0 &&
 	for i in 4 5 6 7 8; do
 		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.name=\"sweep_t$i\" and r.outcome=1") &&

@@ -3,7 +3,8 @@ test_description='sweep create stores a session from a spec and its parameter ta
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 test_sandbox_up sb --no-daemons || exit 1
-HOSTPORT=$(echo "$PROJECT_URL" | sed 's|^http://\([^/]*\)/.*|\1|')
+# where sweep_client finds the project's endpoints: <cgi_url>sweep
+URL="${PROJECT_URL%wseq/}wseq_cgi/sweep"
 DATA="$WSEQ_SRCDIR/test/data/sweep-session"
 
 test_expect_success 'sweep create: one task per parameter set, the session files, a random session ID' '
@@ -17,7 +18,8 @@ test_expect_success 'sweep create: one task per parameter set, the session files
 	cmp worker.sh "$PROJECT_DIR/sweep/$SID/workers/x86_64-pc-linux-gnu" &&
 	grep "^Ping=5$" "$PROJECT_DIR/sweep/$SID/config" &&
 	test "$(cat "$PROJECT_DIR/sweep/$SID/worker_name")" = worker &&
-	! grep "$SID" create.err
+	! grep "$SID" create.err &&
+	test_grep "sweep_client.s URL: ${URL}\$" create.err
 '
 
 test_expect_success 'sweep status before anything ran' '
@@ -29,7 +31,7 @@ test_expect_success 'the real sweep_client pulls and runs every task; each resul
 	SID=$(cat sid) &&
 	md5=$(md5sum <worker.sh | cut -c1-32) && mkdir client &&
 	echo "$SID" | sweep_client --dir client --max-silence 20 - worker "$md5" \
-		"${HOSTPORT%:*}" "${HOSTPORT#*:}" 2>client.log &&
+		"$URL" 2>client.log &&
 	for row in "2 3 6 first" "4 5 20 with | bar" "6 7 42  padded "; do
 		set -- $row &&
 		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.xml_doc like \"%./worker $1 $2%\" and r.outcome=1") &&
@@ -61,7 +63,7 @@ test_expect_success 'the invalid set is handed out again, refused again, and fai
 	SID=$(cat sid) &&
 	test_project bin/transitioner --one_pass 2>/dev/null &&
 	echo "$SID" | sweep_client --dir client --max-silence 20 - worker "$(md5sum <worker.sh | cut -c1-32)" \
-		"${HOSTPORT%:*}" "${HOSTPORT#*:}" 2>>client.log &&
+		"$URL" 2>>client.log &&
 	sweep --project "$PROJECT_DIR" collect "$SID" >c3 &&
 	grep "^0 valid, 1 invalid" c3 &&
 	test_project bin/transitioner --one_pass 2>/dev/null &&

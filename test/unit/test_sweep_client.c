@@ -1,9 +1,11 @@
 /*
  * Unit tests for the parts of sweep_client that need no master: the ticket
- * of a garbled task, the command-line split, the worker check.
+ * of a garbled task, the command-line split, the worker check, the master's
+ * base URL.
  */
 #include "unit.h"
 #include "sweep_client.h"
+#include "sweep_url.h"
 #include "md5.h"
 
 #include <sys/stat.h>
@@ -112,12 +114,82 @@ static void test_worker_ok(void **state)
 	free(path);
 }
 
+static void expect_url(const char *url, const char *want)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	char *got = NULL;
+
+	if (want) {
+		assert_int_equal(sweep_check_base_url(url, &got, &err), 0);
+		assert_string_equal(got, want);
+	} else {
+		assert_int_equal(sweep_check_base_url(url, &got, &err), -1);
+		assert_null(got);
+		assert_true(err.len > 0);
+	}
+	free(got);
+	sbuf_free(&err);
+}
+
+static void expect_built(const char *host, const char *port, const char *path, const char *want)
+{
+	char *got = sweep_base_url(host, port, path);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_base_url(void **state)
+{
+	char *p;
+
+	(void)state;
+	/* a project's endpoints, and the seed's root form */
+	expect_url("http://master.example.org:8080/proj_cgi/sweep", "http://master.example.org:8080/proj_cgi/sweep");
+	expect_url("http://h/proj_cgi/sweep/", "http://h/proj_cgi/sweep");
+	expect_url("https://h:443/a/b", "https://h:443/a/b");
+	expect_url("http://127.0.0.1:8080/", "http://127.0.0.1:8080");
+	expect_url("http://127.0.0.1:8080", "http://127.0.0.1:8080");
+	expect_url("http://[::1]:8080/x", "http://[::1]:8080/x");
+	expect_url("http://[fe80::1]", "http://[fe80::1]");
+	/* refused */
+	expect_url("ftp://h/x", NULL);
+	expect_url("h:8080/x", NULL);
+	expect_url("http://", NULL);
+	expect_url("http:///x", NULL);
+	expect_url("http://:80/x", NULL);
+	expect_url("http://h:0/x", NULL);
+	expect_url("http://h:65536/x", NULL);
+	expect_url("http://h:8x/x", NULL);
+	expect_url("http://h:/x", NULL);
+	expect_url("http://user@h/x", NULL);
+	expect_url("http://h/x?sessionID=1", NULL);
+	expect_url("http://h/x#y", NULL);
+	expect_url("http://h/a b", NULL);
+	expect_url("http://h/a\nb", NULL);
+	expect_url("http://[::1/x", NULL);
+	expect_url("http://[::1]x/", NULL);
+	/* what the master hands out */
+	expect_built("h", "80", NULL, "http://h:80");
+	expect_built("h", "80", "", "http://h:80");
+	expect_built("10.0.0.1", "8080", "/p_cgi/sweep/", "http://10.0.0.1:8080/p_cgi/sweep");
+	expect_built("::1", "8080", "/p_cgi/sweep", "http://[::1]:8080/p_cgi/sweep");
+	expect_built("[::1]", "8080", "/x", "http://[::1]:8080/x");
+	p = sweep_endpoint_path("http://127.0.0.1:8080/base/proj_cgi/");
+	assert_string_equal(p, "/base/proj_cgi/sweep");
+	free(p);
+	p = sweep_endpoint_path("http://h");
+	assert_string_equal(p, "/sweep");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_salvage),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_worker_ok),
+		cmocka_unit_test(test_base_url),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

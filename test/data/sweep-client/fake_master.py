@@ -11,10 +11,13 @@ DIR/tasks/*        task bodies, handed out in name order (each moves to
                    DIR/served/); none left: 503; DIR/task.status overrides
 DIR/ping.TICKET    the status answered to pings of TICKET (default 204)
 DIR/errors         a number N: the next N requests get 500
+DIR/prefix         a path the endpoints are under ("/p_cgi/sweep"), as a
+                   project serves them; without it, the server's root (the
+                   seed's form). A request outside it: 404, logged with its path
 DIR/port           written at start: the loopback port it listens on
 
 Every request is appended to DIR/log as "PATH TICKET STATUS" (no session
-ID). A POST /complete body is saved as DIR/complete.TICKET and, decoded
+ID; PATH without the prefix). A POST /complete body is saved as DIR/complete.TICKET and, decoded
 with its Length lines, each result as DIR/result.TICKET.NAME.
 """
 import http.server
@@ -98,6 +101,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_one(self, post):
         u = urllib.parse.urlsplit(self.path)
         q = urllib.parse.parse_qs(u.query)
+        prefix = (read("prefix", b"") or b"").decode().strip()
+        if prefix:
+            if not u.path.startswith(prefix + "/"):
+                self.record("outside " + u.path, None, 404)
+                return self.reply(404)
+            u = u._replace(path=u.path[len(prefix):])
         ticket = q.get("ticket", [None])[0]
         body = b""
         if post:
