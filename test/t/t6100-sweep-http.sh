@@ -47,12 +47,19 @@ test_expect_success '/config: 403 for a wrong or malformed session, the configur
 	test "$(code "config?sessionID=$SID")" = 200 && cmp body "$SDIR/config"
 '
 
+# refused URL: Apache maps it to nothing (403 or 404), though the session is right
+refused() {
+	case $(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/$1") in
+	403 | 404) ;;
+	*) echo "$1 answered" >&2; return 1 ;;
+	esac
+}
+
 test_expect_success 'the endpoints are the project'"'"'s own: nothing at the server'"'"'s root, no other path under sweep' '
-	test "$(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/config?sessionID=$SID")" = 404 &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/task?sessionID=$SID")" = 404 &&
+	refused "config?sessionID=$SID" && refused "task?sessionID=$SID" &&
+	refused "wseq/config?sessionID=$SID" && refused "wseq_cgi/config?sessionID=$SID" &&
 	test "$(code "config/x?sessionID=$SID")" = 404 &&
-	test "$(code "?sessionID=$SID")" = 404 &&
-	test "$(curl -s -o /dev/null -w "%{http_code}" "http://$HOSTPORT/wseq_cgi/config?sessionID=$SID")" = 404
+	test "$(code "?sessionID=$SID")" = 404
 '
 
 test_expect_success '/worker: 403 for a wrong session or name, 415 for an unknown platform, the binary otherwise' '
