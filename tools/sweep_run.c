@@ -86,6 +86,7 @@ struct run {
 	struct sweep_spec spec;
 	char *url;              /* how the hosts reach the master: the endpoints' base URL */
 	char *client;           /* the local sweep_client */
+	char client_md5[MD5_HEX_LEN + 1];
 	char md5[MD5_HEX_LEN + 1];
 	char *ctl_dir;          /* the ssh control sockets (one shared connection a host), or NULL */
 	char *sandbox;          /* the private project's directory, or NULL */
@@ -528,7 +529,12 @@ static int start_client(struct run *r, struct host *h)
 
 	sbuf_addstr(&cmd, "cd ");
 	sh_quote(&cmd, r->o->remote_dir);
-	sbuf_addstr(&cmd, " 2>/dev/null || exit 127; exec ./sweep_client --host ");
+	/*
+	 * A sweep_client there that is not this master's (an older one, which
+	 * may not take the arguments below) counts as missing: it is copied anew.
+	 */
+	sbuf_addf(&cmd, " 2>/dev/null || exit 127; test \"$(md5sum <sweep_client 2>/dev/null)\" = "
+		  "'%s  -' || exit 127; exec ./sweep_client --host ", r->client_md5);
 	sh_quote(&cmd, h->label);
 	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
 	sh_quote(&cmd, r->spec.worker_name);
@@ -909,6 +915,8 @@ static int setup_worker(struct run *r)
 	r->client = r->o->client ? xstrdup(r->o->client) : find_tool("sweep_client");
 	if (access(r->client, R_OK) != 0)
 		return log_error("cannot read the client to deploy, %s (--client FILE)", r->client);
+	if (md5_file(r->client, r->client_md5, NULL) < 0)
+		return -1;
 	return setup_url(r);
 }
 

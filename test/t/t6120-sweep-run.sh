@@ -88,7 +88,9 @@ test_expect_success 'the client was missing on every slave: copied by scp after 
 	for u in $SSHD_SLAVE_USERS; do
 		test -x "$D/home/$u/.wseq-sweep/sweep_client" || return 1
 	done &&
-	test "$(grep -c "copying the client" s1/run.log)" = 3
+	test "$(grep -c "copying the client" s1/run.log)" = 3 &&
+	# given the private project'"'"'s own sweep URL, under its name
+	grep -q "the clients connect to http://127.0.0.1:$PORT/sweep_cgi/sweep\$" s1/run.log
 '
 
 test_expect_success 'one ssh login a slave: start, check, mkdir, scp and start again share it' '
@@ -128,7 +130,7 @@ test_expect_success 'statistics: the failed sets, with why (exit status, timeout
 test_expect_success 'the session ID is in no log, here or on the slaves; the private project is stopped' '
 	sid=$(sed -n "s/^session \([0-9a-f]*\):.*/\1/p" s1/stats) && test -n "$sid" &&
 	! grep -r -q "$sid" "$D/home" "$SB/apache/logs" "$SB/project/log" &&
-	grep -q "GET /task " "$SB/apache/logs/access.log" &&
+	grep -q "GET /sweep_cgi/sweep/task " "$SB/apache/logs/access.log" &&
 	test_must_fail wseq_sandbox status "$SB" >/dev/null &&
 	test_must_fail sweep --sandbox "$SB" status "$sid" 2>err &&
 	grep "is the private project in $SB running" err
@@ -137,6 +139,13 @@ test_expect_success 'the session ID is in no log, here or on the slaves; the pri
 # --- the master killed mid-run, the machine "rebooted", then resume ---------
 
 JOBS=3 make_sweep s2 30 45
+
+test_expect_success 'a slave whose sweep_client is not this master'"'"'s (an older one) gets a fresh copy' '
+	stale=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2) &&
+	f="$D/home/$stale/.wseq-sweep/sweep_client" &&
+	printf "#!/bin/sh\necho need 5 arguments >&2\nexit 1\n" >"$f" &&
+	! cmp -s "$f" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
+'
 
 test_expect_success 'the master killed with -9 mid-run, the server stopped too; sweep resume completes it' '
 	(cd s2 && exec $RUN run spec >stats 2>run.log) &
@@ -154,7 +163,11 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
 	expect_blocks s2 ok $(seq 1 45) &&
 	# the killed master'"'"'s directory of shared ssh connections went with the resume
-	test "$(ctl_dirs)" = "$(($(cat ctl.before) - 1))"
+	test "$(ctl_dirs)" = "$(($(cat ctl.before) - 1))" &&
+	stale=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2) &&
+	grep "copying the client" s2/run.log >copied && test_line_count = 1 copied &&
+	test_grep "host $stale@" copied &&
+	cmp "$D/home/$stale/.wseq-sweep/sweep_client" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
 '
 
 test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
