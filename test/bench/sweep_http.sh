@@ -47,7 +47,7 @@ command -v sweep_client >/dev/null && command -v sweep >/dev/null || die "sweep 
 [ -f /usr/lib/apache2/modules/mod_fcgid.so ] ||
 	say "mod_fcgid is not installed (libapache2-mod-fcgid): every run is plain CGI"
 bench_sandbox_up
-HOSTPORT=$(echo "$PROJECT_URL" | sed 's|^http://\([^/]*\)/.*|\1|')
+SWEEP_URL="${PROJECT_URL%wseq/}wseq_cgi/sweep"    # the project's own sweep endpoints
 APACHE_CONF=$SB/apache/httpd.conf
 
 if [ -n "$EXTRA_SQL" ]; then
@@ -132,7 +132,7 @@ warm_up() {
 	local i n=$(($1 * 2 > 16 ? 16 : $1 * 2))
 	for ((i = 0; i < n; i++)); do
 		(end=$((SECONDS + 3))
-		while [ $SECONDS -lt $end ]; do curl -s -o /dev/null "http://$HOSTPORT/config?sessionID=warmup"; done) &
+		while [ $SECONDS -lt $end ]; do curl -s -o /dev/null "$SWEEP_URL/config?sessionID=warmup"; done) &
 	done
 	wait
 }
@@ -151,7 +151,7 @@ run() {
 	t0=$EPOCHREALTIME
 	for ((i = 1; i <= k; i++)); do
 		echo "$sid" | sweep_client --dir "$CDIR/run/$i" --max-silence 60 --host "bench$i" - worker \
-			"$MD5" "${HOSTPORT%:*}" "${HOSTPORT#*:}" 2>"$CDIR/run/$i.log" &
+			"$MD5" "$SWEEP_URL" 2>"$CDIR/run/$i.log" &
 		pids="$pids $!"
 	done
 	for i in $pids; do wait "$i" || rc=1; done

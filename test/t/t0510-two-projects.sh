@@ -165,4 +165,17 @@ test_expect_success 'nothing answers at the server root' '
 	done
 '
 
+test_expect_success 'a third project added to the running sandbox: Apache serves it too, the others keep their data' '
+	web=$(cat "$sbdir/apache/run/httpd.pid") &&
+	wseq_sandbox up "$sbdir" --no-daemons 2>/dev/null &&
+	test "$(cat "$sbdir/apache/run/httpd.pid")" = "$web" &&
+	wseq_sandbox up "$sbdir" --extra-project gamma --no-daemons 2>up3.log &&
+	test_grep "master page at ${SERVER}gamma/" up3.log &&
+	test "$(status "${SERVER}gamma/get_project_config.php")" = 200 && test_grep "<name>gamma</name>" body &&
+	test "$(status "${SERVER}alpha/get_project_config.php")" = 200 && test_grep "<name>alpha</name>" body &&
+	rpc gamma "$(penv gamma ADMIN_AUTHENTICATOR)" && test_grep "<project_name>gamma</project_name>" reply &&
+	test "$(test_sql alpha -e "select count(*) from host")" = 1 &&
+	test "$(penv gamma PROJECT_DIR)" = "$sbdir/project-gamma"
+'
+
 test_done
