@@ -26,6 +26,51 @@ const struct db_query dbq_result_host_count = {
 	"SELECT COUNT(*) FROM result WHERE hostid=? AND server_state=4", "i"
 };
 
+/* resend_lost_results: a host's ordinary jobs in progress, and the two fates of a lost one */
+const struct db_query dbq_result_host_jobs_in_progress = {
+	"result_host_jobs_in_progress", &db_result_table,
+	"WHERE hostid=? AND server_state=4 AND seq_id=0 ORDER BY id LIMIT 1000", "i"
+};
+const struct db_query dbq_result_resend = {
+	"result_resend", NULL,
+	"UPDATE result SET sent_time=?, report_deadline=?, app_version_id=?, app_version_num=? "
+	"WHERE id=? AND hostid=? AND server_state=4", "iiiiii"
+};
+/* as a timeout marks it (no reply): a late report is still taken */
+const struct db_query dbq_result_lost = {
+	"result_lost", NULL,
+	"UPDATE result SET server_state=5, outcome=4 WHERE id=? AND hostid=? AND server_state=4", "ii"
+};
+
+int db_result_enum_host_jobs_in_progress(struct db *db, int64_t hostid,
+					 int (*fn)(struct db_result *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid) };
+
+	return db_result_query(db, &dbq_result_host_jobs_in_progress, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_result_resend(struct db *db, const struct db_result *r)
+{
+	struct db_val v[] = {
+		DBV_INT(r->sent_time), DBV_INT(r->report_deadline), DBV_INT(r->app_version_id),
+		DBV_INT(r->app_version_num), DBV_INT(r->id), DBV_INT(r->hostid),
+	};
+	int64_t matched = 0;
+	int rc = db_query_exec(db, &dbq_result_resend, v, ARRAY_SIZE(v), &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
+int db_result_mark_lost(struct db *db, int64_t id, int64_t hostid)
+{
+	struct db_val v[] = { DBV_INT(id), DBV_INT(hostid) };
+	int64_t matched = 0;
+	int rc = db_query_exec(db, &dbq_result_lost, v, ARRAY_SIZE(v), &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
 int db_result_report(struct db *db, const struct db_result_report *r)
 {
 	struct db_val v[] = {

@@ -36,6 +36,11 @@ const struct param sched_params[] = {
 	  PARAM_BOUNDED, 0, 1, "F",
 	  "sequence segments fill at most this fraction of the work a client asks for; ordinary "
 	  "jobs fill the rest" },
+	{ "resend_lost_results", PARAM_BOOL, offsetof(struct sched_settings, resend_lost_results), "0",
+	  0, 0, 0, NULL,
+	  "a job a host's client no longer has (not in its <other_results>) is sent again with a new "
+	  "deadline, or, if too late for that, ended as no reply so another host gets it; a lost "
+	  "sequence segment relocates the sequence" },
 	S("daily_result_quota", daily_result_quota, "0", 0, 1e6, "N",
 	  "jobs a host gets a day per CPU (0: no quota); halved on each error, doubled on each "
 	  "success up to N again"),
@@ -370,6 +375,8 @@ static int send_work(const struct sched_ctx *ctx, const struct sched_request *re
 	double seconds = 0;
 	int rc = db_savepoint(ctx->db, "send");
 
+	if (rc == DB_OK)
+		rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
 		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)

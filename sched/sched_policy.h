@@ -51,6 +51,19 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
  * rsc_disk_bound)? A host that reports none has none.
  */
 bool sched_host_fits(const struct db_host *host, double memory, double disk);
+/* ---- lost jobs (sched_resend.c) ---- */
+
+/* Does the client hold job name (in <other_results>) or report it in this request? */
+bool sched_client_has(const struct sched_request *req, const char *name);
+/*
+ * resend_lost_results: the host's ordinary jobs in progress that its client
+ * no longer has are sent again (fresh deadline) or, if too late, marked
+ * over with no reply. Only when the client listed its jobs and asks for work.
+ */
+int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct sched_apps *apps,
+		      struct sched_reply *reply, double *seconds);
+
 /* ---- daily result quota (sched_quota.c) ---- */
 
 /* The UTC day of time t: the quota's count starts again when it changes. */
