@@ -11,6 +11,7 @@
 #include "db_web.h"
 #include "db_stats.h"
 #include "db_status.h"
+#include "db_cancel.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -42,14 +43,16 @@ const struct db_query *const db_queries[] = {
 	&dbq_wu_set_transition, &dbq_wu_segment_newest, &dbq_seq_lock, &dbq_seq_set_unvalidated,
 	&dbq_seq_last_state_upto, &dbq_seq_invalid, &dbq_seq_group_fail, &dbq_group_fail,
 	&dbq_result_seq_host_failed, &dbq_seq_lock_many,
-	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_wu_cancel_batch,
-	&dbq_result_cancel_batch, &dbq_result_cancel_wu, &dbq_job_file_lease_batch,
+	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_job_file_lease_batch,
 	&dbq_result_chosen, &dbq_batch_by_name_lock, &dbq_batch_njobs, &dbq_bfa_drop_batch,
 	&dbq_bfa_count_file, &dbq_bfa_count_user, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,
 	&dbq_sweep_returned, &dbq_sweep_result_judged, &dbq_sweep_wu_valid, &dbq_sweep_wu_invalid,
 	&dbq_sweep_report, &dbq_sweep_tasks, &dbq_sweep_count_tasks, &dbq_sweep_count_running,
 	&dbq_sweep_waiting, &dbq_sweep_ended,
-	&dbq_wu_touch_batch, &dbq_seq_batch, &dbq_wu_segment_live,
+	&dbq_seq_batch, &dbq_wu_segment_live,
+	&dbq_wu_cancel, &dbq_wu_cancel_batch, &dbq_result_cancel_wu, &dbq_result_cancel_batch,
+	&dbq_wu_touch_batch, &dbq_seq_cancel, &dbq_batch_lock, &dbq_batch_set_state,
+	&dbq_seq_batch_active, &dbq_cancel_pick_range, &dbq_cancel_pick_name,
 	&dbq_credit_lock[0], &dbq_credit_lock[1], &dbq_credit_lock[2],
 	&dbq_credit_add[0], &dbq_credit_add[1], &dbq_credit_add[2],
 	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],
