@@ -12,6 +12,7 @@
 #include "db_stats.h"
 #include "db_status.h"
 #include "db_cancel.h"
+#include "db_ops.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -53,6 +54,13 @@ const struct db_query *const db_queries[] = {
 	&dbq_wu_cancel, &dbq_wu_cancel_batch, &dbq_result_cancel_wu, &dbq_result_cancel_batch,
 	&dbq_wu_touch_batch, &dbq_seq_cancel, &dbq_batch_lock, &dbq_batch_set_state,
 	&dbq_seq_batch_active, &dbq_cancel_pick_range, &dbq_cancel_pick_name,
+	&dbq_ops_result_states, &dbq_ops_wu_states, &dbq_ops_seq_states, &dbq_ops_batch_states,
+	&dbq_ops_outcomes_since, &dbq_ops_errors_by_app, &dbq_ops_errors_by_host,
+	&dbq_ops_host_counts, &dbq_ops_batch_wu_counts, &dbq_ops_batch_result_counts,
+	&dbq_ops_recent_errors, &dbq_ops_host_results, &dbq_ops_wu_results, &dbq_ops_hosts_recent,
+	&dbq_ops_host_sequences, &dbq_ops_batches, &dbq_ops_batch_jobs, &dbq_ops_batch_lease,
+	&dbq_ops_sequences, &dbq_ops_sequences_state, &dbq_ops_seq_segments, &dbq_ops_seq_files,
+	&dbq_ops_versions, &dbq_ops_platforms,
 	&dbq_credit_lock[0], &dbq_credit_lock[1], &dbq_credit_lock[2],
 	&dbq_credit_add[0], &dbq_credit_add[1], &dbq_credit_add[2],
 	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],
