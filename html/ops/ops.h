@@ -61,6 +61,8 @@ void ops_esc(struct sbuf *b, const char *s);
 void ops_link(struct ops *o, const char *rel, const char *text);
 void ops_linkf(struct ops *o, const char *text, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A "none" row of a table of cols columns if nothing was added to the body since mark. */
+void ops_none_row(struct ops *o, size_t mark, int cols);
 /* Numbers and times for people. */
 void ops_int(struct sbuf *b, int64_t v);
 void ops_time(struct sbuf *b, int64_t t);

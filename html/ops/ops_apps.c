@@ -19,7 +19,7 @@ struct lists {
 	size_t ncounts;
 };
 
-#define TAKE(fn, type, arr, n, freefn)                                  \
+#define TAKE(fn, type, arr, n)                                  \
 	static int fn(type *r, void *arg)                               \
 	{                                                               \
 		struct lists *l = arg;                                  \
@@ -30,10 +30,10 @@ struct lists {
 		memset(r, 0, sizeof(*r));                               \
 		return 0;                                               \
 	}
-TAKE(take_app, struct db_app, apps, napps, db_app_free)
-TAKE(take_version, struct db_app_version, vs, nvs, db_app_version_free)
-TAKE(take_platform, struct db_platform, ps, nps, db_platform_free)
-TAKE(take_count, struct db_status_app, counts, ncounts, NULL)
+TAKE(take_app, struct db_app, apps, napps)
+TAKE(take_version, struct db_app_version, vs, nvs)
+TAKE(take_platform, struct db_platform, ps, nps)
+TAKE(take_count, struct db_status_app, counts, ncounts)
 
 static void lists_free(struct lists *l)
 {

@@ -11,7 +11,6 @@
 
 #define BATCHES_PER_PAGE 50
 #define BATCH_JOBS 200
-#define BATCH_SEQS 200
 
 struct app_cache {
 	int64_t id;
@@ -184,7 +183,7 @@ static int job_row(struct db_job_status *j, void *arg)
 	sbuf_addf(o->b, "</td><td class=\"%s\">%s</td><td class=\"num\">%d</td></tr>\n",
 		  j->error_mask ? "bad" : j->canonical_resultid ? "ok" : "",
 		  j->error_mask & WU_ERROR_CANCELLED ? "cancelled" : j->error_mask ? "failed" :
-		  j->canonical_resultid ? "done" : "in progress", j->nsent);
+		  j->canonical_resultid ? "done" : j->nsent ? "in progress" : "unsent", j->nsent);
 	return 0;
 }
 
@@ -219,6 +218,7 @@ void ops_batch(struct ops *o)
 	struct batch_tally t = { 0 };
 	int64_t id, lease = 0;
 	char title[64];
+	size_t mark;
 	int rc;
 
 	if (!ops_id_param(o, "id", &id))
@@ -241,10 +241,14 @@ void ops_batch(struct ops *o)
 		cancel_form(o, "batch", id, "Cancel this batch");
 	sbuf_addstr(o->b, "<h2>Sequences</h2>\n<table id=\"batch_seqs\">\n<tr><th>Sequence</th>"
 			  "<th>State</th><th>Done</th><th>Relocations</th></tr>\n");
+	mark = o->b->len;
 	db_sequence_enum_batch(o->c->db, id, 0, seq_row, o);
+	ops_none_row(o, mark, 4);
 	sbuf_addf(o->b, "</table>\n<h2>Jobs (the first %d)</h2>\n<table id=\"batch_jobs\">\n"
 			"<tr><th>Job</th><th>State</th><th>Results sent</th></tr>\n", BATCH_JOBS);
+	mark = o->b->len;
 	db_ops_batch_jobs(o->c->db, id, BATCH_JOBS, job_row, o);
+	ops_none_row(o, mark, 3);
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:

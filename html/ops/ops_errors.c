@@ -178,7 +178,7 @@ void ops_errors(struct ops *o)
 	by_app(o, &c[1], apps);
 	by_host(o, &c[2]);
 	sbuf_addf(o->b, "<h2>The latest %d errors</h2>\n<table id=\"latest\">\n<tr><th>Result</th>"
-			"<th>Host</th><th>Outcome</th><th>Exit</th><th>Reported</th><th>stderr</th>"
+			"<th>Host</th><th>Outcome</th><th>Exit</th><th>Reported or due</th><th>stderr</th>"
 			"</tr>\n", LATEST_MAX);
 	if (db_ops_recent_errors(db, since, LATEST_MAX, latest_row, o) != DB_OK)
 		sbuf_addstr(o->b, "<tr><td colspan=\"6\" class=\"error\">cannot be read</td></tr>\n");

@@ -170,6 +170,7 @@ void ops_host(struct ops *o)
 	struct host_tally t = { 0 };
 	int64_t id;
 	char title[64];
+	size_t mark;
 	int rc;
 
 	if (!ops_id_param(o, "id", &id))
@@ -188,12 +189,16 @@ void ops_host(struct ops *o)
 	host_facts(o, &h, &t);
 	sbuf_addstr(o->b, "<h2>Sequences assigned to it now</h2>\n<table id=\"host_seqs\">\n"
 			  "<tr><th>Sequence</th><th>State</th><th>Branch</th><th>Relocations</th></tr>\n");
+	mark = o->b->len;
 	db_ops_host_sequences(o->c->db, id, HOST_SEQS, seq_row, o);
+	ops_none_row(o, mark, 4);
 	sbuf_addf(o->b, "</table>\n<h2>Its latest %d results</h2>\n<table id=\"host_results\">\n"
 			"<tr><th>Result</th><th>State</th><th>Exit</th><th>Sent</th><th>Received</th>"
 			"</tr>\n", HOST_RESULTS);
+	mark = o->b->len;
 	if (db_ops_host_results(o->c->db, id, HOST_RESULTS, result_row, o) != DB_OK)
 		sbuf_addstr(o->b, "<tr><td colspan=\"5\" class=\"error\">cannot be read</td></tr>\n");
+	ops_none_row(o, mark, 5);
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:

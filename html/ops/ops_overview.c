@@ -32,7 +32,7 @@ static void log_tail(struct sbuf *b, const char *path)
 	int lines = 0;
 
 	if (fd < 0) {
-		sbuf_addstr(b, "<p class=\"dim\">No log yet.</p>\n");
+		sbuf_addstr(b, " <span class=\"dim\">(no log yet)</span></h3>\n");
 		return;
 	}
 	end = lseek(fd, 0, SEEK_END);
@@ -43,7 +43,7 @@ static void log_tail(struct sbuf *b, const char *path)
 	n = read(fd, buf, LOG_TAIL_BYTES);
 	close(fd);
 	if (n <= 0) {
-		sbuf_addstr(b, "<p class=\"dim\">The log is empty.</p>\n");
+		sbuf_addstr(b, " <span class=\"dim\">(empty)</span></h3>\n");
 		return;
 	}
 	buf[n] = '\0';
@@ -52,7 +52,7 @@ static void log_tail(struct sbuf *b, const char *path)
 	for (p = buf + n; p > buf; p--)
 		if (p[-1] == '\n' && ++lines == LOG_TAIL_LINES)
 			break;
-	sbuf_addstr(b, "<pre class=\"log\">");
+	sbuf_addstr(b, "</h3>\n<pre class=\"log\">");
 	ops_esc(b, p);
 	sbuf_addstr(b, "</pre>\n");
 }
@@ -91,16 +91,20 @@ static void daemons(struct ops *o)
 		}
 		proc_daemon_free(&d);
 	}
-	sbuf_addstr(o->b, "</table>\n");
+	sbuf_addstr(o->b, "</table>\n<h2>The last lines of their logs</h2>\n");
 	for (i = 0; i < cfg->ndaemons; i++) {
 		struct proc_daemon d;
 
 		if (proc_daemon_init(cfg, &cfg->daemons[i], &d) == 0) {
-			sbuf_addstr(o->b, "<h3>");
+			size_t n = strlen(cfg->project_dir);
+			const char *rel = !strncmp(d.log_path, cfg->project_dir, n) &&
+					  d.log_path[n] == '/' ? d.log_path + n + 1 : d.log_path;
+
+			sbuf_addstr(o->b, "<h3 class=\"log\">");
 			ops_esc(o->b, d.name);
 			sbuf_addstr(o->b, " <span class=\"dim\">");
-			ops_esc(o->b, d.log_path);
-			sbuf_addstr(o->b, "</span></h3>\n");
+			ops_esc(o->b, rel);
+			sbuf_addstr(o->b, "</span>");
 			log_tail(o->b, d.log_path);
 		}
 		proc_daemon_free(&d);

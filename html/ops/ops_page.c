@@ -187,7 +187,7 @@ static const char style[] =
 	"th{background:#eef1f5;font-weight:600}td.num{text-align:right;font-variant-numeric:"
 	"tabular-nums}.ok{color:#186a2e}.bad{color:#a61b1b;font-weight:600}.dim{color:#777}"
 	".running{color:#186a2e;font-weight:600}.not-running{color:#a61b1b;font-weight:600}"
-	"pre.log{background:#101820;color:#d7e3f0;padding:.5em;overflow:auto;max-height:12em;"
+	"h3.log{font-size:1em;margin:.6em 0 .2em}pre.log{background:#101820;color:#d7e3f0;padding:.5em;overflow:auto;max-height:12em;"
 	"font-size:12px;margin:.2em 0 .8em}.error{color:#a61b1b}.message{font-size:1.1em}"
 	"form.action{margin:.6em 0}button.danger{background:#a61b1b;color:#fff;border:0;"
 	"padding:.35em .9em;border-radius:3px;cursor:pointer}"

@@ -100,8 +100,12 @@ static int64_t bar_end(const struct ops_timeline *t, const struct db_ops_segment
 		end = t->now;
 	else if (r->outcome == RESULT_OUTCOME_NO_REPLY && r->report_deadline > 0)
 		end = r->report_deadline;
+	else if (cut)
+		end = cut;
+	else if (t->seq->state != SEQ_STATE_ACTIVE && t->seq->mod_time > r->sent_time)
+		end = t->seq->mod_time;         /* retired when the sequence ended */
 	else
-		end = cut ? cut : t->now;
+		end = t->now;
 	/* what never came back ends, on a dead branch, where the relocation cut it */
 	return cut && end > cut && cut >= r->sent_time ? cut : end;
 }
@@ -188,7 +192,8 @@ static void bar(struct sbuf *b, const struct ops_timeline *t, const struct db_op
 	if (bh >= 9 && w >= 8.0 * (s->seqno >= 100 ? 3 : s->seqno >= 10 ? 2 : 1) + 4)
 		sbuf_addf(b, "<text class=\"segno\" x=\"%.1f\" y=\"%.1f\">%d</text>\n", x0 + w / 2,
 			  by + bh / 2 + 3.5, s->seqno);
-	file_marks(b, t, s, x0, y + BAR_Y + BARS_H + 2);
+	/* uploads happen as a segment ends: the marks under its end */
+	file_marks(b, t, s, p->x1 - 16 > x0 ? p->x1 - 16 : x0, y + BAR_Y + BARS_H + 2);
 }
 
 /* Each drawn segment of branch its place; the number of lanes used. */

@@ -48,6 +48,12 @@ void ops_linkf(struct ops *o, const char *text, const char *fmt, ...)
 	sbuf_free(&rel);
 }
 
+void ops_none_row(struct ops *o, size_t mark, int cols)
+{
+	if (o->b->len == mark)
+		sbuf_addf(o->b, "<tr><td colspan=\"%d\" class=\"dim\">none</td></tr>\n", cols);
+}
+
 void ops_int(struct sbuf *b, int64_t v)
 {
 	char tmp[32];

@@ -41,6 +41,17 @@ def texts(b, css):
     return [b._call("GET", b._s("/element/%s/text" % e[ELEMENT])) for e in els]
 
 
+def full_shot(b, name):
+    """A screenshot of the whole page: the window made as tall as the page first."""
+    try:
+        h = b._call("POST", b._s("/execute/sync"),
+                    {"script": "return document.documentElement.scrollHeight", "args": []})
+        b._call("POST", b._s("/window/rect"), {"width": 1100, "height": min(int(h) + 140, 5000)})
+    except Exception:  # noqa: BLE001 -- a short screenshot is still a screenshot
+        pass
+    b.screenshot(name)
+
+
 def signed_in(b):
     return "Sign out" in b.source()
 
@@ -83,6 +94,7 @@ def step_refused(b, args):
         b.click("#login_pw")
     b.wait_url(lambda u: u.endswith("/login"))
     check(not signed_in(b), "the sign-in was refused")
+    b.screenshot("ops-14-sign-in-refused.png")
     msg = " ".join(texts(b, "p.error"))
     print("error: " + msg)
     check(msg != "", "the page says why")
@@ -93,7 +105,7 @@ def step_shot(b, args):
     b.get(URL + rel)
     check(signed_in(b), "signed in on " + rel)
     check(b.text("h1") != "Sign in", "the page " + rel + " is shown")
-    b.screenshot(name + ".png")
+    full_shot(b, name + ".png")
     print("h1: " + b.text("h1"))
     for css in args[2:]:
         print("%s: %d" % (css, count(b, css)))
