@@ -42,8 +42,9 @@ void ops_login_post(struct ops *o);
 void ops_logout_post(struct ops *o);
 /* A POST with this page's CSRF token; else a 403 (or 405) page and false. */
 bool ops_post_ok(struct ops *o);
-/* "admin NAME (user N)" for the log, control characters replaced. */
+/* "NAME (user N) [ADDR]" for the log, control characters replaced. */
 const char *ops_who(struct ops *o);
+const char *ops_who_is(const struct db_user *u, const char *addr);
 
 void ops_start(struct ops *o, const char *title);
 void ops_end(struct ops *o);

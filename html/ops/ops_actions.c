@@ -165,7 +165,7 @@ void ops_cancel_post(struct ops *o)
 	} else if (rc == CANCEL_ERROR) {
 		ops_db_failed(o, "cancel");
 	} else {
-		log_info("ops: %s cancelled %s %" PRId64 ": %s (%" PRId64 " workunits, %" PRId64
+		log_info("ops: admin %s cancelled %s %" PRId64 ": %s (%" PRId64 " workunits, %" PRId64
 			 " sequences, %" PRId64 " unsent results, %" PRId64 " segments to abort)",
 			 ops_who(o), kinds[k].noun, id, rc == CANCEL_OK ? "done" : "nothing left to do",
 			 n.workunits, n.sequences, n.results, n.aborted);

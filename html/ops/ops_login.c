@@ -147,14 +147,12 @@ void ops_login_post(struct ops *o)
 		ops_login_page(o, 401, e.num == ACCT_ERR_DB || e.throttled || e.num == ACCT_ERR_GENERIC
 			       ? e.msg : "Wrong e-mail address, password or authenticator.");
 	} else if (!ops_is_admin(o->c->db, u.id)) {
-		log_warn("ops [%s]: sign-in refused: user %" PRId64 " is not an admin",
-			 o->r->remote_addr, u.id);
+		log_warn("ops: sign-in refused: %s is not an admin", ops_who_is(&u, o->r->remote_addr));
 		ops_login_page(o, 403, "This account is not one of the project's administrators.");
 	} else if (start_session(o, &u) < 0) {
 		ops_login_page(o, 500, "Signing in failed; try again later.");
 	} else {
-		log_info("ops: admin %s (user %" PRId64 ") signed in [%s]", u.name, u.id,
-			 o->r->remote_addr);
+		log_info("ops: admin %s signed in", ops_who_is(&u, o->r->remote_addr));
 		ops_redirect(o, next_ok(next) ? next : "");
 	}
 	db_user_free(&u);
@@ -176,7 +174,7 @@ void ops_logout_post(struct ops *o)
 		if (db_rec_lookup_by(o->c->db, &db_web_session_table, "token_hash", h, &s) == DB_OK)
 			db_web_session_delete(o->c->db, &s);
 	}
-	log_info("ops: %s signed out", ops_who(o));
+	log_info("ops: admin %s signed out", ops_who(o));
 	sbuf_addf(&o->o->headers, "Set-Cookie: %s=; Path=%s; Max-Age=0; HttpOnly; SameSite=Strict\r\n",
 		  OPS_SESSION_COOKIE, o->base);
 	ops_redirect(o, "");

@@ -135,17 +135,23 @@ void ops_free(struct ops *o)
 	free(o->url);
 }
 
-const char *ops_who(struct ops *o)
+const char *ops_who_is(const struct db_user *u, const char *addr)
 {
+	/* one request at a time: a buffer for the log line being written */
 	static char who[200];
 	size_t i;
 
-	snprintf(who, sizeof(who), "admin %s (user %" PRId64 ") [%s]",
-		 o->admin.name ? o->admin.name : "?", o->admin.id, o->r->remote_addr);
+	snprintf(who, sizeof(who), "%s (user %" PRId64 ") [%s]", u->name ? u->name : "?", u->id,
+		 addr);
 	for (i = 0; who[i]; i++)
 		if ((unsigned char)who[i] < 0x20 || who[i] == 0x7f)
 			who[i] = '?';
 	return who;
+}
+
+const char *ops_who(struct ops *o)
+{
+	return ops_who_is(&o->admin, o->r->remote_addr);
 }
 
 void ops_csrf_field(struct ops *o)
@@ -163,8 +169,7 @@ bool ops_post_ok(struct ops *o)
 	}
 	if (strlen(o->csrf) != 32 || !sent || strlen(sent) != 32 ||
 	    CRYPTO_memcmp(sent, o->csrf, 32)) {
-		log_warn("ops %s [%s]: form refused: no or wrong CSRF token", o->page,
-			 o->r->remote_addr);
+		log_warn("ops [%s]: a form refused: no or wrong CSRF token", o->r->remote_addr);
 		ops_message(o, 403, "Form refused", "This form did not come from the ops pages' own "
 			    "page (or the browser refused their cookie). Go back, reload the page "
 			    "and try again.");

@@ -155,7 +155,7 @@ test_expect_success 'a wrong authenticator, a wrong password, a volunteer and a 
 	test "$(signin j1 "authenticator=$vauth")" = 403 &&
 	test "$(status -b j1 "$OPS")" = 401 &&
 	test "$(q "select count(*) from web_session")" -le 1 &&
-	test_grep "sign-in refused: user [0-9]* is not an admin" "$PROJECT_DIR/log/ops.log"
+	test_grep "sign-in refused: Vol (user [0-9]*) \[127.0.0.1\] is not an admin" "$PROJECT_DIR/log/ops.log"
 '
 
 test_expect_success 'a sign-in form posted without its CSRF token, or with a wrong one, is refused' '
@@ -313,6 +313,17 @@ test_expect_success 'Chromium: cancelling the relocated sequence: it ends in err
 test_expect_success 'Chromium: signing in with the e-mail address and password' '
 	ops pw login_pw "$(cat admin_email)" "admin pw 12" >pw.out && test_grep "^h1: Overview$" pw.out &&
 	ops wrong refused key 0123456789abcdef0123456789abcdef >wr.out && test_grep "^error: Wrong" wr.out
+'
+
+running() { test "$(grep -c "<td class=\"running\">running</td>" out.html)" = "$1"; }
+test_expect_success 'the overview says which daemons run, as bin/status does' '
+	status -b jar "$OPS" >/dev/null && running 0 &&
+	test_project bin/start >/dev/null &&
+	test_atexit "cd \"$PROJECT_DIR\" && bin/stop >/dev/null 2>&1" &&
+	test_wait_for 60 eval "status -b jar \"$OPS\" >/dev/null && running 5" &&
+	test_grep "<td>relocator</td>" out.html &&
+	test_project bin/stop >/dev/null &&
+	test_wait_for 60 eval "status -b jar \"$OPS\" >/dev/null && running 0"
 '
 
 test_expect_success 'signing out ends the session: its row is gone and the pages answer 401 again' '
