@@ -45,9 +45,23 @@ static void error_rate(struct ops *o, const struct host_tally *t)
 	sbuf_addstr(o->b, "</td>");
 }
 
+struct host_walk {
+	struct ops *o;
+	int n;
+};
+
+static void turnaround(struct ops *o, double t)
+{
+	if (t > 0)
+		ops_duration(o->b, t);
+	else
+		sbuf_addstr(o->b, "-");
+}
+
 static int host_row(struct db_host *h, void *arg)
 {
-	struct ops *o = arg;
+	struct host_walk *w = arg;
+	struct ops *o = w->o;
 	struct host_tally t = { 0 };
 	char id[32];
 
@@ -63,15 +77,17 @@ static int host_row(struct db_host *h, void *arg)
 	sbuf_addf(o->b, "</td><td class=\"num\">%d</td>", h->p_ncpus);
 	error_rate(o, &t);
 	sbuf_addf(o->b, "<td class=\"num\">%" PRId64 "</td><td class=\"num\">", t.in_progress);
-	ops_duration(o->b, h->avg_turnaround);
+	turnaround(o, h->avg_turnaround);
 	sbuf_addstr(o->b, "</td><td>");
 	ops_time(o->b, h->rpc_time);
 	sbuf_addstr(o->b, "</td></tr>\n");
+	w->n++;
 	return 0;
 }
 
 void ops_hosts(struct ops *o)
 {
+	struct host_walk w = { o, 0 };
 	long days, offset;
 
 	if (!ops_num_param(o, "days", 1, 3650, 30, &days) ||
@@ -89,14 +105,17 @@ void ops_hosts(struct ops *o)
 			  "<th>CPUs</th><th>Error rate</th><th>In progress</th><th>Turnaround</th>"
 			  "<th>Last RPC</th></tr>\n");
 	if (db_ops_hosts_recent(o->c->db, now() - days * 86400L, offset, HOSTS_PER_PAGE, host_row,
-				o) != DB_OK)
+				&w) != DB_OK)
 		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"error\">cannot be read</td></tr>\n");
+	else if (!w.n)
+		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"dim\">none</td></tr>\n");
 	sbuf_addstr(o->b, "</table>\n<p>");
 	if (offset)
 		ops_linkf(o, "Newer", "hosts?days=%ld&offset=%ld", days,
 			  offset > HOSTS_PER_PAGE ? offset - HOSTS_PER_PAGE : 0);
 	sbuf_addstr(o->b, " ");
-	ops_linkf(o, "Older", "hosts?days=%ld&offset=%ld", days, offset + HOSTS_PER_PAGE);
+	if (w.n == HOSTS_PER_PAGE)
+		ops_linkf(o, "Older", "hosts?days=%ld&offset=%ld", days, offset + HOSTS_PER_PAGE);
 	sbuf_addstr(o->b, "</p>\n");
 	ops_end(o);
 }
@@ -131,7 +150,7 @@ static void host_facts(struct ops *o, const struct db_host *h, const struct host
 	sbuf_addstr(o->b, "</td></tr>\n<tr><th>Last RPC</th><td>");
 	ops_time(o->b, h->rpc_time);
 	sbuf_addstr(o->b, "</td></tr>\n<tr><th>Average turnaround</th><td>");
-	ops_duration(o->b, h->avg_turnaround);
+	turnaround(o, h->avg_turnaround);
 	sbuf_addstr(o->b, "</td></tr>\n<tr><th>Error rate</th>");
 	error_rate(o, t);
 	sbuf_addf(o->b, "</tr>\n<tr><th>In progress</th><td>%" PRId64 "</td></tr>\n</table>\n",

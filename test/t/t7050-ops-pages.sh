@@ -326,6 +326,14 @@ test_expect_success 'the overview says which daemons run, as bin/status does' '
 	test_wait_for 60 eval "status -b jar \"$OPS\" >/dev/null && running 0"
 '
 
+test_expect_success 'an admin whose rights are taken away is signed out at the next page' '
+	test "$(status -b jar "$OPS")" = 200 &&
+	q "update user_submit set manage_all=0 where user_id=1" &&
+	test "$(status -b jar "$OPS")" = 401 &&
+	q "update user_submit set manage_all=1 where user_id=1" &&
+	test "$(status -b jar "$OPS")" = 200
+'
+
 test_expect_success 'signing out ends the session: its row is gone and the pages answer 401 again' '
 	status -b jar "$OPS" >/dev/null && t=$(csrf_of out.html) &&
 	n=$(q "select count(*) from web_session") &&
