@@ -200,7 +200,7 @@ static int make_dirs(struct project *p)
 	static const struct { const char *dir; mode_t mode; bool web; } dirs[] = {
 		{ "", 0755, false },            { "bin", 0755, false },
 		{ "cgi-bin", 0755, false },     { "html", 0755, false },
-		{ "html/user", 0755, false },   { "html/ops", 0755, false },
+		{ "html/user", 0755, false },
 		{ "html/inc", 0755, false },    { "html/stats", 0755, false },
 		{ "keys", 0711, false },        { "download", 0755, false },
 		{ "upload", 0755, true },       { "log", 0775, true },
@@ -520,6 +520,7 @@ static const struct {
 	{ "web", 8, 1 },
 	{ "submit", 8, 1 },
 	{ "sweep", 16, 2 },
+	{ "ops", 2, 0 },        /* the admins' pages */
 };
 #define FCGI_MAX_REQUESTS 10000
 
@@ -533,7 +534,7 @@ static int write_apache_conf(struct project *p)
 	sbuf_addf(&b, "# Apache configuration for the wseq project %s, made by make_project.\n"
 		      "# Include it from the server configuration: Include %s/%s\n"
 		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core; mod_fcgid if loaded\n"
-		      "# runs the scheduler, the web program, submit and sweep as FastCGI servers).\n\n",
+		      "# runs the scheduler, the web program, submit, sweep and ops as FastCGI servers).\n\n",
 		  p->name, p->root, rel);
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
@@ -547,6 +548,12 @@ static int write_apache_conf(struct project *p)
 	/* ... and the volunteers' pages, the home page (the master URL) first */
 	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s/(%s)?$ %s/cgi-bin/web\n", base, p->name,
 		  WEB_PAGE_NAMES, p->root);
+	/*
+	 * The ops pages: every URL under the ops path goes to the ops program,
+	 * which answers 401 to all of them until an admin signs in (no
+	 * "Require local": admins work from afar, and a proxy is local).
+	 */
+	sbuf_addf(&b, "ScriptAliasMatch ^%s/%s_ops(/.*)?$ %s/cgi-bin/ops\n", base, p->name, p->root);
 	/*
 	 * The parameter sweep's endpoints: at the server's root, where
 	 * sweep_client asks. Bodies of /complete may be as large as the
@@ -571,12 +578,9 @@ static int write_apache_conf(struct project *p)
 	/* the statistics export (db_dump), before the web root's Alias that would take it */
 	sbuf_addf(&b, "Alias %s/%s/stats %s/html/stats\n", base, p->name, p->root);
 	sbuf_addf(&b, "Alias %s/%s %s/html/user\n", base, p->name, p->root);
-	sbuf_addf(&b, "Alias %s/%s_ops %s/html/ops\n", base, p->name, p->root);
 	sbuf_addf(&b, "ScriptAlias %s/%s_cgi %s/cgi-bin\n\n", base, p->name, p->root);
 	sbuf_addf(&b, "<Directory \"%s/html/user\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    DirectoryIndex index.html\n    Require all granted\n</Directory>\n\n", p->root);
-	sbuf_addf(&b, "<Directory \"%s/html/ops\">\n    Options -Indexes\n    AllowOverride None\n"
-		      "    Require local\n</Directory>\n\n", p->root);
 	sbuf_addf(&b, "<Directory \"%s/html/stats\">\n    Options Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n</Directory>\n\n", p->root);
 	sbuf_addf(&b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
@@ -590,7 +594,8 @@ static int write_apache_conf(struct project *p)
 		      "    Require all granted\n"
 		      "    <Files \"file_upload_handler\">\n        LimitRequestBody 0\n    </Files>\n"
 		      "    <Files \"web\">\n        LimitRequestBody 67108864\n    </Files>\n"
-		      "    <IfModule mod_fcgid.c>\n        <FilesMatch \"^(cgi|web|submit|sweep)$\">\n"
+		      "    <Files \"ops\">\n        LimitRequestBody 1048576\n    </Files>\n"
+		      "    <IfModule mod_fcgid.c>\n        <FilesMatch \"^(cgi|web|submit|sweep|ops)$\">\n"
 		      "            SetHandler fcgid-script\n        </FilesMatch>\n    </IfModule>\n"
 		      "</Directory>\n", p->root);
 	rc = write_text(p, rel, &b, 0644);
