@@ -114,6 +114,54 @@ const struct db_query dbq_apps_fingerprint = {
 	FP_OF("app_version") "))", ""
 };
 
+/* Any assigned jobs at all? (asked once a second, not per request) */
+const struct db_query dbq_assignment_max_id = {
+	"assignment_max_id", NULL, "SELECT COALESCE(MAX(id), 0) FROM assignment", ""
+};
+/*
+ * The waiting results of jobs assigned to this host, its user or the
+ * user's team. Not locked: db_result_claim_assigned() takes each one only
+ * if it is still waiting, so two hosts of one user never both get it.
+ */
+const struct db_query dbq_result_assigned = {
+	"result_assigned", &db_result_table,
+	"WHERE server_state=1 AND workunitid IN (SELECT workunitid FROM assignment WHERE "
+	"(target_type=1 AND target_id=?) OR (target_type=2 AND target_id=?) OR "
+	"(target_type=3 AND target_id<>0 AND target_id=(SELECT teamid FROM user WHERE id=?))) "
+	"ORDER BY priority DESC, id LIMIT ?", "iiii"
+};
+const struct db_query dbq_result_claim_assigned = {
+	"result_claim_assigned", NULL,
+	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, report_deadline=?, "
+	"app_version_id=?, app_version_num=? WHERE id=? AND server_state=1", "iiiiiii"
+};
+
+int db_assignment_max_id(struct db *db, int64_t *id)
+{
+	return db_select_i64(db, dbq_assignment_max_id.sql, NULL, 0, id);
+}
+
+int db_result_enum_assigned(struct db *db, int64_t hostid, int64_t userid, int limit,
+			    int (*fn)(struct db_result *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid), DBV_INT(userid), DBV_INT(userid), DBV_INT(limit) };
+
+	return db_result_query(db, &dbq_result_assigned, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_result_claim_assigned(struct db *db, const struct db_result *r)
+{
+	struct db_val v[] = {
+		DBV_INT(r->hostid), DBV_INT(r->userid), DBV_INT(r->sent_time),
+		DBV_INT(r->report_deadline), DBV_INT(r->app_version_id), DBV_INT(r->app_version_num),
+		DBV_INT(r->id),
+	};
+	int64_t matched = 0;
+	int rc = db_query_exec(db, &dbq_result_claim_assigned, v, ARRAY_SIZE(v), &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
 int db_apps_fingerprint(struct db *db, int64_t *fp)
 {
 	return db_select_i64(db, dbq_apps_fingerprint.sql, NULL, 0, fp);

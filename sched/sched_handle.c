@@ -378,6 +378,8 @@ static int send_work(const struct sched_ctx *ctx, const struct sched_request *re
 	if (rc == DB_OK)
 		rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
+		rc = sched_send_assigned(ctx, req, host, apps, reply, &seconds);
+	if (rc == DB_OK)
 		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
 		rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);

@@ -17,6 +17,7 @@ struct sched_apps {
 	bool loaded;
 	double loaded_at, checked_at;
 	int64_t fingerprint;
+	bool have_assignments;  /* some job was ever assigned (create_work --target_*) */
 };
 
 /*
@@ -51,6 +52,17 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
  * rsc_disk_bound)? A host that reports none has none.
  */
 bool sched_host_fits(const struct db_host *host, double memory, double disk);
+/* ---- assigned jobs (sched_assign.c) ---- */
+
+/*
+ * Jobs assigned to this host, its user or the user's team (create_work
+ * --target_*), whose results wait INACTIVE: sent here, before the
+ * ordinary jobs, and to no other host.
+ */
+int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request *req,
+			const struct db_host *host, const struct sched_apps *apps,
+			struct sched_reply *reply, double *seconds);
+
 /* ---- lost jobs (sched_resend.c) ---- */
 
 /* Does the client hold job name (in <other_results>) or report it in this request? */

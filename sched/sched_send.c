@@ -45,15 +45,18 @@ int sched_apps_get(struct db *db, struct sched_apps *a)
 	struct list_arg lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
 	struct list_arg lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
 	double t = dnow();
-	int64_t fp = 0;
+	int64_t fp = 0, maxasg = 0;
 	int rc;
 
 	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at)
 		return DB_OK;
 	rc = db_apps_fingerprint(db, &fp);
+	if (rc == DB_OK)
+		rc = db_assignment_max_id(db, &maxasg);
 	if (rc != DB_OK)
 		return rc;
 	a->checked_at = t;
+	a->have_assignments = maxasg > 0;
 	if (a->loaded && fp == a->fingerprint && t - a->loaded_at < APPS_MAX_AGE)
 		return DB_OK;
 	if (a->loaded)
@@ -71,6 +74,7 @@ int sched_apps_get(struct db *db, struct sched_apps *a)
 	a->loaded = true;
 	a->loaded_at = a->checked_at = t;
 	a->fingerprint = fp;
+	a->have_assignments = maxasg > 0;     /* sched_apps_free() cleared it */
 	return DB_OK;
 }
 
