@@ -95,6 +95,17 @@ test_expect_success 'the quota is per CPU: a two-CPU host gets 8' '
 	test_line_count = 8 last
 '
 
+test_expect_success 'max_wus_in_progress bounds the jobs a host holds at once, per CPU' '
+	sed -i "/daily_result_quota/d; s|<config>|<config>\n    <max_wus_in_progress>3</max_wus_in_progress>|" \
+		"$PROJECT_DIR/config.xml" &&
+	sleep 1 &&
+	rm -f last all && H=0 C=mip N=1 && step OK &&
+	test_line_count = 3 last && hostid_of reply >mip && H=$(cat mip) &&
+	cp last held && : >last && step OK && test_line_count = 0 last &&
+	head -2 held >last && step OK && test_line_count = 2 last &&
+	test "$(q "select count(*) from result where hostid=$H and server_state=4")" = 3
+'
+
 test_expect_success 'no job was sent twice, and every sent job is in progress or reported' '
 	test "$(q "select count(*) from result where server_state=4 and hostid=0")" = 0 &&
 	test "$(q "select count(distinct name) = count(*) from result where server_state>=4")" = 1
