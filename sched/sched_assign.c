@@ -13,29 +13,6 @@
 
 #define ASSIGNED_PER_RPC 50     /* waiting results read per request */
 
-struct waiting {
-	struct db_result *r;
-	size_t n;
-};
-
-static int take_waiting(struct db_result *r, void *arg)
-{
-	struct waiting *w = arg;
-
-	w->r = xrealloc(w->r, (w->n + 1) * sizeof(*w->r));
-	w->r[w->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
-}
-
-static bool wu_in_reply(const struct sched_reply *reply, int64_t wuid)
-{
-	for (size_t i = 0; i < reply->njobs; i++)
-		if (reply->jobs[i].wu.id == wuid)
-			return true;
-	return false;
-}
-
 /* Send r if the host can run it and has no result of its job yet. */
 static int send_one(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
@@ -48,7 +25,7 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 	int64_t had = 0;
 	int rc;
 
-	if (wu_in_reply(reply, r->workunitid))
+	if (sched_wu_in_reply(reply, r->workunitid))
 		return DB_OK;
 	rc = db_result_count_wu_host(ctx->db, r->workunitid, host->id, &had);
 	if (rc != DB_OK || had > 0)
@@ -78,7 +55,7 @@ int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request 
 			const struct db_host *host, const struct sched_apps *apps,
 			struct sched_reply *reply, double *seconds)
 {
-	struct waiting w = { NULL, 0 };
+	struct sched_results w = { NULL, 0 };
 	size_t i;
 	int rc;
 
@@ -86,13 +63,11 @@ int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request 
 					req->cpu_req_instances <= 0))
 		return DB_OK;
 	rc = db_result_enum_assigned(ctx->db, host->id, host->userid, ASSIGNED_PER_RPC,
-				     take_waiting, &w);
+				     sched_take_result, &w);
 	for (i = 0; rc == DB_OK && i < w.n; i++)
 		if ((long)reply->njobs < ctx->cfg->max_wus_to_send &&
 		    sched_quota_left(ctx, host, reply->njobs) > 0)
 			rc = send_one(ctx, req, host, apps, &w.r[i], reply, seconds);
-	for (i = 0; i < w.n; i++)
-		db_result_free(&w.r[i]);
-	free(w.r);
+	sched_results_free(&w);
 	return rc;
 }

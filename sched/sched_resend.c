@@ -29,21 +29,6 @@ bool sched_client_has(const struct sched_request *req, const char *name)
 	return false;
 }
 
-struct jobs {
-	struct db_result *r;
-	size_t n;
-};
-
-static int take_job(struct db_result *r, void *arg)
-{
-	struct jobs *j = arg;
-
-	j->r = xrealloc(j->r, (j->n + 1) * sizeof(*j->r));
-	j->r[j->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
-}
-
 /* One lost job: sent again, or given up. */
 static int resend_one(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
@@ -95,20 +80,18 @@ int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *r
 		      const struct db_host *host, const struct sched_apps *apps,
 		      struct sched_reply *reply, double *seconds)
 {
-	struct jobs j = { NULL, 0 };
+	struct sched_results j = { NULL, 0 };
 	size_t i;
 	int rc;
 
 	if (!ctx->set->resend_lost_results || !req->has_other || host->id <= 0 ||
 	    (req->work_req_seconds <= 0 && req->cpu_req_secs <= 0))
 		return DB_OK;
-	rc = db_result_enum_host_jobs_in_progress(ctx->db, host->id, take_job, &j);
+	rc = db_result_enum_host_jobs_in_progress(ctx->db, host->id, sched_take_result, &j);
 	for (i = 0; rc == DB_OK && i < j.n; i++)
 		if (!sched_client_has(req, j.r[i].name) &&
 		    (long)reply->njobs < ctx->cfg->max_wus_to_send)
 			rc = resend_one(ctx, req, host, apps, &j.r[i], reply, seconds);
-	for (i = 0; i < j.n; i++)
-		db_result_free(&j.r[i]);
-	free(j.r);
+	sched_results_free(&j);
 	return rc;
 }
