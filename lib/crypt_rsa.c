@@ -313,25 +313,37 @@ out:
 	return key;
 }
 
-int crypt_parse_public_key_text(const char *text, EVP_PKEY **out)
+/*
+ * BOINC's key text (print_key_hex): the bit count on the first line, then
+ * exactly n bytes as hex. The client reads the count with sscanf("%d") and
+ * skips past the newline. 0, or -1 logged (what names the text).
+ */
+static int crypt_scan_key_text(const char *text, const char *what, unsigned char *out, size_t n)
 {
-	unsigned char fields[2 * CRYPT_FIELD_LEN];
 	const char *nl;
 	long bits = 0, got;
 
-	*out = NULL;
 	while (isspace((unsigned char)*text))
 		text++;
-	/* The client reads the bit count with sscanf("%d") and skips past the newline. */
 	for (; isdigit((unsigned char)*text) && bits <= CRYPT_MAX_BITS; text++)
 		bits = bits * 10 + (*text - '0');
 	nl = strchr(text, '\n');
 	if (bits < 1 || bits > CRYPT_MAX_BITS || !nl)
-		return log_error("key text: first line must be the bit count (1..%d)", CRYPT_MAX_BITS);
-	got = crypt_scan_hex(nl + 1, fields, sizeof(fields));
-	if (got != (long)sizeof(fields))
-		return log_error("key text: expected %zu bytes of modulus and exponent, found %s",
-				 sizeof(fields), got < 0 ? "more" : "fewer");
+		return log_error("%s: first line must be the bit count (1..%d)", what, CRYPT_MAX_BITS);
+	got = crypt_scan_hex(nl + 1, out, n);
+	if (got != (long)n)
+		return log_error("%s: expected %zu bytes of key, found %s", what, n,
+				 got < 0 ? "more" : "fewer");
+	return 0;
+}
+
+int crypt_parse_public_key_text(const char *text, EVP_PKEY **out)
+{
+	unsigned char fields[2 * CRYPT_FIELD_LEN];
+
+	*out = NULL;
+	if (crypt_scan_key_text(text, "key text", fields, sizeof(fields)) < 0)
+		return -1;
 	*out = crypt_public_from_fields(fields, fields + CRYPT_FIELD_LEN);
 	if (!*out) {
 		ERR_clear_error();
@@ -434,22 +446,10 @@ static EVP_PKEY *crypt_private_from_fields(const unsigned char *p)
 int crypt_parse_private_key_text(const char *text, EVP_PKEY **out)
 {
 	unsigned char fields[CRYPT_PRIVATE_TEXT_BYTES];
-	const char *nl;
-	long bits = 0, got;
 
 	*out = NULL;
-	while (isspace((unsigned char)*text))
-		text++;
-	for (; isdigit((unsigned char)*text) && bits <= CRYPT_MAX_BITS; text++)
-		bits = bits * 10 + (*text - '0');
-	nl = strchr(text, '\n');
-	if (bits < 1 || bits > CRYPT_MAX_BITS || !nl)
-		return log_error("private key text: first line must be the bit count (1..%d)",
-				 CRYPT_MAX_BITS);
-	got = crypt_scan_hex(nl + 1, fields, sizeof(fields));
-	if (got != (long)sizeof(fields))
-		return log_error("private key text: expected %zu bytes of key, found %s",
-				 sizeof(fields), got < 0 ? "more" : "fewer");
+	if (crypt_scan_key_text(text, "private key text", fields, sizeof(fields)) < 0)
+		return -1;
 	*out = crypt_private_from_fields(fields);
 	OPENSSL_cleanse(fields, sizeof(fields));
 	if (!*out) {

@@ -7,40 +7,19 @@ test_sandbox_up sb --no-daemons || exit 1
 APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
 
 q() { test_sql_value "$1"; }
-# req HOSTID CPID [OTHER_RESULTS_XML]: a request for work; with a third
-# argument (even empty) the client lists its jobs in <other_results>.
+# req HOSTID CPID [JOBS]: a one-CPU host's request for REQ seconds of work
+# (default 2); with a third argument (even empty) the client lists JOBS as
+# all it has in <other_results>.
 req() {
-	cat <<-EOT
-	<scheduler_request>
-	<authenticator>$ADMIN_AUTHENTICATOR</authenticator>
-	<hostid>$1</hostid>
-	<rpc_seqno>1</rpc_seqno>
-	<core_client_major_version>7</core_client_major_version>
-	<core_client_minor_version>20</core_client_minor_version>
-	<core_client_release>5</core_client_release>
-	<work_req_seconds>${REQ:-2}</work_req_seconds>
-	<platform_name>x86_64-pc-linux-gnu</platform_name>
-	<code_sign_key>x</code_sign_key>
-	<host_info>
-	    <host_cpid>$2</host_cpid>
-	    <domain_name>host-$2</domain_name>
-	    <p_ncpus>1</p_ncpus>
-	    <p_fpops>1000000000</p_fpops>
-	    <m_nbytes>8000000000</m_nbytes>
-	    <d_free>100000000000</d_free>
-	    <os_name>Linux</os_name>
-	</host_info>
-	EOT
+	local other=
 	if [ $# -ge 3 ]; then
-		echo "<other_results>"
-		for n in $3; do echo "<other_result><name>$n</name></other_result>"; done
-		echo "</other_results>"
+		other="<other_results>$(for n in $3; do printf "<other_result><name>%s</name></other_result>" "$n"; done)</other_results>"
 	fi
-	echo "</scheduler_request>"
+	NCPUS=1 sched_host_request "$ADMIN_AUTHENTICATOR" "$1" "$2" "${REQ:-2}" "$other"
 }
-rpc() { curl -s -o "$2" -w "%{http_code}" --data-binary @"$1" "$SCHED"; }
-sent() { sed -n "/^<result>$/,/^<\/result>$/s|^    <name>\(.*\)</name>$|\1|p" "$1"; }
-hostid_of() { sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" "$1"; }
+rpc() { sched_rpc "$1" "$2" && echo 200; }
+sent() { sched_reply_jobs "$1"; }
+hostid_of() { sched_reply_hostid "$1"; }
 config_set() { sed -i "s|<config>|<config>\n    $1|" "$PROJECT_DIR/config.xml"; }
 
 test_expect_success 'set up: ten jobs; host A gets two' '
