@@ -293,6 +293,28 @@ int account_lookup(struct db *db, const struct account_settings *set, const char
 	return e->num;
 }
 
+int account_lookup_auth(struct db *db, const struct account_settings *set, const char *addr,
+			const char *authenticator, struct db_user *u, struct account_error *e)
+{
+	int rc;
+
+	e->num = 0;
+	e->msg[0] = '\0';
+	e->throttled = false;
+	if (!authenticator || !*authenticator)
+		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: authenticator");
+	if (addr && throttled(db, set, addr, e))
+		return e->num;
+	rc = db_user_lookup_auth(db, authenticator, u);
+	if (rc == DB_NOT_FOUND)
+		account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that key");
+	else if (rc != DB_OK)
+		return db_fail(e);
+	if (e->num && addr && db_login_failed(db, addr, now(), ACCOUNT_LOGIN_WINDOW) != DB_OK)
+		log_error("[%s] cannot count a failed sign-in", addr);
+	return e->num;
+}
+
 int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash,
 		       struct account_error *e)
 {

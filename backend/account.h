@@ -87,6 +87,9 @@ int account_create(struct db *db, const struct project_config *cfg,
 int account_lookup(struct db *db, const struct account_settings *set, const char *addr,
 		   const char *email, const char *passwd_hash, struct db_user *u,
 		   struct account_error *e);
+/* The account of an authenticator, wrong ones rate limited by addr as account_lookup does. */
+int account_lookup_auth(struct db *db, const struct account_settings *set, const char *addr,
+			const char *authenticator, struct db_user *u, struct account_error *e);
 /* Check values as account_create does: ACCT_OK or the error in *e. */
 int account_check_email(const char *email, struct account_error *e);
 int account_check_name(const char *name, const char *what, struct account_error *e);

@@ -257,6 +257,8 @@ void work_params_init(struct work_params *p)
 	p->hr_class = 0;
 	p->size_class = -1;
 	p->wu_id = 0;
+	p->target_type = 0;
+	p->target_id = 0;
 }
 
 int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
@@ -337,7 +339,18 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 	wu->keywords = xstrdup(p->keywords ? p->keywords : "");
 	wu->hr_class = p->hr_class;
 	wu->size_class = p->size_class;
+	if (p->target_type)
+		wu->transitioner_flags = WU_ASSIGNED;
 	rc = db_workunit_insert(db, wu);
+	if (rc == DB_OK && p->target_type) {
+		struct db_assignment a = { 0 };
+
+		a.create_time = wu->create_time;
+		a.target_type = p->target_type;
+		a.target_id = p->target_id;
+		a.workunitid = wu->id;
+		rc = db_assignment_insert(db, &a);
+	}
 	if (rc != DB_OK)
 		rc = rc == DB_RETRY ? DB_RETRY : -1;
 out:
@@ -434,7 +447,9 @@ int work_result_init(const struct project_config *cfg, const struct db_workunit 
 	out->create_time = now();
 	out->workunitid = wu->id;
 	out->appid = wu->appid;
-	out->server_state = RESULT_SERVER_STATE_UNSENT;
+	/* an assigned job's results wait, out of other hosts' way, for the scheduler's target pass */
+	out->server_state = wu->transitioner_flags & WU_ASSIGNED ? RESULT_SERVER_STATE_INACTIVE
+								  : RESULT_SERVER_STATE_UNSENT;
 	out->outcome = RESULT_OUTCOME_INIT;
 	out->validate_state = VALIDATE_STATE_INIT;
 	out->file_delete_state = FILE_DELETE_INIT;

@@ -67,7 +67,16 @@ struct work_params {
 	int hr_class;                   /* kept for SQL; wseq has no homogeneous redundancy */
 	int size_class;                 /* kept for SQL; -1: none (no job size matching) */
 	int64_t wu_id;                  /* the workunit's id; 0: the database chooses */
+	int target_type;                /* ASSIGN_HOST/USER/TEAM: only for that target; 0: any host */
+	int64_t target_id;
 };
+
+/*
+ * workunit.transitioner_flags bit: its results wait INACTIVE until the
+ * scheduler sends them to the host, user or team of its assignment row.
+ * (1 is "no new results": a segment, whose results the sequence makes.)
+ */
+#define WU_ASSIGNED 4
 
 /* Nothing given. */
 void work_params_init(struct work_params *p);
@@ -79,7 +88,8 @@ void work_params_init(struct work_params *p);
  * (relative to the project dir, e.g. "templates/app_out"), transition_time
  * now so the transitioner makes its results at once. wu (zeroed or freed
  * before) gets the row, wu->id included. A duplicate name gives -1 with
- * "workunit NAME already exists". Returns 0, -1 (logged), or DB_RETRY
+ * "workunit NAME already exists". With a target (p->target_type), an
+ * assignment row names it and the workunit is WU_ASSIGNED. Returns 0, -1 (logged), or DB_RETRY
  * when the connection was lost inside the transaction (rerun it).
  */
 int work_create_wu(struct db *db, const char *wu_name, int64_t appid,

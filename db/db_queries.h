@@ -162,10 +162,8 @@ struct db_job_status {
 	int nsent;              /* results sent (sent_time > 0) */
 };
 extern const struct db_table db_job_status_table;
-extern const struct db_query dbq_job_status_batch, dbq_wu_cancel_batch, dbq_result_cancel_batch,
-	dbq_wu_touch_batch,
-	dbq_result_cancel_wu, dbq_job_file_lease_batch, dbq_result_chosen, dbq_batch_by_name_lock,
-	dbq_batch_njobs, dbq_bfa_drop_batch, dbq_bfa_count_file, dbq_bfa_count_user;
+extern const struct db_query dbq_job_status_batch, dbq_job_file_lease_batch, dbq_result_chosen,
+	dbq_batch_by_name_lock, dbq_batch_njobs, dbq_bfa_drop_batch, dbq_bfa_count_file, dbq_bfa_count_user;
 /* The batches the job file is tied to, and how many of them are the user's. */
 int db_job_file_owners(struct db *db, int64_t job_file_id, int64_t user_id, int64_t *batches,
 		       int64_t *mine);
@@ -179,13 +177,6 @@ int db_batch_file_assoc_drop_batch(struct db *db, int64_t batch);
 int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
 			     int (*fn)(struct db_job_status *, void *), void *arg);
 void db_job_status_free(struct db_job_status *s);
-/*
- * A retired batch: its unsent (and inactive) results not needed, its
- * unfinished workunits cancelled, every workunit due for the transitioner
- * (which now releases the files it kept for the submitter).
- */
-int db_batch_retire_jobs(struct db *db, int64_t batch, int64_t t);
-int db_result_cancel_unsent(struct db *db, int64_t wuid);
 /* The batch's job files kept at least until t. */
 int db_job_file_lease_batch(struct db *db, int64_t batch, double t);
 extern const struct db_query dbq_seq_batch, dbq_wu_segment_live;

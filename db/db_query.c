@@ -12,6 +12,8 @@
 #include "db_stats.h"
 #include "db_status.h"
 #include "db_purge.h"
+#include "db_cancel.h"
+#include "db_ops.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -30,6 +32,8 @@ const struct db_query *const db_queries[] = {
 	&dbq_bfa_add, &dbq_user_submit_app_by_user,
 	&dbq_result_count_wu, &dbq_wu_id_by_name, &dbq_app_version_by_key,
 	&dbq_result_report, &dbq_result_wu_host, &dbq_result_host_count,
+	&dbq_result_host_jobs_in_progress, &dbq_result_resend, &dbq_result_lost,
+	&dbq_assignment_max_id, &dbq_result_assigned, &dbq_result_claim_assigned,
 	&dbq_result_activate, &dbq_seq_advance, &dbq_seq_deassign, &dbq_seq_state_uploaded,
 	&dbq_seq_end, &dbq_seq_file_uploaded,
 	&dbq_seq_flag_relocate, &dbq_seq_file_state_uploaded, &dbq_result_seq_retire, &dbq_wu_seq_retire_touch,
@@ -43,14 +47,23 @@ const struct db_query *const db_queries[] = {
 	&dbq_wu_set_transition, &dbq_wu_segment_newest, &dbq_seq_lock, &dbq_seq_set_unvalidated,
 	&dbq_seq_last_state_upto, &dbq_seq_invalid, &dbq_seq_group_fail, &dbq_group_fail,
 	&dbq_result_seq_host_failed, &dbq_seq_lock_many,
-	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_wu_cancel_batch,
-	&dbq_result_cancel_batch, &dbq_result_cancel_wu, &dbq_job_file_lease_batch,
+	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_job_file_lease_batch,
 	&dbq_result_chosen, &dbq_batch_by_name_lock, &dbq_batch_njobs, &dbq_bfa_drop_batch,
 	&dbq_bfa_count_file, &dbq_bfa_count_user, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,
 	&dbq_sweep_returned, &dbq_sweep_result_judged, &dbq_sweep_wu_valid, &dbq_sweep_wu_invalid,
 	&dbq_sweep_report, &dbq_sweep_tasks, &dbq_sweep_count_tasks, &dbq_sweep_count_running,
 	&dbq_sweep_waiting, &dbq_sweep_ended,
-	&dbq_wu_touch_batch, &dbq_seq_batch, &dbq_wu_segment_live,
+	&dbq_seq_batch, &dbq_wu_segment_live,
+	&dbq_wu_cancel, &dbq_wu_cancel_batch, &dbq_result_cancel_wu, &dbq_result_cancel_batch,
+	&dbq_wu_touch_batch, &dbq_seq_cancel, &dbq_batch_lock, &dbq_batch_set_state,
+	&dbq_seq_batch_active, &dbq_cancel_pick_range, &dbq_cancel_pick_name,
+	&dbq_ops_result_states, &dbq_ops_wu_states, &dbq_ops_seq_states, &dbq_ops_batch_states,
+	&dbq_ops_outcomes_since, &dbq_ops_errors_by_app, &dbq_ops_errors_by_host,
+	&dbq_ops_host_counts, &dbq_ops_batch_wu_counts, &dbq_ops_batch_result_counts,
+	&dbq_ops_recent_errors, &dbq_ops_host_results, &dbq_ops_wu_results, &dbq_ops_hosts_recent,
+	&dbq_ops_host_sequences, &dbq_ops_batches, &dbq_ops_batch_jobs, &dbq_ops_batch_lease,
+	&dbq_ops_sequences, &dbq_ops_sequences_state, &dbq_ops_seq_segments, &dbq_ops_seq_files,
+	&dbq_ops_versions, &dbq_ops_platforms,
 	&dbq_credit_lock[0], &dbq_credit_lock[1], &dbq_credit_lock[2],
 	&dbq_credit_add[0], &dbq_credit_add[1], &dbq_credit_add[2],
 	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],

@@ -132,6 +132,17 @@ static const struct db_column web_session_cols[] = {
 };
 const struct db_table db_web_session_table = TABLE(web_session);
 
+static const struct db_column assignment_cols[] = {
+	COL(assignment, id, DB_T_I64, DB_COL_ID),
+	COL(assignment, create_time, DB_T_I64, 0),
+	COL(assignment, target_id, DB_T_I64, 0),
+	COL(assignment, target_type, DB_T_INT, 0),
+	COL(assignment, multi, DB_T_INT, 0),
+	COL(assignment, workunitid, DB_T_I64, 0),
+	COL(assignment, resultid, DB_T_I64, 0),
+};
+const struct db_table db_assignment_table = TABLE(assignment);
+
 static const struct db_column host_cols[] = {
 	COL(host, id, DB_T_I64, DB_COL_ID),
 	COL(host, create_time, DB_T_I64, 0),
@@ -403,7 +414,7 @@ const struct db_table *const db_all_tables[] = {
 	&db_host_table, &db_team_table, &db_workunit_table, &db_result_table, &db_batch_table,
 	&db_job_file_table, &db_batch_file_assoc_table, &db_user_submit_table,
 	&db_user_submit_app_table, &db_sequence_table, &db_sequence_group_table,
-	&db_seq_file_table, &db_schema_version_table, &db_web_session_table,
+	&db_seq_file_table, &db_schema_version_table, &db_web_session_table, &db_assignment_table,
 };
 const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 
@@ -480,6 +491,7 @@ DB_ID_RECORD_IMPL(user)
 DB_ID_RECORD_IMPL(host)
 DB_ID_RECORD_IMPL(team)
 DB_ID_RECORD_IMPL(web_session)
+DB_ID_RECORD_IMPL(assignment)
 DB_NAMED_RECORD_IMPL(workunit)
 DB_NAMED_RECORD_IMPL(result)
 DB_ID_RECORD_IMPL(batch)

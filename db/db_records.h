@@ -213,6 +213,20 @@ struct db_team {
 	int joinable;
 };
 
+/* A job for one host, user or team (create_work --target_*). */
+struct db_assignment {
+	int64_t id;
+	int64_t create_time;
+	int64_t target_id;
+	int target_type;        /* ASSIGN_HOST, ASSIGN_USER, ASSIGN_TEAM */
+	int multi;
+	int64_t workunitid;
+	int64_t resultid;
+};
+#define ASSIGN_HOST 1
+#define ASSIGN_USER 2
+#define ASSIGN_TEAM 3
+
 /* A web login session: token_hash is md5 of the cookie's token. */
 struct db_web_session {
 	int64_t id;
@@ -484,7 +498,7 @@ extern const struct db_table db_platform_table, db_app_table, db_app_version_tab
 	db_user_table, db_host_table, db_team_table, db_workunit_table, db_result_table, db_batch_table,
 	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
 	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
-	db_seq_file_table, db_schema_version_table, db_web_session_table;
+	db_seq_file_table, db_schema_version_table, db_web_session_table, db_assignment_table;
 extern const struct db_table *const db_all_tables[];
 extern const size_t db_ntables;
 
@@ -515,6 +529,7 @@ DB_ID_RECORD(user)
 DB_ID_RECORD(host)
 DB_ID_RECORD(team)
 DB_ID_RECORD(web_session)
+DB_ID_RECORD(assignment)
 DB_NAMED_RECORD(workunit)
 DB_NAMED_RECORD(result)
 DB_ID_RECORD(batch)

@@ -26,6 +26,51 @@ const struct db_query dbq_result_host_count = {
 	"SELECT COUNT(*) FROM result WHERE hostid=? AND server_state=4", "i"
 };
 
+/* resend_lost_results: a host's ordinary jobs in progress, and the two fates of a lost one */
+const struct db_query dbq_result_host_jobs_in_progress = {
+	"result_host_jobs_in_progress", &db_result_table,
+	"WHERE hostid=? AND server_state=4 AND seq_id=0 ORDER BY id LIMIT 1000", "i"
+};
+const struct db_query dbq_result_resend = {
+	"result_resend", NULL,
+	"UPDATE result SET sent_time=?, report_deadline=?, app_version_id=?, app_version_num=? "
+	"WHERE id=? AND hostid=? AND server_state=4", "iiiiii"
+};
+/* as a timeout marks it (no reply): a late report is still taken */
+const struct db_query dbq_result_lost = {
+	"result_lost", NULL,
+	"UPDATE result SET server_state=5, outcome=4 WHERE id=? AND hostid=? AND server_state=4", "ii"
+};
+
+int db_result_enum_host_jobs_in_progress(struct db *db, int64_t hostid,
+					 int (*fn)(struct db_result *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid) };
+
+	return db_result_query(db, &dbq_result_host_jobs_in_progress, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_result_resend(struct db *db, const struct db_result *r)
+{
+	struct db_val v[] = {
+		DBV_INT(r->sent_time), DBV_INT(r->report_deadline), DBV_INT(r->app_version_id),
+		DBV_INT(r->app_version_num), DBV_INT(r->id), DBV_INT(r->hostid),
+	};
+	int64_t matched = 0;
+	int rc = db_query_exec(db, &dbq_result_resend, v, ARRAY_SIZE(v), &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
+int db_result_mark_lost(struct db *db, int64_t id, int64_t hostid)
+{
+	struct db_val v[] = { DBV_INT(id), DBV_INT(hostid) };
+	int64_t matched = 0;
+	int rc = db_query_exec(db, &dbq_result_lost, v, ARRAY_SIZE(v), &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
 int db_result_report(struct db *db, const struct db_result_report *r)
 {
 	struct db_val v[] = {
@@ -68,6 +113,54 @@ const struct db_query dbq_apps_fingerprint = {
 	"SELECT CRC32(CONCAT_WS(',', " FP_OF("app") ", " FP_OF("platform") ", "
 	FP_OF("app_version") "))", ""
 };
+
+/* Any assigned jobs at all? (asked once a second, not per request) */
+const struct db_query dbq_assignment_max_id = {
+	"assignment_max_id", NULL, "SELECT COALESCE(MAX(id), 0) FROM assignment", ""
+};
+/*
+ * The waiting results of jobs assigned to this host, its user or the
+ * user's team. Not locked: db_result_claim_assigned() takes each one only
+ * if it is still waiting, so two hosts of one user never both get it.
+ */
+const struct db_query dbq_result_assigned = {
+	"result_assigned", &db_result_table,
+	"WHERE server_state=1 AND workunitid IN (SELECT workunitid FROM assignment WHERE "
+	"(target_type=1 AND target_id=?) OR (target_type=2 AND target_id=?) OR "
+	"(target_type=3 AND target_id<>0 AND target_id=(SELECT teamid FROM user WHERE id=?))) "
+	"ORDER BY priority DESC, id LIMIT ?", "iiii"
+};
+const struct db_query dbq_result_claim_assigned = {
+	"result_claim_assigned", NULL,
+	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, report_deadline=?, "
+	"app_version_id=?, app_version_num=? WHERE id=? AND server_state=1", "iiiiiii"
+};
+
+int db_assignment_max_id(struct db *db, int64_t *id)
+{
+	return db_select_i64(db, dbq_assignment_max_id.sql, NULL, 0, id);
+}
+
+int db_result_enum_assigned(struct db *db, int64_t hostid, int64_t userid, int limit,
+			    int (*fn)(struct db_result *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid), DBV_INT(userid), DBV_INT(userid), DBV_INT(limit) };
+
+	return db_result_query(db, &dbq_result_assigned, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_result_claim_assigned(struct db *db, const struct db_result *r)
+{
+	struct db_val v[] = {
+		DBV_INT(r->hostid), DBV_INT(r->userid), DBV_INT(r->sent_time),
+		DBV_INT(r->report_deadline), DBV_INT(r->app_version_id), DBV_INT(r->app_version_num),
+		DBV_INT(r->id),
+	};
+	int64_t matched = 0;
+	int rc = db_query_exec(db, &dbq_result_claim_assigned, v, ARRAY_SIZE(v), &matched);
+
+	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
 
 int db_apps_fingerprint(struct db *db, int64_t *fp)
 {

@@ -4,7 +4,9 @@
 
 #include "db_queries.h"
 
-extern const struct db_query dbq_result_report, dbq_result_wu_host, dbq_result_host_count;
+extern const struct db_query dbq_result_report, dbq_result_wu_host, dbq_result_host_count,
+	dbq_result_host_jobs_in_progress, dbq_result_resend, dbq_result_lost,
+	dbq_assignment_max_id, dbq_result_assigned, dbq_result_claim_assigned;
 
 /* The fields of a result report, written by db_result_report(). */
 struct db_result_report {
@@ -24,8 +26,25 @@ struct db_result_report {
 int db_result_report(struct db *db, const struct db_result_report *r);
 /* How many results of workunit wuid were sent to hostid. */
 int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n);
+/* The ordinary jobs (not segments) in progress on hostid, at most 1000. */
+int db_result_enum_host_jobs_in_progress(struct db *db, int64_t hostid,
+					 int (*fn)(struct db_result *, void *), void *arg);
+/*
+ * A lost job sent again: r's sent_time, report_deadline and app version,
+ * if r (id, hostid) is still in progress there; else DB_NOT_FOUND.
+ */
+int db_result_resend(struct db *db, const struct db_result *r);
+/* A lost job that cannot be sent again in time: over, no reply, as a timeout. */
+int db_result_mark_lost(struct db *db, int64_t id, int64_t hostid);
 /* How many results are in progress on hostid. */
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
+/* The largest assignment id (0: no job was ever assigned). */
+int db_assignment_max_id(struct db *db, int64_t *id);
+/* At most limit waiting results of jobs assigned to hostid, userid or its team. */
+int db_result_enum_assigned(struct db *db, int64_t hostid, int64_t userid, int limit,
+			    int (*fn)(struct db_result *, void *), void *arg);
+/* Send waiting result r (its sending fields set) if it still waits; else DB_NOT_FOUND. */
+int db_result_claim_assigned(struct db *db, const struct db_result *r);
 /* A number that changes when apps, platforms or app versions are added or deprecated. */
 int db_apps_fingerprint(struct db *db, int64_t *fp);
 

@@ -14,7 +14,7 @@ const struct db_query dbq_seq_for_host = {
  */
 const struct db_query dbq_seq_unassigned = {
 	"seq_unassigned", &db_sequence_table,
-	"WHERE state=0 AND hostid=0 ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED", "i"
+	"WHERE state=0 AND hostid=0 AND need_relocate=0 ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED", "i"
 };
 const struct db_query dbq_seq_relocate = {
 	"seq_relocate", &db_sequence_table,

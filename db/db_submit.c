@@ -197,24 +197,6 @@ const struct db_query dbq_wu_segment_live = {
 	"wu_segment_live", &db_workunit_table,
 	"WHERE seq_id=? AND branch=? AND seqno=? ORDER BY id DESC LIMIT 1", "iii"
 };
-const struct db_query dbq_wu_cancel_batch = {
-	"wu_cancel_batch", NULL,
-	"UPDATE workunit SET error_mask=error_mask|16, transition_time=? "
-	"WHERE batch=? AND canonical_resultid=0 AND error_mask=0", "ii"
-};
-/* Retired: the transitioner looks at every job again, to release its files. */
-const struct db_query dbq_wu_touch_batch = {
-	"wu_touch_batch", NULL, "UPDATE workunit SET transition_time=? WHERE batch=?", "ii"
-};
-const struct db_query dbq_result_cancel_batch = {
-	"result_cancel_batch", NULL,
-	"UPDATE result SET server_state=5, outcome=5 WHERE batch=? AND server_state IN (1, 2)", "i"
-};
-const struct db_query dbq_result_cancel_wu = {
-	"result_cancel_wu", NULL,
-	"UPDATE result SET server_state=5, outcome=5 WHERE workunitid=? AND server_state IN (1, 2)",
-	"i"
-};
 const struct db_query dbq_job_file_lease_batch = {
 	"job_file_lease_batch", NULL,
 	"UPDATE job_file JOIN batch_file_assoc a ON a.job_file_id=job_file.id "
@@ -289,23 +271,6 @@ void db_job_status_free(struct db_job_status *s)
 {
 	free(s->name);
 	s->name = NULL;
-}
-
-int db_batch_retire_jobs(struct db *db, int64_t batch, int64_t t)
-{
-	struct db_val w[] = { DBV_INT(t), DBV_INT(batch) }, r[] = { DBV_INT(batch) };
-	int rc = db_query_exec(db, &dbq_result_cancel_batch, r, ARRAY_SIZE(r), NULL);
-
-	if (rc == DB_OK)
-		rc = db_query_exec(db, &dbq_wu_cancel_batch, w, ARRAY_SIZE(w), NULL);
-	return rc == DB_OK ? db_query_exec(db, &dbq_wu_touch_batch, w, ARRAY_SIZE(w), NULL) : rc;
-}
-
-int db_result_cancel_unsent(struct db *db, int64_t wuid)
-{
-	struct db_val v[] = { DBV_INT(wuid) };
-
-	return db_query_exec(db, &dbq_result_cancel_wu, v, ARRAY_SIZE(v), NULL);
 }
 
 int db_job_file_lease_batch(struct db *db, int64_t batch, double t)

@@ -498,6 +498,24 @@ CREATE TABLE `login_failure` (
     PRIMARY KEY (addr)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- Jobs for one host, one user's hosts or one team's (create_work
+-- --target_host, --target_user, --target_team), as upstream's table:
+-- target_type 1 host, 2 user, 3 team. Their results wait INACTIVE
+-- (server_state 1), out of every other host's way, until the scheduler
+-- sends them to a host they are for. multi (upstream's broadcast) is 0.
+CREATE TABLE `assignment` (
+    id                  BIGINT NOT NULL AUTO_INCREMENT,
+    create_time         BIGINT NOT NULL DEFAULT 0,
+    target_id           BIGINT NOT NULL DEFAULT 0,
+    target_type         INT NOT NULL DEFAULT 0,
+    multi               INT NOT NULL DEFAULT 0,
+    workunitid          BIGINT NOT NULL DEFAULT 0,
+    resultid            BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (id),
+    KEY asgn_target (target_type, target_id),
+    KEY asgn_wu (workunitid)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- Applied schema versions: the current version is MAX(version).
 CREATE TABLE `schema_version` (
     version             INT NOT NULL,
@@ -507,4 +525,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (8, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (9, UNIX_TIMESTAMP(), 'schema.sql');

@@ -27,10 +27,12 @@ void web_req_init(struct web_req *r, const char *(*getvar)(const char *name, voi
 	r->https = !strcasecmp(var(getvar, arg, "HTTPS"), "on");
 	/* the page: SCRIPT_NAME under ScriptAliasMatch, else the program's name */
 	path = var(getvar, arg, "SCRIPT_NAME");
+	r->path = path;
 	slash = strrchr(path, '/');
 	r->page = slash ? slash + 1 : path;
 	r->body_buf = body;
-	if (form_parse_query(var(getvar, arg, "QUERY_STRING"), &r->query, &err) < 0) {
+	r->query_string = var(getvar, arg, "QUERY_STRING");
+	if (form_parse_query(r->query_string, &r->query, &err) < 0) {
 		r->bad = true;
 		snprintf(r->bad_why, sizeof(r->bad_why), "bad query string: %s", sbuf_str(&err));
 	} else if (body && form_parse(var(getvar, arg, "CONTENT_TYPE"), body, len, &r->body,

@@ -25,6 +25,8 @@ struct project_config;
 struct web_req {
 	const char *method;             /* "GET", "POST", ... */
 	const char *page;               /* the last element of the path: "create_account.php" */
+	const char *path;               /* the whole path (SCRIPT_NAME): "/wseq/create_account.php" */
+	const char *query_string;       /* as sent, "" for none */
 	const char *remote_addr;
 	const char *cookie;             /* the Cookie header, or NULL */
 	bool https;

@@ -118,7 +118,7 @@ enum config_name_kind config_name_kind(const char *name);
  * the list of wseq's settings: a program checks its own tables at start.
  */
 int config_names_check(const struct param *t);
-/* Both lists sorted, and no name in both (the unit test's check). */
+/* No name listed twice (the unit test's check). */
 bool config_names_valid(void);
 /*
  * Warn about each element of <config> no wseq program reads, naming file,

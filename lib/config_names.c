@@ -14,7 +14,7 @@
 #include "config.h"
 #include "log.h"
 
-/* Read by some wseq program (sorted: bsearch). */
+/* Read by some wseq program (in alphabetical order, for the reader). */
 static const char *const wseq_names[] = {
 	"app",                          /* validator, assimilator: the app they handle */
 	"app_dir",
@@ -53,6 +53,7 @@ static const char *const wseq_names[] = {
 	"min_passwd_length",
 	"next_rpc_delay",
 	"pid_dir",
+	"resend_lost_results",
 	"sched_candidates",
 	"sched_down_delay",
 	"sched_error_delay",
@@ -69,7 +70,7 @@ static const char *const wseq_names[] = {
 
 /*
  * Upstream BOINC's options (its scheduler's config parser and its PHP
- * pages') that no wseq program reads (sorted). A name wseq implements is
+ * pages') that no wseq program reads. A name wseq implements is
  * in wseq_names, not here.
  */
 static const char *const upstream_names[] = {
@@ -103,7 +104,7 @@ static const char *const upstream_names[] = {
 	"reliable_on_priority", "reliable_priority_on_over", "reliable_priority_on_over_except_error",
 	"reliable_reduced_delay_bound", "replace_download_url_by_timezone", "replica_db_host",
 	"replica_db_name", "replica_db_passwd", "replica_db_user", "report_grace_period",
-	"report_max", "request_time_stats_log", "resend_lost_results", "rte_no_stats",
+	"report_max", "request_time_stats_log", "rte_no_stats",
 	"sched_debug_level", "sched_lockfile_dir", "sched_old", "scheduler_log_buffer",
 	"send_result_abort", "shmem_key", "shmem_work_items", "show_results", "size_classes",
 	"strict_memory_bound", "symstore", "user_country", "user_filter", "user_url",
@@ -116,9 +117,32 @@ static int cmp_name(const void *key, const void *elem)
 	return strcmp((const char *)key, *(const char *const *)elem);
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The lists sorted once, so a name added out of order is still found. */
+static const char **sorted_copy(const char *const *list, size_t n)
+{
+	const char **c = xcalloc(n, sizeof(*c));
+
+	memcpy(c, list, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_names);
+	return c;
+}
+
 static bool in(const char *name, const char *const *list, size_t n)
 {
-	return bsearch(name, list, n, sizeof(*list), cmp_name) != NULL;
+	static const char **wseq, **upstream;
+	const char **s;
+
+	if (!wseq) {
+		wseq = sorted_copy(wseq_names, ARRAY_SIZE(wseq_names));
+		upstream = sorted_copy(upstream_names, ARRAY_SIZE(upstream_names));
+	}
+	s = list == wseq_names ? wseq : upstream;
+	return bsearch(name, s, n, sizeof(*s), cmp_name) != NULL;
 }
 
 enum config_name_kind config_name_kind(const char *name)
@@ -130,23 +154,18 @@ enum config_name_kind config_name_kind(const char *name)
 	return CONFIG_NAME_UNKNOWN;
 }
 
-static bool sorted(const char *const *list, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if (strcmp(list[i - 1], list[i]) >= 0)
-			return log_error("lib/config_names.c: '%s' before '%s'", list[i - 1], list[i]), false;
-	return true;
-}
-
 bool config_names_valid(void)
 {
-	bool ok = sorted(wseq_names, ARRAY_SIZE(wseq_names)) &&
-		  sorted(upstream_names, ARRAY_SIZE(upstream_names));
+	size_t i, j;
 
-	for (size_t i = 0; ok && i < ARRAY_SIZE(upstream_names); i++)
+	for (i = 0; i < ARRAY_SIZE(upstream_names); i++)
 		if (in(upstream_names[i], wseq_names, ARRAY_SIZE(wseq_names)))
 			return log_error("lib/config_names.c: '%s' listed twice", upstream_names[i]), false;
-	return ok;
+	for (i = 0; i < ARRAY_SIZE(wseq_names); i++)
+		for (j = i + 1; j < ARRAY_SIZE(wseq_names); j++)
+			if (!strcmp(wseq_names[i], wseq_names[j]))
+				return log_error("lib/config_names.c: '%s' listed twice", wseq_names[i]), false;
+	return true;
 }
 
 int config_names_check(const struct param *t)

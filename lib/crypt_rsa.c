@@ -18,6 +18,7 @@
 #include <openssl/rsa.h>
 
 #define CRYPT_KEYFILE_MAX (64 * 1024)
+#define CRYPT_PRIME_LEN 64      /* bytes of each prime-sized field of a private key text */
 #define CRYPT_HEX_LINE_BYTES 32   /* BOINC breaks hex text after 32 bytes */
 
 /* The reason of libcrypto's latest error, for a log line; clears the queue. */
@@ -190,12 +191,31 @@ static int crypt_check_key(EVP_PKEY *key, const char *what)
 	return 0;
 }
 
+/* Write a new key's three files; on failure none of them is left. */
+static int crypt_write_keypair(EVP_PKEY *key, const char *private_pem_path,
+			       const char *public_boinc_path, const char *public_pem_path)
+{
+	if (crypt_write_new(private_pem_path, 0600, crypt_write_private_pem, key) < 0)
+		return -1;
+	if (crypt_write_new(public_boinc_path, 0644, crypt_write_public_boinc, key) < 0) {
+		unlink(private_pem_path);
+		return -1;
+	}
+	if (public_pem_path &&
+	    crypt_write_new(public_pem_path, 0644, crypt_write_public_pem, key) < 0) {
+		unlink(private_pem_path);
+		unlink(public_boinc_path);
+		return -1;
+	}
+	return 0;
+}
+
 int crypt_generate_keypair(int bits, const char *private_pem_path,
 			   const char *public_boinc_path, const char *public_pem_path)
 {
 	char why[256];
 	EVP_PKEY *key;
-	int ret = -1;
+	int ret;
 
 	if (bits > CRYPT_MAX_BITS)
 		return log_error("key size %d refused: BOINC 7.20 clients hold at most %d-bit keys",
@@ -205,20 +225,7 @@ int crypt_generate_keypair(int bits, const char *private_pem_path,
 	key = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
 	if (!key)
 		return log_error("rsa key generation failed: %s", crypt_ossl_reason(why, sizeof(why)));
-	if (crypt_write_new(private_pem_path, 0600, crypt_write_private_pem, key) < 0)
-		goto out;
-	if (crypt_write_new(public_boinc_path, 0644, crypt_write_public_boinc, key) < 0) {
-		unlink(private_pem_path);
-		goto out;
-	}
-	if (public_pem_path &&
-	    crypt_write_new(public_pem_path, 0644, crypt_write_public_pem, key) < 0) {
-		unlink(private_pem_path);
-		unlink(public_boinc_path);
-		goto out;
-	}
-	ret = 0;
-out:
+	ret = crypt_write_keypair(key, private_pem_path, public_boinc_path, public_pem_path);
 	EVP_PKEY_free(key);
 	return ret;
 }
@@ -306,25 +313,37 @@ out:
 	return key;
 }
 
-int crypt_parse_public_key_text(const char *text, EVP_PKEY **out)
+/*
+ * BOINC's key text (print_key_hex): the bit count on the first line, then
+ * exactly n bytes as hex. The client reads the count with sscanf("%d") and
+ * skips past the newline. 0, or -1 logged (what names the text).
+ */
+static int crypt_scan_key_text(const char *text, const char *what, unsigned char *out, size_t n)
 {
-	unsigned char fields[2 * CRYPT_FIELD_LEN];
 	const char *nl;
 	long bits = 0, got;
 
-	*out = NULL;
 	while (isspace((unsigned char)*text))
 		text++;
-	/* The client reads the bit count with sscanf("%d") and skips past the newline. */
 	for (; isdigit((unsigned char)*text) && bits <= CRYPT_MAX_BITS; text++)
 		bits = bits * 10 + (*text - '0');
 	nl = strchr(text, '\n');
 	if (bits < 1 || bits > CRYPT_MAX_BITS || !nl)
-		return log_error("key text: first line must be the bit count (1..%d)", CRYPT_MAX_BITS);
-	got = crypt_scan_hex(nl + 1, fields, sizeof(fields));
-	if (got != (long)sizeof(fields))
-		return log_error("key text: expected %zu bytes of modulus and exponent, found %s",
-				 sizeof(fields), got < 0 ? "more" : "fewer");
+		return log_error("%s: first line must be the bit count (1..%d)", what, CRYPT_MAX_BITS);
+	got = crypt_scan_hex(nl + 1, out, n);
+	if (got != (long)n)
+		return log_error("%s: expected %zu bytes of key, found %s", what, n,
+				 got < 0 ? "more" : "fewer");
+	return 0;
+}
+
+int crypt_parse_public_key_text(const char *text, EVP_PKEY **out)
+{
+	unsigned char fields[2 * CRYPT_FIELD_LEN];
+
+	*out = NULL;
+	if (crypt_scan_key_text(text, "key text", fields, sizeof(fields)) < 0)
+		return -1;
 	*out = crypt_public_from_fields(fields, fields + CRYPT_FIELD_LEN);
 	if (!*out) {
 		ERR_clear_error();
@@ -365,6 +384,133 @@ int crypt_load_public(const char *text_or_path, EVP_PKEY **out)
 		}
 	}
 	sbuf_free(&text);
+	return ret;
+}
+
+/*
+ * BOINC's R_RSA_PRIVATE_KEY after its bit count, as its key text holds it:
+ * modulus, public and private exponent (128 bytes each), the two primes,
+ * their CRT exponents and the coefficient (64 bytes each), big-endian.
+ */
+static const struct {
+	const char *param;
+	size_t len;
+} crypt_private_fields[] = {
+	{ OSSL_PKEY_PARAM_RSA_N, CRYPT_FIELD_LEN },
+	{ OSSL_PKEY_PARAM_RSA_E, CRYPT_FIELD_LEN },
+	{ OSSL_PKEY_PARAM_RSA_D, CRYPT_FIELD_LEN },
+	{ OSSL_PKEY_PARAM_RSA_FACTOR1, CRYPT_PRIME_LEN },
+	{ OSSL_PKEY_PARAM_RSA_FACTOR2, CRYPT_PRIME_LEN },
+	{ OSSL_PKEY_PARAM_RSA_EXPONENT1, CRYPT_PRIME_LEN },
+	{ OSSL_PKEY_PARAM_RSA_EXPONENT2, CRYPT_PRIME_LEN },
+	{ OSSL_PKEY_PARAM_RSA_COEFFICIENT1, CRYPT_PRIME_LEN },
+};
+#define CRYPT_PRIVATE_TEXT_BYTES (3 * CRYPT_FIELD_LEN + 5 * CRYPT_PRIME_LEN)
+
+static EVP_PKEY *crypt_private_from_fields(const unsigned char *p)
+{
+	OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+	BIGNUM *bn[ARRAY_SIZE(crypt_private_fields)] = { NULL };
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *ctx = NULL, *check = NULL;
+	EVP_PKEY *key = NULL;
+	size_t i;
+	bool ok = bld != NULL;
+
+	for (i = 0; ok && i < ARRAY_SIZE(crypt_private_fields); i++) {
+		bn[i] = BN_bin2bn(p, (int)crypt_private_fields[i].len, NULL);
+		p += crypt_private_fields[i].len;
+		ok = bn[i] && !BN_is_zero(bn[i]) &&
+		     OSSL_PARAM_BLD_push_BN(bld, crypt_private_fields[i].param, bn[i]);
+	}
+	if (ok && (params = OSSL_PARAM_BLD_to_param(bld)) &&
+	    (ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL)) &&
+	    EVP_PKEY_fromdata_init(ctx) > 0 &&
+	    EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_KEYPAIR, params) > 0) {
+		/* the parts must make one key: a damaged file is refused, not imported */
+		check = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+		if (!check || EVP_PKEY_pairwise_check(check) <= 0) {
+			EVP_PKEY_free(key);
+			key = NULL;
+		}
+	}
+	EVP_PKEY_CTX_free(check);
+	EVP_PKEY_CTX_free(ctx);
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(bld);
+	for (i = 0; i < ARRAY_SIZE(bn); i++)
+		BN_free(bn[i]);
+	return key;
+}
+
+int crypt_parse_private_key_text(const char *text, EVP_PKEY **out)
+{
+	unsigned char fields[CRYPT_PRIVATE_TEXT_BYTES];
+
+	*out = NULL;
+	if (crypt_scan_key_text(text, "private key text", fields, sizeof(fields)) < 0)
+		return -1;
+	*out = crypt_private_from_fields(fields);
+	OPENSSL_cleanse(fields, sizeof(fields));
+	if (!*out) {
+		ERR_clear_error();
+		return log_error("private key text: not a consistent rsa private key");
+	}
+	return 0;
+}
+
+int crypt_import_boinc_keypair(const char *boinc_private_path, const char *boinc_public_path,
+			       const char *private_pem_path, const char *public_boinc_path,
+			       const char *public_pem_path)
+{
+	struct sbuf text = SBUF_INIT(CRYPT_KEYFILE_MAX);
+	EVP_PKEY *key = NULL, *pub = NULL;
+	int ret = -1;
+
+	if (crypt_read_text(boinc_private_path, &text) < 0)
+		goto out;
+	if (crypt_parse_private_key_text(sbuf_str(&text), &key) < 0) {
+		log_error("%s: not a BOINC private key", boinc_private_path);
+		goto out;
+	}
+	if (crypt_check_key(key, boinc_private_path) < 0)
+		goto out;
+	/* the public half it came with must be this key's, or its old signatures mean nothing */
+	if (boinc_public_path && access(boinc_public_path, F_OK) == 0) {
+		if (crypt_load_public(boinc_public_path, &pub) < 0)
+			goto out;
+		if (EVP_PKEY_eq(key, pub) != 1) {
+			log_error("%s is not the public half of %s", boinc_public_path,
+				  boinc_private_path);
+			goto out;
+		}
+	}
+	ret = crypt_write_keypair(key, private_pem_path, public_boinc_path, public_pem_path);
+out:
+	OPENSSL_cleanse(text.buf, text.len);
+	sbuf_free(&text);
+	EVP_PKEY_free(key);
+	EVP_PKEY_free(pub);
+	return ret;
+}
+
+int crypt_import_boinc_public(const char *boinc_public_path, const char *public_boinc_path,
+			      const char *public_pem_path)
+{
+	EVP_PKEY *pub = NULL;
+	int ret = -1;
+
+	if (crypt_load_public(boinc_public_path, &pub) == 0 &&
+	    crypt_check_key(pub, boinc_public_path) == 0 &&
+	    crypt_write_new(public_boinc_path, 0644, crypt_write_public_boinc, pub) == 0) {
+		ret = 0;
+		if (public_pem_path &&
+		    crypt_write_new(public_pem_path, 0644, crypt_write_public_pem, pub) < 0) {
+			unlink(public_boinc_path);
+			ret = -1;
+		}
+	}
+	EVP_PKEY_free(pub);
 	return ret;
 }
 

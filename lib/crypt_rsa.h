@@ -37,6 +37,26 @@
 int crypt_generate_keypair(int bits, const char *private_pem_path,
 			   const char *public_boinc_path, const char *public_pem_path);
 
+/*
+ * Bring over an existing BOINC project's key pair: boinc_private_path holds
+ * BOINC's private key text (what upstream's crypt_prog -genkey writes to
+ * keys/code_sign_private); if boinc_public_path exists it must be its public
+ * half. Written as crypt_generate_keypair writes a new pair, so signatures
+ * made with the old key stay valid. 0 / -1 (logged; nothing left behind).
+ */
+int crypt_import_boinc_keypair(const char *boinc_private_path, const char *boinc_public_path,
+			       const char *private_pem_path, const char *public_boinc_path,
+			       const char *public_pem_path);
+/* The public half alone (a code signing key kept offline): text and PEM. */
+int crypt_import_boinc_public(const char *boinc_public_path, const char *public_boinc_path,
+			      const char *public_pem_path);
+/*
+ * Parse BOINC's private key text (print_key_hex of R_RSA_PRIVATE_KEY: the bit
+ * count, then modulus, public and private exponent, primes, CRT exponents and
+ * coefficient as hex). The parts must form one consistent key.
+ */
+int crypt_parse_private_key_text(const char *text, EVP_PKEY **out);
+
 /* Load a private RSA key (PEM, at most CRYPT_MAX_BITS) once to sign many files. */
 int crypt_load_private(const char *path, EVP_PKEY **out);
 

@@ -36,6 +36,11 @@ const struct param sched_params[] = {
 	  PARAM_BOUNDED, 0, 1, "F",
 	  "sequence segments fill at most this fraction of the work a client asks for; ordinary "
 	  "jobs fill the rest" },
+	{ "resend_lost_results", PARAM_BOOL, offsetof(struct sched_settings, resend_lost_results), "0",
+	  0, 0, 0, NULL,
+	  "a job a host's client no longer has (not in its <other_results>) is sent again with a new "
+	  "deadline, or, if too late for that, ended as no reply so another host gets it; a lost "
+	  "sequence segment relocates the sequence" },
 	S("daily_result_quota", daily_result_quota, "0", 0, 1e6, "N",
 	  "jobs a host gets a day per CPU (0: no quota); halved on each error, doubled on each "
 	  "success up to N again"),
@@ -252,22 +257,6 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db
 	return rc;
 }
 
-struct found {
-	struct db_result *r;
-	size_t n;
-};
-
-static int take_found(struct db_result *r, void *arg)
-{
-	struct found *f = arg;
-
-	f->r = xrealloc(f->r, (f->n + 1) * sizeof(*f->r));
-	f->r[f->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
-}
-
-/* A name no result can have is looked for nowhere. */
 static bool may_be_result(const char *name)
 {
 	return *name && strlen(name) <= FIELD_COLUMN_CHARS * 4;
@@ -278,7 +267,7 @@ static bool may_be_result(const char *name)
  * (not one statement each: a host reporting ten jobs made ten).
  */
 static int read_reported(const struct sched_ctx *ctx, const struct sched_request *req,
-			 struct found *f)
+			 struct sched_results *f)
 {
 	const char *names[DB_SEQ_BATCH];
 	size_t i, n = 0;
@@ -288,7 +277,7 @@ static int read_reported(const struct sched_ctx *ctx, const struct sched_request
 		if (may_be_result(req->results[i].name))
 			names[n++] = req->results[i].name;
 		if (n > 0 && (n == DB_SEQ_BATCH || i + 1 == req->nresults)) {
-			rc = db_result_enum_names(ctx->db, names, n, take_found, f);
+			rc = db_result_enum_names(ctx->db, names, n, sched_take_result, f);
 			n = 0;
 		}
 	}
@@ -311,7 +300,7 @@ static int touch_reported(const struct sched_ctx *ctx, const int64_t *wus, size_
 static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
 			  struct db_host *host, struct sched_reply *reply)
 {
-	struct found f = { NULL, 0 };
+	struct sched_results f = { NULL, 0 };
 	int64_t *wus = xcalloc(req->nresults + 1, sizeof(*wus));
 	size_t i, j, nwus = 0;
 	char lbl[96];
@@ -347,9 +336,7 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 	}
 	if (rc == DB_OK && nwus)
 		rc = touch_reported(ctx, wus, nwus);
-	for (j = 0; j < f.n; j++)
-		db_result_free(&f.r[j]);
-	free(f.r);
+	sched_results_free(&f);
 	free(wus);
 	return rc;
 }
@@ -370,6 +357,10 @@ static int send_work(const struct sched_ctx *ctx, const struct sched_request *re
 	double seconds = 0;
 	int rc = db_savepoint(ctx->db, "send");
 
+	if (rc == DB_OK)
+		rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
+	if (rc == DB_OK)
+		rc = sched_send_assigned(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
 		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)

@@ -17,6 +17,7 @@ struct sched_apps {
 	bool loaded;
 	double loaded_at, checked_at;
 	int64_t fingerprint;
+	bool have_assignments;  /* some job was ever assigned (create_work --target_*) */
 };
 
 /*
@@ -51,6 +52,41 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
  * rsc_disk_bound)? A host that reports none has none.
  */
 bool sched_host_fits(const struct db_host *host, double memory, double disk);
+/* A list of result rows read from the database (the rows' strings are the list's). */
+struct sched_results {
+	struct db_result *r;
+	size_t n;
+};
+/* Has the reply a job of workunit wuid already? */
+bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid);
+/* A db_result_enum/query callback appending to a struct sched_results. */
+int sched_take_result(struct db_result *r, void *list);
+void sched_results_free(struct sched_results *l);
+
+/* ---- assigned jobs (sched_assign.c) ---- */
+
+/*
+ * Jobs assigned to this host, its user or the user's team (create_work
+ * --target_*), whose results wait INACTIVE: sent here, before the
+ * ordinary jobs, and to no other host.
+ */
+int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request *req,
+			const struct db_host *host, const struct sched_apps *apps,
+			struct sched_reply *reply, double *seconds);
+
+/* ---- lost jobs (sched_resend.c) ---- */
+
+/* Does the client hold job name (in <other_results>) or report it in this request? */
+bool sched_client_has(const struct sched_request *req, const char *name);
+/*
+ * resend_lost_results: the host's ordinary jobs in progress that its client
+ * no longer has are sent again (fresh deadline) or, if too late, marked
+ * over with no reply. Only when the client listed its jobs and asks for work.
+ */
+int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct sched_apps *apps,
+		      struct sched_reply *reply, double *seconds);
+
 /* ---- daily result quota (sched_quota.c) ---- */
 
 /* The UTC day of time t: the quota's count starts again when it changes. */

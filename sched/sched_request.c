@@ -311,8 +311,10 @@ static void parse_top(struct parse *ps, const xmlNode *n)
 			parse_result(ps, n, x);
 	} else if (!strcmp(tag, "file_info"))
 		parse_sticky(ps, n);
-	else if (!strcmp(tag, "other_results"))
+	else if (!strcmp(tag, "other_results")) {
+		ps->r->has_other = true;
 		parse_other(ps, n);
+	}
 }
 
 /*

@@ -45,15 +45,18 @@ int sched_apps_get(struct db *db, struct sched_apps *a)
 	struct list_arg lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
 	struct list_arg lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
 	double t = dnow();
-	int64_t fp = 0;
+	int64_t fp = 0, maxasg = 0;
 	int rc;
 
 	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at)
 		return DB_OK;
 	rc = db_apps_fingerprint(db, &fp);
+	if (rc == DB_OK)
+		rc = db_assignment_max_id(db, &maxasg);
 	if (rc != DB_OK)
 		return rc;
 	a->checked_at = t;
+	a->have_assignments = maxasg > 0;
 	if (a->loaded && fp == a->fingerprint && t - a->loaded_at < APPS_MAX_AGE)
 		return DB_OK;
 	if (a->loaded)
@@ -71,6 +74,7 @@ int sched_apps_get(struct db *db, struct sched_apps *a)
 	a->loaded = true;
 	a->loaded_at = a->checked_at = t;
 	a->fingerprint = fp;
+	a->have_assignments = maxasg > 0;     /* sched_apps_free() cleared it */
 	return DB_OK;
 }
 
@@ -140,20 +144,24 @@ const struct db_app_version *sched_best_version(const struct sched_apps *a, int6
 	return best;
 }
 
-struct candidates {
-	struct db_result *r;
-	size_t n;
-};
-
-static int take_result(struct db_result *r, void *arg)
+int sched_take_result(struct db_result *r, void *arg)
 {
-	struct candidates *c = arg;
+	struct sched_results *c = arg;
 	struct list_arg l = { (void **)&c->r, &c->n, sizeof(struct db_result) };
 
 	return take(r, &l);
 }
 
-static bool in_reply(const struct sched_reply *reply, int64_t wuid)
+void sched_results_free(struct sched_results *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		db_result_free(&l->r[i]);
+	free(l->r);
+	l->r = NULL;
+	l->n = 0;
+}
+
+bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid)
 {
 	size_t i;
 
@@ -220,7 +228,7 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 
 	if (app)
 		av = sched_best_version(apps, r->appid, 0, req, &platform);
-	if (!av || in_reply(reply, r->workunitid))
+	if (!av || sched_wu_in_reply(reply, r->workunitid))
 		return DB_NOT_FOUND;
 	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
 	/* a job pinned to one version of its app (remote submission) gets only that one */
@@ -292,7 +300,7 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs)
 {
-	struct candidates c = { NULL, 0 };
+	struct sched_results c = { NULL, 0 };
 	double want = req->work_req_seconds > req->cpu_req_secs ? req->work_req_seconds : req->cpu_req_secs;
 	/* Segments count for at most their share, so ordinary work is never crowded out. */
 	double seconds = seq_seconds < ctx->set->sequence_share * want ? seq_seconds
@@ -335,7 +343,7 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		if (batch > ctx->set->candidates - examined)
 			batch = ctx->set->candidates - examined;
 		rc = db_result_enum_unsent_lock(ctx->db, after_priority, after_id, (int)batch,
-						take_result, &c);
+						sched_take_result, &c);
 		if (c.n > 0) {  /* before consider() takes the rows over */
 			after_priority = c.r[c.n - 1].priority;
 			after_id = c.r[c.n - 1].id;

@@ -204,6 +204,24 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
+/*
+ * resend_lost_results: a segment of seq_id in progress on the host that its
+ * client no longer lists. Its state went with it: the sequence moves on
+ * from the last safe point elsewhere, never resent to the same host.
+ */
+static bool segment_lost(const struct sched_ctx *ctx, const struct sched_request *req,
+			 const struct host_seqs *h, int64_t seq_id)
+{
+	size_t i;
+
+	if (!ctx->set->resend_lost_results || !req->has_other)
+		return false;
+	for (i = 0; i < h->ninprog; i++)
+		if (h->inprog[i].seq_id == seq_id && !sched_client_has(req, h->inprog[i].name))
+			return true;
+	return false;
+}
+
 /* Send segments of s until high_water are in flight on the host. */
 static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 		  const struct db_host *host, const struct sched_apps *apps,
@@ -350,9 +368,15 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		bool lost = false;
 
 		rc = state_lost(ctx, req, host, &h.s[i], &lost);
-		if (rc == DB_OK && lost) {
+		if (rc == DB_OK && !lost && segment_lost(ctx, req, &h, h.s[i].id)) {
+			log_warn("host %" PRId64 ": lost a segment of sequence %s; it will be relocated",
+				 host->id, h.s[i].name);
+			lost = true;
+		} else if (rc == DB_OK && lost) {
 			log_warn("host %" PRId64 ": lost the state of sequence %s; it will be relocated",
 				 host->id, h.s[i].name);
+		}
+		if (rc == DB_OK && lost) {
 			rc = db_sequence_deassign(ctx->db, h.s[i].id, host->id, SEQ_RELOCATE_ERROR);
 			if (rc == DB_OK || rc == DB_NOT_FOUND) {
 				abort_segments(&h, h.s[i].id, reply);

@@ -74,6 +74,7 @@ struct sched_request {
 	size_t nsticky;
 	struct sched_other_result *other;
 	size_t nother;
+	bool has_other;         /* <other_results> was sent: the client listed every job it has */
 	char *notes;            /* fields corrected or ignored while parsing ("" if none) */
 };
 

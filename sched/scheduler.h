@@ -25,6 +25,7 @@ struct sched_settings {
 	long seqs_per_cpu;        /* ... or, if > 0, this many per CPU */
 	double sequence_share;    /* fraction of a request's seconds sequence work may take */
 	long daily_result_quota;  /* jobs a day per CPU a reliable host gets; 0: no quota */
+	bool resend_lost_results; /* jobs a client lost are sent again (or given up) */
 };
 
 extern const struct param sched_params[];

@@ -4,6 +4,7 @@
  * retire_batch and set_expire_time.
  */
 #include "submit_int.h"
+#include "cancel.h"
 #include "db.h"
 #include "db_queries.h"
 #include "dirhier.h"
@@ -488,6 +489,7 @@ int submit_do_submit_batch(struct rpc *r)
  */
 static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
 {
+	struct cancel_count n_cancelled = { 0 };
 	int64_t n = 1;
 
 	*discarded = false;
@@ -501,7 +503,7 @@ static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
 		return db_batch_delete(r->c->db, b);
 	}
 	b->state = BATCH_STATE_RETIRED;
-	if (db_batch_retire_jobs(r->c->db, b->id, now()) != DB_OK)
+	if (cancel_batch_in(r->c->db, b->id, "its batch was retired", now(), &n_cancelled) != DB_OK)
 		return DB_ERROR;
 	return db_batch_update(r->c->db, b);
 }

@@ -5,6 +5,7 @@
  * abort_jobs.
  */
 #include "submit_int.h"
+#include "cancel.h"
 #include "db.h"
 #include "db_queries.h"
 #include "db_sched.h"
@@ -349,38 +350,20 @@ int submit_do_query_completed_job(struct rpc *r)
 
 /* ---- abort_jobs, retire_batch, set_expire_time -------------------------------------- */
 
-/*
- * Abort a job: an ordinary one loses what was not sent and is cancelled; a
- * sequence ends in error and its live results are retired, so its host is
- * told to abort them at its next scheduler request.
- */
-static int abort_job(struct rpc *r, struct job *j)
+/* Abort a job (cancel.h): a sequence ends in error and its host is told; a workunit is cancelled. */
+static int abort_job(struct rpc *r, struct job *j, struct cancel_count *n)
 {
-	if (j->is_seq) {
-		if (j->seq.state != SEQ_STATE_ACTIVE)
-			return 0;
-		j->seq.state = SEQ_STATE_ERROR;
-		j->seq.need_relocate = 0;
-		free(j->seq.error_msg);
-		j->seq.error_msg = xstrdup("aborted by its submitter");
-		if (db_result_retire_live(r->c->db, &j->seq.id, 1) != DB_OK ||
-		    db_sequence_update(r->c->db, &j->seq) != DB_OK)
-			return submit_db_fail(r);
-		return 0;
-	}
-	if (j->wu.canonical_resultid)
-		return 0;
-	j->wu.error_mask |= WU_ERROR_CANCELLED;
-	j->wu.transition_time = now();
-	if (db_result_cancel_unsent(r->c->db, j->wu.id) != DB_OK ||
-	    db_workunit_update(r->c->db, &j->wu) != DB_OK)
-		return submit_db_fail(r);
-	return 0;
+	int rc = j->is_seq
+		? cancel_sequence_in(r->c->db, j->seq.id, "aborted by its submitter", now(), n)
+		: cancel_workunit_in(r->c->db, j->wu.id, "aborted by its submitter", now(), n);
+
+	return rc == DB_OK || rc == DB_NOT_FOUND ? 0 : submit_db_fail(r);
 }
 
 int submit_do_abort_jobs(struct rpc *r)
 {
 	xmlNode *n;
+	struct cancel_count cn = { 0 };
 	int rc = submit_authenticate(r), naborted = 0;
 
 	if (!rc && db_begin(r->c->db) != DB_OK)
@@ -392,7 +375,7 @@ int submit_do_abort_jobs(struct rpc *r)
 		if (!rc)
 			rc = submit_text(r, "job_name", text, FIELD_COLUMN_CHARS, &name);
 		if (!rc && !(rc = submit_owned_job(r, name, &j))) {
-			rc = abort_job(r, &j);
+			rc = abort_job(r, &j, &cn);
 			naborted++;
 			submit_job_free(&j);
 		}
@@ -404,7 +387,9 @@ int submit_do_abort_jobs(struct rpc *r)
 	if (rc && r->c->db)
 		db_rollback(r->c->db);
 	if (!rc) {
-		log_info("%d jobs aborted by user %lld", naborted, (long long)r->user.id);
+		log_info("%d jobs aborted by user %lld: %" PRId64 " workunits and %" PRId64
+			 " sequences cancelled, %" PRId64 " finished before", naborted,
+			 (long long)r->user.id, cn.workunits, cn.sequences, cn.already);
 		sbuf_addstr(r->body, "<success>1</success>\n");
 	}
 	return rc;

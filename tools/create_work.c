@@ -33,6 +33,7 @@ struct options {
 		max_success_results, priority, batch;
 	double credit;
 	long app_version_num, hr_class, size_class, wu_id;
+	long target_host, target_user, target_team;
 	char *keywords;
 	char *remote_file;      /* only recognised here: split_args() takes its three values */
 	bool use_stdin;
@@ -87,6 +88,9 @@ static const struct param options[] = {
 	    "stored in workunit.size_class (wseq has no job size matching: a warning)"),
 	NUM(wu_id, PARAM_INT, 1, 9.2e18, "ID",
 	    "the workunit's id (default: the database's next); refused if taken"),
+	NUM(target_host, PARAM_INT, 1, 9.2e18, "ID", "only host ID may run the job (upstream's assigned jobs)"),
+	NUM(target_user, PARAM_INT, 1, 9.2e18, "ID", "only a host of user ID may run the job"),
+	NUM(target_team, PARAM_INT, 1, 9.2e18, "ID", "only a host of a member of team ID may run the job"),
 	{ "remote_file", PARAM_STR, O(remote_file), NULL, PARAM_NOCONFIG, 0, 0, "URL NBYTES MD5",
 	  "an input file served from URL (not copied here), in its place among the input files" },
 	{ "continue_on_error", PARAM_BOOL, O(continue_on_error), "0", PARAM_NOCONFIG, 0, 0, NULL,
@@ -127,6 +131,7 @@ static void options_unset(struct options *o)
 	o->batch = 0;
 	o->credit = NOT_GIVEN;
 	o->app_version_num = o->hr_class = o->size_class = o->wu_id = NOT_GIVEN;
+	o->target_host = o->target_user = o->target_team = NOT_GIVEN;
 }
 
 /* ---- arguments: options, local input files and --remote_file URL NBYTES MD5 ---- */
@@ -337,6 +342,12 @@ static void merge(struct options *job, const struct options *global)
 	DEF_NUM(app_version_num);
 	DEF_NUM(hr_class);
 	DEF_NUM(size_class);
+	if (job->target_host == NOT_GIVEN && job->target_user == NOT_GIVEN &&
+	    job->target_team == NOT_GIVEN) {
+		job->target_host = global->target_host;
+		job->target_user = global->target_user;
+		job->target_team = global->target_team;
+	}
 	if (job->priority == PRIO_NOT_GIVEN)
 		job->priority = global->priority;
 	job->batch = global->batch;
@@ -368,6 +379,47 @@ static void warn_unimplemented(struct tool *tl, const struct options *jo)
 	}
 }
 
+/* The job's target, which must exist: one host, user or team, or none (0). */
+static int job_target(struct tool *tl, const struct options *jo, int *type, int64_t *id)
+{
+	int n = (jo->target_host != NOT_GIVEN) + (jo->target_user != NOT_GIVEN) +
+		(jo->target_team != NOT_GIVEN);
+	int rc;
+
+	*type = 0;
+	*id = 0;
+	if (n > 1)
+		return log_error("give one of --target_host, --target_user, --target_team");
+	if (n == 0)
+		return 0;
+	if (jo->target_host != NOT_GIVEN) {
+		struct db_host h = { 0 };
+
+		*type = ASSIGN_HOST;
+		*id = jo->target_host;
+		rc = db_host_lookup_id(tl->db, *id, &h);
+		db_host_free(&h);
+	} else if (jo->target_user != NOT_GIVEN) {
+		struct db_user u = { 0 };
+
+		*type = ASSIGN_USER;
+		*id = jo->target_user;
+		rc = db_user_lookup_id(tl->db, *id, &u);
+		db_user_free(&u);
+	} else {
+		struct db_team t = { 0 };
+
+		*type = ASSIGN_TEAM;
+		*id = jo->target_team;
+		rc = db_team_lookup_id(tl->db, *id, &t);
+		db_team_free(&t);
+	}
+	if (rc == DB_NOT_FOUND)
+		return log_error("no %s with id %" PRId64, *type == ASSIGN_HOST ? "host" :
+				 *type == ASSIGN_USER ? "user" : "team", *id);
+	return rc == DB_OK ? 0 : -1;
+}
+
 static int create_job(struct tool *tl, const struct options *jo, const char *name,
 		      const struct job_input *files, int nfiles)
 {
@@ -391,6 +443,16 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 		goto out;
 	}
 	warn_unimplemented(tl, jo);
+	work_params_init(&wp);
+	if (job_target(tl, jo, &wp.target_type, &wp.target_id))
+		goto out;
+	/* one host can run a job once: a job for one host is not replicated (as upstream's) */
+	if (wp.target_type == ASSIGN_HOST && ((jo->min_quorum != NOT_GIVEN && jo->min_quorum > 1) ||
+					      (jo->target_nresults != NOT_GIVEN && jo->target_nresults > 1))) {
+		log_error("workunit %s: a job for one host has one result (--min_quorum and "
+			  "--target_nresults 1)", name);
+		goto out;
+	}
 	for (i = 0; i < nfiles; i++) {
 		if (files[i].url) {
 			remote_file(&files[i], &wf[i]);
@@ -403,7 +465,6 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 			tl->staged[tl->nstaged++] = xstrdup(wf[i].path);
 		}
 	}
-	work_params_init(&wp);
 	wp.command_line = jo->command_line;
 	wp.jp.rsc_fpops_est = jo->rsc_fpops_est;
 	wp.jp.rsc_fpops_bound = jo->rsc_fpops_bound;
@@ -415,6 +476,8 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 	wp.jp.max_error_results = (int)jo->max_error_results;
 	wp.jp.max_total_results = (int)jo->max_total_results;
 	wp.jp.max_success_results = (int)jo->max_success_results;
+	if (wp.target_type == ASSIGN_HOST)
+		wp.jp.min_quorum = wp.jp.target_nresults = 1;
 	wp.jp.priority = jo->priority == PRIO_NOT_GIVEN ? JOB_PRIORITY_UNSET : (int)jo->priority;
 	wp.batch = jo->batch;
 	wp.credit = jo->credit == NOT_GIVEN ? 0 : jo->credit;

@@ -38,6 +38,7 @@ struct options {
 	bool drop_db_first;
 	bool no_db;
 	bool test_app;
+	char *import_keys;
 };
 
 #define O(name, type, field, def, flags, arg, help) \
@@ -63,6 +64,9 @@ static const struct param options[] = {
 	O("delete_prev_inst", PARAM_BOOL, delete_prev_inst, "0", 0, NULL, "remove an existing project directory first"),
 	O("drop_db_first", PARAM_BOOL, drop_db_first, "0", 0, NULL, "drop an existing database of that name first"),
 	O("no_db", PARAM_BOOL, no_db, "0", 0, NULL, "do not create the database"),
+	O("import_keys", PARAM_STR, import_keys, NULL, 0, "DIR",
+	  "bring over an existing BOINC project's keys from DIR (its keys/: code_sign_private "
+	  "or only code_sign_public, upload_private) instead of making new ones"),
 	O("test_app", PARAM_BOOL, test_app, "0", 0, NULL,
 	  "install the sample app wseq_sample (registered and signed unless --no_db), "
 	  "its templates and project.xml, ready for create_work and create_sequence"),
@@ -189,7 +193,7 @@ static int make_dirs(struct project *p)
 	static const struct { const char *dir; mode_t mode; bool web; } dirs[] = {
 		{ "", 0755, false },            { "bin", 0755, false },
 		{ "cgi-bin", 0755, false },     { "html", 0755, false },
-		{ "html/user", 0755, false },   { "html/ops", 0755, false },
+		{ "html/user", 0755, false },
 		{ "html/inc", 0755, false },    { "html/stats", 0755, false },
 		{ "keys", 0711, false },        { "download", 0755, false },
 		{ "upload", 0755, true },       { "log", 0775, true },
@@ -238,31 +242,61 @@ static int make_fanout(struct project *p)
 	return rc;
 }
 
+/*
+ * One key pair of keys/: brought over from an existing BOINC project's
+ * keys/ (--import_keys), so the app versions it signed stay valid on its
+ * volunteers' clients, or made new. A code signing key kept offline comes
+ * with its public half only: update_versions then takes each file's .sig.
+ */
+static int make_key(struct project *p, const char *kind)
+{
+	const char *from = p->o->import_keys;
+	char *priv = xasprintf("%s/keys/%s_private", p->root, kind);
+	char *pub = xasprintf("%s/keys/%s_public", p->root, kind);
+	char *pem = xasprintf("%s/keys/%s_public.pem", p->root, kind);
+	char *bpriv = from ? xasprintf("%s/%s_private", from, kind) : NULL;
+	char *bpub = from ? xasprintf("%s/%s_public", from, kind) : NULL;
+	bool code_sign = !strcmp(kind, "code_sign");
+	int rc;
+
+	if (from && access(bpriv, F_OK) == 0) {
+		rc = crypt_import_boinc_keypair(bpriv, bpub, priv, pub, pem);
+		if (rc == 0)
+			printf("imported the %s key pair from %s\n", kind, from);
+	} else if (from && code_sign && access(bpub, F_OK) == 0) {
+		rc = crypt_import_boinc_public(bpub, pub, pem);
+		if (rc == 0)
+			printf("imported the code signing public key from %s (no private key: "
+			       "update_versions takes each app file's FILE.sig)\n", from);
+	} else if (from && code_sign) {
+		rc = log_error("--import_keys %s: neither code_sign_private nor code_sign_public there",
+			       from);
+	} else {
+		rc = crypt_generate_keypair(1024, priv, pub, pem);
+		if (rc == 0 && from)
+			printf("made a new %s key pair (%s has no %s_private)\n", kind, from, kind);
+	}
+	if (rc == 0 && !code_sign && p->o->web_user && access(priv, F_OK) == 0)
+		rc = share_with_group_of(priv, p->o->web_user, 0640);
+	free(priv);
+	free(pub);
+	free(pem);
+	free(bpriv);
+	free(bpub);
+	return rc;
+}
+
 static int make_keys(struct project *p)
 {
-	static const char *const kinds[] = { "code_sign", "upload" };
-	size_t i;
-	int rc = 0;
-
 	/*
 	 * keys/ is searchable but not listable: the CGI programs (the web user)
 	 * read the public keys by name. The code signing key stays mode 0600
 	 * (better still, offline); the upload key signs upload certificates in
 	 * the scheduler, which runs as the web user: its group may read it.
 	 */
-	for (i = 0; i < ARRAY_SIZE(kinds) && rc == 0; i++) {
-		char *priv = xasprintf("%s/keys/%s_private", p->root, kinds[i]);
-		char *pub = xasprintf("%s/keys/%s_public", p->root, kinds[i]);
-		char *pem = xasprintf("%s/keys/%s_public.pem", p->root, kinds[i]);
+	int rc = make_key(p, "code_sign");
 
-		rc = crypt_generate_keypair(1024, priv, pub, pem);
-		if (rc == 0 && !strcmp(kinds[i], "upload") && p->o->web_user)
-			rc = share_with_group_of(priv, p->o->web_user, 0640);
-		free(priv);
-		free(pub);
-		free(pem);
-	}
-	return rc;
+	return rc == 0 ? make_key(p, "upload") : rc;
 }
 
 /* Copy every program of dir into dest (the project keeps its own copies, as BOINC's do). */

@@ -59,6 +59,7 @@ static const struct {
 	{ "web", 8, 1 },
 	{ "submit", 8, 1 },
 	{ "sweep", 16, 2 },
+	{ "ops", 2, 0 },        /* the admins' pages */
 };
 #define FCGI_MAX_REQUESTS 10000
 
@@ -70,15 +71,15 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 
 	sbuf_addf(b, "# Apache configuration for the wseq project %s, made by make_project.\n"
 		      "# Include it from the server configuration: Include %s/%s\n"
-		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core, mod_authz_host; mod_fcgid\n"
-		      "# if loaded runs the scheduler, the web program, submit and sweep as FastCGI servers).\n#\n"
+		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core; mod_fcgid if loaded\n"
+		      "# runs the scheduler, the web program, submit, sweep and ops as FastCGI servers).\n#\n"
 		      "# Every URL of the project is under one of its own three prefixes, so that\n"
 		      "# projects sharing one Apache never answer for each other:\n"
 		      "#   %s/%s/      master URL: home page, volunteers' pages, account RPCs\n"
 		      "#        (get_project_config.php ...), submit RPCs, download/, stats/\n"
 		      "#   %s/%s_cgi/  cgi-bin: the scheduler (cgi), the upload handler\n"
 		      "#        (file_upload_handler) and the parameter sweep (sweep/config, sweep/task ...)\n"
-		      "#   %s/%s_ops/  the ops pages\n"
+		      "#   %s/%s_ops/  the ops pages (cgi-bin/ops)\n"
 		      "# Nothing answers at the server's root. The one server-wide line is\n"
 		      "# FcgidMaxRequestLen, below.\n\n",
 		  name, root, rel, base, name, base, name, base, name);
@@ -94,6 +95,12 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 	/* ... and the volunteers' pages, the home page (the master URL) first */
 	sbuf_addf(b, "ScriptAliasMatch ^%s/%s/(%s)?$ %s/cgi-bin/web\n", re, name,
 		  WEB_PAGE_NAMES, root);
+	/*
+	 * The ops pages: every URL under the ops path goes to the ops program,
+	 * which answers 401 to all of them until an admin signs in (no
+	 * "Require local": admins work from afar, and a proxy is local).
+	 */
+	sbuf_addf(b, "ScriptAliasMatch ^%s/%s_ops(/.*)?$ %s/cgi-bin/ops\n", re, name, root);
 	/*
 	 * With mod_fcgid a few persistent processes answer each program's
 	 * requests, each keeping its configuration, keys and database
@@ -122,7 +129,6 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 	/* the statistics export (db_dump), before the web root's Alias that would take it */
 	sbuf_addf(b, "Alias %s/%s/stats %s/html/stats\n", base, name, root);
 	sbuf_addf(b, "Alias %s/%s %s/html/user\n", base, name, root);
-	sbuf_addf(b, "Alias %s/%s_ops %s/html/ops\n", base, name, root);
 	sbuf_addf(b, "# The scheduler (%s_cgi/cgi), the upload handler, and the parameter sweep's\n"
 		      "# endpoints: %s_cgi/sweep is the base URL the sweep master gives\n"
 		      "# sweep_client, and the protocol's own paths follow it (the seed's /task is\n"
@@ -130,8 +136,6 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 	sbuf_addf(b, "ScriptAlias %s/%s_cgi %s/cgi-bin\n\n", base, name, root);
 	sbuf_addf(b, "<Directory \"%s/html/user\">\n    Options -Indexes\n    AllowOverride None\n"
 		      "    DirectoryIndex index.html\n    Require all granted\n</Directory>\n\n", root);
-	sbuf_addf(b, "<Directory \"%s/html/ops\">\n    Options -Indexes\n    AllowOverride None\n"
-		      "    Require local\n</Directory>\n\n", root);
 	sbuf_addf(b, "<Directory \"%s/html/stats\">\n    Options Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n</Directory>\n\n", root);
 	sbuf_addf(b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
@@ -145,7 +149,8 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 		      "    Require all granted\n"
 		      "    <Files \"file_upload_handler\">\n        LimitRequestBody 0\n    </Files>\n"
 		      "    <Files \"web\">\n        LimitRequestBody 67108864\n    </Files>\n"
-		      "    <IfModule mod_fcgid.c>\n        <FilesMatch \"^(cgi|web|submit|sweep)$\">\n"
+		      "    <Files \"ops\">\n        LimitRequestBody 1048576\n    </Files>\n"
+		      "    <IfModule mod_fcgid.c>\n        <FilesMatch \"^(cgi|web|submit|sweep|ops)$\">\n"
 		      "            SetHandler fcgid-script\n        </FilesMatch>\n    </IfModule>\n"
 		      "</Directory>\n", root);
 	free(rel);

@@ -6,7 +6,9 @@
  *
  * For each version not yet in the database its files are copied into the
  * download hierarchy (physical names are immutable), each is signed with
- * keys/code_sign_private, and an app_version row is inserted whose xml_doc
+ * keys/code_sign_private -- or, where the code signing key is kept offline
+ * as upstream advises, its signature is taken from FILE.sig beside it,
+ * checked against keys/code_sign_public -- and an app_version row is inserted whose xml_doc
  * is what the scheduler sends. All of one run is one transaction; a failure
  * leaves neither rows nor newly copied files.
  */
@@ -153,6 +155,7 @@ static int skip_name(const char *name)
 
 	return name[0] == '.' || strcmp(name, "version.xml") == 0 ||
 	       (n > 4 && strcmp(name + n - 4, ".md5") == 0) ||
+	       (n > 4 && strcmp(name + n - 4, ".sig") == 0) ||
 	       (n > 1 && name[n - 1] == '~');
 }
 
@@ -344,6 +347,44 @@ static int load_key(struct run *r)
 	return rc;
 }
 
+/*
+ * The signature of a version's file: FILE.sig beside it (made offline with
+ * sign_executable), checked against the project's public key, else made
+ * here with keys/code_sign_private.
+ */
+static int sign_file(struct run *r, const struct version *v, const struct vfile *f,
+		     struct sbuf *sig)
+{
+	char *sigpath = xasprintf("%s/%s.sig", v->dir, f->name), *pub;
+	FILE *fp = fopen(sigpath, "re");
+	char buf[CRYPT_TEXT_MAX];
+	size_t n;
+	int rc;
+
+	if (!fp) {
+		free(sigpath);
+		if (load_key(r))
+			return log_error("%s/%s: no %s.sig beside it, and no private key to sign it: "
+					 "sign it where the code signing key is kept (sign_executable "
+					 "FILE KEY > FILE.sig)", v->dir, f->name, f->name);
+		return crypt_sign_file_key(r->key, f->wf.path, sig);
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	pub = xasprintf("%s/code_sign_public", r->cfg.key_dir);
+	rc = n > 0 && n < sizeof(buf) - 1 ? crypt_verify_file(pub, f->wf.path, buf) : 1;
+	free(pub);
+	if (rc != 0) {
+		log_error("%s: %s", sigpath, rc < 0 ? "cannot be checked" :
+			  "not a signature of this file by the project's code signing key");
+		free(sigpath);
+		return -1;
+	}
+	free(sigpath);
+	return sbuf_addstr(sig, buf) < 0 ? log_error("signature too long") : 0;
+}
+
 static int add_version(struct run *r, const struct db_app *app, const char *dirname)
 {
 	struct version v = { 0 };
@@ -377,7 +418,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 	}
 	if (dbrc != DB_NOT_FOUND)
 		goto out;
-	if (read_version_dir(&v) || load_key(r))
+	if (read_version_dir(&v))
 		goto out;
 	for (i = 0; i < v.nfiles; i++) {
 		struct vfile *f = &v.files[i];
@@ -392,7 +433,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 			r->staged[r->nstaged++] = xstrdup(f->wf.path);
 		}
 		sbuf_reset(&sig);
-		if (crypt_sign_file_key(r->key, f->wf.path, &sig))
+		if (sign_file(r, &v, f, &sig))
 			goto out;
 		f->signature = xstrdup(sbuf_str(&sig));
 	}

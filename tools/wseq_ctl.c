@@ -428,6 +428,39 @@ static int ctl_start(const struct project_config *cfg, struct ctl_daemon *ds)
 	return failures ? 1 : 0;
 }
 
+/*
+ * Upstream daemons wseq has no need of: an upstream project's config.xml
+ * lists them, and they are passed over as if disabled, with a word why,
+ * rather than failing the start.
+ */
+static const struct {
+	const char *prog, *why;
+} unneeded[] = {
+	{ "feeder", "schedulers claim jobs from the database directly; there is no shared memory "
+		    "to fill" },
+};
+
+static void skip_unneeded(struct project_config *cfg, bool say)
+{
+	for (size_t i = 0; i < cfg->ndaemons; i++) {
+		struct config_daemon *d = &cfg->daemons[i];
+		size_t n = strcspn(d->cmd, " \t");
+		const char *base = d->cmd;
+
+		for (const char *p = d->cmd; p < d->cmd + n; p++)
+			if (*p == '/')
+				base = p + 1;
+		for (size_t k = 0; k < ARRAY_SIZE(unneeded); k++)
+			if (!d->disabled && (size_t)(d->cmd + n - base) == strlen(unneeded[k].prog) &&
+			    !strncmp(base, unneeded[k].prog, strlen(unneeded[k].prog))) {
+				d->disabled = true;
+				if (say)
+					log_warn("%s: not needed in wseq (%s); not started -- remove it "
+						 "from config.xml", unneeded[k].prog, unneeded[k].why);
+			}
+	}
+}
+
 /* --- stop -------------------------------------------------------------- */
 
 static void signal_daemon(const struct ctl_daemon *d, int sig)
@@ -648,6 +681,8 @@ int main(int argc, char **argv)
 	path = find_config(argv[0]);
 	rc = path ? config_load(&cfg, path, NULL, NULL) : -1;
 	free(path);
+	if (rc == 0)
+		skip_unneeded(&cfg, cmd == CTL_START);
 	if (rc < 0 || daemons_prepare(&cfg, &ds) < 0) {
 		config_free(&cfg);
 		param_free(ctl_params, &opts);

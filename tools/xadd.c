@@ -1,7 +1,10 @@
 /*
  * xadd: register the apps and platforms listed in the project's
- * project.xml (BOINC's format) in the database. Existing ones are left as
- * they are, so running it again is harmless; it reports what it did.
+ * project.xml (BOINC's format) in the database. Every element upstream's
+ * project.xml gives an app is stored in its column, and a warning names those
+ * wseq does not act on; an existing app or platform is brought up to the
+ * file (upstream updates the name shown and min_version), so running it
+ * again is harmless; it reports what it did.
  *
  *   <boinc>
  *     <app><name>A</name><user_friendly_name>..</user_friendly_name></app>
@@ -37,14 +40,56 @@ static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: xadd [options]\n\n"
 		    "Add the apps and platforms of the project's project.xml to the database.\n"
-		    "Those already there are kept unchanged.\n\noptions:\n");
+		    "Those already there are brought up to the file's attributes. Every\n"
+		    "element of upstream's <app> is stored; a warning names those wseq does\n"
+		    "not act on (weight, beta, homogeneous_redundancy, ...).\n\noptions:\n");
 	param_print_help(options, fp);
 }
 
 struct item {
 	bool is_app;
-	char *name, *ufn;
+	char *name;
 	long line;
+	struct db_app app;              /* the <app>'s attributes given (is_app) */
+	struct db_platform platform;    /* the <platform>'s */
+	unsigned given;                 /* bit i: attrs[i] was given */
+};
+
+enum attr_type { ATTR_INT, ATTR_DBL, ATTR_STR };
+
+/*
+ * The elements of an <app> or <platform> in upstream's project.xml, the
+ * column each fills, and -- for what wseq stores but does not act on -- why
+ * a warning names it.
+ */
+static const struct attr {
+	bool app;
+	const char *name;
+	enum attr_type type;
+	size_t off;
+	const char *unused;
+} attrs[] = {
+#define A(n, t, why) { true, #n, t, offsetof(struct db_app, n), why }
+#define P(n, t) { false, #n, t, offsetof(struct db_platform, n), NULL }
+	A(user_friendly_name, ATTR_STR, NULL),
+	A(deprecated, ATTR_INT, NULL),
+	A(keywords, ATTR_STR, NULL),
+	A(min_version, ATTR_INT, "wseq sends the newest version a host can run"),
+	A(weight, ATTR_DBL, "wseq does not weight the app mix"),
+	A(beta, ATTR_INT, "wseq has no beta apps"),
+	A(target_nresults, ATTR_INT, "replication comes from each job's template or options"),
+	A(homogeneous_redundancy, ATTR_INT, "wseq has no homogeneous redundancy"),
+	A(homogeneous_app_version, ATTR_INT, "wseq does not pin a job's results to one version"),
+	A(non_cpu_intensive, ATTR_INT, "wseq does not tell clients an app is non-CPU-intensive"),
+	A(locality_scheduling, ATTR_INT, "wseq has no locality scheduling (work sequences keep "
+	  "their state on one host instead)"),
+	A(n_size_classes, ATTR_INT, "wseq has no job size matching"),
+	A(fraction_done_exact, ATTR_INT, "wseq does not send it to clients"),
+	A(host_scale_check, ATTR_INT, "wseq's credit does not scale by host"),
+	P(user_friendly_name, ATTR_STR),
+	P(deprecated, ATTR_INT),
+#undef A
+#undef P
 };
 
 static void items_free(struct item *it, size_t n)
@@ -53,17 +98,79 @@ static void items_free(struct item *it, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(it[i].name);
-		free(it[i].ufn);
+		db_app_free(&it[i].app);
+		db_platform_free(&it[i].platform);
 	}
 	free(it);
+}
+
+static void *attr_field(struct item *x, const struct attr *at)
+{
+	return (char *)(at->app ? (void *)&x->app : (void *)&x->platform) + at->off;
+}
+
+/* One element of an <app> or <platform>: its column, or a warning that it is not upstream's. */
+static int read_attr(const char *path, struct item *x, const xmlNode *e, bool *warned)
+{
+	const char *tag = (const char *)e->name;
+	char *v, *end;
+	size_t i;
+	int rc = 0;
+
+	if (!strcmp(tag, "name"))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(attrs); i++)
+		if (attrs[i].app == x->is_app && !strcmp(attrs[i].name, tag))
+			break;
+	if (i == ARRAY_SIZE(attrs)) {
+		log_warn("%s:%ld: <%s> is not an element of upstream's <%s>; ignored", path,
+			 xml_line(e), tag, x->is_app ? "app" : "platform");
+		return 0;
+	}
+	v = xml_text(e);
+	errno = 0;
+	switch (attrs[i].type) {
+	case ATTR_STR:
+		free(*(char **)attr_field(x, &attrs[i]));
+		*(char **)attr_field(x, &attrs[i]) = v;
+		v = NULL;
+		break;
+	case ATTR_INT: {
+		long n = *v ? strtol(v, &end, 10) : 1;  /* <beta/> is 1, as BOINC reads flags */
+
+		if ((*v && (*end || errno)) || n < INT_MIN || n > INT_MAX)
+			rc = log_error("%s:%ld: <%s> must be a whole number (got '%s')", path,
+				       xml_line(e), tag, v);
+		*(int *)attr_field(x, &attrs[i]) = (int)n;
+		break;
+	}
+	case ATTR_DBL: {
+		double d = strtod(v, &end);
+
+		if (!*v || *end || errno || !(d >= 0 && d < 1e12))
+			rc = log_error("%s:%ld: <%s> must be a number (got '%s')", path, xml_line(e),
+				       tag, v);
+		*(double *)attr_field(x, &attrs[i]) = d;
+		break;
+	}
+	}
+	free(v);
+	x->given |= 1u << i;
+	if (rc == 0 && attrs[i].unused && !warned[i]) {
+		warned[i] = true;
+		log_warn("%s:%ld: <%s> is stored in app.%s, but %s", path, xml_line(e), tag, tag,
+			 attrs[i].unused);
+	}
+	return rc;
 }
 
 /* Read and check the whole file before touching the database. */
 static int read_project_xml(const char *path, struct item **out, size_t *nout)
 {
 	xmlDoc *doc = xml_read_file(path, NULL);
-	const xmlNode *root, *c;
+	const xmlNode *root, *c, *e;
 	struct item *it = NULL;
+	bool warned[ARRAY_SIZE(attrs)] = { false };
 	size_t n = 0, i;
 
 	*out = NULL;
@@ -87,10 +194,14 @@ static int read_project_xml(const char *path, struct item **out, size_t *nout)
 		}
 		it = xrealloc(it, (n + 1) * sizeof(*it));
 		x = &it[n++];
+		memset(x, 0, sizeof(*x));
 		x->is_app = is_app;
 		x->line = xml_line(c);
 		x->name = xml_child_text(c, "name");
-		x->ufn = xml_child_text(c, "user_friendly_name");
+		x->app.weight = 1;
+		xml_for_each(e, c, NULL)
+			if (read_attr(path, x, e, warned) < 0)
+				goto fail;
 		if (!x->name || !*x->name) {
 			log_error("%s:%ld: <%s> without <name>", path, x->line,
 				  is_app ? "app" : "platform");
@@ -118,10 +229,46 @@ fail:
 	return -1;
 }
 
-static int add_item(struct db *db, const struct item *x, bool quiet)
+/* Copy the attributes x gives into rec (an app or platform row); true if any changed. */
+static bool apply_given(struct item *x, void *rec)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		const struct attr *at = &attrs[i];
+		void *src = attr_field(x, at), *dst = (char *)rec + at->off;
+
+		if (!(x->given & (1u << i)))
+			continue;
+		switch (at->type) {
+		case ATTR_STR:
+			if (strcmp(*(char **)dst ? *(char **)dst : "", *(char **)src ? *(char **)src : "")) {
+				free(*(char **)dst);
+				*(char **)dst = xstrdup(*(char **)src ? *(char **)src : "");
+				changed = true;
+			}
+			break;
+		case ATTR_INT:
+			changed |= *(int *)dst != *(int *)src;
+			*(int *)dst = *(int *)src;
+			break;
+		case ATTR_DBL:
+			changed |= *(double *)dst != *(double *)src;
+			*(double *)dst = *(double *)src;
+			break;
+		}
+	}
+	return changed;
+}
+
+/*
+ * Add the app or platform, or bring an existing one's attributes up to
+ * project.xml (upstream's xadd updates the name shown and min_version).
+ */
+static int add_item(struct db *db, struct item *x, bool quiet)
 {
 	const char *what = x->is_app ? "app" : "platform";
-	const char *ufn = x->ufn && *x->ufn ? x->ufn : x->name;
 	int rc;
 
 	if (x->is_app) {
@@ -130,13 +277,19 @@ static int add_item(struct db *db, const struct item *x, bool quiet)
 		rc = db_app_lookup_name(db, x->name, &a);
 		if (rc == DB_NOT_FOUND) {
 			a.name = xstrdup(x->name);
-			a.user_friendly_name = xstrdup(ufn);
-			a.create_time = now();
-			a.weight = 1;
+			a.user_friendly_name = xstrdup(x->name);
 			a.keywords = xstrdup("");
+			a.weight = 1;
+			a.min_avg_pfc = 1;
+			apply_given(x, &a);
+			a.create_time = now();
 			rc = db_app_insert(db, &a);
 			if (rc == DB_OK && !quiet)
 				printf("added app %s (id %" PRId64 ")\n", x->name, a.id);
+		} else if (rc == DB_OK && apply_given(x, &a)) {
+			rc = db_app_update(db, &a);
+			if (rc == DB_OK && !quiet)
+				printf("updated app %s from project.xml (id %" PRId64 ")\n", x->name, a.id);
 		} else if (rc == DB_OK && !quiet) {
 			printf("app %s already exists (id %" PRId64 ")\n", x->name, a.id);
 		}
@@ -147,11 +300,17 @@ static int add_item(struct db *db, const struct item *x, bool quiet)
 		rc = db_platform_lookup_name(db, x->name, &p);
 		if (rc == DB_NOT_FOUND) {
 			p.name = xstrdup(x->name);
-			p.user_friendly_name = xstrdup(ufn);
+			p.user_friendly_name = xstrdup(x->name);
+			apply_given(x, &p);
 			p.create_time = now();
 			rc = db_platform_insert(db, &p);
 			if (rc == DB_OK && !quiet)
 				printf("added platform %s (id %" PRId64 ")\n", x->name, p.id);
+		} else if (rc == DB_OK && apply_given(x, &p)) {
+			rc = db_platform_update(db, &p);
+			if (rc == DB_OK && !quiet)
+				printf("updated platform %s from project.xml (id %" PRId64 ")\n", x->name,
+				       p.id);
 		} else if (rc == DB_OK && !quiet) {
 			printf("platform %s already exists (id %" PRId64 ")\n", x->name, p.id);
 		}

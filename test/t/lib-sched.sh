@@ -27,8 +27,9 @@ sched_rpc() { curl -sf --data-binary @"$1" "$SCHED" >"$2"; }
 sched_reply_hostid() { sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" "$1"; }
 
 # sched_host_request KEY HOSTID CPID SECONDS [MORE]: a request of host
-# HOSTID (0: new; host_cpid and domain name from CPID) of the account with
-# key KEY asking for SECONDS of work, with the elements MORE (reports).
+# HOSTID (0: new; host_cpid and domain name from CPID; NCPUS CPUs, default
+# 2) of the account with key KEY asking for SECONDS of work, with the
+# elements MORE (reports, other_results).
 sched_host_request() {
 	cat <<-EOT
 	<scheduler_request>
@@ -45,7 +46,7 @@ sched_host_request() {
 	<host_info>
 	    <host_cpid>$3</host_cpid>
 	    <domain_name>host-$3</domain_name>
-	    <p_ncpus>2</p_ncpus>
+	    <p_ncpus>${NCPUS:-2}</p_ncpus>
 	    <p_fpops>1000000000</p_fpops>
 	    <m_nbytes>8000000000</m_nbytes>
 	    <d_free>100000000000</d_free>

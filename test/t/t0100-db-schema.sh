@@ -29,6 +29,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	LC_ALL=C sort >expect <<-\EOT &&
 	app	InnoDB	utf8mb4_bin
 	app_version	InnoDB	utf8mb4_bin
+	assignment	InnoDB	utf8mb4_bin
 	batch	InnoDB	utf8mb4_bin
 	batch_file_assoc	InnoDB	utf8mb4_bin
 	host	InnoDB	utf8mb4_bin

@@ -34,6 +34,7 @@ for c in start stop status; do ln -s "$WSEQ_BUILDDIR/tools/wseq_ctl" "$P/bin/$c"
 	echo "  <daemons>"
 	echo "    <daemon><cmd>test_daemon --sleep_interval 5 -d 4 --out up.out</cmd></daemon>"
 	echo "    <daemon><cmd>test_daemon -sleep_interval 5 -mod 2 1 -out up2.out</cmd><pid_file>b.pid</pid_file></daemon>"
+	echo "    <daemon><cmd>feeder -d 3</cmd></daemon>"
 	echo "  </daemons>"
 	echo "</boinc>"
 } >"$P/config.xml"
@@ -68,8 +69,9 @@ test_expect_success 'a daemon names them with --check_config and in its log at s
 	test_grep "<max_wus_to_sned> is not a wseq or BOINC option" log
 '
 
-test_expect_success 'upstream daemon lines (--sleep_interval, -d 4, -mod, single dashes) start' '
-	"$P/bin/start" &&
+test_expect_success 'upstream daemon lines (--sleep_interval, -d 4, -mod, single dashes) start; the feeder is passed over' '
+	"$P/bin/start" 2>start.err &&
+	test_grep "feeder: not needed in wseq" start.err &&
 	"$P/bin/status" >st &&
 	test $(grep -c "running" st) = 2 &&
 	test_wait_for 15 grep -q "debug:" "$P/log/test_daemon.log" &&

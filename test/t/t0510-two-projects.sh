@@ -52,7 +52,7 @@ foreign_lines() {
 	$1 == "Alias" || $1 == "ScriptAlias" {
 		if ($2 == "/" n || index($2, "/" n "/") == 1 || $2 == "/" n "_cgi" || $2 == "/" n "_ops") next
 	}
-	$1 == "ScriptAliasMatch" && index($2, "^/" n "/") == 1 { next }
+	$1 == "ScriptAliasMatch" && (index($2, "^/" n "/") == 1 || index($2, "^/" n "_ops(") == 1) { next }
 	$1 == "FcgidCmdOptions" && index($2, d "/cgi-bin/") == 1 { next }
 	$1 == "FcgidMaxRequestLen" && $2 == "1073741824" { next }
 	$1 == "<IfModule" || $1 == "</IfModule>" { next }

@@ -1,10 +1,11 @@
 #!/bin/sh
-# create_work with the flags of upstream BOINC's create_work that admins'
-# scripts use: --credit (and the validator granting it), --app_version_num,
+# xadd with every <app> element of upstream's project.xml (stored; a
+# warning names each wseq does not act on), and create_work with the flags
+# of upstream BOINC's create_work that admins' scripts use: --credit (and the validator granting it), --app_version_num,
 # --keywords, --hr_class, --size_class, --wu_id, --continue_on_error,
 # --remote_file (on the command line and on --stdin lines), and upstream's
 # single-dash spelling (-appname x).
-test_description='create_work takes upstream BOINC flags'
+test_description='xadd and create_work take upstream BOINC attributes and flags'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
 
@@ -126,6 +127,58 @@ test_expect_success 'flags in the wrong place are refused with a clear message' 
 	test_grep "wu_id goes on a job line" err &&
 	test_must_fail cw --appname sim --size_class -3 2>err &&
 	test_grep "size_class must be between" err
+'
+
+test_expect_success 'xadd stores every upstream <app> element and names those wseq does not act on' '
+	cat >up.xml <<-EOF &&
+	<boinc>
+	  <app>
+	    <name>upapp</name>
+	    <user_friendly_name>Upstream app</user_friendly_name>
+	    <min_version>105</min_version>
+	    <weight>2.5</weight>
+	    <beta/>
+	    <homogeneous_redundancy>2</homogeneous_redundancy>
+	    <target_nresults>3</target_nresults>
+	    <non_cpu_intensive>0</non_cpu_intensive>
+	    <locality_scheduling>0</locality_scheduling>
+	    <n_size_classes>4</n_size_classes>
+	    <fraction_done_exact/>
+	    <homogeneous_app_version>1</homogeneous_app_version>
+	    <host_scale_check>1</host_scale_check>
+	    <keywords>climate ocean</keywords>
+	    <frobnication>9</frobnication>
+	  </app>
+	  <platform><name>x86_64-pc-linux-gnu</name><user_friendly_name>Linux 64</user_friendly_name></platform>
+	</boinc>
+	EOF
+	in_project xadd --file "$TRASH_DIRECTORY/up.xml" >out 2>err &&
+	test_grep "added app upapp" out &&
+	test "$(q "select user_friendly_name, min_version, weight, beta, homogeneous_redundancy, target_nresults, n_size_classes, fraction_done_exact, homogeneous_app_version, host_scale_check, keywords from app where name=\"upapp\"")" = \
+		"Upstream app	105	2.5	1	2	3	4	1	1	1	climate ocean" &&
+	for e in min_version weight beta homogeneous_redundancy target_nresults non_cpu_intensive \
+		 locality_scheduling n_size_classes fraction_done_exact homogeneous_app_version host_scale_check; do
+		test_grep "<$e> is stored in app.$e, but" err || return 1
+	done &&
+	test_grep "<frobnication> is not an element of upstream.s <app>; ignored" err &&
+	test_grep -v "<keywords>\|<user_friendly_name>" err
+'
+
+test_expect_success 'xadd again brings an existing app up to project.xml' '
+	sed -i "s|<user_friendly_name>Upstream app|<user_friendly_name>Renamed app|; s|<beta/>|<deprecated>1</deprecated>|" up.xml &&
+	in_project xadd --file "$TRASH_DIRECTORY/up.xml" >out 2>err &&
+	test_grep "updated app upapp" out &&
+	test "$(q "select user_friendly_name, deprecated from app where name=\"upapp\"")" = "Renamed app	1" &&
+	in_project xadd --file "$TRASH_DIRECTORY/up.xml" >out 2>err &&
+	test_grep "app upapp already exists" out
+'
+
+test_expect_success 'xadd refuses a bad value with file and line, and adds nothing' '
+	before=$(q "select count(*) from app") &&
+	printf "<boinc>\n<app><name>ok_app</name></app>\n<app><name>bad</name>\n<weight>heavy</weight></app>\n</boinc>\n" >bad.xml &&
+	test_must_fail in_project xadd --file "$TRASH_DIRECTORY/bad.xml" 2>err &&
+	test_grep "bad.xml:4: <weight> must be a number (got .heavy.)" err &&
+	test "$(q "select count(*) from app")" = "$before"
 '
 
 test_done

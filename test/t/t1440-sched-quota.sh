@@ -8,31 +8,7 @@ test_sandbox_up sb --no-daemons || exit 1
 q() { test_sql_value "$1"; }
 
 # req HOSTID CPID NCPUS [REPORTS_XML]: a request for a lot of work.
-req() {
-	cat <<-EOT
-	<scheduler_request>
-	<authenticator>$ADMIN_AUTHENTICATOR</authenticator>
-	<hostid>$1</hostid>
-	<rpc_seqno>1</rpc_seqno>
-	<core_client_major_version>7</core_client_major_version>
-	<core_client_minor_version>20</core_client_minor_version>
-	<core_client_release>5</core_client_release>
-	<work_req_seconds>100000</work_req_seconds>
-	<platform_name>x86_64-pc-linux-gnu</platform_name>
-	<code_sign_key>x</code_sign_key>
-	<host_info>
-	    <host_cpid>$2</host_cpid>
-	    <domain_name>host-$2</domain_name>
-	    <p_ncpus>$3</p_ncpus>
-	    <p_fpops>1000000000</p_fpops>
-	    <m_nbytes>8000000000</m_nbytes>
-	    <d_free>100000000000</d_free>
-	    <os_name>Linux</os_name>
-	</host_info>
-	${4:-}
-	</scheduler_request>
-	EOT
-}
+req() { NCPUS=$3 sched_host_request "$ADMIN_AUTHENTICATOR" "$1" "$2" 100000 "${4:-}"; }
 # reports OK|ERROR NAME...: reports of the jobs, each a success or an error
 reports() {
 	how=$1; shift
@@ -42,13 +18,12 @@ reports() {
 		printf '    <exit_status>%s</exit_status>\n    <state>%s</state>\n</result>\n' "$ex" "$st"
 	done
 }
-rpc() { curl -s -o "$2" -w "%{http_code}" --data-binary @"$1" "$SCHED"; }
-sent() { sed -n "/^<result>$/,/^<\/result>$/s|^    <name>\(.*\)</name>$|\1|p" "$1"; }
-hostid_of() { sed -n "s|^<hostid>\([0-9]*\)</hostid>$|\1|p" "$1"; }
+sent() { sched_reply_jobs "$1"; }
+hostid_of() { sched_reply_hostid "$1"; }
 # one RPC of host $H (cpid $C, $N CPUs) reporting the jobs of the last one as $1
 step() {
 	req "$H" "$C" "$N" "$(reports "$1" $(cat last 2>/dev/null))" >r &&
-	test "$(rpc r reply)" = 200 &&
+	sched_rpc r reply &&
 	sent reply >last && cat last >>all
 }
 
@@ -93,6 +68,17 @@ test_expect_success 'the next day it gets one job; each success doubles its quot
 test_expect_success 'the quota is per CPU: a two-CPU host gets 8' '
 	rm -f last all && H=0 C=two N=2 && step OK &&
 	test_line_count = 8 last
+'
+
+test_expect_success 'max_wus_in_progress bounds the jobs a host holds at once, per CPU' '
+	sed -i "/daily_result_quota/d; s|<config>|<config>\n    <max_wus_in_progress>3</max_wus_in_progress>|" \
+		"$PROJECT_DIR/config.xml" &&
+	sleep 1 &&
+	rm -f last all && H=0 C=mip N=1 && step OK &&
+	test_line_count = 3 last && hostid_of reply >mip && H=$(cat mip) &&
+	cp last held && : >last && step OK && test_line_count = 0 last &&
+	head -2 held >last && step OK && test_line_count = 2 last &&
+	test "$(q "select count(*) from result where hostid=$H and server_state=4")" = 3
 '
 
 test_expect_success 'no job was sent twice, and every sent job is in progress or reported' '

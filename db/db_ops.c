@@ -1,0 +1,143 @@
+/*
+ * The ops pages' counts (db_ops.h): each a GROUP BY over an index range.
+ */
+#include "db_ops.h"
+
+#define CNT(member) offsetof(struct db_ops_count, member)
+
+/* A count table: three key expressions (SQL, "0" when unused) and COUNT(*). */
+#define COUNT_TABLE(id, from, ea, eb, ec)                                                \
+	static const struct db_column id##_cols[] = {                                    \
+		{ ea, DB_T_I64, CNT(a), DB_COL_EXPR },                                    \
+		{ eb, DB_T_I64, CNT(b), DB_COL_EXPR },                                    \
+		{ ec, DB_T_I64, CNT(c), DB_COL_EXPR },                                    \
+		{ "COUNT(*)", DB_T_I64, CNT(n), DB_COL_EXPR },                             \
+	};                                                                               \
+	static const struct db_table id = { from, sizeof(struct db_ops_count), id##_cols, \
+					    ARRAY_SIZE(id##_cols) }
+
+COUNT_TABLE(result_state_t, "result", "server_state", "outcome", "0");
+COUNT_TABLE(wu_state_t, "app", "workunit.assimilate_state", "workunit.error_mask<>0",
+	    "(workunit.error_mask&16)<>0");
+COUNT_TABLE(seq_state_t, "sequence", "state", "0", "0");
+COUNT_TABLE(batch_state_t, "batch", "state", "0", "0");
+COUNT_TABLE(outcome_t, "result", "outcome", "0", "0");
+COUNT_TABLE(error_app_t, "result", "appid", "outcome", "exit_status");
+COUNT_TABLE(error_host_t, "result", "hostid", "outcome", "0");
+COUNT_TABLE(batch_wu_t, "workunit", "canonical_resultid<>0", "error_mask<>0",
+	    "(error_mask&16)<>0");
+
+/*
+ * The windows are small in use (days of results) but not in the EXPLAIN
+ * test's placeholders: the optimizer is told which index a window reads.
+ */
+const struct db_query dbq_ops_result_states = {
+	"ops_result_states", &result_state_t,
+	"FORCE INDEX (ind_res_st) WHERE server_state IN (1, 2, 4) GROUP BY server_state, outcome", ""
+};
+/* wu_assim begins with appid: reached through the few apps, as the status page does */
+const struct db_query dbq_ops_wu_states = {
+	"ops_wu_states", &wu_state_t,
+	"STRAIGHT_JOIN workunit ON workunit.appid=app.id AND workunit.assimilate_state IN (0, 1, 2) "
+	"GROUP BY 1, 2, 3", ""
+};
+const struct db_query dbq_ops_seq_states = {
+	"ops_seq_states", &seq_state_t, "WHERE state IN (0, 1, 2) GROUP BY state", ""
+};
+const struct db_query dbq_ops_batch_states = {
+	"ops_batch_states", &batch_state_t, "GROUP BY state", ""
+};
+const struct db_query dbq_ops_outcomes_since = {
+	"ops_outcomes_since", &outcome_t,
+	"FORCE INDEX (res_deadline) WHERE server_state=5 AND report_deadline>? GROUP BY outcome", "i"
+};
+const struct db_query dbq_ops_errors_by_app = {
+	"ops_errors_by_app", &error_app_t,
+	"FORCE INDEX (res_deadline) WHERE server_state=5 AND report_deadline>? AND outcome IN (3, 4, 6, 7) "
+	"GROUP BY appid, outcome, exit_status ORDER BY COUNT(*) DESC, appid LIMIT ?", "ii"
+};
+const struct db_query dbq_ops_errors_by_host = {
+	"ops_errors_by_host", &error_host_t,
+	"FORCE INDEX (res_deadline) WHERE server_state=5 AND report_deadline>? AND outcome IN (3, 4, 6, 7) "
+	"GROUP BY hostid, outcome ORDER BY COUNT(*) DESC, hostid LIMIT ?", "ii"
+};
+const struct db_query dbq_ops_host_counts = {
+	"ops_host_counts", &result_state_t, "WHERE hostid=? GROUP BY server_state, outcome", "i"
+};
+const struct db_query dbq_ops_batch_wu_counts = {
+	"ops_batch_wu_counts", &batch_wu_t, "WHERE batch=? AND seq_id=0 GROUP BY 1, 2, 3", "i"
+};
+const struct db_query dbq_ops_batch_result_counts = {
+	"ops_batch_result_counts", &result_state_t,
+	"WHERE batch=? GROUP BY server_state, outcome", "i"
+};
+
+static int counts(struct db *db, const struct db_query *q, const struct db_val *v, size_t n,
+		  db_ops_count_fn *fn, void *arg)
+{
+	return db_query_rows(db, q, v, n, (db_row_fn)fn, arg);
+}
+
+int db_ops_result_states(struct db *db, db_ops_count_fn *fn, void *arg)
+{
+	return counts(db, &dbq_ops_result_states, NULL, 0, fn, arg);
+}
+
+int db_ops_wu_states(struct db *db, db_ops_count_fn *fn, void *arg)
+{
+	return counts(db, &dbq_ops_wu_states, NULL, 0, fn, arg);
+}
+
+int db_ops_seq_states(struct db *db, db_ops_count_fn *fn, void *arg)
+{
+	return counts(db, &dbq_ops_seq_states, NULL, 0, fn, arg);
+}
+
+int db_ops_batch_states(struct db *db, db_ops_count_fn *fn, void *arg)
+{
+	return counts(db, &dbq_ops_batch_states, NULL, 0, fn, arg);
+}
+
+int db_ops_outcomes_since(struct db *db, int64_t since, db_ops_count_fn *fn, void *arg)
+{
+	struct db_val v[] = { DBV_INT(since) };
+
+	return counts(db, &dbq_ops_outcomes_since, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_ops_errors_by_app(struct db *db, int64_t since, int limit, db_ops_count_fn *fn,
+			 void *arg)
+{
+	struct db_val v[] = { DBV_INT(since), DBV_INT(limit) };
+
+	return counts(db, &dbq_ops_errors_by_app, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_ops_errors_by_host(struct db *db, int64_t since, int limit, db_ops_count_fn *fn,
+			  void *arg)
+{
+	struct db_val v[] = { DBV_INT(since), DBV_INT(limit) };
+
+	return counts(db, &dbq_ops_errors_by_host, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_ops_host_counts(struct db *db, int64_t hostid, db_ops_count_fn *fn, void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid) };
+
+	return counts(db, &dbq_ops_host_counts, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_ops_batch_wu_counts(struct db *db, int64_t batch, db_ops_count_fn *fn, void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	return counts(db, &dbq_ops_batch_wu_counts, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_ops_batch_result_counts(struct db *db, int64_t batch, db_ops_count_fn *fn, void *arg)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	return counts(db, &dbq_ops_batch_result_counts, v, ARRAY_SIZE(v), fn, arg);
+}

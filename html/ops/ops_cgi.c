@@ -1,0 +1,148 @@
+/*
+ * ops: the project's ops pages, for its administrators, at <url_base>/<name>_ops/
+ * (see ops_page.c for who may see them).
+ *
+ * A program of its own rather than more pages of `web`: make_project's
+ * Apache configuration sends every URL under the ops path to it and to
+ * nothing else, so no route of the volunteers' site can reach an ops page
+ * and every ops URL -- known or not -- passes the same sign-in check; its
+ * own log (<log_dir>/ops.log) records who did what; and its FastCGI pool
+ * is small and separate. It shares the request and reply code (html/web.c)
+ * and runs through lib/serve.c as FastCGI under mod_fcgid or as CGI.
+ *
+ * Pages (server-rendered HTML, no JavaScript; the sequence timeline is SVG
+ * drawn here):
+ *   (ops URL)     overview: daemons, their logs' last lines, counts, disk use
+ *   errors        recent failed results by outcome and exit status, per app and host
+ *   hosts, host?id=N            batches, batch?id=N        apps
+ *   sequences[?state=active|ended|error], seq?id=N|name=NAME, wu?id=N
+ *   login, logout, cancel       (POST; cancel: what=wu|seq|batch, id=N)
+ */
+#include "ops.h"
+#include "account.h"
+#include "config.h"
+#include "db.h"
+#include "log.h"
+#include "serve.h"
+
+static const char usage[] =
+	"usage: ops\n"
+	"The project's ops pages for its administrators: overview, errors, hosts,\n"
+	"batches, apps, sequences with their timelines, and cancelling work. Run by\n"
+	"the web server under <url_base>/<name>_ops/ as a FastCGI program (many\n"
+	"requests a process, under mod_fcgid) or as a CGI program (one). It reads the\n"
+	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml) and\n"
+	"logs to <log_dir>/ops.log. See the README's \"Ops pages\".\n";
+
+static const struct {
+	const char *name;
+	void (*fn)(struct ops *);
+} pages[] = {
+	{ "", ops_overview },
+	{ "errors", ops_errors },
+	{ "hosts", ops_hosts },
+	{ "host", ops_host },
+	{ "batches", ops_batches },
+	{ "batch", ops_batch },
+	{ "apps", ops_apps },
+	{ "sequences", ops_sequences },
+	{ "seq", ops_sequence },
+	{ "wu", ops_workunit },
+	{ "cancel", ops_cancel_post },
+	{ "logout", ops_logout_post },
+};
+
+void ops_handle(const struct web_ctx *c, const struct web_req *r, struct web_reply *out)
+{
+	struct ops o;
+	size_t i;
+
+	ops_init(&o, c, r, out);
+	if (!o.admin.id) {
+		/* nobody signed in: the sign-in form, whatever was asked */
+		if (!strcmp(o.page, "login") && !strcmp(r->method, "POST") && !r->bad)
+			ops_login_post(&o);
+		else
+			ops_login_page(&o, c->db ? 401 : 503, c->db ? NULL :
+				       "The project's database is not available; try again later.");
+		ops_free(&o);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		if (!strcmp(o.page, pages[i].name))
+			break;
+	if (r->bad)
+		ops_message(&o, 400, "Bad request", r->bad_why);
+	else if (!strcmp(o.page, "login"))
+		ops_redirect(&o, "");
+	else if (i == ARRAY_SIZE(pages))
+		ops_message(&o, 404, "Not found", "There is no such ops page.");
+	else
+		pages[i].fn(&o);
+	ops_free(&o);
+}
+
+struct ops_server {
+	struct serve_project proj;
+	struct account_settings acct;
+};
+
+static void handle(void *state, struct serve_req *io)
+{
+	struct ops_server *s = state;
+	struct web_ctx c = { .cfg = &s->proj.cfg, .acct = &s->acct };
+	struct web_req r;
+	struct web_reply o;
+	struct sbuf why = SBUF_INIT(1024);
+	const char *method = serve_env(io, "REQUEST_METHOD");
+	bool post = method && !strcmp(method, "POST");
+	char *body = NULL;
+	size_t len = 0;
+
+	if (serve_project_get(&s->proj) < 0) {
+		fputs("Status: 503\r\nContent-Type: text/plain\r\n\r\nThe project is not "
+		      "configured.\n", serve_out(io));
+		return;
+	}
+	c.db = serve_project_db(&s->proj);
+	if (post) {
+		body = serve_body(io, WEB_MAX_BODY, &len, &why);
+		if (!body) {
+			log_warn("[%s] request body refused: %s", serve_env(io, "REMOTE_ADDR"),
+				 sbuf_str(&why));
+			serve_drain(io, WEB_MAX_DRAIN);
+		}
+	}
+	web_req_init(&r, serve_env_cb, io, body, len);
+	if (post && !body) {
+		r.bad = true;
+		snprintf(r.bad_why, sizeof(r.bad_why), "request body: %s", sbuf_str(&why));
+	}
+	web_reply_init(&o);
+	ops_handle(&c, &r, &o);
+	web_reply_write(&o, serve_out(io));
+	if (c.db && db_in_transaction(c.db))
+		serve_project_db_failed(&s->proj);
+	web_reply_free(&o);
+	web_req_free(&r);
+	sbuf_free(&why);
+}
+
+int main(int argc, char **argv)
+{
+	struct ops_server s;
+	int rc = serve_args(argc, argv, usage);
+
+	if (rc >= 0)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	s.proj.prog = "ops";
+	s.proj.params = account_params;
+	s.proj.settings = &s.acct;
+	s.proj.settings_size = sizeof(s.acct);
+	log_init("ops", NULL);
+	serve_main(handle, &s);
+	serve_project_free(&s.proj);
+	log_close();
+	return 0;
+}

@@ -1,0 +1,225 @@
+/*
+ * Hosts: those that asked for work in the last days (?days=N, default 30),
+ * latest first, with their error rate (results ended in error of those
+ * ended), average turnaround and last RPC; and a page per host with its
+ * results and sequences.
+ */
+#include "ops.h"
+#include "db_ops.h"
+#include "log.h"
+#include "wtime.h"
+
+#define HOSTS_PER_PAGE 100
+#define HOST_RESULTS 50
+#define HOST_SEQS 50
+
+/* A host's results: ended (over), in error, in progress, unsent. */
+struct host_tally {
+	int64_t over, errors, in_progress;
+};
+
+static int tally(struct db_ops_count *c, void *arg)
+{
+	struct host_tally *t = arg;
+
+	if (c->a == RESULT_SERVER_STATE_IN_PROGRESS)
+		t->in_progress += c->n;
+	if (c->a != RESULT_SERVER_STATE_OVER || c->b == RESULT_OUTCOME_DIDNT_NEED)
+		return 0;
+	t->over += c->n;
+	if (c->b != RESULT_OUTCOME_SUCCESS)
+		t->errors += c->n;
+	return 0;
+}
+
+static void error_rate(struct ops *o, const struct host_tally *t)
+{
+	double r = t->over ? (double)t->errors / (double)t->over : 0;
+
+	sbuf_addf(o->b, "<td class=\"num %s\">", r > 0.1 ? "bad" : "");
+	if (t->over)
+		sbuf_addf(o->b, "%.1f%% <span class=\"dim\">(%" PRId64 "/%" PRId64 ")</span>", 100 * r,
+			  t->errors, t->over);
+	else
+		sbuf_addstr(o->b, "-");
+	sbuf_addstr(o->b, "</td>");
+}
+
+struct host_walk {
+	struct ops *o;
+	int n;
+};
+
+static void turnaround(struct ops *o, double t)
+{
+	if (t > 0)
+		ops_duration(o->b, t);
+	else
+		sbuf_addstr(o->b, "-");
+}
+
+static int host_row(struct db_host *h, void *arg)
+{
+	struct host_walk *w = arg;
+	struct ops *o = w->o;
+	struct host_tally t = { 0 };
+	char id[32];
+
+	if (db_ops_host_counts(o->c->db, h->id, tally, &t) != DB_OK)
+		return -1;
+	snprintf(id, sizeof(id), "%" PRId64, h->id);
+	sbuf_addstr(o->b, "<tr><td>");
+	ops_linkf(o, id, "host?id=%" PRId64, h->id);
+	sbuf_addstr(o->b, "</td><td>");
+	ops_esc(o->b, h->domain_name);
+	sbuf_addstr(o->b, "</td><td>");
+	ops_esc(o->b, h->os_name);
+	sbuf_addf(o->b, "</td><td class=\"num\">%d</td>", h->p_ncpus);
+	error_rate(o, &t);
+	sbuf_addf(o->b, "<td class=\"num\">%" PRId64 "</td><td class=\"num\">", t.in_progress);
+	turnaround(o, h->avg_turnaround);
+	sbuf_addstr(o->b, "</td><td>");
+	ops_time(o->b, h->rpc_time);
+	sbuf_addstr(o->b, "</td></tr>\n");
+	w->n++;
+	return 0;
+}
+
+void ops_hosts(struct ops *o)
+{
+	struct host_walk w = { o, 0 };
+	long days, offset;
+
+	if (!ops_num_param(o, "days", 1, 3650, 30, &days) ||
+	    !ops_num_param(o, "offset", 0, 100000000, 0, &offset))
+		return;
+	if (!o->c->db) {
+		ops_db_failed(o, "hosts");
+		return;
+	}
+	ops_start(o, "Hosts");
+	sbuf_addf(o->b, "<p>Hosts that contacted the scheduler in the last %ld days, latest "
+			"first. Error rate: results ended in error (client error, no reply, "
+			"validate error, detached) of all ended.</p>\n", days);
+	sbuf_addstr(o->b, "<table id=\"hosts\">\n<tr><th>Host</th><th>Name</th><th>OS</th>"
+			  "<th>CPUs</th><th>Error rate</th><th>In progress</th><th>Turnaround</th>"
+			  "<th>Last RPC</th></tr>\n");
+	if (db_ops_hosts_recent(o->c->db, now() - days * 86400L, offset, HOSTS_PER_PAGE, host_row,
+				&w) != DB_OK)
+		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"error\">cannot be read</td></tr>\n");
+	else if (!w.n)
+		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"dim\">none</td></tr>\n");
+	sbuf_addstr(o->b, "</table>\n<p>");
+	if (offset)
+		ops_linkf(o, "Newer", "hosts?days=%ld&offset=%ld", days,
+			  offset > HOSTS_PER_PAGE ? offset - HOSTS_PER_PAGE : 0);
+	sbuf_addstr(o->b, " ");
+	if (w.n == HOSTS_PER_PAGE)
+		ops_linkf(o, "Older", "hosts?days=%ld&offset=%ld", days, offset + HOSTS_PER_PAGE);
+	sbuf_addstr(o->b, "</p>\n");
+	ops_end(o);
+}
+
+/* ---- one host ---- */
+
+static void fact(struct ops *o, const char *label, const char *value)
+{
+	sbuf_addf(o->b, "<tr><th>%s</th><td>", label);
+	ops_esc(o->b, value);
+	sbuf_addstr(o->b, "</td></tr>\n");
+}
+
+static void host_facts(struct ops *o, const struct db_host *h, const struct host_tally *t)
+{
+	struct db_user u = { 0 };
+
+	sbuf_addstr(o->b, "<table id=\"host\">\n");
+	fact(o, "Name", h->domain_name);
+	sbuf_addstr(o->b, "<tr><th>Owner</th><td>");
+	if (db_user_lookup_id(o->c->db, h->userid, &u) == DB_OK)
+		ops_esc(o->b, u.name);
+	db_user_free(&u);
+	sbuf_addf(o->b, " (user %" PRId64 ")</td></tr>\n", h->userid);
+	fact(o, "CPU", h->p_model);
+	sbuf_addf(o->b, "<tr><th>CPUs</th><td>%d</td></tr>\n", h->p_ncpus);
+	fact(o, "OS", h->os_name);
+	fact(o, "OS version", h->os_version);
+	fact(o, "Last IP address", h->last_ip_addr);
+	sbuf_addstr(o->b, "<tr><th>Created</th><td>");
+	ops_time(o->b, h->create_time);
+	sbuf_addstr(o->b, "</td></tr>\n<tr><th>Last RPC</th><td>");
+	ops_time(o->b, h->rpc_time);
+	sbuf_addstr(o->b, "</td></tr>\n<tr><th>Average turnaround</th><td>");
+	turnaround(o, h->avg_turnaround);
+	sbuf_addstr(o->b, "</td></tr>\n<tr><th>Error rate</th>");
+	error_rate(o, t);
+	sbuf_addf(o->b, "</tr>\n<tr><th>In progress</th><td>%" PRId64 "</td></tr>\n</table>\n",
+		  t->in_progress);
+}
+
+static int result_row(struct db_ops_result *r, void *arg)
+{
+	struct ops *o = arg;
+
+	sbuf_addstr(o->b, "<tr><td>");
+	ops_linkf(o, r->name, "wu?id=%" PRId64, r->workunitid);
+	sbuf_addf(o->b, "</td><td>%s</td><td class=\"num\">%d</td><td>",
+		  ops_result_state(r->server_state, r->outcome, r->validate_state), r->exit_status);
+	ops_time(o->b, r->sent_time);
+	sbuf_addstr(o->b, "</td><td>");
+	ops_time(o->b, r->received_time);
+	sbuf_addstr(o->b, "</td></tr>\n");
+	return 0;
+}
+
+static int seq_row(struct db_sequence *s, void *arg)
+{
+	struct ops *o = arg;
+
+	sbuf_addstr(o->b, "<tr><td>");
+	ops_linkf(o, s->name, "seq?id=%" PRId64, s->id);
+	sbuf_addf(o->b, "</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%d</td></tr>\n",
+		  ops_seq_state(s->state), s->branch, s->nrelocations);
+	return 0;
+}
+
+void ops_host(struct ops *o)
+{
+	struct db_host h = { 0 };
+	struct host_tally t = { 0 };
+	int64_t id;
+	char title[64];
+	size_t mark;
+	int rc;
+
+	if (!ops_id_param(o, "id", &id))
+		return;
+	rc = o->c->db ? db_host_lookup_id(o->c->db, id, &h) : DB_ERROR;
+	if (rc == DB_NOT_FOUND) {
+		ops_message(o, 404, "Not found", "There is no host with that id.");
+		goto out;
+	}
+	if (rc != DB_OK || db_ops_host_counts(o->c->db, id, tally, &t) != DB_OK) {
+		ops_db_failed(o, "host");
+		goto out;
+	}
+	snprintf(title, sizeof(title), "Host %" PRId64, id);
+	ops_start(o, title);
+	host_facts(o, &h, &t);
+	sbuf_addstr(o->b, "<h2>Sequences assigned to it now</h2>\n<table id=\"host_seqs\">\n"
+			  "<tr><th>Sequence</th><th>State</th><th>Branch</th><th>Relocations</th></tr>\n");
+	mark = o->b->len;
+	db_ops_host_sequences(o->c->db, id, HOST_SEQS, seq_row, o);
+	ops_none_row(o, mark, 4);
+	sbuf_addf(o->b, "</table>\n<h2>Its latest %d results</h2>\n<table id=\"host_results\">\n"
+			"<tr><th>Result</th><th>State</th><th>Exit</th><th>Sent</th><th>Received</th>"
+			"</tr>\n", HOST_RESULTS);
+	mark = o->b->len;
+	if (db_ops_host_results(o->c->db, id, HOST_RESULTS, result_row, o) != DB_OK)
+		sbuf_addstr(o->b, "<tr><td colspan=\"5\" class=\"error\">cannot be read</td></tr>\n");
+	ops_none_row(o, mark, 5);
+	sbuf_addstr(o->b, "</table>\n");
+	ops_end(o);
+out:
+	db_host_free(&h);
+}

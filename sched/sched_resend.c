@@ -1,0 +1,97 @@
+/*
+ * resend_lost_results, upstream BOINC's option. The client lists every job
+ * it holds in <other_results>; a job the database has in progress on the
+ * host that is neither there nor reported in the request was lost (the
+ * reply that carried it never arrived, the client was reinstalled, its
+ * disk was wiped). Rather than wait for its deadline, the scheduler sends
+ * it again, with a fresh deadline, when the host asks for work -- or, when
+ * it can no longer be done in time or the host has no version of its app,
+ * marks it over with no reply, as a timeout would, so the transitioner makes
+ * another result at once. A segment of a work sequence is never sent again:
+ * the host that lost it lost the sequence, which is relocated
+ * (sched_seq.c, sched_seq_lost_segment).
+ */
+#include "sched_policy.h"
+#include "db_sched.h"
+#include "log.h"
+#include "wtime.h"
+
+bool sched_client_has(const struct sched_request *req, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < req->nother; i++)
+		if (req->other[i].name && !strcmp(req->other[i].name, name))
+			return true;
+	for (i = 0; i < req->nresults; i++)
+		if (!strcmp(req->results[i].name, name))
+			return true;
+	return false;
+}
+
+/* One lost job: sent again, or given up. */
+static int resend_one(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct sched_apps *apps,
+		      struct db_result *r, struct sched_reply *reply, double *seconds)
+{
+	struct db_workunit wu = { 0 };
+	const struct db_app_version *av = NULL;
+	const struct db_app *app;
+	const char *platform = NULL;
+	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
+	int rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
+
+	if (rc != DB_OK) {
+		db_workunit_free(&wu);
+		return rc == DB_NOT_FOUND ? DB_OK : rc;
+	}
+	/* not needed any more: the transitioner settles it as for any other */
+	if (wu.error_mask || wu.canonical_resultid) {
+		db_workunit_free(&wu);
+		return DB_OK;
+	}
+	app = sched_app_by_id(apps, r->appid);
+	if (app)
+		av = sched_best_version(apps, r->appid, wu.app_version_num, req, &platform);
+	if (!av || (double)now() + wu.rsc_fpops_est / flops >= (double)r->report_deadline) {
+		rc = db_result_mark_lost(ctx->db, r->id, host->id);
+		if (rc == DB_OK)
+			rc = db_workunit_touch_transition(ctx->db, wu.id, now());
+		if (rc == DB_OK) {
+			log_info("host %" PRId64 ": lost job %s given up (%s)", host->id, r->name,
+				 av ? "it cannot be done by its deadline" : "no version of its app");
+			sched_reply_message(reply, "low", "Didn't resend lost task %s (expired)", r->name);
+		}
+		db_workunit_free(&wu);
+		return rc == DB_NOT_FOUND ? DB_OK : rc;
+	}
+	sched_result_assign(host, av, &wu, r);
+	rc = db_result_resend(ctx->db, r);
+	if (rc == DB_OK) {
+		log_info("host %" PRId64 ": lost job %s sent again", host->id, r->name);
+		sched_reply_message(reply, "low", "Resent lost task %s", r->name);
+		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds, true);
+	}
+	db_workunit_free(&wu);
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct sched_apps *apps,
+		      struct sched_reply *reply, double *seconds)
+{
+	struct sched_results j = { NULL, 0 };
+	size_t i;
+	int rc;
+
+	if (!ctx->set->resend_lost_results || !req->has_other || host->id <= 0 ||
+	    (req->work_req_seconds <= 0 && req->cpu_req_secs <= 0))
+		return DB_OK;
+	rc = db_result_enum_host_jobs_in_progress(ctx->db, host->id, sched_take_result, &j);
+	for (i = 0; rc == DB_OK && i < j.n; i++)
+		if (!sched_client_has(req, j.r[i].name) &&
+		    (long)reply->njobs < ctx->cfg->max_wus_to_send)
+			rc = resend_one(ctx, req, host, apps, &j.r[i], reply, seconds);
+	sched_results_free(&j);
+	return rc;
+}
