@@ -97,7 +97,8 @@ test_expect_success 'the web pages and account RPCs name their own project, link
 		for page in join login apps teams server_status; do
 			test "$(status "$SERVER$p/$page")" = 200 && own_links $p || return 1
 		done &&
-		test_grep "^<scheduler>$SERVER${p}_cgi/cgi</scheduler>\$" "$(penv $p PROJECT_DIR)/html/user/index.html" ||
+		test_grep "^<scheduler>$SERVER${p}_cgi/cgi</scheduler>\$" "$(penv $p PROJECT_DIR)/html/user/index.html" &&
+		test "$(status "$SERVER${p}_ops/")" = 401 ||
 		return 1
 	done &&
 	test "$(status "${SERVER}alpha/am_get_info.php?account_key=$A_KEY")" = 200 && test_grep "<success/>" body &&
@@ -160,7 +161,7 @@ test_expect_success 'nothing answers at the server root' '
 	for path in "" index.html cgi file_upload_handler get_project_config.php \
 		submit_rpc_handler.php download/0/probe.txt stats/ sweep/config \
 		"config?sessionID=$SA" "task?sessionID=$SA" "sweep/task?sessionID=$SA" \
-		"cgi-bin/sweep/config?sessionID=$SA" "_cgi/sweep/config?sessionID=$SA"; do
+		"cgi-bin/sweep/config?sessionID=$SA" "_cgi/sweep/config?sessionID=$SA" ops/ _ops/; do
 		unmapped "$path" || return 1
 	done
 '
