@@ -31,6 +31,7 @@
 
 struct tr_settings {
 	long batch;
+	long daily_result_quota;
 };
 
 static struct tr_settings settings;
@@ -38,6 +39,10 @@ static struct tr_settings settings;
 static const struct param tr_params[] = {
 	{ "batch", PARAM_INT, offsetof(struct tr_settings, batch), "500", PARAM_BOUNDED, 1, 100000,
 	  "N", "workunits read per query" },
+	{ "daily_result_quota", PARAM_INT, offsetof(struct tr_settings, daily_result_quota), "0",
+	  PARAM_BOUNDED, 0, 1e6, "N",
+	  "the scheduler's daily quota per CPU (config.xml): a host whose job times out has its "
+	  "own halved, as an error reported does (0: no quota)" },
 	PARAM_TABLE_END
 };
 
@@ -93,9 +98,9 @@ static void results_free(struct results *rs)
 	rs->n = 0;
 }
 
-/* Count the results, timing out those past their deadline (changed[i] set). */
+/* Count the results, timing out those past their deadline (changed[i], timed_out[i] set). */
 static void count_results(const struct db_workunit *wu, struct results *rs, bool *changed,
-			  int64_t t, struct tr_counts *c)
+			  bool *timed_out, int64_t t, struct tr_counts *c)
 {
 	const struct db_result *canon = NULL;
 	size_t i;
@@ -126,6 +131,7 @@ static void count_results(const struct db_workunit *wu, struct results *rs, bool
 				r->server_state = RESULT_SERVER_STATE_OVER;
 				r->outcome = RESULT_OUTCOME_NO_REPLY;
 				changed[i] = true;
+				timed_out[i] = true;
 				c->nover++;
 				c->nno_reply++;
 			} else {
@@ -343,7 +349,7 @@ static int transition(struct db *db, void *arg)
 	struct db_workunit wu = { 0 };
 	struct results rs = { NULL, 0 };
 	struct tr_counts c;
-	bool *changed = NULL, all_over;
+	bool *changed = NULL, *timed_out = NULL, all_over;
 	int rc, needed;
 	size_t i;
 
@@ -360,7 +366,8 @@ static int transition(struct db *db, void *arg)
 	if (rc != DB_OK)
 		goto out;
 	changed = xcalloc(rs.n + 1, sizeof(*changed));
-	count_results(&wu, &rs, changed, j->t, &c);
+	timed_out = xcalloc(rs.n + 1, sizeof(*timed_out));
+	count_results(&wu, &rs, changed, timed_out, j->t, &c);
 	log_debug("[WU#%" PRId64 " %s] %d results: unsent %d, in progress %d, over %d (success %d, "
 		  "error %d, no reply %d, didn't need %d)", wu.id, wu.name, c.ntotal, c.nunsent,
 		  c.ninprogress, c.nover, c.nsuccess, c.nerrors, c.nno_reply, c.ndidnt_need);
@@ -408,6 +415,9 @@ static int transition(struct db *db, void *arg)
 	for (i = 0; i < rs.n; i++) {
 		if (changed[i]) {
 			rc = db_result_update_state(db, &rs.v[i]);
+			/* no reply counts against the host as an error does (upstream's rule) */
+			if (rc == DB_OK && timed_out[i] && rs.v[i].hostid && settings.daily_result_quota > 0)
+				rc = db_host_quota_halve(db, rs.v[i].hostid, settings.daily_result_quota);
 			if (rc != DB_OK)
 				goto out;
 			/* A segment that missed its deadline: its sequence must move (the relocator). */
@@ -425,6 +435,7 @@ static int transition(struct db *db, void *arg)
 	rc = db_workunit_update_state(db, &wu);
 out:
 	free(changed);
+	free(timed_out);
 	results_free(&rs);
 	db_workunit_free(&wu);
 	return rc;

@@ -162,6 +162,20 @@ int db_result_claim_assigned(struct db *db, const struct db_result *r)
 	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
 }
 
+/* A job of the host timed out: its own daily quota (0: the project's, q) halves, at least 1. */
+const struct db_query dbq_host_quota_halve = {
+	"host_quota_halve", NULL,
+	"UPDATE host SET max_results_day=GREATEST(1, LEAST(IF(max_results_day>0, max_results_day, ?), "
+	"?) DIV 2) WHERE id=?", "iii"
+};
+
+int db_host_quota_halve(struct db *db, int64_t hostid, long q)
+{
+	struct db_val v[] = { DBV_INT(q), DBV_INT(q), DBV_INT(hostid) };
+
+	return db_query_exec(db, &dbq_host_quota_halve, v, ARRAY_SIZE(v), NULL);
+}
+
 int db_apps_fingerprint(struct db *db, int64_t *fp)
 {
 	return db_select_i64(db, dbq_apps_fingerprint.sql, NULL, 0, fp);

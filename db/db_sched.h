@@ -6,7 +6,7 @@
 
 extern const struct db_query dbq_result_report, dbq_result_wu_host, dbq_result_host_count,
 	dbq_result_host_jobs_in_progress, dbq_result_resend, dbq_result_lost,
-	dbq_assignment_max_id, dbq_result_assigned, dbq_result_claim_assigned;
+	dbq_assignment_max_id, dbq_result_assigned, dbq_result_claim_assigned, dbq_host_quota_halve;
 
 /* The fields of a result report, written by db_result_report(). */
 struct db_result_report {
@@ -38,6 +38,8 @@ int db_result_resend(struct db *db, const struct db_result *r);
 int db_result_mark_lost(struct db *db, int64_t id, int64_t hostid);
 /* How many results are in progress on hostid. */
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
+/* A job of hostid timed out: its daily quota per CPU (0: q, the project's) halves, at least 1. */
+int db_host_quota_halve(struct db *db, int64_t hostid, long q);
 /* The largest assignment id (0: no job was ever assigned). */
 int db_assignment_max_id(struct db *db, int64_t *id);
 /* At most limit waiting results of jobs assigned to hostid, userid or its team. */

@@ -70,6 +70,17 @@ test_expect_success 'the quota is per CPU: a two-CPU host gets 8' '
 	test_line_count = 8 last
 '
 
+test_expect_success 'a job that times out halves its host'"'"'s quota, as an error does' '
+	H=$(q "select id from host where domain_name=\"host-two\"") &&
+	test "$(q "select max_results_day from host where id=$H")" = 0 &&
+	r=$(head -1 last) &&
+	q "update result set report_deadline=unix_timestamp()-10 where name=\"$r\"" &&
+	q "update workunit w join result r on r.workunitid=w.id set w.transition_time=0 where r.name=\"$r\"" &&
+	test_project bin/transitioner --one_pass >tr.log 2>&1 &&
+	test "$(q "select concat(server_state, \" \", outcome) from result where name=\"$r\"")" = "5 4" &&
+	test "$(q "select max_results_day from host where id=$H")" = 2
+'
+
 test_expect_success 'max_wus_in_progress bounds the jobs a host holds at once, per CPU' '
 	sed -i "/daily_result_quota/d; s|<config>|<config>\n    <max_wus_in_progress>3</max_wus_in_progress>|" \
 		"$PROJECT_DIR/config.xml" &&
