@@ -235,11 +235,12 @@ static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db
 	rep.peak_swap_size = rr->peak_swap_size;
 	rep.peak_disk_usage = rr->peak_disk_usage;
 	rep.received_time = now();
-	sched_quota_report(ctx, lbl, host, ok);
 	rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
 	rep.xml_doc_out = sbuf_str(&doc);
 	rc = db_result_report(ctx->db, &rep);
 	if (rc == DB_OK) {
+		/* only a report recorded counts: one sent twice is not a second error */
+		sched_quota_report(ctx, lbl, host, ok);
 		/* into the host row the RPC writes at its end */
 		if (rc == DB_OK && ok && res->sent_time > 0 && rep.received_time >= res->sent_time) {
 			double t = (double)(rep.received_time - res->sent_time);

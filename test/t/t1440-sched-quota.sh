@@ -55,8 +55,10 @@ test_expect_success 'a host that errors on every job gets nothing more that day,
 test_expect_success 'the next day it gets one job; each success doubles its quota back to 4' '
 	H=$(cat hid) C=bad N=1 &&
 	q "update host set rpc_time=rpc_time-86400 where id=$H" &&
-	: >last && step OK && test_line_count = 1 last &&
+	: >last && step OK && test_line_count = 1 last && cp last first_job &&
 	step OK && test_line_count = 1 last &&
+	test "$(q "select max_results_day from host where id=$H")" = 2 &&
+	req "$H" "$C" "$N" "$(reports OK $(cat first_job))" >r && sched_rpc r reply &&
 	test "$(q "select max_results_day from host where id=$H")" = 2 &&
 	step OK && test_line_count = 2 last &&
 	test "$(q "select max_results_day from host where id=$H")" = 4 &&
