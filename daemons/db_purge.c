@@ -111,19 +111,6 @@ static void kill_point(void)
 
 #define XML_MAX (256u << 20)
 
-static void xml_text(struct sbuf *b, const char *s)
-{
-	char *clean = NULL;
-
-	if (!s)
-		s = "";
-	if (!field_text_ok(s, strlen(s), true)) {
-		field_str("text", s, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
-		s = clean ? clean : "";
-	}
-	sbuf_add_xml_escaped(b, s);
-	free(clean);
-}
 
 /* <elem> with every column of the row, by its column name. */
 static void xml_record(struct sbuf *b, const char *elem, const struct db_table *t,
@@ -151,7 +138,7 @@ static void xml_record(struct sbuf *b, const char *elem, const struct db_table *
 			sbuf_addf(b, "%.17g", *(const double *)v);
 			break;
 		case DB_T_STR:
-			xml_text(b, *(char *const *)v);
+			field_add_xml_text(b, *(char *const *)v);
 			break;
 		}
 		sbuf_addf(b, "</%s>\n", c->name);
@@ -161,31 +148,7 @@ static void xml_record(struct sbuf *b, const char *elem, const struct db_table *
 
 /* ---- what may go ------------------------------------------------------------- */
 
-struct pg_results {
-	struct db_result *v;
-	size_t n;
-};
 
-static int take_result(struct db_result *r, void *arg)
-{
-	struct pg_results *rs = arg;
-
-	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
-	rs->v[rs->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
-}
-
-static void results_free(struct pg_results *rs)
-{
-	size_t i;
-
-	for (i = 0; i < rs->n; i++)
-		db_result_free(&rs->v[i]);
-	free(rs->v);
-	rs->v = NULL;
-	rs->n = 0;
-}
 
 static bool cache_find(const struct pg_cache *c, size_t n, int64_t id, bool *ok)
 {
@@ -230,7 +193,7 @@ static int batch_done(struct daemon_ctx *ctx, int64_t id, bool *ok)
 
 /* Is the workunit finished and old enough, with its results (read into rs) all over? */
 static int wu_finished(struct daemon_ctx *ctx, const struct db_workunit *wu,
-		       struct pg_results *rs, bool *ok)
+		       struct db_result_list *rs, bool *ok)
 {
 	struct pg_state *st = ctx->priv;
 	size_t i;
@@ -239,7 +202,7 @@ static int wu_finished(struct daemon_ctx *ctx, const struct db_workunit *wu,
 	      wu->mod_time < st->cutoff;
 	if (!*ok)
 		return 0;
-	if (db_result_enum_workunit(ctx->db, wu->id, take_result, rs) != DB_OK)
+	if (db_result_enum_workunit(ctx->db, wu->id, db_result_list_take, rs) != DB_OK)
 		return -1;
 	for (i = 0; i < rs->n && *ok; i++)
 		*ok = rs->v[i].server_state == RESULT_SERVER_STATE_OVER &&
@@ -248,7 +211,7 @@ static int wu_finished(struct daemon_ctx *ctx, const struct db_workunit *wu,
 }
 
 static void batch_add(struct pg_state *st, const struct db_workunit *wu,
-		      const struct pg_results *rs)
+		      const struct db_result_list *rs)
 {
 	struct pg_wu *w;
 	size_t i;
@@ -330,7 +293,7 @@ static int seq_add(struct daemon_ctx *ctx, int64_t seq_id, bool *added)
 {
 	struct pg_state *st = ctx->priv;
 	struct pg_segs segs = { NULL, 0 };
-	struct pg_results *rs = NULL;
+	struct db_result_list *rs = NULL;
 	bool ok;
 	size_t i;
 	int rc = seq_ended(ctx, seq_id, &ok);
@@ -348,7 +311,7 @@ static int seq_add(struct daemon_ctx *ctx, int64_t seq_id, bool *added)
 	}
 	for (i = 0; i < segs.n; i++) {
 		if (rs)
-			results_free(&rs[i]);
+			db_result_list_free(&rs[i]);
 		db_workunit_free(&segs.v[i]);
 	}
 	free(rs);
@@ -361,7 +324,7 @@ static int seq_add(struct daemon_ctx *ctx, int64_t seq_id, bool *added)
 static int consider(struct daemon_ctx *ctx, struct db_workunit *wu)
 {
 	struct pg_state *st = ctx->priv;
-	struct pg_results rs = { NULL, 0 };
+	struct db_result_list rs = { NULL, 0 };
 	bool ok;
 	int rc;
 
@@ -377,7 +340,7 @@ static int consider(struct daemon_ctx *ctx, struct db_workunit *wu)
 		rc = wu_finished(ctx, wu, &rs, &ok);
 	if (rc == 0 && ok)
 		batch_add(st, wu, &rs);
-	results_free(&rs);
+	db_result_list_free(&rs);
 	return rc;
 }
 

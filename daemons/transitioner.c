@@ -46,10 +46,6 @@ static const struct param tr_params[] = {
 	PARAM_TABLE_END
 };
 
-struct results {
-	struct db_result *v;
-	size_t n;
-};
 
 /* One workunit's transition: what db_txn_run passes around. */
 struct tr_job {
@@ -77,29 +73,9 @@ static void test_kill_point(void)
 	daemon_test_kill_point("WSEQ_TEST_TRANSITIONER_KILL");
 }
 
-static int take_result(struct db_result *r, void *arg)
-{
-	struct results *rs = arg;
-
-	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
-	rs->v[rs->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
-}
-
-static void results_free(struct results *rs)
-{
-	size_t i;
-
-	for (i = 0; i < rs->n; i++)
-		db_result_free(&rs->v[i]);
-	free(rs->v);
-	rs->v = NULL;
-	rs->n = 0;
-}
 
 /* Count the results, timing out those past their deadline (changed[i], timed_out[i] set). */
-static void count_results(const struct db_workunit *wu, struct results *rs, bool *changed,
+static void count_results(const struct db_workunit *wu, struct db_result_list *rs, bool *changed,
 			  bool *timed_out, int64_t t, struct tr_counts *c)
 {
 	const struct db_result *canon = NULL;
@@ -207,7 +183,7 @@ static int check_limits(struct db_workunit *wu, const struct tr_counts *c)
 }
 
 /* The workunit is over (error or canonical result): no more sending, no more validating. */
-static void close_results(const struct db_workunit *wu, struct results *rs, bool *changed)
+static void close_results(const struct db_workunit *wu, struct db_result_list *rs, bool *changed)
 {
 	size_t i;
 
@@ -232,7 +208,7 @@ static void close_results(const struct db_workunit *wu, struct results *rs, bool
 }
 
 /* Every result over, and every success judged by the validator. */
-static bool all_over_and_validated(const struct results *rs, int64_t t)
+static bool all_over_and_validated(const struct db_result_list *rs, int64_t t)
 {
 	size_t i;
 
@@ -258,7 +234,7 @@ static bool all_over_and_validated(const struct results *rs, int64_t t)
  * of a live remote-submission batch keeps its inputs and canonical outputs
  * until the batch is retired: its submitter fetches them (get_output.php).
  */
-static void release_files(struct db_workunit *wu, struct results *rs, bool *changed, bool all_over,
+static void release_files(struct db_workunit *wu, struct db_result_list *rs, bool *changed, bool all_over,
 			  bool keep)
 {
 	size_t i;
@@ -294,7 +270,7 @@ static void release_files(struct db_workunit *wu, struct results *rs, bool *chan
 	}
 }
 
-static int64_t next_transition(const struct db_workunit *wu, const struct results *rs, int64_t t)
+static int64_t next_transition(const struct db_workunit *wu, const struct db_result_list *rs, int64_t t)
 {
 	int64_t next;
 	size_t i;
@@ -347,7 +323,7 @@ static int transition(struct db *db, void *arg)
 {
 	struct tr_job *j = arg;
 	struct db_workunit wu = { 0 };
-	struct results rs = { NULL, 0 };
+	struct db_result_list rs = { NULL, 0 };
 	struct tr_counts c;
 	bool *changed = NULL, *timed_out = NULL, all_over;
 	int rc, needed;
@@ -362,7 +338,7 @@ static int transition(struct db *db, void *arg)
 		rc = DB_NOT_FOUND;      /* someone (an earlier try) did it */
 		goto out;
 	}
-	rc = db_result_enum_workunit_lock(db, wu.id, take_result, &rs);
+	rc = db_result_enum_workunit_lock(db, wu.id, db_result_list_take, &rs);
 	if (rc != DB_OK)
 		goto out;
 	changed = xcalloc(rs.n + 1, sizeof(*changed));
@@ -436,7 +412,7 @@ static int transition(struct db *db, void *arg)
 out:
 	free(changed);
 	free(timed_out);
-	results_free(&rs);
+	db_result_list_free(&rs);
 	db_workunit_free(&wu);
 	return rc;
 }

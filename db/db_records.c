@@ -512,3 +512,22 @@ int db_user_lookup_email(struct db *db, const char *email_addr, struct db_user *
 {
 	return db_rec_lookup_by(db, &db_user_table, "email_addr", email_addr, r);
 }
+
+int db_result_list_take(struct db_result *r, void *arg)
+{
+	struct db_result_list *l = arg;
+
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = *r;
+	memset(r, 0, sizeof(*r));       /* the strings are the list's now */
+	return 0;
+}
+
+void db_result_list_free(struct db_result_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		db_result_free(&l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

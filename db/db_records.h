@@ -532,6 +532,15 @@ DB_ID_RECORD(web_session)
 DB_ID_RECORD(assignment)
 DB_NAMED_RECORD(workunit)
 DB_NAMED_RECORD(result)
+
+/* Result rows read into a list (its strings are the list's): db_result_list_take is a
+ * db_result_enum/query callback appending to a struct db_result_list. */
+struct db_result_list {
+	struct db_result *v;
+	size_t n;
+};
+int db_result_list_take(struct db_result *r, void *list);
+void db_result_list_free(struct db_result_list *l);
 DB_ID_RECORD(batch)
 DB_NAMED_RECORD(job_file)
 DB_RECORD_COMMON(batch_file_assoc)

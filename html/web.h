@@ -73,6 +73,16 @@ void web_html(struct sbuf *b, const char *s);
 /* Append s %-encoded as PHP's urlencode does (space as '+'). */
 void web_urlencode(struct sbuf *b, const char *s);
 
+/* A web program's answer to one request. */
+typedef void web_handler(const struct web_ctx *c, const struct web_req *r, struct web_reply *o);
+/*
+ * Serve requests with fn until the process manager says stop (lib/serve.c:
+ * FastCGI or CGI), as program prog (its log, config.xml with the account
+ * settings); offline_reply is written whole when config.xml cannot be read.
+ * Returns main's exit status.
+ */
+int web_serve_main(const char *prog, web_handler *fn, const char *offline_reply);
+
 /* Every page and RPC the program serves: 0 handled, -1 no such page. */
 int web_handle(const struct web_ctx *c, const struct web_req *r, struct web_reply *o);
 

@@ -275,3 +275,17 @@ int field_str(const char *name, const char *text, size_t max_chars, int flags, c
 		*out = xstrdup("");
 	return rc;
 }
+
+void field_add_xml_text(struct sbuf *b, const char *s)
+{
+	char *clean = NULL;
+
+	if (!s)
+		s = "";
+	if (!field_text_ok(s, strlen(s), true)) {
+		field_str("text", s, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
+		s = clean ? clean : "";
+	}
+	sbuf_add_xml_escaped(b, s);
+	free(clean);
+}

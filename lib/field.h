@@ -69,5 +69,11 @@ void field_quote(struct sbuf *out, const char *s, size_t max);
 
 /* Is s valid UTF-8 without control characters (tab, CR, LF allowed if multiline)? */
 bool field_text_ok(const char *s, size_t len, bool multiline);
+/*
+ * Append s (NULL: nothing) as XML character data: escaped, and bytes that are
+ * not UTF-8 or not allowed in XML made '?' -- text from the database for an
+ * export or an archive.
+ */
+void field_add_xml_text(struct sbuf *b, const char *s);
 
 #endif

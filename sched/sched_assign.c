@@ -55,7 +55,7 @@ int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request 
 			const struct db_host *host, const struct sched_apps *apps,
 			struct sched_reply *reply, double *seconds)
 {
-	struct sched_results w = { NULL, 0 };
+	struct db_result_list w = { NULL, 0 };
 	size_t i;
 	int rc;
 
@@ -63,11 +63,11 @@ int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request 
 					req->cpu_req_instances <= 0))
 		return DB_OK;
 	rc = db_result_enum_assigned(ctx->db, host->id, host->userid, ASSIGNED_PER_RPC,
-				     sched_take_result, &w);
+				     db_result_list_take, &w);
 	for (i = 0; rc == DB_OK && i < w.n; i++)
 		if ((long)reply->njobs < ctx->cfg->max_wus_to_send &&
 		    sched_quota_left(ctx, host, reply->njobs) > 0)
-			rc = send_one(ctx, req, host, apps, &w.r[i], reply, seconds);
-	sched_results_free(&w);
+			rc = send_one(ctx, req, host, apps, &w.v[i], reply, seconds);
+	db_result_list_free(&w);
 	return rc;
 }

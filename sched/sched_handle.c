@@ -268,7 +268,7 @@ static bool may_be_result(const char *name)
  * (not one statement each: a host reporting ten jobs made ten).
  */
 static int read_reported(const struct sched_ctx *ctx, const struct sched_request *req,
-			 struct sched_results *f)
+			 struct db_result_list *f)
 {
 	const char *names[DB_SEQ_BATCH];
 	size_t i, n = 0;
@@ -278,7 +278,7 @@ static int read_reported(const struct sched_ctx *ctx, const struct sched_request
 		if (may_be_result(req->results[i].name))
 			names[n++] = req->results[i].name;
 		if (n > 0 && (n == DB_SEQ_BATCH || i + 1 == req->nresults)) {
-			rc = db_result_enum_names(ctx->db, names, n, sched_take_result, f);
+			rc = db_result_enum_names(ctx->db, names, n, db_result_list_take, f);
 			n = 0;
 		}
 	}
@@ -301,7 +301,7 @@ static int touch_reported(const struct sched_ctx *ctx, const int64_t *wus, size_
 static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
 			  struct db_host *host, struct sched_reply *reply)
 {
-	struct sched_results f = { NULL, 0 };
+	struct db_result_list f = { NULL, 0 };
 	int64_t *wus = xcalloc(req->nresults + 1, sizeof(*wus));
 	size_t i, j, nwus = 0;
 	char lbl[96];
@@ -314,20 +314,20 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 		int r = DB_NOT_FOUND;
 
 		field_quote(&q, rr->name, 100);
-		for (j = 0; may_be_result(rr->name) && j < f.n && strcmp(f.r[j].name, rr->name); j++)
+		for (j = 0; may_be_result(rr->name) && j < f.n && strcmp(f.v[j].name, rr->name); j++)
 			;
 		if (!may_be_result(rr->name) || j == f.n) {
 			log_warn("%s: reported result '%s' does not exist", lbl, sbuf_str(&q));
-		} else if (f.r[j].hostid != host->id) {
+		} else if (f.v[j].hostid != host->id) {
 			log_warn("%s: reported result %s, which was not sent to it; ignored", lbl,
 				 sbuf_str(&q));
 		} else {
-			r = record_result(ctx, lbl, host, &f.r[j], rr);
+			r = record_result(ctx, lbl, host, &f.v[j], rr);
 			if (r == DB_NOT_FOUND)
 				log_warn("%s: result %s reported again (or not in progress); ignored", lbl,
 					 sbuf_str(&q));
 			else if (r == DB_OK)
-				wus[nwus++] = f.r[j].workunitid;
+				wus[nwus++] = f.v[j].workunitid;
 			else
 				rc = r;
 		}
@@ -337,7 +337,7 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 	}
 	if (rc == DB_OK && nwus)
 		rc = touch_reported(ctx, wus, nwus);
-	sched_results_free(&f);
+	db_result_list_free(&f);
 	free(wus);
 	return rc;
 }

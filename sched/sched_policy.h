@@ -52,16 +52,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
  * rsc_disk_bound)? A host that reports none has none.
  */
 bool sched_host_fits(const struct db_host *host, double memory, double disk);
-/* A list of result rows read from the database (the rows' strings are the list's). */
-struct sched_results {
-	struct db_result *r;
-	size_t n;
-};
 /* Has the reply a job of workunit wuid already? */
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid);
-/* A db_result_enum/query callback appending to a struct sched_results. */
-int sched_take_result(struct db_result *r, void *list);
-void sched_results_free(struct sched_results *l);
 
 /* ---- assigned jobs (sched_assign.c) ---- */
 

@@ -80,18 +80,18 @@ int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *r
 		      const struct db_host *host, const struct sched_apps *apps,
 		      struct sched_reply *reply, double *seconds)
 {
-	struct sched_results j = { NULL, 0 };
+	struct db_result_list j = { NULL, 0 };
 	size_t i;
 	int rc;
 
 	if (!ctx->set->resend_lost_results || !req->has_other || host->id <= 0 ||
 	    (req->work_req_seconds <= 0 && req->cpu_req_secs <= 0))
 		return DB_OK;
-	rc = db_result_enum_host_jobs_in_progress(ctx->db, host->id, sched_take_result, &j);
+	rc = db_result_enum_host_jobs_in_progress(ctx->db, host->id, db_result_list_take, &j);
 	for (i = 0; rc == DB_OK && i < j.n; i++)
-		if (!sched_client_has(req, j.r[i].name) &&
+		if (!sched_client_has(req, j.v[i].name) &&
 		    (long)reply->njobs < ctx->cfg->max_wus_to_send)
-			rc = resend_one(ctx, req, host, apps, &j.r[i], reply, seconds);
-	sched_results_free(&j);
+			rc = resend_one(ctx, req, host, apps, &j.v[i], reply, seconds);
+	db_result_list_free(&j);
 	return rc;
 }

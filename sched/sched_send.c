@@ -144,23 +144,6 @@ const struct db_app_version *sched_best_version(const struct sched_apps *a, int6
 	return best;
 }
 
-int sched_take_result(struct db_result *r, void *arg)
-{
-	struct sched_results *c = arg;
-	struct list_arg l = { (void **)&c->r, &c->n, sizeof(struct db_result) };
-
-	return take(r, &l);
-}
-
-void sched_results_free(struct sched_results *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		db_result_free(&l->r[i]);
-	free(l->r);
-	l->r = NULL;
-	l->n = 0;
-}
-
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid)
 {
 	size_t i;
@@ -300,7 +283,7 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs)
 {
-	struct sched_results c = { NULL, 0 };
+	struct db_result_list c = { NULL, 0 };
 	double want = req->work_req_seconds > req->cpu_req_secs ? req->work_req_seconds : req->cpu_req_secs;
 	/* Segments count for at most their share, so ordinary work is never crowded out. */
 	double seconds = seq_seconds < ctx->set->sequence_share * want ? seq_seconds
@@ -343,29 +326,29 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		if (batch > ctx->set->candidates - examined)
 			batch = ctx->set->candidates - examined;
 		rc = db_result_enum_unsent_lock(ctx->db, after_priority, after_id, (int)batch,
-						sched_take_result, &c);
+						db_result_list_take, &c);
 		if (c.n > 0) {  /* before consider() takes the rows over */
-			after_priority = c.r[c.n - 1].priority;
-			after_id = c.r[c.n - 1].id;
+			after_priority = c.v[c.n - 1].priority;
+			after_id = c.v[c.n - 1].id;
 		}
 		for (i = 0; rc == DB_OK && i < c.n; i++) {
 			int r;
 
 			if ((long)reply->njobs >= max_jobs || (reply->njobs > 0 && seconds >= want))
 				break;
-			r = consider(ctx, req, host, apps, &c.r[i], reply, &seconds);
+			r = consider(ctx, req, host, apps, &c.v[i], reply, &seconds);
 			if (r == DB_ERROR || r == DB_RETRY)
 				rc = r;
 		}
 		examined += (long)c.n;
 		for (i = 0; i < c.n; i++)
-			db_result_free(&c.r[i]);
+			db_result_free(&c.v[i]);
 		if ((long)c.n < batch)
 			break;          /* no more unsent results */
 		c.n = 0;
 		batch *= 2;
 	}
-	free(c.r);
+	free(c.v);
 	if (rc == DB_OK)
 		rc = claim_jobs(ctx, host, reply, first);
 	if (reply->njobs)

@@ -128,25 +128,11 @@ static int gz_close(struct gzout *o, const char *root)
 
 /* ---- XML elements ------------------------------------------------------------ */
 
-/* Text as XML carries it: bytes that are not UTF-8, or not allowed in XML, become '?'. */
-static void add_text(struct sbuf *b, const char *s)
-{
-	char *clean = NULL;
-
-	if (!s)
-		s = "";
-	if (!field_text_ok(s, strlen(s), true)) {
-		field_str("text", s, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
-		s = clean ? clean : "";
-	}
-	sbuf_add_xml_escaped(b, s);
-	free(clean);
-}
 
 static void el_str(struct sbuf *b, const char *name, const char *v)
 {
 	sbuf_addf(b, " <%s>", name);
-	add_text(b, v);
+	field_add_xml_text(b, v);
 	sbuf_addf(b, "</%s>\n", name);
 }
 
@@ -343,7 +329,7 @@ static int put_app(struct db_app *a, void *arg)
 	if (a->deprecated)
 		return 0;
 	sbuf_addstr(b, "        <application>\n            <name>");
-	add_text(b, a->name);
+	field_add_xml_text(b, a->name);
 	sbuf_addstr(b, "</name>\n        </application>\n");
 	return 0;
 }

@@ -82,67 +82,12 @@ void ops_handle(const struct web_ctx *c, const struct web_req *r, struct web_rep
 	ops_free(&o);
 }
 
-struct ops_server {
-	struct serve_project proj;
-	struct account_settings acct;
-};
-
-static void handle(void *state, struct serve_req *io)
-{
-	struct ops_server *s = state;
-	struct web_ctx c = { .cfg = &s->proj.cfg, .acct = &s->acct };
-	struct web_req r;
-	struct web_reply o;
-	struct sbuf why = SBUF_INIT(1024);
-	const char *method = serve_env(io, "REQUEST_METHOD");
-	bool post = method && !strcmp(method, "POST");
-	char *body = NULL;
-	size_t len = 0;
-
-	if (serve_project_get(&s->proj) < 0) {
-		fputs("Status: 503\r\nContent-Type: text/plain\r\n\r\nThe project is not "
-		      "configured.\n", serve_out(io));
-		return;
-	}
-	c.db = serve_project_db(&s->proj);
-	if (post) {
-		body = serve_body(io, WEB_MAX_BODY, &len, &why);
-		if (!body) {
-			log_warn("[%s] request body refused: %s", serve_env(io, "REMOTE_ADDR"),
-				 sbuf_str(&why));
-			serve_drain(io, WEB_MAX_DRAIN);
-		}
-	}
-	web_req_init(&r, serve_env_cb, io, body, len);
-	if (post && !body) {
-		r.bad = true;
-		snprintf(r.bad_why, sizeof(r.bad_why), "request body: %s", sbuf_str(&why));
-	}
-	web_reply_init(&o);
-	ops_handle(&c, &r, &o);
-	web_reply_write(&o, serve_out(io));
-	if (c.db && db_in_transaction(c.db))
-		serve_project_db_failed(&s->proj);
-	web_reply_free(&o);
-	web_req_free(&r);
-	sbuf_free(&why);
-}
-
 int main(int argc, char **argv)
 {
-	struct ops_server s;
 	int rc = serve_args(argc, argv, usage);
 
 	if (rc >= 0)
 		return rc;
-	memset(&s, 0, sizeof(s));
-	s.proj.prog = "ops";
-	s.proj.params = account_params;
-	s.proj.settings = &s.acct;
-	s.proj.settings_size = sizeof(s.acct);
-	log_init("ops", NULL);
-	serve_main(handle, &s);
-	serve_project_free(&s.proj);
-	log_close();
-	return 0;
+	return web_serve_main("ops", ops_handle, "Status: 503\r\nContent-Type: text/plain\r\n\r\n"
+			      "The project is not configured.\n");
 }
