@@ -53,6 +53,14 @@ test_expect_success 'on: the lost job is sent again to the same host, with a new
 	test_must_fail grep -q "<name>$first</name>" reply
 '
 
+test_expect_success 'another host listing nothing touches none of host A'"'"'s jobs' '
+	A=$(cat A) && second=$(sed -n 2p A.jobs) &&
+	before=$(q "select concat(server_state, \" \", hostid, \" \", sent_time, \" \", report_deadline) from result where name=\"$second\"") &&
+	REQ=1 req 0 intruder "" >r && test "$(rpc r reply)" = 200 &&
+	test_must_fail grep -q "lost task" reply &&
+	test "$(q "select concat(server_state, \" \", hostid, \" \", sent_time, \" \", report_deadline) from result where name=\"$second\"")" = "$before"
+'
+
 test_expect_success 'a client that sends no list is not taken to have lost anything' '
 	A=$(cat A) && second=$(sed -n 2p A.jobs) &&
 	t0=$(q "select sent_time from result where name=\"$second\"") &&
