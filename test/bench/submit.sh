@@ -37,7 +37,7 @@ bench_sandbox_up
 bench_setup_app
 URL="${PROJECT_URL%/}/"
 AUTH=$ADMIN_AUTHENTICATOR
-GAHP=$WSEQ_BUILDDIR/tools/boinc_gahp
+GAHP=$WSEQ_BUILDDIR/gahp/boinc_gahp
 uid=$(sql -e "select id from user where authenticator='$AUTH'")
 sql -e "replace into user_submit (user_id, submit_all) values ($uid, 1)" || die "cannot grant submit access"
 

@@ -1,6 +1,6 @@
 /*
  * GAHP request lines as HTCondor's gridmanager -- or whatever writes to the
- * gahp's stdin -- sends them (tools/boinc_gahp*.c): the line end and NUL
+ * gahp's stdin -- sends them (gahp/boinc_gahp*.c): the line end and NUL
  * checks of the command loop, the split into arguments with backslash
  * escapes (gahp_split), and each asynchronous command's argument check
  * (the parse function of BOINC_SUBMIT, BOINC_FETCH_OUTPUT, ...), which

@@ -1,5 +1,5 @@
 /*
- * What boinc_gahp reads back from a project (tools/boinc_gahp_rpc.c,
+ * What boinc_gahp reads back from a project (gahp/submit_client.c,
  * boinc_gahp_cmd.c, boinc_gahp_fetch.c): the reply body of every remote
  * submission RPC -- XML, BOINC's <error> element, the expected root --
  * then the parts the commands interpret: get_templates' open names,
@@ -11,7 +11,7 @@
  */
 #include "fuzz.h"
 #include "boinc_gahp.h"
-#include "boinc_gahp_rpc.h"
+#include "submit_client.h"
 
 static const char *const roots[] = {
 	"ping", "get_templates", "create_batch", "query_files", "upload_files", "submit_batch",

@@ -9,7 +9,7 @@
 gahp_start() {
 	GAHP_DIR="$TRASH_DIRECTORY/gahp"
 	mkdir -p "$GAHP_DIR" && rm -f "$GAHP_DIR/in" && mkfifo "$GAHP_DIR/in" || return 1
-	(cd "$GAHP_DIR" && "$WSEQ_BUILDDIR/tools/boinc_gahp" --log_level 3 "$@" \
+	(cd "$GAHP_DIR" && "$WSEQ_BUILDDIR/gahp/boinc_gahp" --log_level 3 "$@" \
 		<in >gahp.out 2>gahp.err; echo $? >exit) &
 	GAHP_PID=$!
 	test_atexit "kill $GAHP_PID"

@@ -6,7 +6,7 @@
  * server is the worker's, and its failures are result lines, never an E.
  */
 #include "boinc_gahp.h"
-#include "boinc_gahp_rpc.h"
+#include "submit_client.h"
 
 /* PING, ABORT_JOBS and RETIRE_BATCH need nothing beyond argv */
 static int parse_ping(int argc, char **argv, void **spec, struct sbuf *why)

@@ -9,7 +9,7 @@
  * corrected works under the same batch name.
  */
 #include "boinc_gahp.h"
-#include "boinc_gahp_rpc.h"
+#include "submit_client.h"
 #include "field.h"
 #include "log.h"
 #include "md5.h"

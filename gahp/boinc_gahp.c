@@ -7,7 +7,7 @@
  * queueing them for the workers (boinc_gahp_queue.c).
  */
 #include "boinc_gahp.h"
-#include "boinc_gahp_rpc.h"
+#include "submit_client.h"
 #include "field.h"
 #include "log.h"
 #include "param.h"
@@ -318,6 +318,7 @@ int main(int argc, char **argv)
 	}
 	log_set_level((int)o.log_level);
 	signal(SIGPIPE, SIG_IGN);
+	rpc_set_stop_hook(gahp_quitting);
 	if (read_config(o.config) < 0 || rpc_global_init() < 0 || gahp_pool_start((int)o.workers) < 0) {
 		param_free(options, &o);
 		return 1;

@@ -1,11 +1,10 @@
 /*
- * BOINC remote job submission RPCs over libcurl; see boinc_gahp_rpc.h and
- * doc/boinc_gahp.md for the exact requests. Transfers give up when the gahp
- * is quitting (the progress callback asks), so end of input is prompt even
- * with requests in flight.
+ * BOINC remote job submission RPCs over libcurl, shared by boinc_gahp and
+ * wseq_submit; see submit_client.h and doc/boinc_gahp.md for the exact
+ * requests. Transfers give up when the program's stop hook says so (the gahp
+ * at the end of its input), so quitting is prompt even with requests in flight.
  */
-#include "boinc_gahp_rpc.h"
-#include "boinc_gahp.h"
+#include "submit_client.h"
 #include "log.h"
 
 #include <curl/curl.h>
@@ -15,6 +14,12 @@
 #define MAX_REPLY (256L * 1024 * 1024)
 
 static mode_t file_mode = 0644;
+static bool (*stop_hook)(void);
+
+void rpc_set_stop_hook(bool (*fn)(void))
+{
+	stop_hook = fn;
+}
 
 int rpc_global_init(void)
 {
@@ -61,7 +66,7 @@ static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t 
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return gahp_quitting() ? 1 : 0;
+	return stop_hook && stop_hook() ? 1 : 0;
 }
 
 static size_t to_sbuf(char *p, size_t size, size_t n, void *arg)

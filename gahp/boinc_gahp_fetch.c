@@ -6,7 +6,7 @@
  * template (not by the spec's position, as upstream did).
  */
 #include "boinc_gahp.h"
-#include "boinc_gahp_rpc.h"
+#include "submit_client.h"
 #include "log.h"
 
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * BOINC project. The main thread reads request lines and answers return
  * lines at once (boinc_gahp.c); asynchronous requests go to a bounded pool of
  * workers (boinc_gahp_queue.c) that talk to the project's remote job
- * submission RPCs (boinc_gahp_rpc.c) and leave a result line for RESULTS.
+ * submission RPCs (submit_client.c) and leave a result line for RESULTS.
  * The commands themselves live in boinc_gahp_cmd.c, boinc_gahp_submit.c and
  * boinc_gahp_fetch.c.
  */

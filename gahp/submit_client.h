@@ -3,10 +3,10 @@
  * XML document POSTed as the form field "request" to submit_rpc_handler.php
  * or job_file.php, an XML reply (or BOINC's <error> element), and plain GETs
  * of output files from get_output.php. Every call makes its own curl handle,
- * so workers never share one.
+ * so workers never share one. Shared by boinc_gahp and wseq_submit.
  */
-#ifndef WSEQ_BOINC_GAHP_RPC_H
-#define WSEQ_BOINC_GAHP_RPC_H
+#ifndef WSEQ_SUBMIT_CLIENT_H
+#define WSEQ_SUBMIT_CLIENT_H
 
 #include "common.h"
 #include "sbuf.h"
@@ -14,6 +14,8 @@
 
 /* Once, before any thread starts. */
 int rpc_global_init(void);
+/* Transfers in flight give up when fn (if set) answers true. */
+void rpc_set_stop_hook(bool (*fn)(void));
 void rpc_global_cleanup(void);
 
 /* Start a request document: "<root>" and, if auth is given, its <authenticator>. */
