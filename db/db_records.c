@@ -42,6 +42,7 @@ static const struct db_column app_cols[] = {
 	COL(app, fraction_done_exact, DB_T_INT, 0),
 	COL(app, keywords, DB_T_STR, 0),
 	COL(app, is_seq_app, DB_T_INT, 0),
+	COL(app, any_executable, DB_T_INT, 0),
 };
 const struct db_table db_app_table = TABLE(app);
 
@@ -325,6 +326,7 @@ static const struct db_column user_submit_cols[] = {
 	COL(user_submit, submit_all, DB_T_INT, 0),
 	COL(user_submit, manage_all, DB_T_INT, 0),
 	COL(user_submit, max_jobs_in_progress, DB_T_INT, 0),
+	COL(user_submit, any_executable, DB_T_INT, 0),
 };
 const struct db_table db_user_submit_table = TABLE(user_submit);
 

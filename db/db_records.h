@@ -135,6 +135,7 @@ struct db_app {
 	int fraction_done_exact;
 	char *keywords;
 	int is_seq_app;
+	int any_executable;
 };
 
 struct db_app_version {
@@ -412,6 +413,7 @@ struct db_user_submit {
 	int submit_all;
 	int manage_all;
 	int max_jobs_in_progress;
+	int any_executable;
 };
 
 struct db_user_submit_app {

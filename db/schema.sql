@@ -48,6 +48,8 @@ CREATE TABLE `app` (
     keywords            VARCHAR(254) NOT NULL DEFAULT '',
     -- wseq: jobs of this app are work sequences (a Condor job becomes one)
     is_seq_app          INT NOT NULL DEFAULT 0,
+    -- wseq: jobs bring their own executable, run by wseq_wrapper (admin's choice)
+    any_executable      INT NOT NULL DEFAULT 0,
     PRIMARY KEY (id),
     UNIQUE KEY app_name (name)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
@@ -378,6 +380,8 @@ CREATE TABLE `user_submit` (
     submit_all          INT NOT NULL DEFAULT 0,
     manage_all          INT NOT NULL DEFAULT 0,
     max_jobs_in_progress INT NOT NULL DEFAULT 0,
+    -- wseq: may submit jobs with their own executable to any_executable apps
+    any_executable      INT NOT NULL DEFAULT 0,
     PRIMARY KEY (user_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -525,4 +529,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (9, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (10, UNIX_TIMESTAMP(), 'schema.sql');

@@ -112,6 +112,8 @@ int submit_do_create_batch(struct rpc *r)
 		rc = submit_app_by_name(r, app_name, &app);
 	if (!rc)
 		rc = submit_may_submit(r, app.id);
+	if (!rc)
+		rc = submit_may_bring_executable(r, &app);
 	if (!rc && db_begin(r->c->db) != DB_OK)
 		rc = submit_db_fail(r);
 	else if (!rc) {
@@ -255,8 +257,13 @@ static int job_kind_load(struct rpc *r, struct job_kind *k)
 		path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, k->app.name);
 		k->out_tpl = xasprintf("templates/%s_out", k->app.name);
 		if (input_template_load(path, &k->tpl) < 0)
-			rc = submit_fail(r, "template file missing");
+			rc = access(path, R_OK) ? submit_fail(r, "template file missing") :
+				submit_fail(r, "the input template of app %s is wrong (see the server "
+					    "log)", k->app.name);
 	}
+	if (!rc && k->is_seq && k->app.any_executable)
+		rc = submit_fail(r, "app %s is a sequence app and runs the submitter's executable: "
+				 "wseq does not do both", k->app.name);
 	free(path);
 	sbuf_free(&err);
 	return rc;
@@ -337,15 +344,23 @@ static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is
 static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
 		    struct staged *st)
 {
-	char *name = NULL, *cmd = NULL;
-	size_t want = k->is_seq ? k->nstate : k->tpl.nfiles, nf = 0;
-	struct work_file *wf = xcalloc(want + 1, sizeof(*wf));
+	char *name = NULL, *cmd = NULL, **open = NULL;
+	size_t want = k->is_seq ? k->nstate : k->tpl.nfiles, nf = 0, i;
+	struct work_file *wf;
 	struct work_params wp = k->wp;
 	struct job_params own;
+	struct input_template exec_tpl = { 0 };
 	struct db_workunit wu = { 0 };
 	xmlNode *in;
 	int rc = job_name_cmd(r, job, index, k->is_seq, &name, &cmd);
 
+	if (k->app.any_executable) {    /* as many files as the job names */
+		want = 0;
+		xml_for_each(in, job, "input_file")
+			want++;
+		open = xcalloc(want + 1, sizeof(*open));
+	}
+	wf = xcalloc(want + 1, sizeof(*wf));
 	job_params_unset(&own);
 	if (!rc)
 		rc = job_params_read(r, job, &own);
@@ -359,6 +374,8 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 			rc = -1;
 		if (!rc && nf < want)
 			wf[nf] = *f;    /* borrowed: st owns the strings */
+		if (open && nf < want)
+			open[nf] = xml_child_text(in, "open_name");
 		nf++;
 		free(mode);
 		free(src);
@@ -366,6 +383,8 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	if (!rc && nf != want)
 		rc = submit_fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index,
 				 want, nf);
+	if (!rc && open)
+		rc = submit_exec_template(r, &k->tpl, open, nf, index, &exec_tpl);
 	if (!rc && k->is_seq) {
 		rc = make_seq_job(r, k, name, cmd, &own, wf, nf);
 	} else if (!rc) {
@@ -373,11 +392,16 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 
 		job_params_override(&wp.jp, &own);
 		wp.command_line = cmd;
-		w = work_create_wu(r->c->db, name, k->app.id, &k->tpl, wf, nf, k->out_tpl, &wp, &wu);
+		w = work_create_wu(r->c->db, name, k->app.id, open ? &exec_tpl : &k->tpl, wf, nf,
+				   k->out_tpl, &wp, &wu);
 		if (w == DB_RETRY || w < 0)
 			rc = submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
 				     "server log)", name);
 	}
+	for (i = 0; open && i < want; i++)
+		free(open[i]);
+	free(open);
+	submit_exec_template_free(&exec_tpl);
 	db_workunit_free(&wu);
 	free(wf);
 	free(name);
@@ -438,6 +462,8 @@ int submit_do_submit_batch(struct rpc *r)
 		rc = submit_app_by_name(r, app_name, &k.app);
 	if (!rc)
 		rc = submit_may_submit(r, k.app.id);
+	if (!rc)
+		rc = submit_may_bring_executable(r, &k.app);
 	if (!rc)
 		rc = job_kind_load(r, &k);
 	if (!rc && db_begin(r->c->db) == DB_OK)

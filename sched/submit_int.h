@@ -49,6 +49,17 @@ int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, i
 int submit_authenticate(struct rpc *r);
 /* May the user submit (appid 0: handle files at all)? */
 int submit_may_submit(struct rpc *r, int64_t appid);
+/*
+ * The input template of job #job of an any_executable app (sched/submit_exec.c):
+ * base's settings, one copied file per open name (names[], borrowed), one of
+ * them the executable "wseq_exec". 0, or -1 with the submitter told why.
+ */
+struct input_template;
+int submit_exec_template(struct rpc *r, const struct input_template *base, char *const *names,
+			 size_t n, size_t job, struct input_template *t);
+void submit_exec_template_free(struct input_template *t);
+/* An any_executable app: has the user the right to bring their own executable? */
+int submit_may_bring_executable(struct rpc *r, const struct db_app *app);
 int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app);
 /* The batch named by <batch_id> or <batch_name> of node, owned by the user. */
 int submit_owned_batch(struct rpc *r, const xmlNode *node, struct db_batch *b);

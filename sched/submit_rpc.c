@@ -149,6 +149,25 @@ int submit_may_submit(struct rpc *r, int64_t appid)
 	return rc == DB_OK ? 0 : submit_db_fail(r);
 }
 
+int submit_may_bring_executable(struct rpc *r, const struct db_app *app)
+{
+	struct db_user_submit us = { .user_id = r->user.id };
+	int rc;
+
+	if (!app->any_executable)
+		return 0;
+	rc = db_user_submit_lookup(r->c->db, &us);
+	if (rc != DB_OK && rc != DB_NOT_FOUND)
+		return submit_db_fail(r);
+	if (rc == DB_OK && us.any_executable)
+		return 0;
+	log_warn("user %lld may not submit jobs with their own executable (app %s)",
+		 (long long)r->user.id, app->name);
+	return submit_fail(r, "app %s runs the submitter's own executable, and your account does "
+			   "not have that right (the project's admin grants it: account grant "
+			   "--any_executable)", app->name);
+}
+
 int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app)
 {
 	int rc;

@@ -21,6 +21,7 @@ struct options {
 	char *password_file;
 	char *team;
 	char *submit_rights;
+	bool any_executable;
 	bool show_key;
 };
 
@@ -35,6 +36,9 @@ static const struct param options[] = {
 	O("team", PARAM_STR, team, NULL, "TEAM", "the team to join (create, join)"),
 	O("submit_rights", PARAM_STR, submit_rights, NULL, "APP|all",
 	  "may submit jobs (remote submission, Condor) for app APP or for every app"),
+	O("any_executable", PARAM_BOOL, any_executable, "0", NULL,
+	  "grant: may also submit jobs that bring their own executable, to the apps marked\n"
+	  "any_executable (off unless given; revoke takes it away with the rest)"),
 	O("show_key", PARAM_BOOL, show_key, "0", NULL, "lookup: also print the account key"),
 	PARAM_TABLE_END
 };
@@ -48,7 +52,8 @@ static void usage(FILE *fp)
 		    "  lookup     --email A [--password_file F] [--show_key]\n"
 		    "             print the account (checking the password if given)\n"
 		    "  password   --email A --password_file F    set a new password\n"
-		    "  grant      --email A --submit_rights APP|all    let it submit jobs\n"
+		    "  grant      --email A --submit_rights APP|all [--any_executable]\n"
+		    "             let it submit jobs (and jobs with their own executable)\n"
 		    "  revoke     --email A                      take submit rights away\n"
 		    "  team_create --email FOUNDER --name TEAM   make a team, the founder joins\n"
 		    "  join       --email A --team T             join team T (\"\": leave)\n\n"
@@ -95,10 +100,13 @@ static int report(int rc, const struct account_error *e)
 	return log_error("%s (error %d)", e->msg, e->num);
 }
 
-/* "all" or an app's name into user_submit / user_submit_app rows. */
-static int grant_rights(struct db *db, int64_t userid, const char *rights)
+/*
+ * "all" or an app's name into user_submit / user_submit_app rows, and with
+ * exec the right to submit jobs with their own executable.
+ */
+static int grant_rights(struct db *db, int64_t userid, const char *rights, bool exec)
 {
-	struct db_user_submit us = { .user_id = userid };
+	struct db_user_submit us = { .user_id = userid }, old = { .user_id = userid };
 	struct db_user_submit_app usa = { .user_id = userid };
 	struct db_app app = { 0 };
 	int rc = DB_OK;
@@ -110,11 +118,19 @@ static int grant_rights(struct db *db, int64_t userid, const char *rights)
 	}
 	if (rc == DB_OK) {
 		us.submit_all = us.manage_all = !strcmp(rights, "all");
-		rc = db_user_submit_lookup(db, &(struct db_user_submit){ .user_id = userid });
-		if (rc == DB_NOT_FOUND)
+		us.any_executable = exec;
+		rc = db_user_submit_lookup(db, &old);
+		if (rc == DB_NOT_FOUND) {
 			rc = db_user_submit_insert(db, &us);
-		else if (rc == DB_OK && us.submit_all)
+		} else if (rc == DB_OK && (us.submit_all || exec)) {
+			us.submit_all |= old.submit_all;
+			us.manage_all |= old.manage_all;
+			us.quota = old.quota;
+			us.logical_start_time = old.logical_start_time;
+			us.max_jobs_in_progress = old.max_jobs_in_progress;
+			us.any_executable |= old.any_executable;
 			rc = db_user_submit_update(db, &us);
+		}
 	}
 	if (rc == DB_OK && app.id) {
 		usa.app_id = app.id;
@@ -126,7 +142,9 @@ static int grant_rights(struct db *db, int64_t userid, const char *rights)
 	db_app_free(&app);
 	if (rc != DB_OK)
 		return log_error("cannot grant submit rights: %s", db_error(db));
-	printf("user %" PRId64 " may submit jobs for %s\n", userid, !strcmp(rights, "all") ? "every app" : rights);
+	printf("user %" PRId64 " may submit jobs for %s%s\n", userid,
+	       !strcmp(rights, "all") ? "every app" : rights,
+	       exec ? ", with their own executable where an app allows it" : "");
 	return 0;
 }
 
@@ -185,7 +203,7 @@ static int cmd_create(struct db *db, const struct project_config *cfg,
 	if (rc == 0) {
 		printf("id %" PRId64 "\naccount_key %s\n", u.id, u.authenticator);
 		if (o->submit_rights)
-			rc = grant_rights(db, u.id, o->submit_rights);
+			rc = grant_rights(db, u.id, o->submit_rights, o->any_executable);
 	}
 	db_user_free(&u);
 	return rc;
@@ -293,7 +311,8 @@ static int run(struct db *db, const struct project_config *cfg, const struct acc
 	if (rc == 0 && !strcmp(cmd, "lookup"))
 		print_user(&u, o->show_key);
 	else if (rc == 0 && !strcmp(cmd, "grant"))
-		rc = need(o->submit_rights, "submit_rights") ? -1 : grant_rights(db, u.id, o->submit_rights);
+		rc = need(o->submit_rights, "submit_rights") ? -1 : grant_rights(db, u.id, o->submit_rights,
+									       o->any_executable);
 	else if (rc == 0)
 		rc = revoke_rights(db, u.id);
 	db_user_free(&u);

@@ -86,6 +86,8 @@ static const struct attr {
 	A(n_size_classes, ATTR_INT, "wseq has no job size matching"),
 	A(fraction_done_exact, ATTR_INT, "wseq does not send it to clients"),
 	A(host_scale_check, ATTR_INT, "wseq's credit does not scale by host"),
+	/* wseq's own: jobs bring their executable, run by wseq_wrapper (README, Applications) */
+	A(any_executable, ATTR_INT, NULL),
 	P(user_friendly_name, ATTR_STR),
 	P(deprecated, ATTR_INT),
 #undef A
