@@ -38,6 +38,7 @@ struct options {
 	bool drop_db_first;
 	bool no_db;
 	bool test_app;
+	bool exec_app;
 	char *import_keys;
 };
 
@@ -70,6 +71,9 @@ static const struct param options[] = {
 	O("test_app", PARAM_BOOL, test_app, "0", 0, NULL,
 	  "install the sample app wseq_sample (registered and signed unless --no_db), "
 	  "its templates and project.xml, ready for create_work and create_sequence"),
+	O("exec_app", PARAM_BOOL, exec_app, "0", 0, NULL,
+	  "install the app wseq_exec, which runs the submitter's own executable through "
+	  "wseq_wrapper (any_executable; only for submitters given that right)"),
 	PARAM_TABLE_END
 };
 
@@ -590,42 +594,101 @@ static int run_project_program(struct project *p, const char *prog)
 }
 
 /*
- * --test_app: the sample app (libexec/apps/wseq_sample) as version 1.00
- * for this machine's platform, its templates and a project.xml naming it,
- * registered and signed by the project's own xadd and update_versions.
+ * The apps make_project can install, each as version 1.00 for this machine's
+ * platform from libexec/apps/, with its templates from the data directory:
+ * --test_app the sample app; --exec_app wseq_exec, wseq_wrapper with the job
+ * file that runs a job's own executable.
  */
-static int install_test_app(struct project *p)
-{
-	const char *platform = boinc_platform();
-	struct sbuf b = SBUF_INIT(1 << 12);
-	char *vdir, *src, *dst;
-	int rc;
+struct bundled_app {
+	const char *name, *friendly, *program;
+	const char *job_file;   /* a template installed as the version's job.xml, or NULL */
+	bool any_executable;
+};
 
-	if (!platform)
-		return log_error("--test_app: no BOINC platform known for this machine");
-	vdir = xasprintf("apps/wseq_sample/wseq_sample_1.00_%s", platform);
-	src = xasprintf("%s/apps/wseq_sample", p->libexec);
-	dst = xasprintf("%s/%s/wseq_sample_1.00_%s", p->root, vdir, platform);
-	{
-		char *d = path_in(p, vdir);
-		rc = mkdir_p(d, 0755);
-		free(d);
-	}
+static const struct bundled_app sample_app = { "wseq_sample", "wseq sample", "wseq_sample",
+					       NULL, false };
+static const struct bundled_app exec_app = { "wseq_exec", "your own program", "wseq_wrapper",
+					     "wseq_exec_job.xml", true };
+
+static int install_template(struct project *p, const char *t, const char *to_rel)
+{
+	char *from = xasprintf("templates/%s", t), *f = data_file(from);
+	char *to = xasprintf("%s/%s", p->root, to_rel);
+	int rc = copy_file(f, to, 0644);
+
+	free(from);
+	free(f);
+	free(to);
+	return rc;
+}
+
+/* One app's version directory and templates; its <app> into project.xml's text b. */
+static int install_bundled(struct project *p, const struct bundled_app *a, const char *platform,
+			   struct sbuf *b)
+{
+	char *vdir = xasprintf("apps/%s/%s_1.00_%s", a->name, a->name, platform);
+	char *d = path_in(p, vdir), *src = xasprintf("%s/apps/%s", p->libexec, a->program);
+	char *main_name = xasprintf("%s_1.00_%s", a->program, platform);
+	char *dst = xasprintf("%s/%s", d, main_name), *t = NULL;
+	struct sbuf v = SBUF_INIT(1 << 12);
+	int rc = mkdir_p(d, 0755);
+
 	if (rc == 0)
 		rc = copy_file(src, dst, 0755);
 	for (int i = 0; rc == 0 && i < 2; i++) {
-		const char *t = i ? "wseq_sample_out" : "wseq_sample_in";
-		char *from = xasprintf("templates/%s", t), *f = data_file(from);
-		char *to = xasprintf("%s/templates/%s", p->root, t);
+		free(t);
+		t = xasprintf("%s_%s", a->name, i ? "out" : "in");
+		char *rel = xasprintf("templates/%s", t);
 
-		rc = copy_file(f, to, 0644);
-		free(from);
-		free(f);
-		free(to);
+		rc = install_template(p, t, rel);
+		free(rel);
 	}
-	sbuf_addf(&b, "<boinc>\n  <app><name>wseq_sample</name><user_friendly_name>wseq sample"
-		      "</user_friendly_name></app>\n  <platform><name>%s</name><user_friendly_name>%s"
-		      "</user_friendly_name></platform>\n</boinc>\n", platform, platform);
+	if (rc == 0 && a->job_file) {
+		/* physical names never change: the job file is named for its version */
+		char *jf = xasprintf("%s/%s_job_1.00.xml", vdir, a->name);
+
+		rc = install_template(p, a->job_file, jf);
+		free(jf);
+		sbuf_addf(&v, "<version>\n  <file><physical_name>%s</physical_name><main_program/>"
+			      "</file>\n  <file><physical_name>%s_job_1.00.xml</physical_name>"
+			      "<logical_name>job.xml</logical_name></file>\n  <is_wrapper/>\n"
+			      "</version>\n", main_name, a->name);
+		free(vdir);
+		vdir = xasprintf("apps/%s/%s_1.00_%s/version.xml", a->name, a->name, platform);
+		if (rc == 0)
+			rc = write_text(p, vdir, &v, 0644);
+	}
+	sbuf_addf(b, "  <app><name>%s</name><user_friendly_name>%s</user_friendly_name>%s</app>\n",
+		  a->name, a->friendly, a->any_executable ? "<any_executable>1</any_executable>" : "");
+	sbuf_free(&v);
+	free(t);
+	free(vdir);
+	free(d);
+	free(src);
+	free(main_name);
+	free(dst);
+	return rc;
+}
+
+/*
+ * --test_app and --exec_app: the apps, a project.xml naming them and this
+ * platform, registered and signed by the project's own xadd and update_versions.
+ */
+static int install_apps(struct project *p)
+{
+	const char *platform = boinc_platform();
+	struct sbuf b = SBUF_INIT(1 << 12);
+	int rc = 0;
+
+	if (!platform)
+		return log_error("--test_app, --exec_app: no BOINC platform known for this machine");
+	sbuf_addstr(&b, "<boinc>\n");
+	if (p->o->test_app)
+		rc = install_bundled(p, &sample_app, platform, &b);
+	if (rc == 0 && p->o->exec_app)
+		rc = install_bundled(p, &exec_app, platform, &b);
+	sbuf_addf(&b, "  <platform><name>%s</name><user_friendly_name>%s</user_friendly_name>"
+		      "</platform>\n</boinc>\n", platform, platform);
 	if (rc == 0)
 		rc = write_text(p, "project.xml", &b, 0644);
 	if (rc == 0 && !p->o->no_db)
@@ -633,9 +696,6 @@ static int install_test_app(struct project *p)
 	if (rc == 0 && !p->o->no_db)
 		rc = run_project_program(p, "update_versions");
 	sbuf_free(&b);
-	free(vdir);
-	free(src);
-	free(dst);
 	return rc;
 }
 
@@ -667,8 +727,8 @@ static int make(struct project *p)
 		rc = write_apache_conf(p);
 	if (rc == 0 && !o->no_db)
 		rc = fill_database(p);
-	if (rc == 0 && o->test_app)
-		rc = install_test_app(p);
+	if (rc == 0 && (o->test_app || o->exec_app))
+		rc = install_apps(p);
 	return rc;
 }
 
