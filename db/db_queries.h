@@ -188,6 +188,16 @@ int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int se
 			       struct db_workunit *wu);
 /* The result a finished or failed job reports: success first, else client or validate error. */
 int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r);
+/* A count and a sum over rows (read only). */
+struct db_sum {
+	int64_t n;
+	double sum;
+};
+extern const struct db_query dbq_host_capacity, dbq_batch_cpu_time;
+/* The hosts whose last scheduler RPC was after unix time since: how many, their FLOPS (p_fpops x CPUs). */
+int db_host_capacity(struct db *db, int64_t since, struct db_sum *s);
+/* The batch's results: how many, their CPU seconds. */
+int db_batch_cpu_time(struct db *db, int64_t batch, struct db_sum *s);
 
 /* ---- the parameter sweep (db_sweep.c) ---- */
 /*

@@ -48,6 +48,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_seq_last_state_upto, &dbq_seq_invalid, &dbq_seq_group_fail, &dbq_group_fail,
 	&dbq_result_seq_host_failed, &dbq_seq_lock_many,
 	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_job_file_lease_batch,
+	&dbq_host_capacity, &dbq_batch_cpu_time,
 	&dbq_result_chosen, &dbq_batch_by_name_lock, &dbq_batch_njobs, &dbq_bfa_drop_batch,
 	&dbq_bfa_count_file, &dbq_bfa_count_user, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,
 	&dbq_sweep_returned, &dbq_sweep_result_judged, &dbq_sweep_wu_valid, &dbq_sweep_wu_invalid,

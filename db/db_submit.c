@@ -330,3 +330,49 @@ int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int se
 	rc = db_workunit_query(db, &dbq_wu_segment_live, v, ARRAY_SIZE(v), take_wu, wu);
 	return rc == DB_OK && !wu->id ? DB_NOT_FOUND : rc;
 }
+
+/* ---- query_batch's CPU time, estimate_batch's hosts ----------------------------- */
+
+static const struct db_column host_capacity_cols[] = {
+	{ "COUNT(*)", DB_T_I64, offsetof(struct db_sum, n), DB_COL_EXPR },
+	{ "COALESCE(SUM(p_fpops * GREATEST(p_ncpus, 1)), 0)", DB_T_DOUBLE,
+	  offsetof(struct db_sum, sum), DB_COL_EXPR },
+};
+static const struct db_table host_capacity_table = {
+	"host", sizeof(struct db_sum), host_capacity_cols, ARRAY_SIZE(host_capacity_cols)
+};
+static const struct db_column batch_cpu_cols[] = {
+	{ "COUNT(*)", DB_T_I64, offsetof(struct db_sum, n), DB_COL_EXPR },
+	{ "COALESCE(SUM(cpu_time), 0)", DB_T_DOUBLE, offsetof(struct db_sum, sum), DB_COL_EXPR },
+};
+static const struct db_table batch_cpu_table = {
+	"result", sizeof(struct db_sum), batch_cpu_cols, ARRAY_SIZE(batch_cpu_cols)
+};
+const struct db_query dbq_host_capacity = {
+	"host_capacity", &host_capacity_table, "WHERE rpc_time>?", "i"
+};
+const struct db_query dbq_batch_cpu_time = {
+	"batch_cpu_time", &batch_cpu_table, "WHERE batch=?", "i"
+};
+
+static int take_sum(void *rec, void *arg)
+{
+	*(struct db_sum *)arg = *(struct db_sum *)rec;
+	return 1;
+}
+
+int db_host_capacity(struct db *db, int64_t since, struct db_sum *s)
+{
+	struct db_val v[] = { DBV_INT(since) };
+
+	memset(s, 0, sizeof(*s));
+	return db_query_rows(db, &dbq_host_capacity, v, ARRAY_SIZE(v), take_sum, s);
+}
+
+int db_batch_cpu_time(struct db *db, int64_t batch, struct db_sum *s)
+{
+	struct db_val v[] = { DBV_INT(batch) };
+
+	memset(s, 0, sizeof(*s));
+	return db_query_rows(db, &dbq_batch_cpu_time, v, ARRAY_SIZE(v), take_sum, s);
+}

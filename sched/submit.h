@@ -1,6 +1,6 @@
 /*
  * BOINC's remote job submission RPCs (submit_rpc_handler.php, job_file.php,
- * get_output.php), spoken to upstream's boinc_gahp and BOINC's own submit
+ * get_output.php, get_output2.php), spoken to upstream's boinc_gahp and BOINC's own submit
  * clients: an XML request in the form field "request", a reply whose root is
  * the request's root, errors as <error><error_num>-1</error_num>
  * <error_msg>...</error_msg></error> inside it. See
@@ -29,8 +29,9 @@ struct submit_ctx {
 void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *out);
 
 /*
- * get_output.php?cmd=workunit_file&auth_str=&wu_name=&file_num=: writes the
- * CGI headers and the file (or a 4xx text error) to fp.
+ * get_output.php and get_output2.php (cmd=workunit_file, result_file,
+ * workunit_files, batch_files, file, result, workunit, batch): writes the CGI
+ * headers and the file or a zip (or a 4xx/503 text error) to fp.
  */
 void submit_get_output(const struct submit_ctx *c, const struct form *q, FILE *fp);
 

@@ -186,8 +186,6 @@ static const struct work_file *staged_file(struct rpc *r, struct staged *st, con
 	return NULL;
 }
 
-/* The bounds of a job's numbers: generous, finite, and what the columns hold. */
-#define FPOPS_MAX 1e30
 #define BYTES_MAX 1e18
 #define DELAY_BOUND_MAX 1e9
 

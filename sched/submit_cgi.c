@@ -1,7 +1,8 @@
 /*
  * submit: the front end of BOINC's remote job submission. The web server
- * maps the project's submit_rpc_handler.php, job_file.php and get_output.php
- * here (make_project's Apache configuration); the script name says which.
+ * maps the project's submit_rpc_handler.php, job_file.php, get_output.php and
+ * get_output2.php here (make_project's Apache configuration); the script
+ * name says which.
  * A FastCGI server under mod_fcgid, else a CGI program (lib/serve.h); a
  * process keeps config.xml and the database connection. It logs to
  * <log_dir>/submit.log.
@@ -16,8 +17,9 @@
 static const char usage[] =
 	"usage: submit\n"
 	"BOINC's remote job submission RPCs (submit_rpc_handler.php, job_file.php,\n"
-	"get_output.php), run by the web server as a FastCGI program (many requests\n"
-	"a process, under mod_fcgid) or as a CGI program (one): the request in the\n"
+	"get_output.php, get_output2.php), run by the web server as a FastCGI\n"
+	"program (many requests a process, under mod_fcgid) or as a CGI program\n"
+	"(one): the request in the\n"
 	"environment and the body, the reply on the way back. It reads the\n"
 	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
 	"See doc/submit_rpc.md.\n";

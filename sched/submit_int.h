@@ -87,6 +87,22 @@ int submit_owned_job(struct rpc *r, const char *name, struct job *j);
  */
 size_t submit_seq_outputs(const struct project_config *cfg, const struct db_sequence *s,
 			  char **files, char **open_names);
+/* The output files of a result: physical names and logical (open) names. */
+struct outfile {
+	char *phys;
+	char *log;              /* its file_ref's open_name, else phys */
+};
+struct outfiles {
+	struct outfile *v;
+	size_t n;
+};
+/* From the result's xml_doc_in, in its file_info order: 0, or -1 if it does not parse. */
+int submit_result_outfiles(const struct db_result *res, struct outfiles *o);
+void submit_outfiles_free(struct outfiles *o);
+/* A batch's jobs counted now: done (ordinary with a canonical result, or sequence ended), failed. */
+int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done, int64_t *err);
+/* The bounds of a job's numbers: generous, finite, and what the columns hold. */
+#define FPOPS_MAX 1e30
 /* A hostile name for a message: control bytes escaped, at most 100 bytes (allocated). */
 char *submit_quoted(const char *s);
 
@@ -125,5 +141,9 @@ int submit_do_query_completed_job(struct rpc *r);
 int submit_do_abort_jobs(struct rpc *r);
 int submit_do_retire_batch(struct rpc *r);
 int submit_do_set_expire_time(struct rpc *r);
+int submit_do_query_batch(struct rpc *r);
+int submit_do_query_job(struct rpc *r);
+int submit_do_abort_batch(struct rpc *r);
+int submit_do_estimate_batch(struct rpc *r);
 
 #endif

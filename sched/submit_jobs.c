@@ -253,25 +253,35 @@ struct batch_list {
 	int rc;
 };
 
+int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done, int64_t *err)
+{
+	struct db_val v[] = { DBV_INT(b->id) };
+	int64_t sdone = 0, serr = 0;
+
+	*done = *err = 0;
+	if (db_workunit_count(r->c->db, "WHERE batch=? AND seq_id=0 AND canonical_resultid>0", v, 1,
+			      done) != DB_OK ||
+	    db_workunit_count(r->c->db, "WHERE batch=? AND seq_id=0 AND canonical_resultid=0 "
+			      "AND error_mask<>0", v, 1, err) != DB_OK ||
+	    db_sequence_count(r->c->db, "WHERE batch=? AND state=1", v, 1, &sdone) != DB_OK ||
+	    db_sequence_count(r->c->db, "WHERE batch=? AND state=2", v, 1, &serr) != DB_OK)
+		return submit_db_fail(r);
+	*done += sdone;
+	*err += serr;
+	return 0;
+}
+
 static int add_batch(struct db_batch *b, void *arg)
 {
 	struct batch_list *l = arg;
 	struct rpc *r = l->r;
-	struct db_val v[] = { DBV_INT(b->id) };
 	struct db_app app = { 0 };
-	int64_t done = 0, err = 0, sdone = 0, serr = 0;
+	int64_t done = 0, err = 0;
 
-	if (db_workunit_count(r->c->db, "WHERE batch=? AND seq_id=0 AND canonical_resultid>0", v, 1,
-			      &done) != DB_OK ||
-	    db_workunit_count(r->c->db, "WHERE batch=? AND seq_id=0 AND canonical_resultid=0 "
-			      "AND error_mask<>0", v, 1, &err) != DB_OK ||
-	    db_sequence_count(r->c->db, "WHERE batch=? AND state=1", v, 1, &sdone) != DB_OK ||
-	    db_sequence_count(r->c->db, "WHERE batch=? AND state=2", v, 1, &serr) != DB_OK) {
-		l->rc = submit_db_fail(r);
+	if (submit_batch_progress(r, b, &done, &err)) {
+		l->rc = -1;
 		return 1;
 	}
-	done += sdone;
-	err += serr;
 	db_app_lookup_id(r->c->db, b->app_id, &app);
 	sbuf_addf(r->body, "<batch>\n    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
 		  "    <expire_time>%f</expire_time>\n    <njobs>%d</njobs>\n"

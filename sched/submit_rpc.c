@@ -3,8 +3,9 @@
  * error, authentication, submit rights, the batch a request names -- and
  * the dispatch by the request's root element (see submit.h). The requests
  * themselves are in submit_batch.c (batches and jobs made), submit_files.c
- * (job_file.php), submit_jobs.c (status, results, abort) and get_output.php
- * in submit_output.c. Every handler writes the inside of the reply's root;
+ * (job_file.php), submit_jobs.c (status, results, abort), submit_query.c
+ * (query_batch, query_job, abort_batch, estimate_batch) and get_output.php /
+ * get_output2.php in submit_output.c. Every handler writes the inside of the reply's root;
  * a failure replaces it with BOINC's error element.
  */
 #include "submit_int.h"
@@ -231,6 +232,10 @@ static const struct {
 	{ "abort_jobs", submit_do_abort_jobs },
 	{ "retire_batch", submit_do_retire_batch },
 	{ "set_expire_time", submit_do_set_expire_time },
+	{ "query_batch", submit_do_query_batch },
+	{ "query_job", submit_do_query_job },
+	{ "abort_batch", submit_do_abort_batch },
+	{ "estimate_batch", submit_do_estimate_batch },
 };
 
 static void error_element(struct sbuf *out, const char *msg)

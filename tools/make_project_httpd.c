@@ -84,7 +84,7 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 		      "# FcgidMaxRequestLen, below.\n\n",
 		  name, root, rel, base, name, base, name, base, name);
 	/* BOINC's remote submission URLs: first, so the Alias of html/user below does not take them */
-	sbuf_addf(b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output)\\.php$ "
+	sbuf_addf(b, "ScriptAliasMatch ^%s/%s/(submit_rpc_handler|job_file|get_output2?)\\.php$ "
 		      "%s/cgi-bin/submit\n", re, name, root);
 	/*
 	 * The account RPCs clients and account managers call, at their
