@@ -340,6 +340,14 @@ static void add_arg(struct sbuf *b, const char *a)
 		sbuf_addstr(b, a);
 }
 
+void send_command_line(struct sbuf *b, char *const *args, long nargs)
+{
+	long a;
+
+	for (a = 0; a < nargs; a++)
+		add_arg(b, args[a]);
+}
+
 /* 0; RPC_REFUSED when certainly no job was made (refused, or never sent); else -1. */
 static int submit_batch(const struct send_batch *b, struct submit_state *st,
 			const char *batch_id, struct sbuf *err)
@@ -349,7 +357,7 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 	char num[64];
 	xmlDoc *doc;
 	size_t k = 0;
-	long j, a, f;
+	long j, f;
 	int ret = -1;
 
 	rpc_begin(&req, "submit_batch", b->auth);
@@ -370,8 +378,7 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 		rpc_elem(&req, "name", jb->name);
 		if (jb->nargs > 0) {
 			sbuf_reset(&cl);
-			for (a = 0; a < jb->nargs; a++)
-				add_arg(&cl, jb->args[a]);
+			send_command_line(&cl, jb->args, jb->nargs);
 			rpc_elem(&req, "command_line", sbuf_str(&cl));
 		}
 		for (f = 0; f < jb->nfiles; f++) {

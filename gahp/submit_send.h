@@ -59,6 +59,9 @@ struct send_result {
 /* 0, or -1 with the reason in err and the step in res->failed. */
 int send_batch(const struct send_batch *b, struct send_result *res, struct sbuf *err);
 
+/* A job's BOINC command line: arguments joined, each kept whole by quotes if it must be. */
+void send_command_line(struct sbuf *b, char *const *args, long nargs);
+
 /* "error processing input files" and the like: the step as boinc_gahp words it. */
 const char *send_step_text(enum send_step s);
 
