@@ -611,6 +611,11 @@ static int do_queue(struct parser *p, long line, char *rest)
 		if (read_rows(p, line, src, from_file, vars.n, &rows) < 0)
 			goto out;
 		nrows = rows.n / vars.n;
+		if (nrows == 0) {
+			perr(p, line, "queue: no items %s %s", from_file ? "in" : "between the parentheses",
+			     from_file ? src : "");
+			goto out;
+		}
 	}
 	for (r = 0; r < nrows; r++) {
 		for (step = 0; step < count; step++) {
