@@ -5,41 +5,8 @@
  * to the jobs of the later one. Only known commands are taken -- a typing
  * mistake is an error, not a silently ignored macro.
  */
-#include "wseq_submit_desc.h"
+#include "wseq_submit_desc_int.h"
 #include "log.h"
-
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-static void strv_push(struct strv *s, char *p)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 8;
-		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-	}
-	s->v[s->n++] = p;
-}
-
-static void strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* The commands a description may give; the last group is taken and ignored. */
-enum cmd {
-	C_EXECUTABLE, C_ARGUMENTS, C_INPUTS, C_OUTPUTS, C_REMAPS, C_INPUT, C_OUTPUT, C_ERROR,
-	C_LOG, C_INITIALDIR, C_GRID_RESOURCE, C_AUTH_FILE,
-	A_APP, A_SEQUENCE, A_PROJECT, A_AUTH_FILE, A_BATCH, A_FPOPS_EST, A_FPOPS_BOUND,
-	A_MEM_BOUND, A_DISK_BOUND, A_DELAY_BOUND, A_APP_VERSION,
-	C_IGNORED,
-	NCMDS
-};
 
 static const struct {
 	const char *name;
@@ -85,46 +52,6 @@ static const struct {
 	{ "batch_name", C_IGNORED, false },
 };
 
-struct parser {
-	const struct desc_opts *o;
-	struct sbuf *err;
-	char *val[NCMDS];
-	long line[NCMDS];
-	long max_jobs;
-	struct submit_desc *d;
-	size_t cap;
-};
-
-static int perr(struct parser *p, long line, const char *fmt, ...) PRINTF_LIKE(3, 4);
-
-static int perr(struct parser *p, long line, const char *fmt, ...)
-{
-	va_list ap;
-
-	sbuf_addf(p->err, "%s:%ld: ", p->o->file ? p->o->file : "-", line);
-	va_start(ap, fmt);
-	sbuf_vaddf(p->err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static bool blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-static char *trim(char *s)
-{
-	size_t n;
-
-	while (blank(*s))
-		s++;
-	n = strlen(s);
-	while (n > 0 && blank(s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
-
 /* A ClassAd string literal "..." loses its quotes; anything else stays. */
 static char *unquote(const char *v)
 {
@@ -168,20 +95,20 @@ static char *expand(struct parser *p, long line, const char *v, const struct mac
 		}
 		end = strchr(s + 2, ')');
 		if (!end) {
-			perr(p, line, "unterminated $( in '%s'", v);
+			desc_perr(p, line, "unterminated $( in '%s'", v);
 			sbuf_free(&b);
 			return NULL;
 		}
 		val = macro_value(m, s + 2, (size_t)(end - s - 2));
 		if (!val) {
-			perr(p, line, "unknown macro $(%.*s) (known: $(Process), $(ProcId), $(Cluster), "
+			desc_perr(p, line, "unknown macro $(%.*s) (known: $(Process), $(ProcId), $(Cluster), "
 			     "$(ClusterId), $(Step), $(Row), $(ItemIndex) and the variables of queue)",
 			     (int)(end - s - 2), s + 2);
 			sbuf_free(&b);
 			return NULL;
 		}
 		if (sbuf_addstr(&b, val) < 0) {
-			perr(p, line, "a value longer than %ld bytes after its macros", DESC_MAX_BYTES);
+			desc_perr(p, line, "a value longer than %ld bytes after its macros", DESC_MAX_BYTES);
 			sbuf_free(&b);
 			return NULL;
 		}
@@ -190,117 +117,6 @@ static char *expand(struct parser *p, long line, const char *v, const struct mac
 	if (!b.buf)
 		return xstrdup("");
 	return sbuf_detach(&b, NULL);
-}
-
-/* ---- arguments and lists ----------------------------------------------------- */
-
-/* The new syntax: "a 'b c' d""e" -- blanks separate, '...' groups, doubled quotes are literal. */
-static int split_new(const char *s, size_t n, struct strv *out, struct sbuf *why)
-{
-	struct sbuf a = SBUF_INIT(DESC_MAX_BYTES);
-	bool in_word = false, quoted = false;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (quoted) {
-			if (c == '\'' && i + 1 < n && s[i + 1] == '\'') {
-				sbuf_addch(&a, '\'');
-				i++;
-			} else if (c == '\'') {
-				quoted = false;
-			} else {
-				sbuf_addch(&a, c);
-			}
-			continue;
-		}
-		if (c == '"' && i + 1 < n && s[i + 1] == '"') {
-			sbuf_addch(&a, '"');
-			in_word = true;
-			i++;
-		} else if (c == '"') {
-			sbuf_addstr(why, "a lone \" inside the quoted arguments (write \"\" for one)");
-			sbuf_free(&a);
-			return -1;
-		} else if (c == '\'') {
-			quoted = true;
-			in_word = true;
-		} else if (blank(c)) {
-			if (in_word)
-				strv_push(out, xstrdup(sbuf_str(&a)));
-			sbuf_reset(&a);
-			in_word = false;
-		} else {
-			sbuf_addch(&a, c);
-			in_word = true;
-		}
-	}
-	if (quoted) {
-		sbuf_addstr(why, "an unterminated ' in the arguments");
-		sbuf_free(&a);
-		return -1;
-	}
-	if (in_word)
-		strv_push(out, xstrdup(sbuf_str(&a)));
-	sbuf_free(&a);
-	return 0;
-}
-
-int desc_split_args(const char *value, char ***argv, size_t *argc, struct sbuf *why)
-{
-	struct strv out = { NULL, 0, 0 };
-	size_t n = strlen(value);
-	const char *s = value;
-
-	*argv = NULL;
-	*argc = 0;
-	if (n >= 2 && value[0] == '"' && value[n - 1] == '"') {
-		if (split_new(value + 1, n - 2, &out, why) < 0) {
-			strv_free(out.v, out.n);
-			return -1;
-		}
-	} else {
-		/* the old syntax: blanks separate, \" is a quote */
-		struct sbuf a = SBUF_INIT(DESC_MAX_BYTES);
-
-		while (*s) {
-			while (blank(*s))
-				s++;
-			if (!*s)
-				break;
-			sbuf_reset(&a);
-			while (*s && !blank(*s)) {
-				if (s[0] == '\\' && s[1] == '"')
-					s++;
-				sbuf_addch(&a, *s++);
-			}
-			strv_push(&out, xstrdup(sbuf_str(&a)));
-		}
-		sbuf_free(&a);
-	}
-	*argv = out.v;
-	*argc = out.n;
-	return 0;
-}
-
-/* "a, b ,c" -> a b c (empty items dropped); sep is the separator. */
-static void split_list(const char *v, char sep, struct strv *out)
-{
-	char *copy = xstrdup(v), *s = copy, *next;
-
-	do {
-		char *t;
-
-		next = strchr(s, sep);
-		if (next)
-			*next++ = '\0';
-		t = trim(s);
-		if (*t)
-			strv_push(out, xstrdup(t));
-		s = next;
-	} while (s);
-	free(copy);
 }
 
 /* ---- queue ------------------------------------------------------------------- */
@@ -340,9 +156,9 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 
 		if (!(s = value_of(p, C_ARGUMENTS, line, m)))
 			return -1;
-		rc = desc_split_args(trim(s), &j->args, &j->nargs, &why);
+		rc = desc_split_args(desc_trim(s), &j->args, &j->nargs, &why);
 		if (rc < 0)
-			perr(p, p->line[C_ARGUMENTS], "arguments: %s", sbuf_str(&why));
+			desc_perr(p, p->line[C_ARGUMENTS], "arguments: %s", sbuf_str(&why));
 		sbuf_free(&why);
 		free(s);
 		if (rc < 0)
@@ -352,7 +168,7 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 	if (p->val[C_INPUTS]) {
 		if (!(s = value_of(p, C_INPUTS, line, m)))
 			return -1;
-		split_list(s, ',', &v);
+		desc_split_list(s, ',', &v);
 		free(s);
 	}
 	if (p->val[C_INPUT]) {
@@ -361,7 +177,7 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 			j->ninputs = v.n;
 			return -1;
 		}
-		strv_push(&v, s);
+		desc_strv_push(&v, s);
 	}
 	j->inputs = v.v;
 	j->ninputs = v.n;
@@ -370,7 +186,7 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 
 		if (!(s = value_of(p, C_OUTPUTS, line, m)))
 			return -1;
-		split_list(s, ',', &o);
+		desc_split_list(s, ',', &o);
 		free(s);
 		j->outputs = o.v;
 		j->noutputs = o.n;
@@ -384,28 +200,28 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 		if (!(s = value_of(p, C_REMAPS, line, m)))
 			return -1;
 		{
-			char *u = unquote(trim(s));
+			char *u = unquote(desc_trim(s));
 
-			split_list(u, ';', &r);
+			desc_split_list(u, ';', &r);
 			free(u);
 		}
 		free(s);
 		for (i = 0; i < r.n; i++) {
 			char *eq = strchr(r.v[i], '=');
 
-			if (!eq || !*trim(eq + 1) || (*eq = '\0', !*trim(r.v[i]))) {
+			if (!eq || !*desc_trim(eq + 1) || (*eq = '\0', !*desc_trim(r.v[i]))) {
 				bad = 1;
 				break;
 			}
-			strv_push(&from, xstrdup(trim(r.v[i])));
-			strv_push(&to, xstrdup(trim(eq + 1)));
+			desc_strv_push(&from, xstrdup(desc_trim(r.v[i])));
+			desc_strv_push(&to, xstrdup(desc_trim(eq + 1)));
 		}
-		strv_free(r.v, r.n);
+		desc_strv_free(r.v, r.n);
 		j->remap_from = from.v;
 		j->remap_to = to.v;
 		j->nremaps = from.n;
 		if (bad)
-			return perr(p, p->line[C_REMAPS], "transfer_output_remaps: want \"NAME = FILE; ...\"");
+			return desc_perr(p, p->line[C_REMAPS], "transfer_output_remaps: want \"NAME = FILE; ...\"");
 	}
 	if (p->val[C_OUTPUT] && !(j->output = value_of(p, C_OUTPUT, line, m)))
 		return -1;
@@ -419,23 +235,23 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 static void job_free(struct desc_job *j)
 {
 	free(j->iwd);
-	strv_free(j->args, j->nargs);
-	strv_free(j->inputs, j->ninputs);
-	strv_free(j->outputs, j->noutputs);
-	strv_free(j->remap_from, j->nremaps);
-	strv_free(j->remap_to, j->nremaps);
+	desc_strv_free(j->args, j->nargs);
+	desc_strv_free(j->inputs, j->ninputs);
+	desc_strv_free(j->outputs, j->noutputs);
+	desc_strv_free(j->remap_from, j->nremaps);
+	desc_strv_free(j->remap_to, j->nremaps);
 	free(j->output);
 	free(j->error);
 	free(j->log);
 }
 
-static struct desc_job *new_job(struct parser *p, long line)
+struct desc_job *desc_new_job(struct parser *p, long line)
 {
 	struct submit_desc *d = p->d;
 	struct desc_job *j;
 
 	if ((long)d->njobs >= p->max_jobs) {
-		perr(p, line, "more than %ld jobs", p->max_jobs);
+		desc_perr(p, line, "more than %ld jobs", p->max_jobs);
 		return NULL;
 	}
 	if (d->njobs == p->cap) {
@@ -456,15 +272,15 @@ static int queue_app(struct parser *p, long line)
 	char *a;
 
 	if (!app || !*app)
-		return perr(p, line, "no executable: give the app's name as executable, or +WseqApp");
+		return desc_perr(p, line, "no executable: give the app's name as executable, or +WseqApp");
 	a = unquote(app);
 	if (!*a || strstr(a, "$(")) {
 		free(a);
-		return perr(p, p->val[A_APP] ? p->line[A_APP] : p->line[C_EXECUTABLE],
+		return desc_perr(p, p->val[A_APP] ? p->line[A_APP] : p->line[C_EXECUTABLE],
 			    "the app's name must be a plain name");
 	}
 	if (p->d->app && strcmp(p->d->app, a) != 0) {
-		perr(p, line, "one app a batch: these jobs would run %s, the jobs before %s", a,
+		desc_perr(p, line, "one app a batch: these jobs would run %s, the jobs before %s", a,
 		     p->d->app);
 		free(a);
 		return -1;
@@ -487,28 +303,28 @@ static int read_rows(struct parser *p, long line, const char *src, bool from_fil
 
 	if (from_file) {
 		if (!p->o->read)
-			return perr(p, line, "queue from %s: no item files here", src);
+			return desc_perr(p, line, "queue from %s: no item files here", src);
 		errno = 0;
 		if (p->o->read(src, &text, p->o->read_arg) < 0) {
-			perr(p, line, "cannot read %s: %s", src, errno ? strerror(errno) : "too large");
+			desc_perr(p, line, "cannot read %s: %s", src, errno ? strerror(errno) : "too large");
 			sbuf_free(&text);
 			return -1;
 		}
 		if (memchr(sbuf_str(&text), '\0', text.len)) {
 			sbuf_free(&text);
-			return perr(p, line, "%s: a NUL byte", src);
+			return desc_perr(p, line, "%s: a NUL byte", src);
 		}
 	} else {
 		/* in (a, b, c): one item each */
 		struct strv items = { NULL, 0, 0 };
 		size_t i;
 
-		split_list(src, ',', &items);
+		desc_split_list(src, ',', &items);
 		for (i = 0; i < items.n; i++) {
 			sbuf_addstr(&text, items.v[i]);
 			sbuf_addch(&text, '\n');
 		}
-		strv_free(items.v, items.n);
+		desc_strv_free(items.v, items.n);
 	}
 	s = text.buf;
 	while (s && *s) {
@@ -518,7 +334,7 @@ static int read_rows(struct parser *p, long line, const char *src, bool from_fil
 		next = strchr(s, '\n');
 		if (next)
 			*next++ = '\0';
-		row = trim(s);
+		row = desc_trim(s);
 		s = next;
 		if (!*row || *row == '#')
 			continue;
@@ -527,13 +343,13 @@ static int read_rows(struct parser *p, long line, const char *src, bool from_fil
 			char *e;
 
 			if (k == nvars - 1) {
-				strv_push(rows, xstrdup(trim(f)));
+				desc_strv_push(rows, xstrdup(desc_trim(f)));
 				break;
 			}
 			e = f + strcspn(f, ", \t");
-			strv_push(rows, xstrndup(f, (size_t)(e - f)));
+			desc_strv_push(rows, xstrndup(f, (size_t)(e - f)));
 			f = e;
-			while (*f && (blank(*f) || *f == ','))
+			while (*f && (desc_blank(*f) || *f == ','))
 				f++;
 		}
 	}
@@ -546,7 +362,7 @@ static int do_queue(struct parser *p, long line, char *rest)
 	struct strv vars = { NULL, 0, 0 }, rows = { NULL, 0, 0 };
 	long count = 1, step;
 	size_t r, nrows = 1, k;
-	char *s = trim(rest), *src = NULL;
+	char *s = desc_trim(rest), *src = NULL;
 	bool from_file = false;
 	int ret = -1;
 
@@ -558,11 +374,11 @@ static int do_queue(struct parser *p, long line, char *rest)
 
 		*e = '\0';
 		if (parse_long(s, &count) < 0 || count < 1 || count > p->max_jobs) {
-			perr(p, line, "queue: bad count '%s' (want 1 to %ld)", s, p->max_jobs);
+			desc_perr(p, line, "queue: bad count '%s' (want 1 to %ld)", s, p->max_jobs);
 			return -1;
 		}
 		*e = save;
-		s = trim(e);
+		s = desc_trim(e);
 	}
 	if (*s) {
 		/* VAR[, VAR...] from FILE | VAR[, VAR...] in (ITEM, ...) */
@@ -576,43 +392,43 @@ static int do_queue(struct parser *p, long line, char *rest)
 				break;
 			}
 			if (!is_name(t, n)) {
-				perr(p, line, "queue: '%.*s' is not a count, a variable name, 'from' or 'in'",
+				desc_perr(p, line, "queue: '%.*s' is not a count, a variable name, 'from' or 'in'",
 				     (int)n, t);
 				goto out;
 			}
-			strv_push(&vars, xstrndup(t, n));
+			desc_strv_push(&vars, xstrndup(t, n));
 			t += n;
-			while (*t && (blank(*t) || *t == ','))
+			while (*t && (desc_blank(*t) || *t == ','))
 				t++;
 		}
 		if (!kw) {
-			perr(p, line, "queue: want 'queue', 'queue N', 'queue [N] [VARS] from FILE' or "
+			desc_perr(p, line, "queue: want 'queue', 'queue N', 'queue [N] [VARS] from FILE' or "
 			     "'queue [N] [VARS] in (ITEMS)'");
 			goto out;
 		}
 		from_file = kw[0] == 'f' || kw[0] == 'F';
-		src = trim(kw + (from_file ? 4 : 2));
+		src = desc_trim(kw + (from_file ? 4 : 2));
 		if (!from_file) {
 			size_t n = strlen(src);
 
 			if (n < 2 || src[0] != '(' || src[n - 1] != ')') {
-				perr(p, line, "queue ... in: want the items in parentheses on the line");
+				desc_perr(p, line, "queue ... in: want the items in parentheses on the line");
 				goto out;
 			}
 			src[n - 1] = '\0';
 			src++;
 		}
 		if (from_file && !*src) {
-			perr(p, line, "queue ... from: no file named");
+			desc_perr(p, line, "queue ... from: no file named");
 			goto out;
 		}
 		if (vars.n == 0)
-			strv_push(&vars, xstrdup("Item"));
+			desc_strv_push(&vars, xstrdup("Item"));
 		if (read_rows(p, line, src, from_file, vars.n, &rows) < 0)
 			goto out;
 		nrows = rows.n / vars.n;
 		if (nrows == 0) {
-			perr(p, line, "queue: no items %s %s", from_file ? "in" : "between the parentheses",
+			desc_perr(p, line, "queue: no items %s %s", from_file ? "in" : "between the parentheses",
 			     from_file ? src : "");
 			goto out;
 		}
@@ -625,10 +441,10 @@ static int do_queue(struct parser *p, long line, char *rest)
 			struct desc_job *j;
 
 			if (vars.n > 64) {
-				perr(p, line, "queue: more than 64 variables");
+				desc_perr(p, line, "queue: more than 64 variables");
 				goto out;
 			}
-			if (!(j = new_job(p, line)))
+			if (!(j = desc_new_job(p, line)))
 				goto out;
 			snprintf(proc, sizeof(proc), "%ld", j->proc);
 			snprintf(cluster, sizeof(cluster), "%ld", p->o->cluster);
@@ -652,8 +468,8 @@ static int do_queue(struct parser *p, long line, char *rest)
 	}
 	ret = 0;
 out:
-	strv_free(vars.v, vars.n);
-	strv_free(rows.v, rows.n);
+	desc_strv_free(vars.v, vars.n);
+	desc_strv_free(rows.v, rows.n);
 	return ret;
 }
 
@@ -698,7 +514,7 @@ static int batch_values(struct parser *p)
 	size_t i;
 
 	if (p->val[A_SEQUENCE] && parse_bool(p->val[A_SEQUENCE], &d->sequence) < 0)
-		return perr(p, p->line[A_SEQUENCE], "+WseqSequence: want true or false");
+		return desc_perr(p, p->line[A_SEQUENCE], "+WseqSequence: want true or false");
 	for (i = 0; i < ARRAY_SIZE(nums); i++) {
 		char *u;
 		int bad;
@@ -711,7 +527,7 @@ static int batch_values(struct parser *p)
 		      (nums[i].c == A_APP_VERSION && v[i] != (double)(long)v[i]);
 		free(u);
 		if (bad)
-			return perr(p, p->line[nums[i].c], "+%s: want a number from 0 to %g%s",
+			return desc_perr(p, p->line[nums[i].c], "+%s: want a number from 0 to %g%s",
 				    nums[i].name, nums[i].max,
 				    nums[i].c == A_APP_VERSION ? ", a whole one" : "");
 	}
@@ -724,13 +540,13 @@ static int batch_values(struct parser *p)
 	if (p->val[A_PROJECT]) {
 		d->project = unquote(p->val[A_PROJECT]);
 	} else if (p->val[C_GRID_RESOURCE]) {
-		char *g = xstrdup(p->val[C_GRID_RESOURCE]), *t = trim(g);
+		char *g = xstrdup(p->val[C_GRID_RESOURCE]), *t = desc_trim(g);
 
-		if (strncasecmp(t, "boinc", 5) != 0 || !blank(t[5]) || !*trim(t + 5)) {
+		if (strncasecmp(t, "boinc", 5) != 0 || !desc_blank(t[5]) || !*desc_trim(t + 5)) {
 			free(g);
-			return perr(p, p->line[C_GRID_RESOURCE], "grid_resource: want 'boinc URL'");
+			return desc_perr(p, p->line[C_GRID_RESOURCE], "grid_resource: want 'boinc URL'");
 		}
-		d->project = xstrdup(trim(t + 5));
+		d->project = xstrdup(desc_trim(t + 5));
 		free(g);
 	}
 	if (p->val[A_AUTH_FILE])
@@ -786,11 +602,11 @@ int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct s
 	p.d = d;
 	p.max_jobs = o->max_jobs > 0 ? o->max_jobs : DESC_MAX_JOBS;
 	if (len > (size_t)DESC_MAX_BYTES)
-		return perr(&p, 1, "larger than %ld bytes", DESC_MAX_BYTES);
+		return desc_perr(&p, 1, "larger than %ld bytes", DESC_MAX_BYTES);
 	if (memchr(text, '\0', len))
-		return perr(&p, 1, "a NUL byte: not a submit description");
+		return desc_perr(&p, 1, "a NUL byte: not a submit description");
 	while ((raw = next_line(text, len, &pos, &lineno, &first)) != NULL) {
-		char *s = trim(raw), *eq, *name;
+		char *s = desc_trim(raw), *eq, *name;
 		size_t n;
 		bool attr = false;
 		int c;
@@ -810,12 +626,12 @@ int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct s
 		}
 		eq = strchr(s, '=');
 		if (!eq) {
-			perr(&p, first, "want 'COMMAND = VALUE' or 'queue ...', not '%s'", s);
+			desc_perr(&p, first, "want 'COMMAND = VALUE' or 'queue ...', not '%s'", s);
 			free(raw);
 			goto out;
 		}
 		*eq = '\0';
-		name = trim(s);
+		name = desc_trim(s);
 		if (name[0] == '+') {
 			attr = true;
 			name++;
@@ -831,17 +647,17 @@ int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct s
 			continue;
 		}
 		if (c < 0) {
-			perr(&p, first, "unknown command '%s'", name);
+			desc_perr(&p, first, "unknown command '%s'", name);
 			free(raw);
 			goto out;
 		}
 		free(p.val[cmds[c].cmd]);
-		p.val[cmds[c].cmd] = xstrdup(trim(eq + 1));
+		p.val[cmds[c].cmd] = xstrdup(desc_trim(eq + 1));
 		p.line[cmds[c].cmd] = first;
 		free(raw);
 	}
 	if (!queued) {
-		perr(&p, lineno > 0 ? lineno : 1, "no queue statement: nothing to submit");
+		desc_perr(&p, lineno > 0 ? lineno : 1, "no queue statement: nothing to submit");
 		goto out;
 	}
 	if (batch_values(&p) < 0)
@@ -869,112 +685,3 @@ void desc_free(struct submit_desc *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* A job list line split as a shell would in simple cases; an unquoted "<" separates the inputs. */
-static int split_shell(struct parser *p, long line, const char *s, struct strv *args,
-		       struct strv *inputs)
-{
-	struct sbuf w = SBUF_INIT(DESC_MAX_BYTES);
-	bool in_word = false, literal = false, to_inputs = false;
-	char q = 0;
-
-	for (;; s++) {
-		char c = *s;
-
-		if (q) {
-			if (!c) {
-				sbuf_free(&w);
-				return perr(p, line, "an unterminated %c", q);
-			}
-			if (c == q)
-				q = 0;
-			else if (q == '"' && c == '\\' && (s[1] == '"' || s[1] == '\\'))
-				sbuf_addch(&w, *++s);
-			else
-				sbuf_addch(&w, c);
-			continue;
-		}
-		if (!c || blank(c)) {
-			if (in_word && !literal && !to_inputs && strcmp(sbuf_str(&w), "<") == 0)
-				to_inputs = true;
-			else if (in_word)
-				strv_push(to_inputs ? inputs : args, xstrdup(sbuf_str(&w)));
-			sbuf_reset(&w);
-			in_word = literal = false;
-			if (!c)
-				break;
-			continue;
-		}
-		in_word = true;
-		if (c == '\'' || c == '"') {
-			q = c;
-			literal = true;
-		} else if (c == '\\' && s[1]) {
-			sbuf_addch(&w, *++s);
-			literal = true;
-		} else {
-			sbuf_addch(&w, c);
-		}
-	}
-	sbuf_free(&w);
-	return 0;
-}
-
-int desc_parse_job_list(const struct desc_opts *o, const char *text, size_t len, const char *app,
-			bool sequence, struct submit_desc *d, struct sbuf *err)
-{
-	struct parser p;
-	size_t pos = 0;
-	long lineno = 0;
-
-	memset(d, 0, sizeof(*d));
-	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.err = err;
-	p.d = d;
-	p.max_jobs = o->max_jobs > 0 ? o->max_jobs : DESC_MAX_JOBS;
-	if (len > (size_t)DESC_MAX_BYTES)
-		return perr(&p, 1, "larger than %ld bytes", DESC_MAX_BYTES);
-	if (memchr(text, '\0', len))
-		return perr(&p, 1, "a NUL byte: not a job list");
-	if (!app || !*app)
-		return perr(&p, 1, "a job list needs the app's name (--app)");
-	d->app = xstrdup(app);
-	d->app_line = 1;
-	d->sequence = sequence;
-	while (pos < len) {
-		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		struct strv args = { NULL, 0, 0 }, inputs = { NULL, 0, 0 };
-		struct desc_job *j;
-		char *line = xstrndup(s, n), *t = trim(line);
-
-		pos += n + (nl ? 1 : 0);
-		lineno++;
-		if (!*t || *t == '#') {
-			free(line);
-			continue;
-		}
-		if (split_shell(&p, lineno, t, &args, &inputs) < 0 || !(j = new_job(&p, lineno))) {
-			strv_free(args.v, args.n);
-			strv_free(inputs.v, inputs.n);
-			free(line);
-			desc_free(d);
-			return -1;
-		}
-		free(line);
-		j->iwd = xstrdup("");
-		j->args = args.v;
-		j->nargs = args.n;
-		j->inputs = inputs.v;
-		j->ninputs = inputs.n;
-		j->inputs_line = lineno;
-		j->suffix_proc = true;
-		j->error = xasprintf("stderr.%ld", j->proc);
-	}
-	if (d->njobs == 0) {
-		perr(&p, lineno > 0 ? lineno : 1, "no jobs in the list");
-		desc_free(d);
-		return -1;
-	}
-	return 0;
-}
