@@ -63,40 +63,7 @@ static char *place(const char *dir, const char *dst)
 
 void gahp_unescape_entities(char *s)
 {
-	static const struct { const char *name; char c; } ents[] = {
-		{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' }, { "&quot;", '"' }, { "&apos;", '\'' },
-	};
-	char *r = s, *w = s;
-
-	while (*r) {
-		size_t i;
-		bool done = false;
-
-		if (*r == '&') {
-			for (i = 0; i < ARRAY_SIZE(ents) && !done; i++) {
-				size_t l = strlen(ents[i].name);
-
-				if (strncmp(r, ents[i].name, l) == 0) {
-					*w++ = ents[i].c;
-					r += l;
-					done = true;
-				}
-			}
-			if (!done && r[1] == '#') {
-				char *end;
-				long v = r[2] == 'x' ? strtol(r + 3, &end, 16) : strtol(r + 2, &end, 10);
-
-				if (*end == ';' && v > 0 && v < 256) {
-					*w++ = (char)v;
-					r = end + 1;
-					done = true;
-				}
-			}
-		}
-		if (!done)
-			*w++ = *r++;
-	}
-	*w = '\0';
+	rpc_unescape_entities(s);
 }
 
 static int append_stderr(const char *path, const char *text, struct sbuf *err)
@@ -178,95 +145,48 @@ static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rp
 	return ret;
 }
 
-static long child_long(xmlNode *n, const char *name)
-{
-	char *t = xml_child_text(n, name);
-	long v = 0;
-
-	if (!t || parse_long(t, &v) < 0)
-		v = 0;
-	free(t);
-	return v;
-}
-
-static double child_double(xmlNode *n, const char *name)
-{
-	char *t = xml_child_text(n, name);
-	double v = 0;
-
-	if (!t || parse_double(t, &v) < 0)
-		v = 0;
-	free(t);
-	return v;
-}
-
 void gahp_fetch_run(struct gahp_req *r, struct sbuf *res)
 {
 	struct fetch_spec *s = r->spec;
-	struct sbuf req = SBUF_INIT(64 * 1024);
 	struct sbuf err = SBUF_INIT(64 * 1024);
 	struct rpc_templates t;
-	xmlDoc *doc = NULL;
-	xmlNode *job, *se;
-	long canonical, errored, mask;
+	struct rpc_completed c;
 	char *path;
+	int rc;
 
 	memset(&t, 0, sizeof(t));
+	memset(&c, 0, sizeof(c));
 	if (rpc_get_templates(r->url, r->auth, NULL, s->job, &t, &err) < 0) {
 		gahp_error(res, r->auth, "error getting templates: %s", sbuf_str(&err));
 		goto out;
 	}
-	rpc_begin(&req, "query_completed_job", r->auth);
-	rpc_elem(&req, "job_name", s->job);
-	rpc_end(&req, "query_completed_job");
-	if (rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "query_completed_job", &doc,
-		     &err) < 0) {
+	if (rpc_query_completed_job(r->url, r->auth, s->job, &c, &err) < 0) {
 		gahp_error(res, r->auth, "error querying job: %s", sbuf_str(&err));
 		goto out;
 	}
-	job = xml_child(xmlDocGetRootElement(doc), "completed_job");
-	if (!job) {
-		gahp_error(res, r->auth, "error querying job: no <completed_job> in the reply");
-		goto out;
-	}
-	canonical = child_long(job, "canonical_resultid");
-	errored = child_long(job, "error_resultid");
-	mask = child_long(job, "error_mask");
-	if (canonical <= 0 && errored <= 0) {
-		if (mask)
+	if (c.canonical_resultid <= 0 && c.error_resultid <= 0) {
+		if (c.error_mask)
 			gahp_error(res, r->auth, "job %s failed without a result to report (error mask %ld)",
-				   s->job, mask);
+				   s->job, c.error_mask);
 		else
 			gahp_error(res, r->auth, "job %s is not done", s->job);
 		goto out;
 	}
-	se = xml_child(job, "stderr_out");
 	path = place(s->dir, s->stderr_file);
-	{
-		char *text = se ? (char *)xmlNodeGetContent(se) : NULL;
-		int rc;
-
-		if (text)
-			gahp_unescape_entities(text);
-		rc = append_stderr(path, text ? text : "", &err);
-		xmlFree(text);
-		free(path);
-		if (rc < 0) {
-			gahp_error(res, r->auth, "%s", sbuf_str(&err));
-			goto out;
-		}
+	rc = append_stderr(path, c.stderr_out ? c.stderr_out : "", &err);
+	free(path);
+	if (rc < 0) {
+		gahp_error(res, r->auth, "%s", sbuf_str(&err));
+		goto out;
 	}
 	/* a failed job has no output files on the server: its status and stderr are all */
-	if (canonical > 0 && fetch_files(r, s, &t, &err) < 0) {
+	if (c.canonical_resultid > 0 && fetch_files(r, s, &t, &err) < 0) {
 		gahp_error(res, r->auth, "error fetching output: %s", sbuf_str(&err));
 		goto out;
 	}
-	sbuf_addf(res, " NULL %ld %f %f", child_long(job, "exit_status"),
-		  child_double(job, "elapsed_time"), child_double(job, "cpu_time"));
+	sbuf_addf(res, " NULL %ld %f %f", c.exit_status, c.elapsed_time, c.cpu_time);
 out:
-	if (doc)
-		xmlFreeDoc(doc);
+	rpc_completed_free(&c);
 	rpc_templates_free(&t);
-	sbuf_free(&req);
 	sbuf_free(&err);
 }

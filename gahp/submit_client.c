@@ -15,10 +15,21 @@
 
 static mode_t file_mode = 0644;
 static bool (*stop_hook)(void);
+static const char *user_agent = "wseq boinc_gahp";
 
 void rpc_set_stop_hook(bool (*fn)(void))
 {
 	stop_hook = fn;
+}
+
+bool rpc_stopping(void)
+{
+	return stop_hook && stop_hook();
+}
+
+void rpc_set_user_agent(const char *ua)
+{
+	user_agent = ua;
 }
 
 int rpc_global_init(void)
@@ -85,7 +96,7 @@ static CURL *handle(char *errbuf)
 	errbuf[0] = '\0';
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "wseq boinc_gahp");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, user_agent);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
 	/* a stalled server, not a slow one, is an error */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -413,4 +424,198 @@ void rpc_templates_free(struct rpc_templates *t)
 	free(t->in);
 	free(t->out);
 	memset(t, 0, sizeof(*t));
+}
+
+void rpc_job_status_free(struct rpc_job_status *jobs, size_t njobs)
+{
+	size_t i;
+
+	for (i = 0; i < njobs; i++) {
+		free(jobs[i].name);
+		free(jobs[i].status);
+	}
+	free(jobs);
+}
+
+int rpc_query_batch(const char *url, const char *auth, const char *batch,
+		    struct rpc_job_status **jobsp, size_t *njobsp, double *server_time,
+		    struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	struct rpc_job_status *jobs = NULL;
+	size_t n = 0, cap = 0;
+	long size = -1;
+	xmlDoc *doc;
+	xmlNode *root, *c;
+	char *st;
+	int ret = -1;
+
+	*jobsp = NULL;
+	*njobsp = 0;
+	rpc_begin(&req, "query_batch2", auth);
+	rpc_elem(&req, "min_mod_time", "0");
+	rpc_elem(&req, "batch_name", batch);
+	rpc_end(&req, "query_batch2");
+	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "query_batch2", &doc, err) < 0) {
+		sbuf_free(&req);
+		return -1;
+	}
+	sbuf_free(&req);
+	root = xmlDocGetRootElement(doc);
+	st = xml_child_text(root, "server_time");
+	if (!st || parse_double(st, server_time) < 0) {
+		sbuf_addstr(err, "no <server_time> in the reply");
+		goto out;
+	}
+	for (c = root->children; c; c = c->next) {
+		if (xml_is(c, "batch_size")) {
+			char *t = xml_text(c);
+
+			if (size >= 0 || parse_long(t, &size) < 0 || size < 0) {
+				free(t);
+				sbuf_addstr(err, "bad <batch_size> in the reply");
+				goto out;
+			}
+			free(t);
+		} else if (xml_is(c, "job")) {
+			char *name = xml_child_text(c, "job_name");
+			char *status = xml_child_text(c, "status");
+
+			if (!name || !*name || !status || !*status || size < 0 || (long)n >= size) {
+				free(name);
+				free(status);
+				sbuf_addstr(err, "a <job> of the reply does not fit its <batch_size>");
+				goto out;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				jobs = xrealloc(jobs, cap * sizeof(*jobs));
+			}
+			jobs[n].name = name;
+			jobs[n].status = status;
+			n++;
+		}
+	}
+	if (size < 0 || (long)n != size) {
+		sbuf_addstr(err, "the reply does not list the batch's jobs");
+		goto out;
+	}
+	*jobsp = jobs;
+	*njobsp = n;
+	jobs = NULL;
+	n = 0;
+	ret = 0;
+out:
+	rpc_job_status_free(jobs, n);
+	free(st);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+void rpc_unescape_entities(char *s)
+{
+	static const struct { const char *name; char c; } ents[] = {
+		{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' }, { "&quot;", '"' }, { "&apos;", '\'' },
+	};
+	char *r = s, *w = s;
+
+	while (*r) {
+		size_t i;
+		bool done = false;
+
+		if (*r == '&') {
+			for (i = 0; i < ARRAY_SIZE(ents) && !done; i++) {
+				size_t l = strlen(ents[i].name);
+
+				if (strncmp(r, ents[i].name, l) == 0) {
+					*w++ = ents[i].c;
+					r += l;
+					done = true;
+				}
+			}
+			if (!done && r[1] == '#') {
+				char *end;
+				long v = r[2] == 'x' ? strtol(r + 3, &end, 16) : strtol(r + 2, &end, 10);
+
+				if (*end == ';' && v > 0 && v < 256) {
+					*w++ = (char)v;
+					r = end + 1;
+					done = true;
+				}
+			}
+		}
+		if (!done)
+			*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+static long child_long(xmlNode *n, const char *name)
+{
+	char *t = xml_child_text(n, name);
+	long v = 0;
+
+	if (!t || parse_long(t, &v) < 0)
+		v = 0;
+	free(t);
+	return v;
+}
+
+static double child_double(xmlNode *n, const char *name)
+{
+	char *t = xml_child_text(n, name);
+	double v = 0;
+
+	if (!t || parse_double(t, &v) < 0)
+		v = 0;
+	free(t);
+	return v;
+}
+
+void rpc_completed_free(struct rpc_completed *c)
+{
+	free(c->stderr_out);
+	memset(c, 0, sizeof(*c));
+}
+
+int rpc_query_completed_job(const char *url, const char *auth, const char *job,
+			    struct rpc_completed *c, struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	xmlDoc *doc;
+	xmlNode *j, *se;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	rpc_begin(&req, "query_completed_job", auth);
+	rpc_elem(&req, "job_name", job);
+	rpc_end(&req, "query_completed_job");
+	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "query_completed_job", &doc,
+		     err) < 0) {
+		sbuf_free(&req);
+		return -1;
+	}
+	sbuf_free(&req);
+	j = xml_child(xmlDocGetRootElement(doc), "completed_job");
+	if (!j) {
+		sbuf_addstr(err, "no <completed_job> in the reply");
+	} else {
+		c->canonical_resultid = child_long(j, "canonical_resultid");
+		c->error_resultid = child_long(j, "error_resultid");
+		c->error_mask = child_long(j, "error_mask");
+		c->exit_status = child_long(j, "exit_status");
+		c->elapsed_time = child_double(j, "elapsed_time");
+		c->cpu_time = child_double(j, "cpu_time");
+		se = xml_child(j, "stderr_out");
+		if (se) {
+			xmlChar *text = xmlNodeGetContent(se);
+
+			c->stderr_out = xstrdup(text ? (const char *)text : "");
+			xmlFree(text);
+			rpc_unescape_entities(c->stderr_out);
+		}
+		ret = 0;
+	}
+	xmlFreeDoc(doc);
+	return ret;
 }

@@ -17,6 +17,10 @@ int rpc_global_init(void);
 /* Transfers in flight give up when fn (if set) answers true. */
 void rpc_set_stop_hook(bool (*fn)(void));
 void rpc_global_cleanup(void);
+/* Does the stop hook say give up? (Long local work checks it too.) */
+bool rpc_stopping(void);
+/* The User-Agent of later requests (a static string; default "wseq boinc_gahp"). */
+void rpc_set_user_agent(const char *ua);
 
 /* Start a request document: "<root>" and, if auth is given, its <authenticator>. */
 void rpc_begin(struct sbuf *b, const char *root, const char *auth);
@@ -76,5 +80,34 @@ char *rpc_child_text(xmlNode *root, const char *name);
 /* POST a request whose only sign of success is a <success> element. */
 int rpc_simple(const char *url, const struct sbuf *request, const char *root_name,
 	       struct sbuf *err);
+
+/* One job of a query_batch2 reply. */
+struct rpc_job_status {
+	char *name;
+	char *status;           /* UNSENT, IN_PROGRESS, DONE, ERROR */
+};
+
+/*
+ * query_batch2 of one batch (min_mod_time 0: every job): its jobs, in the
+ * server's order (free with rpc_job_status_free), and the server time.
+ */
+int rpc_query_batch(const char *url, const char *auth, const char *batch,
+		    struct rpc_job_status **jobs, size_t *njobs, double *server_time,
+		    struct sbuf *err);
+void rpc_job_status_free(struct rpc_job_status *jobs, size_t njobs);
+
+/* What query_completed_job tells of a job. */
+struct rpc_completed {
+	long error_mask, canonical_resultid, error_resultid, exit_status;
+	double elapsed_time, cpu_time;
+	char *stderr_out;       /* unescaped; NULL when the reply has none */
+};
+
+int rpc_query_completed_job(const char *url, const char *auth, const char *job,
+			    struct rpc_completed *c, struct sbuf *err);
+void rpc_completed_free(struct rpc_completed *c);
+
+/* The server sends stderr entity-escaped inside CDATA: undo the escaping in place. */
+void rpc_unescape_entities(char *s);
 
 #endif

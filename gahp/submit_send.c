@@ -1,0 +1,476 @@
+/*
+ * Sending a batch (submit_send.h): the five RPCs of a submit, moved here from
+ * boinc_gahp's BOINC_SUBMIT so that wseq_submit sends batches the same way.
+ */
+#include "submit_send.h"
+#include "submit_client.h"
+#include "log.h"
+#include "md5.h"
+
+#include <sys/stat.h>
+
+/* at most this many files, or bytes, in one upload_files request */
+#define UPLOAD_MAX_FILES 32
+#define UPLOAD_MAX_BYTES (256LL * 1024 * 1024)
+
+/* A string -> index map (open addressing) for the distinct files of a SUBMIT. */
+struct strmap {
+	const char **keys;
+	size_t *vals;
+	size_t cap, n;
+};
+
+static size_t hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static size_t *strmap_slot(struct strmap *m, const char *key, bool *found)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct strmap g = { NULL, NULL, m->cap ? 2 * m->cap : 64, 0 };
+
+		g.keys = xcalloc(g.cap, sizeof(*g.keys));
+		g.vals = xcalloc(g.cap, sizeof(*g.vals));
+		for (i = 0; i < m->cap; i++) {
+			if (m->keys[i]) {
+				size_t k = hash(m->keys[i]) & (g.cap - 1);
+
+				while (g.keys[k])
+					k = (k + 1) & (g.cap - 1);
+				g.keys[k] = m->keys[i];
+				g.vals[k] = m->vals[i];
+				g.n++;
+			}
+		}
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	for (i = hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
+		if (strcmp(m->keys[i], key) == 0) {
+			*found = true;
+			return &m->vals[i];
+		}
+	}
+	*found = false;
+	m->keys[i] = key;
+	m->n++;
+	return &m->vals[i];
+}
+
+static void strmap_free(struct strmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+struct infile {
+	const char *path;       /* the first local path seen with this content */
+	char phys[MD5_HEX_LEN + 24];
+	long long size;
+};
+
+/* ".ext" of the basename if it is short and of the characters server names allow. */
+static const char *extension(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot, *p;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base || strlen(dot) > 16)
+		return "";
+	for (p = dot + 1; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && *p != '_' && *p != '-')
+			return "";
+	return dot;
+}
+
+struct submit_state {
+	struct strmap by_path;  /* local path -> index into files */
+	struct strmap by_phys;  /* phys name -> index into files */
+	struct infile *files;   /* distinct contents */
+	size_t nfiles;
+	size_t *job_file;       /* per job file in order: index into files */
+	size_t hashed;
+};
+
+static void state_free(struct submit_state *st)
+{
+	strmap_free(&st->by_path);
+	strmap_free(&st->by_phys);
+	free(st->files);
+	free(st->job_file);
+}
+
+/* Hash every distinct input once; -1 with the reason in err. */
+static int hash_inputs(const struct send_batch *s, struct submit_state *st, struct sbuf *err)
+{
+	size_t total = 0, k = 0, cap = 0;
+	long j, f;
+
+	for (j = 0; j < s->njobs; j++)
+		total += (size_t)s->jobs[j].nfiles;
+	st->job_file = xcalloc(total ? total : 1, sizeof(*st->job_file));
+	for (j = 0; j < s->njobs; j++) {
+		for (f = 0; f < s->jobs[j].nfiles; f++) {
+			const char *src = s->jobs[j].files[f];
+			char hex[MD5_HEX_LEN + 1];
+			struct stat sb;
+			long long n;
+			size_t *slot, idx;
+			bool found;
+
+			slot = strmap_slot(&st->by_path, src, &found);
+			if (found) {
+				st->job_file[k++] = *slot;
+				continue;
+			}
+			if (rpc_stopping()) {
+				sbuf_addstr(err, "interrupted: the gahp is quitting");
+				return -1;
+			}
+			errno = 0;
+			if (stat(src, &sb) != 0 || !S_ISREG(sb.st_mode) || md5_file(src, hex, &n) < 0) {
+				sbuf_addf(err, "can't read input file %s: %s", src,
+					  errno ? strerror(errno) : "not a regular file");
+				return -1;
+			}
+			st->hashed++;
+			if (st->nfiles == cap) {
+				cap = cap ? 2 * cap : 16;
+				st->files = xrealloc(st->files, cap * sizeof(*st->files));
+			}
+			idx = st->nfiles;
+			snprintf(st->files[idx].phys, sizeof(st->files[idx].phys), "%s%s", hex,
+				 extension(src));
+			st->files[idx].path = src;
+			st->files[idx].size = n;
+			/* the same content under two paths is one server file */
+			{
+				size_t *ps = strmap_slot(&st->by_phys, st->files[idx].phys, &found);
+
+				if (found) {
+					idx = *ps;
+				} else {
+					*ps = idx;
+					st->nfiles++;
+				}
+			}
+			*slot = idx;
+			st->job_file[k++] = idx;
+		}
+	}
+	return 0;
+}
+
+static int create_batch(const struct send_batch *b, char *id, size_t idlen,
+			struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	char when[64];
+	xmlDoc *doc;
+	char *bid;
+	long n = 0;
+	int ret = -1;
+
+	/* a first lease (the gridmanager sets its own right after the submit) */
+	snprintf(when, sizeof(when), "%f",
+		 b->expire_time > 0 ? b->expire_time : (double)time(NULL) + 3600);
+	rpc_begin(&req, "create_batch", b->auth);
+	rpc_elem(&req, "batch_name", b->batch);
+	rpc_elem(&req, "app_name", b->app);
+	rpc_elem(&req, "expire_time", when);
+	rpc_end(&req, "create_batch");
+	if (rpc_post(b->url, "submit_rpc_handler.php", &req, NULL, 0, "create_batch", &doc, err) == 0) {
+		bid = rpc_child_text(xmlDocGetRootElement(doc), "batch_id");
+		if (!bid || parse_long(bid, &n) < 0 || n <= 0)
+			sbuf_addstr(err, "no <batch_id> in the reply");
+		else
+			ret = (int)wstrlcpy(id, bid, idlen) < (int)idlen ? 0 : -1;
+		free(bid);
+		xmlFreeDoc(doc);
+	}
+	sbuf_free(&req);
+	return ret;
+}
+
+/* query_files: mark absent[i] for each distinct file the server lacks. */
+static int query_files(const struct send_batch *b, struct submit_state *st, const char *batch_id,
+		       bool *absent, struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(SEND_MAX_REQUEST);
+	xmlDoc *doc;
+	xmlNode *list, *f;
+	size_t i;
+	int ret = -1;
+
+	rpc_begin(&req, "query_files", b->auth);
+	rpc_elem(&req, "batch_id", batch_id);
+	for (i = 0; i < st->nfiles; i++)
+		rpc_elem(&req, "phys_name", st->files[i].phys);
+	rpc_end(&req, "query_files");
+	if (rpc_post(b->url, "job_file.php", &req, NULL, 0, "query_files", &doc, err) == 0) {
+		list = xml_child(xmlDocGetRootElement(doc), "absent_files");
+		if (!list) {
+			sbuf_addstr(err, "no <absent_files> in the reply");
+		} else {
+			ret = 0;
+			xml_for_each(f, list, "file") {
+				char *t = xml_text(f);
+				long k;
+
+				if (parse_long(t, &k) < 0 || k < 0 || (size_t)k >= st->nfiles) {
+					sbuf_addstr(err, "bad <file> index in the reply");
+					ret = -1;
+				} else {
+					absent[k] = true;
+				}
+				free(t);
+			}
+		}
+		xmlFreeDoc(doc);
+	}
+	sbuf_free(&req);
+	return ret;
+}
+
+static int upload_some(const struct send_batch *b, struct submit_state *st, const char *batch_id,
+		       const size_t *which, size_t n, struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024 * 1024);
+	char **paths = xcalloc(n, sizeof(*paths));
+	xmlDoc *doc;
+	size_t i;
+	int ret = -1;
+
+	rpc_begin(&req, "upload_files", b->auth);
+	rpc_elem(&req, "batch_id", batch_id);
+	for (i = 0; i < n; i++) {
+		rpc_elem(&req, "phys_name", st->files[which[i]].phys);
+		paths[i] = (char *)st->files[which[i]].path;
+	}
+	rpc_end(&req, "upload_files");
+	if (rpc_post(b->url, "job_file.php", &req, paths, n, "upload_files", &doc, err) == 0) {
+		if (xml_child(xmlDocGetRootElement(doc), "success"))
+			ret = 0;
+		else
+			sbuf_addstr(err, "no <success> in the reply to upload_files");
+		xmlFreeDoc(doc);
+	}
+	free(paths);
+	sbuf_free(&req);
+	return ret;
+}
+
+/* Upload the absent files in a few requests; counts what went up. */
+static int upload(const struct send_batch *b, struct submit_state *st, const char *batch_id,
+		  const bool *absent, size_t *nup, long long *bytes, struct sbuf *err)
+{
+	size_t *which = xcalloc(UPLOAD_MAX_FILES, sizeof(*which));
+	size_t i, n = 0;
+	long long chunk = 0;
+	int ret = 0;
+
+	for (i = 0; i <= st->nfiles && ret == 0; i++) {
+		bool last = i == st->nfiles;
+
+		if (!last && !absent[i])
+			continue;
+		if (n > 0 && (last || n == UPLOAD_MAX_FILES ||
+			      chunk + st->files[i].size > UPLOAD_MAX_BYTES)) {
+			ret = upload_some(b, st, batch_id, which, n, err);
+			n = 0;
+			chunk = 0;
+		}
+		if (!last) {
+			which[n++] = i;
+			chunk += st->files[i].size;
+			(*nup)++;
+			*bytes += st->files[i].size;
+		}
+	}
+	free(which);
+	return ret;
+}
+
+/*
+ * A submit that failed before its jobs were made leaves an empty batch in
+ * INIT: retire it, and the server discards it, with its ties to the files
+ * uploaded for it (they go with their lease). Best effort: a batch left
+ * behind is made again by the next create_batch of its name.
+ */
+static void discard_batch(const struct send_batch *b, const char *batch_id)
+{
+	struct sbuf req = SBUF_INIT(64 * 1024);
+	struct sbuf err = SBUF_INIT(64 * 1024);
+
+	rpc_begin(&req, "retire_batch", b->auth);
+	rpc_elem(&req, "batch_id", batch_id);
+	rpc_end(&req, "retire_batch");
+	if (rpc_simple(b->url, &req, "retire_batch", &err) == 0)
+		log_info("%s: batch id %s discarded", b->label, batch_id);
+	else
+		log_warn("%s: cannot discard batch id %s: %s", b->label, batch_id,
+			 sbuf_str(&err));
+	sbuf_free(&req);
+	sbuf_free(&err);
+}
+
+/* A BOINC command line keeps an argument whole if it is quoted. */
+static void add_arg(struct sbuf *b, const char *a)
+{
+	bool blank = strpbrk(a, " \t\r\n\v\f") != NULL;
+
+	if (b->len)
+		sbuf_addch(b, ' ');
+	if ((blank || a[0] == '\'') && !strchr(a, '"'))
+		sbuf_addf(b, "\"%s\"", a);
+	else if ((blank || a[0] == '"') && !strchr(a, '\''))
+		sbuf_addf(b, "'%s'", a);
+	else
+		sbuf_addstr(b, a);
+}
+
+void send_command_line(struct sbuf *b, char *const *args, long nargs)
+{
+	long a;
+
+	for (a = 0; a < nargs; a++)
+		add_arg(b, args[a]);
+}
+
+/* 0; RPC_REFUSED when certainly no job was made (refused, or never sent); else -1. */
+static int submit_batch(const struct send_batch *b, struct submit_state *st,
+			const char *batch_id, struct sbuf *err)
+{
+	struct sbuf req = SBUF_INIT(SEND_MAX_REQUEST);
+	struct sbuf cl = SBUF_INIT(SEND_MAX_REQUEST);
+	char num[64];
+	xmlDoc *doc;
+	size_t k = 0;
+	long j, f;
+	int ret = -1;
+
+	rpc_begin(&req, "submit_batch", b->auth);
+	sbuf_addstr(&req, "<batch>\n");
+	rpc_elem(&req, "batch_id", batch_id);
+	rpc_elem(&req, "app_name", b->app);
+	snprintf(num, sizeof(num), "%ld", b->app_version_num);
+	rpc_elem(&req, "app_version_num", num);
+	sbuf_addf(&req, "<job_params>\n<rsc_disk_bound>%f</rsc_disk_bound>\n"
+			"<rsc_fpops_est>%f</rsc_fpops_est>\n<rsc_fpops_bound>%f</rsc_fpops_bound>\n"
+			"<rsc_memory_bound>%f</rsc_memory_bound>\n<delay_bound>%f</delay_bound>\n"
+			"</job_params>\n",
+		  b->disk_bound, b->fpops_est, b->fpops_bound, b->mem_bound, b->delay_bound);
+	for (j = 0; j < b->njobs; j++) {
+		const struct send_job *jb = &b->jobs[j];
+
+		sbuf_addstr(&req, "<job>\n");
+		rpc_elem(&req, "name", jb->name);
+		if (jb->nargs > 0) {
+			sbuf_reset(&cl);
+			send_command_line(&cl, jb->args, jb->nargs);
+			rpc_elem(&req, "command_line", sbuf_str(&cl));
+		}
+		for (f = 0; f < jb->nfiles; f++) {
+			sbuf_addstr(&req, "<input_file>\n<mode>local_staged</mode>\n");
+			rpc_elem(&req, "source", st->files[st->job_file[k++]].phys);
+			sbuf_addstr(&req, "</input_file>\n");
+		}
+		if (sbuf_addstr(&req, "</job>\n") < 0) {
+			sbuf_addstr(err, "the batch is too large for one request");
+			ret = RPC_REFUSED;
+			goto out;
+		}
+	}
+	sbuf_addstr(&req, "</batch>\n");
+	rpc_end(&req, "submit_batch");
+	ret = rpc_post(b->url, "submit_rpc_handler.php", &req, NULL, 0, "submit_batch", &doc, err);
+	if (ret == 0) {
+		char *bid = rpc_child_text(xmlDocGetRootElement(doc), "batch_id");
+
+		if (!bid) {
+			sbuf_addstr(err, "no <batch_id> in the reply");
+			ret = -1;
+		}
+		free(bid);
+		xmlFreeDoc(doc);
+	}
+out:
+	sbuf_free(&req);
+	sbuf_free(&cl);
+	return ret;
+}
+
+const char *send_step_text(enum send_step s)
+{
+	switch (s) {
+	case SEND_INPUTS:
+		return "error processing input files";
+	case SEND_TEMPLATES:
+		return "error getting templates";
+	case SEND_CREATE:
+		return "error creating batch";
+	case SEND_SUBMIT:
+		return "error submitting jobs";
+	default:
+		return "no error";
+	}
+}
+
+int send_batch(const struct send_batch *b, struct send_result *res, struct sbuf *err)
+{
+	struct submit_state st;
+	struct rpc_templates t;
+	bool *absent = NULL;
+	int rc, ret = -1;
+
+	memset(&st, 0, sizeof(st));
+	memset(res, 0, sizeof(*res));
+	if (hash_inputs(b, &st, err) < 0) {
+		res->failed = SEND_INPUTS;
+		goto out;
+	}
+	if (!b->skip_templates) {
+		if (rpc_get_templates(b->url, b->auth, b->app, NULL, &t, err) < 0) {
+			res->failed = SEND_TEMPLATES;
+			goto out;
+		}
+		rpc_templates_free(&t);
+	}
+	if (create_batch(b, res->batch_id, sizeof(res->batch_id), err) < 0) {
+		res->batch_id[0] = '\0';
+		res->failed = SEND_CREATE;
+		goto out;
+	}
+	absent = xcalloc(st.nfiles + 1, sizeof(*absent));
+	if (st.nfiles > 0 && (query_files(b, &st, res->batch_id, absent, err) < 0 ||
+			      upload(b, &st, res->batch_id, absent, &res->uploaded, &res->bytes, err) < 0)) {
+		res->failed = SEND_INPUTS;
+		discard_batch(b, res->batch_id);
+		goto out;
+	}
+	rc = submit_batch(b, &st, res->batch_id, err);
+	if (rc < 0) {
+		res->failed = SEND_SUBMIT;
+		/* refused: the server made no job; else it may have made them all */
+		if (rc == RPC_REFUSED)
+			discard_batch(b, res->batch_id);
+		goto out;
+	}
+	ret = 0;
+out:
+	res->hashed = st.hashed;
+	free(absent);
+	state_free(&st);
+	return ret;
+}

@@ -1,0 +1,352 @@
+/*
+ * wseq_submit's main(): the subcommand, its options (one table each, which
+ * drives parsing and --help), and where the project URL and the
+ * authenticator come from. See wseq_submit.h and doc/wseq_submit.md.
+ */
+#include "wseq_submit.h"
+#include "submit_client.h"
+#include "fileutil.h"
+#include "log.h"
+#include "param.h"
+
+#include <pwd.h>
+
+#define O(f) offsetof(struct ws_options, f)
+
+#define OPT_PROJECT { "project", PARAM_STR, O(project), NULL, 0, 0, 0, "URL", \
+	"the project's URL (default: the description's, else WSEQ_PROJECT_URL, else ~/.wseq_submit)" }
+#define OPT_AUTH { "auth_file", PARAM_STR, O(auth_file), NULL, 0, 0, 0, "FILE", \
+	"a file holding the account's authenticator (default: as for --project; WSEQ_AUTH_FILE)" }
+
+static const struct param submit_opts[] = {
+	OPT_PROJECT, OPT_AUTH,
+	{ "batch", PARAM_STR, O(batch), NULL, 0, 0, 0, "NAME",
+	  "the batch's name (default: +WseqBatch, else USER-APP-TIME)" },
+	{ "job_list", PARAM_BOOL, O(job_list), "0", 0, 0, 0, NULL,
+	  "FILE is a job list (one job a line: ARG... [< INPUT...]), not a submit description" },
+	{ "app", PARAM_STR, O(app), NULL, 0, 0, 0, "APP", "the app of a job list's jobs" },
+	{ "sequence", PARAM_BOOL, O(sequence), "0", 0, 0, 0, NULL,
+	  "a job list's app is a sequence app: each job becomes a work sequence" },
+	{ "lease", PARAM_DOUBLE, O(lease_days), "14", PARAM_BOUNDED, 0.01, 3650, "DAYS",
+	  "how long the project keeps the batch and its files (wait renews it)" },
+	PARAM_TABLE_END
+};
+
+static const struct param status_opts[] = {
+	OPT_PROJECT, OPT_AUTH,
+	{ "jobs", PARAM_BOOL, O(jobs), "0", 0, 0, 0, NULL, "one line per job too: PROC STATUS NAME" },
+	PARAM_TABLE_END
+};
+
+static const struct param wait_opts[] = {
+	OPT_PROJECT, OPT_AUTH,
+	{ "poll", PARAM_DOUBLE, O(poll), "30", PARAM_BOUNDED, 0.2, 86400, "SECONDS",
+	  "time between two looks at the batch" },
+	{ "timeout", PARAM_DOUBLE, O(timeout), "0", PARAM_BOUNDED, 0, 1e9, "SECONDS",
+	  "give up (exit status 1) after this long; 0: never" },
+	PARAM_TABLE_END
+};
+
+static const struct param plain_opts[] = {
+	OPT_PROJECT, OPT_AUTH,
+	PARAM_TABLE_END
+};
+
+static const struct subcmd {
+	const char *name;
+	const char *args;
+	const char *help;
+	const struct param *opts;
+	int (*run)(const struct ws_options *o, const char *arg);
+} subcmds[] = {
+	{ "submit", "FILE",
+	  "Submit the jobs of FILE, an HTCondor submit description (or a job list, with\n"
+	  "--job_list), as one batch. Prints the batch's name on stdout and keeps what later\n"
+	  "commands need in .wseq_submit/BATCH. A description error stops with FILE:LINE:\n"
+	  "and exit status 2 before anything reaches the project.",
+	  submit_opts, ws_submit },
+	{ "status", "BATCH",
+	  "Print how many of the batch's jobs are UNSENT, IN_PROGRESS, DONE and ERROR.",
+	  status_opts, ws_status },
+	{ "wait", "BATCH",
+	  "Wait until every job of the batch is done or failed, showing the progress (a bar\n"
+	  "on a terminal, a line per change otherwise). Exit status 0 only if every job\n"
+	  "succeeded, 1 otherwise.",
+	  wait_opts, ws_wait },
+	{ "fetch", "BATCH",
+	  "Fetch the outputs of the batch's finished jobs into the files the description\n"
+	  "names (output, error, transfer_output_files; each written whole or not at all).\n"
+	  "Exit status 0 only if every job succeeded and all its files arrived.",
+	  plain_opts, ws_fetch },
+	{ "abort", "BATCH",
+	  "Abort the batch's jobs that have not finished (a sequence job's sequence ends).",
+	  plain_opts, ws_abort },
+	{ "retire", "BATCH",
+	  "Retire the batch: the project forgets it and deletes its files. Fetch first.",
+	  plain_opts, ws_retire },
+};
+
+static void usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: wseq_submit SUBCOMMAND [OPTIONS] ARG\n\n"
+		    "Run a batch of jobs on a wseq (BOINC) project from an HTCondor submit\n"
+		    "description, without HTCondor's boinc grid type. Subcommands:\n\n");
+	for (i = 0; i < ARRAY_SIZE(subcmds); i++)
+		fprintf(fp, "  wseq_submit %s [OPTIONS] %s\n", subcmds[i].name, subcmds[i].args);
+	fprintf(fp, "\n'wseq_submit SUBCOMMAND --help' tells more. Exit status: 0 success, 1 a job\n"
+		    "or the project failed, 2 a usage or description error. See doc/wseq_submit.md.\n");
+}
+
+static void sub_usage(const struct subcmd *c, FILE *fp)
+{
+	fprintf(fp, "usage: wseq_submit %s [OPTIONS] %s\n\n%s\n\noptions:\n", c->name, c->args,
+		c->help);
+	param_print_help(c->opts, fp);
+}
+
+char *ws_path(const char *dir, const char *path)
+{
+	if (path[0] == '/' || !dir || !*dir)
+		return xstrdup(path);
+	return xasprintf("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", path);
+}
+
+static const struct ws_conn *fail_conn;
+
+int ws_fail(const struct ws_conn *c, const char *fmt, ...)
+{
+	struct sbuf b = SBUF_INIT(64 * 1024);
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	if (!c)
+		c = fail_conn;
+	/* the server's words for a wrong or unknown authenticator */
+	if (c && c->auth_file && (strstr(sbuf_str(&b), "bad authenticator") ||
+				  strstr(sbuf_str(&b), "no authenticator")))
+		sbuf_addf(&b, " (the project does not know the authenticator in %s: check the file, "
+			  "and that it belongs to %s)", c->auth_file, c->url);
+	fprintf(stderr, "wseq_submit: %s\n", sbuf_str(&b));
+	sbuf_free(&b);
+	return -1;
+}
+
+void ws_log_event(const char *dir, const struct ws_job *j, const char *fmt, ...)
+{
+	char when[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	char *path;
+	FILE *fp;
+	va_list ap;
+
+	if (!j->log)
+		return;
+	path = ws_path(dir, j->log);
+	fp = fopen(path, "a");
+	free(path);
+	if (!fp)
+		return;
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(fp, "%s job %ld (%s): ", when, j->proc, j->name);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', fp);
+	fclose(fp);
+}
+
+/* "project URL" / "auth_file PATH" lines of ~/.wseq_submit */
+static char *home_setting(const char *key)
+{
+	const char *home = getenv("HOME");
+	struct sbuf text = SBUF_INIT(1024 * 1024);
+	char *path, *line, *next, *found = NULL;
+
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home)
+		return NULL;
+	path = xasprintf("%s/.wseq_submit", home);
+	if (access(path, F_OK) != 0 || read_file(path, text.max, &text) < 0) {
+		free(path);
+		sbuf_free(&text);
+		return NULL;
+	}
+	free(path);
+	for (line = text.buf; line && *line && !found; line = next) {
+		size_t n = strlen(key);
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (strncmp(line, key, n) == 0 && (line[n] == ' ' || line[n] == '\t')) {
+			char *v = line + n, *e;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			e = v + strlen(v);
+			while (e > v && strchr(" \t\r", e[-1]))
+				*--e = '\0';
+			if (*v)
+				found = xstrdup(v);
+		}
+	}
+	sbuf_free(&text);
+	return found;
+}
+
+static char *choose(const char *opt, const char *given, const char *env, const char *key)
+{
+	const char *e = getenv(env);
+
+	if (opt && *opt)
+		return xstrdup(opt);
+	if (given && *given)
+		return xstrdup(given);
+	if (e && *e)
+		return xstrdup(e);
+	return home_setting(key);
+}
+
+int ws_connect(const struct ws_options *o, const char *project, const char *auth_file,
+	       struct ws_conn *c)
+{
+	struct sbuf text = SBUF_INIT(64 * 1024);
+	char *url, *a, *e;
+
+	memset(c, 0, sizeof(*c));
+	url = choose(o->project, project, "WSEQ_PROJECT_URL", "project");
+	if (!url) {
+		fprintf(stderr, "wseq_submit: no project URL: give --project URL, +WseqProject in the "
+			"description, WSEQ_PROJECT_URL or a 'project URL' line in ~/.wseq_submit\n");
+		return -1;
+	}
+	c->url = url[0] && url[strlen(url) - 1] == '/' ? url : xasprintf("%s/", url);
+	if (c->url != url)
+		free(url);
+	c->auth_file = choose(o->auth_file, auth_file, "WSEQ_AUTH_FILE", "auth_file");
+	if (!c->auth_file) {
+		fprintf(stderr, "wseq_submit: no authenticator file: give --auth_file FILE, "
+			"+WseqAuthenticatorFile in the description, WSEQ_AUTH_FILE or an 'auth_file "
+			"FILE' line in ~/.wseq_submit\n");
+		ws_conn_free(c);
+		return -1;
+	}
+	if (read_file(c->auth_file, text.max, &text) < 0) {
+		fprintf(stderr, "wseq_submit: cannot read the authenticator file %s\n", c->auth_file);
+		sbuf_free(&text);
+		ws_conn_free(c);
+		return -1;
+	}
+	/* the file's first word, as HTCondor's boinc_authenticator_file */
+	a = text.buf ? text.buf : (char *)"";
+	a += strspn(a, " \t\r\n");
+	e = a + strcspn(a, " \t\r\n");
+	*e = '\0';
+	if (!*a) {
+		fprintf(stderr, "wseq_submit: the authenticator file %s is empty\n", c->auth_file);
+		sbuf_free(&text);
+		ws_conn_free(c);
+		return -1;
+	}
+	c->auth = xstrdup(a);
+	log_add_secret(c->auth);
+	memset(text.buf, 0, text.len);
+	sbuf_free(&text);
+	fail_conn = c;
+	return 0;
+}
+
+void ws_conn_free(struct ws_conn *c)
+{
+	if (fail_conn == c)
+		fail_conn = NULL;
+	free(c->url);
+	free(c->auth_file);
+	if (c->auth) {
+		memset(c->auth, 0, strlen(c->auth));
+		free(c->auth);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+int main(int argc, char **argv)
+{
+	const struct subcmd *c = NULL;
+	struct ws_options o;
+	const char *arg = NULL;
+	int i = 2, rc;
+	size_t k;
+
+	log_init("wseq_submit", NULL);
+	log_set_level(LOG_LVL_ERROR);
+	if (argc < 2) {
+		usage(stderr);
+		return WS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return WS_EXIT_OK;
+	}
+	for (k = 0; k < ARRAY_SIZE(subcmds); k++)
+		if (!strcmp(argv[1], subcmds[k].name))
+			c = &subcmds[k];
+	if (!c) {
+		fprintf(stderr, "wseq_submit: unknown subcommand '%s'\n", argv[1]);
+		usage(stderr);
+		return WS_EXIT_USAGE;
+	}
+	memset(&o, 0, sizeof(o));
+	param_set_defaults(c->opts, &o);
+	/* options may come before and after the one argument */
+	while (i < argc) {
+		int used = param_parse_args(c->opts, &o, argc - i + 1, argv + i - 1);
+
+		if (used == -2) {
+			sub_usage(c, stdout);
+			param_free(c->opts, &o);
+			return WS_EXIT_OK;
+		}
+		if (used < 0) {
+			sub_usage(c, stderr);
+			param_free(c->opts, &o);
+			return WS_EXIT_USAGE;
+		}
+		i += used - 1;
+		if (i >= argc)
+			break;
+		if (arg) {
+			fprintf(stderr, "wseq_submit %s: one %s only, not '%s' too\n", c->name, c->args,
+				argv[i]);
+			param_free(c->opts, &o);
+			return WS_EXIT_USAGE;
+		}
+		arg = argv[i++];
+	}
+	if (!arg) {
+		fprintf(stderr, "wseq_submit %s: want %s\n", c->name, c->args);
+		sub_usage(c, stderr);
+		param_free(c->opts, &o);
+		return WS_EXIT_USAGE;
+	}
+	if (rpc_global_init() < 0) {
+		param_free(c->opts, &o);
+		return WS_EXIT_FAIL;
+	}
+	rpc_set_user_agent("wseq_submit " PACKAGE_VERSION);
+	rc = c->run(&o, arg);
+	rpc_global_cleanup();
+	param_free(c->opts, &o);
+	return rc;
+}
