@@ -498,7 +498,7 @@ static size_t read_checkpoint(void)
 	unsigned long nd = 0;
 	double cpu = 0;
 
-	if (read_file(CHECKPOINT_FILE, 4096, &b) == 0 &&
+	if (access(CHECKPOINT_FILE, F_OK) == 0 && read_file(CHECKPOINT_FILE, 4096, &b) == 0 &&
 	    sscanf(sbuf_str(&b), "%lu %lf", &nd, &cpu) == 2 && nd <= W.job.ntasks) {
 		W.cpu_done = W.checkpoint_cpu = cpu;
 		log_info("restarting after %lu of %zu tasks", nd, W.job.ntasks);
