@@ -125,7 +125,7 @@ static int wj_task(struct wjob_task *t, const xmlNode *tn, const char *name, str
 		} else if (xml_is(c, "forward_slashes") || xml_is(c, "multi_process"))
 			rc = wj_bool(c, &ignored, name, err);   /* Windows only; no effect here */
 		else if (xml_is(c, "priority"))
-			rc = 0;         /* the client already runs the wrapper at its priority */
+			rc = 0;         /* tasks always run at the lowest priority (nice 19) */
 		else
 			return wj_fail(err, name, c, "<task>: unknown element <%s>%s", e,
 				       xml_is(c, "exec_dir") ? " (not supported by wseq_wrapper)" : "");

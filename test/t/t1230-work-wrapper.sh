@@ -22,6 +22,7 @@ suffix=$(od -An -tx4 -N4 /dev/urandom | tr -d ' ')
 echo "script output $WTEST_VAR" >"res_$suffix.txt"
 mkdir "resdir_$suffix" && echo inner >"resdir_$suffix/inner.txt"
 echo 0.5 >frac
+echo "script ran" >>model.state
 case $2 in
 fail) exit 3 ;;
 wait:*)
@@ -76,6 +77,7 @@ cat >job.xml <<'EOF'
         <filename>out_*</filename>
         <filename>count*</filename>
     </zip_output>
+    <state_file><name>model.state</name><in>state_in</in><out>state_out</out></state_file>
 </job_desc>
 EOF
 
@@ -105,7 +107,7 @@ test_expect_success 'a wrapper app version registers: wseq_wrapper, job.xml and 
 	<input_template>
 	    <file_info><number>0</number></file_info>
 	    <workunit>
-	        <file_ref><file_number>0</file_number><open_name>in</open_name></file_ref>
+	        <file_ref><file_number>0</file_number><open_name>state_in</open_name></file_ref>
 	        <rsc_fpops_est>1e9</rsc_fpops_est>
 	        <rsc_fpops_bound>1e15</rsc_fpops_bound>
 	        <rsc_memory_bound>100000000</rsc_memory_bound>
@@ -123,8 +125,16 @@ test_expect_success 'a wrapper app version registers: wseq_wrapper, job.xml and 
 	        <max_nbytes>1000000</max_nbytes>
 	        <url><UPLOAD_URL/></url>
 	    </file_info>
+	    <file_info>
+	        <name><OUTFILE_1/></name>
+	        <generated_locally/>
+	        <upload_when_present/>
+	        <max_nbytes>100000</max_nbytes>
+	        <url><UPLOAD_URL/></url>
+	    </file_info>
 	    <result>
 	        <file_ref><file_name><OUTFILE_0/></file_name><open_name>wseq_outputs.zip</open_name></file_ref>
+	        <file_ref><file_name><OUTFILE_1/></file_name><open_name>state_out</open_name></file_ref>
 	    </result>
 	</output_template>
 	EOT
@@ -170,7 +180,7 @@ assimilated() {
 
 test_expect_success 'the zip of outputs reaches the upload directory and is assimilated' '
 	test "$(test_sql_value "select outcome from result where name=\"$(result_of job_zip)\"")" = 1 &&
-	find "$PROJECT_DIR/upload" -type f -name "$(result_of job_zip)_*" >uploaded &&
+	find "$PROJECT_DIR/upload" -type f -name "$(result_of job_zip)_0" >uploaded &&
 	test_line_count = 1 uploaded &&
 	test_wait_for 60 assimilated &&
 	cmp "$(cat uploaded)" "$PROJECT_DIR/results/job_zip/wseq_outputs.zip"
@@ -198,7 +208,12 @@ test_expect_success 'zip_unpack gives exactly the new files that match, with the
 	echo 1 >expect &&
 	test_cmp expect unpacked/count1 &&
 	unzip -l "$(cat uploaded)" >listing &&
-	! grep -e "job.xml\|wtask\|stderr.txt\|task1.out\|frac\|wrapper_checkpoint\|wseq_wrapper_files" listing
+	! grep -e "job.xml\|wtask\|stderr.txt\|task1.out\|frac\|wrapper_checkpoint\|wseq_wrapper_files\|state" listing
+'
+
+test_expect_success 'the state file went in from state_in and came out as state_out' '
+	printf "input\nscript ran\n" >expect &&
+	test_cmp expect "$PROJECT_DIR/results/job_zip/state_out"
 '
 
 # The states of the processes of a process group, one a line.
@@ -276,7 +291,9 @@ test_expect_success 'the restarted client reruns only the unfinished task' '
 	unzip_tool "$PROJECT_DIR/results/job_ckpt/wseq_outputs.zip" ckpt &&
 	echo 1 >expect && test_cmp expect ckpt/count1 &&
 	echo 2 >expect && test_cmp expect ckpt/count2 &&
-	ls ckpt/out_*.dat >outs && test_line_count = 2 outs
+	ls ckpt/out_*.dat >outs && test_line_count = 2 outs &&
+	printf "input\nscript ran\n" >expect &&
+	test_cmp expect "$PROJECT_DIR/results/job_ckpt/state_out"
 '
 
 test_expect_success 'the client logged no other job errors' '
