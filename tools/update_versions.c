@@ -73,6 +73,8 @@ struct version {
 	char *plan_class;
 	char *api_version;
 	char *cmdline;
+	/* upstream's per-version flags, passed to the client: <is_wrapper/> makes it run the version at high priority */
+	bool is_wrapper, dont_throttle, needs_network;
 	struct vfile *files;
 	size_t nfiles;
 };
@@ -212,9 +214,12 @@ static int read_version_xml(struct version *v, const char *path)
 		} else if (xml_is(c, "cmdline")) {
 			free(v->cmdline);
 			v->cmdline = xml_text(c);
-		} else if (xml_is(c, "dont_throttle") || xml_is(c, "is_wrapper") ||
-			   xml_is(c, "needs_network")) {
-			/* BOINC's per-version flags the scheduler does not use yet */
+		} else if (xml_is(c, "is_wrapper")) {
+			v->is_wrapper = true;
+		} else if (xml_is(c, "dont_throttle")) {
+			v->dont_throttle = true;
+		} else if (xml_is(c, "needs_network")) {
+			v->needs_network = true;
 		} else {
 			log_error("%s:%ld: unexpected <%s>", path, xml_line(c), (const char *)c->name);
 			goto out;
@@ -316,6 +321,12 @@ static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b
 		add_escaped_elem(b, "api_version", v->api_version);
 	if (v->cmdline && *v->cmdline)
 		add_escaped_elem(b, "cmdline", v->cmdline);
+	if (v->is_wrapper)
+		sbuf_addstr(b, "<is_wrapper/>\n");
+	if (v->dont_throttle)
+		sbuf_addstr(b, "<dont_throttle/>\n");
+	if (v->needs_network)
+		sbuf_addstr(b, "<needs_network/>\n");
 	for (i = 0; i < v->nfiles; i++) {
 		const struct vfile *f = &v->files[i];
 

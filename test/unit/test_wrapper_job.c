@@ -1,0 +1,164 @@
+/* Unit tests for wseq_wrapper's job file and command-line splitting (apps/wrapper_job.c). */
+#include "unit.h"
+#include "log.h"
+#include "../../apps/wrapper_job.h"
+
+static int parse(struct wjob *j, const char *xml, struct sbuf *err)
+{
+	sbuf_reset(err);
+	return wjob_parse(j, xml, strlen(xml), "job.xml", err);
+}
+
+static void test_upstream_job(void **state)
+{
+	static const char xml[] =
+		"<job_desc>\n"
+		"  <task>\n"
+		"    <application>worker</application>\n"
+		"    <command_line>40 'two words' \"x y\"</command_line>\n"
+		"    <stdin_filename>in</stdin_filename>\n"
+		"    <stdout_filename>out</stdout_filename>\n"
+		"    <stderr_filename>err</stderr_filename>\n"
+		"    <setenv>A=1</setenv><setenv>B=x=y</setenv>\n"
+		"    <weight>3</weight>\n"
+		"    <checkpoint_filename>ck</checkpoint_filename>\n"
+		"    <fraction_done_filename>fd</fraction_done_filename>\n"
+		"    <append_cmdline_args/>\n"
+		"    <multi_process/>\n"
+		"  </task>\n"
+		"  <task><application>second</application><time_limit>60</time_limit></task>\n"
+		"  <task><application>helper</application><daemon/></task>\n"
+		"  <zip_output><filename>res_*</filename><filename>*.dat</filename></zip_output>\n"
+		"  <state_file><name>model.state</name><in>state_in</in><out>state_out</out></state_file>\n"
+		"</job_desc>\n";
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+	char **argv = NULL;
+	size_t argc = 0;
+
+	assert_int_equal(parse(&j, xml, &err), 0);
+	assert_int_equal(j.ntasks, 2);
+	assert_int_equal(j.ndaemons, 1);
+	assert_string_equal(j.tasks[0].application, "worker");
+	assert_string_equal(j.tasks[0].stdin_name, "in");
+	assert_string_equal(j.tasks[0].stdout_name, "out");
+	assert_string_equal(j.tasks[0].stderr_name, "err");
+	assert_string_equal(j.tasks[0].checkpoint_name, "ck");
+	assert_string_equal(j.tasks[0].fraction_done_name, "fd");
+	assert_int_equal(j.tasks[0].nenv, 2);
+	assert_string_equal(j.tasks[0].env[1], "B=x=y");
+	assert_true(j.tasks[0].weight == 3);
+	assert_true(j.tasks[0].append_cmdline_args);
+	assert_true(j.tasks[1].weight == 1);
+	assert_true(j.tasks[1].time_limit == 60);
+	assert_false(j.tasks[1].append_cmdline_args);
+	assert_string_equal(j.daemons[0].application, "helper");
+	assert_true(j.zip_output);
+	assert_string_equal(j.zip_name, WJOB_DEFAULT_ZIP);
+	assert_int_equal(j.nzip_patterns, 2);
+	assert_int_equal(j.nstates, 1);
+	assert_string_equal(j.states[0].in, "state_in");
+	wjob_split(j.tasks[0].command_line, &argv, &argc);
+	assert_int_equal(argc, 3);
+	assert_string_equal(argv[0], "40");
+	assert_string_equal(argv[1], "two words");
+	assert_string_equal(argv[2], "x y");
+	assert_null(argv[3]);
+	wjob_argv_free(argv);
+	wjob_free(&j);
+	sbuf_free(&err);
+}
+
+static void test_split(void **state)
+{
+	char **argv = NULL;
+	size_t argc = 0;
+
+	wjob_split("  a\tb''c \"\" 'it\"s' ", &argv, &argc);
+	assert_int_equal(argc, 4);
+	assert_string_equal(argv[0], "a");
+	assert_string_equal(argv[1], "bc");
+	assert_string_equal(argv[2], "");
+	assert_string_equal(argv[3], "it\"s");
+	wjob_split("more", &argv, &argc);
+	assert_int_equal(argc, 5);
+	assert_string_equal(argv[4], "more");
+	wjob_argv_free(argv);
+	argv = NULL;
+	argc = 0;
+	wjob_split("   ", &argv, &argc);
+	assert_int_equal(argc, 0);
+	assert_null(argv[0]);
+	wjob_argv_free(argv);
+}
+
+static void test_refusals(void **state)
+{
+	static const struct {
+		const char *xml, *why;
+	} bad[] = {
+		{ "<job>", "" },
+		{ "<jobs/>", "expected <job_desc>" },
+		{ "<job_desc/>", "no <task>" },
+		{ "<job_desc><task><command_line>x</command_line></task></job_desc>", "without <application>" },
+		{ "<job_desc><task><application>a</application><bogus/></task></job_desc>", "unknown element <bogus>" },
+		{ "<job_desc><task><application>a</application><exec_dir>d</exec_dir></task></job_desc>", "not supported" },
+		{ "<job_desc><task><application>a</application></task><unzip_input/></job_desc>", "not supported" },
+		{ "<job_desc><task><application>a</application><weight>-1</weight></task></job_desc>", "<weight>" },
+		{ "<job_desc><task><application>a</application><weight>nan</weight></task></job_desc>", "<weight>" },
+		{ "<job_desc><task><application>a</application><daemon>maybe</daemon></task></job_desc>", "<daemon>" },
+		{ "<job_desc><task><application>a</application><setenv>NOEQUALS</setenv></task></job_desc>", "NAME=VALUE" },
+		{ "<job_desc><task><application>a</application><application>b</application></task></job_desc>", "given twice" },
+		{ "<job_desc><task><application>a</application></task><zip_output/></job_desc>", "without <filename>" },
+		{ "<job_desc><task><application>a</application></task><zip_output><zipfilename>../x</zipfilename><filename>*</filename></zip_output></job_desc>", "not a plain file name" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name></state_file></job_desc>", "without <in> or <out>" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>a/b</name><in>i</in></state_file></job_desc>", "not a plain file name" },
+		{ "<job_desc><task><application>a</application></task>"
+		  "<state_file><name>s</name><in>i</in></state_file><state_file><name>s</name><out>o</out></state_file></job_desc>", "given twice" },
+		{ "<job_desc><task><application>a</application><daemon/></task></job_desc>", "no <task>" },
+	};
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (parse(&j, bad[i].xml, &err) != -1)
+			fail_msg("accepted: %s", bad[i].xml);
+		if (!strstr(sbuf_str(&err), bad[i].why) || !strstr(sbuf_str(&err), "job.xml:"))
+			fail_msg("'%s': expected '%s' in '%s'", bad[i].xml, bad[i].why, sbuf_str(&err));
+		assert_int_equal(j.ntasks, 0);
+	}
+	sbuf_free(&err);
+}
+
+static void test_zip_name(void **state)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+
+	assert_int_equal(parse(&j, "<job_desc><task><application>a</application></task>"
+			     "<zip_output><zipfilename>mine.zip</zipfilename><filename>*</filename>"
+			     "</zip_output></job_desc>", &err), 0);
+	assert_string_equal(j.zip_name, "mine.zip");
+	wjob_free(&j);
+	assert_int_equal(parse(&j, "<job_desc><task><application>a</application></task></job_desc>",
+			       &err), 0);
+	assert_false(j.zip_output);
+	assert_null(j.zip_name);
+	wjob_free(&j);
+	sbuf_free(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_upstream_job),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_zip_name),
+	};
+
+	log_init("test_wrapper_job", NULL);
+	log_set_level(0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
