@@ -21,7 +21,7 @@
 #include "dirhier.h"
 #include "log.h"
 #include "sequence.h"
-#include "zip.h"
+#include "zipstream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

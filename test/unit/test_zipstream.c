@@ -5,7 +5,7 @@
  * records appear when the entries pass 65,535.
  */
 #include "unit.h"
-#include "zip.h"
+#include "zipstream.h"
 #include "log.h"
 
 #include <fcntl.h>

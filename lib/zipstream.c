@@ -4,7 +4,7 @@
  * for names that are not ASCII, method 8 (deflate), zip64 extra fields
  * and end records only where a number does not fit 32 (or 16) bits.
  */
-#include "zip.h"
+#include "zipstream.h"
 #include "log.h"
 
 #include <sys/stat.h>

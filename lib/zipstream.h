@@ -8,8 +8,8 @@
  * 65,535 entries. Any unzip (Info-ZIP, Python's zipfile, libarchive)
  * reads it.
  */
-#ifndef WSEQ_ZIP_H
-#define WSEQ_ZIP_H
+#ifndef WSEQ_ZIPSTREAM_H
+#define WSEQ_ZIPSTREAM_H
 
 #include "common.h"
 
