@@ -25,6 +25,7 @@ static const char commands[] =
 
 struct options {
 	char *config;
+	char *exec_app;
 	long workers;
 	long log_level;
 	bool version;
@@ -34,6 +35,9 @@ static const struct param options[] = {
 	{ "config", PARAM_STR, offsetof(struct options, config), NULL, 0, 0, 0, "FILE",
 	  "project URL (line 1) and authenticator (line 2) to use until BOINC_SELECT_PROJECT "
 	  "(default: config.txt in the working directory, if there is one)" },
+	{ "exec_app", PARAM_STR, offsetof(struct options, exec_app), "wseq_exec", 0, 0, 0, "APP",
+	  "the project's app that runs a job's own executable: a job whose APP is a path "
+	  "(HTCondor's executable, a file) goes to it with that file" },
 	{ "workers", PARAM_INT, offsetof(struct options, workers), "8", PARAM_BOUNDED, 1, 64, "N",
 	  "requests served at the same time" },
 	{ "log_level", PARAM_INT, offsetof(struct options, log_level), "2", PARAM_BOUNDED, 1, 3, "N",
@@ -49,7 +53,7 @@ static char *project_auth;
 
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: boinc_gahp [--config FILE] [--workers N] [--log_level N]\n\n"
+	fprintf(fp, "usage: boinc_gahp [--config FILE] [--exec_app APP] [--workers N] [--log_level N]\n\n"
 		    "The BOINC GAHP server: HTCondor's gridmanager runs it (BOINC_GAHP in the\n"
 		    "HTCondor configuration) and drives BOINC remote job submission through it\n"
 		    "over stdin and stdout. Diagnostics go to stderr. See doc/boinc_gahp.md.\n\n"
@@ -317,6 +321,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_level((int)o.log_level);
+	gahp_exec_app = o.exec_app;
 	signal(SIGPIPE, SIG_IGN);
 	rpc_set_stop_hook(gahp_quitting);
 	if (read_config(o.config) < 0 || rpc_global_init() < 0 || gahp_pool_start((int)o.workers) < 0) {

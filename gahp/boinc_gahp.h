@@ -103,6 +103,8 @@ void gahp_set_async(bool on);
 bool gahp_pool_stop(double timeout, bool say_s);
 /* Set once QUIT or end of input was seen; long operations give up. */
 bool gahp_quitting(void);
+/* --exec_app: where a job whose APP is a path (its own executable) goes. */
+extern const char *gahp_exec_app;
 void gahp_req_free(struct gahp_req *r);
 
 /* The asynchronous commands (boinc_gahp_cmd.c). */

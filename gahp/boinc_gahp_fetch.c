@@ -3,10 +3,12 @@
  * to the job's error file, its output files where the gridmanager wants
  * them, and "NULL exit_status elapsed cpu". Output files are named by the
  * app's output template; SOME fetches each file by its name's place in the
- * template (not by the spec's position, as upstream did).
+ * template (not by the spec's position, as upstream did). The entries of a
+ * wseq_outputs.zip are outputs by their own names (outputs_zip.h).
  */
 #include "boinc_gahp.h"
 #include "submit_client.h"
+#include "outputs_zip.h"
 #include "log.h"
 
 #include <fcntl.h>
@@ -104,42 +106,83 @@ static long template_index(const struct rpc_templates *t, const char *name)
 	return -1;
 }
 
+/* Where an output called name goes: a spec's DST if one names it, else DIR/name (allocated). */
+static char *destination(const struct fetch_spec *s, const char *name)
+{
+	long k;
+
+	for (k = 0; k < s->nspecs; k++)
+		if (strcmp(s->specs[2 * k], name) == 0)
+			return place(s->dir, s->specs[2 * k + 1]);
+	return place(s->dir, name);
+}
+
+static int fetch_one(struct gahp_req *r, const struct fetch_spec *s, long i, const char *name,
+		     struct sbuf *err)
+{
+	char *path = destination(s, name);
+	int ret = gahp_quitting() ? -1 : rpc_get_output(r->url, r->auth, s->job, (int)i, path, err);
+
+	free(path);
+	return ret;
+}
+
+static int take_one(const struct fetch_spec *s, struct unpacked *u, long e, struct sbuf *err)
+{
+	char *path = destination(s, u->names[e]);
+	int ret = gahp_quitting() ? -1 : unpacked_take(u, (size_t)e, path, err);
+
+	free(path);
+	return ret;
+}
+
+/*
+ * The output files: by the template's names, and -- when the job has a
+ * wseq_outputs.zip -- by the names inside it, which stand for outputs of
+ * their own (the zip is unpacked, not delivered, under ALL). A SRC that is
+ * none of them fails the request; but a job with a zip decides its outputs
+ * as it runs, so there such a SRC is passed over with a warning.
+ */
 static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rpc_templates *t,
 		       struct sbuf *err)
 {
-	long i, k;
+	long i, k, zi = outputs_zip_index(t);
+	struct unpacked u;
 	int ret = 0;
 
-	for (k = 0; k < s->nspecs; k++) {
-		if (template_index(t, s->specs[2 * k]) < 0) {
-			sbuf_addf(err, "job %s has no output file named %s", s->job, s->specs[2 * k]);
-			return -1;
+	memset(&u, 0, sizeof(u));
+	if (zi >= 0 && outputs_zip_fetch(r->url, r->auth, s->job, (int)zi, s->dir, &u, err) < 0)
+		return -1;
+	for (k = 0; k < s->nspecs && ret == 0; k++) {
+		const char *src = s->specs[2 * k];
+
+		if (template_index(t, src) >= 0 || unpacked_find(&u, src) >= 0)
+			continue;
+		if (zi < 0) {
+			sbuf_addf(err, "job %s has no output file named %s", s->job, src);
+			ret = -1;
+		} else {
+			log_warn("fetch %s: job %s made no output file named %s (not among those in "
+				 "its " OUTPUTS_ZIP ")", r->reqid, s->job, src);
 		}
 	}
-	if (s->all) {
-		for (i = 0; i < (long)t->nout && ret == 0; i++) {
-			const char *dst = t->out[i];
-			char *path;
-
-			for (k = 0; k < s->nspecs; k++) {
-				if (strcmp(s->specs[2 * k], t->out[i]) == 0) {
-					dst = s->specs[2 * k + 1];
-					break;
-				}
-			}
-			path = place(s->dir, dst);
-			ret = gahp_quitting() ? -1 : rpc_get_output(r->url, r->auth, s->job, (int)i, path, err);
-			free(path);
-		}
-	} else {
+	if (ret == 0 && s->all) {
+		for (i = 0; i < (long)t->nout && ret == 0; i++)
+			if (i != zi)
+				ret = fetch_one(r, s, i, t->out[i], err);
+		for (i = 0; i < (long)u.n && ret == 0; i++)
+			ret = take_one(s, &u, i, err);
+	} else if (ret == 0) {
 		for (k = 0; k < s->nspecs && ret == 0; k++) {
-			char *path = place(s->dir, s->specs[2 * k + 1]);
+			const char *src = s->specs[2 * k];
 
-			i = template_index(t, s->specs[2 * k]);
-			ret = gahp_quitting() ? -1 : rpc_get_output(r->url, r->auth, s->job, (int)i, path, err);
-			free(path);
+			if ((i = template_index(t, src)) >= 0)
+				ret = fetch_one(r, s, i, src, err);
+			else if ((i = unpacked_find(&u, src)) >= 0)
+				ret = take_one(s, &u, i, err);
 		}
 	}
+	unpacked_free(&u);
 	if (ret < 0 && err->len == 0)
 		sbuf_addstr(err, "interrupted: the gahp is quitting");
 	return ret;

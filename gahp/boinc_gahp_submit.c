@@ -11,12 +11,15 @@
 #include "field.h"
 #include "log.h"
 
+const char *gahp_exec_app = "wseq_exec";
+
 struct submit_job {
 	const char *name;
 	long nargs;
 	char **args;
 	long nfiles;
-	char **files;           /* SRC DST pairs; DST is not sent (slots go by position) */
+	char **files;           /* SRC DST pairs; DST is sent only as the open name of a job
+				 * with its own executable (else slots go by position) */
 };
 
 struct submit_spec {
@@ -147,6 +150,11 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 	b.auth = r->auth;
 	b.batch = s->batch;
 	b.app = s->app;
+	/* HTCondor's executable as a file, not an app's name: the job brings its program */
+	if (strchr(s->app, '/')) {
+		b.executable = s->app;
+		b.app = gahp_exec_app;
+	}
 	b.label = label;
 	b.njobs = s->njobs;
 	b.jobs = xcalloc((size_t)s->njobs, sizeof(*b.jobs));
@@ -159,8 +167,13 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		b.jobs[j].nfiles = jb->nfiles;
 		/* SRC of each SRC DST pair; DST is not sent (slots go by position) */
 		b.jobs[j].files = xcalloc((size_t)jb->nfiles + 1, sizeof(char *));
-		for (f = 0; f < jb->nfiles; f++)
+		b.jobs[j].open_names = xcalloc((size_t)jb->nfiles + 1, sizeof(char *));
+		for (f = 0; f < jb->nfiles; f++) {
+			const char *dst = jb->files[2 * f + 1], *slash = strrchr(dst, '/');
+
 			b.jobs[j].files[f] = jb->files[2 * f];
+			b.jobs[j].open_names[f] = (char *)(slash ? slash + 1 : dst);
+		}
 	}
 	b.fpops_est = s->fpops_est;
 	b.fpops_bound = s->fpops_bound;
@@ -178,8 +191,10 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		 "%zu uploaded (%lld bytes)%s",
 		 r->reqid, sr.batch_id[0] ? sr.batch_id : "none", s->njobs, sr.hashed, sr.uploaded,
 		 sr.bytes, ok ? "" : ", failed");
-	for (j = 0; j < s->njobs; j++)
+	for (j = 0; j < s->njobs; j++) {
 		free(b.jobs[j].files);
+		free(b.jobs[j].open_names);
+	}
 	free(b.jobs);
 	free(label);
 	sbuf_free(&err);

@@ -388,6 +388,7 @@ int rpc_templates_from_reply(xmlDoc *doc, struct rpc_templates *t, struct sbuf *
 		collect_open_names(in, &t->in, &t->nin);
 	if (out)
 		collect_open_names(out, &t->out, &t->nout);
+	t->any_executable = find_elem(tpl, "any_executable") != NULL;
 	return 0;
 }
 

@@ -65,6 +65,7 @@ struct rpc_templates {
 	size_t nin;
 	char **out;
 	size_t nout;
+	bool any_executable;    /* the app runs the submitter's own executable */
 };
 
 /* get_templates by app name (job NULL) or by job name (app NULL). */

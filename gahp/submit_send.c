@@ -384,6 +384,8 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 		for (f = 0; f < jb->nfiles; f++) {
 			sbuf_addstr(&req, "<input_file>\n<mode>local_staged</mode>\n");
 			rpc_elem(&req, "source", st->files[st->job_file[k++]].phys);
+			if (b->executable)
+				rpc_elem(&req, "open_name", jb->open_names[f]);
 			sbuf_addstr(&req, "</input_file>\n");
 		}
 		if (sbuf_addstr(&req, "</job>\n") < 0) {
@@ -427,25 +429,89 @@ const char *send_step_text(enum send_step s)
 	}
 }
 
-int send_batch(const struct send_batch *b, struct send_result *res, struct sbuf *err)
+/* The base name of path (a pointer into it). */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* b with the executable as every job's first file and every file's open name filled in. */
+static void with_executable(const struct send_batch *b, struct send_batch *e)
+{
+	long j, f;
+
+	*e = *b;
+	e->jobs = xcalloc((size_t)b->njobs + 1, sizeof(*e->jobs));
+	for (j = 0; j < b->njobs; j++) {
+		const struct send_job *from = &b->jobs[j];
+		struct send_job *to = &e->jobs[j];
+
+		*to = *from;
+		to->nfiles = from->nfiles + 1;
+		to->files = xcalloc((size_t)to->nfiles + 1, sizeof(char *));
+		to->open_names = xcalloc((size_t)to->nfiles + 1, sizeof(char *));
+		to->files[0] = (char *)b->executable;
+		to->open_names[0] = (char *)SEND_EXEC_OPEN_NAME;
+		for (f = 0; f < from->nfiles; f++) {
+			to->files[f + 1] = from->files[f];
+			to->open_names[f + 1] = (char *)(from->open_names && from->open_names[f] ?
+							 from->open_names[f] :
+							 base_name(from->files[f]));
+		}
+	}
+}
+
+static void with_executable_free(struct send_batch *e)
+{
+	long j;
+
+	for (j = 0; j < e->njobs; j++) {
+		free(e->jobs[j].files);
+		free(e->jobs[j].open_names);
+	}
+	free(e->jobs);
+}
+
+/* get_templates: is the app there, and does it run the submitter's executable when asked to? */
+static int check_app(const struct send_batch *b, struct sbuf *err)
+{
+	struct rpc_templates t;
+	int rc = 0;
+
+	if (rpc_get_templates(b->url, b->auth, b->app, NULL, &t, err) < 0)
+		return -1;
+	if (b->executable && !t.any_executable) {
+		sbuf_addf(err, "app %s does not run the submitter's own executable %s (the project "
+			  "marks such apps any_executable)", b->app, b->executable);
+		rc = -1;
+	}
+	rpc_templates_free(&t);
+	return rc;
+}
+
+int send_batch(const struct send_batch *given, struct send_result *res, struct sbuf *err)
 {
 	struct submit_state st;
-	struct rpc_templates t;
+	struct send_batch exec_b;
+	const struct send_batch *b = given;
 	bool *absent = NULL;
 	int rc, ret = -1;
 
 	memset(&st, 0, sizeof(st));
 	memset(res, 0, sizeof(*res));
+	if (given->executable) {
+		with_executable(given, &exec_b);
+		b = &exec_b;
+	}
 	if (hash_inputs(b, &st, err) < 0) {
 		res->failed = SEND_INPUTS;
 		goto out;
 	}
-	if (!b->skip_templates) {
-		if (rpc_get_templates(b->url, b->auth, b->app, NULL, &t, err) < 0) {
-			res->failed = SEND_TEMPLATES;
-			goto out;
-		}
-		rpc_templates_free(&t);
+	if (!b->skip_templates && check_app(b, err) < 0) {
+		res->failed = SEND_TEMPLATES;
+		goto out;
 	}
 	if (create_batch(b, res->batch_id, sizeof(res->batch_id), err) < 0) {
 		res->batch_id[0] = '\0';
@@ -472,5 +538,7 @@ out:
 	res->hashed = st.hashed;
 	free(absent);
 	state_free(&st);
+	if (given->executable)
+		with_executable_free(&exec_b);
 	return ret;
 }

@@ -24,6 +24,8 @@ struct send_job {
 	char **args;
 	long nfiles;
 	char **files;           /* local paths, in the order of the app's input template */
+	char **open_names;      /* with an executable: each file's name on the host (NULL: its
+				 * base name); else unused */
 };
 
 struct send_batch {
@@ -31,6 +33,12 @@ struct send_batch {
 	const char *batch, *app;
 	const char *label;      /* names the send in log lines ("submit 16") */
 	bool skip_templates;    /* a sequence app: no get_templates by app */
+	/*
+	 * An any_executable app's jobs: the local program every job runs, sent as
+	 * each job's input opened as wseq_exec, before its files (which go under
+	 * their open names). NULL: an ordinary app.
+	 */
+	const char *executable;
 	double expire_time;     /* the batch's first lease */
 	long njobs;
 	struct send_job *jobs;
@@ -55,6 +63,9 @@ struct send_result {
 	size_t uploaded;        /* files sent */
 	long long bytes;
 };
+
+/* The open name under which an any_executable app's job finds its program. */
+#define SEND_EXEC_OPEN_NAME "wseq_exec"
 
 /* 0, or -1 with the reason in err and the step in res->failed. */
 int send_batch(const struct send_batch *b, struct send_result *res, struct sbuf *err);

@@ -159,6 +159,8 @@ int submit_do_get_templates(struct rpc *r)
 		sbuf_addstr(r->body, "<templates>\n");
 		sbuf_add(r->body, in.buf, in.len);
 		sbuf_add(r->body, out.buf, out.len);
+		if (app.any_executable)         /* wseq's: the jobs bring their own executable */
+			sbuf_addstr(r->body, "<any_executable>1</any_executable>\n");
 		sbuf_addstr(r->body, "</templates>\n");
 	}
 out:

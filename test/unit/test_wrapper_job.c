@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "log.h"
 #include "../../apps/wrapper_job.h"
+#include "fileutil.h"
 
 static int parse(struct wjob *j, const char *xml, struct sbuf *err)
 {
@@ -149,6 +150,32 @@ static void test_zip_name(void **state)
 	sbuf_free(&err);
 }
 
+/* The job file make_project --exec_app installs: the job's own program, everything back in the zip. */
+static void test_exec_app_job(void **state)
+{
+	const char *src = getenv("WSEQ_SRCDIR");
+	char *path = xasprintf("%s/apps/templates/wseq_exec_job.xml", src ? src : ".");
+	struct sbuf text = SBUF_INIT(1 << 20), err = SBUF_INIT(4096);
+	struct wjob j;
+
+	(void)state;
+	assert_int_equal(read_file(path, 1 << 20, &text), 0);
+	assert_int_equal(wjob_parse(&j, text.buf, text.len, path, &err), 0);
+	assert_int_equal(j.ntasks, 1);
+	assert_string_equal(j.tasks[0].application, "wseq_exec");
+	assert_true(j.tasks[0].append_cmdline_args);
+	assert_string_equal(j.tasks[0].stdout_name, "_condor_stdout");
+	assert_null(j.tasks[0].stderr_name);
+	assert_true(j.zip_output);
+	assert_string_equal(j.zip_name, "wseq_outputs.zip");
+	assert_int_equal(j.nzip_patterns, 1);
+	assert_string_equal(j.zip_patterns[0], "*");
+	wjob_free(&j);
+	sbuf_free(&text);
+	sbuf_free(&err);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_zip_name),
+		cmocka_unit_test(test_exec_app_job),
 	};
 
 	log_init("test_wrapper_job", NULL);
