@@ -111,8 +111,40 @@ static int check_job(const char *file, const struct submit_desc *d, const struct
 	return 0;
 }
 
-/* Do the jobs fit the app's templates (number of inputs, names of outputs)? 0, -1, or 1 (refused). */
-static int check_templates(const char *file, const struct submit_desc *d, const struct ws_conn *c)
+/*
+ * An any_executable app runs the description's executable, a file (relative
+ * to the submit directory dir): *exec, its path, if it can be read. 0 or -1.
+ */
+static int check_executable(const char *file, const struct submit_desc *d, const char *dir,
+			    char **exec)
+{
+	struct stat st;
+	char *path;
+
+	if (!d->executable || !*d->executable) {
+		fprintf(stderr, "%s:%ld: app %s runs the job's own program: give it as executable\n",
+			file, d->app_line, d->app);
+		return -1;
+	}
+	path = ws_path(dir, d->executable);
+	errno = 0;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
+		fprintf(stderr, "%s:%ld: cannot read the executable %s: %s\n", file, d->exec_line,
+			path, errno ? strerror(errno) : "not a regular file");
+		free(path);
+		return -1;
+	}
+	*exec = path;
+	return 0;
+}
+
+/*
+ * Do the jobs fit the app's templates (number of inputs, names of outputs)?
+ * For an any_executable app, the jobs' files are their own, and *exec is
+ * the program they run. 0, -1, or 1 (refused).
+ */
+static int check_templates(const char *file, const struct submit_desc *d, const struct ws_conn *c,
+			   const char *dir, char **exec)
 {
 	struct sbuf err = SBUF_INIT(64 * 1024);
 	struct rpc_templates t;
@@ -123,6 +155,12 @@ static int check_templates(const char *file, const struct submit_desc *d, const 
 		ws_fail(c, "the project cannot run app %s: %s", d->app, sbuf_str(&err));
 		sbuf_free(&err);
 		return 1;
+	}
+	if (t.any_executable) {
+		ret = check_executable(file, d, dir, exec);
+		rpc_templates_free(&t);
+		sbuf_free(&err);
+		return ret;
 	}
 	for (i = 0; i < d->njobs && ret == 0; i++) {
 		const struct desc_job *j = &d->jobs[i];
@@ -187,7 +225,7 @@ static void to_state(const struct submit_desc *d, const char *batch, const char 
 }
 
 static int send(const struct submit_desc *d, struct ws_state *s, const struct ws_conn *c,
-		const struct ws_options *o)
+		const struct ws_options *o, const char *exec)
 {
 	struct sbuf err = SBUF_INIT(64 * 1024);
 	struct send_batch b;
@@ -201,6 +239,7 @@ static int send(const struct submit_desc *d, struct ws_state *s, const struct ws
 	b.batch = s->batch;
 	b.app = d->app;
 	b.label = "wseq_submit";
+	b.executable = exec;    /* an any_executable app's: the files go under their names */
 	b.skip_templates = true;        /* checked already */
 	b.expire_time = (double)time(NULL) + o->lease_days * 86400;
 	b.njobs = (long)d->njobs;
@@ -251,7 +290,7 @@ int ws_submit(const struct ws_options *o, const char *file)
 	struct ws_state s;
 	struct ws_conn c;
 	struct desc_opts dopts = { file, 0, 0, read_items, NULL };
-	char dir[4096], *batch = NULL, *path = NULL, *pending = NULL;
+	char dir[4096], *batch = NULL, *path = NULL, *pending = NULL, *exec = NULL;
 	size_t i;
 	int rc = WS_EXIT_USAGE, prc;
 
@@ -305,7 +344,7 @@ int ws_submit(const struct ws_options *o, const char *file)
 	}
 	if (ws_connect(o, d.project, d.auth_file, &c) < 0)
 		goto out;
-	if (!d.sequence && (prc = check_templates(file, &d, &c)) != 0) {
+	if (!d.sequence && (prc = check_templates(file, &d, &c, dir, &exec)) != 0) {
 		rc = prc < 0 ? WS_EXIT_USAGE : WS_EXIT_FAIL;
 		goto out;
 	}
@@ -320,7 +359,7 @@ int ws_submit(const struct ws_options *o, const char *file)
 		ws_fail(&c, "cannot keep the batch's state in %s: %s", WS_STATE_DIR, sbuf_str(&err));
 		goto out;
 	}
-	if (send(&d, &s, &c, o) < 0) {
+	if (send(&d, &s, &c, o, exec) < 0) {
 		unlink(pending);
 		goto out;
 	}
@@ -336,6 +375,7 @@ int ws_submit(const struct ws_options *o, const char *file)
 	printf("%s\n", batch);
 	rc = fflush(stdout) == 0 ? WS_EXIT_OK : WS_EXIT_FAIL;
 out:
+	free(exec);
 	free(pending);
 	free(path);
 	free(batch);

@@ -291,6 +291,10 @@ static int queue_app(struct parser *p, long line)
 	} else {
 		free(a);
 	}
+	if (p->val[A_APP] && p->val[C_EXECUTABLE] && !p->d->executable) {
+		p->d->executable = unquote(p->val[C_EXECUTABLE]);
+		p->d->exec_line = p->line[C_EXECUTABLE];
+	}
 	return 0;
 }
 
@@ -679,6 +683,7 @@ void desc_free(struct submit_desc *d)
 		job_free(&d->jobs[i]);
 	free(d->jobs);
 	free(d->app);
+	free(d->executable);
 	free(d->project);
 	free(d->auth_file);
 	free(d->batch);

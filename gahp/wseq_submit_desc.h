@@ -36,6 +36,9 @@ struct desc_job {
 struct submit_desc {
 	char *app;              /* +WseqApp, else executable */
 	long app_line;
+	char *executable;       /* with +WseqApp: executable as given (the program an
+				 * any_executable app runs), else NULL */
+	long exec_line;
 	bool sequence;          /* +WseqSequence = true */
 	char *project;          /* +WseqProject, or grid_resource = boinc URL; NULL if neither */
 	char *auth_file;        /* +WseqAuthenticatorFile or boinc_authenticator_file; or NULL */

@@ -4,10 +4,13 @@
  * transfer_output_files (or every output) by open name, renamed by
  * transfer_output_remaps, the first output into the output file, and
  * ".PROC" after the names of a job list's outputs. Every file is written to
- * a temporary name and renamed, so a failure never leaves half a file.
+ * a temporary name and renamed, so a failure never leaves half a file. The
+ * entries of a wseq_outputs.zip are outputs by their own names (and its
+ * _condor_stdout is the job's output).
  */
 #include "wseq_submit.h"
 #include "submit_client.h"
+#include "outputs_zip.h"
 #include "fileutil.h"
 
 /* Create the directories above path; 0 / -1. */
@@ -25,31 +28,18 @@ static int parent_dirs(const char *path)
 }
 
 /*
- * TODO(zip_unpack): an output named wseq_outputs.zip is an archive of the
- * job's outputs; once zip_unpack() exists (another engineer's part of issue
- * 16) call it here to unpack dest into its directory and remove the archive.
- * Until then the archive is left as it arrived.
+ * Where output file name of job j goes; NULL: not fetched. Job j's output
+ * (its standard output) is the file is_stdout says is it: the app's first
+ * output, or _condor_stdout from a zip of outputs.
  */
-static int unpack_hook(const char *dest)
-{
-	const char *base = strrchr(dest, '/');
-
-	base = base ? base + 1 : dest;
-	if (strcmp(base, "wseq_outputs.zip") != 0)
-		return 0;
-	/* return zip_unpack(dest, dir_of(dest)); */
-	return 0;
-}
-
-/* Where output file name (template index idx) of job j goes; NULL: not fetched. */
-static char *destination(const struct ws_job *j, const char *name, size_t idx)
+static char *destination(const struct ws_job *j, const char *name, bool is_stdout)
 {
 	size_t k;
 	bool wanted = !j->outputs_given;
 
 	for (k = 0; k < j->noutputs && !wanted; k++)
 		wanted = strcmp(j->outputs[k], name) == 0;
-	if (j->output && idx == 0)
+	if (j->output && is_stdout)
 		return ws_path(j->iwd, j->output);
 	if (!wanted)
 		return NULL;
@@ -65,21 +55,57 @@ static char *destination(const struct ws_job *j, const char *name, size_t idx)
 	return ws_path(j->iwd, name);
 }
 
+/* The program's standard output in a zip of outputs (wseq_exec's job file names it so). */
+#define ZIP_STDOUT "_condor_stdout"
+
+/*
+ * The entries of the job's wseq_outputs.zip (output zi), each an output by
+ * its own name: unpacked beside the job's directory, then moved where
+ * destination() says.
+ */
+static int fetch_zip(const struct ws_conn *c, const struct ws_job *j, long zi, size_t *nfiles,
+		     struct sbuf *err)
+{
+	struct unpacked u;
+	size_t i;
+	int ret = 0;
+
+	if (mkdir_p(j->iwd, 0755) < 0) {
+		sbuf_addf(err, "cannot make %s: %s", j->iwd, strerror(errno));
+		return -1;
+	}
+	if (outputs_zip_fetch(c->url, c->auth, j->name, (int)zi, j->iwd, &u, err) < 0)
+		return -1;
+	for (i = 0; i < u.n && ret == 0; i++) {
+		char *dest = destination(j, u.names[i], strcmp(u.names[i], ZIP_STDOUT) == 0);
+
+		if (dest && (ret = unpacked_take(&u, i, dest, err)) == 0)
+			(*nfiles)++;
+		free(dest);
+	}
+	unpacked_free(&u);
+	return ret;
+}
+
 static int fetch_files(const struct ws_conn *c, const struct ws_job *j,
 		       const struct rpc_templates *t, size_t *nfiles)
 {
 	struct sbuf err = SBUF_INIT(64 * 1024);
+	long zi = outputs_zip_index(t);
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < t->nout && ret == 0; i++) {
-		char *dest = destination(j, t->out[i], i);
+		char *dest;
 
+		if ((long)i == zi)
+			continue;
+		/* standard output: the app's first output, unless a zip of outputs carries it */
+		dest = destination(j, t->out[i], zi < 0 && i == 0);
 		if (!dest)
 			continue;
 		if (parent_dirs(dest) < 0 ||
-		    rpc_get_output(c->url, c->auth, j->name, (int)i, dest, &err) < 0 ||
-		    unpack_hook(dest) < 0) {
+		    rpc_get_output(c->url, c->auth, j->name, (int)i, dest, &err) < 0) {
 			ws_fail(c, "job %ld (%s): cannot fetch output file %s into %s: %s", j->proc,
 				j->name, t->out[i], dest, err.len ? sbuf_str(&err) : "cannot create its directory");
 			ret = -1;
@@ -87,6 +113,11 @@ static int fetch_files(const struct ws_conn *c, const struct ws_job *j,
 			(*nfiles)++;
 		}
 		free(dest);
+	}
+	if (ret == 0 && zi >= 0 && fetch_zip(c, j, zi, nfiles, &err) < 0) {
+		ws_fail(c, "job %ld (%s): cannot fetch the outputs in its %s: %s", j->proc, j->name,
+			OUTPUTS_ZIP, sbuf_str(&err));
+		ret = -1;
 	}
 	sbuf_free(&err);
 	return ret;

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='a Condor job that brings its own executable, through boinc_gahp as the gridmanager drives it: refused for a submitter without the right, then run by wseq_wrapper on a real BOINC client (the project made with make_project --exec_app); FETCH_OUTPUT delivers its declared outputs and those whose names nobody knew, from the zip'
+test_description='Condor jobs that bring their own executable, through boinc_gahp as the gridmanager drives it and through wseq_submit: refused for a submitter without the right, then run by wseq_wrapper on a real BOINC client (the project made with make_project --exec_app); FETCH_OUTPUT and wseq_submit fetch deliver the declared outputs and those whose names nobody knew, from the zip'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-gahp.sh"
 
@@ -96,5 +96,44 @@ test_expect_success 'FETCH_OUTPUT SOME: the declared output renamed; a name the 
 '
 
 gahp_close
+
+WS="$WSEQ_BUILDDIR/gahp/wseq_submit"
+
+test_expect_success 'wseq_submit: an executable that is no file stops at its line, nothing is sent' '
+	echo "$AUTH" >auth && chmod 600 auth &&
+	printf "%s\n" "executable = job/nosuch.sh" "+WseqApp = \"wseq_exec\"" "queue" >noexe.sub &&
+	test_must_fail "$WS" submit --project "$URL" --auth_file auth noexe.sub 2>err &&
+	grep "noexe.sub:1: cannot read the executable" err &&
+	printf "%s\n" "+WseqApp = \"wseq_exec\"" "queue" >noexe2.sub &&
+	test_must_fail "$WS" submit --project "$URL" --auth_file auth noexe2.sub 2>err2 &&
+	grep "noexe2.sub:1: app wseq_exec runs the job.s own program: give it as executable" err2 &&
+	test "$(test_sql_value "select count(*) from batch where name not like \"condor#%\"")" = 0
+'
+
+test_expect_success 'wseq_submit: the same program as a description (HTCondor 10+ or none): submit, wait, fetch into each job directory' '
+	mkdir run0 run1 &&
+	cat >exec.sub <<-\EOT &&
+	executable           = job/prog.sh
+	+WseqApp             = "wseq_exec"
+	initialdir           = run$(Process)
+	arguments            = $(Process)
+	transfer_input_files = ../job/params
+	output               = prog.out
+	error                = prog.err
+	queue 2
+	EOT
+	"$WS" submit --project "$URL" --auth_file auth exec.sub >batch 2>err && cat err &&
+	B=$(cat batch) &&
+	( "$WS" wait --poll 1 "$B" 2>wait.err; echo $? >wait.rc ) &
+	test_boinc_poll C "$PROJECT_URL" 300 test -s wait.rc &&
+	test "$(cat wait.rc)" = 0 &&
+	"$WS" fetch "$(cat batch)" 2>fetch.err && cat fetch.err &&
+	test -f run0/result.txt && ! test -s run0/result.txt &&
+	printf "hello 0\n" >exp1 && test_cmp exp1 run1/result.txt &&
+	echo "to stdout: hello" >expout && test_cmp expout run0/prog.out && test_cmp expout run1/prog.out &&
+	grep "to stderr: hello" run1/prog.err &&
+	ls run1/sub/made_*.dat && ! test -e run1/_condor_stdout &&
+	! ls -a run0 run1 | grep "wseq-outputs\|wseq_outputs.zip"
+'
 
 test_done
