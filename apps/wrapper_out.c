@@ -10,20 +10,6 @@
 
 #define WOUT_MAX_DEPTH 32
 
-static int wo_fail(struct sbuf *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static int wo_fail(struct sbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -1;
-	sbuf_reset(err);
-	va_start(ap, fmt);
-	sbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int wo_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -59,7 +45,7 @@ int wout_list(const char *dir, struct wout_names *out, struct sbuf *err)
 
 	memset(out, 0, sizeof(*out));
 	if (!d)
-		return wo_fail(err, "cannot list %s: %s", dir, strerror(errno));
+		return sbuf_fail(err, "cannot list %s: %s", dir, strerror(errno));
 	while ((e = readdir(d)) != NULL) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -83,7 +69,7 @@ int wout_save(const char *path, const struct wout_names *names, struct sbuf *err
 			sbuf_addf(&b, "%s\n", names->v[i]);
 	rc = write_file_atomic(path, sbuf_str(&b), b.len, 0644);
 	sbuf_free(&b);
-	return rc < 0 ? wo_fail(err, "cannot write %s", path) : 0;
+	return rc < 0 ? sbuf_fail(err, "cannot write %s", path) : 0;
 }
 
 int wout_load(const char *path, struct wout_names *out, struct sbuf *err)
@@ -93,7 +79,7 @@ int wout_load(const char *path, struct wout_names *out, struct sbuf *err)
 
 	memset(out, 0, sizeof(*out));
 	if (read_file(path, (size_t)64 << 20, &b) < 0)
-		return wo_fail(err, "cannot read %s", path);
+		return sbuf_fail(err, "cannot read %s", path);
 	for (p = sbuf_str(&b); (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		if (nl == p)
 			continue;
@@ -126,13 +112,13 @@ static int wo_walk(const char *dir, const char *rel, bool matched, char *const *
 	int i, n, rc = 0;
 
 	if (depth > WOUT_MAX_DEPTH) {
-		rc = wo_fail(err, "%s: directories nested too deep", path);
+		rc = sbuf_fail(err, "%s: directories nested too deep", path);
 		free(path);
 		return rc;
 	}
 	n = scandir(path, &ents, NULL, alphasort);
 	if (n < 0) {
-		rc = wo_fail(err, "cannot list %s: %s", path, strerror(errno));
+		rc = sbuf_fail(err, "cannot list %s: %s", path, strerror(errno));
 		free(path);
 		return rc;
 	}
@@ -172,7 +158,7 @@ static int wo_empty_zip(const char *zip_path, struct sbuf *err)
 	static const char eocd[22] = { 'P', 'K', 5, 6 };
 
 	if (write_file_atomic(zip_path, eocd, sizeof(eocd), 0644) < 0)
-		return wo_fail(err, "cannot write %s", zip_path);
+		return sbuf_fail(err, "cannot write %s", zip_path);
 	return 0;
 }
 
@@ -197,7 +183,7 @@ int wout_zip(const char *dir, const char *zip_path, char *const *patterns, size_
 		zip_error_t ze;
 
 		zip_error_init_with_code(&ze, zerr);
-		wo_fail(err, "cannot create %s: %s", zip_path, zip_error_strerror(&ze));
+		sbuf_fail(err, "cannot create %s: %s", zip_path, zip_error_strerror(&ze));
 		zip_error_fini(&ze);
 		goto out;
 	}
@@ -208,20 +194,20 @@ int wout_zip(const char *dir, const char *zip_path, char *const *patterns, size_
 
 		free(full);
 		if (!src) {
-			wo_fail(err, "%s: %s", files.v[i], zip_strerror(za));
+			sbuf_fail(err, "%s: %s", files.v[i], zip_strerror(za));
 			goto out;
 		}
 		idx = zip_file_add(za, files.v[i], src, ZIP_FL_ENC_GUESS);
 		if (idx < 0) {
 			zip_source_free(src);
-			wo_fail(err, "%s: %s", files.v[i], zip_strerror(za));
+			sbuf_fail(err, "%s: %s", files.v[i], zip_strerror(za));
 			goto out;
 		}
 		zip_file_set_external_attributes(za, (zip_uint64_t)idx, 0, ZIP_OPSYS_UNIX,
 						 (zip_uint32_t)(S_IFREG | 0644) << 16);
 	}
 	if (zip_close(za) < 0) {
-		wo_fail(err, "cannot write %s: %s", zip_path, zip_strerror(za));
+		sbuf_fail(err, "cannot write %s: %s", zip_path, zip_strerror(za));
 		goto out;
 	}
 	za = NULL;

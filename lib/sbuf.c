@@ -132,3 +132,16 @@ char *sbuf_detach(struct sbuf *b, size_t *len)
 	b->len = b->alloc = 0;
 	return p;
 }
+
+int sbuf_fail(struct sbuf *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	sbuf_reset(err);
+	va_start(ap, fmt);
+	sbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}

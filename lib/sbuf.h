@@ -27,6 +27,8 @@ int sbuf_addstr(struct sbuf *b, const char *s);
 int sbuf_addch(struct sbuf *b, char c);
 int sbuf_addf(struct sbuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
+/* A failure's reason: err (if not NULL) holds only the message; returns -1. */
+int sbuf_fail(struct sbuf *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Append s with &, <, >, ", ' escaped as XML entities. */
 int sbuf_add_xml_escaped(struct sbuf *b, const char *s);
 /* The contents ("" when empty); valid until the next change. */

@@ -29,20 +29,6 @@ struct uz {
 	struct sbuf *err;
 };
 
-static int uz_fail(struct sbuf *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static int uz_fail(struct sbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -1;
-	sbuf_reset(err);
-	va_start(ap, fmt);
-	sbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 const char *zip_name_problem(const char *name)
 {
 	const char *p, *comp;
@@ -162,9 +148,9 @@ static int uz_check(struct uz *u, size_t max_entries)
 	size_t i;
 
 	if (n < 0)
-		return uz_fail(u->err, "cannot count the entries");
+		return sbuf_fail(u->err, "cannot count the entries");
 	if ((zip_uint64_t)n > max_entries)
-		return uz_fail(u->err, "%" PRId64 " entries, more than the %zu allowed", (int64_t)n,
+		return sbuf_fail(u->err, "%" PRId64 " entries, more than the %zu allowed", (int64_t)n,
 			       max_entries);
 	u->ents = xcalloc((size_t)n ? (size_t)n : 1, sizeof(*u->ents));
 	for (i = 0; i < (size_t)n; i++) {
@@ -178,22 +164,22 @@ static int uz_check(struct uz *u, size_t max_entries)
 		size_t len;
 
 		if (!name)
-			return uz_fail(u->err, "entry %zu: no name: %s", i, zip_strerror(u->za));
+			return sbuf_fail(u->err, "entry %zu: no name: %s", i, zip_strerror(u->za));
 		why = zip_name_problem(name);
 		if (why)
-			return uz_fail(u->err, "entry '%.200s' refused: %s", name, why);
+			return sbuf_fail(u->err, "entry '%.200s' refused: %s", name, why);
 		if (zip_file_get_external_attributes(u->za, i, 0, &opsys, &attr) == 0 &&
 		    opsys == ZIP_OPSYS_UNIX)
 			type = (mode_t)(attr >> 16) & S_IFMT;
 		if (type == S_IFLNK)
-			return uz_fail(u->err, "entry '%s' refused: a symbolic link", name);
+			return sbuf_fail(u->err, "entry '%s' refused: a symbolic link", name);
 		if (type != 0 && type != S_IFREG && type != S_IFDIR)
-			return uz_fail(u->err, "entry '%s' refused: not a file or directory", name);
+			return sbuf_fail(u->err, "entry '%s' refused: not a file or directory", name);
 		zip_stat_init(&st);
 		if (zip_stat_index(u->za, i, 0, &st) < 0)
-			return uz_fail(u->err, "entry '%s': %s", name, zip_strerror(u->za));
+			return sbuf_fail(u->err, "entry '%s': %s", name, zip_strerror(u->za));
 		if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-			return uz_fail(u->err, "entry '%s' refused: encrypted", name);
+			return sbuf_fail(u->err, "entry '%s' refused: encrypted", name);
 		len = strlen(name);
 		e->index = i;
 		e->dir = name[len - 1] == '/' || type == S_IFDIR;
@@ -206,7 +192,7 @@ static int uz_check(struct uz *u, size_t max_entries)
 	qsort(sorted, u->nents, sizeof(*sorted), uz_cmp);
 	for (i = 1; i < u->nents; i++)
 		if (!strcmp(sorted[i - 1].name, sorted[i].name)) {
-			uz_fail(u->err, "entry '%s' refused: the name occurs twice", sorted[i].name);
+			sbuf_fail(u->err, "entry '%s' refused: the name occurs twice", sorted[i].name);
 			free(sorted);
 			return -1;
 		}
@@ -239,7 +225,7 @@ static int uz_mkdirs(struct uz *u, const char *base, const char *rel, bool whole
 				u->made[u->nmade++] = xstrdup(p);
 			}
 		} else if (errno != EEXIST || lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			rc = uz_fail(u->err, "cannot create directory %s: %s", p,
+			rc = sbuf_fail(u->err, "cannot create directory %s: %s", p,
 				     errno == EEXIST ? "a file is in the way" : strerror(errno));
 			*s = c;
 			break;
@@ -265,20 +251,20 @@ static int uz_extract(struct uz *u, const struct uz_entry *e, size_t *total, siz
 		goto out;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		uz_fail(u->err, "entry '%s': cannot create: %s", e->name, strerror(errno));
+		sbuf_fail(u->err, "entry '%s': cannot create: %s", e->name, strerror(errno));
 		goto out;
 	}
 	fchmod(fd, 0644);
 	zf = zip_fopen_index(u->za, e->index, 0);
 	if (!zf) {
-		uz_fail(u->err, "entry '%s': cannot read: %s", e->name, zip_strerror(u->za));
+		sbuf_fail(u->err, "entry '%s': cannot read: %s", e->name, zip_strerror(u->za));
 		goto out;
 	}
 	while ((n = zip_fread(zf, buf, sizeof(buf))) > 0) {
 		const char *p = buf;
 
 		if ((size_t)n > max_total - *total) {
-			uz_fail(u->err, "more than %zu bytes uncompressed (at entry '%s')", max_total,
+			sbuf_fail(u->err, "more than %zu bytes uncompressed (at entry '%s')", max_total,
 				e->name);
 			goto out;
 		}
@@ -289,7 +275,7 @@ static int uz_extract(struct uz *u, const struct uz_entry *e, size_t *total, siz
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0) {
-				uz_fail(u->err, "entry '%s': cannot write: %s", e->name, strerror(errno));
+				sbuf_fail(u->err, "entry '%s': cannot write: %s", e->name, strerror(errno));
 				goto out;
 			}
 			p += w;
@@ -297,12 +283,12 @@ static int uz_extract(struct uz *u, const struct uz_entry *e, size_t *total, siz
 		}
 	}
 	if (n < 0) {
-		uz_fail(u->err, "entry '%s': damaged: %s", e->name, zip_file_strerror(zf));
+		sbuf_fail(u->err, "entry '%s': damaged: %s", e->name, zip_file_strerror(zf));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		uz_fail(u->err, "entry '%s': cannot write: %s", e->name, strerror(errno));
+		sbuf_fail(u->err, "entry '%s': cannot write: %s", e->name, strerror(errno));
 		goto out;
 	}
 	fd = -1;
@@ -329,7 +315,7 @@ static int uz_move(struct uz *u, const struct uz_entry *e)
 	from = xasprintf("%s/%s", u->tmp, e->name);
 	to = xasprintf("%s/%s", u->dest, e->name);
 	if (link(from, to) < 0) {
-		rc = uz_fail(u->err, "cannot place %s: %s", to,
+		rc = sbuf_fail(u->err, "cannot place %s: %s", to,
 			     errno == EEXIST ? "a file of that name is there already" : strerror(errno));
 		free(to);
 	} else {
@@ -368,7 +354,7 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 		dest[--len] = '\0';
 	u.dest = dest;
 	if (!*dest) {
-		uz_fail(err, "no destination directory");
+		sbuf_fail(err, "no destination directory");
 		goto out;
 	}
 	u.za = zip_open(zip_path, ZIP_RDONLY, &zerr);
@@ -376,19 +362,19 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 		zip_error_t ze;
 
 		zip_error_init_with_code(&ze, zerr);
-		uz_fail(err, "%s: not a readable zip: %s", zip_path, zip_error_strerror(&ze));
+		sbuf_fail(err, "%s: not a readable zip: %s", zip_path, zip_error_strerror(&ze));
 		zip_error_fini(&ze);
 		goto out;
 	}
 	if (uz_check(&u, max_entries) < 0)
 		goto out;
 	if (uz_raw_nul(zip_path)) {
-		uz_fail(err, "an entry's name holds a NUL byte: refused");
+		sbuf_fail(err, "an entry's name holds a NUL byte: refused");
 		goto out;
 	}
 	u.tmp = xasprintf("%s.unzip-XXXXXX", dest);
 	if (!mkdtemp(u.tmp)) {
-		uz_fail(err, "cannot create a directory beside %s: %s", dest, strerror(errno));
+		sbuf_fail(err, "cannot create a directory beside %s: %s", dest, strerror(errno));
 		free(u.tmp);
 		u.tmp = NULL;
 		goto out;
@@ -404,7 +390,7 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 		u.made = xrealloc(u.made, sizeof(*u.made));
 		u.made[u.nmade++] = xstrdup(dest);
 	} else if (errno != EEXIST) {
-		uz_fail(err, "cannot create %s: %s", dest, strerror(errno));
+		sbuf_fail(err, "cannot create %s: %s", dest, strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < u.nents; i++)
