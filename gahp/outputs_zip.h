@@ -16,7 +16,7 @@
 
 #define OUTPUTS_ZIP "wseq_outputs.zip"
 /* Bounds on what one job's zip may unpack to. */
-#define OUTPUTS_ZIP_MAX_BYTES (64ULL << 30)
+#define OUTPUTS_ZIP_MAX_BYTES (8ULL << 30)   /* a zip bomb stops here */
 #define OUTPUTS_ZIP_MAX_ENTRIES 100000
 
 /* The place of wseq_outputs.zip among a template's outputs, or -1. */
