@@ -80,7 +80,8 @@ static void app_row(struct ops *o, const struct lists *l, const struct db_app *a
 	sbuf_addstr(o->b, "</td><td>");
 	ops_esc(o->b, a->user_friendly_name);
 	sbuf_addf(o->b, "</td><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">",
-		  a->is_seq_app ? "sequences" : "jobs", a->deprecated ? "deprecated" : "",
+		  a->is_seq_app ? "sequences" : a->any_executable ? "jobs with their own executable" :
+		  "jobs", a->deprecated ? "deprecated" : "",
 		  a->target_nresults);
 	ops_int(o->b, unsent);
 	sbuf_addstr(o->b, "</td><td class=\"num\">");

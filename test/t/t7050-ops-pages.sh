@@ -347,4 +347,12 @@ test_expect_success 'the screenshots are kept in the trash directory' '
 	test_line_count -ge 14 shots
 '
 
+test_expect_success 'the apps page says which app runs each job'"'"'s own executable' '
+	q "insert into app (name, create_time, any_executable) values (\"own_prog\", 1, 1)" &&
+	signin jar.apps >/dev/null &&
+	test "$(status -b jar.apps "${OPS}apps")" = 200 &&
+	grep "own_prog</td><td>[^<]*</td><td>jobs with their own executable</td>" out.html &&
+	grep "wseq_sample</td><td>[^<]*</td><td>jobs</td>" out.html
+'
+
 test_done
