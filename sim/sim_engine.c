@@ -1,0 +1,411 @@
+/*
+ * The discrete-event loop (sim.h): virtual time, no sleeping. Hosts switch
+ * on and off, leave for good, poll the server while on and idle, and run
+ * one instance at a time: download the input, compute, upload the output,
+ * each phase progressing only while the host is on. The server side is a
+ * queue of jobs wanting instances, a deadline per instance, and replicas
+ * compared as they come back. Which jobs exist is the strategy's affair.
+ */
+#include "sim.h"
+#include "sim_strategy.h"
+
+#include <math.h>
+
+enum { EV_ON, EV_OFF, EV_LEAVE, EV_RPC, EV_PHASE, EV_DEADLINE };
+
+#define MB 1e6
+#define HOUR 3600.0
+#define DAY 86400.0
+
+static double draw(struct sim_rng *r, const struct sim_dist *d)
+{
+	switch (d->kind) {
+	case SIM_DIST_CONST: return d->p1;
+	case SIM_DIST_EXP: return sim_rng_exp(r, d->p1);
+	case SIM_DIST_WEIBULL: return sim_rng_weibull(r, d->p1, d->p2);
+	case SIM_DIST_LOGNORMAL: return sim_rng_lognormal(r, d->p1, d->p2);
+	case SIM_DIST_UNIFORM: return sim_rng_uniform_ab(r, d->p1, d->p2);
+	case SIM_DIST_NONE: break;
+	}
+	return INFINITY;
+}
+
+/* a period of at least a second, so time always moves on */
+static double period(struct sim_rng *r, const struct sim_dist *d, double unit)
+{
+	double p = draw(r, d) * unit;
+
+	return p >= 1 ? p : 1;
+}
+
+static void storage_add(struct sim *s, double bytes)
+{
+	s->stats.storage += bytes;
+	if (s->stats.storage > s->stats.storage_peak)
+		s->stats.storage_peak = s->stats.storage;
+}
+
+static double rate(const struct sim_host *h)
+{
+	return h->phase == SIM_PH_DOWN ? h->down_bps : h->phase == SIM_PH_CPU ? h->speed : h->up_bps;
+}
+
+/* bring h->left up to now */
+static void progress(struct sim *s, struct sim_host *h)
+{
+	if (h->on && h->inst >= 0) {
+		h->left -= (s->now - h->since) * rate(h);
+		if (h->left < 0)
+			h->left = 0;
+	}
+	h->since = s->now;
+}
+
+static void schedule_phase(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	sim_queue_push(&s->q, s->now + h->left / rate(h), EV_PHASE, hi, h->gen, h->inst);
+}
+
+static void schedule_rpc(struct sim *s, struct sim_host *h, int32_t hi, double after)
+{
+	sim_queue_push(&s->q, s->now + after, EV_RPC, hi, h->gen, -1);
+}
+
+/* reference-CPU seconds the host has put into its current instance */
+static double cpu_spent(const struct sim *s, const struct sim_host *h)
+{
+	const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
+
+	return h->phase == SIM_PH_DOWN ? 0 : h->phase == SIM_PH_CPU ? j->cpu - h->left : j->cpu;
+}
+
+static void ready_push(struct sim *s, int32_t job)
+{
+	if (s->rlen == s->rcap) {
+		size_t i, ncap = s->rcap ? 2 * s->rcap : 1024;
+		int32_t *n = xmalloc(ncap * sizeof(*n));
+
+		for (i = 0; i < s->rlen; i++)
+			n[i] = s->ready[(s->rhead + i) % s->rcap];
+		free(s->ready);
+		s->ready = n;
+		s->rhead = 0;
+		s->rcap = ncap;
+	}
+	s->ready[(s->rhead + s->rlen++) % s->rcap] = job;
+}
+
+static int32_t ready_pop(struct sim *s)
+{
+	int32_t j = s->ready[s->rhead];
+
+	s->rhead = (s->rhead + 1) % s->rcap;
+	s->rlen--;
+	return j;
+}
+
+static void job_forget_host(struct sim_job *j, int32_t host)
+{
+	int i;
+
+	for (i = 0; i < j->nhosts; i++)
+		if (j->hosts[i] == host) {
+			j->hosts[i] = j->hosts[--j->nhosts];
+			return;
+		}
+}
+
+static bool job_has_host(const struct sim_job *j, int32_t host)
+{
+	int i;
+
+	for (i = 0; i < j->nhosts; i++)
+		if (j->hosts[i] == host)
+			return true;
+	return false;
+}
+
+int32_t sim_job_add(struct sim *s, const struct sim_job *j)
+{
+	long r;
+
+	if (s->njobs == s->capjobs) {
+		s->capjobs = s->capjobs ? 2 * s->capjobs : 1024;
+		s->jobs = xrealloc(s->jobs, s->capjobs * sizeof(*s->jobs));
+	}
+	s->jobs[s->njobs] = *j;
+	s->jobs[s->njobs].ok = s->jobs[s->njobs].inflight = s->jobs[s->njobs].nhosts = 0;
+	s->jobs[s->njobs].done = false;
+	for (r = 0; r < s->sc->replicas; r++)
+		ready_push(s, (int32_t)s->njobs);
+	return (int32_t)s->njobs++;
+}
+
+void sim_comp_done(struct sim *s, int32_t c)
+{
+	if (s->comps[c].finish < 0) {
+		s->comps[c].finish = s->now;
+		s->ndone++;
+	}
+}
+
+/* the server gives up on instance i: its job wants another one */
+static void inst_lost(struct sim *s, int64_t i)
+{
+	struct sim_inst *in = &s->insts[i];
+	struct sim_job *j = &s->jobs[in->job];
+
+	in->live = false;
+	j->inflight--;
+	job_forget_host(j, in->host);
+	s->stats.restarts++;
+	ready_push(s, in->job);
+}
+
+static void send_work(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	size_t tries = s->rlen;
+
+	while (tries-- > 0) {
+		int32_t ji = ready_pop(s);
+		struct sim_job *j = &s->jobs[ji];
+
+		if (j->done || j->ok + j->inflight >= s->sc->replicas)
+			continue;
+		if (job_has_host(j, hi)) {  /* never two replicas on one host */
+			ready_push(s, ji);
+			continue;
+		}
+		if (s->ninsts == s->capinsts) {
+			s->capinsts = s->capinsts ? 2 * s->capinsts : 1024;
+			s->insts = xrealloc(s->insts, s->capinsts * sizeof(*s->insts));
+		}
+		s->insts[s->ninsts] = (struct sim_inst){ ji, hi, true };
+		j->inflight++;
+		if (j->nhosts < (int)ARRAY_SIZE(j->hosts))
+			j->hosts[j->nhosts++] = hi;
+		h->inst = (int64_t)s->ninsts++;
+		h->phase = SIM_PH_DOWN;
+		h->left = j->down;
+		h->since = s->now;
+		sim_queue_push(&s->q, s->now + j->deadline, EV_DEADLINE, hi, 0, h->inst);
+		schedule_phase(s, h, hi);
+		return;
+	}
+	schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
+}
+
+static void report(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	int64_t ii = h->inst;
+	struct sim_inst *in = &s->insts[ii];
+	struct sim_job *j = &s->jobs[in->job];
+	double out = j->up_state + j->up_answer;
+
+	h->inst = -1;
+	s->stats.bytes_up += out;
+	s->stats.cpu_used += j->cpu;
+	if (!in->live || j->done) {  /* the server gave up on it already */
+		s->stats.cpu_wasted += j->cpu;
+		schedule_rpc(s, h, hi, 0);
+		return;
+	}
+	in->live = false;
+	j->inflight--;
+	storage_add(s, out);
+	if (h->wrong && s->sc->replicas > 1) {
+		/* compared with the other replicas: thrown away, sent again */
+		s->stats.wrong_detected++;
+		s->stats.cpu_wasted += j->cpu;
+		s->stats.storage -= out;
+		job_forget_host(j, hi);
+		ready_push(s, in->job);
+	} else {
+		if (h->wrong)
+			s->stats.wrong_accepted++;
+		if (++j->ok >= s->sc->replicas) {
+			j->done = true;
+			/* one copy of the output stays; the input state is no longer needed */
+			s->stats.storage -= (j->ok - 1) * out + j->down;
+			s->st->accepted(s, in->job);
+		}
+	}
+	schedule_rpc(s, h, hi, 0);
+}
+
+static void on_phase(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	progress(s, h);
+	if (h->phase == SIM_PH_DOWN) {
+		s->stats.bytes_down += s->jobs[s->insts[h->inst].job].down;
+		h->phase = SIM_PH_CPU;
+		h->left = s->jobs[s->insts[h->inst].job].cpu;
+	} else if (h->phase == SIM_PH_CPU) {
+		const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
+
+		h->phase = SIM_PH_UP;
+		h->left = j->up_state + j->up_answer;
+	} else {
+		report(s, h, hi);
+		return;
+	}
+	schedule_phase(s, h, hi);
+}
+
+static void on_deadline(struct sim *s, int64_t ii)
+{
+	struct sim_inst *in = &s->insts[ii];
+	struct sim_host *h = &s->hosts[in->host];
+
+	if (!in->live)
+		return;
+	if (!h->gone && h->inst == ii) {
+		/* the host is told at once to drop it (BOINC: at its next RPC) */
+		progress(s, h);
+		s->stats.cpu_wasted += cpu_spent(s, h);
+		h->inst = -1;
+		h->gen++;
+		if (h->on)
+			schedule_rpc(s, h, in->host, s->sc->rpc_hours * HOUR);
+	}
+	inst_lost(s, ii);
+}
+
+static void dispatch(struct sim *s, const struct sim_event *ev)
+{
+	struct sim_host *h = &s->hosts[ev->a];
+	const struct sim_scenario *sc = s->sc;
+
+	switch (ev->type) {
+	case EV_ON:
+		if (h->gone)
+			break;
+		h->on = true;
+		h->since = s->now;
+		if (h->inst >= 0)
+			schedule_phase(s, h, ev->a);
+		else
+			schedule_rpc(s, h, ev->a, 0);
+		sim_queue_push(&s->q, s->now + period(&h->rng, &sc->on_hours, HOUR), EV_OFF, ev->a, 0, -1);
+		break;
+	case EV_OFF:
+		if (h->gone)
+			break;
+		progress(s, h);
+		h->on = false;
+		h->gen++;
+		sim_queue_push(&s->q, s->now + period(&h->rng, &sc->off_hours, HOUR), EV_ON, ev->a, 0, -1);
+		break;
+	case EV_LEAVE:
+		progress(s, h);
+		if (h->inst >= 0)
+			s->stats.cpu_wasted += cpu_spent(s, h);
+		h->inst = -1;  /* the server finds out at the deadline */
+		h->gone = true;
+		h->on = false;
+		h->gen++;
+		break;
+	case EV_RPC:
+		if (h->on && !h->gone && ev->gen == h->gen && h->inst < 0)
+			send_work(s, h, ev->a);
+		break;
+	case EV_PHASE:
+		if (h->on && !h->gone && ev->gen == h->gen && h->inst == ev->b)
+			on_phase(s, h, ev->a);
+		break;
+	case EV_DEADLINE:
+		on_deadline(s, ev->b);
+		break;
+	}
+}
+
+static void hosts_create(struct sim *s)
+{
+	const struct sim_scenario *sc = s->sc;
+	double mon = sim_dist_mean(&sc->on_hours), moff = sim_dist_mean(&sc->off_hours);
+	double p_on = mon + moff > 0 ? mon / (mon + moff) : 1;
+	long i;
+
+	s->hosts = xcalloc((size_t)sc->hosts, sizeof(*s->hosts));
+	for (i = 0; i < sc->hosts; i++) {
+		struct sim_host *h = &s->hosts[i];
+		double life;
+
+		sim_rng_seed(&h->rng, sc->seed, (uint64_t)i + 1);
+		h->speed = fmax(draw(&h->rng, &sc->speed), 0.01);
+		h->up_bps = fmax(draw(&h->rng, &sc->upload_mbps), 0.001) * 1e6 / 8;
+		h->down_bps = fmax(draw(&h->rng, &sc->download_mbps), 0.001) * 1e6 / 8;
+		h->wrong = sim_rng_uniform(&h->rng) < sc->wrong_fraction;
+		h->inst = -1;
+		life = sc->life_days.kind == SIM_DIST_NONE ? INFINITY : draw(&h->rng, &sc->life_days) * DAY;
+		if (life <= s->horizon)
+			sim_queue_push(&s->q, life, EV_LEAVE, (int32_t)i, 0, -1);
+		/* start in the stationary mix of on and off */
+		if (sim_rng_uniform(&h->rng) < p_on)
+			sim_queue_push(&s->q, 0, EV_ON, (int32_t)i, 0, -1);
+		else
+			sim_queue_push(&s->q, period(&h->rng, &sc->off_hours, HOUR) * sim_rng_uniform(&h->rng),
+				       EV_ON, (int32_t)i, 0, -1);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void finish_stats(struct sim *s)
+{
+	double *t = xmalloc((size_t)s->sc->sequences * sizeof(*t));
+	long i, n = 0;
+
+	for (i = 0; i < s->sc->sequences; i++)
+		if (s->comps[i].finish >= 0)
+			t[n++] = s->comps[i].finish / DAY;
+	qsort(t, (size_t)n, sizeof(*t), cmp_double);
+	s->stats.finished = n;
+	s->stats.unfinished = s->sc->sequences - n;
+	/* nearest rank */
+	s->stats.median_days = n ? t[(size_t)ceil(0.5 * n) - 1] : NAN;
+	s->stats.p90_days = n ? t[(size_t)ceil(0.9 * n) - 1] : NAN;
+	free(t);
+}
+
+int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out,
+	    char *why, size_t whylen)
+{
+	struct sim s;
+	struct sim_event ev;
+	long i;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(out, 0, sizeof(*out));
+	s.sc = sc;
+	s.st = st;
+	s.horizon = sc->horizon_days * DAY;
+	sim_queue_init(&s.q);
+	s.comps = xmalloc((size_t)sc->sequences * sizeof(*s.comps));
+	for (i = 0; i < sc->sequences; i++)
+		s.comps[i].finish = -1;
+	rc = st->setup(&s, why, whylen);
+	if (rc == 0) {
+		storage_add(&s, sc->sequences * sc->state_mb * MB);  /* the initial states */
+		hosts_create(&s);
+		while (s.ndone < sc->sequences && sim_queue_pop(&s.q, &ev) && ev.t <= s.horizon) {
+			s.now = ev.t;
+			dispatch(&s, &ev);
+		}
+		finish_stats(&s);
+		*out = s.stats;
+	}
+	sim_queue_free(&s.q);
+	free(s.hosts);
+	free(s.jobs);
+	free(s.insts);
+	free(s.comps);
+	free(s.ready);
+	return rc;
+}

@@ -1,0 +1,261 @@
+/*
+ * The scenario file (sim_scenario.h): one `key value...` a line, blanks
+ * between words, `#` to the end of a line a comment. Every key is in one
+ * table with its type, bounds and place in struct sim_scenario, so the
+ * parser, the writer and the doc's list agree.
+ */
+#include "sim_scenario.h"
+
+#include <math.h>
+
+enum kind { K_INT, K_DOUBLE, K_DIST, K_SEED };
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	double min, max;
+};
+
+#define F(f) offsetof(struct sim_scenario, f)
+static const struct key keys[] = {
+	{ "seed", K_SEED, F(seed), 0, 0 },
+	{ "hosts", K_INT, F(hosts), 1, 10000000 },
+	{ "host_speed", K_DIST, F(speed), 0, 1e6 },
+	{ "host_on_hours", K_DIST, F(on_hours), 0, 1e6 },
+	{ "host_off_hours", K_DIST, F(off_hours), 0, 1e6 },
+	{ "host_life_days", K_DIST, F(life_days), 0, 1e6 },
+	{ "host_upload_mbps", K_DIST, F(upload_mbps), 0, 1e6 },
+	{ "host_download_mbps", K_DIST, F(download_mbps), 0, 1e6 },
+	{ "wrong_fraction", K_DOUBLE, F(wrong_fraction), 0, 1 },
+	{ "rpc_hours", K_DOUBLE, F(rpc_hours), 0.001, 1e4 },
+	{ "sequences", K_INT, F(sequences), 1, 10000000 },
+	{ "length_days", K_DOUBLE, F(length_days), 1e-6, 1e5 },
+	{ "segment_days", K_DOUBLE, F(segment_days), 1e-6, 1e5 },
+	{ "state_mb", K_DOUBLE, F(state_mb), 0, 1e7 },
+	{ "answer_mb", K_DOUBLE, F(answer_mb), 0, 1e7 },
+	{ "answer_every", K_INT, F(answer_every), 1, 1000000 },
+	{ "state_every", K_INT, F(state_every), 1, 1000000 },
+	{ "segment_deadline_days", K_DOUBLE, F(segment_deadline_days), 1e-6, 1e5 },
+	{ "component_deadline_days", K_DOUBLE, F(component_deadline_days), 1e-6, 1e5 },
+	{ "high_water", K_INT, F(high_water), 1, 1000 },
+	{ "replicas", K_INT, F(replicas), 1, SIM_MAX_REPLICAS },
+	{ "horizon_days", K_DOUBLE, F(horizon_days), 1e-6, 1e5 },
+};
+#undef F
+
+static const char *const dist_names[] = { "const", "exp", "weibull", "lognormal", "uniform", "none" };
+
+void sim_scenario_defaults(struct sim_scenario *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->seed = 1;
+	sc->hosts = 1000;
+	sc->speed = (struct sim_dist){ SIM_DIST_LOGNORMAL, 0, 0.5 };
+	/* Javadi, Kondo, Vincent, Anderson (2011); doc/wseq_sim.md, "Defaults" */
+	sc->on_hours = (struct sim_dist){ SIM_DIST_WEIBULL, 0.4, 3 };
+	sc->off_hours = (struct sim_dist){ SIM_DIST_LOGNORMAL, 0, 2 };
+	sc->life_days = (struct sim_dist){ SIM_DIST_EXP, 91, 0 };
+	sc->upload_mbps = (struct sim_dist){ SIM_DIST_LOGNORMAL, 0, 1 };
+	sc->download_mbps = (struct sim_dist){ SIM_DIST_LOGNORMAL, 2, 1 };
+	sc->wrong_fraction = 0.01;
+	sc->rpc_hours = 1;
+	sc->sequences = 100;
+	sc->length_days = 30;
+	sc->segment_days = 1;
+	sc->state_mb = 100;
+	sc->answer_mb = 1;
+	sc->answer_every = 1;
+	sc->state_every = 7;
+	sc->segment_deadline_days = 7;
+	sc->component_deadline_days = 120;
+	sc->high_water = 2;
+	sc->replicas = 1;
+	sc->horizon_days = 180;
+}
+
+long sim_scenario_segments(const struct sim_scenario *sc)
+{
+	double n = ceil(sc->length_days / sc->segment_days - 1e-9);
+
+	return n < 1 ? 1 : n > 1e7 ? 10000000 : (long)n;
+}
+
+double sim_dist_mean(const struct sim_dist *d)
+{
+	switch (d->kind) {
+	case SIM_DIST_CONST: return d->p1;
+	case SIM_DIST_EXP: return d->p1;
+	case SIM_DIST_WEIBULL: return d->p2 * tgamma(1 + 1 / d->p1);
+	case SIM_DIST_LOGNORMAL: return exp(d->p1 + d->p2 * d->p2 / 2);
+	case SIM_DIST_UNIFORM: return (d->p1 + d->p2) / 2;
+	case SIM_DIST_NONE: break;
+	}
+	return 0;
+}
+
+static int fail(char *err, size_t n, const char *name, long line, const char *what, const char *word)
+{
+	snprintf(err, n, "%s:%ld: %s%s%.40s%s", name, line, what, word ? " '" : "", word ? word : "",
+		 word ? "'" : "");
+	return -1;
+}
+
+static int num(const char *w, double min, double max, double *out)
+{
+	double d;
+
+	if (!w || parse_double(w, &d) != 0 || d < min || d > max)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+/* kind p1 [p2]: the parameters' own bounds keep every draw finite */
+static int parse_dist(char **w, int nw, const struct key *k, struct sim_dist *d)
+{
+	size_t i;
+	int want;
+
+	for (i = 0; i < ARRAY_SIZE(dist_names); i++)
+		if (strcmp(w[0], dist_names[i]) == 0)
+			break;
+	if (i == ARRAY_SIZE(dist_names))
+		return -1;
+	d->kind = (enum sim_dist_kind)i;
+	d->p1 = d->p2 = 0;
+	want = d->kind == SIM_DIST_NONE ? 1 : d->kind == SIM_DIST_CONST || d->kind == SIM_DIST_EXP ? 2 : 3;
+	if (nw != want)
+		return -1;
+	switch (d->kind) {
+	case SIM_DIST_CONST:
+	case SIM_DIST_EXP:
+		return num(w[1], d->kind == SIM_DIST_EXP ? 1e-9 : 0, k->max, &d->p1);
+	case SIM_DIST_WEIBULL:
+		return num(w[1], 0.05, 100, &d->p1) || num(w[2], 1e-9, k->max, &d->p2) ? -1 : 0;
+	case SIM_DIST_LOGNORMAL:
+		return num(w[1], -20, 20, &d->p1) || num(w[2], 0, 5, &d->p2) ? -1 : 0;
+	case SIM_DIST_UNIFORM:
+		return num(w[1], 0, k->max, &d->p1) || num(w[2], d->p1, k->max, &d->p2) ? -1 : 0;
+	case SIM_DIST_NONE:
+		/* only a departure may never happen */
+		return strcmp(k->name, "host_life_days") == 0 ? 0 : -1;
+	}
+	return -1;
+}
+
+static int parse_line(struct sim_scenario *sc, char *s, const char *name, long line, char *err,
+		      size_t errlen)
+{
+	char *w[8];
+	int nw = 0;
+	const struct key *k = NULL;
+	size_t i;
+	char *p = s;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			*p++ = '\0';
+		if (!*p || *p == '#')
+			break;
+		if (nw == (int)ARRAY_SIZE(w))
+			return fail(err, errlen, name, line, "too many words", NULL);
+		w[nw++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#')
+			p++;
+		if (*p == '#')
+			*p = '\0';
+	}
+	if (nw == 0)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (strcmp(keys[i].name, w[0]) == 0)
+			k = &keys[i];
+	if (!k)
+		return fail(err, errlen, name, line, "unknown key", w[0]);
+	if (nw < 2)
+		return fail(err, errlen, name, line, "no value for", w[0]);
+	if (k->kind == K_DIST) {
+		if (parse_dist(w + 1, nw - 1, k, (struct sim_dist *)((char *)sc + k->off)) != 0)
+			return fail(err, errlen, name, line,
+				    "bad distribution (const V, exp MEAN, weibull SHAPE SCALE, "
+				    "lognormal MU SIGMA, uniform A B) for", w[0]);
+		return 0;
+	}
+	if (nw != 2)
+		return fail(err, errlen, name, line, "one value expected for", w[0]);
+	if (k->kind == K_SEED) {
+		char *end;
+
+		if (!(w[1][0] >= '0' && w[1][0] <= '9'))
+			return fail(err, errlen, name, line, "bad seed", w[1]);
+		errno = 0;
+		*(uint64_t *)((char *)sc + k->off) = strtoull(w[1], &end, 10);
+		if (errno || *end)
+			return fail(err, errlen, name, line, "bad seed", w[1]);
+	} else if (k->kind == K_INT) {
+		long v;
+
+		if (parse_long(w[1], &v) != 0 || v < k->min || v > k->max)
+			return fail(err, errlen, name, line, "integer out of range or malformed for", w[0]);
+		*(long *)((char *)sc + k->off) = v;
+	} else {
+		double v;
+
+		if (num(w[1], k->min, k->max, &v) != 0)
+			return fail(err, errlen, name, line, "number out of range or malformed for", w[0]);
+		*(double *)((char *)sc + k->off) = v;
+	}
+	return 0;
+}
+
+int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, const char *name,
+		       char *err, size_t errlen)
+{
+	size_t start = 0, i;
+	long line = 0;
+	int rc = 0;
+
+	if (memchr(text, '\0', len))
+		return fail(err, errlen, name, 0, "NUL byte in the file", NULL);
+	while (start < len && rc == 0) {
+		char *s;
+
+		line++;
+		for (i = start; i < len && text[i] != '\n'; i++)
+			;
+		s = xstrndup(text + start, i - start);
+		rc = parse_line(sc, s, name, line, err, errlen);
+		free(s);
+		start = i + 1;
+	}
+	if (rc == 0 && sim_scenario_segments(sc) > 1000000)
+		return fail(err, errlen, name, line, "more than 1000000 segments a component", NULL);
+	return rc;
+}
+
+static void write_dist(FILE *fp, const char *name, const struct sim_dist *d)
+{
+	fprintf(fp, "%s %s", name, dist_names[d->kind]);
+	if (d->kind != SIM_DIST_NONE)
+		fprintf(fp, " %.17g", d->p1);
+	if (d->kind == SIM_DIST_WEIBULL || d->kind == SIM_DIST_LOGNORMAL || d->kind == SIM_DIST_UNIFORM)
+		fprintf(fp, " %.17g", d->p2);
+	fputc('\n', fp);
+}
+
+void sim_scenario_write(const struct sim_scenario *sc, FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		const void *v = (const char *)sc + keys[i].off;
+
+		switch (keys[i].kind) {
+		case K_SEED: fprintf(fp, "%s %" PRIu64 "\n", keys[i].name, *(const uint64_t *)v); break;
+		case K_INT: fprintf(fp, "%s %ld\n", keys[i].name, *(const long *)v); break;
+		case K_DOUBLE: fprintf(fp, "%s %.17g\n", keys[i].name, *(const double *)v); break;
+		case K_DIST: write_dist(fp, keys[i].name, v); break;
+		}
+	}
+}

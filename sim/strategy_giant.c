@@ -1,0 +1,37 @@
+/*
+ * Strategy (a): one workunit a component, the whole length in one job. It
+ * runs only while its host is on; if the host leaves, the server learns at
+ * the deadline and the component starts again from scratch elsewhere.
+ */
+#include "sim_strategy.h"
+
+static int giant_setup(struct sim *s, char *why, size_t whylen)
+{
+	const struct sim_scenario *sc = s->sc;
+	long c;
+
+	(void)why;
+	(void)whylen;
+	for (c = 0; c < sc->sequences; c++) {
+		struct sim_job j = { 0 };
+
+		j.comp = (int32_t)c;
+		j.cpu = sc->length_days * 86400.0;
+		j.down = sc->state_mb * 1e6;
+		j.up_state = sc->state_mb * 1e6;
+		j.up_answer = sc->answer_mb * 1e6;
+		j.deadline = sc->component_deadline_days * 86400.0;
+		sim_job_add(s, &j);
+	}
+	return 0;
+}
+
+static void giant_accepted(struct sim *s, int32_t job)
+{
+	sim_comp_done(s, s->jobs[job].comp);
+}
+
+const struct sim_strategy sim_strategy_giant = {
+	"giant", "one workunit a component, restarted from scratch when lost",
+	giant_setup, giant_accepted,
+};
