@@ -1,0 +1,142 @@
+/*
+ * Unit tests for wseq_sim's runs (sim/): determinism, the no-churn and
+ * everyone-leaves cases, and the sequence strategy's hook.
+ */
+#include "unit.h"
+#include "sim_report.h"
+#include "sim_strategy.h"
+
+static void scenario(struct sim_scenario *sc, const char *text)
+{
+	char err[256];
+
+	sim_scenario_defaults(sc);
+	sc->hosts = 300;
+	sc->sequences = 20;
+	sc->length_days = 10;
+	sc->segment_days = 1;
+	sc->horizon_days = 200;
+	if (sim_scenario_parse(sc, text, strlen(text), "test", err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+}
+
+/* both strategies' table and CSV, as one string */
+static char *output(const struct sim_scenario *sc)
+{
+	struct sim_row rows[2];
+	char why[256], *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	memset(rows, 0, sizeof(rows));
+	rows[0].strategy = "giant";
+	rows[1].strategy = "chunk";
+	assert_int_equal(sim_run(sc, &sim_strategy_giant, &rows[0].stats, why, sizeof(why)), 0);
+	assert_int_equal(sim_run(sc, &sim_strategy_chunk, &rows[1].stats, why, sizeof(why)), 0);
+	fp = open_memstream(&buf, &len);
+	sim_report_table(fp, sc, rows, 2);
+	sim_report_csv(fp, rows, 2);
+	fclose(fp);
+	return buf;
+}
+
+static void test_same_seed_same_output(void **state)
+{
+	struct sim_scenario sc;
+	char *a, *b, *c;
+
+	(void)state;
+	scenario(&sc, "seed 5\nwrong_fraction 0.1\nreplicas 2\n");
+	a = output(&sc);
+	b = output(&sc);
+	assert_string_equal(a, b);
+	sc.seed = 6;
+	c = output(&sc);
+	assert_string_not_equal(a, c);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_no_churn_both_finish(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_stats g, k;
+	char why[256];
+	double state_b = 50e6;
+	long segs;
+
+	(void)state;
+	scenario(&sc, "host_on_hours const 100000\nhost_off_hours const 1\nhost_life_days none\n"
+		      "wrong_fraction 0\nstate_mb 50\nanswer_mb 0\nlength_days 9.5\n");
+	segs = sim_scenario_segments(&sc);
+	assert_int_equal(segs, 10);
+	assert_int_equal(sim_run(&sc, &sim_strategy_giant, &g, why, sizeof(why)), 0);
+	assert_int_equal(sim_run(&sc, &sim_strategy_chunk, &k, why, sizeof(why)), 0);
+	assert_int_equal(g.finished, sc.sequences);
+	assert_int_equal(k.finished, sc.sequences);
+	assert_int_equal(g.unfinished + k.unfinished, 0);
+	assert_true(g.restarts == 0 && k.restarts == 0);
+	assert_true(g.cpu_wasted == 0 && k.cpu_wasted == 0);
+	/* chunked: every segment uploads and downloads the state once */
+	assert_true(k.bytes_up == sc.sequences * segs * state_b);
+	assert_true(k.bytes_down == sc.sequences * segs * state_b);
+	assert_true(g.bytes_up == sc.sequences * state_b);
+	assert_true(g.bytes_down == sc.sequences * state_b);
+	assert_true(g.cpu_used == sc.sequences * 9.5 * 86400);
+	assert_true(k.cpu_used > sc.sequences * 9.5 * 86400 - 1 && k.cpu_used < sc.sequences * 9.5 * 86400 + 1);
+	/* storage: the initial states, and one new state while a segment is checked */
+	assert_true(g.storage_peak >= sc.sequences * state_b && g.storage_peak <= 2 * sc.sequences * state_b);
+	assert_true(k.storage_peak >= sc.sequences * state_b && k.storage_peak <= 2 * sc.sequences * state_b);
+	assert_true(g.median_days > 0 && g.p90_days >= g.median_days);
+}
+
+static void test_everyone_leaves_nothing_finishes(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_row rows[1];
+	char why[256], *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	rows[0].strategy = "chunk";
+	scenario(&sc, "host_life_days const 0.01\nhorizon_days 30\n");
+	assert_int_equal(sim_run(&sc, &sim_strategy_giant, &rows[0].stats, why, sizeof(why)), 0);
+	assert_int_equal(rows[0].stats.finished, 0);
+	assert_int_equal(sim_run(&sc, &sim_strategy_chunk, &rows[0].stats, why, sizeof(why)), 0);
+	assert_int_equal(rows[0].stats.finished, 0);
+	assert_int_equal(rows[0].stats.unfinished, sc.sequences);
+	fp = open_memstream(&buf, &len);
+	sim_report_table(fp, &sc, rows, 1);
+	fclose(fp);
+	assert_non_null(strstr(buf, "chunk: no component finished within the horizon (30 days)"));
+	free(buf);
+}
+
+static void test_seq_is_a_hook(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_stats st;
+	char why[256] = "";
+
+	(void)state;
+	scenario(&sc, "");
+	assert_ptr_equal(sim_strategy_find("seq"), &sim_strategy_seq);
+	assert_null(sim_strategy_find("sequences"));
+	assert_int_equal(sim_run(&sc, &sim_strategy_seq, &st, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "not available in this build"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_seed_same_output),
+		cmocka_unit_test(test_no_churn_both_finish),
+		cmocka_unit_test(test_everyone_leaves_nothing_finishes),
+		cmocka_unit_test(test_seq_is_a_hook),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,93 @@
+/* Unit tests for wseq_sim's scenario file (sim/sim_scenario.c). */
+#include "unit.h"
+#include "sim_scenario.h"
+
+static int parse(struct sim_scenario *sc, const char *text, char *err)
+{
+	sim_scenario_defaults(sc);
+	return sim_scenario_parse(sc, text, strlen(text), "sc", err, 256);
+}
+
+static void test_keys_and_comments(void **state)
+{
+	struct sim_scenario sc;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(parse(&sc, "# a scenario\n\nseed 99\nhosts 10   # H\n"
+				    "host_on_hours weibull 0.5 4\nhost_off_hours exp 2\n"
+				    "host_life_days none\nsequences 3\nlength_days 10\n"
+				    "segment_days 3\r\nstate_mb 5\nreplicas 2\n", err), 0);
+	assert_true(sc.seed == 99);
+	assert_int_equal(sc.hosts, 10);
+	assert_int_equal(sc.on_hours.kind, SIM_DIST_WEIBULL);
+	assert_true(sc.on_hours.p1 == 0.5 && sc.on_hours.p2 == 4);
+	assert_int_equal(sc.off_hours.kind, SIM_DIST_EXP);
+	assert_int_equal(sc.life_days.kind, SIM_DIST_NONE);
+	assert_int_equal(sc.sequences, 3);
+	assert_int_equal(sim_scenario_segments(&sc), 4);  /* 3 + 3 + 3 + 1 */
+	assert_int_equal(sc.replicas, 2);
+	assert_true(sc.state_mb == 5);
+}
+
+static void test_errors_name_the_line(void **state)
+{
+	struct sim_scenario sc;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&sc, "hosts 1\nhostz 3\n", err), -1);
+	assert_string_equal(err, "sc:2: unknown key 'hostz'");
+	assert_int_equal(parse(&sc, "hosts 0\n", err), -1);
+	assert_non_null(strstr(err, "sc:1: integer out of range"));
+	assert_int_equal(parse(&sc, "wrong_fraction 1.5\n", err), -1);
+	assert_int_equal(parse(&sc, "length_days nan\n", err), -1);
+	assert_int_equal(parse(&sc, "hosts\n", err), -1);
+	assert_non_null(strstr(err, "no value"));
+	assert_int_equal(parse(&sc, "hosts 1 2\n", err), -1);
+	assert_int_equal(parse(&sc, "host_on_hours weibull 0.4\n", err), -1);
+	assert_non_null(strstr(err, "bad distribution"));
+	assert_int_equal(parse(&sc, "host_on_hours none\n", err), -1);
+	assert_int_equal(parse(&sc, "host_speed uniform 3 1\n", err), -1);
+	assert_int_equal(parse(&sc, "replicas 9\n", err), -1);
+	assert_int_equal(parse(&sc, "seed -1\n", err), -1);
+	assert_int_equal(parse(&sc, "segment_days 0.000001\nlength_days 100000\n", err), -1);
+	assert_non_null(strstr(err, "segments"));
+	assert_int_equal(sim_scenario_parse(&sc, "hosts 1\0", 8, "sc", err, sizeof(err)), -1);
+}
+
+static void test_write_parses_back(void **state)
+{
+	struct sim_scenario a, b;
+	char err[256], *buf = NULL, *buf2 = NULL;
+	size_t len = 0, len2 = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(parse(&a, "host_speed uniform 0.5 2\nhost_life_days none\nseed 18446744073709551615\n",
+			       err), 0);
+	fp = open_memstream(&buf, &len);
+	sim_scenario_write(&a, fp);
+	fclose(fp);
+	sim_scenario_defaults(&b);
+	b.hosts = 7;
+	assert_int_equal(sim_scenario_parse(&b, buf, len, "w", err, sizeof(err)), 0);
+	fp = open_memstream(&buf2, &len2);
+	sim_scenario_write(&b, fp);
+	fclose(fp);
+	assert_string_equal(buf, buf2);
+	assert_true(b.seed == UINT64_MAX && b.hosts == a.hosts && b.speed.p2 == 2);
+	free(buf);
+	free(buf2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys_and_comments),
+		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_write_parses_back),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
