@@ -1,0 +1,47 @@
+/*
+ * wseq_sim's scenario file (sim/sim_scenario.c), through
+ * sim_scenario_parse(). The file is a user's, but a typo must give an error
+ * naming the line, never a crash; and what parses must stay within the
+ * bounds the engine relies on and write back to text that parses the same.
+ */
+#include "fuzz.h"
+#include "sim_scenario.h"
+
+static char *written(const struct sim_scenario *sc, size_t *len)
+{
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, len);
+
+	FUZZ_CHECK(fp != NULL);
+	sim_scenario_write(sc, fp);
+	fclose(fp);
+	return buf;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sim_scenario sc, again;
+	char err[256];
+	char *a, *b;
+	size_t alen, blen;
+
+	fuzz_setup();
+	sim_scenario_defaults(&sc);
+	if (sim_scenario_parse(&sc, (const char *)data, size, "fuzz", err, sizeof(err)) != 0) {
+		FUZZ_CHECK(strncmp(err, "fuzz:", 5) == 0);
+		return 0;
+	}
+	FUZZ_CHECK(sc.hosts >= 1 && sc.sequences >= 1);
+	FUZZ_CHECK(sc.replicas >= 1 && sc.replicas <= SIM_MAX_REPLICAS);
+	FUZZ_CHECK(sc.wrong_fraction >= 0 && sc.wrong_fraction <= 1);
+	FUZZ_CHECK(sim_scenario_segments(&sc) >= 1 && sim_scenario_segments(&sc) <= 1000000);
+	FUZZ_CHECK(sc.on_hours.kind != SIM_DIST_NONE && sc.off_hours.kind != SIM_DIST_NONE);
+	a = written(&sc, &alen);
+	sim_scenario_defaults(&again);
+	FUZZ_CHECK(sim_scenario_parse(&again, a, alen, "written", err, sizeof(err)) == 0);
+	b = written(&again, &blen);
+	FUZZ_CHECK(alen == blen && memcmp(a, b, alen) == 0);
+	free(a);
+	free(b);
+	return 0;
+}
