@@ -34,7 +34,7 @@ struct sim_job {
 	double up_state, up_answer;
 	double deadline;          /* seconds after sending */
 	int ok, inflight;
-	int32_t hosts[2 * SIM_MAX_REPLICAS];  /* hosts holding an instance or a good result */
+	int32_t hosts[2 * SIM_MAX_REPLICAS];  /* the hosts it was sent to (the first 16) */
 	int nhosts;
 	bool done;
 };

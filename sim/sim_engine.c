@@ -104,17 +104,6 @@ static int32_t ready_pop(struct sim *s)
 	return j;
 }
 
-static void job_forget_host(struct sim_job *j, int32_t host)
-{
-	int i;
-
-	for (i = 0; i < j->nhosts; i++)
-		if (j->hosts[i] == host) {
-			j->hosts[i] = j->hosts[--j->nhosts];
-			return;
-		}
-}
-
 static bool job_has_host(const struct sim_job *j, int32_t host)
 {
 	int i;
@@ -157,7 +146,6 @@ static void inst_lost(struct sim *s, int64_t i)
 
 	in->live = false;
 	j->inflight--;
-	job_forget_host(j, in->host);
 	s->stats.restarts++;
 	ready_push(s, in->job);
 }
@@ -172,7 +160,8 @@ static void send_work(struct sim *s, struct sim_host *h, int32_t hi)
 
 		if (j->done || j->ok + j->inflight >= s->sc->replicas)
 			continue;
-		if (job_has_host(j, hi)) {  /* never two replicas on one host */
+		/* as BOINC: one result of a job a host, even after a loss or a wrong one */
+		if (job_has_host(j, hi)) {
 			ready_push(s, ji);
 			continue;
 		}
@@ -218,7 +207,6 @@ static void report(struct sim *s, struct sim_host *h, int32_t hi)
 		s->stats.wrong_detected++;
 		s->stats.cpu_wasted += j->cpu;
 		s->stats.storage -= out;
-		job_forget_host(j, hi);
 		ready_push(s, in->job);
 	} else {
 		if (h->wrong)

@@ -115,6 +115,28 @@ static void test_everyone_leaves_nothing_finishes(void **state)
 	free(buf);
 }
 
+static void test_replicas_catch_wrong_results(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_stats g, k;
+	char why[256];
+
+	(void)state;
+	scenario(&sc, "host_on_hours const 100000\nhost_off_hours const 1\nhost_life_days none\n"
+		      "host_speed const 1\nwrong_fraction 0.3\nreplicas 2\nanswer_mb 0\n");
+	assert_int_equal(sim_run(&sc, &sim_strategy_giant, &g, why, sizeof(why)), 0);
+	assert_int_equal(sim_run(&sc, &sim_strategy_chunk, &k, why, sizeof(why)), 0);
+	assert_int_equal(g.finished, sc.sequences);
+	assert_int_equal(k.finished, sc.sequences);
+	assert_true(g.wrong_detected > 0 && k.wrong_detected > 0);
+	assert_true(g.wrong_accepted == 0 && k.wrong_accepted == 0);
+	/* every wrong result is a whole job thrown away, and nothing else is */
+	assert_true(g.cpu_wasted == g.wrong_detected * 10 * 86400.0);
+	assert_true(k.cpu_wasted == k.wrong_detected * 86400.0);
+	assert_true(k.bytes_up == (2 * sc.sequences * 10 + k.wrong_detected) * 100e6);
+	assert_true(g.restarts == 0 && k.restarts == 0);
+}
+
 static void test_seq_is_a_hook(void **state)
 {
 	struct sim_scenario sc;
@@ -135,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_same_seed_same_output),
 		cmocka_unit_test(test_no_churn_both_finish),
 		cmocka_unit_test(test_everyone_leaves_nothing_finishes),
+		cmocka_unit_test(test_replicas_catch_wrong_results),
 		cmocka_unit_test(test_seq_is_a_hook),
 	};
 
