@@ -231,6 +231,9 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, co
 	}
 	if (rc == 0 && sim_scenario_segments(sc) > 1000000)
 		return fail(err, errlen, name, line, "more than 1000000 segments a component", NULL);
+	/* job numbers are 32-bit */
+	if (rc == 0 && (double)sim_scenario_segments(sc) * sc->sequences > 1e9)
+		return fail(err, errlen, name, line, "more than 10^9 segments in all", NULL);
 	return rc;
 }
 

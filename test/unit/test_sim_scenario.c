@@ -53,6 +53,8 @@ static void test_errors_name_the_line(void **state)
 	assert_int_equal(parse(&sc, "seed -1\n", err), -1);
 	assert_int_equal(parse(&sc, "segment_days 0.000001\nlength_days 100000\n", err), -1);
 	assert_non_null(strstr(err, "segments"));
+	assert_int_equal(parse(&sc, "sequences 10000000\nsegment_days 0.1\nlength_days 1000\n", err), -1);
+	assert_non_null(strstr(err, "10^9 segments in all"));
 	assert_int_equal(sim_scenario_parse(&sc, "hosts 1\0", 8, "sc", err, sizeof(err)), -1);
 }
 
