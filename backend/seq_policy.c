@@ -49,6 +49,19 @@ bool seq_policy_state_lost(const struct seq_view *s, const struct seg_view *prev
 	return nheld < nstate;
 }
 
+bool seq_policy_segment_lost(bool resend_lost_results, bool lists_results, const bool listed[],
+			     size_t n)
+{
+	size_t i;
+
+	if (!resend_lost_results || !lists_results)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!listed[i])
+			return true;
+	return false;
+}
+
 size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu)
 {
 	if (seqs_per_cpu > 0)

@@ -106,6 +106,15 @@ int seq_policy_oldest_needed_state(const struct seq_view *s, int lowest_in_fligh
  */
 bool seq_policy_state_lost(const struct seq_view *s, const struct seg_view *prev,
 			   int64_t hostid, size_t nstate, size_t nheld);
+/*
+ * Has the host lost a segment of a sequence (resend_lost_results)? listed[i]:
+ * whether its client still lists each of its n in-progress segments of the
+ * sequence; lists_results: the request lists the client's results at all.
+ * A lost segment took its state with it: the sequence is relocated (ERROR)
+ * from its last safe point, never resent to the same host.
+ */
+bool seq_policy_segment_lost(bool resend_lost_results, bool lists_results, const bool listed[],
+			     size_t n);
 
 /* ---- Assignment: which sequence a host gets. */
 /* How many sequences a host may hold: seqs_per_cpu per CPU if > 0, else seqs_per_host. */

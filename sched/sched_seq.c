@@ -220,14 +220,15 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 static bool segment_lost(const struct sched_ctx *ctx, const struct sched_request *req,
 			 const struct host_seqs *h, int64_t seq_id)
 {
-	size_t i;
+	bool *listed = xcalloc(h->ninprog + 1, sizeof(*listed)), lost;
+	size_t i, n = 0;
 
-	if (!ctx->set->resend_lost_results || !req->has_other)
-		return false;
 	for (i = 0; i < h->ninprog; i++)
-		if (h->inprog[i].seq_id == seq_id && !sched_client_has(req, h->inprog[i].name))
-			return true;
-	return false;
+		if (h->inprog[i].seq_id == seq_id)
+			listed[n++] = sched_client_has(req, h->inprog[i].name);
+	lost = seq_policy_segment_lost(ctx->set->resend_lost_results, req->has_other, listed, n);
+	free(listed);
+	return lost;
 }
 
 /* Send segments of s until high_water are in flight on the host. */

@@ -127,6 +127,19 @@ static void test_lost_state(void **state)
 	assert_false(seq_policy_state_lost(&s, NULL, 7, 1, 0));
 }
 
+static void test_lost_segment(void **state)
+{
+	const bool all[] = { true, true }, one_gone[] = { true, false };
+
+	(void)state;
+	assert_false(seq_policy_segment_lost(true, true, all, 2));
+	assert_true(seq_policy_segment_lost(true, true, one_gone, 2));
+	/* resend_lost_results off, or a client that lists no results: nothing is lost */
+	assert_false(seq_policy_segment_lost(false, true, one_gone, 2));
+	assert_false(seq_policy_segment_lost(true, false, one_gone, 2));
+	assert_false(seq_policy_segment_lost(true, true, NULL, 0));
+}
+
 static void test_allowance(void **state)
 {
 	struct host_view h = host();
@@ -299,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_high_water),
 		cmocka_unit_test(test_sticky_states),
 		cmocka_unit_test(test_lost_state),
+		cmocka_unit_test(test_lost_segment),
 		cmocka_unit_test(test_allowance),
 		cmocka_unit_test(test_too_slow_host),
 		cmocka_unit_test(test_failed_before),
