@@ -186,16 +186,54 @@ int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_
 	return rc;
 }
 
+void seq_view_of(const struct db_sequence *s, struct seq_view *v)
+{
+	*v = (struct seq_view){
+		.groupid = s->groupid,
+		.active = s->state == SEQ_STATE_ACTIVE,
+		.branch = s->branch,
+		.nsegments = s->nsegments,
+		.target_nsegments = s->target_nsegments,
+		.first_unsent = s->first_unsent_seqno,
+		.high_water = s->high_water,
+		.answer_every = s->answer_every,
+		.state_upload_every = s->state_upload_every,
+		.last_state_seqno = s->last_state_seqno,
+		.max_result_time = s->max_result_time,
+		.rsc_fpops_est = s->rsc_fpops_est,
+	};
+}
+
+void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g)
+{
+	enum seg_status st = SEG_INACTIVE;
+
+	if (r->server_state == RESULT_SERVER_STATE_IN_PROGRESS)
+		st = SEG_IN_PROGRESS;
+	else if (r->server_state == RESULT_SERVER_STATE_OVER && r->outcome == RESULT_OUTCOME_NO_REPLY)
+		st = SEG_LATE;
+	else if (r->server_state == RESULT_SERVER_STATE_OVER && r->outcome == RESULT_OUTCOME_SUCCESS)
+		st = r->validate_state == VALIDATE_STATE_INVALID ? SEG_INVALID : SEG_SUCCESS;
+	else if (r->server_state == RESULT_SERVER_STATE_OVER)
+		st = SEG_ERROR;
+	*g = (struct seg_view){ seqno, branch, r->hostid, st, (double)r->report_deadline,
+				r->elapsed_time };
+}
+
 bool seq_uploads_state(const struct db_sequence *s, int seqno)
 {
-	return (s->state_upload_every > 0 && seqno % s->state_upload_every == 0) ||
-	       (s->target_nsegments > 0 && seqno == s->target_nsegments);
+	struct seq_view v;
+
+	seq_view_of(s, &v);
+	return seq_policy_uploads(&v, seqno) & SEQ_UPLOAD_STATE;
 }
 
 bool seq_uploads_answer(const struct db_sequence *s, int seqno)
 {
-	return (s->answer_every > 0 && seqno % s->answer_every == 0) ||
-	       (s->target_nsegments > 0 && seqno == s->target_nsegments);
+	struct seq_view v;
+
+	seq_view_of(s, &v);
+	return seq_policy_uploads(&v, seqno) & SEQ_UPLOAD_ANSWER;
 }
 
 static void file_info_out(struct sbuf *b, const char *name, bool sticky, double max_nbytes,

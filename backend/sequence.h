@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "sbuf.h"
+#include "seq_policy.h"
 
 struct db;
 struct project_config;
@@ -26,7 +27,11 @@ char *seq_wu_name(const char *seq, int branch, int seqno);
 char *seq_state_name(const char *seq, int branch, int seqno, size_t i);
 char *seq_answer_name(const char *seq, int branch, int seqno, size_t i);
 
-/* Does segment k upload its state / its answer? */
+/* The policy's views (seq_policy.h) of a head, and of segment seqno's result on branch. */
+void seq_view_of(const struct db_sequence *s, struct seq_view *v);
+void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g);
+
+/* Does segment k upload its state / its answer? (seq_policy_uploads) */
 bool seq_uploads_state(const struct db_sequence *s, int seqno);
 bool seq_uploads_answer(const struct db_sequence *s, int seqno);
 

@@ -205,23 +205,26 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 	struct sbuf url[SEQ_MAX_FILES];
 	char md5[SEQ_MAX_FILES][33], why[200];
 	double nbytes[SEQ_MAX_FILES];
-	size_t k, nf;
-	int rc = DB_OK, i = s->last_state_seqno + 1;
+	struct seq_view v;
+	struct seq_restart r;
+	size_t k, nf, nlast;
+	int rc = DB_OK, i;
 
 	if (!l)
 		return give_up(db, s, "its sequence template cannot be read");
-	/* Wi: the first segment whose input states are all on the server (else the initial ones). */
+	/* Wi: seq_policy_restart_from, from the states found on the server. */
+	seq_view_of(s, &v);
+	pick_states(b, s, s->last_state_seqno, f, &nlast);
+	pick_states(b, s, 0, f, &nf);
+	seq_policy_restart_from(&v, l->nstate, nlast, nf, &r);
+	i = r.seqno;
 	pick_states(b, s, i - 1, f, &nf);
-	if (nf != l->nstate && i > 1) {
-		i = 1;
-		pick_states(b, s, 0, f, &nf);
-	}
-	if (nf != l->nstate) {
-		snprintf(why, sizeof(why), "%zu initial states on the server, %zu expected", nf,
+	if (r.kind == SEQ_RESTART_IMPOSSIBLE) {
+		snprintf(why, sizeof(why), "%zu initial states on the server, %zu expected", r.nfound,
 			 l->nstate);
 		return give_up(db, s, why);
 	}
-	if (i > s->nsegments) {
+	if (r.kind == SEQ_RESTART_NOTHING_LEFT) {
 		/* every segment's state is on the server: nothing to compute again */
 		s->hostid = 0;
 		s->need_relocate = 0;
@@ -236,9 +239,9 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 		in[k] = (struct seq_input){ f[k]->name, sbuf_str(&url[k]), md5[k], nbytes[k], false };
 	}
 	if (rc == DB_OK) {
-		log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s)",
-			 s->name, reason_name(s->need_relocate), s->branch + 1, i, f[0]->name,
-			 nf > 1 ? ", ..." : "");
+		log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s), "
+			 "%d sent segments computed again", s->name, reason_name(s->need_relocate),
+			 s->branch + 1, i, f[0]->name, nf > 1 ? ", ..." : "", r.recompute);
 		/* The head as it will be: W'i only, the scheduler makes each later one when due. */
 		s->branch++;
 		s->hostid = 0;

@@ -17,6 +17,7 @@
 #include "db_sched.h"
 #include "db_daemons.h"
 #include "log.h"
+#include "sequence.h"
 #include "work.h"
 #include "wtime.h"
 
@@ -100,7 +101,9 @@ static void count_results(const struct db_workunit *wu, struct db_result_list *r
 			c->nunsent++;
 			break;
 		case RESULT_SERVER_STATE_IN_PROGRESS:
-			if (r->report_deadline < t) {
+			/* any result times out by the rule of a late segment (seq_policy.h) */
+			if (seq_policy_segment_late(&(struct seg_view){ .status = SEG_IN_PROGRESS,
+					.deadline = (double)r->report_deadline }, (double)t)) {
 				log_info("[WU#%" PRId64 " %s] [RESULT#%" PRId64 " %s] timed out: "
 					 "server_state IN_PROGRESS=>OVER, outcome NO_REPLY",
 					 wu->id, wu->name, r->id, r->name);
@@ -319,6 +322,18 @@ static int create_results(struct db *db, struct tr_job *j, const struct db_worku
 	return DB_OK;
 }
 
+/* Does this segment result, just changed, move its sequence (seq_policy_after_segment)? */
+static bool segment_moves_sequence(const struct db_workunit *wu, const struct db_result *r,
+				   enum seq_reason *why)
+{
+	struct seq_view v = { .active = true, .branch = wu->branch };
+	struct seg_view g;
+
+	seg_view_of(r, wu->seqno, wu->branch, &g);
+	/* only a timeout is the transitioner's to act on; reports are the scheduler's */
+	return g.status == SEG_LATE && seq_policy_after_segment(&v, &g, why) == SEQ_NEXT_RELOCATE;
+}
+
 static int transition(struct db *db, void *arg)
 {
 	struct tr_job *j = arg;
@@ -326,6 +341,7 @@ static int transition(struct db *db, void *arg)
 	struct db_result_list rs = { NULL, 0 };
 	struct tr_counts c;
 	bool *changed = NULL, *timed_out = NULL, all_over;
+	enum seq_reason why;
 	int rc, needed;
 	size_t i;
 
@@ -396,10 +412,14 @@ static int transition(struct db *db, void *arg)
 				rc = db_host_quota_halve(db, rs.v[i].hostid, settings.daily_result_quota);
 			if (rc != DB_OK)
 				goto out;
-			/* A segment that missed its deadline: its sequence must move (the relocator). */
-			if (wu.seq_id && rs.v[i].outcome == RESULT_OUTCOME_NO_REPLY) {
-				rc = db_sequence_flag_relocate(db, wu.seq_id, wu.branch,
-							       SEQ_RELOCATE_DEADLINE);
+			/*
+			 * A segment that missed its deadline: its sequence must move (the
+			 * relocator). The policy is asked as if the segment's branch were
+			 * live; the flag's UPDATE checks that it is, and that the sequence
+			 * is active.
+			 */
+			if (wu.seq_id && segment_moves_sequence(&wu, &rs.v[i], &why)) {
+				rc = db_sequence_flag_relocate(db, wu.seq_id, wu.branch, (int)why);
 				if (rc == DB_NOT_FOUND)
 					rc = DB_OK;
 				if (rc != DB_OK)

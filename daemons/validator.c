@@ -20,6 +20,7 @@
 #include "dirhier.h"
 #include "filelist.h"
 #include "log.h"
+#include "seq_policy.h"
 #include "validate.h"
 #include "wtime.h"
 
@@ -518,10 +519,17 @@ static int segment_judged(struct db *db, const struct db_workunit *wu, const str
 	if (r->validate_state == VALIDATE_STATE_VALID)
 		return db_sequence_advance_validated(db, wu->seq_id);
 	if (r->validate_state == VALIDATE_STATE_INVALID) {
+		/* as if its branch were live: the UPDATE checks that it is, and the sequence active */
+		struct seq_view v = { .active = true, .branch = wu->branch };
+		struct seg_view g = { wu->seqno, wu->branch, r->hostid, SEG_INVALID, 0, 0 };
+		enum seq_reason why;
+
+		if (seq_policy_after_segment(&v, &g, &why) != SEQ_NEXT_RELOCATE)
+			return DB_OK;
 		/* a late result of a branch the sequence has left moves nothing */
 		log_info("[WU#%" PRId64 " %s] invalid segment: the sequence will be relocated "
 			 "(if branch %d is still its own)", wu->id, wu->name, wu->branch);
-		return db_sequence_flag_invalid(db, wu->seq_id, wu->branch, SEQ_RELOCATE_ERROR);
+		return db_sequence_flag_invalid(db, wu->seq_id, wu->branch, (int)why);
 	}
 	return DB_OK;
 }

@@ -148,9 +148,11 @@ static int check_sticky(const struct sched_ctx *ctx, const struct sched_request 
 		if (!s || f.branch != s->branch) {
 			keep = false;
 		} else {
+			struct seq_view v;
 			int n, low = lowest_in_progress(h, s, &n);
-			int oldest_needed = (low ? low : s->first_unsent_seqno) - 1;
-			keep = f.seqno >= oldest_needed;
+
+			seq_view_of(s, &v);
+			keep = f.seqno >= seq_policy_oldest_needed_state(&v, low);
 		}
 		if (!keep)
 			sched_reply_add(&reply->delete_files, &reply->ndelete_files, f.name);
@@ -192,12 +194,18 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 		return DB_OK;
 	rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, need);
 	rc = db_result_lookup_name(ctx->db, rname, &r);
-	/* Only a segment of this branch that this host finished leaves a state it must hold. */
-	if (rc == DB_OK && r.server_state == RESULT_SERVER_STATE_OVER && r.hostid == host->id) {
+	if (rc == DB_OK) {
 		struct seg_states st = { req, 0, 0, 0 };
+		struct seq_view v;
+		struct seg_view prev;
 
-		rc = db_seq_file_enum_segment(ctx->db, s->id, s->branch, need, count_states, &st);
-		*lost = rc == DB_OK && st.present < st.n;
+		seq_view_of(s, &v);
+		seg_view_of(&r, need, s->branch, &prev);
+		/* the files are looked at only if the segment could have left any here */
+		if (seq_policy_state_lost(&v, &prev, host->id, 1, 0))
+			rc = db_seq_file_enum_segment(ctx->db, s->id, s->branch, need, count_states,
+						      &st);
+		*lost = rc == DB_OK && seq_policy_state_lost(&v, &prev, host->id, st.n, st.present);
 	}
 	db_result_free(&r);
 	free(rname);
@@ -212,14 +220,15 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 static bool segment_lost(const struct sched_ctx *ctx, const struct sched_request *req,
 			 const struct host_seqs *h, int64_t seq_id)
 {
-	size_t i;
+	bool *listed = xcalloc(h->ninprog + 1, sizeof(*listed)), lost;
+	size_t i, n = 0;
 
-	if (!ctx->set->resend_lost_results || !req->has_other)
-		return false;
 	for (i = 0; i < h->ninprog; i++)
-		if (h->inprog[i].seq_id == seq_id && !sched_client_has(req, h->inprog[i].name))
-			return true;
-	return false;
+		if (h->inprog[i].seq_id == seq_id)
+			listed[n++] = sched_client_has(req, h->inprog[i].name);
+	lost = seq_policy_segment_lost(ctx->set->resend_lost_results, req->has_other, listed, n);
+	free(listed);
+	return lost;
 }
 
 /* Send segments of s until high_water are in flight on the host. */
@@ -231,12 +240,18 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 	const struct db_app *app = sched_app_by_id(apps, s->appid);
 	const char *platform = NULL;
 	const struct db_app_version *av = app ? sched_best_version(apps, s->appid, 0, req, &platform) : NULL;
-	int inflight, rc = DB_OK;
+	struct seq_view v;
+	int inflight, rc = DB_OK, *send;
+	size_t i, nsend;
 
 	lowest_in_progress(h, s, &inflight);
 	if (!av)
 		return DB_OK;
-	while (rc == DB_OK && inflight < s->high_water && s->first_unsent_seqno <= s->nsegments) {
+	seq_view_of(s, &v);
+	send = xcalloc(s->high_water > 0 ? (size_t)s->high_water : 1, sizeof(*send));
+	nsend = seq_policy_segments_to_send(&v, inflight, send,
+					    s->high_water > 0 ? (size_t)s->high_water : 0);
+	for (i = 0; rc == DB_OK && i < nsend; i++) {
 		struct db_result r = { 0 };
 		struct db_workunit wu = { 0 };
 		char *rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, s->first_unsent_seqno);
@@ -267,7 +282,6 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 			log_info("host %" PRId64 ": sequence %s segment %d sent", host->id, s->name,
 				 s->first_unsent_seqno);
 			s->first_unsent_seqno++;
-			inflight++;
 		} else if (rc == DB_NOT_FOUND) {
 			log_warn("host %" PRId64 ": sequence %s segment %d cannot be sent (%s)", host->id,
 				 s->name, s->first_unsent_seqno, rname);
@@ -276,35 +290,38 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 		db_workunit_free(&wu);
 		free(rname);
 	}
+	free(send);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
-/* How many sequences the host may hold at once. */
-static size_t allowance(const struct sched_ctx *ctx, const struct db_host *host)
+static void host_view_of(const struct db_host *host, struct host_view *hv)
 {
-	if (ctx->set->seqs_per_cpu > 0)
-		return (size_t)(ctx->set->seqs_per_cpu * (host->p_ncpus > 0 ? host->p_ncpus : 1));
-	return (size_t)ctx->set->seqs_per_host;
+	*hv = (struct host_view){ host->id, host->p_fpops, host->avg_turnaround, host->p_ncpus, 0 };
 }
 
-/*
- * May the host take s? Not if it holds another member of s's group (the
- * replicas would not be independent), nor if it failed s before (an error,
- * an invalid segment, or too slow).
- */
+/* May the host take s (seq_policy_may_take, with its past failures of s from the database)? */
 static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
 		    const struct host_seqs *h, const struct db_sequence *s, bool *ok)
 {
+	struct seq_view v, *held = xcalloc(h->n + 1, sizeof(*held));
+	struct host_view hv;
 	int64_t failed = 0;
 	size_t i;
-	int rc;
+	int rc = DB_OK;
 
-	*ok = false;
+	host_view_of(host, &hv);
+	seq_view_of(s, &v);
 	for (i = 0; i < h->n; i++)
-		if (s->groupid && h->s[i].groupid == s->groupid)
-			return DB_OK;
-	rc = db_result_seq_host_failed(ctx->db, s->id, host->id, s->max_result_time, &failed);
-	*ok = rc == DB_OK && failed == 0;
+		seq_view_of(&h->s[i], &held[i]);
+	/* the failures are counted only if nothing else rules s out */
+	*ok = seq_policy_may_take(&hv, &v, held, h->n);
+	if (*ok) {
+		rc = db_result_seq_host_failed(ctx->db, s->id, host->id, s->max_result_time,
+					       &failed);
+		hv.failures = failed > 1000 ? 1000 : (int)failed;
+		*ok = rc == DB_OK && seq_policy_may_take(&hv, &v, held, h->n);
+	}
+	free(held);
 	return rc;
 }
 
@@ -314,9 +331,12 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 		      struct host_seqs *h)
 {
 	struct host_seqs cand = { 0 };
-	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
-	size_t i, want = allowance(ctx, host);
+	struct host_view hv;
+	size_t i, want;
 	int rc;
+
+	host_view_of(host, &hv);
+	want = seq_policy_allowance(&hv, ctx->set->seqs_per_host, ctx->set->seqs_per_cpu);
 
 	/* a host over its daily quota takes no new sequence (the ones it holds go on) */
 	if (h->n >= want || sched_quota_left(ctx, host, 0) <= 0)
@@ -330,10 +350,6 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 		if (!sched_best_version(apps, s->appid, 0, req, &platform))
 			continue;
 		if (!sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
-			continue;
-		/* A segment's time: from the benchmarks, or the host's measured turnaround if longer. */
-		if (s->rsc_fpops_est / flops > s->max_result_time ||
-		    host->avg_turnaround > s->max_result_time)
 			continue;
 		rc = may_take(ctx, host, h, s, &ok);
 		if (rc != DB_OK || !ok)
@@ -479,20 +495,28 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
 	}
-	if (rc == DB_OK && k > 0 && branch == s.branch) {
-		if (!ok) {
-			log_warn("sequence %s: segment %d failed on host %" PRId64 "; it will be relocated",
-				 s.name, k, res->hostid);
-			rc = db_sequence_deassign(ctx->db, s.id, res->hostid, SEQ_RELOCATE_ERROR);
-		} else if (s.target_nsegments > 0 && k >= s.target_nsegments) {
-			log_info("sequence %s: last segment %d done", s.name, k);
-			rc = db_sequence_end(ctx->db, s.id, SEQ_STATE_ENDED);
-		} else if (s.max_result_time > 0 && rr->final_elapsed_time > s.max_result_time) {
+	if (rc == DB_OK && k > 0) {
+		struct seq_view v;
+		struct seg_view g = { k, branch, res->hostid, ok ? SEG_SUCCESS : SEG_ERROR, 0,
+				      rr->final_elapsed_time };
+		enum seq_reason why;
+		enum seq_next next;
+
+		seq_view_of(&s, &v);
+		next = seq_policy_after_segment(&v, &g, &why);
+		if (next == SEQ_NEXT_RELOCATE && why == SEQ_REASON_SLOW)
 			log_warn("sequence %s: segment %d took %.0f s on host %" PRId64 ", more than its "
 				 "max_result_time %.0f s; it will be relocated", s.name, k,
 				 rr->final_elapsed_time, res->hostid, s.max_result_time);
-			rc = db_sequence_deassign(ctx->db, s.id, res->hostid, SEQ_RELOCATE_SLOW);
-		}
+		else if (next == SEQ_NEXT_RELOCATE)
+			log_warn("sequence %s: segment %d failed on host %" PRId64 "; it will be relocated",
+				 s.name, k, res->hostid);
+		else if (next == SEQ_NEXT_END)
+			log_info("sequence %s: last segment %d done", s.name, k);
+		if (next == SEQ_NEXT_RELOCATE)
+			rc = db_sequence_deassign(ctx->db, s.id, res->hostid, (int)why);
+		else if (next == SEQ_NEXT_END)
+			rc = db_sequence_end(ctx->db, s.id, SEQ_STATE_ENDED);
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
 	}

@@ -1,0 +1,137 @@
+/*
+ * The decisions of work sequences as pure functions (seq_policy.h): no
+ * database, no clock, nothing but their arguments.
+ */
+#include "seq_policy.h"
+
+static bool is_last(const struct seq_view *s, int seqno)
+{
+	return s->target_nsegments > 0 && seqno == s->target_nsegments;
+}
+
+unsigned seq_policy_uploads(const struct seq_view *s, int seqno)
+{
+	unsigned f = 0;
+
+	if ((s->answer_every > 0 && seqno % s->answer_every == 0) || is_last(s, seqno))
+		f |= SEQ_UPLOAD_ANSWER;
+	if ((s->state_upload_every > 0 && seqno % s->state_upload_every == 0) || is_last(s, seqno))
+		f |= SEQ_UPLOAD_STATE;
+	return f;
+}
+
+size_t seq_policy_segments_to_send(const struct seq_view *s, int in_flight, int out[],
+				   size_t max)
+{
+	size_t n = 0;
+	int k;
+
+	for (k = s->first_unsent; n < max && in_flight < s->high_water && k <= s->nsegments; k++) {
+		out[n++] = k;
+		in_flight++;
+	}
+	return n;
+}
+
+int seq_policy_oldest_needed_state(const struct seq_view *s, int lowest_in_flight)
+{
+	return (lowest_in_flight ? lowest_in_flight : s->first_unsent) - 1;
+}
+
+bool seq_policy_state_lost(const struct seq_view *s, const struct seg_view *prev,
+			   int64_t hostid, size_t nstate, size_t nheld)
+{
+	if (s->first_unsent - 1 < 1 || !prev || prev->branch != s->branch)
+		return false;
+	if (prev->status == SEG_INACTIVE || prev->status == SEG_IN_PROGRESS ||
+	    prev->hostid != hostid)
+		return false;
+	return nheld < nstate;
+}
+
+bool seq_policy_segment_lost(bool resend_lost_results, bool lists_results, const bool listed[],
+			     size_t n)
+{
+	size_t i;
+
+	if (!resend_lost_results || !lists_results)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!listed[i])
+			return true;
+	return false;
+}
+
+size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu)
+{
+	if (seqs_per_cpu > 0)
+		return (size_t)(seqs_per_cpu * (h->ncpus > 0 ? h->ncpus : 1));
+	return seqs_per_host > 0 ? (size_t)seqs_per_host : 0;
+}
+
+bool seq_policy_may_take(const struct host_view *h, const struct seq_view *s,
+			 const struct seq_view *held, size_t nheld)
+{
+	double flops = h->p_fpops > 0 ? h->p_fpops : 1e9;
+	size_t i;
+
+	/* a segment's time: from the benchmarks, or the measured turnaround if longer */
+	if (s->rsc_fpops_est / flops > s->max_result_time || h->avg_turnaround > s->max_result_time)
+		return false;
+	for (i = 0; i < nheld; i++)
+		if (s->groupid && held[i].groupid == s->groupid)
+			return false;
+	return h->failures == 0;
+}
+
+bool seq_policy_segment_late(const struct seg_view *g, double now)
+{
+	return g->status == SEG_IN_PROGRESS && g->deadline < now;
+}
+
+enum seq_next seq_policy_after_segment(const struct seq_view *s, const struct seg_view *g,
+				       enum seq_reason *reason)
+{
+	*reason = SEQ_REASON_NONE;
+	if (!s->active || g->branch != s->branch || g->seqno < 1)
+		return SEQ_NEXT_GO_ON;
+	switch (g->status) {
+	case SEG_ERROR:
+	case SEG_INVALID:
+		*reason = SEQ_REASON_ERROR;
+		return SEQ_NEXT_RELOCATE;
+	case SEG_LATE:
+		*reason = SEQ_REASON_DEADLINE;
+		return SEQ_NEXT_RELOCATE;
+	case SEG_SUCCESS:
+		if (s->target_nsegments > 0 && g->seqno >= s->target_nsegments)
+			return SEQ_NEXT_END;
+		if (s->max_result_time > 0 && g->elapsed > s->max_result_time) {
+			*reason = SEQ_REASON_SLOW;
+			return SEQ_NEXT_RELOCATE;
+		}
+		return SEQ_NEXT_GO_ON;
+	default:
+		return SEQ_NEXT_GO_ON;
+	}
+}
+
+void seq_policy_restart_from(const struct seq_view *s, size_t nstate, size_t nlast,
+			     size_t ninitial, struct seq_restart *r)
+{
+	r->seqno = s->last_state_seqno + 1;
+	r->nfound = s->last_state_seqno > 0 ? nlast : ninitial;
+	r->from_initial = r->seqno == 1;
+	if (r->nfound != nstate && r->seqno > 1) {
+		r->seqno = 1;
+		r->nfound = ninitial;
+		r->from_initial = true;
+	}
+	r->recompute = s->first_unsent > r->seqno ? s->first_unsent - r->seqno : 0;
+	if (r->nfound != nstate)
+		r->kind = SEQ_RESTART_IMPOSSIBLE;
+	else if (r->seqno > s->nsegments)
+		r->kind = SEQ_RESTART_NOTHING_LEFT;
+	else
+		r->kind = SEQ_RESTART_BRANCH;
+}

@@ -1,0 +1,176 @@
+/*
+ * The decisions of work sequences as pure functions (issue 17): which
+ * segments are sent up to the high-water mark, which outputs a segment
+ * uploads, which sequence a host may take, when a segment is late, what a
+ * finished, failed, invalid or late segment means for its sequence, when a
+ * host has lost a state, and from which state a relocation restarts.
+ *
+ * Plain structs in, plain answers out: no database, no clock (times are
+ * arguments), no allocation, no logging. The scheduler, the transitioner,
+ * the validator, the relocator and sequence creation call these, and so
+ * can a simulator with its own data: there is one copy of each decision.
+ * Reason codes are the SEQ_RELOCATE_* values of db_records.h, repeated here
+ * so that a caller needs nothing of the database.
+ */
+#ifndef WSEQ_SEQ_POLICY_H
+#define WSEQ_SEQ_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a sequence is moved (the values of SEQ_RELOCATE_* in db_records.h). */
+enum seq_reason {
+	SEQ_REASON_NONE = 0,
+	SEQ_REASON_DEADLINE = 1,        /* a segment missed its deadline */
+	SEQ_REASON_ERROR = 2,           /* an erroneous or invalid segment, or a lost state */
+	SEQ_REASON_SLOW = 3,            /* the host took longer than max_result_time */
+};
+
+/* A sequence as the decisions see it. */
+struct seq_view {
+	int64_t groupid;                /* 0: in no group */
+	bool active;                    /* neither ended nor failed */
+	int branch;                     /* the live branch */
+	int nsegments;                  /* segments made so far (the last one's seqno) */
+	int target_nsegments;           /* 0: open-ended */
+	int first_unsent;               /* seqno of the next segment to send */
+	int high_water;                 /* segments in flight on the host at most */
+	int answer_every;               /* N: answers uploaded every Nth segment */
+	int state_upload_every;         /* M: states uploaded every Mth segment */
+	int last_state_seqno;           /* latest segment whose states are all on the server */
+	double max_result_time;         /* seconds a segment may take on a host (0: no limit) */
+	double rsc_fpops_est;           /* a segment's estimated floating-point operations */
+};
+
+/* A segment's state, as the server last knew it. */
+enum seg_status {
+	SEG_INACTIVE,                   /* made, not sent */
+	SEG_IN_PROGRESS,                /* sent, not reported */
+	SEG_SUCCESS,                    /* reported done (validation may follow) */
+	SEG_ERROR,                      /* reported failed, or aborted */
+	SEG_LATE,                       /* not reported by its deadline */
+	SEG_INVALID,                    /* reported done, judged wrong by the validator */
+};
+
+/* One segment of a sequence. */
+struct seg_view {
+	int seqno;                      /* 1-based */
+	int branch;
+	int64_t hostid;                 /* the host it was sent to (0: none) */
+	enum seg_status status;
+	double deadline;                /* report deadline (IN_PROGRESS) */
+	double elapsed;                 /* run time the host reported (SUCCESS) */
+};
+
+/* A host asking for work, as the decisions see it. */
+struct host_view {
+	int64_t id;
+	double p_fpops;                 /* benchmark; <= 0: unknown (1e9 assumed) */
+	double avg_turnaround;          /* measured seconds per job; 0: none yet */
+	int ncpus;                      /* <= 0: unknown (1 assumed) */
+	int failures;                   /* segments of the candidate sequence this host failed
+					   (error, invalid, too slow: db_result_seq_host_failed) */
+};
+
+/* ---- Layout: which outputs segment seqno uploads (the rest stay on the host). */
+#define SEQ_UPLOAD_ANSWER 1u
+#define SEQ_UPLOAD_STATE 2u
+/*
+ * Answer every N-th segment, state every M-th (N or M <= 0: never), both at
+ * the last segment of a sequence of known length.
+ */
+unsigned seq_policy_uploads(const struct seq_view *s, int seqno);
+
+/* ---- Sending: the scheduler, every RPC of a host holding s. */
+/*
+ * The seqnos to send now so that high_water segments are in flight, from
+ * first_unsent on and none past nsegments: written to out[] (at most max),
+ * their number returned. in_flight: the host's segments of s on the live
+ * branch still in progress.
+ */
+size_t seq_policy_segments_to_send(const struct seq_view *s, int in_flight, int out[],
+				   size_t max);
+/*
+ * The oldest state of the live branch the host still needs: the input of its
+ * oldest segment in flight (lowest_in_flight, 0: none) or, with none, of the
+ * next segment to send. Older states, and every state of another branch or
+ * of a sequence the host does not hold, are deleted from the host.
+ */
+int seq_policy_oldest_needed_state(const struct seq_view *s, int lowest_in_flight);
+/*
+ * Has the host lost a state its next segment reads? prev: segment
+ * first_unsent-1 of the live branch (NULL: none, or first_unsent is 1). Only
+ * a segment the host itself finished leaves states it must hold; nstate of
+ * them, nheld listed by the host. Lost: the sequence is relocated (ERROR).
+ */
+bool seq_policy_state_lost(const struct seq_view *s, const struct seg_view *prev,
+			   int64_t hostid, size_t nstate, size_t nheld);
+/*
+ * Has the host lost a segment of a sequence (resend_lost_results)? listed[i]:
+ * whether its client still lists each of its n in-progress segments of the
+ * sequence; lists_results: the request lists the client's results at all.
+ * A lost segment took its state with it: the sequence is relocated (ERROR)
+ * from its last safe point, never resent to the same host.
+ */
+bool seq_policy_segment_lost(bool resend_lost_results, bool lists_results, const bool listed[],
+			     size_t n);
+
+/* ---- Assignment: which sequence a host gets. */
+/* How many sequences a host may hold: seqs_per_cpu per CPU if > 0, else seqs_per_host. */
+size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu);
+/*
+ * May host h take the unassigned sequence s, holding held[0..nheld)? Only if
+ * it can finish a segment within max_result_time (by its benchmark, and by
+ * its measured turnaround if it has one), holds no other member of s's group
+ * (the replicas would not be independent: a group's master and members go
+ * to different hosts) and never failed s before (h->failures == 0). The
+ * allowance, the host's quota, its memory and disk and the app versions are
+ * the caller's to check.
+ */
+bool seq_policy_may_take(const struct host_view *h, const struct seq_view *s,
+			 const struct seq_view *held, size_t nheld);
+
+/* ---- Outcomes: the transitioner, the scheduler's report handling, the validator. */
+/* Is an in-progress segment late at time now? (The same rule as any result's timeout.) */
+bool seq_policy_segment_late(const struct seg_view *g, double now);
+
+enum seq_next {
+	SEQ_NEXT_GO_ON,                 /* nothing changes for the sequence */
+	SEQ_NEXT_END,                   /* its last segment is done: the sequence ends */
+	SEQ_NEXT_RELOCATE,              /* move it to another host (*reason says why) */
+};
+/*
+ * What segment g, just reported, timed out or judged, means for sequence s.
+ * A segment of another branch, or of a sequence no longer active, changes
+ * nothing. Else: an error or an invalid result relocates (ERROR), a late one
+ * relocates (DEADLINE), a success of the last segment of a known length ends
+ * the sequence, a success that took longer than max_result_time relocates
+ * (SLOW). *reason is set (SEQ_REASON_NONE unless relocating).
+ */
+enum seq_next seq_policy_after_segment(const struct seq_view *s, const struct seg_view *g,
+				       enum seq_reason *reason);
+
+/* ---- Relocation: from which state a new branch starts. */
+enum seq_restart_kind {
+	SEQ_RESTART_BRANCH,             /* a new branch from segment seqno */
+	SEQ_RESTART_NOTHING_LEFT,       /* every segment's state is on the server: just unassign */
+	SEQ_RESTART_IMPOSSIBLE,         /* the states it needs are not on the server: error */
+};
+struct seq_restart {
+	enum seq_restart_kind kind;
+	int seqno;                      /* the first segment of the new branch */
+	bool from_initial;              /* its input: the initial states (seqno 1) */
+	size_t nfound;                  /* states found of the segment before seqno */
+	int recompute;                  /* segments already sent that are computed again */
+};
+/*
+ * The new branch starts after the latest segment whose states are all on
+ * the server (last_state_seqno: nlast of nstate found), or, if some are
+ * missing, from the initial states (ninitial of nstate found); with neither
+ * whole the sequence cannot be moved.
+ */
+void seq_policy_restart_from(const struct seq_view *s, size_t nstate, size_t nlast,
+			     size_t ninitial, struct seq_restart *r);
+
+#endif
