@@ -44,18 +44,6 @@ static const struct param as_params[] = {
 	PARAM_TABLE_END
 };
 
-static const struct {
-	int bit;
-	const char *word;
-} error_words[] = {
-	{ WU_ERROR_COULDNT_SEND_RESULT, "couldnt_send_result" },
-	{ WU_ERROR_TOO_MANY_ERROR_RESULTS, "too_many_error_results" },
-	{ WU_ERROR_TOO_MANY_SUCCESS_RESULTS, "too_many_success_results" },
-	{ WU_ERROR_TOO_MANY_TOTAL_RESULTS, "too_many_total_results" },
-	{ WU_ERROR_CANCELLED, "cancelled" },
-	{ WU_ERROR_NO_CANONICAL_RESULT, "no_canonical_result" },
-};
-
 /* assimilate(): the database failed (end the pass), as opposed to -1, this workunit failed */
 #define AS_DB_ERROR (-2)
 
@@ -68,12 +56,12 @@ struct as_job {
 static char *error_text(int mask)
 {
 	struct sbuf b = SBUF_INIT(1024);
-	size_t i;
+	int bit;
 
 	sbuf_addf(&b, "error_mask %d:", mask);
-	for (i = 0; i < ARRAY_SIZE(error_words); i++)
-		if (mask & error_words[i].bit)
-			sbuf_addf(&b, " %s", error_words[i].word);
+	for (bit = 1; bit <= WU_ERROR_LAST; bit <<= 1)
+		if (mask & bit)
+			sbuf_addf(&b, " %s", wu_error_name(bit));
 	sbuf_addch(&b, '\n');
 	return sbuf_detach(&b, NULL);
 }

@@ -515,6 +515,26 @@ int db_user_lookup_email(struct db *db, const char *email_addr, struct db_user *
 	return db_rec_lookup_by(db, &db_user_table, "email_addr", email_addr, r);
 }
 
+const char *wu_error_name(int bit)
+{
+	switch (bit) {
+	case WU_ERROR_COULDNT_SEND_RESULT:
+		return "couldnt_send_result";
+	case WU_ERROR_TOO_MANY_ERROR_RESULTS:
+		return "too_many_error_results";
+	case WU_ERROR_TOO_MANY_SUCCESS_RESULTS:
+		return "too_many_success_results";
+	case WU_ERROR_TOO_MANY_TOTAL_RESULTS:
+		return "too_many_total_results";
+	case WU_ERROR_CANCELLED:
+		return "cancelled";
+	case WU_ERROR_NO_CANONICAL_RESULT:
+		return "no_canonical_result";
+	default:
+		return NULL;
+	}
+}
+
 int db_result_list_take(struct db_result *r, void *arg)
 {
 	struct db_result_list *l = arg;

@@ -83,6 +83,9 @@
 #define WU_ERROR_TOO_MANY_TOTAL_RESULTS 8
 #define WU_ERROR_CANCELLED 16
 #define WU_ERROR_NO_CANONICAL_RESULT 32
+#define WU_ERROR_LAST WU_ERROR_NO_CANONICAL_RESULT
+/* Upstream's word for one error_mask bit ("too_many_error_results"), or NULL. */
+const char *wu_error_name(int bit);
 
 /* batch.state */
 #define BATCH_STATE_INIT 0

@@ -9,6 +9,7 @@
 #include "submit_client.h"
 #include "submit_send.h"
 #include "field.h"
+#include "fileutil.h"
 #include "log.h"
 
 const char *gahp_exec_app = "wseq_exec";
@@ -169,10 +170,8 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		b.jobs[j].files = xcalloc((size_t)jb->nfiles + 1, sizeof(char *));
 		b.jobs[j].open_names = xcalloc((size_t)jb->nfiles + 1, sizeof(char *));
 		for (f = 0; f < jb->nfiles; f++) {
-			const char *dst = jb->files[2 * f + 1], *slash = strrchr(dst, '/');
-
 			b.jobs[j].files[f] = jb->files[2 * f];
-			b.jobs[j].open_names[f] = (char *)(slash ? slash + 1 : dst);
+			b.jobs[j].open_names[f] = (char *)path_base(jb->files[2 * f + 1]);
 		}
 	}
 	b.fpops_est = s->fpops_est;

@@ -110,13 +110,8 @@ long unpacked_find(const struct unpacked *u, const char *name)
 int unpacked_take(struct unpacked *u, size_t i, const char *dest, struct sbuf *err)
 {
 	char *src = xasprintf("%s/files/%s", u->dir, u->names[i]);
-	char *parent = xstrdup(dest), *slash = strrchr(parent, '/');
-	int rc = 0;
+	int rc = mkdir_parent(dest, 0755);
 
-	if (slash && slash != parent) {
-		*slash = '\0';
-		rc = mkdir_p(parent, 0755);
-	}
 	if (rc == 0 && rename(src, dest) < 0)
 		rc = errno == EXDEV && copy_file(src, dest, 0644) == 0 ? 0 : -1;
 	if (rc < 0)
@@ -124,7 +119,6 @@ int unpacked_take(struct unpacked *u, size_t i, const char *dest, struct sbuf *e
 			  strerror(errno));
 	else
 		u->taken[i] = true;
-	free(parent);
 	free(src);
 	return rc;
 }

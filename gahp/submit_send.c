@@ -4,6 +4,7 @@
  */
 #include "submit_send.h"
 #include "submit_client.h"
+#include "fileutil.h"
 #include "log.h"
 #include "md5.h"
 
@@ -80,10 +81,8 @@ struct infile {
 /* ".ext" of the basename if it is short and of the characters server names allow. */
 static const char *extension(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	const char *dot, *p;
+	const char *base = path_base(path), *dot, *p;
 
-	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
 	if (!dot || dot == base || strlen(dot) > 16)
 		return "";
@@ -429,14 +428,6 @@ const char *send_step_text(enum send_step s)
 	}
 }
 
-/* The base name of path (a pointer into it). */
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* b with the executable as every job's first file and every file's open name filled in. */
 static void with_executable(const struct send_batch *b, struct send_batch *e)
 {
@@ -458,7 +449,7 @@ static void with_executable(const struct send_batch *b, struct send_batch *e)
 			to->files[f + 1] = from->files[f];
 			to->open_names[f + 1] = (char *)(from->open_names && from->open_names[f] ?
 							 from->open_names[f] :
-							 base_name(from->files[f]));
+							 path_base(from->files[f]));
 		}
 	}
 }

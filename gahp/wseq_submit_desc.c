@@ -589,6 +589,22 @@ static char *next_line(const char *text, size_t len, size_t *pos, long *lineno, 
 	return sbuf_detach(&b, NULL);
 }
 
+int desc_parser_start(struct parser *p, const struct desc_opts *o, const char *text, size_t len,
+		      struct submit_desc *d, struct sbuf *err, const char *what)
+{
+	memset(d, 0, sizeof(*d));
+	memset(p, 0, sizeof(*p));
+	p->o = o;
+	p->err = err;
+	p->d = d;
+	p->max_jobs = o->max_jobs > 0 ? o->max_jobs : DESC_MAX_JOBS;
+	if (len > (size_t)DESC_MAX_BYTES)
+		return desc_perr(p, 1, "larger than %ld bytes", DESC_MAX_BYTES);
+	if (memchr(text, '\0', len))
+		return desc_perr(p, 1, "a NUL byte: not %s", what);
+	return 0;
+}
+
 int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct submit_desc *d,
 	       struct sbuf *err)
 {
@@ -599,16 +615,8 @@ int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct s
 	char *raw;
 	int ret = -1;
 
-	memset(d, 0, sizeof(*d));
-	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.err = err;
-	p.d = d;
-	p.max_jobs = o->max_jobs > 0 ? o->max_jobs : DESC_MAX_JOBS;
-	if (len > (size_t)DESC_MAX_BYTES)
-		return desc_perr(&p, 1, "larger than %ld bytes", DESC_MAX_BYTES);
-	if (memchr(text, '\0', len))
-		return desc_perr(&p, 1, "a NUL byte: not a submit description");
+	if (desc_parser_start(&p, o, text, len, d, err, "a submit description") < 0)
+		return -1;
 	while ((raw = next_line(text, len, &pos, &lineno, &first)) != NULL) {
 		char *s = desc_trim(raw), *eq, *name;
 		size_t n;

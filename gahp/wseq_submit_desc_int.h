@@ -39,6 +39,9 @@ struct parser {
 
 /* Append "FILE:LINE: " and the message to the parser's error; returns -1. */
 int desc_perr(struct parser *p, long line, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Start p on text (what: "a submit description", "a job list", for errors): 0 or -1 (err). */
+int desc_parser_start(struct parser *p, const struct desc_opts *o, const char *text, size_t len,
+		      struct submit_desc *d, struct sbuf *err, const char *what);
 bool desc_blank(char c);
 /* s without leading and trailing blanks (in place). */
 char *desc_trim(char *s);

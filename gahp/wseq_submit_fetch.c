@@ -13,20 +13,6 @@
 #include "outputs_zip.h"
 #include "fileutil.h"
 
-/* Create the directories above path; 0 / -1. */
-static int parent_dirs(const char *path)
-{
-	char *d = xstrdup(path), *slash = strrchr(d, '/');
-	int rc = 0;
-
-	if (slash && slash != d) {
-		*slash = '\0';
-		rc = mkdir_p(d, 0755);
-	}
-	free(d);
-	return rc;
-}
-
 /*
  * Where output file name of job j goes; NULL: not fetched. Job j's output
  * (its standard output) is the file is_stdout says is it: the app's first
@@ -104,7 +90,7 @@ static int fetch_files(const struct ws_conn *c, const struct ws_job *j,
 		dest = destination(j, t->out[i], zi < 0 && i == 0);
 		if (!dest)
 			continue;
-		if (parent_dirs(dest) < 0 ||
+		if (mkdir_parent(dest, 0755) < 0 ||
 		    rpc_get_output(c->url, c->auth, j->name, (int)i, dest, &err) < 0) {
 			ws_fail(c, "job %ld (%s): cannot fetch output file %s into %s: %s", j->proc,
 				j->name, t->out[i], dest, err.len ? sbuf_str(&err) : "cannot create its directory");
@@ -131,7 +117,7 @@ static int write_stderr(const struct ws_conn *c, const struct ws_job *j, const c
 	if (!j->error)
 		return 0;
 	path = ws_path(j->iwd, j->error);
-	rc = parent_dirs(path) < 0 ? -1 : write_file_atomic(path, text, strlen(text), 0644);
+	rc = mkdir_parent(path, 0755) < 0 ? -1 : write_file_atomic(path, text, strlen(text), 0644);
 	if (rc < 0)
 		ws_fail(c, "job %ld (%s): cannot write its stderr to %s", j->proc, j->name, path);
 	free(path);

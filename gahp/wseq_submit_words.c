@@ -219,16 +219,8 @@ int desc_parse_job_list(const struct desc_opts *o, const char *text, size_t len,
 	size_t pos = 0;
 	long lineno = 0;
 
-	memset(d, 0, sizeof(*d));
-	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.err = err;
-	p.d = d;
-	p.max_jobs = o->max_jobs > 0 ? o->max_jobs : DESC_MAX_JOBS;
-	if (len > (size_t)DESC_MAX_BYTES)
-		return desc_perr(&p, 1, "larger than %ld bytes", DESC_MAX_BYTES);
-	if (memchr(text, '\0', len))
-		return desc_perr(&p, 1, "a NUL byte: not a job list");
+	if (desc_parser_start(&p, o, text, len, d, err, "a job list") < 0)
+		return -1;
 	if (!app || !*app)
 		return desc_perr(&p, 1, "a job list needs the app's name (--app)");
 	d->app = xstrdup(app);

@@ -86,6 +86,27 @@ static long temp_pid(const char *entry, const char *name, size_t nlen)
 	return pid;
 }
 
+int mkdir_parent(const char *path, mode_t mode)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int rc;
+
+	if (!slash || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	rc = mkdir_p(dir, mode);
+	free(dir);
+	return rc;
+}
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 int remove_stale_temps(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -9,6 +9,10 @@
 
 /* mkdir -p; existing directories are fine. 0 / -1 (logged). */
 int mkdir_p(const char *path, mode_t mode);
+/* mkdir -p of the directory path is in (nothing for a bare name or one in /). 0 / -1. */
+int mkdir_parent(const char *path, mode_t mode);
+/* The last component of path (a pointer into it). */
+const char *path_base(const char *path);
 /*
  * Write data to path through a temporary file in the same directory and a
  * rename, so readers never see a partial file. The file gets mode.

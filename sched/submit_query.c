@@ -25,29 +25,16 @@ struct qb {
 	int rc;
 };
 
-/* upstream's names of the workunit error bits */
-static const struct {
-	int bit;
-	const char *name;
-} wu_errors[] = {
-	{ WU_ERROR_COULDNT_SEND_RESULT, "couldnt_send_result" },
-	{ WU_ERROR_TOO_MANY_ERROR_RESULTS, "too_many_error_results" },
-	{ WU_ERROR_TOO_MANY_SUCCESS_RESULTS, "too_many_success_results" },
-	{ WU_ERROR_TOO_MANY_TOTAL_RESULTS, "too_many_total_results" },
-	{ WU_ERROR_CANCELLED, "cancelled" },
-	{ WU_ERROR_NO_CANONICAL_RESULT, "no_canonical_result" },
-};
-
 /* get_job_details of an ordinary job: its errors, instances' exit codes and CPU time, status. */
 static int job_details(struct rpc *r, const struct db_job_status *s)
 {
 	struct db_result_list l = { 0 };
-	int in_progress = 0;
+	int in_progress = 0, bit;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(wu_errors); i++)
-		if (s->error_mask & wu_errors[i].bit)
-			sbuf_addf(r->body, "        <error>%s</error>\n", wu_errors[i].name);
+	for (bit = 1; bit <= WU_ERROR_LAST; bit <<= 1)
+		if (s->error_mask & bit)
+			sbuf_addf(r->body, "        <error>%s</error>\n", wu_error_name(bit));
 	if (db_result_enum_workunit(r->c->db, s->id, db_result_list_take, &l) != DB_OK)
 		return submit_db_fail(r);
 	for (i = 0; i < l.n; i++) {
