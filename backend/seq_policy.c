@@ -95,6 +95,15 @@ enum seq_next seq_policy_after_segment(const struct seq_view *s, const struct se
 	*reason = SEQ_REASON_NONE;
 	if (!s->active || g->branch != s->branch || g->seqno < 1)
 		return SEQ_NEXT_GO_ON;
+	/*
+	 * A segment of the branch failed or missed its deadline: its output
+	 * will never be the sequence's, so the relocator recomputes it, and
+	 * what comes in meanwhile neither ends nor moves the sequence again.
+	 * (Too slow is not a failure: every segment is good, and a last one
+	 * arriving before the relocator ends the sequence.)
+	 */
+	if (s->relocating == SEQ_REASON_DEADLINE || s->relocating == SEQ_REASON_ERROR)
+		return SEQ_NEXT_GO_ON;
 	switch (g->status) {
 	case SEG_ERROR:
 	case SEG_INVALID:

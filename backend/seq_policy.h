@@ -39,6 +39,7 @@ struct seq_view {
 	int answer_every;               /* N: answers uploaded every Nth segment */
 	int state_upload_every;         /* M: states uploaded every Mth segment */
 	int last_state_seqno;           /* latest segment whose states are all on the server */
+	enum seq_reason relocating;     /* why it waits for the relocator (NONE: it does not) */
 	double max_result_time;         /* seconds a segment may take on a host (0: no limit) */
 	double rsc_fpops_est;           /* a segment's estimated floating-point operations */
 };
@@ -142,7 +143,9 @@ enum seq_next {
 };
 /*
  * What segment g, just reported, timed out or judged, means for sequence s.
- * A segment of another branch, or of a sequence no longer active, changes
+ * A segment of another branch, or of a sequence no longer active, or of one
+ * waiting to be relocated because a segment failed or was late (that
+ * segment has no output to keep: the relocator recomputes it), changes
  * nothing. Else: an error or an invalid result relocates (ERROR), a late one
  * relocates (DEADLINE), a success of the last segment of a known length ends
  * the sequence, a success that took longer than max_result_time relocates

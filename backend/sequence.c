@@ -199,6 +199,7 @@ void seq_view_of(const struct db_sequence *s, struct seq_view *v)
 		.answer_every = s->answer_every,
 		.state_upload_every = s->state_upload_every,
 		.last_state_seqno = s->last_state_seqno,
+		.relocating = (enum seq_reason)s->need_relocate,
 		.max_result_time = s->max_result_time,
 		.rsc_fpops_est = s->rsc_fpops_est,
 	};

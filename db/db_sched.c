@@ -217,7 +217,9 @@ const struct db_query dbq_seq_state_uploaded = {
 	"iii"
 };
 const struct db_query dbq_seq_end = {
-	"seq_end", NULL, "UPDATE sequence SET state=?, need_relocate=0 WHERE id=? AND state=0", "ii"
+	"seq_end", NULL,
+	"UPDATE sequence SET state=?, need_relocate=0 "
+	"WHERE id=? AND branch=? AND state=0 AND need_relocate NOT IN (?, ?)", "iiiii"
 };
 const struct db_query dbq_seq_file_uploaded = {
 	"seq_file_uploaded", NULL,
@@ -263,9 +265,10 @@ int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int se
 	return exec_matched(db, &dbq_seq_state_uploaded, v, ARRAY_SIZE(v));
 }
 
-int db_sequence_end(struct db *db, int64_t seq_id, int state)
+int db_sequence_end(struct db *db, int64_t seq_id, int branch, int state)
 {
-	struct db_val v[] = { DBV_INT(state), DBV_INT(seq_id) };
+	struct db_val v[] = { DBV_INT(state), DBV_INT(seq_id), DBV_INT(branch),
+			      DBV_INT(SEQ_RELOCATE_DEADLINE), DBV_INT(SEQ_RELOCATE_ERROR) };
 
 	return exec_matched(db, &dbq_seq_end, v, ARRAY_SIZE(v));
 }

@@ -88,10 +88,13 @@ int db_sequence_deassign(struct db *db, int64_t seq_id, int64_t hostid, int reas
 /* The state of segment seqno of the live branch is on the server. */
 int db_sequence_state_uploaded(struct db *db, int64_t seq_id, int branch, int seqno);
 /*
- * The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR); a
- * relocation it was waiting for (its last segment came in first) is off.
+ * The sequence is over (state SEQ_STATE_ENDED or SEQ_STATE_ERROR) if branch
+ * is still its live one; a relocation it was waiting for because the host
+ * was slow (its last segment came in first) is off. One waiting because a
+ * segment failed or was late stays (DB_NOT_FOUND): that segment's output
+ * is not there, so the sequence is not done, whatever the caller read.
  */
-int db_sequence_end(struct db *db, int64_t seq_id, int state);
+int db_sequence_end(struct db *db, int64_t seq_id, int branch, int state);
 /*
  * The output file name of segment (seq_id, branch, seqno) is on the
  * server -- a file of any other segment is never changed (DB_NOT_FOUND).

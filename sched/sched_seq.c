@@ -516,7 +516,7 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 		if (next == SEQ_NEXT_RELOCATE)
 			rc = db_sequence_deassign(ctx->db, s.id, res->hostid, (int)why);
 		else if (next == SEQ_NEXT_END)
-			rc = db_sequence_end(ctx->db, s.id, SEQ_STATE_ENDED);
+			rc = db_sequence_end(ctx->db, s.id, branch, SEQ_STATE_ENDED);
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
 	}

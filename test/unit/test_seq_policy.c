@@ -260,6 +260,35 @@ static void test_success_end_slow(void **state)
 	assert_int_equal(seq_policy_after_segment(&s, &g, &why), SEQ_NEXT_GO_ON);
 }
 
+/*
+ * Waiting for the relocator: after a failed or late segment nothing that
+ * comes in ends or moves the sequence (the chaos test's race: segment 3 timed
+ * out, segment 4, the last, came in before the relocator ran); after a
+ * too-slow one, the last segment still ends it.
+ */
+static void test_pending_relocation(void **state)
+{
+	struct seq_view s = seq();
+	struct seg_view g = { .seqno = 10, .branch = 0, .hostid = 7, .status = SEG_SUCCESS,
+			      .elapsed = 100 };
+	enum seq_reason why;
+
+	(void)state;
+	s.relocating = SEQ_REASON_DEADLINE;
+	assert_int_equal(seq_policy_after_segment(&s, &g, &why), SEQ_NEXT_GO_ON);
+	s.relocating = SEQ_REASON_ERROR;
+	assert_int_equal(seq_policy_after_segment(&s, &g, &why), SEQ_NEXT_GO_ON);
+	g.status = SEG_ERROR;
+	assert_int_equal(seq_policy_after_segment(&s, &g, &why), SEQ_NEXT_GO_ON);
+	assert_int_equal(why, SEQ_REASON_NONE);
+	s.relocating = SEQ_REASON_SLOW;
+	g.status = SEG_SUCCESS;
+	assert_int_equal(seq_policy_after_segment(&s, &g, &why), SEQ_NEXT_END);
+	g.status = SEG_ERROR;
+	assert_int_equal(seq_policy_after_segment(&s, &g, &why), SEQ_NEXT_RELOCATE);
+	assert_int_equal(why, SEQ_REASON_ERROR);
+}
+
 static void test_restart_from(void **state)
 {
 	struct seq_view s = seq();
@@ -320,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_late_segment),
 		cmocka_unit_test(test_error_and_invalid),
 		cmocka_unit_test(test_success_end_slow),
+		cmocka_unit_test(test_pending_relocation),
 		cmocka_unit_test(test_restart_from),
 	};
 
