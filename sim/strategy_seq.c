@@ -35,6 +35,7 @@
 /* the scheduler's defaults: max_sequences_per_host, and assign_new's candidates */
 #define SEQS_PER_HOST 1
 #define CANDIDATES 20
+_Static_assert(SEQS_PER_HOST == 1, "held[] keeps one sequence a host");
 
 struct member {
 	struct seq_view v;              /* the sequence row, as the policy sees it */

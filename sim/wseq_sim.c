@@ -1,12 +1,14 @@
 /*
  * wseq_sim: compare ways of running long, large-state components on
  * volunteer hosts, by discrete-event simulation of a scenario file
- * (doc/wseq_sim.md). Deterministic: the same scenario and seed give the
+ * (doc/wseq_sim.md); `wseq_sim advise` picks N, M and the segment length
+ * for work sequences. Deterministic: the same scenario and seed give the
  * same output, byte for byte.
  */
 #include "common.h"
 #include "log.h"
 #include "param.h"
+#include "sim_advise.h"
 #include "sim_report.h"
 #include "sim_strategy.h"
 #include "sim_sweep.h"
@@ -17,6 +19,7 @@ struct options {
 	char *sweep;    /* the last one: every --sweep is read by sweeps() */
 	long seed;
 	bool print_scenario;
+	double waste_within, finish_within;     /* advise */
 };
 
 static const struct param options[] = {
@@ -31,6 +34,10 @@ static const struct param options[] = {
 	  "the seed, over the scenario's (-1: the scenario's)" },
 	{ "print_scenario", PARAM_BOOL, offsetof(struct options, print_scenario), "0", 0, 0, 0, NULL,
 	  "print the scenario with every default filled in, and stop" },
+	{ "waste_within", PARAM_DOUBLE, offsetof(struct options, waste_within), "100", PARAM_BOUNDED,
+	  0, 1e6, "PCT", "advise: CPU wasted at most PCT % over the least of any run" },
+	{ "finish_within", PARAM_DOUBLE, offsetof(struct options, finish_within), "20",
+	  PARAM_BOUNDED, 0, 1e6, "PCT", "advise: median time to finish at most PCT % over the soonest" },
 	PARAM_TABLE_END
 };
 
@@ -40,9 +47,13 @@ static void usage(FILE *fp)
 {
 	size_t i;
 
-	fprintf(fp, "usage: wseq_sim [options] SCENARIO\n\n"
+	fprintf(fp, "usage: wseq_sim [options] SCENARIO\n"
+		    "       wseq_sim advise [options] SCENARIO\n\n"
 		    "Simulate long components on volunteer hosts under each strategy and print\n"
 		    "bytes moved, server storage, wasted CPU, restarts and completion times.\n"
+		    "advise: run seq over a sweep (by default M 1,2,4,8,16 and segment\n"
+		    "6h,12h,1d,2d) and pick the N, M and segment length uploading least within\n"
+		    "--waste_within and --finish_within of the best runs.\n"
 		    "SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n\n"
 		    "options:\n");
 	param_print_help(options, fp);
@@ -152,6 +163,18 @@ static const struct sim_row *same_run(const struct sim_row *rows, size_t n,
 	return NULL;
 }
 
+static int write_csv(const char *path, const struct sim_row *rows, size_t n)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp)
+		return log_error("%s: %s", path, strerror(errno));
+	sim_report_csv(fp, rows, n);
+	if (fclose(fp) != 0)
+		return log_error("%s: %s", path, strerror(errno));
+	return 0;
+}
+
 static int run(const struct options *o, const struct sim_scenario *sc, const struct sim_sweep *w)
 {
 	const struct sim_strategy *st[8];
@@ -191,20 +214,72 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 	}
 	if (rc == 0)
 		sim_report_table(stdout, sc, rows, nrows, w->naxes > 0);
-	if (rc == 0 && o->csv) {
-		FILE *fp = fopen(o->csv, "w");
-
-		if (!fp)
-			rc = log_error("%s: %s", o->csv, strerror(errno));
-		if (fp)
-			sim_report_csv(fp, rows, nrows);
-		if (fp && fclose(fp) != 0)
-			rc = log_error("%s: %s", o->csv, strerror(errno));
-	}
+	if (rc == 0 && o->csv)
+		rc = write_csv(o->csv, rows, nrows);
 	for (i = 0; i < nrows; i++)
 		if (owned[i])
 			free((char *)rows[i].unavailable);
 	free(owned);
+	free(rows);
+	return rc;
+}
+
+static bool has_axis(const struct sim_sweep *w, enum sim_sweep_param p)
+{
+	size_t k;
+
+	for (k = 0; k < w->naxes; k++)
+		if (w->axis[k].param == p)
+			return true;
+	return false;
+}
+
+/* advise: seq over the sweep, the choice (sim_advise.h), and chunk at it for comparison */
+static int advise(const struct options *o, const struct sim_scenario *sc, struct sim_sweep *w)
+{
+	struct sim_advice a;
+	struct sim_row *rows, ref;
+	bool *eligible;
+	char err[256];
+	size_t runs, i;
+	int rc = 0;
+
+	if ((!has_axis(w, SIM_SWEEP_M) && sim_sweep_add(w, "M=1,2,4,8,16", err, sizeof(err)) != 0) ||
+	    (!has_axis(w, SIM_SWEEP_SEGMENT) &&
+	     sim_sweep_add(w, "segment=6h,12h,1d,2d", err, sizeof(err)) != 0))
+		return log_error("%s", err);
+	runs = sim_sweep_runs(w);
+	rows = xcalloc(runs, sizeof(*rows));
+	eligible = xcalloc(runs, sizeof(*eligible));
+	for (i = 0; i < runs && rc == 0; i++) {
+		struct sim_scenario one = *sc;
+
+		rows[i].strategy = sim_strategy_seq.name;
+		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0)
+			rc = log_error("%s", err);
+		else if (sim_run(&one, &sim_strategy_seq, &rows[i].stats, err, sizeof(err)) != 0)
+			rc = log_error("seq: %s", err);
+		sim_row_params(&rows[i], &one);
+	}
+	if (rc == 0) {
+		sim_advise(rows, runs, o->waste_within, o->finish_within, &a, eligible);
+		memset(&ref, 0, sizeof(ref));
+		if (a.pick >= 0) {
+			struct sim_scenario one = *sc;
+
+			one.answer_every = rows[a.pick].answer_every;
+			one.segment_days = rows[a.pick].segment_days;
+			ref.strategy = sim_strategy_chunk.name;
+			sim_row_params(&ref, &one);
+			if (sim_run(&one, &sim_strategy_chunk, &ref.stats, err, sizeof(err)) != 0)
+				ref.unavailable = "not available";
+		}
+		sim_advise_report(stdout, sc, rows, runs, eligible, &a, o->waste_within,
+				  o->finish_within, a.pick >= 0 ? &ref : NULL);
+	}
+	if (rc == 0 && o->csv)
+		rc = write_csv(o->csv, rows, runs);
+	free(eligible);
 	free(rows);
 	return rc;
 }
@@ -214,9 +289,14 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	struct sim_scenario sc;
 	struct sim_sweep w;
+	bool advising = argc > 1 && !strcmp(argv[1], "advise");
 	int i, rc = -1;
 
 	log_init("wseq_sim", NULL);
+	if (advising) {
+		argc--;
+		argv++;
+	}
 	param_set_defaults(options, &o);
 	sim_sweep_init(&w);
 	i = param_parse_args(options, &o, argc, argv);
@@ -237,7 +317,7 @@ int main(int argc, char **argv)
 			sim_scenario_write(&sc, stdout);
 			rc = 0;
 		} else {
-			rc = run(&o, &sc, &w);
+			rc = advising ? advise(&o, &sc, &w) : run(&o, &sc, &w);
 		}
 	}
 	param_free(options, &o);

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -82,6 +82,39 @@ test_expect_success 'a bad --sweep is refused, saying why' '
 	! "$sim" --sweep segment=1y "$data/no-churn.txt" 2>err && grep "bad value .1y." err &&
 	! "$sim" --sweep M=1 --sweep state_every=2 "$data/no-churn.txt" 2>err && grep "M given twice" err &&
 	! "$sim" --sweep segment=1e-7 "$data/no-churn.txt" 2>err
+'
+
+test_expect_success 'advise: without churn, the largest M (fewest bytes, nothing wasted)' '
+	"$sim" advise --sweep M=1,5 --sweep segment=1d "$data/no-churn.txt" >adv.out &&
+	grep "^advice: N 1, M 5, segment 1 days: uploads 0.100 GB, wastes 0.00 " adv.out &&
+	grep "^compared: chunk (N 1, segment 1 days) uploads 0.500 GB" adv.out &&
+	grep "^ *1  *5  *1  *10  *0 .*<- advised$" adv.out &&
+	grep "^ *1  *1  *1  *10  *0 .*  ok$" adv.out
+'
+
+test_expect_success 'advise: the advised run uploads least of those within both limits' '
+	"$sim" advise --waste_within 400 --finish_within 20 --csv adv.csv "$data/small.txt" >adv.out &&
+	test $(wc -l <adv.csv) = 21 &&
+	sed -n "s/^advice: N \([0-9]*\), M \([0-9]*\), segment \([0-9.]*\) days:.*/\1,\2,\3/p" \
+		adv.out >pick &&
+	test $(wc -l <pick) = 1 &&
+	# recompute from the CSV: the most finished, the least waste, the soonest median
+	awk -F, -v pick="$(cat pick)" "NR > 1 && \$3 > most { most = \$3 }
+		{ r[NR] = \$0 }
+		END {
+			for (i = 2; i <= NR; i++) { split(r[i], f, \",\")
+				if (f[3] != most) continue
+				if (w == \"\" || f[11] < w) w = f[11]
+				if (m == \"\" || f[5] < m) m = f[5] }
+			for (i = 2; i <= NR; i++) { split(r[i], f, \",\")
+				if (f[3] != most || f[11] > w * 5 + 1e-6 || f[5] > m * 1.2 + 1e-6) continue
+				if (best == \"\" || f[7] < best) { best = f[7]; at = f[16] \",\" f[17] \",\" f[18] } }
+			if (at != pick) { print \"advised \" pick \", expected \" at; exit 1 } }" adv.csv
+'
+
+test_expect_success 'advise: nothing finished, no advice, and it says why' '
+	"$sim" advise --sweep M=2 --sweep segment=1d "$data/all-leave.txt" >adv.out &&
+	grep "^advice: none -- no run finished a component within the horizon (20 days)" adv.out
 '
 
 test_expect_success 'a bad scenario is refused naming the line' '

@@ -3,9 +3,10 @@
  * the degenerate cases against the other strategies (no churn, everyone
  * leaving, M = 1), a host vanishing (relocation from the last uploaded
  * state, the CPU since it wasted), outvoted segments, the policy's own
- * refusals, and the same output from the same seed.
+ * refusals, the same output from the same seed, and the advisor's choice.
  */
 #include "unit.h"
+#include "sim_advise.h"
 #include "sim_report.h"
 #include "sim_strategy.h"
 
@@ -287,6 +288,76 @@ static void test_same_seed_same_output(void **state)
 	free(c);
 }
 
+static struct sim_row row(long m, double seg, long finished, double up_gb, double waste_d,
+			  double median)
+{
+	struct sim_row r = { 0 };
+
+	r.strategy = "seq";
+	r.answer_every = 1;
+	r.state_every = m;
+	r.segment_days = seg;
+	r.stats.finished = finished;
+	r.stats.bytes_up = up_gb * 1e9;
+	r.stats.cpu_wasted = waste_d * DAY;
+	r.stats.median_days = median;
+	return r;
+}
+
+static void test_advise_fewest_bytes_within_limits(void **state)
+{
+	struct sim_row rows[] = {
+		row(1, 1, 20, 40, 10, 30),      /* the least waste */
+		row(2, 1, 20, 20, 10.9, 32.9),  /* within both: advised */
+		row(4, 1, 20, 12, 11.5, 31),    /* wastes more than 10 % over the least */
+		row(8, 1, 20, 8, 10.5, 33.5),   /* finishes more than 10 % after the soonest */
+		row(16, 1, 19, 4, 1, 20),       /* did not finish them all */
+		row(2, 2, 20, 20, 10.8, 33),    /* as many bytes as the advised, less waste: wins */
+	};
+	bool ok[ARRAY_SIZE(rows)];
+	struct sim_advice a;
+	struct sim_scenario sc;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	sim_advise(rows, ARRAY_SIZE(rows), 10, 10, &a, ok);
+	assert_int_equal(a.most_finished, 20);
+	assert_true(a.best_waste == 10 * DAY && a.best_median == 30);
+	assert_true(ok[0] && ok[1] && !ok[2] && !ok[3] && !ok[4] && ok[5]);
+	assert_int_equal(a.neligible, 3);
+	assert_int_equal(a.pick, 5);
+	/* wider limits let the fewer bytes in */
+	sim_advise(rows, ARRAY_SIZE(rows), 20, 20, &a, ok);
+	assert_int_equal(a.pick, 3);
+
+	sim_scenario_defaults(&sc);
+	fp = open_memstream(&buf, &len);
+	sim_advise(rows, ARRAY_SIZE(rows), 10, 10, &a, ok);
+	sim_advise_report(fp, &sc, rows, ARRAY_SIZE(rows), ok, &a, 10, 10, NULL);
+	fclose(fp);
+	assert_non_null(strstr(buf, "advice: N 1, M 2, segment 2 days: uploads 20.000 GB, wastes 10.80"));
+	assert_non_null(strstr(buf, "the least CPU wasted 10.00 days (limit +10 %: 11.00)"));
+	free(buf);
+}
+
+static void test_advise_none(void **state)
+{
+	struct sim_row rows[] = { row(1, 1, 0, 0, 5, NAN), row(2, 1, 0, 0, 6, NAN) };
+	struct sim_row apart[] = { row(1, 1, 5, 10, 1, 50), row(2, 1, 5, 5, 50, 10) };
+	struct sim_advice a;
+
+	(void)state;
+	sim_advise(rows, ARRAY_SIZE(rows), 10, 10, &a, NULL);
+	assert_int_equal(a.pick, -1);
+	assert_int_equal(a.most_finished, 0);
+	/* the least waste and the soonest finish in different runs, each far off in the other */
+	sim_advise(apart, ARRAY_SIZE(apart), 10, 10, &a, NULL);
+	assert_int_equal(a.pick, -1);
+	assert_int_equal(a.neligible, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_outvoted_segments_relocate),
 		cmocka_unit_test(test_hosts_too_slow_take_no_sequence),
 		cmocka_unit_test(test_same_seed_same_output),
+		cmocka_unit_test(test_advise_fewest_bytes_within_limits),
+		cmocka_unit_test(test_advise_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
