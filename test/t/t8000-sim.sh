@@ -14,7 +14,8 @@ col() {
 test_expect_success 'wseq_sim --help names its options and strategies' '
 	"$sim" --help >help &&
 	grep -e --csv help && grep -e --strategy help && grep -e --seed help &&
-	grep -e "--sweep NAME=V1,V2" help && grep "^  seq  *work sequences" help
+	grep -e "--sweep NAME=V1,V2" help && grep "^  seq  *work sequences" help &&
+	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help
 '
 
 test_expect_success 'the same scenario and seed give byte-identical output' '
