@@ -117,6 +117,11 @@ int64_t sim_send(struct sim *s, int32_t hi, int32_t job);
  * it); its host drops it, and what it computed of it is wasted.
  */
 void sim_abort(struct sim *s, int64_t i);
+/*
+ * For strategies: a component's work moves to another host (a relocation),
+ * and cpu reference-CPU seconds of it, accepted already, are thrown away.
+ */
+void sim_relocated(struct sim *s, double cpu);
 /* For strategies: bytes stored on the server (negative: deleted). */
 void sim_storage_add(struct sim *s, double bytes);
 /* For strategies: component c is finished now. */

@@ -253,6 +253,12 @@ void sim_comp_done(struct sim *s, int32_t c)
 	}
 }
 
+void sim_relocated(struct sim *s, double cpu)
+{
+	s->stats.relocations++;
+	s->stats.cpu_wasted += cpu;
+}
+
 void sim_host_leave_at(struct sim *s, int32_t hi, double t)
 {
 	sim_queue_push(&s->q, t, EV_LEAVE, hi, 0, -1);

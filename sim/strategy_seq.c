@@ -137,8 +137,7 @@ static void relocate(struct sim *s, struct seq_sim *ss, struct member *m)
 {
 	struct seq_restart r;
 
-	s->stats.relocations++;
-	s->stats.cpu_wasted += m->unsaved;
+	sim_relocated(s, m->unsaved);
 	m->unsaved = 0;
 	/* the old branch is retired: newest first, so the host starts none of them */
 	while (m->nfl > 0)
