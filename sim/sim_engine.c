@@ -2,9 +2,12 @@
  * The discrete-event loop (sim.h): virtual time, no sleeping. Hosts switch
  * on and off, leave for good, poll the server while on and idle, and run
  * one instance at a time: download the input, compute, upload the output,
- * each phase progressing only while the host is on. The server side is a
- * queue of jobs wanting instances, a deadline per instance, and replicas
- * compared as they come back. Which jobs exist is the strategy's affair.
+ * each phase progressing only while the host is on; a host may hold a list
+ * of instances (a sequence's segments up to its high-water mark) and runs
+ * them in order. The server side is a queue of jobs wanting instances, a
+ * deadline per instance, and replicas compared as they come back. Which
+ * jobs exist, and which host a strategy sends its own to, is the
+ * strategy's affair.
  */
 #include "sim.h"
 #include "sim_strategy.h"
@@ -38,7 +41,7 @@ static double period(struct sim_rng *r, const struct sim_dist *d, double unit)
 	return p >= 1 ? p : 1;
 }
 
-static void storage_add(struct sim *s, double bytes)
+void sim_storage_add(struct sim *s, double bytes)
 {
 	s->stats.storage += bytes;
 	if (s->stats.storage > s->stats.storage_peak)
@@ -66,9 +69,22 @@ static void schedule_phase(struct sim *s, struct sim_host *h, int32_t hi)
 	sim_queue_push(&s->q, s->now + h->left / rate(h), EV_PHASE, hi, h->gen, h->inst);
 }
 
+/* One RPC pending a host at most: the earliest asked for. */
 static void schedule_rpc(struct sim *s, struct sim_host *h, int32_t hi, double after)
 {
-	sim_queue_push(&s->q, s->now + after, EV_RPC, hi, h->gen, -1);
+	double t = s->now + after;
+
+	if (t >= h->rpc_at)
+		return;
+	h->rpc_at = t;
+	sim_queue_push(&s->q, t, EV_RPC, hi, h->gen, -1);
+}
+
+/* the host's events so far are void (it went off or away) */
+static void host_stale(struct sim_host *h)
+{
+	h->gen++;
+	h->rpc_at = INFINITY;
 }
 
 /* reference-CPU seconds the host has put into its current instance */
@@ -77,6 +93,67 @@ static double cpu_spent(const struct sim *s, const struct sim_host *h)
 	const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
 
 	return h->phase == SIM_PH_DOWN ? 0 : h->phase == SIM_PH_CPU ? j->cpu - h->left : j->cpu;
+}
+
+/* the head of the host's list starts: download its input (a sticky one: nothing) */
+static void host_start(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	h->phase = SIM_PH_DOWN;
+	h->left = s->jobs[s->insts[h->inst].job].down;
+	h->since = s->now;
+	if (h->on)
+		schedule_phase(s, h, hi);
+}
+
+/* the head leaves the host's list; the next one starts */
+static void host_pop(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	struct sim_inst *in = &s->insts[h->inst];
+
+	in->onhost = false;
+	h->inst = in->next;
+	in->next = -1;
+	if (h->inst < 0)
+		h->tail = -1;
+	else
+		host_start(s, h, hi);
+}
+
+/* instance i leaves its host's list; what the host computed of it is wasted */
+static void host_drop(struct sim *s, int64_t i)
+{
+	struct sim_inst *in = &s->insts[i];
+	int32_t hi = in->host;
+	struct sim_host *h = &s->hosts[hi];
+	int64_t p;
+
+	if (h->inst == i) {
+		progress(s, h);
+		s->stats.cpu_wasted += cpu_spent(s, h);
+		host_pop(s, h, hi);
+		if (h->inst < 0 && h->on)
+			schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
+		return;
+	}
+	for (p = h->inst; s->insts[p].next != i; p = s->insts[p].next)
+		;
+	s->insts[p].next = in->next;
+	if (h->tail == i)
+		h->tail = p;
+	in->next = -1;
+	in->onhost = false;
+}
+
+void sim_abort(struct sim *s, int64_t i)
+{
+	struct sim_inst *in = &s->insts[i];
+
+	if (!in->live)
+		return;
+	in->live = false;
+	s->jobs[in->job].inflight--;
+	if (in->onhost)
+		host_drop(s, i);
 }
 
 static void ready_push(struct sim *s, int32_t job)
@@ -114,20 +191,58 @@ static bool job_has_host(const struct sim_job *j, int32_t host)
 	return false;
 }
 
-int32_t sim_job_add(struct sim *s, const struct sim_job *j)
+int32_t sim_job_new(struct sim *s, const struct sim_job *j)
 {
-	long r;
+	struct sim_job *n;
 
 	if (s->njobs == s->capjobs) {
 		s->capjobs = s->capjobs ? 2 * s->capjobs : 1024;
 		s->jobs = xrealloc(s->jobs, s->capjobs * sizeof(*s->jobs));
 	}
-	s->jobs[s->njobs] = *j;
-	s->jobs[s->njobs].ok = s->jobs[s->njobs].inflight = s->jobs[s->njobs].nhosts = 0;
-	s->jobs[s->njobs].done = false;
-	for (r = 0; r < s->sc->replicas; r++)
-		ready_push(s, (int32_t)s->njobs);
+	n = &s->jobs[s->njobs];
+	*n = *j;
+	n->need = 1;
+	n->ok = n->inflight = n->nhosts = 0;
+	n->done = false;
 	return (int32_t)s->njobs++;
+}
+
+int32_t sim_job_add(struct sim *s, const struct sim_job *j)
+{
+	int32_t id = sim_job_new(s, j);
+	long r;
+
+	s->jobs[id].need = (int)s->sc->replicas;
+	for (r = 0; r < s->sc->replicas; r++)
+		ready_push(s, id);
+	return id;
+}
+
+int64_t sim_send(struct sim *s, int32_t hi, int32_t ji)
+{
+	struct sim_host *h = &s->hosts[hi];
+	struct sim_job *j = &s->jobs[ji];
+	int64_t i;
+
+	if (s->ninsts == s->capinsts) {
+		s->capinsts = s->capinsts ? 2 * s->capinsts : 1024;
+		s->insts = xrealloc(s->insts, s->capinsts * sizeof(*s->insts));
+	}
+	i = (int64_t)s->ninsts++;
+	s->insts[i] = (struct sim_inst){ ji, hi, -1, s->now + j->deadline, true, true };
+	j->inflight++;
+	if (j->nhosts < (int)ARRAY_SIZE(j->hosts))
+		j->hosts[j->nhosts++] = hi;
+	/* late means past the deadline (seq_policy_segment_late): the check comes just after it */
+	sim_queue_push(&s->q, nextafter(s->insts[i].deadline, INFINITY), EV_DEADLINE, hi, 0, i);
+	if (h->inst < 0) {
+		h->inst = h->tail = i;
+		host_start(s, h, hi);
+	} else {
+		s->insts[h->tail].next = i;
+		h->tail = i;
+	}
+	return i;
 }
 
 void sim_comp_done(struct sim *s, int32_t c)
@@ -138,18 +253,18 @@ void sim_comp_done(struct sim *s, int32_t c)
 	}
 }
 
-/* the server gives up on instance i: its job wants another one */
-static void inst_lost(struct sim *s, int64_t i)
+void sim_relocated(struct sim *s, double cpu)
 {
-	struct sim_inst *in = &s->insts[i];
-	struct sim_job *j = &s->jobs[in->job];
-
-	in->live = false;
-	j->inflight--;
-	s->stats.restarts++;
-	ready_push(s, in->job);
+	s->stats.relocations++;
+	s->stats.cpu_wasted += cpu;
 }
 
+void sim_host_leave_at(struct sim *s, int32_t hi, double t)
+{
+	sim_queue_push(&s->q, t, EV_LEAVE, hi, 0, -1);
+}
+
+/* an idle host takes the first job of the shared queue it may have */
 static void send_work(struct sim *s, struct sim_host *h, int32_t hi)
 {
 	size_t tries = s->rlen;
@@ -158,64 +273,64 @@ static void send_work(struct sim *s, struct sim_host *h, int32_t hi)
 		int32_t ji = ready_pop(s);
 		struct sim_job *j = &s->jobs[ji];
 
-		if (j->done || j->ok + j->inflight >= s->sc->replicas)
+		if (j->done || j->ok + j->inflight >= j->need)
 			continue;
 		/* as BOINC: one result of a job a host, even after a loss or a wrong one */
 		if (job_has_host(j, hi)) {
 			ready_push(s, ji);
 			continue;
 		}
-		if (s->ninsts == s->capinsts) {
-			s->capinsts = s->capinsts ? 2 * s->capinsts : 1024;
-			s->insts = xrealloc(s->insts, s->capinsts * sizeof(*s->insts));
-		}
-		s->insts[s->ninsts] = (struct sim_inst){ ji, hi, true };
-		j->inflight++;
-		if (j->nhosts < (int)ARRAY_SIZE(j->hosts))
-			j->hosts[j->nhosts++] = hi;
-		h->inst = (int64_t)s->ninsts++;
-		h->phase = SIM_PH_DOWN;
-		h->left = j->down;
-		h->since = s->now;
-		sim_queue_push(&s->q, s->now + j->deadline, EV_DEADLINE, hi, 0, h->inst);
-		schedule_phase(s, h, hi);
+		sim_send(s, hi, ji);
 		return;
 	}
 	schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
 }
 
+/* a scheduler RPC: the strategy's own work first (a sequence's host), then the queue */
+static void rpc(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	if (s->st->rpc)
+		s->st->rpc(s, hi);
+	if (h->inst < 0)
+		send_work(s, h, hi);
+}
+
+/* the host reports its head instance, uploaded */
 static void report(struct sim *s, struct sim_host *h, int32_t hi)
 {
 	int64_t ii = h->inst;
 	struct sim_inst *in = &s->insts[ii];
-	struct sim_job *j = &s->jobs[in->job];
+	int32_t ji = in->job;
+	struct sim_job *j = &s->jobs[ji];
 	double out = j->up_state + j->up_answer;
 
-	h->inst = -1;
+	host_pop(s, h, hi);
 	s->stats.bytes_up += out;
 	s->stats.cpu_used += j->cpu;
 	if (!in->live || j->done) {  /* the server gave up on it already */
 		s->stats.cpu_wasted += j->cpu;
-		schedule_rpc(s, h, hi, 0);
-		return;
-	}
-	in->live = false;
-	j->inflight--;
-	storage_add(s, out);
-	if (h->wrong && s->sc->replicas > 1) {
-		/* compared with the other replicas: thrown away, sent again */
-		s->stats.wrong_detected++;
-		s->stats.cpu_wasted += j->cpu;
-		s->stats.storage -= out;
-		ready_push(s, in->job);
 	} else {
-		if (h->wrong)
-			s->stats.wrong_accepted++;
-		if (++j->ok >= s->sc->replicas) {
-			j->done = true;
-			/* one copy of the output stays; the input state is no longer needed */
-			s->stats.storage -= (j->ok - 1) * out + j->down;
-			s->st->accepted(s, in->job);
+		in->live = false;
+		j->inflight--;
+		sim_storage_add(s, out);
+		if (h->wrong && s->sc->replicas > 1) {
+			/* compared with the other replicas: thrown away */
+			s->stats.wrong_detected++;
+			s->stats.cpu_wasted += j->cpu;
+			s->stats.storage -= out;
+			if (s->st->lost)
+				s->st->lost(s, ii, SIM_LOSS_INVALID);
+			else
+				ready_push(s, ji);
+		} else {
+			if (h->wrong)
+				s->stats.wrong_accepted++;
+			if (++j->ok >= j->need) {
+				j->done = true;
+				/* one copy of the output stays; what the job read may go */
+				s->stats.storage -= (j->ok - 1) * out + j->frees;
+				s->st->accepted(s, ji);
+			}
 		}
 	}
 	schedule_rpc(s, h, hi, 0);
@@ -223,14 +338,14 @@ static void report(struct sim *s, struct sim_host *h, int32_t hi)
 
 static void on_phase(struct sim *s, struct sim_host *h, int32_t hi)
 {
+	const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
+
 	progress(s, h);
 	if (h->phase == SIM_PH_DOWN) {
-		s->stats.bytes_down += s->jobs[s->insts[h->inst].job].down;
+		s->stats.bytes_down += j->down;
 		h->phase = SIM_PH_CPU;
-		h->left = s->jobs[s->insts[h->inst].job].cpu;
+		h->left = j->cpu;
 	} else if (h->phase == SIM_PH_CPU) {
-		const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
-
 		h->phase = SIM_PH_UP;
 		h->left = j->up_state + j->up_answer;
 	} else {
@@ -240,23 +355,36 @@ static void on_phase(struct sim *s, struct sim_host *h, int32_t hi)
 	schedule_phase(s, h, hi);
 }
 
+/* the server gives up on instance ii: the strategy says what follows, else it is sent again */
 static void on_deadline(struct sim *s, int64_t ii)
 {
-	struct sim_inst *in = &s->insts[ii];
-	struct sim_host *h = &s->hosts[in->host];
-
-	if (!in->live)
+	if (!s->insts[ii].live)
 		return;
-	if (!h->gone && h->inst == ii) {
-		/* the host is told at once to drop it (BOINC: at its next RPC) */
-		progress(s, h);
+	s->stats.restarts++;
+	sim_abort(s, ii);
+	if (s->st->lost)
+		s->st->lost(s, ii, SIM_LOSS_LATE);
+	else
+		ready_push(s, s->insts[ii].job);
+}
+
+static void on_leave(struct sim *s, struct sim_host *h)
+{
+	int64_t i, next;
+
+	progress(s, h);
+	if (h->inst >= 0)
 		s->stats.cpu_wasted += cpu_spent(s, h);
-		h->inst = -1;
-		h->gen++;
-		if (h->on)
-			schedule_rpc(s, h, in->host, s->sc->rpc_hours * HOUR);
+	/* the server finds out at the deadlines */
+	for (i = h->inst; i >= 0; i = next) {
+		next = s->insts[i].next;
+		s->insts[i].next = -1;
+		s->insts[i].onhost = false;
 	}
-	inst_lost(s, ii);
+	h->inst = h->tail = -1;
+	h->gone = true;
+	h->on = false;
+	host_stale(h);
 }
 
 static void dispatch(struct sim *s, const struct sim_event *ev)
@@ -281,21 +409,18 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
 			break;
 		progress(s, h);
 		h->on = false;
-		h->gen++;
+		host_stale(h);
 		sim_queue_push(&s->q, s->now + period(&h->rng, &sc->off_hours, HOUR), EV_ON, ev->a, 0, -1);
 		break;
 	case EV_LEAVE:
-		progress(s, h);
-		if (h->inst >= 0)
-			s->stats.cpu_wasted += cpu_spent(s, h);
-		h->inst = -1;  /* the server finds out at the deadline */
-		h->gone = true;
-		h->on = false;
-		h->gen++;
+		if (!h->gone)
+			on_leave(s, h);
 		break;
 	case EV_RPC:
-		if (h->on && !h->gone && ev->gen == h->gen && h->inst < 0)
-			send_work(s, h, ev->a);
+		if (h->on && !h->gone && ev->gen == h->gen && ev->t == h->rpc_at) {
+			h->rpc_at = INFINITY;
+			rpc(s, h, ev->a);
+		}
 		break;
 	case EV_PHASE:
 		if (h->on && !h->gone && ev->gen == h->gen && h->inst == ev->b)
@@ -324,7 +449,8 @@ static void hosts_create(struct sim *s)
 		h->up_bps = fmax(draw(&h->rng, &sc->upload_mbps), 0.001) * 1e6 / 8;
 		h->down_bps = fmax(draw(&h->rng, &sc->download_mbps), 0.001) * 1e6 / 8;
 		h->wrong = sim_rng_uniform(&h->rng) < sc->wrong_fraction;
-		h->inst = -1;
+		h->inst = h->tail = -1;
+		h->rpc_at = INFINITY;
 		life = sc->life_days.kind == SIM_DIST_NONE ? INFINITY : draw(&h->rng, &sc->life_days) * DAY;
 		if (life <= s->horizon)
 			sim_queue_push(&s->q, life, EV_LEAVE, (int32_t)i, 0, -1);
@@ -361,8 +487,9 @@ static void finish_stats(struct sim *s)
 	free(t);
 }
 
-int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out,
-	    char *why, size_t whylen)
+int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
+		   void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
+		   char *why, size_t whylen)
 {
 	struct sim s;
 	struct sim_event ev;
@@ -380,8 +507,10 @@ int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct
 		s.comps[i].finish = -1;
 	rc = st->setup(&s, why, whylen);
 	if (rc == 0) {
-		storage_add(&s, sc->sequences * sc->state_mb * MB);  /* the initial states */
+		sim_storage_add(&s, sc->sequences * sc->state_mb * MB);  /* the initial states */
 		hosts_create(&s);
+		if (hook)
+			hook(&s, arg);
 		while (s.ndone < sc->sequences && sim_queue_pop(&s.q, &ev) && ev.t <= s.horizon) {
 			s.now = ev.t;
 			dispatch(&s, &ev);
@@ -389,6 +518,8 @@ int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct
 		finish_stats(&s);
 		*out = s.stats;
 	}
+	if (st->cleanup)
+		st->cleanup(&s);
 	sim_queue_free(&s.q);
 	free(s.hosts);
 	free(s.jobs);
@@ -396,4 +527,10 @@ int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct
 	free(s.comps);
 	free(s.ready);
 	return rc;
+}
+
+int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out,
+	    char *why, size_t whylen)
+{
+	return sim_run_hooked(sc, st, NULL, NULL, out, why, whylen);
 }

@@ -6,33 +6,55 @@
 
 #include <math.h>
 
-void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n)
+void sim_row_params(struct sim_row *r, const struct sim_scenario *sc)
+{
+	r->answer_every = sc->answer_every;
+	r->state_every = sc->state_every;
+	r->segment_days = sc->segment_days;
+}
+
+void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
+		      bool sweep)
 {
 	size_t i;
 
-	fprintf(fp, "wseq_sim: %ld hosts, %ld components of %ld segments (%.6g reference-CPU days), "
-		    "horizon %.6g days, seed %" PRIu64 "\n\n",
-		sc->hosts, sc->sequences, sim_scenario_segments(sc), sc->length_days, sc->horizon_days,
-		sc->seed);
-	fprintf(fp, "%-8s %8s %8s %10s %10s %12s %12s %12s %12s %9s %7s\n", "strategy", "finished",
+	fprintf(fp, "wseq_sim: %ld hosts, %ld components of %.6g reference-CPU days, ", sc->hosts,
+		sc->sequences, sc->length_days);
+	if (sweep)
+		fprintf(fp, "a sweep of %zu runs", n);
+	else
+		fprintf(fp, "%ld segments, N %ld, M %ld", sim_scenario_segments(sc), sc->answer_every,
+			sc->state_every);
+	fprintf(fp, ", horizon %.6g days, seed %" PRIu64 "\n\n", sc->horizon_days, sc->seed);
+	if (sweep)
+		fprintf(fp, "%6s %6s %8s ", "N", "M", "seg_d");
+	fprintf(fp, "%-8s %8s %8s %10s %10s %12s %12s %12s %12s %9s %7s %7s\n", "strategy", "finished",
 		"never", "median_d", "p90_d", "up_GB", "down_GB", "store_pk_GB", "cpu_waste_d",
-		"restarts", "wrong");
+		"restarts", "reloc", "wrong");
 	for (i = 0; i < n; i++) {
 		const struct sim_stats *t = &rows[i].stats;
 
+		if (sweep)
+			fprintf(fp, "%6ld %6ld %8.4g ", rows[i].answer_every, rows[i].state_every,
+				rows[i].segment_days);
 		if (rows[i].unavailable) {
 			fprintf(fp, "%-8s %s\n", rows[i].strategy, rows[i].unavailable);
 			continue;
 		}
-		fprintf(fp, "%-8s %8ld %8ld %10.2f %10.2f %12.3f %12.3f %12.3f %12.2f %9ld %7ld\n",
+		fprintf(fp, "%-8s %8ld %8ld %10.2f %10.2f %12.3f %12.3f %12.3f %12.2f %9ld %7ld %7ld\n",
 			rows[i].strategy, t->finished, t->unfinished, t->median_days, t->p90_days,
 			t->bytes_up / 1e9, t->bytes_down / 1e9, t->storage_peak / 1e9,
-			t->cpu_wasted / 86400, t->restarts, t->wrong_accepted);
+			t->cpu_wasted / 86400, t->restarts, t->relocations, t->wrong_accepted);
 	}
-	for (i = 0; i < n; i++)
-		if (!rows[i].unavailable && rows[i].stats.finished == 0)
-			fprintf(fp, "\n%s: no component finished within the horizon (%.6g days)\n",
-				rows[i].strategy, sc->horizon_days);
+	for (i = 0; i < n; i++) {
+		if (rows[i].unavailable || rows[i].stats.finished != 0)
+			continue;
+		fprintf(fp, "\n%s", rows[i].strategy);
+		if (sweep)
+			fprintf(fp, " (N %ld, M %ld, segment %.6g days)", rows[i].answer_every,
+				rows[i].state_every, rows[i].segment_days);
+		fprintf(fp, ": no component finished within the horizon (%.6g days)\n", sc->horizon_days);
+	}
 }
 
 void sim_report_csv(FILE *fp, const struct sim_row *rows, size_t n)
@@ -41,21 +63,24 @@ void sim_report_csv(FILE *fp, const struct sim_row *rows, size_t n)
 
 	fprintf(fp, "strategy,available,finished,unfinished,median_days,p90_days,bytes_up,bytes_down,"
 		    "storage_peak_bytes,cpu_used_days,cpu_wasted_days,restarts,wrong_detected,"
-		    "wrong_accepted\n");
+		    "wrong_accepted,relocations,answer_every,state_every,segment_days\n");
 	for (i = 0; i < n; i++) {
-		const struct sim_stats *t = &rows[i].stats;
+		const struct sim_row *r = &rows[i];
+		const struct sim_stats *t = &r->stats;
 
-		if (rows[i].unavailable) {
-			fprintf(fp, "%s,0,,,,,,,,,,,,\n", rows[i].strategy);
-			continue;
+		if (r->unavailable) {
+			fprintf(fp, "%s,0,,,,,,,,,,,,,,", r->strategy);
+		} else {
+			fprintf(fp, "%s,1,%ld,%ld,", r->strategy, t->finished, t->unfinished);
+			if (t->finished)
+				fprintf(fp, "%.6f,%.6f,", t->median_days, t->p90_days);
+			else
+				fputs(",,", fp);
+			fprintf(fp, "%.0f,%.0f,%.0f,%.6f,%.6f,%ld,%ld,%ld,%ld,", t->bytes_up,
+				t->bytes_down, t->storage_peak, t->cpu_used / 86400,
+				t->cpu_wasted / 86400, t->restarts, t->wrong_detected,
+				t->wrong_accepted, t->relocations);
 		}
-		fprintf(fp, "%s,1,%ld,%ld,", rows[i].strategy, t->finished, t->unfinished);
-		if (t->finished)
-			fprintf(fp, "%.6f,%.6f,", t->median_days, t->p90_days);
-		else
-			fputs(",,", fp);
-		fprintf(fp, "%.0f,%.0f,%.0f,%.6f,%.6f,%ld,%ld,%ld\n", t->bytes_up, t->bytes_down,
-			t->storage_peak, t->cpu_used / 86400, t->cpu_wasted / 86400, t->restarts,
-			t->wrong_detected, t->wrong_accepted);
+		fprintf(fp, "%ld,%ld,%.6g\n", r->answer_every, r->state_every, r->segment_days);
 	}
 }

@@ -229,12 +229,19 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, co
 		free(s);
 		start = i + 1;
 	}
-	if (rc == 0 && sim_scenario_segments(sc) > 1000000)
-		return fail(err, errlen, name, line, "more than 1000000 segments a component", NULL);
-	/* job numbers are 32-bit */
-	if (rc == 0 && (double)sim_scenario_segments(sc) * sc->sequences > 1e9)
-		return fail(err, errlen, name, line, "more than 10^9 segments in all", NULL);
+	if (rc == 0 && sim_scenario_limits(sc))
+		return fail(err, errlen, name, line, sim_scenario_limits(sc), NULL);
 	return rc;
+}
+
+const char *sim_scenario_limits(const struct sim_scenario *sc)
+{
+	if (sim_scenario_segments(sc) > 1000000)
+		return "more than 1000000 segments a component";
+	/* job numbers are 32-bit */
+	if ((double)sim_scenario_segments(sc) * sc->sequences * sc->replicas > 1e9)
+		return "more than 10^9 segments in all";
+	return NULL;
 }
 
 static void write_dist(FILE *fp, const char *name, const struct sim_dist *d)

@@ -53,6 +53,8 @@ void sim_scenario_defaults(struct sim_scenario *sc);
  */
 int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, const char *name,
 		       char *err, size_t errlen);
+/* What the scenario asks beyond the engine's limits (segments), or NULL. */
+const char *sim_scenario_limits(const struct sim_scenario *sc);
 /* Segments in one component: ceil(length / segment), at least 1. */
 long sim_scenario_segments(const struct sim_scenario *sc);
 /* The mean of a distribution (0 for none). */

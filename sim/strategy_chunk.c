@@ -19,6 +19,7 @@ static void add_segment(struct sim *s, int32_t comp, int32_t k)
 	j.down = sc->state_mb * 1e6;
 	j.up_state = sc->state_mb * 1e6;
 	j.up_answer = ((k + 1) % sc->answer_every == 0 || k + 1 == nseg) ? sc->answer_mb * 1e6 : 0;
+	j.frees = j.down;
 	j.deadline = sc->segment_deadline_days * 86400.0;
 	sim_job_add(s, &j);
 }
@@ -47,6 +48,9 @@ static void chunk_accepted(struct sim *s, int32_t job)
 }
 
 const struct sim_strategy sim_strategy_chunk = {
-	"chunk", "independent segments, the state uploaded and downloaded every segment",
-	chunk_setup, chunk_accepted,
+	.name = "chunk",
+	.summary = "independent segments, the state uploaded and downloaded every segment",
+	.uses = SIM_USES_N | SIM_USES_SEGMENT,
+	.setup = chunk_setup,
+	.accepted = chunk_accepted,
 };

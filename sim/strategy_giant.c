@@ -20,6 +20,7 @@ static int giant_setup(struct sim *s, char *why, size_t whylen)
 		j.down = sc->state_mb * 1e6;
 		j.up_state = sc->state_mb * 1e6;
 		j.up_answer = sc->answer_mb * 1e6;
+		j.frees = j.down;
 		j.deadline = sc->component_deadline_days * 86400.0;
 		sim_job_add(s, &j);
 	}
@@ -32,6 +33,9 @@ static void giant_accepted(struct sim *s, int32_t job)
 }
 
 const struct sim_strategy sim_strategy_giant = {
-	"giant", "one workunit a component, restarted from scratch when lost",
-	giant_setup, giant_accepted,
+	.name = "giant",
+	.summary = "one workunit a component, restarted from scratch when lost",
+	.uses = 0,
+	.setup = giant_setup,
+	.accepted = giant_accepted,
 };

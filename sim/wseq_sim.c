@@ -1,20 +1,25 @@
 /*
  * wseq_sim: compare ways of running long, large-state components on
  * volunteer hosts, by discrete-event simulation of a scenario file
- * (doc/wseq_sim.md). Deterministic: the same scenario and seed give the
+ * (doc/wseq_sim.md); `wseq_sim advise` picks N, M and the segment length
+ * for work sequences. Deterministic: the same scenario and seed give the
  * same output, byte for byte.
  */
 #include "common.h"
 #include "log.h"
 #include "param.h"
+#include "sim_advise.h"
 #include "sim_report.h"
 #include "sim_strategy.h"
+#include "sim_sweep.h"
 
 struct options {
 	char *strategies;
 	char *csv;
+	char *sweep;    /* the last one: every --sweep is read by sweeps() */
 	long seed;
 	bool print_scenario;
+	double waste_within, finish_within;     /* advise */
 };
 
 static const struct param options[] = {
@@ -22,21 +27,43 @@ static const struct param options[] = {
 	  "LIST", "strategies to run, comma-separated: giant, chunk, seq" },
 	{ "csv", PARAM_STR, offsetof(struct options, csv), NULL, 0, 0, 0, "FILE",
 	  "also write the results as CSV to FILE" },
+	{ "sweep", PARAM_STR, offsetof(struct options, sweep), NULL, 0, 0, 0, "NAME=V1,V2,...",
+	  "run every combination of these values of N, M or segment (repeatable): "
+	  "--sweep M=1,2,4,8 --sweep segment=6h,12h,1d" },
 	{ "seed", PARAM_INT, offsetof(struct options, seed), "-1", PARAM_BOUNDED, -1, 9e18, "N",
 	  "the seed, over the scenario's (-1: the scenario's)" },
 	{ "print_scenario", PARAM_BOOL, offsetof(struct options, print_scenario), "0", 0, 0, 0, NULL,
 	  "print the scenario with every default filled in, and stop" },
+	{ "waste_within", PARAM_DOUBLE, offsetof(struct options, waste_within), "100", PARAM_BOUNDED,
+	  0, 1e6, "PCT", "advise: CPU wasted at most PCT % over the least of any run" },
+	{ "finish_within", PARAM_DOUBLE, offsetof(struct options, finish_within), "20",
+	  PARAM_BOUNDED, 0, 1e6, "PCT", "advise: median time to finish at most PCT % over the soonest" },
 	PARAM_TABLE_END
 };
 
+static const char *const names[] = { "giant", "chunk", "seq" };
+
 static void usage(FILE *fp)
 {
-	fprintf(fp, "usage: wseq_sim [options] SCENARIO\n\n"
+	size_t i;
+
+	fprintf(fp, "usage: wseq_sim [options] SCENARIO\n"
+		    "       wseq_sim advise [options] SCENARIO\n\n"
 		    "Simulate long components on volunteer hosts under each strategy and print\n"
 		    "bytes moved, server storage, wasted CPU, restarts and completion times.\n"
+		    "advise: run seq over a sweep (by default M 1,2,4,8,16 and segment\n"
+		    "6h,12h,1d,2d) and pick the N, M and segment length uploading least within\n"
+		    "--waste_within and --finish_within of the best runs.\n"
 		    "SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n\n"
 		    "options:\n");
 	param_print_help(options, fp);
+	fprintf(fp, "\nstrategies:\n");
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		fprintf(fp, "  %-8s %s\n", names[i], sim_strategy_find(names[i])->summary);
+	fprintf(fp, "\ncolumns: finished and never (within the horizon), median_d and p90_d (days to\n"
+		    "finish a component), up_GB and down_GB, store_pk_GB (server storage peak),\n"
+		    "cpu_waste_d (reference-CPU days computed and thrown away), restarts (results\n"
+		    "given up on at their deadline), reloc (sequences relocated), wrong (accepted).\n");
 }
 
 static int load(struct sim_scenario *sc, const char *path)
@@ -63,57 +90,218 @@ static int load(struct sim_scenario *sc, const char *path)
 	return 0;
 }
 
-static int run(const struct options *o, const struct sim_scenario *sc)
+/*
+ * Every --sweep of argv into w, read as param_parse_args() reads options
+ * (param.h allows one value an option). 0, or -1 (logged).
+ */
+static int sweeps(int argc, char **argv, struct sim_sweep *w)
 {
-	struct sim_row rows[8];
-	char why[8][256], *list = xstrdup(o->strategies), *p = list, *name;
-	size_t n = 0;
-	int rc = 0;
+	char err[256];
+	int i;
 
-	while ((name = p) != NULL && rc == 0) {
-		const struct sim_strategy *st;
+	for (i = 1; i < argc; i++) {
+		const char *a = param_option_name(argv[i]), *eq, *value = NULL;
+		const struct param *p;
+		char name[64];
 
+		if (!a || !strcmp(argv[i], "--"))
+			break;
+		eq = strchr(a, '=');
+		wstrlcpy(name, a, eq && (size_t)(eq - a) < sizeof(name) ? (size_t)(eq - a) + 1 : sizeof(name));
+		p = param_find(options, name);
+		if (!p)
+			break;  /* param_parse_args() says what is wrong */
+		if (eq)
+			value = eq + 1;
+		else if (p->type != PARAM_BOOL && i + 1 < argc)
+			value = argv[++i];
+		if (p->offset == offsetof(struct options, sweep) && value &&
+		    sim_sweep_add(w, value, err, sizeof(err)) != 0)
+			return log_error("%s", err);
+	}
+	return 0;
+}
+
+/* The strategies of a comma-separated list into st[] (at most max): their number, or -1. */
+static int strategies(const char *list, const struct sim_strategy **st, size_t max)
+{
+	char *copy = xstrdup(list), *p = copy, *name;
+	int n = 0;
+
+	while ((name = p) != NULL) {
 		p = strchr(p, ',');
 		if (p)
 			*p++ = '\0';
-		st = sim_strategy_find(name);
-		if (!st)
-			rc = log_error("unknown strategy '%s' (giant, chunk, seq)", name);
-		else if (n == ARRAY_SIZE(rows))
-			rc = log_error("too many strategies");
-		else {
-			rows[n].strategy = st->name;
-			rows[n].unavailable = NULL;
-			if (sim_run(sc, st, &rows[n].stats, why[n], sizeof(why[n])) != 0)
-				rows[n].unavailable = why[n];
-			n++;
+		if (!(st[n] = sim_strategy_find(name)))
+			n = log_error("unknown strategy '%s' (giant, chunk, seq)", name);
+		else if ((size_t)++n == max && p)
+			n = log_error("too many strategies");
+		if (n < 0)
+			break;
+	}
+	free(copy);
+	return n;
+}
+
+/* An earlier row of the same strategy over the same values of what it uses, or NULL. */
+static const struct sim_row *same_run(const struct sim_row *rows, size_t n,
+				      const struct sim_strategy *st, const struct sim_row *r)
+{
+	while (n-- > 0) {
+		const struct sim_row *o = &rows[n];
+
+		if (strcmp(o->strategy, st->name) != 0)
+			continue;
+		if ((st->uses & SIM_USES_N) && o->answer_every != r->answer_every)
+			continue;
+		if ((st->uses & SIM_USES_M) && o->state_every != r->state_every)
+			continue;
+		if ((st->uses & SIM_USES_SEGMENT) && o->segment_days != r->segment_days)
+			continue;
+		return o;
+	}
+	return NULL;
+}
+
+static int write_csv(const char *path, const struct sim_row *rows, size_t n)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp)
+		return log_error("%s: %s", path, strerror(errno));
+	sim_report_csv(fp, rows, n);
+	if (fclose(fp) != 0)
+		return log_error("%s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int run(const struct options *o, const struct sim_scenario *sc, const struct sim_sweep *w)
+{
+	const struct sim_strategy *st[8];
+	size_t runs = sim_sweep_runs(w), nrows = 0, i, k;
+	int nst = strategies(o->strategies, st, ARRAY_SIZE(st)), rc = 0;
+	struct sim_row *rows;
+	bool *owned;    /* the row's unavailable was allocated for it */
+	char err[256];
+
+	if (nst < 0)
+		return -1;
+	rows = xcalloc(runs * (size_t)nst, sizeof(*rows));
+	owned = xcalloc(runs * (size_t)nst, sizeof(*owned));
+	for (i = 0; i < runs && rc == 0; i++) {
+		struct sim_scenario one = *sc;
+
+		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0) {
+			rc = log_error("%s", err);
+			break;
+		}
+		for (k = 0; k < (size_t)nst; k++) {
+			struct sim_row *r = &rows[nrows++];
+			const struct sim_row *before;
+
+			r->strategy = st[k]->name;
+			sim_row_params(r, &one);
+			/* a strategy that does not use what changed would run the same again */
+			before = same_run(rows, nrows - 1, st[k], r);
+			if (before) {
+				r->unavailable = before->unavailable;
+				r->stats = before->stats;
+			} else if (sim_run(&one, st[k], &r->stats, err, sizeof(err)) != 0) {
+				r->unavailable = xstrdup(err);
+				owned[nrows - 1] = true;
+			}
 		}
 	}
-	free(list);
-	if (rc != 0)
-		return rc;
-	sim_report_table(stdout, sc, rows, n);
-	if (o->csv) {
-		FILE *fp = fopen(o->csv, "w");
+	if (rc == 0)
+		sim_report_table(stdout, sc, rows, nrows, w->naxes > 0);
+	if (rc == 0 && o->csv)
+		rc = write_csv(o->csv, rows, nrows);
+	for (i = 0; i < nrows; i++)
+		if (owned[i])
+			free((char *)rows[i].unavailable);
+	free(owned);
+	free(rows);
+	return rc;
+}
 
-		if (!fp)
-			return log_error("%s: %s", o->csv, strerror(errno));
-		sim_report_csv(fp, rows, n);
-		if (fclose(fp) != 0)
-			return log_error("%s: %s", o->csv, strerror(errno));
+static bool has_axis(const struct sim_sweep *w, enum sim_sweep_param p)
+{
+	size_t k;
+
+	for (k = 0; k < w->naxes; k++)
+		if (w->axis[k].param == p)
+			return true;
+	return false;
+}
+
+/* advise: seq over the sweep, the choice (sim_advise.h), and chunk at it for comparison */
+static int advise(const struct options *o, const struct sim_scenario *sc, struct sim_sweep *w)
+{
+	struct sim_advice a;
+	struct sim_row *rows, ref;
+	bool *eligible;
+	char err[256];
+	size_t runs, i;
+	int rc = 0;
+
+	if ((!has_axis(w, SIM_SWEEP_M) && sim_sweep_add(w, "M=1,2,4,8,16", err, sizeof(err)) != 0) ||
+	    (!has_axis(w, SIM_SWEEP_SEGMENT) &&
+	     sim_sweep_add(w, "segment=6h,12h,1d,2d", err, sizeof(err)) != 0))
+		return log_error("%s", err);
+	runs = sim_sweep_runs(w);
+	rows = xcalloc(runs, sizeof(*rows));
+	eligible = xcalloc(runs, sizeof(*eligible));
+	for (i = 0; i < runs && rc == 0; i++) {
+		struct sim_scenario one = *sc;
+
+		rows[i].strategy = sim_strategy_seq.name;
+		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0)
+			rc = log_error("%s", err);
+		else if (sim_run(&one, &sim_strategy_seq, &rows[i].stats, err, sizeof(err)) != 0)
+			rc = log_error("seq: %s", err);
+		sim_row_params(&rows[i], &one);
 	}
-	return 0;
+	if (rc == 0) {
+		sim_advise(rows, runs, o->waste_within, o->finish_within, &a, eligible);
+		memset(&ref, 0, sizeof(ref));
+		if (a.pick >= 0) {
+			struct sim_scenario one = *sc;
+
+			one.answer_every = rows[a.pick].answer_every;
+			one.segment_days = rows[a.pick].segment_days;
+			ref.strategy = sim_strategy_chunk.name;
+			sim_row_params(&ref, &one);
+			if (sim_run(&one, &sim_strategy_chunk, &ref.stats, err, sizeof(err)) != 0)
+				ref.unavailable = "not available";
+		}
+		sim_advise_report(stdout, sc, rows, runs, eligible, &a, o->waste_within,
+				  o->finish_within, a.pick >= 0 ? &ref : NULL);
+	}
+	if (rc == 0 && o->csv)
+		rc = write_csv(o->csv, rows, runs);
+	free(eligible);
+	free(rows);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	struct sim_scenario sc;
+	struct sim_sweep w;
+	bool advising = argc > 1 && !strcmp(argv[1], "advise");
 	int i, rc = -1;
 
 	log_init("wseq_sim", NULL);
+	if (advising) {
+		argc--;
+		argv++;
+	}
 	param_set_defaults(options, &o);
+	sim_sweep_init(&w);
 	i = param_parse_args(options, &o, argc, argv);
+	if (i >= 0 && sweeps(argc, argv, &w) != 0)
+		i = -1;
 	if (i == -2) {
 		usage(stdout);
 		param_free(options, &o);
@@ -129,7 +317,7 @@ int main(int argc, char **argv)
 			sim_scenario_write(&sc, stdout);
 			rc = 0;
 		} else {
-			rc = run(&o, &sc);
+			rc = advising ? advise(&o, &sc, &w) : run(&o, &sc, &w);
 		}
 	}
 	param_free(options, &o);

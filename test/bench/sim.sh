@@ -8,7 +8,7 @@
 set -u
 
 prog=sim.sh
-hosts=10000 comps=1000 segs=30 days=180 strategies="giant chunk"
+hosts=10000 comps=1000 segs=30 days=180 strategies="giant chunk seq"
 usage() {
 	cat <<EOT
 usage: $prog [options]

@@ -1,13 +1,21 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, the sequence hook, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
 data="$WSEQ_SRCDIR/test/data/sim"
 
-test_expect_success 'wseq_sim --help names its options' '
+# field F of the CSV row of strategy S with N, M and segment length P ("1,7,1"): col FILE S P F
+col() {
+	awk -F, -v s="$2" -v p="$3" -v f="$4" \
+		'$1 == s && $16 "," $17 "," $18 == p { print $f }' "$1"
+}
+
+test_expect_success 'wseq_sim --help names its options and strategies' '
 	"$sim" --help >help &&
-	grep -e --csv help && grep -e --strategy help && grep -e --seed help
+	grep -e --csv help && grep -e --strategy help && grep -e --seed help &&
+	grep -e "--sweep NAME=V1,V2" help && grep "^  seq  *work sequences" help &&
+	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help
 '
 
 test_expect_success 'the same scenario and seed give byte-identical output' '
@@ -18,25 +26,96 @@ test_expect_success 'the same scenario and seed give byte-identical output' '
 	! cmp -s a.csv c.csv
 '
 
-test_expect_success 'the CSV has a header and a row a strategy; seq says it is not available' '
+test_expect_success 'the CSV has a header and a row a strategy, seq run like the others' '
 	test $(wc -l <a.csv) = 4 &&
 	head -1 a.csv | grep "^strategy,available,finished,unfinished,median_days,p90_days,bytes_up" &&
-	grep "^giant,1," a.csv && grep "^chunk,1," a.csv && grep "^seq,0," a.csv &&
-	grep "^seq .*not available in this build" a.out
+	head -1 a.csv | grep ",relocations,answer_every,state_every,segment_days$" &&
+	grep "^giant,1,20,0," a.csv && grep "^chunk,1,20,0," a.csv && grep "^seq,1,20,0," a.csv &&
+	grep "^seq  *20  *0 " a.out
 '
 
-test_expect_success 'no churn: both strategies finish everything, chunk uploads segments x state' '
-	"$sim" --strategy giant,chunk --csv n.csv "$data/no-churn.txt" >n.out &&
-	grep "^giant,1,10,0," n.csv &&
-	# 10 components x 5 segments x 10 MB
-	grep "^chunk,1,10,0,[0-9.]*,[0-9.]*,500000000,500000000," n.csv
+test_expect_success 'no churn: all three finish, sequences upload the state every Mth segment' '
+	"$sim" --sweep M=1,5,7 --csv n.csv "$data/no-churn.txt" >n.out &&
+	test $(grep -c "^[a-z]*,1,10,0," n.csv) = 9 &&
+	# 10 components x 5 segments x 10 MB, whatever M
+	test "$(col n.csv chunk 1,7,1 7)" = 500000000 &&
+	test "$(col n.csv chunk 1,7,1 8)" = 500000000 &&
+	# M = 1: what the chunks upload; M = 5: a fifth; M = 7: the last state only
+	test "$(col n.csv seq 1,1,1 7)" = 500000000 &&
+	test "$(col n.csv seq 1,5,1 7)" = 100000000 &&
+	test "$(col n.csv seq 1,7,1 7)" = 100000000 &&
+	# the state downloaded once a sequence, nothing lost
+	test "$(col n.csv seq 1,7,1 8)" = 100000000 &&
+	test "$(col n.csv seq 1,7,1 11)" = 0.000000 &&
+	test "$(col n.csv seq 1,7,1 15)" = 0
 '
 
 test_expect_success 'everyone leaves: nothing finishes and wseq_sim says so' '
-	"$sim" --strategy giant,chunk --csv l.csv "$data/all-leave.txt" >l.out &&
-	grep "^giant,1,0,5,,," l.csv && grep "^chunk,1,0,5,,," l.csv &&
+	"$sim" --csv l.csv "$data/all-leave.txt" >l.out &&
+	grep "^giant,1,0,5,,," l.csv && grep "^chunk,1,0,5,,," l.csv && grep "^seq,1,0,5,,," l.csv &&
 	grep "giant: no component finished within the horizon (20 days)" l.out &&
-	grep "chunk: no component finished within the horizon (20 days)" l.out
+	grep "chunk: no component finished within the horizon (20 days)" l.out &&
+	grep "seq: no component finished within the horizon (20 days)" l.out
+'
+
+test_expect_success '--sweep prints a row a combination and strategy, the first axis slowest' '
+	"$sim" --strategy chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv s.csv \
+		"$data/small.txt" >s.out &&
+	test $(wc -l <s.csv) = 9 &&
+	grep "a sweep of 8 runs" s.out &&
+	grep "^ *N  *M  *seg_d strategy finished" s.out &&
+	test $(grep -c "^ *1  *[24]  *\(0.5\|1\) \(chunk\|seq\) " s.out) = 8 &&
+	cut -d, -f1,16-18 s.csv | tail -n +2 >order &&
+	printf "%s\n" chunk,1,2,0.5 seq,1,2,0.5 chunk,1,2,1 seq,1,2,1 \
+		chunk,1,4,0.5 seq,1,4,0.5 chunk,1,4,1 seq,1,4,1 >expect &&
+	test_cmp expect order &&
+	# chunk does not use M: its rows for M 2 and 4 are one run
+	test "$(col s.csv chunk 1,2,1 7)" = "$(col s.csv chunk 1,4,1 7)" &&
+	"$sim" --strategy chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv s2.csv \
+		"$data/small.txt" >s2.out &&
+	cmp s.out s2.out && cmp s.csv s2.csv
+'
+
+test_expect_success 'a bad --sweep is refused, saying why' '
+	! "$sim" --sweep X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=... or segment=" err &&
+	! "$sim" --sweep M=0 "$data/no-churn.txt" 2>err && grep "bad value .0." err &&
+	! "$sim" --sweep M=1,,2 "$data/no-churn.txt" 2>err && grep "bad value" err &&
+	! "$sim" --sweep segment=1y "$data/no-churn.txt" 2>err && grep "bad value .1y." err &&
+	! "$sim" --sweep M=1 --sweep state_every=2 "$data/no-churn.txt" 2>err && grep "M given twice" err &&
+	! "$sim" --sweep segment=1e-7 "$data/no-churn.txt" 2>err
+'
+
+test_expect_success 'advise: without churn, the largest M (fewest bytes, nothing wasted)' '
+	"$sim" advise --sweep M=1,5 --sweep segment=1d "$data/no-churn.txt" >adv.out &&
+	grep "^advice: N 1, M 5, segment 1 days: uploads 0.100 GB, wastes 0.00 " adv.out &&
+	grep "^compared: chunk (N 1, segment 1 days) uploads 0.500 GB" adv.out &&
+	grep "^ *1  *5  *1  *10  *0 .*<- advised$" adv.out &&
+	grep "^ *1  *1  *1  *10  *0 .*  ok$" adv.out
+'
+
+test_expect_success 'advise: the advised run uploads least of those within both limits' '
+	"$sim" advise --waste_within 400 --finish_within 20 --csv adv.csv "$data/small.txt" >adv.out &&
+	test $(wc -l <adv.csv) = 21 &&
+	sed -n "s/^advice: N \([0-9]*\), M \([0-9]*\), segment \([0-9.]*\) days:.*/\1,\2,\3/p" \
+		adv.out >pick &&
+	test $(wc -l <pick) = 1 &&
+	# recompute from the CSV: the most finished, the least waste, the soonest median
+	awk -F, -v pick="$(cat pick)" "NR > 1 && \$3 > most { most = \$3 }
+		{ r[NR] = \$0 }
+		END {
+			for (i = 2; i <= NR; i++) { split(r[i], f, \",\")
+				if (f[3] != most) continue
+				if (w == \"\" || f[11] < w) w = f[11]
+				if (m == \"\" || f[5] < m) m = f[5] }
+			for (i = 2; i <= NR; i++) { split(r[i], f, \",\")
+				if (f[3] != most || f[11] > w * 5 + 1e-6 || f[5] > m * 1.2 + 1e-6) continue
+				if (best == \"\" || f[7] < best) { best = f[7]; at = f[16] \",\" f[17] \",\" f[18] } }
+			if (at != pick) { print \"advised \" pick \", expected \" at; exit 1 } }" adv.csv
+'
+
+test_expect_success 'advise: nothing finished, no advice, and it says why' '
+	"$sim" advise --sweep M=2 --sweep segment=1d "$data/all-leave.txt" >adv.out &&
+	grep "^advice: none -- no run finished a component within the horizon (20 days)" adv.out
 '
 
 test_expect_success 'a bad scenario is refused naming the line' '

@@ -1,6 +1,7 @@
 /*
  * Unit tests for wseq_sim's runs (sim/): determinism, the no-churn and
- * everyone-leaves cases, and the sequence strategy's hook.
+ * everyone-leaves cases, replicas, and the strategies by name (the
+ * sequence strategy has its own, test_sim_seq.c).
  */
 #include "unit.h"
 #include "sim_report.h"
@@ -34,7 +35,7 @@ static char *output(const struct sim_scenario *sc)
 	assert_int_equal(sim_run(sc, &sim_strategy_giant, &rows[0].stats, why, sizeof(why)), 0);
 	assert_int_equal(sim_run(sc, &sim_strategy_chunk, &rows[1].stats, why, sizeof(why)), 0);
 	fp = open_memstream(&buf, &len);
-	sim_report_table(fp, sc, rows, 2);
+	sim_report_table(fp, sc, rows, 2, false);
 	sim_report_csv(fp, rows, 2);
 	fclose(fp);
 	return buf;
@@ -109,7 +110,7 @@ static void test_everyone_leaves_nothing_finishes(void **state)
 	assert_int_equal(rows[0].stats.finished, 0);
 	assert_int_equal(rows[0].stats.unfinished, sc.sequences);
 	fp = open_memstream(&buf, &len);
-	sim_report_table(fp, &sc, rows, 1);
+	sim_report_table(fp, &sc, rows, 1, false);
 	fclose(fp);
 	assert_non_null(strstr(buf, "chunk: no component finished within the horizon (30 days)"));
 	free(buf);
@@ -137,18 +138,18 @@ static void test_replicas_catch_wrong_results(void **state)
 	assert_true(g.restarts == 0 && k.restarts == 0);
 }
 
-static void test_seq_is_a_hook(void **state)
+static void test_strategies_by_name(void **state)
 {
-	struct sim_scenario sc;
-	struct sim_stats st;
-	char why[256] = "";
-
 	(void)state;
-	scenario(&sc, "");
+	assert_ptr_equal(sim_strategy_find("giant"), &sim_strategy_giant);
+	assert_ptr_equal(sim_strategy_find("chunk"), &sim_strategy_chunk);
 	assert_ptr_equal(sim_strategy_find("seq"), &sim_strategy_seq);
 	assert_null(sim_strategy_find("sequences"));
-	assert_int_equal(sim_run(&sc, &sim_strategy_seq, &st, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "not available in this build"));
+	/* only the sequence strategy sends to hosts of its choosing */
+	assert_null(sim_strategy_giant.rpc);
+	assert_null(sim_strategy_chunk.lost);
+	assert_non_null(sim_strategy_seq.rpc);
+	assert_non_null(sim_strategy_seq.lost);
 }
 
 int main(void)
@@ -158,7 +159,7 @@ int main(void)
 		cmocka_unit_test(test_no_churn_both_finish),
 		cmocka_unit_test(test_everyone_leaves_nothing_finishes),
 		cmocka_unit_test(test_replicas_catch_wrong_results),
-		cmocka_unit_test(test_seq_is_a_hook),
+		cmocka_unit_test(test_strategies_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
-/* Unit tests for wseq_sim's scenario file (sim/sim_scenario.c). */
+/* Unit tests for wseq_sim's scenario file and --sweep (sim/sim_scenario.c, sim/sim_sweep.c). */
 #include "unit.h"
 #include "sim_scenario.h"
+#include "sim_sweep.h"
 
 static int parse(struct sim_scenario *sc, const char *text, char *err)
 {
@@ -83,12 +84,107 @@ static void test_write_parses_back(void **state)
 	free(buf2);
 }
 
+static void test_sweep_axes_and_order(void **state)
+{
+	struct sim_sweep w;
+	struct sim_scenario sc;
+	char err[256] = "";
+	size_t i;
+	/* M slowest (given first), then the segment, then N */
+	static const struct { long m; double seg; long n; } want[] = {
+		{ 1, 0.25, 1 }, { 1, 0.25, 3 }, { 1, 1, 1 }, { 1, 1, 3 }, { 1, 1.5, 1 }, { 1, 1.5, 3 },
+		{ 8, 0.25, 1 }, { 8, 0.25, 3 }, { 8, 1, 1 }, { 8, 1, 3 }, { 8, 1.5, 1 }, { 8, 1.5, 3 },
+	};
+
+	(void)state;
+	sim_sweep_init(&w);
+	assert_int_equal(sim_sweep_runs(&w), 1);
+	sim_scenario_defaults(&sc);
+	assert_int_equal(sim_sweep_apply(&w, 0, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.state_every, 7);
+	assert_int_equal(sim_sweep_add(&w, "M=1,8", err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_add(&w, "segment_days=6h,1d,1.5", err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_add(&w, "answer_every=1,3", err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_runs(&w), ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		sim_scenario_defaults(&sc);
+		assert_int_equal(sim_sweep_apply(&w, i, &sc, err, sizeof(err)), 0);
+		assert_int_equal(sc.state_every, want[i].m);
+		assert_true(sc.segment_days == want[i].seg);
+		assert_int_equal(sc.answer_every, want[i].n);
+	}
+}
+
+static void test_sweep_errors(void **state)
+{
+	static const struct { const char *arg, *msg; } bad[] = {
+		{ "M", "expected N=..., M=... or segment=..." },
+		{ "K=1", "expected N=" },
+		{ "m=1", "expected N=" },
+		{ "M=", "bad value ''" },
+		{ "M=1,", "bad value ''" },
+		{ "M=,1", "bad value ''" },
+		{ "M=0", "bad value '0'" },
+		{ "M=1000001", "bad value" },
+		{ "N=2.5", "bad value '2.5'" },
+		{ "N=1h", "bad value '1h'" },
+		{ "segment=h", "bad value 'h'" },
+		{ "segment=0", "bad value '0'" },
+		{ "segment=-1d", "bad value" },
+		{ "segment=1e6", "bad value" },
+		{ "segment=nan", "bad value" },
+		{ "segment=1w", "bad value '1w'" },
+		{ "segment=123456789012345678901234567890123", "bad value" },
+	};
+	struct sim_sweep w;
+	struct sim_scenario sc;
+	char err[256], many[1024] = "N=1";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		sim_sweep_init(&w);
+		err[0] = '\0';
+		assert_int_equal(sim_sweep_add(&w, bad[i].arg, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("%s: %s", bad[i].arg, err);
+		assert_int_equal(w.naxes, 0);
+	}
+	sim_sweep_init(&w);
+	assert_int_equal(sim_sweep_add(&w, "M=2", err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_add(&w, "state_every=3", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "M given twice"));
+	/* 101 values of one, or more than 10000 runs in all */
+	for (i = 2; i <= 101; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",%zu", i);
+	sim_sweep_init(&w);
+	assert_int_equal(sim_sweep_add(&w, many, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 100 values"));
+	many[strlen(many) - 4] = '\0';         /* N=1,...,100 */
+	assert_int_equal(sim_sweep_add(&w, many, err, sizeof(err)), 0);
+	many[0] = 'M';
+	assert_int_equal(sim_sweep_add(&w, many, err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_runs(&w), 10000);
+	assert_int_equal(sim_sweep_add(&w, "segment=1,2", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 10000 runs"));
+	assert_int_equal(w.naxes, 2);
+	/* a segment length the scenario's limits refuse is an error when applied */
+	sim_sweep_init(&w);
+	assert_int_equal(sim_sweep_add(&w, "segment=1,0.00001", err, sizeof(err)), 0);
+	sim_scenario_defaults(&sc);
+	assert_int_equal(sim_sweep_apply(&w, 0, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_apply(&w, 1, &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 1000000 segments a component"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_and_comments),
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_write_parses_back),
+		cmocka_unit_test(test_sweep_axes_and_order),
+		cmocka_unit_test(test_sweep_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,111 @@
+/* wseq_sim advise's choice and its report (sim_advise.h). */
+#include "sim_advise.h"
+
+#include <math.h>
+
+#define DAY 86400.0
+
+static bool usable(const struct sim_row *r, long most)
+{
+	return !r->unavailable && r->stats.finished == most && most > 0;
+}
+
+void sim_advise(const struct sim_row *rows, size_t n, double waste_within_pct,
+		double finish_within_pct, struct sim_advice *a, bool *eligible)
+{
+	size_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->pick = -1;
+	a->best_waste = a->best_median = INFINITY;
+	for (i = 0; i < n; i++)
+		if (!rows[i].unavailable && rows[i].stats.finished > a->most_finished)
+			a->most_finished = rows[i].stats.finished;
+	for (i = 0; i < n; i++) {
+		if (!usable(&rows[i], a->most_finished))
+			continue;
+		a->best_waste = fmin(a->best_waste, rows[i].stats.cpu_wasted);
+		a->best_median = fmin(a->best_median, rows[i].stats.median_days);
+	}
+	/* a millisecond's slack, so a run equal to the best is within its limit however rounded */
+	a->waste_limit = a->best_waste * (1 + waste_within_pct / 100) + 1e-3;
+	a->median_limit = a->best_median * (1 + finish_within_pct / 100) + 1e-3 / DAY;
+	for (i = 0; i < n; i++) {
+		const struct sim_stats *t = &rows[i].stats, *p;
+		bool ok = usable(&rows[i], a->most_finished) && t->cpu_wasted <= a->waste_limit &&
+			  t->median_days <= a->median_limit;
+
+		if (eligible)
+			eligible[i] = ok;
+		if (!ok)
+			continue;
+		a->neligible++;
+		p = a->pick >= 0 ? &rows[a->pick].stats : NULL;
+		if (!p || t->bytes_up < p->bytes_up ||
+		    (t->bytes_up == p->bytes_up &&
+		     (t->cpu_wasted < p->cpu_wasted ||
+		      (t->cpu_wasted == p->cpu_wasted && t->median_days < p->median_days))))
+			a->pick = (long)i;
+	}
+}
+
+static void row_line(FILE *fp, const struct sim_row *r, const char *mark)
+{
+	const struct sim_stats *t = &r->stats;
+
+	fprintf(fp, "%6ld %6ld %8.4g %8ld %8ld %10.2f %10.2f %12.3f %12.2f %7ld  %s\n",
+		r->answer_every, r->state_every, r->segment_days, t->finished, t->unfinished,
+		t->median_days, t->p90_days, t->bytes_up / 1e9, t->cpu_wasted / DAY, t->relocations,
+		mark);
+}
+
+void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows,
+		       size_t n, const bool *eligible, const struct sim_advice *a,
+		       double waste_within_pct, double finish_within_pct,
+		       const struct sim_row *ref)
+{
+	const struct sim_row *p = a->pick >= 0 ? &rows[a->pick] : NULL;
+	size_t i;
+
+	fprintf(fp, "wseq_sim advise: %ld hosts, %ld components of %.6g reference-CPU days, "
+		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64 "\n\n",
+		sc->hosts, sc->sequences, sc->length_days, n, sc->horizon_days, sc->seed);
+	fprintf(fp, "%6s %6s %8s %8s %8s %10s %10s %12s %12s %7s\n", "N", "M", "seg_d", "finished",
+		"never", "median_d", "p90_d", "up_GB", "cpu_waste_d", "reloc");
+	for (i = 0; i < n; i++) {
+		if (rows[i].unavailable)
+			continue;
+		row_line(fp, &rows[i], (long)i == a->pick ? "<- advised"
+				       : eligible && eligible[i] ? "ok" : "");
+	}
+	fputc('\n', fp);
+	if (a->most_finished == 0) {
+		fprintf(fp, "advice: none -- no run finished a component within the horizon (%.6g days)\n",
+			sc->horizon_days);
+		return;
+	}
+	fprintf(fp, "candidates: the runs finishing %ld of %ld components; the least CPU wasted "
+		    "%.2f days (limit +%.6g %%: %.2f), the soonest median %.2f days (limit +%.6g %%: "
+		    "%.2f); %zu within both (ok)\n",
+		a->most_finished, sc->sequences, a->best_waste / DAY, waste_within_pct,
+		a->waste_limit / DAY, a->best_median, finish_within_pct, a->median_limit, a->neligible);
+	if (!p) {
+		fprintf(fp, "advice: none -- no run is within both limits (widen --waste_within or "
+			    "--finish_within)\n");
+		return;
+	}
+	fprintf(fp, "advice: N %ld, M %ld, segment %.6g days: uploads %.3f GB, wastes %.2f "
+		    "reference-CPU days, median %.2f days, p90 %.2f days, %ld relocations\n",
+		p->answer_every, p->state_every, p->segment_days, p->stats.bytes_up / 1e9,
+		p->stats.cpu_wasted / DAY, p->stats.median_days, p->stats.p90_days,
+		p->stats.relocations);
+	if (!ref || ref->unavailable)
+		return;
+	fprintf(fp, "compared: chunk (N %ld, segment %.6g days) uploads %.3f GB, wastes %.2f "
+		    "reference-CPU days, finishes %ld of %ld components", ref->answer_every,
+		ref->segment_days, ref->stats.bytes_up / 1e9, ref->stats.cpu_wasted / DAY,
+		ref->stats.finished, sc->sequences);
+	if (ref->stats.finished)
+		fprintf(fp, ", median %.2f days", ref->stats.median_days);
+	fputc('\n', fp);
+}

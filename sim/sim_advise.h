@@ -1,0 +1,37 @@
+/*
+ * wseq_sim advise: of a sweep's runs of the seq strategy, the N, M and
+ * segment length that upload the fewest bytes while wasting CPU within X %
+ * of the least any run wasted and finishing (median) within Y % of the
+ * soonest, among the runs that finished the most components. A pure choice
+ * over the rows, so it is tested on rows made by hand.
+ */
+#ifndef WSEQ_SIM_ADVISE_H
+#define WSEQ_SIM_ADVISE_H
+
+#include "sim_report.h"
+
+struct sim_advice {
+	long pick;                      /* the row advised, or -1: none */
+	long most_finished;             /* components finished by the runs that finished most */
+	double best_waste, waste_limit; /* reference-CPU seconds */
+	double best_median, median_limit;  /* days */
+	size_t neligible;
+};
+
+/*
+ * Choose among rows[0..n) (runs that could not run are passed over);
+ * eligible[i] (if not NULL) says which were within both limits. Ties go to
+ * less waste, then the sooner median, then the earlier row.
+ */
+void sim_advise(const struct sim_row *rows, size_t n, double waste_within_pct,
+		double finish_within_pct, struct sim_advice *a, bool *eligible);
+/*
+ * The candidates, the limits, the advice and, if ref is not NULL, the
+ * chunked run at the advised N and segment for comparison.
+ */
+void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows,
+		       size_t n, const bool *eligible, const struct sim_advice *a,
+		       double waste_within_pct, double finish_within_pct,
+		       const struct sim_row *ref);
+
+#endif

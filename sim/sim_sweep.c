@@ -1,0 +1,139 @@
+/* wseq_sim --sweep's axes (sim_sweep.h). */
+#include "sim_sweep.h"
+
+#include <math.h>
+
+static const struct {
+	const char *name, *alias;
+	enum sim_sweep_param param;
+} names[] = {
+	{ "N", "answer_every", SIM_SWEEP_N },
+	{ "M", "state_every", SIM_SWEEP_M },
+	{ "segment", "segment_days", SIM_SWEEP_SEGMENT },
+};
+
+static bool is(const char *word, size_t len, const char *name)
+{
+	return strlen(name) == len && !strncmp(word, name, len);
+}
+
+void sim_sweep_init(struct sim_sweep *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+/* one value, text of len bytes (no NUL inside) */
+static int value(enum sim_sweep_param p, const char *text, size_t len, double *out)
+{
+	char buf[32];
+	double unit = 1, v;
+	long l;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (p != SIM_SWEEP_SEGMENT) {
+		/* the bounds of answer_every and state_every in a scenario */
+		if (parse_long(buf, &l) != 0 || l < 1 || l > 1000000)
+			return -1;
+		*out = (double)l;
+		return 0;
+	}
+	if (buf[len - 1] == 'h' || buf[len - 1] == 'd') {
+		unit = buf[len - 1] == 'h' ? 1 / 24.0 : 1;
+		buf[--len] = '\0';
+	}
+	/* the bounds of segment_days in a scenario */
+	if (len == 0 || parse_double(buf, &v) != 0 || !(v * unit >= 1e-6 && v * unit <= 1e5))
+		return -1;
+	*out = v * unit;
+	return 0;
+}
+
+int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '='), *p, *end;
+	struct sim_sweep_axis *a;
+	size_t i, k, runs;
+
+	for (i = 0; eq && i < ARRAY_SIZE(names); i++)
+		if (is(arg, (size_t)(eq - arg), names[i].name) || is(arg, (size_t)(eq - arg), names[i].alias))
+			break;
+	if (!eq || i == ARRAY_SIZE(names)) {
+		snprintf(err, errlen, "--sweep '%.40s': expected N=..., M=... or segment=... "
+			 "(values separated by commas)", arg);
+		return -1;
+	}
+	for (k = 0; k < w->naxes; k++)
+		if (w->axis[k].param == names[i].param) {
+			snprintf(err, errlen, "--sweep: %s given twice", names[i].name);
+			return -1;
+		}
+	a = &w->axis[w->naxes];
+	memset(a, 0, sizeof(*a));
+	a->param = names[i].param;
+	for (p = eq + 1;; p = end + 1) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		if (a->n == SIM_SWEEP_MAX_VALUES) {
+			snprintf(err, errlen, "--sweep %s: more than %d values", names[i].name,
+				 SIM_SWEEP_MAX_VALUES);
+			return -1;
+		}
+		if (value(a->param, p, (size_t)(end - p), &a->v[a->n]) != 0) {
+			snprintf(err, errlen, "--sweep %s: bad value '%.*s' (%s)", names[i].name,
+				 (int)(end - p > 40 ? 40 : end - p), p,
+				 a->param == SIM_SWEEP_SEGMENT ? "days, or hours with h: 6h, 1d, 0.5"
+							       : "a whole number from 1 to 1000000");
+			return -1;
+		}
+		a->n++;
+		if (!*end)
+			break;
+	}
+	for (runs = a->n, k = 0; k < w->naxes; k++)
+		runs *= w->axis[k].n;
+	if (runs > SIM_SWEEP_MAX_RUNS) {
+		snprintf(err, errlen, "--sweep: more than %d runs", SIM_SWEEP_MAX_RUNS);
+		return -1;
+	}
+	w->naxes++;
+	return 0;
+}
+
+size_t sim_sweep_runs(const struct sim_sweep *w)
+{
+	size_t k, runs = 1;
+
+	for (k = 0; k < w->naxes; k++)
+		runs *= w->axis[k].n;
+	return runs;
+}
+
+int sim_sweep_apply(const struct sim_sweep *w, size_t i, struct sim_scenario *sc, char *err,
+		    size_t errlen)
+{
+	size_t k;
+	const char *why;
+
+	for (k = w->naxes; k-- > 0;) {
+		const struct sim_sweep_axis *a = &w->axis[k];
+		double v = a->v[i % a->n];
+
+		i /= a->n;
+		switch (a->param) {
+		case SIM_SWEEP_N: sc->answer_every = (long)v; break;
+		case SIM_SWEEP_M: sc->state_every = (long)v; break;
+		case SIM_SWEEP_SEGMENT: sc->segment_days = v; break;
+		case SIM_SWEEP_NPARAMS: break;
+		}
+	}
+	why = sim_scenario_limits(sc);
+	if (why) {
+		snprintf(err, errlen, "--sweep: segment %.6g days: %s", sc->segment_days, why);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * wseq_sim --sweep: runs over every combination of values of N
+ * (answer_every), M (state_every) and the segment length, each given as
+ * NAME=V1,V2,... on the command line (doc/wseq_sim.md). The parser is its
+ * own file so it can be unit-tested and fuzzed (test/fuzz/fuzz_sim_sweep.c).
+ */
+#ifndef WSEQ_SIM_SWEEP_H
+#define WSEQ_SIM_SWEEP_H
+
+#include "sim_scenario.h"
+
+#define SIM_SWEEP_MAX_VALUES 100
+#define SIM_SWEEP_MAX_RUNS 10000
+
+enum sim_sweep_param { SIM_SWEEP_N, SIM_SWEEP_M, SIM_SWEEP_SEGMENT, SIM_SWEEP_NPARAMS };
+
+struct sim_sweep_axis {
+	enum sim_sweep_param param;
+	size_t n;
+	double v[SIM_SWEEP_MAX_VALUES];  /* N and M: whole numbers; segment: days */
+};
+
+struct sim_sweep {
+	struct sim_sweep_axis axis[SIM_SWEEP_NPARAMS];  /* in the order given */
+	size_t naxes;
+};
+
+void sim_sweep_init(struct sim_sweep *w);
+/*
+ * Add one axis from "NAME=V1,V2,...": NAME is N (or answer_every), M (or
+ * state_every), segment (or segment_days); a segment length is a number of
+ * days, or of hours with the suffix h (6h), days with d (1.5d). 0, or -1
+ * with why in err (a parameter twice, a bad value, too many runs).
+ */
+int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen);
+/* The number of runs: the product of the axes' lengths (1 with none). */
+size_t sim_sweep_runs(const struct sim_sweep *w);
+/*
+ * Set sc's values for run i (0 .. runs-1; the first axis given varies
+ * slowest). 0, or -1 with why in err (the scenario's limits on segments).
+ */
+int sim_sweep_apply(const struct sim_sweep *w, size_t i, struct sim_scenario *sc, char *err,
+		    size_t errlen);
+
+#endif
