@@ -497,6 +497,32 @@ int db_result_enum_names(struct db *db, const char *const *names, size_t n,
 	return db_result_query(db, &dbq_result_by_names[k], v, width, fn, arg);
 }
 
+/*
+ * The workunits of candidates the scheduler read, of which the host has no
+ * result yet: one statement instead of a lookup and a count per candidate.
+ */
+#define WU_FOR_HOST_SQL(in) \
+	"WHERE id IN (" in ") AND NOT EXISTS " \
+	"(SELECT 1 FROM result r WHERE r.workunitid=workunit.id AND r.hostid=?)"
+const struct db_query dbq_wu_for_host[3] = {
+	{ "wu_for_host_1", &db_workunit_table, WU_FOR_HOST_SQL("?"), "i" "i" },
+	{ "wu_for_host_4", &db_workunit_table, WU_FOR_HOST_SQL(Q4), "iiii" "i" },
+	{ "wu_for_host_32", &db_workunit_table, WU_FOR_HOST_SQL(Q32), I32 "i" },
+};
+
+int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
+			      int (*fn)(struct db_workunit *, void *), void *arg)
+{
+	struct db_val v[DB_SEQ_BATCH + 1];
+	size_t width;
+	int k = id_list(v, ids, n, &width);
+
+	if (k < 0)
+		return DB_ERROR;
+	v[width] = DBV_INT(hostid);
+	return db_workunit_query(db, &dbq_wu_for_host[k], v, width + 1, fn, arg);
+}
+
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			 int64_t userid, int64_t t, int64_t deadline, int64_t av_id, int av_num,
 			 int64_t *matched)

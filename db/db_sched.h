@@ -63,6 +63,13 @@ int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t ho
 extern const struct db_query dbq_result_by_names[3];
 int db_result_enum_names(struct db *db, const char *const *names, size_t n,
 			 int (*fn)(struct db_result *, void *), void *arg);
+/*
+ * The workunits among ids (at most DB_SEQ_BATCH; each row once, in no order)
+ * of which host hostid has no result.
+ */
+extern const struct db_query dbq_wu_for_host[3];
+int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
+			      int (*fn)(struct db_workunit *, void *), void *arg);
 /* Move the transition time of workunits ids (at most DB_SEQ_BATCH) to deadline if earlier. */
 int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t deadline);
 

@@ -194,43 +194,85 @@ bool sched_host_fits(const struct db_host *host, double memory, double disk)
 	return memory <= host->m_nbytes && disk <= host->d_free;
 }
 
+/* The workunits of a batch of candidates the host has no result of. */
+struct cand_wus {
+	struct db_workunit *v;
+	size_t n;
+};
+
+static int take_wu(struct db_workunit *r, void *a) { return take(r, a); }
+
+static int cand_wus_read(const struct sched_ctx *ctx, const struct db_host *host,
+			 const struct sched_apps *apps, const struct db_result_list *c,
+			 struct cand_wus *w)
+{
+	struct list_arg l = { (void **)&w->v, &w->n, sizeof(struct db_workunit) };
+	int64_t ids[DB_SEQ_BATCH];
+	size_t i, n = 0;
+	int rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && i < c->n; i++) {
+		/* no app, or no version of it for the host: its workunit is not needed */
+		if (!sched_app_by_id(apps, c->v[i].appid))
+			continue;
+		ids[n++] = c->v[i].workunitid;
+		if (n == DB_SEQ_BATCH) {
+			rc = db_workunit_enum_for_host(ctx->db, ids, n, host->id, take_wu, &l);
+			n = 0;
+		}
+	}
+	if (rc == DB_OK && n > 0)
+		rc = db_workunit_enum_for_host(ctx->db, ids, n, host->id, take_wu, &l);
+	return rc;
+}
+
+static struct db_workunit *cand_wu(struct cand_wus *w, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].id == id)
+			return &w->v[i];
+	return NULL;
+}
+
+static void cand_wus_free(struct cand_wus *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		db_workunit_free(&w->v[i]);
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
 /*
- * Can this host take result r (read locked) now? Adds the job when it can;
- * claim_jobs() marks it sent.
+ * Can this host take result r (read locked) now? wu is its workunit, NULL
+ * when the host already has a result of it. Adds the job when it can (the
+ * job takes wu's contents); claim_jobs() marks it sent.
  */
 static int consider(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct db_result *r, struct sched_reply *reply, double *seconds)
+		    struct db_result *r, struct db_workunit *wu, struct sched_reply *reply,
+		    double *seconds)
 {
-	struct db_workunit wu = { 0 };
 	const struct db_app *app = sched_app_by_id(apps, r->appid);
 	const struct db_app_version *av = NULL;
 	const char *platform = NULL;
-	int64_t sent_here = 0;
-	int rc;
 
 	if (app)
 		av = sched_best_version(apps, r->appid, 0, req, &platform);
-	if (!av || sched_wu_in_reply(reply, r->workunitid))
+	if (!av || !wu || sched_wu_in_reply(reply, r->workunitid))
 		return DB_NOT_FOUND;
-	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
 	/* a job pinned to one version of its app (remote submission) gets only that one */
-	if (rc == DB_OK && wu.app_version_num &&
-	    !(av = sched_best_version(apps, r->appid, wu.app_version_num, req, &platform)))
-		rc = DB_NOT_FOUND;
-	if (rc == DB_OK && (wu.error_mask || wu.canonical_resultid ||
-			    !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)))
-		rc = DB_NOT_FOUND;
-	if (rc == DB_OK)
-		rc = db_result_count_wu_host(ctx->db, wu.id, host->id, &sent_here);
-	if (rc == DB_OK && sent_here > 0)
-		rc = DB_NOT_FOUND;
-	if (rc == DB_OK) {
-		sched_result_assign(host, av, &wu, r);
-		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds, false);
-	}
-	db_workunit_free(&wu);
-	return rc;
+	if (wu->app_version_num &&
+	    !(av = sched_best_version(apps, r->appid, wu->app_version_num, req, &platform)))
+		return DB_NOT_FOUND;
+	if (wu->error_mask || wu->canonical_resultid ||
+	    !sched_host_fits(host, wu->rsc_memory_bound, wu->rsc_disk_bound))
+		return DB_NOT_FOUND;
+	sched_result_assign(host, av, wu, r);
+	return sched_job_append(ctx, host, app, av, platform, r, wu, reply, seconds, false);
 }
 
 /*
@@ -279,11 +321,29 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 	return rc;
 }
 
+/*
+ * Where this process's last look at the unsent results ended (a FastCGI
+ * process answers many requests). The next request goes on from there
+ * instead of from the top: the results at the top were claimed moments
+ * ago, and their index entries stay until InnoDB's purge removes them, so
+ * a read from the top wades through them. What was passed over (a host
+ * without the app's version, a host that had the workunit) is looked at
+ * again when the read reaches the end and starts over, and at least once a
+ * second, when a read starts from the top anyway -- new work of a higher
+ * priority waits no longer than that.
+ */
+#define SEND_TOP_INTERVAL 1.0
+static struct {
+	int64_t priority, id;           /* id 0: from the top */
+	double top_at;                  /* when a read last started from the top */
+} send_cursor;
+
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs)
 {
 	struct db_result_list c = { NULL, 0 };
+	struct cand_wus w = { NULL, 0 };
 	double want = req->work_req_seconds > req->cpu_req_secs ? req->work_req_seconds : req->cpu_req_secs;
 	/* Segments count for at most their share, so ordinary work is never crowded out. */
 	double seconds = seq_seconds < ctx->set->sequence_share * want ? seq_seconds
@@ -291,6 +351,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs, batch, examined = 0, left;
 	int64_t after_priority = INT64_MAX, after_id = 0;
 	size_t i, first = reply->njobs;
+	double t = dnow();
+	bool from_top = true;
 	int rc = DB_OK;
 
 	if ((want <= 0 && req->cpu_req_instances <= 0) || (reply->njobs > 0 && seconds >= want))
@@ -321,6 +383,13 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	 * as many each time after, up to sched_candidates in all.
 	 */
 	batch = max_jobs < 6 ? max_jobs + 1 : 6;
+	if (send_cursor.id && t >= send_cursor.top_at && t - send_cursor.top_at < SEND_TOP_INTERVAL) {
+		after_priority = send_cursor.priority;
+		after_id = send_cursor.id;
+		from_top = false;
+	} else {
+		send_cursor.top_at = t;
+	}
 	while (rc == DB_OK && examined < ctx->set->candidates &&
 	       (long)reply->njobs < max_jobs && !(reply->njobs > 0 && seconds >= want)) {
 		if (batch > ctx->set->candidates - examined)
@@ -331,20 +400,33 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 			after_priority = c.v[c.n - 1].priority;
 			after_id = c.v[c.n - 1].id;
 		}
+		if (rc == DB_OK)
+			rc = cand_wus_read(ctx, host, apps, &c, &w);
 		for (i = 0; rc == DB_OK && i < c.n; i++) {
 			int r;
 
 			if ((long)reply->njobs >= max_jobs || (reply->njobs > 0 && seconds >= want))
 				break;
-			r = consider(ctx, req, host, apps, &c.v[i], reply, &seconds);
+			send_cursor.priority = c.v[i].priority;
+			send_cursor.id = c.v[i].id;
+			r = consider(ctx, req, host, apps, &c.v[i], cand_wu(&w, c.v[i].workunitid),
+				     reply, &seconds);
 			if (r == DB_ERROR || r == DB_RETRY)
 				rc = r;
 		}
 		examined += (long)c.n;
 		for (i = 0; i < c.n; i++)
 			db_result_free(&c.v[i]);
-		if ((long)c.n < batch)
+		cand_wus_free(&w);
+		if ((long)c.n < batch && from_top)
 			break;          /* no more unsent results */
+		if ((long)c.n < batch) {
+			/* the end, from the cursor on: start over from the top */
+			after_priority = INT64_MAX;
+			after_id = 0;
+			from_top = true;
+			send_cursor.top_at = t;
+		}
 		c.n = 0;
 		batch *= 2;
 	}

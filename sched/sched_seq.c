@@ -369,6 +369,60 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 	return rc;
 }
 
+struct others {
+	const struct db_host *host;
+	struct host_seqs *h;
+	struct sched_reply *reply;
+};
+
+static int abort_other(struct db_result *r, void *arg)
+{
+	struct others *o = arg;
+
+	if (r->seq_id && (r->server_state != RESULT_SERVER_STATE_IN_PROGRESS ||
+			  r->hostid != o->host->id || !held(o->h, r->seq_id)))
+		sched_reply_add(&o->reply->aborts, &o->reply->naborts, r->name);
+	return 0;
+}
+
+/*
+ * Segments the client still has (other_results) that are no longer its to
+ * run -- retired by a relocation, or of a sequence it lost -- are aborted.
+ * Those in progress on this host are known already (h->inprog); the others
+ * are read DB_SEQ_BATCH names a statement.
+ */
+static int abort_others(const struct sched_ctx *ctx, const struct sched_request *req,
+			const struct db_host *host, struct host_seqs *h, struct sched_reply *reply)
+{
+	struct others o = { host, h, reply };
+	const char *names[DB_SEQ_BATCH];
+	size_t i, j, n = 0;
+	int rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && i < req->nother; i++) {
+		const char *name = req->other[i].name;
+
+		for (j = 0; name && j < h->ninprog; j++)
+			if (!strcmp(h->inprog[j].name, name))
+				break;
+		if (!name)
+			continue;
+		if (j < h->ninprog) {
+			if (!held(h, h->inprog[j].seq_id))
+				sched_reply_add(&reply->aborts, &reply->naborts, name);
+			continue;
+		}
+		names[n++] = name;
+		if (n == DB_SEQ_BATCH) {
+			rc = db_result_enum_names(ctx->db, names, n, abort_other, &o);
+			n = 0;
+		}
+	}
+	if (rc == DB_OK && n > 0)
+		rc = db_result_enum_names(ctx->db, names, n, abort_other, &o);
+	return rc;
+}
+
 int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		   const struct db_host *host, const struct sched_apps *apps,
 		   struct sched_reply *reply, double *seconds)
@@ -378,7 +432,13 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	int rc;
 
 	rc = db_sequence_enum_host(ctx->db, host->id, take_seq, &h);
-	if (rc == DB_OK)
+	/*
+	 * The host's segments in progress matter for the sequences it holds
+	 * (lost ones), and for those it no longer holds only if the client has
+	 * them (to abort): a host holding none whose client lists no result in
+	 * progress is spared the query.
+	 */
+	if (rc == DB_OK && (h.n > 0 || req->nother > 0))
 		rc = db_result_enum_host_seq_in_progress(ctx->db, host->id, take_inprog, &h);
 	for (i = 0; rc == DB_OK && i < h.n; i++) {
 		bool lost = false;
@@ -411,22 +471,8 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		if (!seen && !held(&h, h.inprog[i].seq_id))
 			abort_segments(&h, h.inprog[i].seq_id, reply);
 	}
-	/*
-	 * Segments the client still has (other_results) that are no longer its
-	 * to run -- retired by a relocation, or of a sequence it lost -- are aborted.
-	 */
-	for (i = 0; rc == DB_OK && i < req->nother; i++) {
-		struct db_result r = { 0 };
-		int lr = db_result_lookup_name(ctx->db, req->other[i].name, &r);
-
-		if (lr == DB_OK && r.seq_id &&
-		    (r.server_state != RESULT_SERVER_STATE_IN_PROGRESS || r.hostid != host->id ||
-		     !held(&h, r.seq_id)))
-			sched_reply_add(&reply->aborts, &reply->naborts, r.name);
-		else if (lr == DB_ERROR || lr == DB_RETRY)
-			rc = lr;
-		db_result_free(&r);
-	}
+	if (rc == DB_OK)
+		rc = abort_others(ctx, req, host, &h, reply);
 	if (rc == DB_OK)
 		rc = check_sticky(ctx, req, &h, reply);
 	if (rc == DB_OK)
