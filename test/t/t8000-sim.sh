@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, --plot, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -116,6 +116,63 @@ test_expect_success 'advise: the advised run uploads least of those within both 
 test_expect_success 'advise: nothing finished, no advice, and it says why' '
 	"$sim" advise --sweep M=2 --sweep segment=1d "$data/all-leave.txt" >adv.out &&
 	grep "^advice: none -- no run finished a component within the horizon (20 days)" adv.out
+'
+
+# "WIDTH HEIGHT" of a PNG file (its signature, then the IHDR chunk), or fail
+png_size() {
+	test "$(od -An -tx1 -N16 "$1" | tr -d " \n")" = 89504e470d0a1a0a0000000d49484452 &&
+	od -An -tu1 -j16 -N8 "$1" |
+		awk "{ print \$1 * 16777216 + \$2 * 65536 + \$3 * 256 + \$4, \$5 * 16777216 + \$6 * 65536 + \$7 * 256 + \$8 }"
+}
+
+test_expect_success '--finish_csv: a line a component of each run, the finished first by time' '
+	"$sim" --csv f.csv --finish_csv fin.csv "$data/small.txt" >f.out &&
+	head -1 fin.csv | grep "^run,strategy,answer_every,state_every,segment_days,component,finish_days,finished_fraction$" &&
+	test $(wc -l <fin.csv) = 61 &&
+	for s in giant chunk seq; do
+		test "$(grep -c ",$s,1,7,1,.*,[0-9.]*,[0-9.]*$" fin.csv)" = "$(col f.csv $s 1,7,1 3)" || return 1
+	done &&
+	# a run: its components once each, by time, the fraction rising by 1/20
+	awk -F, "\$1 == 3 && \$7 != \"\" { if (\$7 < t || \$8 != (++n) / 20) exit 1; t = \$7 }" fin.csv &&
+	test "$(awk -F, "\$1 == 3 { print \$6 }" fin.csv | sort -n | uniq | wc -l)" = 20
+'
+
+if command -v gnuplot >/dev/null 2>&1; then
+test_expect_success '--plot draws the trade-off and the times to finish as PNG files' '
+	"$sim" --strategy giant,chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv p.csv \
+		--plot plots "$data/small.txt" >p.out 2>p.err &&
+	grep "^plots: plots/tradeoff.png (bytes uploaded against CPU wasted), plots/finish.png" p.out &&
+	cmp p.csv plots/runs.csv &&
+	# the distinct runs: giant once, chunk at 2 segment lengths, seq at 4 combinations
+	test $(wc -l <plots/finish.csv) = $((1 + 7 * 20)) &&
+	for f in tradeoff finish; do
+		test "$(png_size plots/$f.png)" = "960 560" &&
+		test $(wc -c <plots/$f.png) -gt 10000 && test $(wc -c <plots/$f.png) -lt 300000 ||
+		return 1
+	done &&
+	grep "^set output \"tradeoff.png\"" plots/tradeoff.gp &&
+	grep "title \"seq, segment 12 h\"" plots/tradeoff.gp &&
+	grep "every ::.* title \"seq: median" plots/finish.gp &&
+	test ! -s p.err
+'
+else
+	test_skip '--plot draws the trade-off and the times to finish as PNG files' \
+		'gnuplot is not installed (Debian: gnuplot-nox, in tools/debian-packages.txt)'
+fi
+
+test_expect_success 'without gnuplot on PATH, --plot writes the data and scripts and says gnuplot is needed' '
+	PATH=/nonexistent "$sim" --plot noplots "$data/small.txt" >np.out 2>np.err &&
+	grep "gnuplot is needed to draw the plots and is not on PATH (Debian: apt-get install gnuplot-nox)" np.err &&
+	grep "cd noplots && gnuplot tradeoff.gp finish.gp" np.err &&
+	test -s noplots/runs.csv && test -s noplots/finish.csv &&
+	test -s noplots/tradeoff.gp && test -s noplots/finish.gp &&
+	! test -e noplots/tradeoff.png && ! test -e noplots/finish.png &&
+	! grep "^plots:" np.out
+'
+
+test_expect_success 'advise refuses --plot (it is for runs and sweeps)' '
+	! "$sim" advise --plot adv "$data/no-churn.txt" 2>err &&
+	grep "plot and --finish_csv are for runs and sweeps" err && ! test -e adv
 '
 
 test_expect_success 'a bad scenario is refused naming the line' '
