@@ -77,24 +77,9 @@ static void usage(FILE *fp)
 
 static int load(struct sim_scenario *sc, const char *path)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL, err[256];
-	size_t len = 0, cap = 0, n;
-	int rc;
+	char err[256];
 
-	if (!fp)
-		return log_error("%s: %s", path, strerror(errno));
-	do {
-		if (len == cap)
-			buf = xrealloc(buf, cap = cap ? 2 * cap : 4096);
-		n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-	} while (n > 0 && len < (1 << 24));
-	if (fp != stdin)
-		fclose(fp);
-	rc = sim_scenario_parse(sc, buf ? buf : "", len, path, err, sizeof(err));
-	free(buf);
-	if (rc != 0)
+	if (sim_scenario_load(sc, path, err, sizeof(err)) != 0)
 		return log_error("%s", err);
 	return 0;
 }

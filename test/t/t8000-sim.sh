@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, --plot, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, create_sequence --advise, --plot, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -116,6 +116,49 @@ test_expect_success 'advise: the advised run uploads least of those within both 
 test_expect_success 'advise: nothing finished, no advice, and it says why' '
 	"$sim" advise --sweep M=2 --sweep segment=1d "$data/all-leave.txt" >adv.out &&
 	grep "^advice: none -- no run finished a component within the horizon (20 days)" adv.out
+'
+
+cs="$WSEQ_BUILDDIR/tools/create_sequence"
+
+test_expect_success 'create_sequence --advise: the advisor on its own arguments, no project, no database' '
+	head -c 10000000 /dev/zero >init.state &&
+	! test -e config.xml &&
+	"$cs" --advise --segments 5 --rsc_fpops_est 8.64e13 --state_upload_every 1 \
+		--advise_scenario "$data/no-churn.txt" init.state >cs.out &&
+	grep "^create_sequence --advise: 5 segments of 8.64e+13 FLOPs (1 reference-CPU days at 10^9 FLOPS) a component, state 10 MB (the initial state)" cs.out &&
+	grep "^wseq_sim advise: 100 hosts, 10 components of 5 reference-CPU days, 20 runs of seq" cs.out &&
+	# its own M and segment are among the runs, and it is told their figures
+	grep "^yours: N 1, M 1, segment 1 days: uploads 0.500 GB, wastes 0.00 reference-CPU days" cs.out &&
+	grep "^advice: N 1, M 4, segment 2 days: uploads 0.100 GB" cs.out &&
+	grep "^the advice as options: --segments 3 --rsc_fpops_est 1.728e+14 --rsc_fpops_bound 1.728e+14 --state_upload_every 4 (--answer_every 1)$" cs.out &&
+	# the same figures as wseq_sim advise over the same scenario and sweep
+	# (its deadline: twice --max_result_time, a day by default)
+	{ cat "$data/no-churn.txt" && printf "state_every 1\nsegment_deadline_days 2\n"; } >nc.txt &&
+	"$sim" advise --sweep M=1,2,4,8,16 --sweep segment=6h,12h,1d,2d nc.txt >ws.out &&
+	grep "^ *[0-9]" ws.out >ws.rows && grep "^ *[0-9]" cs.out >cs.rows && test_cmp ws.rows cs.rows
+'
+
+test_expect_success 'create_sequence --advise adds its own M and segment to the sweep, and says when they are the advice' '
+	"$cs" --advise --segments 4 --rsc_fpops_est 1.296e14 --state_upload_every 3 \
+		--state_max_nbytes 1e7 --advise_scenario "$data/no-churn.txt" >cs3.out &&
+	grep "state 10 MB (--state_max_nbytes)" cs3.out &&
+	grep "^wseq_sim advise: .* 30 runs of seq" cs3.out &&
+	grep "^ *1  *3  *1.5  *10 " cs3.out &&
+	"$cs" --advise --segments 3 --rsc_fpops_est 1.728e14 --state_upload_every 4 --state_max_nbytes 1e7 \
+		--advise_scenario "$data/no-churn.txt" --advise_waste_within 0 --advise_finish_within 0 \
+		--open_ended >cs4.out &&
+	grep "^advice: N 1, M 4, segment 2 days" cs4.out &&
+	grep "^these arguments are the advice$" cs4.out &&
+	grep "^open-ended: the advice takes a component to be the 3 segments given" cs4.out
+'
+
+test_expect_success 'create_sequence --advise refuses what it cannot simulate, saying why' '
+	! "$cs" --advise --rsc_fpops_est 8.64e13 2>err && grep "segments is missing" err &&
+	! "$cs" --advise --segments 5 --replicas 9 2>err &&
+	grep "the simulator cannot take these arguments: replicas 9 is out of its bounds, 1 to 8" err &&
+	! "$cs" --advise --segments 5 --stdin </dev/null 2>err && grep "not --stdin" err &&
+	! "$cs" --advise --segments 5 nosuch.state 2>err && grep "nosuch.state: No such file" err &&
+	"$cs" --help >help && grep -e "--advise " help && grep -e "--advise_scenario FILE" help
 '
 
 # "WIDTH HEIGHT" of a PNG file (its signature, then the IHDR chunk), or fail
