@@ -226,6 +226,14 @@ test_expect_success 'a bad scenario is refused naming the line' '
 	grep "unknown strategy" err
 '
 
+test_expect_success "the README's example scenarios read (doc/examples/sim)" '
+	for ex in climate trajectory; do
+		"$sim" --print_scenario "$WSEQ_SRCDIR/doc/examples/sim/$ex.txt" >ex.$ex || return 1
+	done &&
+	grep "^state_mb 1000$" ex.climate && grep "^segment_days 0.5$" ex.climate &&
+	grep "^state_mb 20$" ex.trajectory && grep "^length_days 60$" ex.trajectory
+'
+
 test_expect_success '--print_scenario writes a scenario that reads back the same' '
 	"$sim" --print_scenario "$data/small.txt" >p1 &&
 	"$sim" --print_scenario p1 >p2 &&
