@@ -196,7 +196,13 @@ test_expect_success '--plot draws the trade-off and the times to finish as PNG f
 	grep "^set output \"tradeoff.png\"" plots/tradeoff.gp &&
 	grep "title \"seq, segment 12 h\"" plots/tradeoff.gp &&
 	grep "every ::.* title \"seq: median" plots/finish.gp &&
-	test ! -s p.err
+	test ! -s p.err &&
+	# what the scripts draw, as gnuplot tables: a point a distinct run, and at the first
+	# run (M 7 of the scenario is not swept) a step a finished component of each strategy
+	(cd plots && sed "s/^set output .*/set table \"t.tab\"/" tradeoff.gp | gnuplot &&
+	 sed "s/^set output .*/set table \"f.tab\"/" finish.gp | gnuplot) &&
+	test $(grep -c " i\$" plots/t.tab) = 7 &&
+	test $(grep -c " i\$" plots/f.tab) = 60
 '
 else
 	test_skip '--plot draws the trade-off and the times to finish as PNG files' \
