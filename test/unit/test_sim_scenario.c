@@ -177,6 +177,28 @@ static void test_sweep_errors(void **state)
 	assert_non_null(strstr(err, "more than 1000000 segments a component"));
 }
 
+/* a scenario a program filled in (create_sequence --advise) is checked against the keys' bounds */
+static void test_check_filled_in(void **state)
+{
+	struct sim_scenario sc;
+	char err[256];
+
+	(void)state;
+	sim_scenario_defaults(&sc);
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), 0);
+	sc.replicas = 9;
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_string_equal(err, "replicas 9 is out of its bounds, 1 to 8");
+	sim_scenario_defaults(&sc);
+	sc.segment_days = 1e-7;
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "segment_days 1e-07 is out of its bounds"));
+	sim_scenario_defaults(&sc);
+	sc.segment_days = 1e-5;         /* within its bounds, but 3 million segments */
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_string_equal(err, "more than 1000000 segments a component");
+}
+
 /* create_sequence --advise adds its own M and segment to the default axes */
 static void test_sweep_include(void **state)
 {
@@ -215,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_axes_and_order),
 		cmocka_unit_test(test_sweep_errors),
 		cmocka_unit_test(test_sweep_include),
+		cmocka_unit_test(test_check_filled_in),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
