@@ -106,8 +106,22 @@ int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
 		   void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
 		   char *why, size_t whylen);
 
+/*
+ * sim_run, and each component's time to finish into finish[0 .. sequences):
+ * days from the start, -1 for one not finished within the horizon.
+ */
+int sim_run_finish(const struct sim_scenario *sc, const struct sim_strategy *st,
+		   struct sim_stats *out, double *finish, char *why, size_t whylen);
+
 /* For strategies: add a job (returns its id) and queue it for `replicas` results. */
 int32_t sim_job_add(struct sim *s, const struct sim_job *j);
+/*
+ * sim_run, and each component's time to finish into finish[0 .. sequences):
+ * days from the start, -1 for one not finished within the horizon.
+ */
+int sim_run_finish(const struct sim_scenario *sc, const struct sim_strategy *st,
+		   struct sim_stats *out, double *finish, char *why, size_t whylen);
+
 /* For strategies: add a job that wants one result and that the strategy sends itself. */
 int32_t sim_job_new(struct sim *s, const struct sim_job *j);
 /* For strategies: send job to host hi now, after what the host holds; the instance's id. */

@@ -1,6 +1,9 @@
 /* wseq_sim advise's choice and its report (sim_advise.h). */
 #include "sim_advise.h"
 
+#include "log.h"
+#include "sim_strategy.h"
+
 #include <math.h>
 
 #define DAY 86400.0
@@ -108,4 +111,71 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 	if (ref->stats.finished)
 		fprintf(fp, ", median %.2f days", ref->stats.median_days);
 	fputc('\n', fp);
+}
+
+static bool has_axis(const struct sim_sweep *w, enum sim_sweep_param p)
+{
+	size_t k;
+
+	for (k = 0; k < w->naxes; k++)
+		if (w->axis[k].param == p)
+			return true;
+	return false;
+}
+
+int sim_advise_run(const struct sim_scenario *sc, struct sim_sweep *w, double waste_within_pct,
+		   double finish_within_pct, FILE *fp, struct sim_row **rowsp, size_t *nrows,
+		   struct sim_advice *a)
+{
+	struct sim_row *rows, ref;
+	bool *eligible;
+	char err[256];
+	size_t runs, i;
+	int rc = 0;
+
+	*rowsp = NULL;
+	*nrows = 0;
+	memset(a, 0, sizeof(*a));
+	a->pick = -1;
+	if ((!has_axis(w, SIM_SWEEP_M) && sim_sweep_add(w, SIM_ADVISE_M, err, sizeof(err)) != 0) ||
+	    (!has_axis(w, SIM_SWEEP_SEGMENT) &&
+	     sim_sweep_add(w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0))
+		return log_error("%s", err);
+	runs = sim_sweep_runs(w);
+	rows = xcalloc(runs, sizeof(*rows));
+	eligible = xcalloc(runs, sizeof(*eligible));
+	for (i = 0; i < runs && rc == 0; i++) {
+		struct sim_scenario one = *sc;
+
+		rows[i].strategy = sim_strategy_seq.name;
+		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0)
+			rc = log_error("%s", err);
+		else if (sim_run(&one, &sim_strategy_seq, &rows[i].stats, err, sizeof(err)) != 0)
+			rc = log_error("seq: %s", err);
+		sim_row_params(&rows[i], &one);
+	}
+	if (rc == 0) {
+		sim_advise(rows, runs, waste_within_pct, finish_within_pct, a, eligible);
+		memset(&ref, 0, sizeof(ref));
+		if (a->pick >= 0) {
+			struct sim_scenario one = *sc;
+
+			one.answer_every = rows[a->pick].answer_every;
+			one.segment_days = rows[a->pick].segment_days;
+			ref.strategy = sim_strategy_chunk.name;
+			sim_row_params(&ref, &one);
+			if (sim_run(&one, &sim_strategy_chunk, &ref.stats, err, sizeof(err)) != 0)
+				ref.unavailable = "not available";
+		}
+		sim_advise_report(fp, sc, rows, runs, eligible, a, waste_within_pct,
+				  finish_within_pct, a->pick >= 0 ? &ref : NULL);
+	}
+	free(eligible);
+	if (rc != 0) {
+		free(rows);
+		return -1;
+	}
+	*rowsp = rows;
+	*nrows = runs;
+	return 0;
 }

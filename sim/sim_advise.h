@@ -9,6 +9,11 @@
 #define WSEQ_SIM_ADVISE_H
 
 #include "sim_report.h"
+#include "sim_sweep.h"
+
+/* The axes swept when not given: M, and the segment length */
+#define SIM_ADVISE_M "M=1,2,4,8,16"
+#define SIM_ADVISE_SEGMENT "segment=6h,12h,1d,2d"
 
 struct sim_advice {
 	long pick;                      /* the row advised, or -1: none */
@@ -33,5 +38,17 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 		       size_t n, const bool *eligible, const struct sim_advice *a,
 		       double waste_within_pct, double finish_within_pct,
 		       const struct sim_row *ref);
+
+/*
+ * All of wseq_sim advise over sc: the seq strategy over the sweep w (its
+ * M and segment axes made SIM_ADVISE_M and SIM_ADVISE_SEGMENT when it has
+ * none), the choice, the chunk strategy at the advised N and segment length
+ * for comparison, and the report on fp. *rows gets the runs (free() it),
+ * *nrows their number and *a the choice. 0, or -1 (logged: a sweep beyond
+ * the scenario's limits).
+ */
+int sim_advise_run(const struct sim_scenario *sc, struct sim_sweep *w, double waste_within_pct,
+		   double finish_within_pct, FILE *fp, struct sim_row **rows, size_t *nrows,
+		   struct sim_advice *a);
 
 #endif

@@ -487,9 +487,9 @@ static void finish_stats(struct sim *s)
 	free(t);
 }
 
-int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
-		   void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
-		   char *why, size_t whylen)
+static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
+	       void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
+	       double *finish, char *why, size_t whylen)
 {
 	struct sim s;
 	struct sim_event ev;
@@ -517,6 +517,8 @@ int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
 		}
 		finish_stats(&s);
 		*out = s.stats;
+		for (i = 0; finish && i < sc->sequences; i++)
+			finish[i] = s.comps[i].finish >= 0 ? s.comps[i].finish / DAY : -1;
 	}
 	if (st->cleanup)
 		st->cleanup(&s);
@@ -529,8 +531,21 @@ int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
 	return rc;
 }
 
+int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
+		   void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
+		   char *why, size_t whylen)
+{
+	return run(sc, st, hook, arg, out, NULL, why, whylen);
+}
+
+int sim_run_finish(const struct sim_scenario *sc, const struct sim_strategy *st,
+		   struct sim_stats *out, double *finish, char *why, size_t whylen)
+{
+	return run(sc, st, NULL, NULL, out, finish, why, whylen);
+}
+
 int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out,
 	    char *why, size_t whylen)
 {
-	return sim_run_hooked(sc, st, NULL, NULL, out, why, whylen);
+	return run(sc, st, NULL, NULL, out, NULL, why, whylen);
 }

@@ -84,3 +84,50 @@ void sim_report_csv(FILE *fp, const struct sim_row *rows, size_t n)
 		fprintf(fp, "%ld,%ld,%.6g\n", r->answer_every, r->state_every, r->segment_days);
 	}
 }
+
+struct finish_at {
+	double days;
+	long comp;
+};
+
+/* by time to finish, the never finished (-1) last, then by component */
+static int cmp_finish(const void *a, const void *b)
+{
+	const struct finish_at *x = a, *y = b;
+
+	if ((x->days < 0) != (y->days < 0))
+		return x->days < 0 ? 1 : -1;
+	if (x->days != y->days)
+		return x->days < y->days ? -1 : 1;
+	return x->comp < y->comp ? -1 : x->comp > y->comp;
+}
+
+void sim_report_finish_csv(FILE *fp, const struct sim_row *rows, size_t n, long components)
+{
+	struct finish_at *f = xcalloc((size_t)components, sizeof(*f));
+	size_t i;
+	long c;
+
+	fprintf(fp, "run,strategy,answer_every,state_every,segment_days,component,finish_days,"
+		    "finished_fraction\n");
+	for (i = 0; i < n; i++) {
+		const struct sim_row *r = &rows[i];
+
+		if (r->unavailable || r->repeat || !r->finish)
+			continue;
+		for (c = 0; c < components; c++) {
+			f[c].days = r->finish[c];
+			f[c].comp = c;
+		}
+		qsort(f, (size_t)components, sizeof(*f), cmp_finish);
+		for (c = 0; c < components; c++) {
+			fprintf(fp, "%zu,%s,%ld,%ld,%.6g,%ld,", i + 1, r->strategy, r->answer_every,
+				r->state_every, r->segment_days, f[c].comp + 1);
+			if (f[c].days >= 0)
+				fprintf(fp, "%.6f,%.6f\n", f[c].days, (double)(c + 1) / (double)components);
+			else
+				fputs(",\n", fp);
+		}
+	}
+	free(f);
+}

@@ -11,6 +11,8 @@ struct sim_row {
 	long state_every;
 	double segment_days;
 	struct sim_stats stats;
+	bool repeat;              /* the same run as an earlier row (nothing it uses changed) */
+	const double *finish;     /* each component's days to finish (-1: never), or NULL */
 };
 
 /* The row's N, M and segment length from sc. */
@@ -19,5 +21,15 @@ void sim_row_params(struct sim_row *r, const struct sim_scenario *sc);
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
 		      bool sweep);
 void sim_report_csv(FILE *fp, const struct sim_row *rows, size_t n);
+/*
+ * Each component's time to finish, a line a component of each row that has
+ * them (finish) and is not a repeat: the run (its row's number in the CSV
+ * above, from 1), its strategy, N, M and segment length, the component
+ * (from 1), the days to finish and the fraction of the components finished
+ * by then. A run's lines go by time to finish, those never finished last
+ * (their days and fraction empty), so its first `finished` lines draw its
+ * distribution.
+ */
+void sim_report_finish_csv(FILE *fp, const struct sim_row *rows, size_t n, long components);
 
 #endif

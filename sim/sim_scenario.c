@@ -234,6 +234,59 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, co
 	return rc;
 }
 
+int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t errlen)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int rc;
+
+	if (!fp) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	do {
+		if (len == cap)
+			buf = xrealloc(buf, cap = cap ? 2 * cap : 4096);
+		n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+	} while (n > 0 && len < (1 << 24));
+	if (fp != stdin)
+		fclose(fp);
+	rc = sim_scenario_parse(sc, buf ? buf : "", len, path, err, errlen);
+	free(buf);
+	return rc;
+}
+
+int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen)
+{
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		double v;
+
+		if (k->kind == K_INT)
+			v = (double)*(const long *)((const char *)sc + k->off);
+		else if (k->kind == K_DOUBLE)
+			v = *(const double *)((const char *)sc + k->off);
+		else
+			continue;
+		if (!(v >= k->min && v <= k->max)) {
+			snprintf(err, errlen, "%s %.6g is out of its bounds, %.6g to %.6g", k->name, v,
+				 k->min, k->max);
+			return -1;
+		}
+	}
+	why = sim_scenario_limits(sc);
+	if (why) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
 const char *sim_scenario_limits(const struct sim_scenario *sc)
 {
 	if (sim_scenario_segments(sc) > 1000000)

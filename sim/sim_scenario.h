@@ -53,6 +53,17 @@ void sim_scenario_defaults(struct sim_scenario *sc);
  */
 int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, const char *name,
 		       char *err, size_t errlen);
+/*
+ * Read the scenario file path ("-": standard input, at most 16 MB) over
+ * sc's current values. 0, or -1 with why in err.
+ */
+int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t errlen);
+/*
+ * For a scenario a program filled in rather than read: every number within
+ * its key's bounds, and the engine's limits. 0, or -1 with what is wrong
+ * ("length_days 2e+05 is out of its bounds, 1e-06 to 100000") in err.
+ */
+int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen);
 /* What the scenario asks beyond the engine's limits (segments), or NULL. */
 const char *sim_scenario_limits(const struct sim_scenario *sc);
 /* Segments in one component: ceil(length / segment), at least 1. */

@@ -103,6 +103,49 @@ int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen
 	return 0;
 }
 
+int sim_sweep_include(struct sim_sweep *w, enum sim_sweep_param p, double v, char *err,
+		      size_t errlen)
+{
+	const char *name = p < SIM_SWEEP_NPARAMS ? names[p].name : "?";
+	bool ok = p == SIM_SWEEP_SEGMENT ? v >= 1e-6 && v <= 1e5
+					 : v >= 1 && v <= 1000000 && v == floor(v);
+	struct sim_sweep_axis *a;
+	size_t i, k;
+
+	if (!ok || p >= SIM_SWEEP_NPARAMS) {
+		snprintf(err, errlen, "--sweep %s: bad value %.6g (%s)", name, v,
+			 p == SIM_SWEEP_SEGMENT ? "days, from 1e-6 to 1e5"
+						: "a whole number from 1 to 1000000");
+		return -1;
+	}
+	for (k = 0; k < w->naxes && w->axis[k].param != p; k++)
+		;
+	a = &w->axis[k];
+	if (k == w->naxes) {
+		memset(a, 0, sizeof(*a));
+		a->param = p;
+	}
+	for (i = 0; i < a->n && a->v[i] < v; i++)
+		;
+	if (i < a->n && a->v[i] == v)
+		return 0;
+	if (a->n == SIM_SWEEP_MAX_VALUES) {
+		snprintf(err, errlen, "--sweep %s: more than %d values", name, SIM_SWEEP_MAX_VALUES);
+		return -1;
+	}
+	if (k == w->naxes ? sim_sweep_runs(w) > SIM_SWEEP_MAX_RUNS
+			  : sim_sweep_runs(w) / a->n * (a->n + 1) > SIM_SWEEP_MAX_RUNS) {
+		snprintf(err, errlen, "--sweep: more than %d runs", SIM_SWEEP_MAX_RUNS);
+		return -1;
+	}
+	memmove(&a->v[i + 1], &a->v[i], (a->n - i) * sizeof(a->v[0]));
+	a->v[i] = v;
+	a->n++;
+	if (k == w->naxes)
+		w->naxes++;
+	return 0;
+}
+
 size_t sim_sweep_runs(const struct sim_sweep *w)
 {
 	size_t k, runs = 1;

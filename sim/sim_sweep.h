@@ -33,6 +33,14 @@ void sim_sweep_init(struct sim_sweep *w);
  * with why in err (a parameter twice, a bad value, too many runs).
  */
 int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen);
+/*
+ * Add the value v to the axis of p, making the axis if there is none, in
+ * order (before the first larger value: an ascending axis stays
+ * ascending) unless it is there already. 0, or -1 with why in err (out of
+ * the scenario's bounds, too many values or runs).
+ */
+int sim_sweep_include(struct sim_sweep *w, enum sim_sweep_param p, double v, char *err,
+		      size_t errlen);
 /* The number of runs: the product of the axes' lengths (1 with none). */
 size_t sim_sweep_runs(const struct sim_sweep *w);
 /*

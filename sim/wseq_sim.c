@@ -9,6 +9,7 @@
 #include "log.h"
 #include "param.h"
 #include "sim_advise.h"
+#include "sim_plot.h"
 #include "sim_report.h"
 #include "sim_strategy.h"
 #include "sim_sweep.h"
@@ -16,6 +17,8 @@
 struct options {
 	char *strategies;
 	char *csv;
+	char *finish_csv;
+	char *plot;
 	char *sweep;    /* the last one: every --sweep is read by sweeps() */
 	long seed;
 	bool print_scenario;
@@ -27,6 +30,12 @@ static const struct param options[] = {
 	  "LIST", "strategies to run, comma-separated: giant, chunk, seq" },
 	{ "csv", PARAM_STR, offsetof(struct options, csv), NULL, 0, 0, 0, "FILE",
 	  "also write the results as CSV to FILE" },
+	{ "finish_csv", PARAM_STR, offsetof(struct options, finish_csv), NULL, 0, 0, 0, "FILE",
+	  "also write each component's time to finish, a line a component of each run, as CSV" },
+	{ "plot", PARAM_STR, offsetof(struct options, plot), NULL, 0, 0, 0, "DIR",
+	  "write the runs and the times to finish as CSV into DIR with gnuplot scripts, and draw "
+	  "DIR/tradeoff.png (bytes uploaded against CPU wasted) and DIR/finish.png (time to "
+	  "finish) with gnuplot" },
 	{ "sweep", PARAM_STR, offsetof(struct options, sweep), NULL, 0, 0, 0, "NAME=V1,V2,...",
 	  "run every combination of these values of N, M or segment (repeatable): "
 	  "--sweep M=1,2,4,8 --sweep segment=6h,12h,1d" },
@@ -68,24 +77,9 @@ static void usage(FILE *fp)
 
 static int load(struct sim_scenario *sc, const char *path)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL, err[256];
-	size_t len = 0, cap = 0, n;
-	int rc;
+	char err[256];
 
-	if (!fp)
-		return log_error("%s: %s", path, strerror(errno));
-	do {
-		if (len == cap)
-			buf = xrealloc(buf, cap = cap ? 2 * cap : 4096);
-		n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-	} while (n > 0 && len < (1 << 24));
-	if (fp != stdin)
-		fclose(fp);
-	rc = sim_scenario_parse(sc, buf ? buf : "", len, path, err, sizeof(err));
-	free(buf);
-	if (rc != 0)
+	if (sim_scenario_load(sc, path, err, sizeof(err)) != 0)
 		return log_error("%s", err);
 	return 0;
 }
@@ -163,16 +157,39 @@ static const struct sim_row *same_run(const struct sim_row *rows, size_t n,
 	return NULL;
 }
 
-static int write_csv(const char *path, const struct sim_row *rows, size_t n)
+static int write_csv(const char *path, const struct sim_row *rows, size_t n, long finish_of)
 {
 	FILE *fp = fopen(path, "w");
 
 	if (!fp)
 		return log_error("%s: %s", path, strerror(errno));
-	sim_report_csv(fp, rows, n);
+	if (finish_of)
+		sim_report_finish_csv(fp, rows, n, finish_of);
+	else
+		sim_report_csv(fp, rows, n);
 	if (fclose(fp) != 0)
 		return log_error("%s: %s", path, strerror(errno));
 	return 0;
+}
+
+/* --plot: the files, then the pictures if gnuplot is there (no gnuplot is no failure) */
+static int plot(const char *dir, const struct sim_scenario *sc, const struct sim_row *rows,
+		size_t n)
+{
+	int rc = sim_plot_write(dir, sc, rows, n);
+
+	if (rc == 0)
+		rc = sim_plot_draw(dir);
+	if (rc == 0)
+		printf("\nplots: %s/tradeoff.png (bytes uploaded against CPU wasted), %s/finish.png "
+		       "(time to finish); their data and gnuplot scripts are beside them\n", dir, dir);
+	if (rc == 1) {
+		log_warn("gnuplot is needed to draw the plots and is not on PATH (Debian: apt-get "
+			 "install gnuplot-nox); the data (runs.csv, finish.csv) and the scripts are in "
+			 "%s: draw them with 'cd %s && gnuplot tradeoff.gp finish.gp'", dir, dir);
+		rc = 0;
+	}
+	return rc;
 }
 
 static int run(const struct options *o, const struct sim_scenario *sc, const struct sim_sweep *w)
@@ -180,8 +197,9 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 	const struct sim_strategy *st[8];
 	size_t runs = sim_sweep_runs(w), nrows = 0, i, k;
 	int nst = strategies(o->strategies, st, ARRAY_SIZE(st)), rc = 0;
+	bool finish = o->plot || o->finish_csv;
 	struct sim_row *rows;
-	bool *owned;    /* the row's unavailable was allocated for it */
+	bool *owned;    /* the row's unavailable (and finish) were allocated for it */
 	char err[256];
 
 	if (nst < 0)
@@ -198,6 +216,7 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 		for (k = 0; k < (size_t)nst; k++) {
 			struct sim_row *r = &rows[nrows++];
 			const struct sim_row *before;
+			double *f = NULL;
 
 			r->strategy = st[k]->name;
 			sim_row_params(r, &one);
@@ -206,80 +225,50 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 			if (before) {
 				r->unavailable = before->unavailable;
 				r->stats = before->stats;
-			} else if (sim_run(&one, st[k], &r->stats, err, sizeof(err)) != 0) {
-				r->unavailable = xstrdup(err);
-				owned[nrows - 1] = true;
+				r->finish = before->finish;
+				r->repeat = true;
+				continue;
 			}
+			owned[nrows - 1] = true;
+			if (finish)
+				r->finish = f = xcalloc((size_t)one.sequences, sizeof(*f));
+			if (sim_run_finish(&one, st[k], &r->stats, f, err, sizeof(err)) != 0)
+				r->unavailable = xstrdup(err);
 		}
 	}
 	if (rc == 0)
 		sim_report_table(stdout, sc, rows, nrows, w->naxes > 0);
 	if (rc == 0 && o->csv)
-		rc = write_csv(o->csv, rows, nrows);
-	for (i = 0; i < nrows; i++)
-		if (owned[i])
-			free((char *)rows[i].unavailable);
+		rc = write_csv(o->csv, rows, nrows, 0);
+	if (rc == 0 && o->finish_csv)
+		rc = write_csv(o->finish_csv, rows, nrows, sc->sequences);
+	if (rc == 0 && o->plot)
+		rc = plot(o->plot, sc, rows, nrows);
+	for (i = 0; i < nrows; i++) {
+		if (!owned[i])
+			continue;
+		free((char *)rows[i].unavailable);
+		free((double *)rows[i].finish);
+	}
 	free(owned);
 	free(rows);
 	return rc;
 }
 
-static bool has_axis(const struct sim_sweep *w, enum sim_sweep_param p)
-{
-	size_t k;
-
-	for (k = 0; k < w->naxes; k++)
-		if (w->axis[k].param == p)
-			return true;
-	return false;
-}
-
-/* advise: seq over the sweep, the choice (sim_advise.h), and chunk at it for comparison */
+/* advise: seq over the sweep, the choice and its report (sim_advise.h) */
 static int advise(const struct options *o, const struct sim_scenario *sc, struct sim_sweep *w)
 {
 	struct sim_advice a;
-	struct sim_row *rows, ref;
-	bool *eligible;
-	char err[256];
-	size_t runs, i;
-	int rc = 0;
+	struct sim_row *rows;
+	size_t n;
+	int rc;
 
-	if ((!has_axis(w, SIM_SWEEP_M) && sim_sweep_add(w, "M=1,2,4,8,16", err, sizeof(err)) != 0) ||
-	    (!has_axis(w, SIM_SWEEP_SEGMENT) &&
-	     sim_sweep_add(w, "segment=6h,12h,1d,2d", err, sizeof(err)) != 0))
-		return log_error("%s", err);
-	runs = sim_sweep_runs(w);
-	rows = xcalloc(runs, sizeof(*rows));
-	eligible = xcalloc(runs, sizeof(*eligible));
-	for (i = 0; i < runs && rc == 0; i++) {
-		struct sim_scenario one = *sc;
-
-		rows[i].strategy = sim_strategy_seq.name;
-		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0)
-			rc = log_error("%s", err);
-		else if (sim_run(&one, &sim_strategy_seq, &rows[i].stats, err, sizeof(err)) != 0)
-			rc = log_error("seq: %s", err);
-		sim_row_params(&rows[i], &one);
-	}
-	if (rc == 0) {
-		sim_advise(rows, runs, o->waste_within, o->finish_within, &a, eligible);
-		memset(&ref, 0, sizeof(ref));
-		if (a.pick >= 0) {
-			struct sim_scenario one = *sc;
-
-			one.answer_every = rows[a.pick].answer_every;
-			one.segment_days = rows[a.pick].segment_days;
-			ref.strategy = sim_strategy_chunk.name;
-			sim_row_params(&ref, &one);
-			if (sim_run(&one, &sim_strategy_chunk, &ref.stats, err, sizeof(err)) != 0)
-				ref.unavailable = "not available";
-		}
-		sim_advise_report(stdout, sc, rows, runs, eligible, &a, o->waste_within,
-				  o->finish_within, a.pick >= 0 ? &ref : NULL);
-	}
+	if (o->plot || o->finish_csv)
+		return log_error("--plot and --finish_csv are for runs and sweeps (wseq_sim --sweep "
+				 "... --plot DIR), not advise");
+	rc = sim_advise_run(sc, w, o->waste_within, o->finish_within, stdout, &rows, &n, &a);
 	if (rc == 0 && o->csv)
-		rc = write_csv(o->csv, rows, runs);
-	free(eligible);
+		rc = write_csv(o->csv, rows, n, 0);
 	free(rows);
 	return rc;
 }

@@ -2,6 +2,8 @@
  * create_sequence: create a work sequence -- a long computation cut into
  * segments that run one after the other on one host, keeping their state
  * there (see doc/sequences-design.md and the README's work-sequence guide).
+ * --advise creates nothing: it asks wseq_sim's advisor (sim/sim_advise.h)
+ * about these arguments.
  */
 #include "common.h"
 #include "config.h"
@@ -10,15 +12,20 @@
 #include "log.h"
 #include "param.h"
 #include "sequence.h"
+#include "sim_advise.h"
 #include "wtime.h"
 
+#include <math.h>
+#include <sys/stat.h>
+
 struct options {
-	char *appname, *seq_name, *command_line, *group, *seq_template;
+	char *appname, *seq_name, *command_line, *group, *seq_template, *advise_scenario;
 	long replicas, min_quorum;
 	long segments, answer_every, state_upload_every, high_water, delay_bound, priority;
 	double max_result_time, rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
 	double state_max_nbytes;
-	bool open_ended, use_stdin;
+	double advise_waste_within, advise_finish_within;
+	bool open_ended, use_stdin, advise;
 };
 
 #define OS(n, f, def, fl, arg, help) { n, PARAM_STR, offsetof(struct options, f), def, fl, 0, 0, arg, help }
@@ -59,11 +66,26 @@ static const struct param options[] = {
 	{ "stdin", PARAM_BOOL, offsetof(struct options, use_stdin), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "many sequences: one a line of standard input, '--seq_name NAME [options] INITIAL_STATE'; "
 	  "the command line's options are every line's defaults; all or none are created" },
+	{ "advise", PARAM_BOOL, offsetof(struct options, advise), "0", PARAM_NOCONFIG, 0, 0, NULL,
+	  "create nothing: simulate these arguments with wseq_sim's advisor and print the N, M and "
+	  "segment length it advises (no database needed; INITIAL_STATE optional, its size is the "
+	  "state's)" },
+	{ "advise_scenario", PARAM_STR, offsetof(struct options, advise_scenario), NULL,
+	  PARAM_NOCONFIG, 0, 0, "FILE",
+	  "with --advise: a wseq_sim scenario for the hosts, the number of sequences and the "
+	  "horizon (default: wseq_sim's; doc/wseq_sim.md)" },
+	{ "advise_waste_within", PARAM_DOUBLE, offsetof(struct options, advise_waste_within), "100",
+	  PARAM_BOUNDED | PARAM_NOCONFIG, 0, 1e6, "PCT",
+	  "with --advise: CPU wasted at most PCT % over the least of any run" },
+	{ "advise_finish_within", PARAM_DOUBLE, offsetof(struct options, advise_finish_within), "20",
+	  PARAM_BOUNDED | PARAM_NOCONFIG, 0, 1e6, "PCT",
+	  "with --advise: median time to finish at most PCT % over the soonest" },
 	PARAM_TABLE_END
 };
 
 /* Options a --stdin line may not give. */
-static const char *const global_only[] = { "appname", "stdin" };
+static const char *const global_only[] = { "appname", "stdin", "advise", "advise_scenario",
+					   "advise_waste_within", "advise_finish_within" };
 
 /* One line of what was created, printed once it is committed. */
 static struct sbuf report = SBUF_INIT(1 << 24);
@@ -168,6 +190,112 @@ static int do_line(int argc, char **argv, long lineno, void *arg)
 	return rc;
 }
 
+/* FLOPS of the simulator's reference host: a segment of F FLOPs is F / 1e9 reference-CPU s */
+#define REF_FLOPS 1e9
+#define DAY 86400.0
+
+/*
+ * The state's size: the initial state files', or without them
+ * --state_max_nbytes (the most it may be). -1 (logged) if one is missing.
+ */
+static double state_bytes(const struct options *o, char *const *files, size_t nfiles)
+{
+	double sum = 0;
+	struct stat st;
+	size_t i;
+
+	if (nfiles == 0)
+		return o->state_max_nbytes;
+	for (i = 0; i < nfiles; i++) {
+		if (stat(files[i], &st) != 0)
+			return log_error("%s: %s", files[i], strerror(errno));
+		sum += (double)st.st_size;
+	}
+	return sum;
+}
+
+/*
+ * --advise: the component these arguments describe -- K segments of
+ * rsc_fpops_est FLOPs, the state, N, M, the high-water mark, the replicas,
+ * the deadline -- on the hosts of --advise_scenario or wseq_sim's default
+ * model, through the advisor over M and the segment length (the defaults'
+ * values and these arguments' own). Prints the report, these arguments'
+ * own figures, and the options the advice means. The horizon, unless the
+ * scenario gives one, is 180 days or 4 times the component's length.
+ */
+static int advise(const struct options *o, char *const *files, size_t nfiles)
+{
+	double state = state_bytes(o, files, nfiles), seg = o->rsc_fpops_est / REF_FLOPS / DAY;
+	struct sim_scenario sc, one;
+	struct sim_advice a;
+	struct sim_sweep w;
+	struct sim_row *rows = NULL, *mine = NULL, *p;
+	char err[256];
+	size_t n = 0, i;
+
+	if (state < 0)
+		return -1;
+	if (!o->segments)
+		return log_error("--segments is missing");
+	sim_scenario_defaults(&sc);
+	if (o->advise_scenario && sim_scenario_load(&sc, o->advise_scenario, err, sizeof(err)) != 0)
+		return log_error("%s", err);
+	else if (!o->advise_scenario)
+		sc.horizon_days = fmax(sc.horizon_days, 4 * o->segments * seg);
+	sc.segment_days = seg;
+	sc.length_days = o->segments * seg;
+	sc.state_mb = state / 1e6;
+	sc.answer_every = o->answer_every;
+	sc.state_every = o->state_upload_every;
+	sc.high_water = o->high_water;
+	sc.replicas = o->replicas;
+	sc.segment_deadline_days = (o->delay_bound ? (double)o->delay_bound
+						   : 2 * o->max_result_time) / DAY;
+	if (sim_scenario_check(&sc, err, sizeof(err)) != 0)
+		return log_error("--advise: the simulator cannot take these arguments: %s", err);
+	sim_sweep_init(&w);
+	if (sim_sweep_add(&w, SIM_ADVISE_M, err, sizeof(err)) != 0 ||
+	    sim_sweep_include(&w, SIM_SWEEP_M, (double)sc.state_every, err, sizeof(err)) != 0 ||
+	    sim_sweep_add(&w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0 ||
+	    sim_sweep_include(&w, SIM_SWEEP_SEGMENT, seg, err, sizeof(err)) != 0)
+		return log_error("--advise: %s", err);
+	printf("create_sequence --advise: %ld segments of %.6g FLOPs (%.6g reference-CPU days at "
+	       "10^9 FLOPS) a component, state %.6g MB%s; %s\n\n", o->segments, o->rsc_fpops_est,
+	       seg, sc.state_mb, nfiles ? " (the initial state)" : " (--state_max_nbytes)",
+	       o->advise_scenario ? o->advise_scenario : "wseq_sim's default hosts");
+	if (sim_advise_run(&sc, &w, o->advise_waste_within, o->advise_finish_within, stdout, &rows,
+			   &n, &a) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (rows[i].state_every == sc.state_every && rows[i].segment_days == seg)
+			mine = &rows[i];
+	if (mine && mine->stats.finished > 0)
+		printf("yours: N %ld, M %ld, segment %.6g days: uploads %.3f GB, wastes %.2f "
+		       "reference-CPU days, median %.2f days, finishes %ld of %ld components\n",
+		       mine->answer_every, mine->state_every, mine->segment_days,
+		       mine->stats.bytes_up / 1e9, mine->stats.cpu_wasted / DAY,
+		       mine->stats.median_days, mine->stats.finished, sc.sequences);
+	else if (mine)
+		printf("yours: N %ld, M %ld, segment %.6g days: no component finished within the "
+		       "horizon\n", mine->answer_every, mine->state_every, mine->segment_days);
+	p = a.pick >= 0 ? &rows[a.pick] : NULL;
+	if (p && p == mine) {
+		printf("these arguments are the advice\n");
+	} else if (p) {
+		one = sc;
+		one.segment_days = p->segment_days;
+		printf("the advice as options: --segments %ld --rsc_fpops_est %.6g --rsc_fpops_bound "
+		       "%.6g --state_upload_every %ld (--answer_every %ld)\n",
+		       sim_scenario_segments(&one), p->segment_days * DAY * REF_FLOPS,
+		       o->rsc_fpops_bound * p->segment_days / seg, p->state_every, p->answer_every);
+	}
+	if (o->open_ended)
+		printf("open-ended: the advice takes a component to be the %ld segments given; give "
+		       "--segments the length you expect it to run\n", o->segments);
+	free(rows);
+	return 0;
+}
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: create_sequence --appname APP --seq_name NAME --segments K [options] INITIAL_STATE...\n"
@@ -179,6 +307,9 @@ static void usage(FILE *fp)
 		    "state form a group whose corresponding segments the validator compares.\n"
 		    "With --stdin, one sequence a line: '--seq_name NAME [options] INITIAL_STATE...'.\n"
 		    "Everything is created in one transaction: all of it, or nothing.\n"
+		    "With --advise, nothing is created and no database is needed: wseq_sim's\n"
+		    "advisor simulates these arguments on volunteer hosts and prints the N, M and\n"
+		    "segment length that upload least within its limits (doc/wseq_sim.md).\n"
 		    "\noptions:\n");
 	param_print_help(options, fp);
 }
@@ -201,7 +332,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	memset(&cfg, 0, sizeof(cfg));
-	if (i < 0 || param_check_required(options, &o, "create_sequence") < 0) {
+	if (i >= 0 && o.advise) {
+		if (o.use_stdin)
+			log_error("--advise takes one sequence's arguments, not --stdin");
+		else
+			rc = advise(&o, argv + i, (size_t)(argc - i));
+	} else if (i < 0 || param_check_required(options, &o, "create_sequence") < 0) {
 		;
 	} else if (o.use_stdin && i < argc) {
 		log_error("with --stdin, initial states go on the lines ('%s')", argv[i]);

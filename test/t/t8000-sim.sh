@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, create_sequence --advise, --plot, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -118,12 +118,126 @@ test_expect_success 'advise: nothing finished, no advice, and it says why' '
 	grep "^advice: none -- no run finished a component within the horizon (20 days)" adv.out
 '
 
+cs="$WSEQ_BUILDDIR/tools/create_sequence"
+
+test_expect_success 'create_sequence --advise: the advisor on its own arguments, no project, no database' '
+	head -c 10000000 /dev/zero >init.state &&
+	! test -e config.xml &&
+	"$cs" --advise --segments 5 --rsc_fpops_est 8.64e13 --state_upload_every 1 \
+		--advise_scenario "$data/no-churn.txt" init.state >cs.out &&
+	grep "^create_sequence --advise: 5 segments of 8.64e+13 FLOPs (1 reference-CPU days at 10^9 FLOPS) a component, state 10 MB (the initial state)" cs.out &&
+	grep "^wseq_sim advise: 100 hosts, 10 components of 5 reference-CPU days, 20 runs of seq" cs.out &&
+	# its own M and segment are among the runs, and it is told their figures
+	grep "^yours: N 1, M 1, segment 1 days: uploads 0.500 GB, wastes 0.00 reference-CPU days" cs.out &&
+	grep "^advice: N 1, M 4, segment 2 days: uploads 0.100 GB" cs.out &&
+	grep "^the advice as options: --segments 3 --rsc_fpops_est 1.728e+14 --rsc_fpops_bound 1.728e+14 --state_upload_every 4 (--answer_every 1)$" cs.out &&
+	# the same figures as wseq_sim advise over the same scenario and sweep
+	# (its deadline: twice --max_result_time, a day by default)
+	{ cat "$data/no-churn.txt" && printf "state_every 1\nsegment_deadline_days 2\n"; } >nc.txt &&
+	"$sim" advise --sweep M=1,2,4,8,16 --sweep segment=6h,12h,1d,2d nc.txt >ws.out &&
+	grep "^ *[0-9]" ws.out >ws.rows && grep "^ *[0-9]" cs.out >cs.rows && test_cmp ws.rows cs.rows
+'
+
+test_expect_success 'create_sequence --advise adds its own M and segment to the sweep, and says when they are the advice' '
+	"$cs" --advise --segments 4 --rsc_fpops_est 1.296e14 --state_upload_every 3 \
+		--state_max_nbytes 1e7 --advise_scenario "$data/no-churn.txt" >cs3.out &&
+	grep "state 10 MB (--state_max_nbytes)" cs3.out &&
+	grep "^wseq_sim advise: .* 30 runs of seq" cs3.out &&
+	grep "^ *1  *3  *1.5  *10 " cs3.out &&
+	"$cs" --advise --segments 3 --rsc_fpops_est 1.728e14 --state_upload_every 4 --state_max_nbytes 1e7 \
+		--advise_scenario "$data/no-churn.txt" --advise_waste_within 0 --advise_finish_within 0 \
+		--open_ended >cs4.out &&
+	grep "^advice: N 1, M 4, segment 2 days" cs4.out &&
+	grep "^these arguments are the advice$" cs4.out &&
+	grep "^open-ended: the advice takes a component to be the 3 segments given" cs4.out
+'
+
+test_expect_success 'create_sequence --advise refuses what it cannot simulate, saying why' '
+	! "$cs" --advise --rsc_fpops_est 8.64e13 2>err && grep "segments is missing" err &&
+	! "$cs" --advise --segments 5 --replicas 9 2>err &&
+	grep "the simulator cannot take these arguments: replicas 9 is out of its bounds, 1 to 8" err &&
+	! "$cs" --advise --segments 5 --stdin </dev/null 2>err && grep "not --stdin" err &&
+	! "$cs" --advise --segments 5 nosuch.state 2>err && grep "nosuch.state: No such file" err &&
+	"$cs" --help >help && grep -e "--advise " help && grep -e "--advise_scenario FILE" help
+'
+
+# "WIDTH HEIGHT" of a PNG file (its signature, then the IHDR chunk), or fail
+png_size() {
+	test "$(od -An -tx1 -N16 "$1" | tr -d " \n")" = 89504e470d0a1a0a0000000d49484452 &&
+	od -An -tu1 -j16 -N8 "$1" |
+		awk "{ print \$1 * 16777216 + \$2 * 65536 + \$3 * 256 + \$4, \$5 * 16777216 + \$6 * 65536 + \$7 * 256 + \$8 }"
+}
+
+test_expect_success '--finish_csv: a line a component of each run, the finished first by time' '
+	"$sim" --csv f.csv --finish_csv fin.csv "$data/small.txt" >f.out &&
+	head -1 fin.csv | grep "^run,strategy,answer_every,state_every,segment_days,component,finish_days,finished_fraction$" &&
+	test $(wc -l <fin.csv) = 61 &&
+	for s in giant chunk seq; do
+		test "$(grep -c ",$s,1,7,1,.*,[0-9.]*,[0-9.]*$" fin.csv)" = "$(col f.csv $s 1,7,1 3)" || return 1
+	done &&
+	# a run: its components once each, by time, the fraction rising by 1/20
+	awk -F, "\$1 == 3 && \$7 != \"\" { if (\$7 < t || \$8 != (++n) / 20) exit 1; t = \$7 }" fin.csv &&
+	test "$(awk -F, "\$1 == 3 { print \$6 }" fin.csv | sort -n | uniq | wc -l)" = 20
+'
+
+if command -v gnuplot >/dev/null 2>&1; then
+test_expect_success '--plot draws the trade-off and the times to finish as PNG files' '
+	"$sim" --strategy giant,chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv p.csv \
+		--plot plots "$data/small.txt" >p.out 2>p.err &&
+	grep "^plots: plots/tradeoff.png (bytes uploaded against CPU wasted), plots/finish.png" p.out &&
+	cmp p.csv plots/runs.csv &&
+	# the distinct runs: giant once, chunk at 2 segment lengths, seq at 4 combinations
+	test $(wc -l <plots/finish.csv) = $((1 + 7 * 20)) &&
+	for f in tradeoff finish; do
+		test "$(png_size plots/$f.png)" = "960 560" &&
+		test $(wc -c <plots/$f.png) -gt 10000 && test $(wc -c <plots/$f.png) -lt 300000 ||
+		return 1
+	done &&
+	grep "^set output \"tradeoff.png\"" plots/tradeoff.gp &&
+	grep "title \"seq, segment 12 h\"" plots/tradeoff.gp &&
+	grep "every ::.* title \"seq: median" plots/finish.gp &&
+	test ! -s p.err &&
+	# what the scripts draw, as gnuplot tables: a point a distinct run, and at the first
+	# run (M 7 of the scenario is not swept) a step a finished component of each strategy
+	(cd plots && sed "s/^set output .*/set table \"t.tab\"/" tradeoff.gp | gnuplot &&
+	 sed "s/^set output .*/set table \"f.tab\"/" finish.gp | gnuplot) &&
+	test $(grep -c " i\$" plots/t.tab) = 7 &&
+	test $(grep -c " i\$" plots/f.tab) = 60
+'
+else
+	test_skip '--plot draws the trade-off and the times to finish as PNG files' \
+		'gnuplot is not installed (Debian: gnuplot-nox, in tools/debian-packages.txt)'
+fi
+
+test_expect_success 'without gnuplot on PATH, --plot writes the data and scripts and says gnuplot is needed' '
+	PATH=/nonexistent "$sim" --plot noplots "$data/small.txt" >np.out 2>np.err &&
+	grep "gnuplot is needed to draw the plots and is not on PATH (Debian: apt-get install gnuplot-nox)" np.err &&
+	grep "cd noplots && gnuplot tradeoff.gp finish.gp" np.err &&
+	test -s noplots/runs.csv && test -s noplots/finish.csv &&
+	test -s noplots/tradeoff.gp && test -s noplots/finish.gp &&
+	! test -e noplots/tradeoff.png && ! test -e noplots/finish.png &&
+	! grep "^plots:" np.out
+'
+
+test_expect_success 'advise refuses --plot (it is for runs and sweeps)' '
+	! "$sim" advise --plot adv "$data/no-churn.txt" 2>err &&
+	grep "plot and --finish_csv are for runs and sweeps" err && ! test -e adv
+'
+
 test_expect_success 'a bad scenario is refused naming the line' '
 	printf "hosts 10\nsegmnt_days 2\n" >bad.txt &&
 	! "$sim" bad.txt 2>err &&
 	grep "bad.txt:2: unknown key .segmnt_days." err &&
 	! "$sim" --strategy giant,gigantic "$data/no-churn.txt" 2>err &&
 	grep "unknown strategy" err
+'
+
+test_expect_success "the README's example scenarios read (doc/examples/sim)" '
+	for ex in climate trajectory; do
+		"$sim" --print_scenario "$WSEQ_SRCDIR/doc/examples/sim/$ex.txt" >ex.$ex || return 1
+	done &&
+	grep "^state_mb 1000$" ex.climate && grep "^segment_days 0.5$" ex.climate &&
+	grep "^state_mb 20$" ex.trajectory && grep "^length_days 60$" ex.trajectory
 '
 
 test_expect_success '--print_scenario writes a scenario that reads back the same' '

@@ -7,6 +7,8 @@
 #include "sim_report.h"
 #include "sim_strategy.h"
 
+#include <math.h>
+
 static void scenario(struct sim_scenario *sc, const char *text)
 {
 	char err[256];
@@ -138,6 +140,71 @@ static void test_replicas_catch_wrong_results(void **state)
 	assert_true(g.restarts == 0 && k.restarts == 0);
 }
 
+/* each component's time to finish agrees with the figures, and its CSV lists them in order */
+static void test_finish_times(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_row rows[2];
+	double f[20], *sorted;
+	char why[256], *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	long i, done = 0, lines = 0;
+	double last = 0;
+	FILE *fp;
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	scenario(&sc, "seed 3\nhorizon_days 60\n");
+	assert_int_equal(sc.sequences, 20);
+	assert_int_equal(sim_run_finish(&sc, &sim_strategy_giant, &rows[0].stats, f, why, sizeof(why)),
+			 0);
+	sorted = xcalloc(20, sizeof(*sorted));
+	for (i = 0; i < 20; i++) {
+		assert_true(f[i] == -1 || (f[i] > 0 && f[i] <= 60));
+		if (f[i] >= 0)
+			sorted[done++] = f[i];
+	}
+	/* some finish within 60 days, some not: both kinds of line below */
+	assert_int_equal(done, rows[0].stats.finished);
+	assert_true(done > 0 && done < 20);
+	for (i = 0; i < done; i++)      /* the median is one of them, at the nearest rank */
+		if (sorted[i] == rows[0].stats.median_days)
+			break;
+	assert_true(i < done);
+	rows[0].strategy = "giant";
+	sim_row_params(&rows[0], &sc);
+	rows[0].finish = f;
+	rows[1] = rows[0];
+	rows[1].repeat = true;          /* a repeat is not written again */
+	fp = open_memstream(&buf, &len);
+	sim_report_finish_csv(fp, rows, 2, 20);
+	fclose(fp);
+	line = strtok_r(buf, "\n", &save);
+	assert_string_equal(line, "run,strategy,answer_every,state_every,segment_days,component,"
+				  "finish_days,finished_fraction");
+	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+		double days, frac;
+		int comp;
+
+		lines++;
+		assert_int_equal(strncmp(line, "1,giant,1,7,1,", 14), 0);
+		if (lines <= done) {
+			assert_int_equal(sscanf(line + 14, "%d,%lf,%lf", &comp, &days, &frac), 3);
+			assert_true(days >= last);
+			assert_true(fabs(days - f[comp - 1]) < 1e-5);
+			assert_true(fabs(frac - lines / 20.0) < 1e-9);
+			last = days;
+		} else {
+			assert_int_equal(sscanf(line + 14, "%d", &comp), 1);
+			assert_true(f[comp - 1] == -1);
+			assert_string_equal(strchr(line + 14, ','), ",,");
+		}
+	}
+	assert_int_equal(lines, 20);
+	free(sorted);
+	free(buf);
+}
+
 static void test_strategies_by_name(void **state)
 {
 	(void)state;
@@ -159,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_no_churn_both_finish),
 		cmocka_unit_test(test_everyone_leaves_nothing_finishes),
 		cmocka_unit_test(test_replicas_catch_wrong_results),
+		cmocka_unit_test(test_finish_times),
 		cmocka_unit_test(test_strategies_by_name),
 	};
 

@@ -177,6 +177,57 @@ static void test_sweep_errors(void **state)
 	assert_non_null(strstr(err, "more than 1000000 segments a component"));
 }
 
+/* a scenario a program filled in (create_sequence --advise) is checked against the keys' bounds */
+static void test_check_filled_in(void **state)
+{
+	struct sim_scenario sc;
+	char err[256];
+
+	(void)state;
+	sim_scenario_defaults(&sc);
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), 0);
+	sc.replicas = 9;
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_string_equal(err, "replicas 9 is out of its bounds, 1 to 8");
+	sim_scenario_defaults(&sc);
+	sc.segment_days = 1e-7;
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "segment_days 1e-07 is out of its bounds"));
+	sim_scenario_defaults(&sc);
+	sc.segment_days = 1e-5;         /* within its bounds, but 3 million segments */
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_string_equal(err, "more than 1000000 segments a component");
+}
+
+/* create_sequence --advise adds its own M and segment to the default axes */
+static void test_sweep_include(void **state)
+{
+	struct sim_sweep w;
+	char err[256];
+
+	(void)state;
+	sim_sweep_init(&w);
+	assert_int_equal(sim_sweep_add(&w, "M=1,2,4,8,16", err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 7, err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 4, err, sizeof(err)), 0);
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 32, err, sizeof(err)), 0);
+	assert_int_equal(w.naxes, 1);
+	assert_int_equal(w.axis[0].n, 7);
+	assert_true(w.axis[0].v[3] == 7 && w.axis[0].v[4] == 8 && w.axis[0].v[6] == 32);
+	/* an axis not there yet is made */
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_SEGMENT, 1 / 24.0, err, sizeof(err)), 0);
+	assert_int_equal(w.naxes, 2);
+	assert_int_equal(w.axis[1].param, SIM_SWEEP_SEGMENT);
+	assert_int_equal(sim_sweep_runs(&w), 7);
+	/* the bounds of the scenario */
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 2.5, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--sweep M: bad value 2.5"));
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_SEGMENT, 1e-9, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--sweep segment: bad value"));
+	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_N, 0, err, sizeof(err)), -1);
+	assert_int_equal(w.naxes, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +236,8 @@ int main(void)
 		cmocka_unit_test(test_write_parses_back),
 		cmocka_unit_test(test_sweep_axes_and_order),
 		cmocka_unit_test(test_sweep_errors),
+		cmocka_unit_test(test_sweep_include),
+		cmocka_unit_test(test_check_filled_in),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
