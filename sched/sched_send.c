@@ -321,23 +321,6 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 	return rc;
 }
 
-/*
- * Where this process's last look at the unsent results ended (a FastCGI
- * process answers many requests). The next request goes on from there
- * instead of from the top: the results at the top were claimed moments
- * ago, and their index entries stay until InnoDB's purge removes them, so
- * a read from the top wades through them. What was passed over (a host
- * without the app's version, a host that had the workunit) is looked at
- * again when the read reaches the end and starts over, and at least once a
- * second, when a read starts from the top anyway -- new work of a higher
- * priority waits no longer than that.
- */
-#define SEND_TOP_INTERVAL 1.0
-static struct {
-	int64_t priority, id;           /* id 0: from the top */
-	double top_at;                  /* when a read last started from the top */
-} send_cursor;
-
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs)
@@ -351,8 +334,6 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	long max_jobs = ctx->cfg->max_wus_to_send + (long)nseq_jobs, batch, examined = 0, left;
 	int64_t after_priority = INT64_MAX, after_id = 0;
 	size_t i, first = reply->njobs;
-	double t = dnow();
-	bool from_top = true;
 	int rc = DB_OK;
 
 	if ((want <= 0 && req->cpu_req_instances <= 0) || (reply->njobs > 0 && seconds >= want))
@@ -383,13 +364,6 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	 * as many each time after, up to sched_candidates in all.
 	 */
 	batch = max_jobs < 6 ? max_jobs + 1 : 6;
-	if (send_cursor.id && t >= send_cursor.top_at && t - send_cursor.top_at < SEND_TOP_INTERVAL) {
-		after_priority = send_cursor.priority;
-		after_id = send_cursor.id;
-		from_top = false;
-	} else {
-		send_cursor.top_at = t;
-	}
 	while (rc == DB_OK && examined < ctx->set->candidates &&
 	       (long)reply->njobs < max_jobs && !(reply->njobs > 0 && seconds >= want)) {
 		if (batch > ctx->set->candidates - examined)
@@ -407,8 +381,6 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 
 			if ((long)reply->njobs >= max_jobs || (reply->njobs > 0 && seconds >= want))
 				break;
-			send_cursor.priority = c.v[i].priority;
-			send_cursor.id = c.v[i].id;
 			r = consider(ctx, req, host, apps, &c.v[i], cand_wu(&w, c.v[i].workunitid),
 				     reply, &seconds);
 			if (r == DB_ERROR || r == DB_RETRY)
@@ -418,15 +390,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		for (i = 0; i < c.n; i++)
 			db_result_free(&c.v[i]);
 		cand_wus_free(&w);
-		if ((long)c.n < batch && from_top)
+		if ((long)c.n < batch)
 			break;          /* no more unsent results */
-		if ((long)c.n < batch) {
-			/* the end, from the cursor on: start over from the top */
-			after_priority = INT64_MAX;
-			after_id = 0;
-			from_top = true;
-			send_cursor.top_at = t;
-		}
 		c.n = 0;
 		batch *= 2;
 	}
