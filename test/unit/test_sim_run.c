@@ -23,43 +23,7 @@ static void scenario(struct sim_scenario *sc, const char *text)
 		fail_msg("%s", err);
 }
 
-/* both strategies' table and CSV, as one string */
-static char *output(const struct sim_scenario *sc)
-{
-	struct sim_row rows[2];
-	char why[256], *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
-
-	memset(rows, 0, sizeof(rows));
-	rows[0].strategy = "giant";
-	rows[1].strategy = "chunk";
-	assert_int_equal(sim_run(sc, &sim_strategy_giant, &rows[0].stats, why, sizeof(why)), 0);
-	assert_int_equal(sim_run(sc, &sim_strategy_chunk, &rows[1].stats, why, sizeof(why)), 0);
-	fp = open_memstream(&buf, &len);
-	sim_report_table(fp, sc, rows, 2, false);
-	sim_report_csv(fp, rows, 2);
-	fclose(fp);
-	return buf;
-}
-
-static void test_same_seed_same_output(void **state)
-{
-	struct sim_scenario sc;
-	char *a, *b, *c;
-
-	(void)state;
-	scenario(&sc, "seed 5\nwrong_fraction 0.1\nreplicas 2\n");
-	a = output(&sc);
-	b = output(&sc);
-	assert_string_equal(a, b);
-	sc.seed = 6;
-	c = output(&sc);
-	assert_string_not_equal(a, c);
-	free(a);
-	free(b);
-	free(c);
-}
+/* Same seed, same output: test_sim_seq.c, with all three strategies. */
 
 static void test_no_churn_both_finish(void **state)
 {
@@ -222,7 +186,6 @@ static void test_strategies_by_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_seed_same_output),
 		cmocka_unit_test(test_no_churn_both_finish),
 		cmocka_unit_test(test_everyone_leaves_nothing_finishes),
 		cmocka_unit_test(test_replicas_catch_wrong_results),
