@@ -432,13 +432,7 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	int rc;
 
 	rc = db_sequence_enum_host(ctx->db, host->id, take_seq, &h);
-	/*
-	 * The host's segments in progress matter for the sequences it holds
-	 * (lost ones), and for those it no longer holds only if the client has
-	 * them (to abort): a host holding none whose client lists no result in
-	 * progress is spared the query.
-	 */
-	if (rc == DB_OK && (h.n > 0 || req->nother > 0))
+	if (rc == DB_OK)
 		rc = db_result_enum_host_seq_in_progress(ctx->db, host->id, take_inprog, &h);
 	for (i = 0; rc == DB_OK && i < h.n; i++) {
 		bool lost = false;
