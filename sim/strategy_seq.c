@@ -141,6 +141,8 @@ static void dlog_seg(const struct sim *s, int64_t inst, const char *what)
 		in->host + 1, what);
 	if (!strcmp(what, "done"))
 		fprintf(s->dlog, " state %.0f answer %.0f", j->up_state, j->up_answer);
+	else if (!strcmp(what, "sent"))
+		fprintf(s->dlog, " at %.0f", floor(s->now / 60 + 0.5));      /* minutes */
 	fputc('\n', s->dlog);
 }
 

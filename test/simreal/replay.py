@@ -18,7 +18,9 @@ Subcommands:
   make-work   initial states and create_sequence's stdin for the scenario
   run         play the scenario; writes hosts.tsv (index, hostid)
   log         the decision log of the real run, from the database's rows,
-              in wseq_sim --decision_log's format
+              in wseq_sim --decision_log's format (a send's time in minutes
+              from the start, rounded: the server's clock is a second or so
+              behind a virtual event's, never 30)
 """
 
 import argparse
@@ -238,6 +240,8 @@ class Driver:
             if self.env.stats.anomalies:
                 raise SystemExit("replay: " + "; ".join(self.env.stats.anomalies))
         self.daemons()
+        with open(os.path.join(self.a.dir, "t0"), "w") as f:
+            f.write("%.0f\n" % self.t0)
         with open(os.path.join(self.a.dir, "hosts.tsv"), "w") as f:
             for h in self.hosts:
                 f.write("%d\t%d\n" % (h.index + 1, h.hostid))
@@ -251,11 +255,13 @@ def cmd_run(a):
 
 
 def cmd_log(a):
-    """The decision log from three TSVs the test dumps: hosts.tsv (index,
-    hostid); results (sequence name, result name, hostid, sent_time,
+    """The decision log from the TSVs the test dumps: hosts.tsv (index,
+    hostid; t0 beside it, the server time of virtual 0); results (sequence name, result name, hostid, sent_time,
     outcome); files (sequence name, file name, nbytes of uploaded ones);
     sequences (name, state, the branches' first seqnos as b:k,...)."""
     host = {}
+    with open(os.path.join(os.path.dirname(a.hosts), "t0")) as f:
+        t0 = float(f.read())
     with open(a.hosts) as f:
         for line in f:
             i, hid = line.split()
@@ -279,7 +285,7 @@ def cmd_log(a):
             parts = name.rsplit("_", 3)
             b, k = int(parts[1][1:]), int(parts[2][1:])
             pre = "seq %d branch %d seg %d host %d " % (seqno(seq), b, k, host.get(int(hid), 0))
-            out.append(pre + "sent")
+            out.append(pre + "sent at %d" % int((int(sent) - t0) / 60.0 + 0.5))
             w = what.get(int(outcome), "outcome%s" % outcome)
             if w == "done":
                 u = up.get((seq, b, k), {"state": 0, "answer": 0})
