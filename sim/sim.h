@@ -93,6 +93,7 @@ struct sim {
 	size_t rhead, rlen, rcap;
 	long ndone;
 	struct sim_stats stats;
+	FILE *dlog;               /* the decision log (NULL: none), written by the strategy */
 };
 
 /* Run one strategy over sc. 0, or -1 with why (the strategy is not available). */
@@ -111,6 +112,14 @@ int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
  * days from the start, -1 for one not finished within the horizon.
  */
 int sim_run_finish(const struct sim_scenario *sc, const struct sim_strategy *st,
+		   struct sim_stats *out, double *finish, char *why, size_t whylen);
+
+/*
+ * sim_run_finish, and the strategy writes its decisions to log (seq: a line
+ * a segment sent, done, late or retired, a relocation and an end; see
+ * doc/wseq_sim.md, "Checked against the server").
+ */
+int sim_run_logged(const struct sim_scenario *sc, const struct sim_strategy *st, FILE *log,
 		   struct sim_stats *out, double *finish, char *why, size_t whylen);
 
 /* For strategies: add a job (returns its id) and queue it for `replicas` results. */

@@ -394,7 +394,7 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
 
 	switch (ev->type) {
 	case EV_ON:
-		if (h->gone)
+		if (h->gone || h->on)
 			break;
 		h->on = true;
 		h->since = s->now;
@@ -402,15 +402,19 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
 			schedule_phase(s, h, ev->a);
 		else
 			schedule_rpc(s, h, ev->a, 0);
-		sim_queue_push(&s->q, s->now + period(&h->rng, &sc->on_hours, HOUR), EV_OFF, ev->a, 0, -1);
+		if (!sc->nscript)
+			sim_queue_push(&s->q, s->now + period(&h->rng, &sc->on_hours, HOUR), EV_OFF, ev->a,
+				       0, -1);
 		break;
 	case EV_OFF:
-		if (h->gone)
+		if (h->gone || !h->on)
 			break;
 		progress(s, h);
 		h->on = false;
 		host_stale(h);
-		sim_queue_push(&s->q, s->now + period(&h->rng, &sc->off_hours, HOUR), EV_ON, ev->a, 0, -1);
+		if (!sc->nscript)
+			sim_queue_push(&s->q, s->now + period(&h->rng, &sc->off_hours, HOUR), EV_ON, ev->a,
+				       0, -1);
 		break;
 	case EV_LEAVE:
 		if (!h->gone)
@@ -451,6 +455,8 @@ static void hosts_create(struct sim *s)
 		h->wrong = sim_rng_uniform(&h->rng) < sc->wrong_fraction;
 		h->inst = h->tail = -1;
 		h->rpc_at = INFINITY;
+		if (sc->nscript)
+			continue;       /* on, off and gone as the script says (below) */
 		life = sc->life_days.kind == SIM_DIST_NONE ? INFINITY : draw(&h->rng, &sc->life_days) * DAY;
 		if (life <= s->horizon)
 			sim_queue_push(&s->q, life, EV_LEAVE, (int32_t)i, 0, -1);
@@ -460,6 +466,13 @@ static void hosts_create(struct sim *s)
 		else
 			sim_queue_push(&s->q, period(&h->rng, &sc->off_hours, HOUR) * sim_rng_uniform(&h->rng),
 				       EV_ON, (int32_t)i, 0, -1);
+	}
+	/* in the order of the lines: events at one time happen in that order */
+	for (i = 0; i < sc->nscript; i++) {
+		const struct sim_script_ev *e = &sc->script[i];
+		int type = e->kind == SIM_SCRIPT_ON ? EV_ON : e->kind == SIM_SCRIPT_OFF ? EV_OFF : EV_LEAVE;
+
+		sim_queue_push(&s->q, e->hours * HOUR, type, e->host, 0, -1);
 	}
 }
 
@@ -488,7 +501,7 @@ static void finish_stats(struct sim *s)
 }
 
 static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
-	       void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
+	       void (*hook)(struct sim *s, void *arg), void *arg, FILE *log, struct sim_stats *out,
 	       double *finish, char *why, size_t whylen)
 {
 	struct sim s;
@@ -500,6 +513,7 @@ static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
 	memset(out, 0, sizeof(*out));
 	s.sc = sc;
 	s.st = st;
+	s.dlog = log;
 	s.horizon = sc->horizon_days * DAY;
 	sim_queue_init(&s.q);
 	s.comps = xmalloc((size_t)sc->sequences * sizeof(*s.comps));
@@ -535,17 +549,23 @@ int sim_run_hooked(const struct sim_scenario *sc, const struct sim_strategy *st,
 		   void (*hook)(struct sim *s, void *arg), void *arg, struct sim_stats *out,
 		   char *why, size_t whylen)
 {
-	return run(sc, st, hook, arg, out, NULL, why, whylen);
+	return run(sc, st, hook, arg, NULL, out, NULL, why, whylen);
 }
 
 int sim_run_finish(const struct sim_scenario *sc, const struct sim_strategy *st,
 		   struct sim_stats *out, double *finish, char *why, size_t whylen)
 {
-	return run(sc, st, NULL, NULL, out, finish, why, whylen);
+	return run(sc, st, NULL, NULL, NULL, out, finish, why, whylen);
 }
 
 int sim_run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out,
 	    char *why, size_t whylen)
 {
-	return run(sc, st, NULL, NULL, out, NULL, why, whylen);
+	return run(sc, st, NULL, NULL, NULL, out, NULL, why, whylen);
+}
+
+int sim_run_logged(const struct sim_scenario *sc, const struct sim_strategy *st, FILE *log,
+		   struct sim_stats *out, double *finish, char *why, size_t whylen)
+{
+	return run(sc, st, NULL, NULL, log, out, finish, why, whylen);
 }

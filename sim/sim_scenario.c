@@ -144,6 +144,32 @@ static int parse_dist(char **w, int nw, const struct key *k, struct sim_dist *d)
 	return -1;
 }
 
+/* `avail H A B` (on from A to B hours) or `leave H T`: appended to the script */
+static int parse_script(struct sim_scenario *sc, char **w, int nw, const char *name, long line,
+			char *err, size_t errlen)
+{
+	bool avail = strcmp(w[0], "avail") == 0;
+	double h, a, b = 0;
+
+	if (nw != (avail ? 4 : 3))
+		return fail(err, errlen, name, line,
+			    avail ? "avail HOST FROM TO (hours) expected:" : "leave HOST AT (hours) expected:",
+			    w[0]);
+	if (num(w[1], 1, 10000000, &h) != 0 || h != floor(h))
+		return fail(err, errlen, name, line, "bad host number", w[1]);
+	if (num(w[2], 0, 1e6, &a) != 0 || (avail && num(w[3], a, 1e6, &b) != 0) || (avail && b <= a))
+		return fail(err, errlen, name, line, "bad hours for", w[0]);
+	if (sc->nscript + (avail ? 2 : 1) > SIM_MAX_SCRIPT)
+		return fail(err, errlen, name, line, "too many avail and leave lines (256 events)", NULL);
+	if (avail) {
+		sc->script[sc->nscript++] = (struct sim_script_ev){ (int32_t)h - 1, SIM_SCRIPT_ON, a };
+		sc->script[sc->nscript++] = (struct sim_script_ev){ (int32_t)h - 1, SIM_SCRIPT_OFF, b };
+	} else {
+		sc->script[sc->nscript++] = (struct sim_script_ev){ (int32_t)h - 1, SIM_SCRIPT_LEAVE, a };
+	}
+	return 0;
+}
+
 static int parse_line(struct sim_scenario *sc, char *s, const char *name, long line, char *err,
 		      size_t errlen)
 {
@@ -168,6 +194,8 @@ static int parse_line(struct sim_scenario *sc, char *s, const char *name, long l
 	}
 	if (nw == 0)
 		return 0;
+	if (strcmp(w[0], "avail") == 0 || strcmp(w[0], "leave") == 0)
+		return parse_script(sc, w, nw, name, line, err, errlen);
 	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (strcmp(keys[i].name, w[0]) == 0)
 			k = &keys[i];
@@ -289,6 +317,11 @@ int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen)
 
 const char *sim_scenario_limits(const struct sim_scenario *sc)
 {
+	int i;
+
+	for (i = 0; i < sc->nscript; i++)
+		if (sc->script[i].host < 0 || sc->script[i].host >= sc->hosts)
+			return "an avail or leave line names a host past `hosts`";
 	if (sim_scenario_segments(sc) > 1000000)
 		return "more than 1000000 segments a component";
 	/* job numbers are 32-bit */
@@ -320,5 +353,14 @@ void sim_scenario_write(const struct sim_scenario *sc, FILE *fp)
 		case K_DOUBLE: fprintf(fp, "%s %.17g\n", keys[i].name, *(const double *)v); break;
 		case K_DIST: write_dist(fp, keys[i].name, v); break;
 		}
+	}
+	/* an ON is always followed by the OFF of its avail line */
+	for (i = 0; i < (size_t)sc->nscript; i++) {
+		const struct sim_script_ev *e = &sc->script[i];
+
+		if (e->kind == SIM_SCRIPT_ON && i + 1 < (size_t)sc->nscript)
+			fprintf(fp, "avail %d %.17g %.17g\n", e->host + 1, e->hours, sc->script[++i].hours);
+		else if (e->kind == SIM_SCRIPT_LEAVE)
+			fprintf(fp, "leave %d %.17g\n", e->host + 1, e->hours);
 	}
 }

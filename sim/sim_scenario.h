@@ -19,6 +19,18 @@ struct sim_dist {
 };
 
 #define SIM_MAX_REPLICAS 8
+#define SIM_MAX_SCRIPT 256
+
+/*
+ * A scripted host event (`avail H A B`, `leave H T`): with any of them the
+ * hosts' availability is the script's, not drawn (doc/wseq_sim.md).
+ */
+enum sim_script_kind { SIM_SCRIPT_ON, SIM_SCRIPT_OFF, SIM_SCRIPT_LEAVE };
+struct sim_script_ev {
+	int32_t host;                /* 0-based (1-based in the file) */
+	enum sim_script_kind kind;
+	double hours;                /* from the start */
+};
 
 struct sim_scenario {
 	uint64_t seed;
@@ -43,6 +55,10 @@ struct sim_scenario {
 	long high_water;
 	long replicas;
 	double horizon_days;
+
+	/* the script, in the order of its lines: an avail line is an ON and an OFF */
+	struct sim_script_ev script[SIM_MAX_SCRIPT];
+	int nscript;
 };
 
 /* The defaults (doc/wseq_sim.md, and the sources of the availability ones). */

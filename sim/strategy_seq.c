@@ -125,6 +125,38 @@ static void host_view_of(const struct sim *s, int32_t hi, struct host_view *hv)
 	*hv = (struct host_view){ hi, s->hosts[hi].speed * REF_FLOPS, 0, 1, 0 };
 }
 
+/*
+ * The decision log (--decision_log): a line a segment sent, done, late,
+ * invalid or retired, a relocation, an end; sequences and hosts counted
+ * from 1, as t8010's driver writes the real server's.
+ */
+static void dlog_seg(const struct sim *s, int64_t inst, const char *what)
+{
+	const struct sim_inst *in = &s->insts[inst];
+	const struct sim_job *j = &s->jobs[in->job];
+
+	if (!s->dlog)
+		return;
+	fprintf(s->dlog, "seq %d branch %d seg %d host %d %s", j->seq + 1, j->branch, j->seg,
+		in->host + 1, what);
+	if (!strcmp(what, "done"))
+		fprintf(s->dlog, " state %.0f answer %.0f", j->up_state, j->up_answer);
+	else if (!strcmp(what, "sent"))
+		fprintf(s->dlog, " at %.0f", floor(s->now / 60 + 0.5));      /* minutes */
+	fputc('\n', s->dlog);
+}
+
+static void dlog_seq(const struct sim *s, const struct seq_sim *ss, const struct member *m,
+		     const char *what, int from)
+{
+	if (!s->dlog)
+		return;
+	fprintf(s->dlog, "seq %ld %s", (long)(m - ss->m) + 1, what);
+	if (from > 0)
+		fprintf(s->dlog, " branch %d from %d", m->v.branch, from);
+	fputc('\n', s->dlog);
+}
+
 static void release(struct seq_sim *ss, struct member *m)
 {
 	if (m->host >= 0)
@@ -140,18 +172,24 @@ static void relocate(struct sim *s, struct seq_sim *ss, struct member *m)
 	sim_relocated(s, m->unsaved);
 	m->unsaved = 0;
 	/* the old branch is retired: newest first, so the host starts none of them */
-	while (m->nfl > 0)
+	while (m->nfl > 0) {
+		dlog_seg(s, m->fl[m->nfl - 1], "retired");
 		sim_abort(s, m->fl[--m->nfl]);
+	}
 	release(ss, m);
 	/* every state the sequence uploaded is kept until a newer one is there: all found */
 	seq_policy_restart_from(&m->v, 1, 1, 1, &r);
 	if (r.kind == SEQ_RESTART_IMPOSSIBLE) {
 		m->v.active = false;    /* it ends in error: its component never finishes */
+		dlog_seq(s, ss, m, "failed", 0);
 		return;
 	}
 	if (r.kind == SEQ_RESTART_BRANCH) {
 		m->v.branch++;
 		m->v.first_unsent = r.seqno;
+		dlog_seq(s, ss, m, "relocated", r.seqno);
+	} else {
+		dlog_seq(s, ss, m, "unassigned", 0);
 	}
 	m->fresh = true;
 	heap_push(ss, (int32_t)(m - ss->m));
@@ -210,6 +248,7 @@ static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 			m->fl = xrealloc(m->fl, (size_t)m->capfl * sizeof(*m->fl));
 		}
 		m->fl[m->nfl++] = sim_send(s, hi, sim_job_new(s, &j));
+		dlog_seg(s, m->fl[m->nfl - 1], "sent");
 		m->v.first_unsent = k + 1;
 		m->fresh = false;
 	}
@@ -244,6 +283,7 @@ static void follow(struct sim *s, struct seq_sim *ss, struct member *m, const st
 	case SEQ_NEXT_GO_ON:
 		break;
 	case SEQ_NEXT_END:
+		dlog_seq(s, ss, m, "ended", 0);
 		m->v.active = false;
 		release(ss, m);
 		if (--ss->left[m->comp] == 0)
@@ -266,6 +306,14 @@ static void seq_accepted(struct sim *s, int32_t job)
 	struct seg_view g = { j->seg, j->branch, m->host, SEG_SUCCESS, 0,
 			      j->cpu / s->hosts[m->host].speed };
 
+	if (s->dlog) {
+		int i;
+
+		for (i = 0; i < m->nfl && s->insts[m->fl[i]].job != job; i++)
+			;
+		if (i < m->nfl)
+			dlog_seg(s, m->fl[i], "done");
+	}
 	fl_remove(s, m, job);
 	/* sched_seq_reported: the state is recorded before the outcome is judged */
 	if (seq_policy_uploads(&m->v, j->seg) & SEQ_UPLOAD_STATE)
@@ -289,6 +337,7 @@ static void seq_lost(struct sim *s, int64_t inst, enum sim_loss loss)
 		g.status = SEG_INVALID;
 	else if (seq_policy_segment_late(&g, s->now))
 		g.status = SEG_LATE;
+	dlog_seg(s, inst, loss == SIM_LOSS_INVALID ? "invalid" : "late");
 	follow(s, ss, m, &g);
 }
 

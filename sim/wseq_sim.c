@@ -19,6 +19,7 @@ struct options {
 	char *csv;
 	char *finish_csv;
 	char *plot;
+	char *decision_log;
 	char *sweep;    /* the last one: every --sweep is read by sweeps() */
 	long seed;
 	bool print_scenario;
@@ -36,6 +37,9 @@ static const struct param options[] = {
 	  "write the runs and the times to finish as CSV into DIR with gnuplot scripts, and draw "
 	  "DIR/tradeoff.png (bytes uploaded against CPU wasted) and DIR/finish.png (time to "
 	  "finish) with gnuplot" },
+	{ "decision_log", PARAM_STR, offsetof(struct options, decision_log), NULL, 0, 0, 0, "FILE",
+	  "write the seq strategy's decisions to FILE, a line a segment sent, done, late or "
+	  "retired, a relocation and an end (one run, no sweep)" },
 	{ "sweep", PARAM_STR, offsetof(struct options, sweep), NULL, 0, 0, 0, "NAME=V1,V2,...",
 	  "run every combination of these values of N, M or segment (repeatable): "
 	  "--sweep M=1,2,4,8 --sweep segment=6h,12h,1d" },
@@ -200,10 +204,20 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 	bool finish = o->plot || o->finish_csv;
 	struct sim_row *rows;
 	bool *owned;    /* the row's unavailable (and finish) were allocated for it */
+	FILE *dlog = NULL;
 	char err[256];
 
 	if (nst < 0)
 		return -1;
+	if (o->decision_log) {
+		for (k = 0; k < (size_t)nst && strcmp(st[k]->name, "seq"); k++)
+			;
+		if (runs != 1 || k == (size_t)nst)
+			return log_error("--decision_log is for one run of the seq strategy (no --sweep)");
+		dlog = fopen(o->decision_log, "w");
+		if (!dlog)
+			return log_error("%s: %s", o->decision_log, strerror(errno));
+	}
 	rows = xcalloc(runs * (size_t)nst, sizeof(*rows));
 	owned = xcalloc(runs * (size_t)nst, sizeof(*owned));
 	for (i = 0; i < runs && rc == 0; i++) {
@@ -232,10 +246,13 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 			owned[nrows - 1] = true;
 			if (finish)
 				r->finish = f = xcalloc((size_t)one.sequences, sizeof(*f));
-			if (sim_run_finish(&one, st[k], &r->stats, f, err, sizeof(err)) != 0)
+			if (sim_run_logged(&one, st[k], strcmp(st[k]->name, "seq") ? NULL : dlog,
+					   &r->stats, f, err, sizeof(err)) != 0)
 				r->unavailable = xstrdup(err);
 		}
 	}
+	if (dlog && fclose(dlog) != 0)
+		rc = log_error("%s: %s", o->decision_log, strerror(errno));
 	if (rc == 0)
 		sim_report_table(stdout, sc, rows, nrows, w->naxes > 0);
 	if (rc == 0 && o->csv)

@@ -84,6 +84,51 @@ static void test_write_parses_back(void **state)
 	free(buf2);
 }
 
+/* avail and leave lines: a script of host events, in the order of the lines */
+static void test_script(void **state)
+{
+	struct sim_scenario a, b;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(parse(&a, "hosts 3\navail 2 0.5 4\nleave 3 7 # gone\navail 2 6 8\n", err), 0);
+	assert_int_equal(a.nscript, 5);
+	assert_int_equal(a.script[0].host, 1);
+	assert_int_equal(a.script[0].kind, SIM_SCRIPT_ON);
+	assert_true(a.script[0].hours == 0.5 && a.script[1].hours == 4);
+	assert_int_equal(a.script[1].kind, SIM_SCRIPT_OFF);
+	assert_int_equal(a.script[2].kind, SIM_SCRIPT_LEAVE);
+	assert_int_equal(a.script[2].host, 2);
+	assert_true(a.script[4].hours == 8);
+	fp = open_memstream(&buf, &len);
+	sim_scenario_write(&a, fp);
+	fclose(fp);
+	assert_non_null(strstr(buf, "avail 2 0.5 4\nleave 3 7\navail 2 6 8\n"));
+	assert_int_equal(parse(&b, buf, err), 0);
+	assert_int_equal(b.nscript, 5);
+	assert_memory_equal(a.script, b.script, sizeof(a.script[0]) * 5);
+	free(buf);
+
+	assert_int_equal(parse(&a, "hosts 3\navail 2 4 4\n", err), -1);
+	assert_string_equal(err, "sc:2: bad hours for 'avail'");
+	assert_int_equal(parse(&a, "avail 0 1 2\n", err), -1);
+	assert_non_null(strstr(err, "bad host number"));
+	assert_int_equal(parse(&a, "avail 1.5 1 2\n", err), -1);
+	assert_int_equal(parse(&a, "leave 1 2 3\n", err), -1);
+	assert_non_null(strstr(err, "leave HOST AT"));
+	assert_int_equal(parse(&a, "avail 1 2\n", err), -1);
+	assert_int_equal(parse(&a, "leave 1 -1\n", err), -1);
+	assert_int_equal(parse(&a, "hosts 2\nleave 3 1\n", err), -1);
+	assert_non_null(strstr(err, "past `hosts`"));
+	sim_scenario_defaults(&a);
+	while (a.nscript < SIM_MAX_SCRIPT)
+		assert_int_equal(sim_scenario_parse(&a, "leave 1 1\n", 10, "sc", err, sizeof(err)), 0);
+	assert_int_equal(sim_scenario_parse(&a, "leave 1 1\n", 10, "sc", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "too many"));
+}
+
 static void test_sweep_axes_and_order(void **state)
 {
 	struct sim_sweep w;
@@ -234,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_keys_and_comments),
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_write_parses_back),
+		cmocka_unit_test(test_script),
 		cmocka_unit_test(test_sweep_axes_and_order),
 		cmocka_unit_test(test_sweep_errors),
 		cmocka_unit_test(test_sweep_include),

@@ -247,6 +247,41 @@ static void test_hosts_too_slow_take_no_sequence(void **state)
 }
 
 /* the three strategies' table and CSV, as one string */
+/*
+ * Scripted hosts: host 1 takes the sequence and leaves holding segments 4
+ * and 5; host 2, idle, polling every 6 h, takes it at its first poll after
+ * segment 4's deadline and restarts after segment 3's uploaded state. The
+ * decision log says so, in the format t8010 compares with the server's.
+ */
+static void test_script_decision_log(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_stats out;
+	char why[256] = "", *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	scenario(&sc, no_churn, "hosts 2\nsequences 1\nlength_days 6\nsegment_days 1\n"
+		 "state_every 3\nsegment_deadline_days 10\nrpc_hours 6\n"
+		 "avail 1 0 1000\nleave 1 80\navail 2 1 1000\n");
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(sim_run_logged(&sc, &sim_strategy_seq, fp, &out, NULL, why, sizeof(why)), 0);
+	fclose(fp);
+	assert_int_equal(out.finished, 1);
+	assert_int_equal(out.relocations, 1);
+	/* segment 4 was sent at 48 h (segment 2 reported), its deadline 10 days on */
+	assert_non_null(strstr(buf, "seq 1 branch 0 seg 3 host 1 done state 100000000 answer 1000000\n"));
+	assert_non_null(strstr(buf, "seq 1 branch 0 seg 4 host 1 sent at 2880\n"));
+	assert_non_null(strstr(buf, "seq 1 branch 0 seg 4 host 1 late\n"
+				    "seq 1 branch 0 seg 5 host 1 retired\n"
+				    "seq 1 relocated branch 1 from 4\n"));
+	/* host 2 polls at 1 h + 6 h k: the first poll after 288 h is at 289 h */
+	assert_non_null(strstr(buf, "seq 1 branch 1 seg 4 host 2 sent at 17340\n"));
+	assert_non_null(strstr(buf, "seq 1 ended\n"));
+	free(buf);
+}
+
 static char *output(const struct sim_scenario *sc)
 {
 	const struct sim_strategy *st[] = { &sim_strategy_giant, &sim_strategy_chunk,
@@ -369,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_vanished_host_m1_loses_only_the_segment_in_progress),
 		cmocka_unit_test(test_outvoted_segments_relocate),
 		cmocka_unit_test(test_hosts_too_slow_take_no_sequence),
+		cmocka_unit_test(test_script_decision_log),
 		cmocka_unit_test(test_same_seed_same_output),
 		cmocka_unit_test(test_advise_fewest_bytes_within_limits),
 		cmocka_unit_test(test_advise_none),
