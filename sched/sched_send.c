@@ -212,7 +212,7 @@ static int cand_wus_read(const struct sched_ctx *ctx, const struct db_host *host
 	int rc = DB_OK;
 
 	for (i = 0; rc == DB_OK && i < c->n; i++) {
-		/* no app, or no version of it for the host: its workunit is not needed */
+		/* a result of an unknown or deprecated app: its workunit is not needed */
 		if (!sched_app_by_id(apps, c->v[i].appid))
 			continue;
 		ids[n++] = c->v[i].workunitid;
