@@ -59,6 +59,10 @@ expect_blocks() {
 done_by() {
 	awk -v u="$2@" 'index($1, u) == 1 { print $2 }' "$1/stats"
 }
+# tried_by DIR USER: the sets USER's host ran to an end (done, failed, invalid, lost)
+tried_by() {
+	awk -v u="$2@" 'index($1, u) == 1 { print $2 + $3 + $4 + $5 }' "$1/stats"
+}
 
 # logins: how many ssh logins the slaves have accepted so far
 logins() {
@@ -109,7 +113,10 @@ test_expect_success 'the output holds every valid set once, in table order, bina
 test_expect_success 'statistics: what each slave did, adding up to all valid sets' '
 	total=0 &&
 	for u in $SSHD_SLAVE_USERS; do
-		n=$(done_by s1 "$u") && test "${n:-0}" -ge 1 && total=$((total + n)) || return 1
+		# every slave ran sets; one may have done none well (CI: the one given
+		# the hanging set sat out its 5 s while the others did all the rest)
+		test "$(tried_by s1 "$u")" -ge 1 &&
+		n=$(done_by s1 "$u") && total=$((total + ${n:-0})) || return 1
 	done &&
 	test "$total" = 21
 '
