@@ -25,9 +25,13 @@ const struct db_query dbq_result_cancel_batch = {
 	"UPDATE result SET server_state=5, outcome=5 WHERE batch=? AND seq_id=0 "
 	"AND server_state IN (1, 2)", "i"
 };
-/* The transitioner looks at every job of the batch again, to release its files. */
+/*
+ * The transitioner looks at every job of the batch again, to release its
+ * files -- no later than t: a batch cancelled twice is touched once.
+ */
 const struct db_query dbq_wu_touch_batch = {
-	"wu_touch_batch", NULL, "UPDATE workunit SET transition_time=? WHERE batch=?", "ii"
+	"wu_touch_batch", NULL,
+	"UPDATE workunit SET transition_time=LEAST(transition_time, ?) WHERE batch=?", "ii"
 };
 const struct db_query dbq_seq_cancel = {
 	"seq_cancel", NULL,
