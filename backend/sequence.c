@@ -380,6 +380,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	res->server_state = RESULT_SERVER_STATE_INACTIVE;
 	res->name = xasprintf("%s_0", wu->name);
 	res->xml_doc_in = sbuf_detach(&rdoc, NULL);
+	work_certify_outputs(cfg, res);
 	res->appid = s->appid;
 	res->batch = s->batch;
 	res->priority = s->priority;

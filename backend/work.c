@@ -11,6 +11,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
+#include "upload_cert.h"
 #include "wtime.h"
 
 #include <sys/stat.h>
@@ -460,7 +461,20 @@ int work_result_init(const struct project_config *cfg, const struct db_workunit 
 	out->random = (int)(((unsigned)rnd[0] << 23) | ((unsigned)rnd[1] << 15) |
 			    ((unsigned)rnd[2] << 7) | (rnd[3] >> 1));
 	out->xml_doc_in = sbuf_detach(&doc, NULL);
+	work_certify_outputs(cfg, out);
 	return 0;
+}
+
+void work_certify_outputs(const struct project_config *cfg, struct db_result *r)
+{
+	EVP_PKEY *key = cfg->ignore_upload_certificates ? NULL : upload_cert_key(cfg->key_dir);
+	struct sbuf doc = SBUF_INIT(TEMPLATE_MAX);
+
+	if (key && r->xml_doc_in && upload_cert_sign_doc(r->xml_doc_in, key, &doc) == 0) {
+		free(r->xml_doc_in);
+		r->xml_doc_in = sbuf_detach(&doc, NULL);
+	}
+	sbuf_free(&doc);
 }
 
 int work_create_result(struct db *db, const struct project_config *cfg,

@@ -114,6 +114,13 @@ int64_t work_safety_net(const struct db_workunit *wu, int64_t t);
  */
 int work_result_init(const struct project_config *cfg, const struct db_workunit *wu, int64_t n,
 		     struct db_result *out);
+/*
+ * Certify the uploaded outputs in a result's xml_doc_in (replaced) with the
+ * project's upload key, as upstream does when it makes a result, so the
+ * scheduler sending it only copies the certificates. Without the key
+ * (logged), or with ignore_upload_certificates, it stays as it is.
+ */
+void work_certify_outputs(const struct project_config *cfg, struct db_result *r);
 
 /*
  * Insert the next result of wu (the transitioner's call): name

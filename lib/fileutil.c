@@ -240,3 +240,20 @@ int chown_to_user(const char *path, const char *user)
 		return log_error("cannot give %s to %s: %s", path, user, strerror(errno));
 	return 0;
 }
+
+bool file_changed(const char *path, struct stat *st)
+{
+	struct stat now;
+
+	if (stat(path, &now) != 0) {
+		bool had = st->st_ino != 0;
+
+		memset(st, 0, sizeof(*st));
+		return had;
+	}
+	if (now.st_ino == st->st_ino && now.st_dev == st->st_dev && now.st_size == st->st_size &&
+	    now.st_mtim.tv_sec == st->st_mtim.tv_sec && now.st_mtim.tv_nsec == st->st_mtim.tv_nsec)
+		return false;
+	*st = now;
+	return true;
+}

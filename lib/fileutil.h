@@ -31,6 +31,12 @@ int remove_stale_temps(const char *path);
 int copy_file(const char *src, const char *dst, mode_t mode);
 /* Read a whole file of at most max bytes into out. */
 int read_file(const char *path, size_t max, struct sbuf *out);
+/*
+ * Has the file at path changed since *st (a zeroed *st on the first call)?
+ * *st is updated. A file that cannot be stat'ed counts as changed once,
+ * when it disappears.
+ */
+bool file_changed(const char *path, struct stat *st);
 /* Is path an existing directory with at least one entry? */
 bool dir_nonempty(const char *path);
 /* rm -rf path; refuses "/" and "". */

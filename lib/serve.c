@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE     /* fopencookie */
 #include "serve.h"
+#include "fileutil.h"
 #include "form.h"
 #include "log.h"
 #include "wtime.h"
@@ -69,23 +70,6 @@ FILE *serve_out(struct serve_req *r)
 
 /* ---- the project ------------------------------------------------------------ */
 
-bool serve_file_changed(const char *path, struct stat *st)
-{
-	struct stat now;
-
-	if (stat(path, &now) != 0) {
-		bool had = st->st_ino != 0;
-
-		memset(st, 0, sizeof(*st));
-		return had;
-	}
-	if (now.st_ino == st->st_ino && now.st_dev == st->st_dev && now.st_size == st->st_size &&
-	    now.st_mtim.tv_sec == st->st_mtim.tv_sec && now.st_mtim.tv_nsec == st->st_mtim.tv_nsec)
-		return false;
-	*st = now;
-	return true;
-}
-
 static int project_load(struct serve_project *p)
 {
 	struct project_config cfg;
@@ -139,11 +123,11 @@ int serve_project_get(struct serve_project *p)
 		path = config_locate();
 		if (!path)
 			return -1;
-		serve_file_changed(path, &p->st);
+		file_changed(path, &p->st);
 		free(path);
 		return project_load(p);
 	}
-	if (serve_file_changed(p->cfg.path, &p->st) && p->st.st_ino != 0)
+	if (file_changed(p->cfg.path, &p->st) && p->st.st_ino != 0)
 		return project_load(p);
 	return 0;
 }

@@ -83,13 +83,6 @@ void serve_project_db_failed(struct serve_project *p);
 void serve_project_free(struct serve_project *p);
 
 /*
- * Has the file at path changed since *st (NULL-safe on the first call: a
- * zeroed *st)? *st is updated. A file that cannot be stat'ed counts as
- * changed once, when it disappears.
- */
-bool serve_file_changed(const char *path, struct stat *st);
-
-/*
  * A serving program takes no arguments: --help (or -h) prints usage to
  * stdout (exit 0), anything else prints it to stderr (exit 2). Returns the
  * exit status, or -1 to go on serving.

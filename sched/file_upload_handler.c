@@ -12,6 +12,7 @@
 #include "common.h"
 #include "config.h"
 #include "db.h"
+#include "fileutil.h"
 #include "log.h"
 #include "serve.h"
 #include "upload.h"
@@ -46,7 +47,7 @@ static EVP_PKEY *cert_key(struct upload_server *s)
 {
 	char *path = xasprintf("%s/upload_public", s->proj.cfg.key_dir);
 
-	if (serve_file_changed(path, &s->key_st) || s->key_generation != s->proj.generation ||
+	if (file_changed(path, &s->key_st) || s->key_generation != s->proj.generation ||
 	    !s->cert_key) {
 		EVP_PKEY_free(s->cert_key);
 		if (crypt_load_public(path, &s->cert_key) < 0) {

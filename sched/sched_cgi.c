@@ -13,6 +13,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "serve.h"
+#include "upload_cert.h"
 
 static const char usage[] =
 	"usage: cgi\n"
@@ -27,32 +28,27 @@ struct sched_server {
 	struct serve_project proj;
 	struct sched_settings set;
 	unsigned keys_generation;       /* of proj when the keys were read */
-	struct stat code_sign_st, upload_st;
+	struct stat code_sign_st;
 	char *code_sign_key;            /* keys/code_sign_public */
-	EVP_PKEY *upload_key;           /* keys/upload_private */
 	struct sched_apps apps;
 };
 
-/* The keys: read again when config.xml was, or when their files change. */
+/*
+ * The keys: read again when config.xml was, or when their files change
+ * (the upload key by upload_cert_key, as every program making results).
+ */
 static void keys_get(struct sched_server *s)
 {
 	const struct project_config *cfg = &s->proj.cfg;
 	char *path = xasprintf("%s/code_sign_public", cfg->key_dir);
 	bool again = s->keys_generation != s->proj.generation;
 
-	if (serve_file_changed(path, &s->code_sign_st) || again) {
+	if (file_changed(path, &s->code_sign_st) || again) {
 		struct sbuf b = SBUF_INIT(16384);
 
 		free(s->code_sign_key);
 		s->code_sign_key = read_file(path, 16384, &b) == 0 ? sbuf_detach(&b, NULL) : NULL;
 		sbuf_free(&b);
-	}
-	free(path);
-	path = xasprintf("%s/upload_private", cfg->key_dir);
-	if (serve_file_changed(path, &s->upload_st) || again || !s->upload_key) {
-		EVP_PKEY_free(s->upload_key);
-		if (crypt_load_private(path, &s->upload_key) < 0)
-			s->upload_key = NULL;   /* logged; no work is sent until it can be read */
 	}
 	free(path);
 	s->keys_generation = s->proj.generation;
@@ -108,7 +104,8 @@ static void handle(void *state, struct serve_req *r)
 	ctx.cfg = &s->proj.cfg;
 	ctx.set = &s->set;
 	ctx.code_sign_key = s->code_sign_key;
-	ctx.upload_key = s->upload_key;
+	/* NULL (logged): no work is sent until it can be read */
+	ctx.upload_key = upload_cert_key(s->proj.cfg.key_dir);
 	ctx.remote_addr = serve_env(r, "REMOTE_ADDR");
 	ctx.apps = &s->apps;
 	sbuf_init(&body, (size_t)s->set.max_request_bytes);
@@ -143,7 +140,6 @@ int main(int argc, char **argv)
 	serve_main(handle, &s);
 	sched_apps_free(&s.apps);
 	free(s.code_sign_key);
-	EVP_PKEY_free(s.upload_key);
 	serve_project_free(&s.proj);
 	log_close();
 	return 0;

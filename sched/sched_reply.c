@@ -7,6 +7,7 @@
  */
 #include "sched_types.h"
 #include "crypt_rsa.h"
+#include "upload_cert.h"
 #include "log.h"
 #include "xml.h"
 
@@ -155,47 +156,10 @@ static void seen_free(struct seen *s)
 	s->n = 0;
 }
 
-/* Is file_info n an output the client uploads (a URL of the upload handler)? */
-static bool is_upload(const xmlNode *n)
-{
-	const xmlNode *u;
-	bool up = xml_child(n, "upload_url") != NULL;
-
-	xml_for_each(u, n, "url") {
-		char *t = xml_text(u);
-
-		up = up || strstr(t, "file_upload_handler");
-		free(t);
-	}
-	return up;
-}
-
-/*
- * Give an uploaded output its upload certificate (an <xml_signature> over
- * its name and max_nbytes), which the client echoes when it uploads and the
- * upload handler checks. -1 if it cannot be signed.
- */
-static int sign_output(xmlNode *n, const char *name, EVP_PKEY *key)
-{
-	struct sbuf sig = SBUF_INIT(CRYPT_TEXT_MAX);
-	char *mx = xml_child_text(n, "max_nbytes");
-	double max_nbytes = -1;
-	int rc = -1;
-
-	if (mx && parse_double(mx, &max_nbytes) == 0 && sbuf_addch(&sig, '\n') == 0 &&
-	    crypt_upload_cert(key, name, max_nbytes, &sig) == 0 &&
-	    xmlNewTextChild(n, NULL, BAD_CAST "xml_signature", BAD_CAST sbuf_str(&sig)))
-		rc = 0;
-	else
-		log_error("output %s: cannot make its upload certificate", name);
-	free(mx);
-	sbuf_free(&sig);
-	return rc;
-}
-
 /*
  * Copy the top-level <file_info>s of a fragment, each file once per reply;
- * with upload_key, uploaded outputs get their certificates.
+ * with upload_key, each uploaded output's certificate is checked (made when
+ * it has none or the key does not verify it).
  */
 static int copy_file_infos(struct sbuf *b, xmlNode *root, struct seen *files, EVP_PKEY *upload_key)
 {
@@ -206,8 +170,8 @@ static int copy_file_infos(struct sbuf *b, xmlNode *root, struct seen *files, EV
 		bool fresh = name && seen_add(files, name);
 		int rc = 0;
 
-		if (fresh && upload_key && is_upload(n) && !xml_child(n, "xml_signature"))
-			rc = sign_output(n, name, upload_key);
+		if (fresh && upload_key)
+			rc = upload_cert_ensure(n, name, upload_key);
 		free(name);
 		if (rc < 0)
 			return -1;

@@ -352,7 +352,14 @@ bench_unsent_work() {
 				$(bench_prefixed r "$rcols")
 			from workunit w join bench_tpl t on w.name like concat(t.wuname, '\\_c%')
 				join bench_res r on r.id = t.resid;
-		analyze table workunit, result;" >/dev/null
+		analyze table workunit, result;" >/dev/null &&
+	bench_certify
+}
+
+# bench_certify: the copies' upload certificates made for their own names, as
+# the transitioner makes them for a result it makes (work_tool certify).
+bench_certify() {
+	WSEQ_PROJECT_DIR=$PROJECT_DIR "$WSEQ_BUILDDIR/test/work_tool" certify
 }
 
 # bench_copy_sequences PREFIX N HOSTID: copies of the sequences named
@@ -403,7 +410,8 @@ bench_copy_sequences() {
 		insert into seq_file (name, seq_id, $fcols)
 			select concat(m.sname, substr(f.name, length(m.tname) + 1)), m.sid, $(bench_prefixed f "$fcols")
 			from bench_map m join bench_tfile f on f.seq_id = m.tid;
-		analyze table sequence, workunit, result, seq_file;" >/dev/null
+		analyze table sequence, workunit, result, seq_file;" >/dev/null &&
+	bench_certify
 }
 
 # bench_sequences PREFIX N SEGMENTS: N unassigned work sequences of SEGMENTS

@@ -90,6 +90,28 @@ test_expect_success 'the job is complete: app, signed app file, input, output, a
 	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=4 and hostid=$(cat hostid)")" = 1
 '
 
+# sig_of FILE: the text of the (one) <xml_signature> in FILE, on one line
+sig_of() {
+	tr -d " \n" <"$1" | sed -n "s|.*<xml_signature>\([^<]*\)</xml_signature>.*|\1|p"
+}
+
+# cert NAME MAX_NBYTES: the upload certificate the project's key makes for an output
+cert() {
+	crypt_prog -sign_string "<name>$1</name><max_nbytes>$2</max_nbytes>" \
+		"$PROJECT_DIR/keys/upload_private" | tr -d " \n"
+}
+
+test_expect_success 'outputs are certified when their results are made; the reply carries that certificate' '
+	for r in job2_0 job3_0; do
+		test_sql "$WSEQ_DB_NAME" --raw -e "select xml_doc_in from result where name=\"$r\"" >doc.$r &&
+		test "$(sig_of doc.$r)" = "$(cert ${r}_0 100000)" || return 1
+	done &&
+	test_sql "$WSEQ_DB_NAME" --raw -e "select xml_doc_in from result where name=\"$(cat done_name)\"" >doc.sent &&
+	test -n "$(sig_of doc.sent)" &&
+	test "$(sig_of reply1)" = "$(sig_of doc.sent)" &&
+	test "$(grep -c "<xml_signature>" reply1)" = 1
+'
+
 test_expect_success 'the input file URL in the reply serves the input' '
 	url=$(grep -o "<url>[^<]*download[^<]*</url>" reply1 | grep -v wseq_sample_1 | head -n 1 | sed "s|</*url>||g") &&
 	curl -sf "$url" >fetched && grep "^input " fetched
@@ -134,6 +156,19 @@ test_expect_success 'never two results of one workunit to one host' '
 	rpc r7 reply7 >/dev/null &&
 	test "$(grep -c "^<result>$" reply7)" = 0 &&
 	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result r join workunit w on w.id=r.workunitid where w.name=\"twin\" and r.server_state=2")" = 1
+'
+
+test_expect_success 'a certificate the key does not verify (the key was replaced) is made again when sent' '
+	(cd "$PROJECT_DIR" && bin/create_work --appname wseq_sample --wu_name rekey --min_quorum 1 \
+		--target_nresults 1 --rsc_fpops_est 1e9 "$TRASH_DIRECTORY/in1" && bin/transitioner --one_pass) >>setup.log 2>&1 &&
+	good=$(cert rekey_0_0 100000) &&
+	test_sql "$WSEQ_DB_NAME" -e "update result set xml_doc_in=replace(xml_doc_in, \"$(echo "$good" | cut -c1-16)\", \"0123456789abcdef\") where name=\"rekey_0\"" &&
+	test_sql "$WSEQ_DB_NAME" --raw -e "select xml_doc_in from result where name=\"rekey_0\"" >doc.rekey &&
+	test "$(sig_of doc.rekey)" != "$good" &&
+	request 0 cpid-rekey 100000 >r8 && test "$(rpc r8 reply8)" = 200 &&
+	test_grep "<name>rekey_0</name>" reply8 &&
+	sed -n "/<name>rekey_0_0<\/name>/,/<\/file_info>/p" reply8 >fi8 &&
+	test "$(sig_of fi8)" = "$good"
 '
 
 test_expect_success 'a host with too little memory gets no job' '
