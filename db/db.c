@@ -19,6 +19,8 @@
 	"SET SESSION sql_mode='STRICT_ALL_TABLES,ERROR_FOR_DIVISION_BY_ZERO," \
 	"NO_ENGINE_SUBSTITUTION', time_zone='+00:00'"
 #define DB_CONNECT_TIMEOUT 10
+/* db_set_implicit_transactions(): each statement sees what is committed when it runs */
+#define DB_IMPLICIT_COMMAND "SET SESSION tx_isolation='READ-COMMITTED'"
 
 static const char *nz(const char *s)
 {
@@ -114,6 +116,7 @@ static void disconnect(struct db *db)
 		db->cache[i] = NULL;
 	}
 	db->ncache = 0;
+	db->open = false;
 }
 
 static int connect_once(struct db *db, bool quiet)
@@ -133,6 +136,8 @@ static int connect_once(struct db *db, bool quiet)
 	mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
 	mysql_options(m, MYSQL_OPT_RECONNECT, &no);
 	mysql_options(m, MYSQL_INIT_COMMAND, DB_INIT_COMMAND);
+	if (db->implicit)
+		mysql_options(m, MYSQL_INIT_COMMAND, DB_IMPLICIT_COMMAND);
 	proto = nz(p->socket) ? MYSQL_PROTOCOL_SOCKET : MYSQL_PROTOCOL_TCP;
 	if (nz(p->socket) || nz(p->host))
 		mysql_options(m, MYSQL_OPT_PROTOCOL, &proto);
@@ -148,7 +153,7 @@ static int connect_once(struct db *db, bool quiet)
 				 "as '%s' on %s: %s", p->name ? p->name : "",
 				 p->user ? p->user : "", db->where, db->err);
 	}
-	if (mysql_autocommit(m, 1)) {
+	if (mysql_autocommit(m, !db->implicit)) {
 		set_err(db, mysql_errno(m), mysql_error(m));
 		mysql_close(m);
 		return log_error("database unavailable: cannot set autocommit on %s: %s",
@@ -393,6 +398,7 @@ static int bind_and_execute(struct db *db, MYSQL_STMT *st, const struct db_val *
 			break;
 		}
 	}
+	db->open = db->implicit;        /* a statement begins a transaction, even a failed one */
 	if (nvals && mysql_stmt_bind_param(st, b))
 		rc = DB_ERROR;
 	else if (mysql_stmt_execute(st))
@@ -533,8 +539,9 @@ static int txn_query(struct db *db, const char *sql)
 	return log_error("database error in %s: %s (%u)", sql, db->err, db->err_no);
 }
 
-static int txn_start(struct db *db, const char *sql)
+static int txn_start(struct db *db, const char *sql, bool plain)
 {
+	bool implicit = db->implicit && plain;
 	int rc;
 
 	/* after DB_RETRY the caller may begin its rerun without a rollback */
@@ -542,11 +549,12 @@ static int txn_start(struct db *db, const char *sql)
 		return log_error("database error: a transaction is already open");
 	db->in_txn = false;
 	db->txn_lost = false;
-	rc = txn_query(db, sql);
+	/* implicit: the transaction began with the first statement since the last commit, or will */
+	rc = implicit ? ensure_connected(db) : txn_query(db, sql);
 	if (rc == DB_RETRY) {
 		/* nothing done yet: a fresh connection can start it */
 		rc = on_conn_lost(db, sql);
-		if (rc == DB_OK)
+		if (rc == DB_OK && !implicit)
 			rc = txn_query(db, sql);
 		if (rc == DB_RETRY)
 			rc = log_error("database unavailable: %s", db->err);
@@ -558,12 +566,12 @@ static int txn_start(struct db *db, const char *sql)
 
 int db_begin(struct db *db)
 {
-	return txn_start(db, "START TRANSACTION");
+	return txn_start(db, "START TRANSACTION", true);
 }
 
 int db_begin_snapshot(struct db *db)
 {
-	return txn_start(db, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+	return txn_start(db, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", false);
 }
 
 int db_commit(struct db *db)
@@ -577,6 +585,7 @@ int db_commit(struct db *db)
 		return DB_RETRY;
 	}
 	rc = txn_query(db, "COMMIT");
+	db->open = false;
 	if (rc == DB_RETRY) {
 		/* whether the commit happened is unknown; the caller reruns */
 		log_warn("database connection to %s lost at commit: %s", db->where, db->err);
@@ -617,5 +626,33 @@ int db_rollback(struct db *db)
 		return DB_OK;   /* the server rolled it back when the connection died */
 	if (txn_query(db, "ROLLBACK") == DB_RETRY)
 		disconnect(db);
+	db->open = false;
 	return DB_OK;
+}
+
+int db_set_implicit_transactions(struct db *db)
+{
+	if (db->implicit)
+		return DB_OK;
+	if (db->in_txn)
+		return log_error("database error: implicit transactions asked inside a transaction");
+	db->implicit = true;
+	if (!db->mysql)
+		return DB_OK;   /* the next connection is made so */
+	if (mysql_query(db->mysql, DB_IMPLICIT_COMMAND) == 0 && mysql_autocommit(db->mysql, 0) == 0)
+		return DB_OK;
+	set_err(db, mysql_errno(db->mysql), mysql_error(db->mysql));
+	log_warn("database connection to %s: cannot turn autocommit off (%s); connecting again",
+		 db->where, db->err);
+	disconnect(db);
+	return DB_OK;
+}
+
+void db_end_request(struct db *db)
+{
+	if (!db || !db->implicit || !db->mysql || (!db->open && !db->in_txn))
+		return;
+	if (db->in_txn)
+		log_warn("database: a transaction left open at the end of a request; rolled back");
+	db_rollback(db);
 }

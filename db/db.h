@@ -74,6 +74,18 @@ int db_rollback(struct db *db);
  * stands, and the caller must roll back and rerun it.
  */
 int db_savepoint(struct db *db, const char *name);
+/*
+ * For a server answering request after request on one connection (the
+ * scheduler): autocommit off and READ COMMITTED, here and after every
+ * reconnect. A transaction then needs no START TRANSACTION -- its first
+ * statement begins it; db_begin() only marks that the caller holds it --
+ * and each statement sees what was committed when it ran. Call
+ * db_end_request() after each request: what a request left open (reads
+ * before a refusal, a forgotten transaction) is rolled back, so nothing
+ * carries into the next.
+ */
+int db_set_implicit_transactions(struct db *db);
+void db_end_request(struct db *db);
 int db_rollback_to(struct db *db, const char *name);
 bool db_in_transaction(const struct db *db);
 
@@ -145,6 +157,7 @@ struct db_table {
 	size_t size;             /* sizeof the record struct */
 	const struct db_column *cols;
 	size_t ncols;
+	bool qualified;          /* columns named `table`.`column`: a query joining another table */
 };
 
 /* Returns 0 to go on, 1 to stop (DB_OK), -1 to stop with DB_ERROR. */

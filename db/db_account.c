@@ -15,7 +15,7 @@
 		{ "expavg_time", DB_T_DOUBLE, offsetof(struct db_credit_row, expavg_time), 0 }, \
 	};                                                                             \
 	static const struct db_table T##_credit_table = {                              \
-		#T, sizeof(struct db_credit_row), T##_credit_cols, ARRAY_SIZE(T##_credit_cols) \
+		#T, sizeof(struct db_credit_row), T##_credit_cols, ARRAY_SIZE(T##_credit_cols), false \
 	}
 
 CREDIT_COLS(host);

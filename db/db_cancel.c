@@ -48,7 +48,7 @@ static const struct db_column seq_id_cols[] = {
 	{ "id", DB_T_I64, 0, 0 },
 };
 static const struct db_table seq_id_table = {
-	"sequence", sizeof(int64_t), seq_id_cols, ARRAY_SIZE(seq_id_cols)
+	"sequence", sizeof(int64_t), seq_id_cols, ARRAY_SIZE(seq_id_cols), false
 };
 const struct db_query dbq_seq_batch_active = {
 	"seq_batch_active", &seq_id_table, "WHERE batch=? AND state=0 ORDER BY id", "i"
@@ -60,7 +60,7 @@ static const struct db_column pick_cols[] = {
 	{ "seq_id", DB_T_I64, offsetof(struct db_cancel_pick, seq_id), 0 },
 };
 const struct db_table db_cancel_pick_table = {
-	"workunit", sizeof(struct db_cancel_pick), pick_cols, ARRAY_SIZE(pick_cols)
+	"workunit", sizeof(struct db_cancel_pick), pick_cols, ARRAY_SIZE(pick_cols), false
 };
 const struct db_query dbq_cancel_pick_range = {
 	"cancel_pick_range", &db_cancel_pick_table,

@@ -27,6 +27,8 @@ struct db {
 	char *where;            /* "socket /x/y" or "host:port" for messages */
 	bool in_txn;
 	bool txn_lost;          /* connection lost inside the transaction */
+	bool implicit;          /* db_set_implicit_transactions(): autocommit off */
+	bool open;              /* implicit: a statement ran since the last commit or rollback */
 	unsigned err_no;
 	char err[DB_ERR_MAX];
 	struct db_stmt *cache[DB_STMT_CACHE_MAX];

@@ -14,7 +14,7 @@
 		{ "COUNT(*)", DB_T_I64, CNT(n), DB_COL_EXPR },                             \
 	};                                                                               \
 	static const struct db_table id = { from, sizeof(struct db_ops_count), id##_cols, \
-					    ARRAY_SIZE(id##_cols) }
+					    ARRAY_SIZE(id##_cols), false }
 
 COUNT_TABLE(result_state_t, "result", "server_state", "outcome", "0");
 COUNT_TABLE(wu_state_t, "app", "workunit.assimilate_state", "workunit.error_mask<>0",

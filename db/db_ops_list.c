@@ -25,7 +25,7 @@ static const struct db_column result_cols[] = {
 	{ "COALESCE(h.domain_name, '')", DB_T_STR, RES(host_name), DB_COL_EXPR },
 };
 const struct db_table db_ops_result_table = {
-	"result", sizeof(struct db_ops_result), result_cols, ARRAY_SIZE(result_cols)
+	"result", sizeof(struct db_ops_result), result_cols, ARRAY_SIZE(result_cols), false
 };
 
 #define RESULT_FROM "LEFT JOIN host h ON h.id=result.hostid "
@@ -66,7 +66,7 @@ static const struct db_column segment_cols[] = {
 	{ "COALESCE(h.domain_name, '')", DB_T_STR, SEG(r.host_name), DB_COL_EXPR },
 };
 const struct db_table db_ops_segment_table = {
-	"workunit", sizeof(struct db_ops_segment), segment_cols, ARRAY_SIZE(segment_cols)
+	"workunit", sizeof(struct db_ops_segment), segment_cols, ARRAY_SIZE(segment_cols), false
 };
 const struct db_query dbq_ops_seq_segments = {
 	"ops_seq_segments", &db_ops_segment_table,

@@ -74,14 +74,16 @@ void db_select_cols(const struct db_table *t, struct sbuf *b)
 	size_t i;
 
 	for (i = 0; i < t->ncols; i++) {
+		const char *q = t->qualified ? t->name : NULL;
+
 		if (i)
 			sbuf_addch(b, ',');
-		if (t->cols[i].flags & DB_COL_MODTIME)
-			sbuf_addf(b, "UNIX_TIMESTAMP(`%s`)", t->cols[i].name);
-		else if (t->cols[i].flags & DB_COL_EXPR)
+		if (t->cols[i].flags & DB_COL_EXPR)
 			sbuf_addstr(b, t->cols[i].name);
 		else
-			sbuf_addf(b, "`%s`", t->cols[i].name);
+			sbuf_addf(b, "%s%s%s%s`%s`%s", t->cols[i].flags & DB_COL_MODTIME ? "UNIX_TIMESTAMP(" : "",
+				  q ? "`" : "", q ? q : "", q ? "`." : "", t->cols[i].name,
+				  t->cols[i].flags & DB_COL_MODTIME ? ")" : "");
 	}
 }
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #define COL(T, f, type, flags) { #f, type, offsetof(struct db_##T, f), flags }
-#define TABLE(T) { #T, sizeof(struct db_##T), T##_cols, ARRAY_SIZE(T##_cols) }
+#define TABLE(T) { #T, sizeof(struct db_##T), T##_cols, ARRAY_SIZE(T##_cols), false }
 
 static const struct db_column platform_cols[] = {
 	COL(platform, id, DB_T_I64, DB_COL_ID),
@@ -239,6 +239,9 @@ static const struct db_column workunit_cols[] = {
 	COL(workunit, files_indexed, DB_T_INT, 0),
 };
 const struct db_table db_workunit_table = TABLE(workunit);
+const struct db_table db_workunit_joined = {
+	"workunit", sizeof(struct db_workunit), workunit_cols, ARRAY_SIZE(workunit_cols), true
+};
 
 static const struct db_column result_cols[] = {
 	COL(result, id, DB_T_I64, DB_COL_ID),
@@ -464,7 +467,8 @@ const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 			   int (*fn)(struct db_##T *, void *), void *arg)                \
 	{                                                                                \
 		struct T##_enum_ctx c = { fn, arg };                                     \
-		if (q->table != &db_##T##_table)                                         \
+		/* the table's own columns (db_workunit_joined's too) */               \
+		if (!q->table || q->table->cols != db_##T##_table.cols)                  \
 			return log_error("database error: query %s does not return %s rows", \
 					 q->name, #T);                                   \
 		return db_query_rows(db, q, vals, nvals, T##_enum_cb, &c);               \

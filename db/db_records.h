@@ -504,6 +504,8 @@ extern const struct db_table db_platform_table, db_app_table, db_app_version_tab
 	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
 	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
 	db_seq_file_table, db_schema_version_table, db_web_session_table, db_assignment_table;
+/* The workunit table in a query that joins another (its columns named workunit.column). */
+extern const struct db_table db_workunit_joined;
 extern const struct db_table *const db_all_tables[];
 extern const size_t db_ntables;
 

@@ -296,6 +296,7 @@ const struct db_query dbq_seq_file_state_uploaded = {
 #define Q4 "?,?,?,?"
 #define Q32 Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4
 #define I32 "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"
+#define I8 "iiiiiiii"
 const struct db_query dbq_seq_lock_many = {
 	"seq_lock_many", &db_sequence_table, "WHERE id IN (" Q32 ") ORDER BY id FOR UPDATE", I32
 };
@@ -428,27 +429,33 @@ int db_sequence_relocated(struct db *db, const int64_t *ids, size_t n)
 
 /*
  * Sending ordinary jobs: the results the scheduler read locked are marked
- * sent in one statement per app version and deadline, and their
- * workunits' transition times moved to the deadline in one more. The id
- * list is 1, 4 or 32 wide, padded with its first id: MariaDB plans a
- * prepared statement at every execution, and 32 places for one id cost it
- * more than the statement saved. (A deadline taken from each workunit by
- * a subquery made the UPDATE twice as slow.)
+ * sent in one statement per app version and deadline. The id list is 1, 4
+ * or 32 wide, padded with its first id: MariaDB plans a prepared statement
+ * at every execution, and 32 places for one id cost it more than the
+ * statement saved.
+ *
+ * The workunits an RPC reported or sent a result of get their transition
+ * times moved in one statement at its end, each to its own time (now for a
+ * report, the deadline for a job sent): the times in a CASE, padded as the
+ * ids. (A deadline taken from each workunit by a subquery made an UPDATE
+ * twice as slow.)
  */
 #define CLAIM_SQL(in) \
 	"UPDATE result SET server_state=4, hostid=?, userid=?, sent_time=?, report_deadline=?, " \
 	"app_version_id=?, app_version_num=? WHERE id IN (" in ") AND server_state=2"
-#define TOUCH_SQL(in) \
-	"UPDATE workunit SET transition_time=LEAST(transition_time, ?) WHERE id IN (" in ")"
+#define W4 "WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? "
+#define TOUCH_SQL(when, in) \
+	"UPDATE workunit SET transition_time=LEAST(transition_time, CASE id " when \
+	"ELSE transition_time END) WHERE id IN (" in ")"
 const struct db_query dbq_result_claim_many[3] = {
 	{ "result_claim_1", NULL, CLAIM_SQL("?"), "iiiiii" "i" },
 	{ "result_claim_4", NULL, CLAIM_SQL(Q4), "iiiiii" "iiii" },
 	{ "result_claim_32", NULL, CLAIM_SQL(Q32), "iiiiii" I32 },
 };
-const struct db_query dbq_wu_touch_many[3] = {
-	{ "wu_touch_1", NULL, TOUCH_SQL("?"), "i" "i" },
-	{ "wu_touch_4", NULL, TOUCH_SQL(Q4), "i" "iiii" },
-	{ "wu_touch_32", NULL, TOUCH_SQL(Q32), "i" I32 },
+const struct db_query dbq_wu_touch_each[3] = {
+	{ "wu_touch_1", NULL, TOUCH_SQL("WHEN ? THEN ? ", "?"), "ii" "i" },
+	{ "wu_touch_4", NULL, TOUCH_SQL(W4, Q4), I8 "iiii" },
+	{ "wu_touch_32", NULL, TOUCH_SQL(W4 W4 W4 W4 W4 W4 W4 W4, Q32), I32 I32 I32 },
 };
 
 /* Which of the widths 1, 4, DB_SEQ_BATCH holds n (-1: none, logged). */
@@ -483,43 +490,68 @@ const struct db_query dbq_result_by_names[3] = {
 	{ "result_by_names_32", &db_result_table, "WHERE name IN (" Q32 ")", S32 },
 };
 
+const struct db_query dbq_seq_file_by_names[3] = {
+	{ "seq_file_by_names_1", &db_seq_file_table, "WHERE name IN (?)", "s" },
+	{ "seq_file_by_names_4", &db_seq_file_table, "WHERE name IN (" Q4 ")", "ssss" },
+	{ "seq_file_by_names_32", &db_seq_file_table, "WHERE name IN (" Q32 ")", S32 },
+};
+
+/* The list_width() of n names, with v[0..width) the names padded with the first. */
+static int name_list(struct db_val *v, const char *const *names, size_t n, size_t *width)
+{
+	int k = list_width(n, width);
+	size_t i;
+
+	for (i = 0; k >= 0 && i < *width; i++)
+		v[i] = DBV_STR(names[i < n ? i : 0]);
+	return k;
+}
+
 int db_result_enum_names(struct db *db, const char *const *names, size_t n,
 			 int (*fn)(struct db_result *, void *), void *arg)
 {
 	struct db_val v[DB_SEQ_BATCH];
-	size_t width, i;
-	int k = list_width(n, &width);
+	size_t width;
+	int k = name_list(v, names, n, &width);
 
-	if (k < 0)
-		return DB_ERROR;
-	for (i = 0; i < width; i++)
-		v[i] = DBV_STR(names[i < n ? i : 0]);
-	return db_result_query(db, &dbq_result_by_names[k], v, width, fn, arg);
+	return k < 0 ? DB_ERROR : db_result_query(db, &dbq_result_by_names[k], v, width, fn, arg);
+}
+
+int db_seq_file_enum_names(struct db *db, const char *const *names, size_t n,
+			   int (*fn)(struct db_seq_file *, void *), void *arg)
+{
+	struct db_val v[DB_SEQ_BATCH];
+	size_t width;
+	int k = name_list(v, names, n, &width);
+
+	return k < 0 ? DB_ERROR : db_seq_file_query(db, &dbq_seq_file_by_names[k], v, width, fn, arg);
 }
 
 /*
  * The workunits of candidates the scheduler read, of which the host has no
  * result yet: one statement instead of a lookup and a count per candidate.
+ * An anti-join through res_wuid, a few index entries a workunit: NOT
+ * EXISTS was planned as the host's every result put in a temporary table
+ * (MariaDB's exists_to_in), whose cost grows with what the host ever ran.
  */
 #define WU_FOR_HOST_SQL(in) \
-	"WHERE id IN (" in ") AND NOT EXISTS " \
-	"(SELECT 1 FROM result r WHERE r.workunitid=workunit.id AND r.hostid=?)"
+	"LEFT JOIN result r FORCE INDEX (res_wuid) ON r.workunitid=workunit.id AND r.hostid=? " \
+	"WHERE workunit.id IN (" in ") AND r.id IS NULL"
 const struct db_query dbq_wu_for_host[3] = {
-	{ "wu_for_host_1", &db_workunit_table, WU_FOR_HOST_SQL("?"), "i" "i" },
-	{ "wu_for_host_4", &db_workunit_table, WU_FOR_HOST_SQL(Q4), "iiii" "i" },
-	{ "wu_for_host_32", &db_workunit_table, WU_FOR_HOST_SQL(Q32), I32 "i" },
+	{ "wu_for_host_1", &db_workunit_joined, WU_FOR_HOST_SQL("?"), "i" "i" },
+	{ "wu_for_host_4", &db_workunit_joined, WU_FOR_HOST_SQL(Q4), "i" "iiii" },
+	{ "wu_for_host_32", &db_workunit_joined, WU_FOR_HOST_SQL(Q32), "i" I32 },
 };
 
 int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			      int (*fn)(struct db_workunit *, void *), void *arg)
 {
-	struct db_val v[DB_SEQ_BATCH + 1];
+	struct db_val v[DB_SEQ_BATCH + 1] = { DBV_INT(hostid) };
 	size_t width;
-	int k = id_list(v, ids, n, &width);
+	int k = id_list(v + 1, ids, n, &width);
 
 	if (k < 0)
 		return DB_ERROR;
-	v[width] = DBV_INT(hostid);
 	return db_workunit_query(db, &dbq_wu_for_host[k], v, width + 1, fn, arg);
 }
 
@@ -539,13 +571,80 @@ int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t ho
 	return db_query_exec(db, &dbq_result_claim_many[k], v, 6 + width, matched);
 }
 
-int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t deadline)
+int db_workunit_touch_each(struct db *db, const int64_t *ids, const int64_t *times, size_t n)
 {
-	struct db_val v[1 + DB_SEQ_BATCH] = { DBV_INT(deadline) };
-	size_t width;
-	int k = id_list(v + 1, ids, n, &width);
+	struct db_val v[3 * DB_SEQ_BATCH];
+	size_t width, i;
+	int k = list_width(n, &width);
 
 	if (k < 0)
 		return DB_ERROR;
-	return db_query_exec(db, &dbq_wu_touch_many[k], v, 1 + width, NULL);
+	for (i = 0; i < width; i++) {
+		v[2 * i] = DBV_INT(ids[i < n ? i : 0]);
+		v[2 * i + 1] = DBV_INT(times[i < n ? i : 0]);
+		v[2 * width + i] = DBV_INT(ids[i < n ? i : 0]);
+	}
+	return db_query_exec(db, &dbq_wu_touch_each[k], v, 3 * width, NULL);
+}
+
+/*
+ * Reports of many results of one host in one statement: each column's
+ * value picked by the row's id (CASE), the lists 4 or 32 wide, padded with
+ * the first report (one report alone is dbq_result_report).
+ */
+#define RW4(t) "WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? "
+#define RW32(t) RW4(t) RW4(t) RW4(t) RW4(t) RW4(t) RW4(t) RW4(t) RW4(t)
+#define RCOL(c, W) c "=CASE id " W(0) "END, "
+#define REPORT_MANY_SQL(W, in) \
+	"UPDATE result SET server_state=5, " RCOL("outcome", W) RCOL("client_state", W) \
+	RCOL("exit_status", W) RCOL("cpu_time", W) RCOL("elapsed_time", W) \
+	RCOL("received_time", W) RCOL("stderr_out", W) RCOL("xml_doc_out", W) \
+	RCOL("app_version_num", W) RCOL("peak_working_set_size", W) RCOL("peak_swap_size", W) \
+	RCOL("peak_disk_usage", W) "validate_state=0, file_delete_state=0 " \
+	"WHERE id IN (" in ") AND hostid=? AND (server_state=4 OR (server_state=5 AND outcome=4))"
+#define P4(x) x x x x
+#define P32(x) P4(x) P4(x) P4(x) P4(x) P4(x) P4(x) P4(x) P4(x)
+#define REPORT_MANY_TYPES(P) \
+	P("ii") P("ii") P("ii") P("id") P("id") P("ii") P("is") P("is") P("ii") P("id") P("id") \
+	P("id") P("i") "i"
+const struct db_query dbq_result_report_many[2] = {
+	{ "result_report_4", NULL, REPORT_MANY_SQL(RW4, Q4), REPORT_MANY_TYPES(P4) },
+	{ "result_report_32", NULL, REPORT_MANY_SQL(RW32, Q32), REPORT_MANY_TYPES(P32) },
+};
+
+int db_result_report_many(struct db *db, const struct db_result_report *r, size_t n,
+			  int64_t *matched)
+{
+	struct db_val v[12 * 2 * DB_SEQ_BATCH + DB_SEQ_BATCH + 1];
+	size_t width, i, c, k = 0;
+	int w = list_width(n, &width);
+
+	*matched = 0;
+	if (w < 0)
+		return DB_ERROR;
+	if (width == 1) {
+		int rc = db_result_report(db, r);
+
+		*matched = rc == DB_OK;
+		return rc == DB_NOT_FOUND ? DB_OK : rc;
+	}
+	for (c = 0; c < 12; c++) {
+		for (i = 0; i < width; i++) {
+			const struct db_result_report *p = &r[i < n ? i : 0];
+			struct db_val col[12] = {
+				DBV_INT(p->outcome), DBV_INT(p->client_state), DBV_INT(p->exit_status),
+				DBV_DBL(p->cpu_time), DBV_DBL(p->elapsed_time), DBV_INT(p->received_time),
+				DBV_STR(p->stderr_out), DBV_STR(p->xml_doc_out), DBV_INT(p->app_version_num),
+				DBV_DBL(p->peak_working_set_size), DBV_DBL(p->peak_swap_size),
+				DBV_DBL(p->peak_disk_usage),
+			};
+
+			v[k++] = DBV_INT(p->id);
+			v[k++] = col[c];
+		}
+	}
+	for (i = 0; i < width; i++)
+		v[k++] = DBV_INT(r[i < n ? i : 0].id);
+	v[k++] = DBV_INT(r[0].hostid);
+	return db_query_exec(db, &dbq_result_report_many[w - 1], v, k, matched);
 }

@@ -24,6 +24,14 @@ struct db_result_report {
  * DB_NOT_FOUND when neither holds (reported twice, or never sent there).
  */
 int db_result_report(struct db *db, const struct db_result_report *r);
+/*
+ * The reports r[0..n) (n at most DB_SEQ_BATCH; one host's, each result
+ * once) in one statement, each as db_result_report() would record it;
+ * *matched: how many were recorded.
+ */
+extern const struct db_query dbq_result_report_many[2];
+int db_result_report_many(struct db *db, const struct db_result_report *r, size_t n,
+			  int64_t *matched);
 /* How many results of workunit wuid were sent to hostid. */
 int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n);
 /* The ordinary jobs (not segments) in progress on hostid, at most 1000. */
@@ -55,7 +63,7 @@ int db_apps_fingerprint(struct db *db, int64_t *fp);
  * caller's transaction) sent to hostid/userid at t with app version
  * av_id/av_num and the deadline; *matched: how many were still unsent.
  */
-extern const struct db_query dbq_result_claim_many[3], dbq_wu_touch_many[3];
+extern const struct db_query dbq_result_claim_many[3], dbq_wu_touch_each[3];
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			 int64_t userid, int64_t t, int64_t deadline, int64_t av_id, int av_num,
 			 int64_t *matched);
@@ -63,6 +71,10 @@ int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t ho
 extern const struct db_query dbq_result_by_names[3];
 int db_result_enum_names(struct db *db, const char *const *names, size_t n,
 			 int (*fn)(struct db_result *, void *), void *arg);
+/* The sequence files named, the same way. */
+extern const struct db_query dbq_seq_file_by_names[3];
+int db_seq_file_enum_names(struct db *db, const char *const *names, size_t n,
+			   int (*fn)(struct db_seq_file *, void *), void *arg);
 /*
  * The workunits among ids (at most DB_SEQ_BATCH; each row once, in no order)
  * of which host hostid has no result.
@@ -70,8 +82,11 @@ int db_result_enum_names(struct db *db, const char *const *names, size_t n,
 extern const struct db_query dbq_wu_for_host[3];
 int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			      int (*fn)(struct db_workunit *, void *), void *arg);
-/* Move the transition time of workunits ids (at most DB_SEQ_BATCH) to deadline if earlier. */
-int db_workunit_touch_many(struct db *db, const int64_t *ids, size_t n, int64_t deadline);
+/*
+ * Move the transition time of each workunit ids[i] (at most DB_SEQ_BATCH,
+ * each once) to times[i] if that is earlier.
+ */
+int db_workunit_touch_each(struct db *db, const int64_t *ids, const int64_t *times, size_t n);
 
 #endif
 

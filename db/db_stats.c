@@ -24,7 +24,7 @@ static const struct db_column stats_user_cols[] = {
 	COL(db_stats_user, expavg_time, DB_T_DOUBLE),
 };
 static const struct db_table stats_user_table = {
-	"user", sizeof(struct db_stats_user), stats_user_cols, ARRAY_SIZE(stats_user_cols)
+	"user", sizeof(struct db_stats_user), stats_user_cols, ARRAY_SIZE(stats_user_cols), false
 };
 
 static const struct db_column stats_host_cols[] = {
@@ -59,7 +59,7 @@ static const struct db_column stats_host_cols[] = {
 	COL(db_stats_host, expavg_time, DB_T_DOUBLE),
 };
 static const struct db_table stats_host_table = {
-	"host", sizeof(struct db_stats_host), stats_host_cols, ARRAY_SIZE(stats_host_cols)
+	"host", sizeof(struct db_stats_host), stats_host_cols, ARRAY_SIZE(stats_host_cols), false
 };
 
 static const struct db_column stats_team_cols[] = {
@@ -79,7 +79,7 @@ static const struct db_column stats_team_cols[] = {
 	COL(db_stats_team, expavg_time, DB_T_DOUBLE),
 };
 static const struct db_table stats_team_table = {
-	"team", sizeof(struct db_stats_team), stats_team_cols, ARRAY_SIZE(stats_team_cols)
+	"team", sizeof(struct db_stats_team), stats_team_cols, ARRAY_SIZE(stats_team_cols), false
 };
 
 const struct db_query dbq_stats_users = {

@@ -64,7 +64,7 @@ static const struct db_column rac_cols[] = {
 	{ "COALESCE(SUM(expavg_credit), 0)", DB_T_DOUBLE, AT(users_expavg_credit), DB_COL_EXPR },
 };
 static const struct db_table rac_table = {
-	"user", sizeof(struct db_status), rac_cols, ARRAY_SIZE(rac_cols)
+	"user", sizeof(struct db_status), rac_cols, ARRAY_SIZE(rac_cols), false
 };
 const struct db_query dbq_status_rac = {
 	"status_rac", &rac_table, "WHERE expavg_credit>0", ""
@@ -127,7 +127,7 @@ static const struct db_column app_cols[] = {
 	  DB_T_I64, offsetof(struct db_status_app, in_progress), DB_COL_EXPR },
 };
 static const struct db_table app_table = {
-	"app", sizeof(struct db_status_app), app_cols, ARRAY_SIZE(app_cols)
+	"app", sizeof(struct db_status_app), app_cols, ARRAY_SIZE(app_cols), false
 };
 const struct db_query dbq_status_apps = {
 	"status_apps", &app_table, "WHERE app.deprecated=0 ORDER BY app.id", ""
@@ -145,7 +145,7 @@ static const struct db_column version_cols[] = {
 	  offsetof(struct db_status_version, platform), DB_COL_EXPR },
 };
 static const struct db_table version_table = {
-	"app_version", sizeof(struct db_status_version), version_cols, ARRAY_SIZE(version_cols)
+	"app_version", sizeof(struct db_status_version), version_cols, ARRAY_SIZE(version_cols), false
 };
 /* A version is current when no newer one of its app, platform and plan class is live. */
 const struct db_query dbq_status_versions = {

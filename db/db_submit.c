@@ -176,7 +176,7 @@ static const struct db_column job_status_cols[] = {
 	  DB_T_INT, offsetof(struct db_job_status, nsent), DB_COL_EXPR },
 };
 const struct db_table db_job_status_table = {
-	"workunit", sizeof(struct db_job_status), job_status_cols, ARRAY_SIZE(job_status_cols)
+	"workunit", sizeof(struct db_job_status), job_status_cols, ARRAY_SIZE(job_status_cols), false
 };
 
 /*
@@ -339,14 +339,14 @@ static const struct db_column host_capacity_cols[] = {
 	  offsetof(struct db_sum, sum), DB_COL_EXPR },
 };
 static const struct db_table host_capacity_table = {
-	"host", sizeof(struct db_sum), host_capacity_cols, ARRAY_SIZE(host_capacity_cols)
+	"host", sizeof(struct db_sum), host_capacity_cols, ARRAY_SIZE(host_capacity_cols), false
 };
 static const struct db_column batch_cpu_cols[] = {
 	{ "COUNT(*)", DB_T_I64, offsetof(struct db_sum, n), DB_COL_EXPR },
 	{ "COALESCE(SUM(cpu_time), 0)", DB_T_DOUBLE, offsetof(struct db_sum, sum), DB_COL_EXPR },
 };
 static const struct db_table batch_cpu_table = {
-	"result", sizeof(struct db_sum), batch_cpu_cols, ARRAY_SIZE(batch_cpu_cols)
+	"result", sizeof(struct db_sum), batch_cpu_cols, ARRAY_SIZE(batch_cpu_cols), false
 };
 const struct db_query dbq_host_capacity = {
 	"host_capacity", &host_capacity_table, "WHERE rpc_time>?", "i"

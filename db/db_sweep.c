@@ -17,7 +17,7 @@ static const struct db_column sweep_claim_cols[] = {
 	{ "workunit.xml_doc", DB_T_STR, offsetof(struct db_sweep_claim, xml_doc), DB_COL_EXPR },
 };
 const struct db_table db_sweep_claim_table = {
-	"result", sizeof(struct db_sweep_claim), sweep_claim_cols, ARRAY_SIZE(sweep_claim_cols)
+	"result", sizeof(struct db_sweep_claim), sweep_claim_cols, ARRAY_SIZE(sweep_claim_cols), false
 };
 /*
  * The index is forced: while a session has many unsent tickets the
@@ -195,7 +195,7 @@ static const struct db_column sweep_task_cols[] = {
 	  DB_T_INT, offsetof(struct db_sweep_task, nunsent), DB_COL_EXPR },
 };
 const struct db_table db_sweep_task_table = {
-	"workunit", sizeof(struct db_sweep_task), sweep_task_cols, ARRAY_SIZE(sweep_task_cols)
+	"workunit", sizeof(struct db_sweep_task), sweep_task_cols, ARRAY_SIZE(sweep_task_cols), false
 };
 const struct db_query dbq_sweep_tasks = {
 	"sweep_tasks", &db_sweep_task_table, "FORCE INDEX (wu_batch) WHERE batch=? ORDER BY id", "i"
@@ -219,7 +219,7 @@ static const struct db_column sweep_count_task_cols[] = {
 };
 static const struct db_table sweep_count_task_table = {
 	"workunit", sizeof(struct db_sweep_counts), sweep_count_task_cols,
-	ARRAY_SIZE(sweep_count_task_cols)
+	ARRAY_SIZE(sweep_count_task_cols), false
 };
 const struct db_query dbq_sweep_count_tasks = {
 	"sweep_count_tasks", &sweep_count_task_table, "FORCE INDEX (wu_batch) WHERE batch=?", "i"
@@ -231,7 +231,7 @@ static const struct db_column sweep_count_running_cols[] = {
 };
 static const struct db_table sweep_count_running_table = {
 	"result", sizeof(struct db_sweep_counts), sweep_count_running_cols,
-	ARRAY_SIZE(sweep_count_running_cols)
+	ARRAY_SIZE(sweep_count_running_cols), false
 };
 const struct db_query dbq_sweep_count_running = {
 	"sweep_count_running", &sweep_count_running_table,
@@ -244,7 +244,7 @@ static const struct db_column sweep_waiting_cols[] = {
 	{ "result.id", DB_T_I64, offsetof(struct db_sweep_counts, waiting_ticket), DB_COL_EXPR },
 };
 static const struct db_table sweep_waiting_table = {
-	"result", sizeof(struct db_sweep_counts), sweep_waiting_cols, ARRAY_SIZE(sweep_waiting_cols)
+	"result", sizeof(struct db_sweep_counts), sweep_waiting_cols, ARRAY_SIZE(sweep_waiting_cols), false
 };
 const struct db_query dbq_sweep_waiting = {
 	"sweep_waiting", &sweep_waiting_table,

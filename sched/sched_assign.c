@@ -45,7 +45,7 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 	rc = db_result_claim_assigned(ctx->db, r);
 	if (rc == DB_OK) {
 		log_info("host %" PRId64 ": assigned job %s sent", host->id, r->name);
-		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds, true);
+		rc = sched_job_append(host, app, av, platform, r, &wu, reply, seconds, true);
 	}
 	db_workunit_free(&wu);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;    /* another of the user's hosts was first */

@@ -115,8 +115,13 @@ static void handle(void *state, struct serve_req *r)
 		sched_reply_refused(&ctx, "The scheduler request is too large.", &reply);
 	} else {
 		ctx.db = serve_project_db(&s->proj);
+		/* an RPC is one transaction, begun by its first statement (no START TRANSACTION) */
+		if (ctx.db)
+			db_set_implicit_transactions(ctx.db);
 		if (sched_handle(&ctx, body.buf ? body.buf : "", body.len, &reply) != DB_OK)
 			serve_project_db_failed(&s->proj);
+		else
+			db_end_request(ctx.db);
 	}
 	fputs("Content-Type: text/xml\r\n\r\n", out);
 	fwrite(sbuf_str(&reply), 1, reply.len, out);

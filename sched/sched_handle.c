@@ -208,53 +208,112 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 	filelist_free(&outs);
 }
 
-/*
- * Record one report of a result sent to this host (res); DB_NOT_FOUND:
- * nothing to record. The caller moves the workunit's transition time.
- */
-static int record_result(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
-			 const struct db_result *res, const struct sched_result_report *rr)
-{
-	bool ok = rr->state == RESULT_FILES_UPLOADED && rr->exit_status == 0;
-	struct sbuf doc = SBUF_INIT(1 << 20);
-	struct sched_outputs own;
+/* A report about to be recorded: what the result row gets, and what it names. */
+struct report {
+	const struct db_result *res;
+	const struct sched_result_report *rr;
 	struct db_result_report rep;
-	int rc;
+	struct sched_outputs own;
+	struct sbuf doc;                /* rep.xml_doc_out */
+	bool ok;
+};
 
-	own_outputs(lbl, res, rr, &own, &doc);
-	memset(&rep, 0, sizeof(rep));
-	rep.id = res->id;
-	rep.hostid = host->id;
-	rep.outcome = ok ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR;
-	rep.client_state = rr->state;
-	rep.exit_status = rr->exit_status;
-	rep.app_version_num = rr->app_version_num;
-	rep.cpu_time = rr->final_cpu_time;
-	rep.elapsed_time = rr->final_elapsed_time;
-	rep.peak_working_set_size = rr->peak_working_set_size;
-	rep.peak_swap_size = rr->peak_swap_size;
-	rep.peak_disk_usage = rr->peak_disk_usage;
-	rep.received_time = now();
-	rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
-	rep.xml_doc_out = sbuf_str(&doc);
-	rc = db_result_report(ctx->db, &rep);
-	if (rc == DB_OK) {
-		/* only a report recorded counts: one sent twice is not a second error */
-		sched_quota_report(ctx, lbl, host, ok);
-		/* into the host row the RPC writes at its end */
-		if (rc == DB_OK && ok && res->sent_time > 0 && rep.received_time >= res->sent_time) {
-			double t = (double)(rep.received_time - res->sent_time);
+/* What report r of result res (sent to this host) records. */
+static void report_prepare(const char *lbl, const struct db_host *host, const struct db_result *res,
+			   const struct sched_result_report *rr, struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->res = res;
+	r->rr = rr;
+	r->ok = rr->state == RESULT_FILES_UPLOADED && rr->exit_status == 0;
+	sbuf_init(&r->doc, 1 << 20);
+	own_outputs(lbl, res, rr, &r->own, &r->doc);
+	r->rep.id = res->id;
+	r->rep.hostid = host->id;
+	r->rep.outcome = r->ok ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR;
+	r->rep.client_state = rr->state;
+	r->rep.exit_status = rr->exit_status;
+	r->rep.app_version_num = rr->app_version_num;
+	r->rep.cpu_time = rr->final_cpu_time;
+	r->rep.elapsed_time = rr->final_elapsed_time;
+	r->rep.peak_working_set_size = rr->peak_working_set_size;
+	r->rep.peak_swap_size = rr->peak_swap_size;
+	r->rep.peak_disk_usage = rr->peak_disk_usage;
+	r->rep.received_time = now();
+	r->rep.stderr_out = rr->stderr_out ? rr->stderr_out : "";
+	r->rep.xml_doc_out = sbuf_str(&r->doc);
+}
 
-			host->avg_turnaround = host->avg_turnaround > 0 ?
-					       0.7 * host->avg_turnaround + 0.3 * t : t;
-		}
-		if (rc == DB_OK && res->seq_id)
-			rc = sched_seq_reported(ctx, res, rr, &own, ok);
-		log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, res->name,
-			 ok ? "success" : "error", rr->state, rr->exit_status);
+static void report_free(struct report *r)
+{
+	free(r->own.f);
+	sbuf_free(&r->doc);
+}
+
+/*
+ * What follows a report recorded: the host's quota and turnaround (in the
+ * host row the RPC writes at its end), the sequence's next step, the
+ * workunit's transition time.
+ */
+static int report_recorded(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
+			   struct report *r, struct sched_reply *reply)
+{
+	const struct db_result *res = r->res;
+	int rc = DB_OK;
+
+	/* only a report recorded counts: one sent twice is not a second error */
+	sched_quota_report(ctx, lbl, host, r->ok);
+	if (r->ok && res->sent_time > 0 && r->rep.received_time >= res->sent_time) {
+		double t = (double)(r->rep.received_time - res->sent_time);
+
+		host->avg_turnaround = host->avg_turnaround > 0 ?
+				       0.7 * host->avg_turnaround + 0.3 * t : t;
 	}
-	free(own.f);
-	sbuf_free(&doc);
+	if (res->seq_id)
+		rc = sched_seq_reported(ctx, res, r->rr, &r->own, r->ok);
+	log_info("%s: result %s reported: %s (state %d, exit %d)", lbl, res->name,
+		 r->ok ? "success" : "error", r->rr->state, r->rr->exit_status);
+	sched_reply_touch(reply, res->workunitid, now());
+	return rc;
+}
+
+/*
+ * Can a report of res be recorded (db_result_report's condition): in
+ * progress, or timed out -- a late report is still welcome.
+ */
+static bool reportable(const struct db_result *res)
+{
+	return res->server_state == RESULT_SERVER_STATE_IN_PROGRESS ||
+	       (res->server_state == RESULT_SERVER_STATE_OVER &&
+		res->outcome == RESULT_OUTCOME_NO_REPLY);
+}
+
+/*
+ * Record the reports of ordinary jobs r[0..n), DB_SEQ_BATCH a statement.
+ * Each was reportable when read; if one no longer is (the transitioner
+ * moved it meanwhile), DB_RETRY: the RPC runs again and reads it anew.
+ */
+static int record_batch(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
+			struct report *r, size_t n, struct sched_reply *reply)
+{
+	struct db_result_report rep[DB_SEQ_BATCH];
+	size_t i, k;
+	int rc = DB_OK;
+
+	for (i = 0; rc == DB_OK && i < n; i += k) {
+		int64_t matched = 0;
+
+		for (k = 0; k < DB_SEQ_BATCH && i + k < n; k++)
+			rep[k] = r[i + k].rep;
+		rc = db_result_report_many(ctx->db, rep, k, &matched);
+		if (rc == DB_OK && matched != (int64_t)k) {
+			log_info("%s: %" PRId64 " of %zu reports could be recorded; reading them again",
+				 lbl, matched, k);
+			rc = DB_RETRY;
+		}
+	}
+	for (i = 0; rc == DB_OK && i < n; i++)
+		rc = report_recorded(ctx, lbl, host, &r[i], reply);
 	return rc;
 }
 
@@ -285,25 +344,39 @@ static int read_reported(const struct sched_ctx *ctx, const struct sched_request
 	return rc;
 }
 
-/* Move the transition times of the workunits whose results were recorded, many a statement. */
-static int touch_reported(const struct sched_ctx *ctx, const int64_t *wus, size_t n)
+/*
+ * The transition times the RPC moves (sched_reply_touch), DB_SEQ_BATCH
+ * workunits a statement: written once, at its end.
+ */
+static int write_touches(const struct sched_ctx *ctx, const struct sched_reply *reply)
 {
-	size_t i;
+	int64_t ids[DB_SEQ_BATCH], times[DB_SEQ_BATCH];
+	size_t i, n = 0;
 	int rc = DB_OK;
 
-	for (i = 0; rc == DB_OK && i < n; i += DB_SEQ_BATCH)
-		rc = db_workunit_touch_many(ctx->db, wus + i,
-					    n - i < DB_SEQ_BATCH ? n - i : DB_SEQ_BATCH, now());
+	for (i = 0; rc == DB_OK && i < reply->ntouches; i++) {
+		ids[n] = reply->touches[i].wuid;
+		times[n++] = reply->touches[i].t;
+		if (n == DB_SEQ_BATCH || i + 1 == reply->ntouches) {
+			rc = db_workunit_touch_each(ctx->db, ids, times, n);
+			n = 0;
+		}
+	}
 	return rc;
 }
 
-/* Record the reported results; every one is acknowledged, recorded or not. */
+/*
+ * Record the reported results; every one is acknowledged, recorded or not.
+ * Ordinary jobs' reports are recorded together (record_batch); a sequence
+ * segment's at once, in the order reported, since each may move its
+ * sequence on.
+ */
 static int handle_results(const struct sched_ctx *ctx, const struct sched_request *req,
 			  struct db_host *host, struct sched_reply *reply)
 {
 	struct db_result_list f = { NULL, 0 };
-	int64_t *wus = xcalloc(req->nresults + 1, sizeof(*wus));
-	size_t i, j, nwus = 0;
+	struct report *batch = xcalloc(req->nresults + 1, sizeof(*batch));
+	size_t i, j, nbatch = 0;
 	char lbl[96];
 	int rc = read_reported(ctx, req, &f);
 
@@ -311,7 +384,6 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 	for (i = 0; rc == DB_OK && i < req->nresults; i++) {
 		const struct sched_result_report *rr = &req->results[i];
 		struct sbuf q = SBUF_INIT(512);
-		int r = DB_NOT_FOUND;
 
 		field_quote(&q, rr->name, 100);
 		for (j = 0; may_be_result(rr->name) && j < f.n && strcmp(f.v[j].name, rr->name); j++)
@@ -321,57 +393,56 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 		} else if (f.v[j].hostid != host->id) {
 			log_warn("%s: reported result %s, which was not sent to it; ignored", lbl,
 				 sbuf_str(&q));
+		} else if (!reportable(&f.v[j]) || sched_reply_acked(reply, rr->name)) {
+			log_warn("%s: result %s reported again (or not in progress); ignored", lbl,
+				 sbuf_str(&q));
+		} else if (!f.v[j].seq_id) {
+			report_prepare(lbl, host, &f.v[j], rr, &batch[nbatch++]);
 		} else {
-			r = record_result(ctx, lbl, host, &f.v[j], rr);
-			if (r == DB_NOT_FOUND)
-				log_warn("%s: result %s reported again (or not in progress); ignored", lbl,
-					 sbuf_str(&q));
-			else if (r == DB_OK)
-				wus[nwus++] = f.v[j].workunitid;
-			else
-				rc = r;
+			struct report one;
+
+			report_prepare(lbl, host, &f.v[j], rr, &one);
+			rc = db_result_report(ctx->db, &one.rep);
+			if (rc == DB_OK)
+				rc = report_recorded(ctx, lbl, host, &one, reply);
+			else if (rc == DB_NOT_FOUND)
+				rc = DB_RETRY;  /* reportable when read: moved meanwhile */
+			report_free(&one);
 		}
 		sbuf_free(&q);
 		if (rc == DB_OK && *rr->name)
 			sched_reply_add(&reply->acks, &reply->nacks, rr->name);
 	}
-	if (rc == DB_OK && nwus)
-		rc = touch_reported(ctx, wus, nwus);
+	if (rc == DB_OK && nbatch)
+		rc = record_batch(ctx, lbl, host, batch, nbatch, reply);
+	for (i = 0; i < nbatch; i++)
+		report_free(&batch[i]);
+	free(batch);
 	db_result_list_free(&f);
-	free(wus);
 	return rc;
 }
 
 /*
- * The host's work, in the RPC's transaction after a savepoint: a segment is
- * activated, its sequence advanced and its job put into the reply
- * together, or none of it. When it fails, back to the savepoint: the reply
- * loses what this part added, the reports stand, and work not sent is no
- * error the client must see (it asks again later). DB_RETRY when the
- * whole transaction is gone (a lost connection; a deadlock's victim, which
- * InnoDB rolls back whole): the RPC runs again.
+ * The host's work, in the RPC's transaction: a segment is activated, its
+ * sequence advanced and its job put into the reply together, or none of
+ * it. DB_ERROR when it fails: handle_db() then runs the RPC again without
+ * sending work -- the reports stand, and work not sent is no error the
+ * client must see (it asks again later). DB_RETRY when the whole
+ * transaction is gone (a lost connection): the RPC runs again.
  */
 static int send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		     const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
 {
-	struct sched_reply_mark mark = sched_reply_mark(reply);
 	double seconds = 0;
-	int rc = db_savepoint(ctx->db, "send");
+	int rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
 
-	if (rc == DB_OK)
-		rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
 		rc = sched_send_assigned(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
 		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
 	if (rc == DB_OK)
 		rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);
-	if (rc == DB_OK || rc == DB_RETRY)
-		return rc;
-	log_error("host %" PRId64 ": sending work failed, nothing sent: %s", host->id,
-		  db_error(ctx->db));
-	sched_reply_back_to(reply, mark);
-	return db_rollback_to(ctx->db, "send") == DB_OK ? DB_OK : DB_RETRY;
+	return rc;
 }
 
 /*
@@ -483,8 +554,9 @@ static void reply_back_to_start(struct sched_reply *reply, struct sched_reply_ma
 
 /*
  * Everything that needs the database, as one transaction with one commit:
- * the host, the reports, the account, the work sent. Run again (up to
- * three times) when it was lost: a broken connection, a deadlock's victim.
+ * the account, the host, the reports, the work sent. Run again (up to
+ * three times) when it was lost: a broken connection, a deadlock's victim;
+ * or when sending work failed: then without sending any.
  */
 static int handle_db(const struct sched_ctx *ctx, const struct sched_request *req,
 		     struct sched_apps *apps, struct sched_reply *reply, bool *known_user)
@@ -492,20 +564,21 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 	struct sched_reply_mark mark = sched_reply_mark(reply);
 	struct db_user user = { 0 };
 	struct db_host host = { 0 };
-	bool weak = false, send = false, existing = false;
+	bool weak = false, send = false, existing = false, send_failed = false;
 	int rc, attempt;
 
-	for (attempt = 0; attempt < 3; attempt++) {
+	for (attempt = 0; attempt < 3 + send_failed; attempt++) {
 		db_user_free(&user);
 		db_host_free(&host);
 		memset(&user, 0, sizeof(user));
 		memset(&host, 0, sizeof(host));
 		existing = false;
+		/* the RPC's transaction begins here (db_set_implicit_transactions) or at db_begin */
 		rc = find_user(ctx, req->authenticator, &user, &weak);
 		if (rc != DB_OK)
 			break;
 		*known_user = true;
-		send = !req->dont_send_work;
+		send = !req->dont_send_work && !send_failed;
 		if (send && !ctx->upload_key && !ctx->cfg->ignore_upload_certificates) {
 			/* work sent now could never be uploaded: the handler needs its certificates */
 			log_error("no work sent: the upload key (%s/upload_private) cannot be read, so "
@@ -523,11 +596,20 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			rc = adopt_cpid(ctx, req, &user, weak);
 		if (rc == DB_OK)
 			rc = describe_account(ctx, &user, &host, &reply->account);
-		if (rc == DB_OK && send)
+		if (rc == DB_OK && send) {
 			rc = send_work(ctx, req, &host, apps, reply);
+			if (rc == DB_ERROR && !db_deadlock(ctx->db)) {
+				log_error("host %" PRId64 ": sending work failed, nothing sent: %s",
+					  host.id, db_error(ctx->db));
+				send_failed = true;
+				rc = DB_RETRY;  /* the reports again, without sending */
+			}
+		}
 		/* the host row once, after the work: its jobs count against the daily quota */
 		if (rc == DB_OK && reply->njobs > 0)
 			host.nresults_today += (int)reply->njobs;
+		if (rc == DB_OK)
+			rc = write_touches(ctx, reply);
 		if (rc == DB_OK && (existing || reply->njobs > 0))
 			rc = db_host_update(ctx->db, &host);
 		if (rc == DB_OK)

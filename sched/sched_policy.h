@@ -99,13 +99,12 @@ void sched_result_assign(const struct db_host *host, const struct db_app_version
 			 const struct db_workunit *wu, struct db_result *r);
 /*
  * Add a result and its workunit to the reply (taking their strings) and,
- * if touch, move the workunit's transition time to the deadline (else the
- * caller does it, for many at once).
+ * if touch, have the workunit's transition time moved to the deadline at
+ * the RPC's end (else the caller does, when it knows the deadline).
  */
-int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
-		     const struct db_app *app, const struct db_app_version *av, const char *platform,
-		     struct db_result *r, struct db_workunit *wu, struct sched_reply *reply,
-		     double *seconds, bool touch);
+int sched_job_append(const struct db_host *host, const struct db_app *app,
+		     const struct db_app_version *av, const char *platform, struct db_result *r,
+		     struct db_workunit *wu, struct sched_reply *reply, double *seconds, bool touch);
 
 /*
  * Work sequences (sched_seq.c): check the host's sequences against the

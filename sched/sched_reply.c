@@ -44,6 +44,7 @@ void sched_reply_free(struct sched_reply *r)
 		db_workunit_free(&r->jobs[i].wu);
 	}
 	free(r->jobs);
+	free(r->touches);
 	sbuf_free(&r->extra);
 	free(r->account.user_name);
 	free(r->account.cross_project_id);
@@ -80,7 +81,8 @@ void sched_reply_add(char ***list, size_t *n, const char *name)
 
 struct sched_reply_mark sched_reply_mark(const struct sched_reply *r)
 {
-	struct sched_reply_mark m = { r->njobs, r->naborts, r->ndelete_files, r->extra.len };
+	struct sched_reply_mark m = { r->njobs, r->naborts, r->ndelete_files, r->extra.len,
+				      r->ntouches };
 
 	return m;
 }
@@ -98,6 +100,34 @@ void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m)
 		free(r->delete_files[--r->ndelete_files]);
 	if (r->extra.len > m.extra_len)
 		sbuf_truncate(&r->extra, m.extra_len);
+	if (r->ntouches > m.ntouches)
+		r->ntouches = m.ntouches;
+}
+
+bool sched_reply_acked(const struct sched_reply *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nacks; i++)
+		if (!strcmp(r->acks[i], name))
+			return true;
+	return false;
+}
+
+void sched_reply_touch(struct sched_reply *r, int64_t wuid, int64_t t)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntouches; i++) {
+		if (r->touches[i].wuid == wuid) {
+			if (t < r->touches[i].t)
+				r->touches[i].t = t;
+			return;
+		}
+	}
+	r->touches = xrealloc(r->touches, (r->ntouches + 1) * sizeof(*r->touches));
+	r->touches[r->ntouches].wuid = wuid;
+	r->touches[r->ntouches++].t = t;
 }
 
 static void elem_str(struct sbuf *b, const char *tag, const char *value)

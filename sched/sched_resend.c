@@ -56,7 +56,7 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 	if (!av || (double)now() + wu.rsc_fpops_est / flops >= (double)r->report_deadline) {
 		rc = db_result_mark_lost(ctx->db, r->id, host->id);
 		if (rc == DB_OK)
-			rc = db_workunit_touch_transition(ctx->db, wu.id, now());
+			sched_reply_touch(reply, wu.id, now());
 		if (rc == DB_OK) {
 			log_info("host %" PRId64 ": lost job %s given up (%s)", host->id, r->name,
 				 av ? "it cannot be done by its deadline" : "no version of its app");
@@ -70,7 +70,7 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 	if (rc == DB_OK) {
 		log_info("host %" PRId64 ": lost job %s sent again", host->id, r->name);
 		sched_reply_message(reply, "low", "Resent lost task %s", r->name);
-		rc = sched_job_append(ctx, host, app, av, platform, r, &wu, reply, seconds, true);
+		rc = sched_job_append(host, app, av, platform, r, &wu, reply, seconds, true);
 	}
 	db_workunit_free(&wu);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;

@@ -154,17 +154,15 @@ bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid)
 	return false;
 }
 
-int sched_job_append(const struct sched_ctx *ctx, const struct db_host *host,
-		     const struct db_app *app, const struct db_app_version *av, const char *platform,
-		     struct db_result *r, struct db_workunit *wu, struct sched_reply *reply,
-		     double *seconds, bool touch)
+int sched_job_append(const struct db_host *host, const struct db_app *app,
+		     const struct db_app_version *av, const char *platform, struct db_result *r,
+		     struct db_workunit *wu, struct sched_reply *reply, double *seconds, bool touch)
 {
 	struct sched_job job = { 0 };
 	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
-	int rc = touch ? db_workunit_touch_transition(ctx->db, wu->id, r->report_deadline) : DB_OK;
 
-	if (rc != DB_OK && rc != DB_NOT_FOUND)
-		return rc;
+	if (touch)
+		sched_reply_touch(reply, wu->id, r->report_deadline);
 	job.app = app;
 	job.av = av;
 	job.platform = platform;
@@ -272,15 +270,15 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	    !sched_host_fits(host, wu->rsc_memory_bound, wu->rsc_disk_bound))
 		return DB_NOT_FOUND;
 	sched_result_assign(host, av, wu, r);
-	return sched_job_append(ctx, host, app, av, platform, r, wu, reply, seconds, false);
+	return sched_job_append(host, app, av, platform, r, wu, reply, seconds, false);
 }
 
 /*
  * Mark the ordinary jobs put into the reply (from index first on) sent: one
  * statement per app version and deadline among them (DB_SEQ_BATCH at a
- * time), one more for their workunits' transition times. The results were
- * read locked, so each is still unsent; if one is not, nothing is sent
- * (the caller rolls back to its savepoint).
+ * time); their workunits' transition times are moved at the RPC's end. The
+ * results were read locked, so each is still unsent; if one is not, the
+ * RPC runs again without sending work.
  */
 static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 		      struct sched_reply *reply, size_t first)
@@ -310,11 +308,10 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 		if (rc == DB_OK && matched != (int64_t)n)
 			rc = log_error("host %" PRId64 ": %" PRId64 " of %zu results read locked "
 				       "were no longer unsent", host->id, matched, n);
-		if (rc == DB_OK)
-			rc = db_workunit_touch_many(ctx->db, wus, n, deadline);
 		for (k = 0; rc == DB_OK && k < n; k++) {
 			reply->jobs[idx[k]].result.sent_time = t;
 			reply->jobs[idx[k]].result.report_deadline = deadline;
+			sched_reply_touch(reply, wus[k], deadline);
 		}
 	}
 	free(claimed);

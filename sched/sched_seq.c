@@ -125,40 +125,47 @@ static bool sticky_present(const struct sched_request *req, const char *name)
  * needed if it is on the live branch and no older than the input of the
  * host's oldest segment in flight (or of the next segment to send).
  */
+struct sticky_arg {
+	struct host_seqs *h;
+	struct sched_reply *reply;
+};
+
+/* One of the host's sticky files that is a sequence file (the others are not ours to judge). */
+static int check_one_sticky(struct db_seq_file *f, void *arg)
+{
+	struct sticky_arg *a = arg;
+	struct db_sequence *s = held(a->h, f->seq_id);
+	bool keep = false;
+
+	if (s && f->branch == s->branch) {
+		struct seq_view v;
+		int n, low = lowest_in_progress(a->h, s, &n);
+
+		seq_view_of(s, &v);
+		keep = f->seqno >= seq_policy_oldest_needed_state(&v, low);
+	}
+	if (!keep)
+		sched_reply_add(&a->reply->delete_files, &a->reply->ndelete_files, f->name);
+	return 0;
+}
+
+/* The sticky files' rows, DB_SEQ_BATCH names a statement. */
 static int check_sticky(const struct sched_ctx *ctx, const struct sched_request *req,
 			struct host_seqs *h, struct sched_reply *reply)
 {
-	size_t i;
+	struct sticky_arg a = { h, reply };
+	const char *names[DB_SEQ_BATCH];
+	size_t i, n = 0;
+	int rc = DB_OK;
 
-	for (i = 0; i < req->nsticky; i++) {
-		struct db_seq_file f = { 0 };
-		struct db_sequence *s;
-		int rc = db_seq_file_lookup_name(ctx->db, req->sticky[i].name, &f);
-		bool keep = true;
-
-		if (rc == DB_NOT_FOUND) {
-			db_seq_file_free(&f);
-			continue;       /* not a sequence file: not ours to judge */
+	for (i = 0; rc == DB_OK && i < req->nsticky; i++) {
+		names[n++] = req->sticky[i].name;
+		if (n == DB_SEQ_BATCH || i + 1 == req->nsticky) {
+			rc = db_seq_file_enum_names(ctx->db, names, n, check_one_sticky, &a);
+			n = 0;
 		}
-		if (rc != DB_OK) {
-			db_seq_file_free(&f);
-			return rc;
-		}
-		s = held(h, f.seq_id);
-		if (!s || f.branch != s->branch) {
-			keep = false;
-		} else {
-			struct seq_view v;
-			int n, low = lowest_in_progress(h, s, &n);
-
-			seq_view_of(s, &v);
-			keep = f.seqno >= seq_policy_oldest_needed_state(&v, low);
-		}
-		if (!keep)
-			sched_reply_add(&reply->delete_files, &reply->ndelete_files, f.name);
-		db_seq_file_free(&f);
 	}
-	return DB_OK;
+	return rc;
 }
 
 /* A segment's state files: how many, how many the host lists, how many are on the server. */
@@ -181,26 +188,44 @@ static int count_states(struct db_seq_file *f, void *arg)
 	return 0;
 }
 
-/* Did the host lose a state its next segment reads? */
-static int state_lost(const struct sched_ctx *ctx, const struct sched_request *req,
-		      const struct db_host *host, const struct db_sequence *s, bool *lost)
+/* The result called name among the host's segments in progress, or NULL. */
+static const struct db_result *in_progress(const struct host_seqs *h, const char *name)
 {
-	int need = s->first_unsent_seqno - 1, rc;
+	size_t i;
+
+	for (i = 0; i < h->ninprog; i++)
+		if (!strcmp(h->inprog[i].name, name))
+			return &h->inprog[i];
+	return NULL;
+}
+
+/*
+ * Did the host lose a state its next segment reads? That segment's row is
+ * one of the host's in progress (read already), or read now.
+ */
+static int state_lost(const struct sched_ctx *ctx, const struct sched_request *req,
+		      const struct db_host *host, const struct host_seqs *h,
+		      const struct db_sequence *s, bool *lost)
+{
+	int need = s->first_unsent_seqno - 1, rc = DB_OK;
 	char *rname;
+	const struct db_result *known;
 	struct db_result r = { 0 };
 
 	*lost = false;
 	if (need < 1)
 		return DB_OK;
 	rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, need);
-	rc = db_result_lookup_name(ctx->db, rname, &r);
+	known = in_progress(h, rname);
+	if (!known)
+		rc = db_result_lookup_name(ctx->db, rname, &r);
 	if (rc == DB_OK) {
 		struct seg_states st = { req, 0, 0, 0 };
 		struct seq_view v;
 		struct seg_view prev;
 
 		seq_view_of(s, &v);
-		seg_view_of(&r, need, s->branch, &prev);
+		seg_view_of(known ? known : &r, need, s->branch, &prev);
 		/* the files are looked at only if the segment could have left any here */
 		if (seq_policy_state_lost(&v, &prev, host->id, 1, 0))
 			rc = db_seq_file_enum_segment(ctx->db, s->id, s->branch, need, count_states,
@@ -276,7 +301,7 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 			rc = db_sequence_advance(ctx->db, s->id, host->id, s->first_unsent_seqno,
 						 s->first_unsent_seqno + 1);
 		if (rc == DB_OK)
-			rc = sched_job_append(ctx, host, app, av, platform, &r, &wu, reply, seconds,
+			rc = sched_job_append(host, app, av, platform, &r, &wu, reply, seconds,
 					      true);
 		if (rc == DB_OK) {
 			log_info("host %" PRId64 ": sequence %s segment %d sent", host->id, s->name,
@@ -437,7 +462,7 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	for (i = 0; rc == DB_OK && i < h.n; i++) {
 		bool lost = false;
 
-		rc = state_lost(ctx, req, host, &h.s[i], &lost);
+		rc = state_lost(ctx, req, host, &h, &h.s[i], &lost);
 		if (rc == DB_OK && !lost && segment_lost(ctx, req, &h, h.s[i].id)) {
 			log_warn("host %" PRId64 ": lost a segment of sequence %s; it will be relocated",
 				 host->id, h.s[i].name);

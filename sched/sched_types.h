@@ -110,6 +110,11 @@ struct sched_reply_account {
 	char *team_name;                /* NULL: no team */
 };
 
+/* A workunit whose transition time the RPC moves to t, if that is earlier. */
+struct sched_touch {
+	int64_t wuid, t;
+};
+
 struct sched_reply {
 	const char *project_name;
 	struct sched_reply_account account;
@@ -133,6 +138,12 @@ struct sched_reply {
 	EVP_PKEY *upload_key;   /* signs the jobs' upload certificates (NULL: none) */
 	/* Raw XML appended inside <scheduler_reply> (sticky file_infos, …). */
 	struct sbuf extra;
+	/*
+	 * Not sent: the workunits whose results the RPC recorded or sent, for
+	 * the transitioner to look at -- written at its end, in one statement.
+	 */
+	struct sched_touch *touches;
+	size_t ntouches;
 };
 
 void sched_request_free(struct sched_request *r);
@@ -141,10 +152,14 @@ void sched_reply_free(struct sched_reply *r);
 void sched_reply_message(struct sched_reply *r, const char *priority, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 void sched_reply_add(char ***list, size_t *n, const char *name);
+/* Is the result called name acknowledged already (reported twice in one request)? */
+bool sched_reply_acked(const struct sched_reply *r, const char *name);
+/* The transitioner is to look at workunit wuid no later than t (at the RPC's end). */
+void sched_reply_touch(struct sched_reply *r, int64_t wuid, int64_t t);
 
 /* How far a reply's jobs, aborts, file deletions and raw XML went, to go back to it. */
 struct sched_reply_mark {
-	size_t njobs, naborts, ndelete_files, extra_len;
+	size_t njobs, naborts, ndelete_files, extra_len, ntouches;
 };
 struct sched_reply_mark sched_reply_mark(const struct sched_reply *r);
 void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m);

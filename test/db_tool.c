@@ -10,7 +10,8 @@
  *                                or of one of its indexes
  *   db_tool serve                hold one connection and run commands from
  *                                stdin, one reply line each on stdout:
- *       ping | count | connid | begin | commit | rollback
+ *       ping | count | connid | begin | commit | rollback |
+ *       implicit (db_set_implicit_transactions) | end (db_end_request) |
  *       insert NAME | lookup NAME | lock NAME (SELECT ... FOR UPDATE) |
  *       lockall PATTERN (name LIKE PATTERN ... FOR UPDATE)  (platform rows) | quit
  *     replies: "ok [value]", "not_found", "retry", "error"
@@ -255,6 +256,11 @@ static int cmd_serve(void)
 			reply(db_commit(db), NULL);
 		} else if (!strcmp(line, "rollback")) {
 			reply(db_rollback(db), NULL);
+		} else if (!strcmp(line, "implicit")) {
+			reply(db_set_implicit_transactions(db), NULL);
+		} else if (!strcmp(line, "end")) {
+			db_end_request(db);
+			reply(DB_OK, NULL);
 		} else if (!strcmp(line, "insert") && arg) {
 			struct db_platform p = { 0 };
 

@@ -233,6 +233,57 @@ test_expect_success 'sending a segment is one transaction: a failure half way le
 	test "$(q "select server_state from result where name=\"T_b0_s1_0\"")" = 4
 '
 
+test_expect_success 'when sending fails, the reports of the same RPC stand: it runs again without sending' '
+	for i in 7 8; do echo "--wu_name j$i --min_quorum 1 --target_nresults 1 --rsc_fpops_est 1e9 $TRASH_DIRECTORY/in"; done |
+		test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
+	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	req "$(cat A)" cpid-a 1 >r16a && test "$(rpc r16a reply16a)" = 200 &&
+	sent reply16a >held && test_line_count = 1 held && job=$(cat held) &&
+	test_sql --delimiter=// "$WSEQ_DB_NAME" -e "create trigger claim_fails before update on result
+		for each row if NEW.server_state = 4 and OLD.server_state = 2 then
+			signal sqlstate \"45000\" set message_text = \"injected claim failure\"; end if" &&
+	req "$(cat A)" cpid-a 1000 "$(report $job)" >r16 && test "$(rpc r16 reply16)" = 200 &&
+	test_grep "<result_ack>" reply16 && test_grep "<name>$job</name>" reply16 &&
+	test "$(sent reply16 | wc -l)" = 0 &&
+	test "$(state_of $job)" = "5 1" &&
+	other=$(test "$job" = j7_0 && echo j8_0 || echo j7_0) &&
+	test "$(state_of $other)" = "2 0" &&
+	test_grep "sending work failed, nothing sent: .*injected claim failure" "$SLOG" &&
+	test_sql "$WSEQ_DB_NAME" -e "drop trigger claim_fails" &&
+	req "$(cat A)" cpid-a 1000 >r17 && test "$(rpc r17 reply17)" = 200 &&
+	test_grep "<name>$other</name>" reply17
+'
+
+# rep NAME CPU EXIT STDERR: a report with its own figures
+rep() {
+	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>%s</final_cpu_time>\n' "$1" "$2"
+	printf '    <exit_status>%s</exit_status>\n    <state>5</state>\n' "$3"
+	printf '<stderr_out>\n<![CDATA[\n%s\n]]>\n</stderr_out>\n</result>\n' "$4"
+}
+
+test_expect_success 'one RPC reporting many: each report lands in its own row; a name given twice, another host'"'"'s and an unknown one change nothing' '
+	for i in 9 10 11 12; do echo "--wu_name j$i --min_quorum 1 --target_nresults 1 --rsc_fpops_est 1e9 $TRASH_DIRECTORY/in"; done |
+		test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
+	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	req "$(cat A)" cpid-a 4 >r18 && test "$(rpc r18 reply18)" = 200 &&
+	sent reply18 >many && test_line_count = 4 many &&
+	b_held=$(for j in $(cat B.sent); do test "$(state_of $j)" = "4 0" && echo $j; done | head -n 1) &&
+	test -n "$b_held" &&
+	set -- $(cat many) &&
+	req "$(cat A)" cpid-a 0 "$(rep $1 11 0 one; rep $2 22 0 two; rep $3 33 1 three; rep $2 99 1 again;
+		rep $b_held 44 0 stolen; rep nosuch2 55 0 none)" >r19 &&
+	test "$(rpc r19 reply19)" = 200 &&
+	for n in $1 $2 $3 $b_held nosuch2; do test_grep "<name>$n</name>" reply19 || return 1; done &&
+	test "$(q "select concat(server_state, \" \", outcome, \" \", cpu_time, \" \", exit_status) from result where name=\"$1\"")" = "5 1 11 0" &&
+	test "$(q "select concat(server_state, \" \", outcome, \" \", cpu_time, \" \", exit_status) from result where name=\"$2\"")" = "5 1 22 0" &&
+	test "$(q "select concat(server_state, \" \", outcome, \" \", cpu_time, \" \", exit_status) from result where name=\"$3\"")" = "5 3 33 1" &&
+	test "$(q "select stderr_out like \"%two%\" and stderr_out not like \"%again%\" from result where name=\"$2\"")" = 1 &&
+	test "$(q "select stderr_out like \"%three%\" from result where name=\"$3\"")" = 1 &&
+	test "$(state_of $4)" = "4 0" &&
+	test "$(state_of $b_held)" = "4 0" &&
+	test_grep "result $2 reported again (or not in progress); ignored" "$SLOG"
+'
+
 test_expect_success 'the sanitizers saw nothing in the scheduler' '
 	test_grep -v "runtime error\|AddressSanitizer\|LeakSanitizer" "$SB/apache/logs/error.log"
 '

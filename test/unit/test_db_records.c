@@ -390,7 +390,64 @@ static void test_named_queries(void **state)
 		assert_int_equal(matched, 0);
 		assert_int_equal(db_result_count_host_in_progress(db, 98, &n99), DB_OK);
 		assert_int_equal(n99, 1);
-		assert_int_equal(db_workunit_touch_many(db, ids, 3, 500), DB_OK);
+	}
+	/* transition times: each workunit to its own time, only ever earlier */
+	{
+		struct db_workunit w = { 0 };
+		int64_t wids[5], times[5] = { 500, 700, 300, 900, 100 };
+
+		for (i = 0; i < 5; i++) {
+			w.id = 0;
+			free(w.name);
+			w.name = xasprintf("touch_%d", i);
+			w.transition_time = 600;
+			assert_int_equal(db_workunit_insert(db, &w), DB_OK);
+			wids[i] = w.id;
+		}
+		assert_int_equal(db_workunit_touch_each(db, wids, times, 5), DB_OK);
+		for (i = 0; i < 5; i++) {
+			assert_int_equal(db_workunit_lookup_id(db, wids[i], &w), DB_OK);
+			assert_int_equal(w.transition_time, times[i] < 600 ? times[i] : 600);
+		}
+		db_workunit_free(&w);
+	}
+	/* reports of one host in one statement: each row its own figures, and only in progress */
+	{
+		struct db_result_report rep[3];
+		struct db_result got = { 0 };
+		int64_t matched = -1;
+
+		for (i = 0; i < 3; i++) {
+			got.id = 0;
+			free(got.name);
+			got.name = xasprintf("report_%d", i);
+			got.server_state = i < 2 ? RESULT_SERVER_STATE_IN_PROGRESS : RESULT_SERVER_STATE_OVER;
+			got.hostid = 97;
+			assert_int_equal(db_result_insert(db, &got), DB_OK);
+			memset(&rep[i], 0, sizeof(rep[i]));
+			rep[i].id = got.id;
+			rep[i].hostid = 97;
+			rep[i].outcome = i == 1 ? RESULT_OUTCOME_CLIENT_ERROR : RESULT_OUTCOME_SUCCESS;
+			rep[i].exit_status = i;
+			rep[i].cpu_time = 10.5 * (i + 1);
+			rep[i].received_time = 3000 + i;
+			rep[i].stderr_out = i == 0 ? "first" : "second";
+			rep[i].xml_doc_out = "";
+		}
+		assert_int_equal(db_result_report_many(db, rep, 3, &matched), DB_OK);
+		assert_int_equal(matched, 2);           /* the third is over, not timed out */
+		for (i = 0; i < 2; i++) {
+			assert_int_equal(db_result_lookup_id(db, rep[i].id, &got), DB_OK);
+			assert_int_equal(got.server_state, RESULT_SERVER_STATE_OVER);
+			assert_int_equal(got.outcome, rep[i].outcome);
+			assert_int_equal(got.exit_status, i);
+			assert_true(got.cpu_time == 10.5 * (i + 1));
+			assert_int_equal(got.received_time, 3000 + i);
+			assert_string_equal(got.stderr_out, rep[i].stderr_out);
+		}
+		assert_int_equal(db_result_report_many(db, rep, 2, &matched), DB_OK);
+		assert_int_equal(matched, 0);           /* reported already */
+		db_result_free(&got);
 	}
 	assert_int_equal(db_result_claim_timed_out(db, r.id, 1500), DB_NOT_FOUND);
 	assert_int_equal(db_result_claim_timed_out(db, r.id, 2500), DB_OK);
