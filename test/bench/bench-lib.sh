@@ -4,7 +4,7 @@
 # too: SQL on the sandbox's database, the sample app, numbered rows for
 # INSERT ... SELECT, work sequences, simulated scheduler requests timed
 # through Apache or the CGI program run directly, Apache restarted as plain
-# CGI, and the statistics of the timings.
+# CGI, the statistics of the timings and the CPU used by RPCs.
 # See doc/bench.md.
 
 die() { echo "$prog: $*" >&2; exit 1; }
@@ -309,6 +309,22 @@ bench_db_cpu() {
 	sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null |
 		awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($12 + $13) / hz }'
 }
+
+# CPU ticks (USER_HZ) used so far: the whole machine ("machine"), or the
+# processes whose command line matches the pattern $1 (those alive now).
+ticks() {
+	local p
+	if [ "$1" = machine ]; then
+		awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+		return
+	fi
+	for p in $(pgrep -f "$1"); do
+		sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 }'
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# ms of CPU an RPC from ticks a0 to a1 over n RPCs
+per_rpc() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (n > 0 ? (b - a) * 1000 / hz / n : 0) }'; }
 
 # --- filling the database ------------------------------------------------------
 

@@ -137,21 +137,6 @@ sched_transport() {
 	if [ "${n:-0}" -gt 0 ]; then echo "FastCGI ($n processes)"; else echo "plain CGI"; fi
 }
 
-# CPU ticks (USER_HZ) used so far: the whole machine ("machine"), or the
-# processes whose command line matches the pattern $1 (those alive now).
-ticks() {
-	if [ "$1" = machine ]; then
-		awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
-		return
-	fi
-	for p in $(pgrep -f "$1"); do
-		sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $12 + $13 }'
-	done | awk '{ s += $1 } END { print s + 0 }'
-}
-
-# ms of CPU an RPC from ticks a0 to a1 over n RPCs
-per_rpc() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (n > 0 ? (b - a) * 1000 / hz / n : 0) }'; }
-
 # run TRANSPORT MODE: one run of the generator; its line of the table into rows.
 run() {
 	local tr=$1 mode=$2 out=$WORK/$1-$2 rc line how probs dbpid
