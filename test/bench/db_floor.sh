@@ -63,7 +63,7 @@ host's sequences|$host|1|SELECT $(cols sequence) FROM sequence WHERE hostid=? AN
 host's segments|$host|1|SELECT $(cols result) FROM result WHERE hostid=? AND server_state=4 AND seq_id<>0 ORDER BY id
 free sequences, locked|1|0|SELECT $(cols sequence) FROM sequence WHERE state=0 AND hostid=0 AND need_relocate=0 ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED
 candidates, locked (6)|6|0|SELECT $(cols result) FROM result WHERE server_state=2 ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED
-candidate workunit|$((wu + 50000))|1000|SELECT $(cols workunit) FROM workunit WHERE id IN (?) AND NOT EXISTS (SELECT 1 FROM result r WHERE r.workunitid=workunit.id AND r.hostid=?)
+candidate workunit|$((wu + 50000))|1000|SELECT $(bench_prefixed workunit "$(cols workunit)") FROM workunit LEFT JOIN result r FORCE INDEX (res_wuid) ON r.workunitid=workunit.id AND r.hostid=? WHERE workunit.id IN (?) AND r.id IS NULL
 host update|$host|1|UPDATE host SET rpc_time=rpc_time+1, rpc_seqno=rpc_seqno+1 WHERE id=?
 EOT
 dbpid=$(cat "$SB/mysql/mariadbd.pid" 2>/dev/null)
