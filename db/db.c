@@ -314,12 +314,22 @@ int db_stmt_get(struct db *db, const char *sql, struct db_stmt **out)
 	rc = ensure_connected(db);
 	if (rc != DB_OK)
 		return rc;
+	/*
+	 * Most SQL comes from the same string every time (a query's static
+	 * text, db_rec's remembered SELECTs): that pointer is looked for first,
+	 * its text confirmed with one comparison, before comparing the texts of
+	 * the whole cache (which share long prefixes).
+	 */
+	for (i = 0; i < db->ncache; i++) {
+		s = db->cache[i];
+		if (!s->busy && s->asked == sql && strcmp(s->sql, sql) == 0)
+			goto found;
+	}
 	for (i = 0; i < db->ncache; i++) {
 		s = db->cache[i];
 		if (!s->busy && strcmp(s->sql, sql) == 0) {
-			s->busy = true;
-			*out = s;
-			return DB_OK;
+			s->asked = sql;
+			goto found;
 		}
 	}
 	rc = prepare(db, sql, &st);
@@ -335,13 +345,15 @@ int db_stmt_get(struct db *db, const char *sql, struct db_stmt **out)
 		return rc;
 	s = xcalloc(1, sizeof(*s));
 	s->sql = xstrdup(sql);
+	s->asked = sql;
 	s->stmt = st;
-	s->busy = true;
 	/* a full cache means dynamic SQL somewhere: work, but don't keep it */
 	if (db->ncache < DB_STMT_CACHE_MAX) {
 		db->cache[db->ncache++] = s;
 		s->cached = true;
 	}
+found:
+	s->busy = true;
 	*out = s;
 	return DB_OK;
 }

@@ -16,6 +16,7 @@
 
 struct db_stmt {
 	char *sql;
+	const char *asked;      /* the pointer it was prepared for: looked for first */
 	MYSQL_STMT *stmt;
 	bool busy;              /* in use: a nested use of the same SQL prepares anew */
 	bool cached;            /* in db->cache; else freed on release */

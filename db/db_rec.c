@@ -540,13 +540,67 @@ static int enum_sql(const struct db_table *t, const char *tail, struct sbuf *b)
 	return 0;
 }
 
+/*
+ * The SELECTs made by enum_sql, remembered for the process: a scheduler
+ * runs the same few hundred times a second, and writing out a table's
+ * column list each time, then comparing it with every cached statement's
+ * text, cost more of its CPU than anything of its own. Keyed by the table
+ * and the tail's text; at most MEMO_MAX of them (beyond, made each time).
+ * The database layer is used by one thread a process (no wseq program
+ * that opens a database starts threads).
+ */
+#define MEMO_MAX 1024
+static struct memo {
+	const struct db_table *t;
+	char *tail, *sql;
+} *memo;
+static size_t nmemo;
+
+static void memo_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < nmemo; i++) {
+		free(memo[i].tail);
+		free(memo[i].sql);
+	}
+	free(memo);
+	memo = NULL;
+	nmemo = 0;
+}
+
+static const char *memo_sql(const struct db_table *t, const char *tail)
+{
+	struct sbuf b = SBUF_INIT(SQL_MAX);
+	size_t i;
+
+	tail = tail ? tail : "";
+	for (i = 0; i < nmemo; i++)
+		if (memo[i].t == t && strcmp(memo[i].tail, tail) == 0)
+			return memo[i].sql;
+	if (nmemo == MEMO_MAX || enum_sql(t, tail, &b) < 0) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	if (!memo)
+		atexit(memo_free);
+	memo = xrealloc(memo, (nmemo + 1) * sizeof(*memo));
+	memo[nmemo].t = t;
+	memo[nmemo].tail = xstrdup(tail);
+	memo[nmemo].sql = sbuf_detach(&b, NULL);
+	return memo[nmemo++].sql;
+}
+
 int db_rec_enum(struct db *db, const struct db_table *t, const char *tail,
 		const struct db_val *vals, size_t nvals, db_row_fn fn, void *arg)
 {
+	const char *sql = memo_sql(t, tail);
 	struct sbuf b = SBUF_INIT(SQL_MAX);
 	int rc = DB_ERROR;
 
-	if (enum_sql(t, tail, &b) == 0)
+	if (sql)
+		rc = select_rows(db, t, sql, vals, nvals, fn, arg);
+	else if (enum_sql(t, tail, &b) == 0)
 		rc = select_rows(db, t, sbuf_str(&b), vals, nvals, fn, arg);
 	sbuf_free(&b);
 	return rc;

@@ -11,6 +11,7 @@ test_expect_success 'every record type round-trips; transactions; duplicates' '
 	"$WSEQ_BUILDDIR/test/unit/test_db_records" >out 2>&1 &&
 	test_grep "^ok 6 - test_list_and_nested_statements" out &&
 	test_grep "^ok 7 - test_insert_many" out &&
+	test_grep "^ok 8 - test_sql_reused_buffers" out &&
 	test_grep -v "not ok" out
 '
 

@@ -476,6 +476,43 @@ static void test_named_queries(void **state)
 	db_sequence_free(&s);
 }
 
+static int platform_name_of(struct db_platform *p, void *arg)
+{
+	snprintf(arg, 64, "%s", p->name);
+	return 0;
+}
+
+/*
+ * SELECTs are remembered by their text and statements looked up by the
+ * pointer first: a tail rewritten in place (the same pointer) must still
+ * run its own SQL, and SQL in a reused buffer its own statement.
+ */
+static void test_sql_reused_buffers(void **state)
+{
+	struct db_platform p = { 0 };
+	char tail[64], got[64], sql[128];
+	int64_t v = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		p.id = 0;
+		p.name = i ? "reuse_b" : "reuse_a";
+		assert_int_equal(db_platform_insert(db, &p), DB_OK);
+	}
+	p.name = NULL;
+	for (i = 0; i < 4; i++) {
+		snprintf(tail, sizeof(tail), "WHERE name='reuse_%c'", i % 2 ? 'b' : 'a');
+		got[0] = '\0';
+		assert_int_equal(db_platform_enum(db, tail, NULL, 0, platform_name_of, got), DB_OK);
+		assert_string_equal(got, i % 2 ? "reuse_b" : "reuse_a");
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM platform WHERE name LIKE 'reuse_%c'",
+			 i % 2 ? '%' : 'a');
+		assert_int_equal(db_select_i64(db, sql, NULL, 0, &v), DB_OK);
+		assert_int_equal(v, i % 2 ? 2 : 1);
+	}
+}
+
 static void test_list_and_nested_statements(void **state)
 {
 	struct db_result *list;
@@ -527,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_named_queries),
 		cmocka_unit_test(test_list_and_nested_statements),
 		cmocka_unit_test(test_insert_many),
+		cmocka_unit_test(test_sql_reused_buffers),
 	};
 
 	if (!getenv("WSEQ_DB_USER")) {

@@ -213,8 +213,14 @@ static void test_queries_are_well_formed(void **state)
 		for (j = 0; j < i; j++)
 			if (strcmp(db_queries[j]->name, q->name) == 0)
 				fail_msg("two queries named %s", q->name);
-		if (q->table && strncmp(sql, "SELECT `id`,", 12) != 0 && q->table->cols[0].flags & DB_COL_ID)
-			fail_msg("query %s: %s", q->name, sql);
+		if (q->table && q->table->cols[0].flags & DB_COL_ID) {
+			char *want = q->table->qualified ? xasprintf("SELECT `%s`.`id`,", q->table->name)
+							 : xstrdup("SELECT `id`,");
+
+			if (strncmp(sql, want, strlen(want)) != 0)
+				fail_msg("query %s: %s", q->name, sql);
+			free(want);
+		}
 		free(sql);
 	}
 }
