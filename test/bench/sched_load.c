@@ -853,8 +853,10 @@ static void host_rpc(struct worker *w, struct host *h, bool timed)
 }
 
 /*
- * Before the clock: a host not registered, holding more jobs than the mode
- * reports (left by a run in another mode), or in seq mode no sequence.
+ * Before the clock: a host not registered, holding another number of jobs
+ * than the mode reports (none yet, or those of a run in another mode: a
+ * ten-job run whose hosts hold one each would measure RPCs reporting one),
+ * or in seq mode no sequence.
  */
 static bool needs_setup(struct host *h)
 {
@@ -862,7 +864,7 @@ static bool needs_setup(struct host *h)
 		return true;
 	if (opt.mode == MODE_SEQ)
 		return !lowest_segment(h);
-	return h->njobs > mode_jobs[opt.mode];
+	return h->njobs != mode_jobs[opt.mode];
 }
 
 static void *worker_main(void *arg)

@@ -41,7 +41,8 @@ usage: $prog [options]
   -h            this text
 Each transport has its own H hosts (host_cpid fcgi-n or cgi-n), registered by
 the first run, before its clock starts; the hosts keep their jobs in hand from
-one mode to the next. The seq run of a transport first makes H sequences, and
+one mode to the next, and before each run's clock each host is brought to the
+mode's number of jobs in hand (one or ten), so every measured RPC reports them. The seq run of a transport first makes H sequences, and
 each host takes one before the clock starts.
 environment: WSEQ_BUILDDIR, the build to measure (default: _build_bench if it
 exists, else _build); WSEQ_SRCDIR, the source tree (default: this script's).
