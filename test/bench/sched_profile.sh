@@ -214,6 +214,17 @@ slowlog_summary() {
 	printf '%s\n' "$lines" | grep -v '^TOTAL' | sort -t $'\t' -k1,1gr | cut -f 2- | sed 's/^/  /'
 }
 
+# perf_part RC FILE RPCS TITLE: the summary of one perf record (RC its exit
+# status), or why there is none
+perf_part() {
+	if [ "$1" != 0 ] || [ ! -s "$2" ]; then
+		echo "  $4: perf record failed:"
+		tail -n 5 "$2.log" | sed 's/^/    /'
+	else
+		perf_summary "$2" "$4" "$3"
+	fi
+}
+
 # perf_summary DATA WHAT RPCS: DATA's samples by shared object and the top
 # 25 symbols.
 perf_summary() {
@@ -348,21 +359,16 @@ profile() {
 			"$rpcs RPCs measured in $secs s"
 		if [ -z "$spids" ]; then
 			echo "  the scheduler: no FastCGI process to profile (plain CGI?)"
-		elif [ $rc1 != 0 ] || [ ! -s "$out-sched.perf" ]; then
-			echo "  the scheduler: perf record failed:"
-			tail -n 5 "$out-sched.perf.log" | sed 's/^/    /'
 		else
 			[ "$later" = 0 ] || echo "  ($later scheduler processes started after perf did: not profiled)"
-			perf_summary "$out-sched.perf" "the scheduler ($(echo "$spids" | tr , '\n' | wc -l) FastCGI processes)" "$rpcs"
+			perf_part "$rc1" "$out-sched.perf" "$rpcs" \
+				"the scheduler ($(echo "$spids" | tr , '\n' | wc -l) FastCGI processes)"
 		fi
 		echo
 		if [ -z "$dbpid" ]; then
 			echo "  mariadbd: no pid in $SB/mysql/mariadbd.pid"
-		elif [ $rc2 != 0 ] || [ ! -s "$out-db.perf" ]; then
-			echo "  mariadbd: perf record failed:"
-			tail -n 5 "$out-db.perf.log" | sed 's/^/    /'
 		else
-			perf_summary "$out-db.perf" "mariadbd" "$rpcs"
+			perf_part "$rc2" "$out-db.perf" "$rpcs" mariadbd
 		fi
 	} | emit
 }

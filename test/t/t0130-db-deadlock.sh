@@ -12,28 +12,8 @@
 test_description='a statement that failed in a deadlock is not used again'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
-test_mariadb_up
 WSEQ_DB_NAME=wseq_deadlock; export WSEQ_DB_NAME
-
-db_tool create "$WSEQ_SRCDIR/db/schema.sql" 2>create.log || {
-	cat create.log; exit 1
-}
-
-mkfifo a_in a_out b_in b_out
-db_tool serve <a_in >a_out 2>a.log &
-a_pid=$!
-db_tool serve <b_in >b_out 2>b.log &
-b_pid=$!
-test_atexit "kill $a_pid $b_pid"
-exec 3>a_in 4<a_out 5>b_in 6<b_out
-
-# get FD: one reply line; a hung tool fails the test instead of hanging it
-get() {
-	timeout "$(test_patience 20)" sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
-}
-# a CMD / b CMD: send, expect the reply (or "-" to only send)
-a() { echo "$1" >&3 && { [ "$2" = - ] || test "$(get 4)" = "$2"; }; }
-b() { echo "$1" >&5 && { [ "$2" = - ] || test "$(get 6)" = "$2"; }; }
+. "$WSEQ_SRCDIR/test/t/lib-db-serve.sh"
 
 # B is blocked on a row lock (its SELECT waits on p3): the moment for A to ask for p1
 b_waits() {

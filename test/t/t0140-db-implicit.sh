@@ -8,26 +8,8 @@
 test_description='implicit transactions: no START TRANSACTION, and nothing left open after a request'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
-test_mariadb_up
 WSEQ_DB_NAME=wseq_implicit; export WSEQ_DB_NAME
-
-db_tool create "$WSEQ_SRCDIR/db/schema.sql" 2>create.log || {
-	cat create.log; exit 1
-}
-
-mkfifo a_in a_out b_in b_out
-db_tool serve <a_in >a_out 2>a.log &
-a_pid=$!
-db_tool serve <b_in >b_out 2>b.log &
-b_pid=$!
-test_atexit "kill $a_pid $b_pid"
-exec 3>a_in 4<a_out 5>b_in 6<b_out
-
-get() {
-	timeout "$(test_patience 20)" sh -c 'IFS= read -r l && printf "%s\n" "$l"' <&$1
-}
-a() { echo "$1" >&3 && { [ "$2" = - ] || test "$(get 4)" = "$2"; }; }
-b() { echo "$1" >&5 && { [ "$2" = - ] || test "$(get 6)" = "$2"; }; }
+. "$WSEQ_SRCDIR/test/t/lib-db-serve.sh"
 # open transactions holding row locks, of any connection (InnoDB refreshes
 # this table at most every 0.1 s: wait for it)
 locking() { test_sql -e "select count(*) from information_schema.innodb_trx where trx_rows_locked > 0"; }
