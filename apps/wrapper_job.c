@@ -112,6 +112,8 @@ static int wj_task(struct wjob_task *t, const xmlNode *tn, const char *name, str
 			rc = wj_bool(c, &t->daemon, name, err);
 		else if (xml_is(c, "append_cmdline_args"))
 			rc = wj_bool(c, &t->append_cmdline_args, name, err);
+		else if (xml_is(c, "input_application"))
+			rc = wj_bool(c, &t->input_application, name, err);
 		else if (xml_is(c, "setenv")) {
 			char *v = xml_text(c);
 			char *eq = strchr(v, '=');

@@ -26,6 +26,7 @@ struct wjob_task {
 	double time_limit;      /* seconds; 0: none */
 	bool daemon;
 	bool append_cmdline_args;
+	bool input_application;         /* the application is a workunit input (any_executable apps) */
 	long line;              /* where in the job file */
 };
 

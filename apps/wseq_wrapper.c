@@ -17,6 +17,7 @@
 #include "log.h"
 #include "wrapper_job.h"
 #include "wrapper_out.h"
+#include "wrapper_slot.h"
 #include "wtime.h"
 
 #include <boinc/boinc_api.h>
@@ -29,7 +30,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define JOB_FILE "job.xml"
+#define JOB_FILE "job.xml"        /* logical name; only the app version gives it */
+#define INIT_DATA_FILE "init_data.xml"
 #define CHECKPOINT_FILE "wrapper_checkpoint.txt"
 #define LISTING_FILE "wseq_wrapper_files.txt"
 #define GUARD_MAX 1024
@@ -50,6 +52,7 @@ struct proc {
 
 static struct {
 	struct wjob job;
+	struct wslot slot;      /* the app version's files */
 	char **args;            /* the wrapper's own command line, for <append_cmdline_args/> */
 	size_t nargs;
 	struct proc *daemons;
@@ -661,16 +664,58 @@ static int finish_outputs(struct wout_names *skip)
 	return 0;
 }
 
-static int load_job(const char *logical)
+/* Is the file of this logical name one of the app version's? Else it is a workunit's input. */
+static bool of_app_version(const char *logical)
+{
+	char path[PATH_MAX];
+
+	return wslot_is_app_file(&W.slot, logical, resolve(logical, path, sizeof(path)));
+}
+
+/*
+ * The programs the job file names must be the app version's, unless the
+ * admin's job file says a task runs an input (<input_application/>: an
+ * any_executable app, whose jobs only submitters with that right make).
+ */
+static int check_programs(void)
+{
+	const struct wjob_task *t;
+	size_t i, n = W.job.ntasks + W.job.ndaemons;
+
+	for (i = 0; i < n; i++) {
+		t = i < W.job.ntasks ? &W.job.tasks[i] : &W.job.daemons[i - W.job.ntasks];
+		if (!t->input_application && !of_app_version(t->application))
+			return log_error("%s:%ld: application %s is not a file of the app version "
+					 "(a workunit's input runs only with <input_application/>)",
+					 JOB_FILE, t->line, t->application);
+	}
+	return 0;
+}
+
+/* The app version's job file, and the programs it names checked. */
+static int load_job(void)
 {
 	char path[PATH_MAX];
 	struct sbuf text = SBUF_INIT((size_t)16 << 20), err = SBUF_INIT(2048);
+	const char *logical = JOB_FILE;
 	int rc;
 
+	if (wslot_load(&W.slot, INIT_DATA_FILE, &err) < 0) {
+		log_error("%s", sbuf_str(&err));
+		sbuf_free(&err);
+		return -1;
+	}
+	if (!of_app_version(logical)) {
+		sbuf_free(&err);
+		return log_error("the job file %s is not a file of the app version (a workunit's "
+				 "input is never the job file)", logical);
+	}
 	resolve(logical, path, sizeof(path));
 	rc = read_file(path, (size_t)16 << 20, &text);
 	if (rc == 0 && (rc = wjob_parse(&W.job, sbuf_str(&text), text.len, logical, &err)) < 0)
 		log_error("%s", sbuf_str(&err));
+	if (rc == 0)
+		rc = check_programs();
 	sbuf_free(&text);
 	sbuf_free(&err);
 	return rc;
@@ -680,7 +725,6 @@ int main(int argc, char **argv)
 {
 	BOINC_OPTIONS opts;
 	struct wout_names listing = { NULL, 0 };
-	const char *job_file = JOB_FILE;
 	size_t i, ndone;
 	int a, status;
 
@@ -693,11 +737,12 @@ int main(int argc, char **argv)
 	opts.multi_process = 1;
 	log_init("wseq_wrapper", NULL);
 	W.args = xcalloc((size_t)argc + 1, sizeof(*W.args));
+	/* no options: every argument is the tasks' (the workunit's command line among them) */
 	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--job_file") && a + 1 < argc)
-			job_file = argv[++a];
-		else
-			W.args[W.nargs++] = argv[a];
+		if (!strcmp(argv[a], "--job_file"))
+			log_warn("argument --job_file is not the wrapper's: its job file is always the "
+				 "app version's " JOB_FILE "; passed on to the tasks as it is");
+		W.args[W.nargs++] = argv[a];
 	}
 	W.parent = getppid();
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -713,7 +758,7 @@ int main(int argc, char **argv)
 		log_error("boinc_init_options failed");
 		return EXIT_CHILD_FAILED;
 	}
-	if (load_job(job_file) < 0 || setup_slot(&listing) < 0 || guard_start() < 0)
+	if (load_job() < 0 || setup_slot(&listing) < 0 || guard_start() < 0)
 		boinc_finish(EXIT_CHILD_FAILED);
 	ndone = read_checkpoint();
 	if (start_daemons() < 0) {

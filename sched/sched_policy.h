@@ -55,6 +55,16 @@ bool sched_host_fits(const struct db_host *host, double memory, double disk);
 /* Has the reply a job of workunit wuid already? */
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid);
 
+/* ---- what a job may choose on a host (sched_exec_check.c) ---- */
+
+/*
+ * May wu of app go to a host by the rule of lib/exec_rule.h? DB_OK: yes;
+ * DB_NOT_FOUND: no -- the workunit is cancelled in the RPC's transaction,
+ * the reason logged; else a database error.
+ */
+int sched_exec_check(const struct sched_ctx *ctx, const struct db_app *app,
+		     const struct db_workunit *wu);
+
 /* ---- assigned jobs (sched_assign.c) ---- */
 
 /*

@@ -257,6 +257,7 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	const struct db_app *app = sched_app_by_id(apps, r->appid);
 	const struct db_app_version *av = NULL;
 	const char *platform = NULL;
+	int rc;
 
 	if (app)
 		av = sched_best_version(apps, r->appid, 0, req, &platform);
@@ -269,6 +270,8 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	if (wu->error_mask || wu->canonical_resultid ||
 	    !sched_host_fits(host, wu->rsc_memory_bound, wu->rsc_disk_bound))
 		return DB_NOT_FOUND;
+	if ((rc = sched_exec_check(ctx, app, wu)) != DB_OK)
+		return rc;
 	sched_result_assign(host, av, wu, r);
 	return sched_job_append(host, app, av, platform, r, wu, reply, seconds, false);
 }

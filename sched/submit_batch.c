@@ -352,6 +352,9 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	xmlNode *in;
 	int rc = job_name_cmd(r, job, index, k->is_seq, &name, &cmd);
 
+	if (!rc)
+		rc = submit_exec_check_cmdline(r, &k->app, cmd, index);
+
 	if (k->app.any_executable) {    /* as many files as the job names */
 		want = 0;
 		xml_for_each(in, job, "input_file")
@@ -395,6 +398,8 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 		if (w == DB_RETRY || w < 0)
 			rc = submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
 				     "server log)", name);
+		else
+			rc = submit_exec_check_wu(r, &k->app, wu.xml_doc, index);
 	}
 	for (i = 0; open && i < want; i++)
 		free(open[i]);

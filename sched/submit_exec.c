@@ -7,30 +7,8 @@
  * copied into the slot directory (an unmodified program reads plain files).
  */
 #include "submit_int.h"
-#include "dirhier.h"
-
-/* The executable's open name: wseq_wrapper's job file for these apps runs it. */
-#define EXEC_OPEN_NAME "wseq_exec"
-#define OPEN_NAME_MAX 200
-
-/* Names the client, the wrapper or the zip of outputs use in the slot directory. */
-static bool reserved(const char *name)
-{
-	static const char *const names[] = { "job.xml", "init_data.xml", "stderr.txt",
-					     "stdout.txt", "wseq_outputs.zip" };
-	static const char *const prefixes[] = { "boinc_", "wrapper_", "wseq_" };
-	size_t i;
-
-	if (!strcmp(name, EXEC_OPEN_NAME))
-		return false;
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
+#include "exec_rule.h"
+#include "log.h"
 
 static int bad_name(struct rpc *r, size_t job, const char *name, const char *why)
 {
@@ -45,17 +23,15 @@ int submit_exec_template(struct rpc *r, const struct input_template *base, char 
 			 size_t n, size_t job, struct input_template *t)
 {
 	size_t i, j, nexec = 0;
+	const char *why;
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++) {
 		if (!names[i] || !*names[i])
 			return submit_fail(r, "job %zu: input file %zu has no <open_name> (a job with "
 					   "its own executable names each file it reads)", job, i);
-		if (strlen(names[i]) > OPEN_NAME_MAX || !dirhier_name_ok(names[i]))
-			return bad_name(r, job, names[i], "is not a plain file name (at most 200 "
-					"bytes, without /, \\, .. or a leading . or -)");
-		if (reserved(names[i]))
-			return bad_name(r, job, names[i], "is a name the client or the wrapper uses");
+		if ((why = exec_rule_open_name(names[i], true)) != NULL)
+			return bad_name(r, job, names[i], why);
 		for (j = 0; j < i; j++)
 			if (!strcmp(names[i], names[j]))
 				return bad_name(r, job, names[i], "is given twice");
@@ -84,4 +60,38 @@ void submit_exec_template_free(struct input_template *t)
 	free(t->files);
 	free(t->refs);
 	memset(t, 0, sizeof(*t));
+}
+
+/* A refusal of the rule of exec_rule.h: logged (with the user), and the submitter told why. */
+static int refuse(struct rpc *r, size_t job, const char *why)
+{
+	log_warn("user %lld: job %zu refused: %s", (long long)r->user.id, job, why);
+	return submit_fail(r, "job %zu: %s", job, why);
+}
+
+int submit_exec_check_cmdline(struct rpc *r, const struct db_app *app, const char *cmd,
+			      size_t job)
+{
+	const char *why;
+	char *msg;
+	int rc;
+
+	if (app->any_executable || (why = exec_rule_cmdline(cmd)) == NULL)
+		return 0;
+	msg = xasprintf("its command line %s", why);
+	rc = refuse(r, job, msg);
+	free(msg);
+	return rc;
+}
+
+int submit_exec_check_wu(struct rpc *r, const struct db_app *app, const char *xml_doc,
+			 size_t job)
+{
+	struct sbuf why = SBUF_INIT(1024);
+	int rc = 0;
+
+	if (exec_rule_wu_doc(xml_doc, app->any_executable != 0, &why) < 0)
+		rc = refuse(r, job, sbuf_str(&why));
+	sbuf_free(&why);
+	return rc;
 }

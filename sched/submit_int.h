@@ -58,6 +58,17 @@ struct input_template;
 int submit_exec_template(struct rpc *r, const struct input_template *base, char *const *names,
 			 size_t n, size_t job, struct input_template *t);
 void submit_exec_template_free(struct input_template *t);
+/*
+ * The rule of what a job may choose on a host (lib/exec_rule.h), for job
+ * #job of app: its command line (before the job is made; any for an
+ * any_executable app, whose submitter holds the right by then), and the
+ * workunit's xml_doc as made (every open name, no input marked executable
+ * unless the app is any_executable). 0, or -1 with the submitter told why.
+ */
+int submit_exec_check_cmdline(struct rpc *r, const struct db_app *app, const char *cmd,
+			      size_t job);
+int submit_exec_check_wu(struct rpc *r, const struct db_app *app, const char *xml_doc,
+			 size_t job);
 /* An any_executable app: has the user the right to bring their own executable? */
 int submit_may_bring_executable(struct rpc *r, const struct db_app *app);
 int submit_app_by_name(struct rpc *r, const char *name, struct db_app *app);

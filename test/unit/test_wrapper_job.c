@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "log.h"
 #include "../../apps/wrapper_job.h"
+#include "../../apps/wrapper_slot.h"
 #include "fileutil.h"
 
 static int parse(struct wjob *j, const char *xml, struct sbuf *err)
@@ -163,6 +164,7 @@ static void test_exec_app_job(void **state)
 	assert_int_equal(wjob_parse(&j, text.buf, text.len, path, &err), 0);
 	assert_int_equal(j.ntasks, 1);
 	assert_string_equal(j.tasks[0].application, "wseq_exec");
+	assert_true(j.tasks[0].input_application);
 	assert_true(j.tasks[0].append_cmdline_args);
 	assert_string_equal(j.tasks[0].stdout_name, "_condor_stdout");
 	assert_null(j.tasks[0].stderr_name);
@@ -176,6 +178,78 @@ static void test_exec_app_job(void **state)
 	free(path);
 }
 
+
+static void slot_write(const char *top, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", top, rel);
+
+	assert_int_equal(write_file_atomic(p, text, strlen(text), 0644), 0);
+	free(p);
+}
+
+/* A slot as the client makes it: projects/P holds the files, slots/0 the links and init_data.xml. */
+static char *slot_setup(const char *app_files)
+{
+	char tmpl[] = "/tmp/wslotXXXXXX", *top = xstrdup(mkdtemp(tmpl)), *p;
+
+	p = xasprintf("%s/projects/P", top);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/slots/0", top);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	p = xasprintf("<app_init_data>\n<project_dir>%s/projects/P</project_dir>\n%s</app_init_data>\n",
+		      top, app_files);
+	slot_write(top, "slots/0/init_data.xml", p);
+	free(p);
+	slot_write(top, "projects/P/job_1.xml", "<job_desc/>\n");
+	slot_write(top, "projects/P/worker_1", "#!/bin/sh\n");
+	slot_write(top, "projects/P/in_md5", "<job_desc>mine</job_desc>\n");
+	slot_write(top, "slots/0/job.xml", "<soft_link>../../projects/P/job_1.xml</soft_link>\n");
+	slot_write(top, "slots/0/in", "<soft_link>../../projects/P/in_md5</soft_link>\n");
+	slot_write(top, "slots/0/worker", "#!/bin/sh\n");          /* copied (<copy_file/>) */
+	slot_write(top, "slots/0/other", "#!/bin/sh\nrm -rf ~\n"); /* copied, not the app's bytes */
+	return top;
+}
+
+static void test_slot_app_files(void **state)
+{
+	char *top = slot_setup("<app_file>wseq_wrapper_1</app_file>\n<app_file>job_1.xml</app_file>\n"
+			       "<app_file>worker_1</app_file>\n"), *init, *p;
+	struct sbuf err = SBUF_INIT(4096);
+	struct wslot s;
+
+	(void)state;
+	init = xasprintf("%s/slots/0/init_data.xml", top);
+	assert_int_equal(wslot_load(&s, init, &err), 0);
+	assert_int_equal(s.napp_files, 3);
+	p = xasprintf("%s/slots/0", top);
+	assert_int_equal(chdir(p), 0);
+	free(p);
+	assert_true(wslot_is_app_file(&s, "job.xml", "../../projects/P/job_1.xml"));
+	assert_true(wslot_is_app_file(&s, "worker", "worker"));
+	/* a workunit's input: in the project directory, but not listed */
+	assert_false(wslot_is_app_file(&s, "in", "../../projects/P/in_md5"));
+	/* a link that climbs out, and a copy with other bytes */
+	assert_false(wslot_is_app_file(&s, "x", "../../projects/P/../P/../../slots/0/in"));
+	assert_false(wslot_is_app_file(&s, "other", "other"));
+	assert_false(wslot_is_app_file(&s, "missing", "missing"));
+	wslot_free(&s);
+	/* a client that lists no app files: nothing is the app version's */
+	assert_int_equal(remove_tree(top), 0);
+	free(top);
+	top = slot_setup("");
+	free(init);
+	init = xasprintf("%s/slots/0/init_data.xml", top);
+	assert_int_equal(wslot_load(&s, init, &err), -1);
+	assert_non_null(strstr(sbuf_str(&err), "no app version files"));
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(remove_tree(top), 0);
+	free(init);
+	free(top);
+	sbuf_free(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_zip_name),
 		cmocka_unit_test(test_exec_app_job),
+		cmocka_unit_test(test_slot_app_files),
 	};
 
 	log_init("test_wrapper_job", NULL);
