@@ -293,6 +293,8 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 		}
 		if (rc == DB_OK)
 			rc = db_workunit_lookup_id(ctx->db, r.workunitid, &wu);
+		if (rc == DB_OK)
+			rc = sched_exec_check(ctx, app, &wu);
 		if (rc == DB_OK) {
 			sched_result_assign(host, av, &wu, &r);
 			rc = db_result_activate(ctx->db, &r);

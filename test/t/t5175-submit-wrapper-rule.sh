@@ -130,6 +130,27 @@ test_expect_success 'refused at submit: --job_file in the command line, however 
 	test_grep "job 0 refused: its command line names the wrapper.s option --job_file" "$PROJECT_DIR/log/submit.log"
 '
 
+test_expect_success 'a sequence app'"'"'s job: the same refusal, nothing is made' '
+	cat >"$PROJECT_DIR/project.xml" <<-EOT &&
+	<boinc>
+	  <app><name>wrapseq</name><user_friendly_name>a sequence app</user_friendly_name></app>
+	</boinc>
+	EOT
+	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_in" "$PROJECT_DIR/templates/wrapseq_in" &&
+	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_out" "$PROJECT_DIR/templates/wrapseq_out" &&
+	printf "<sequence_app><segments>3</segments></sequence_app>\n" >"$PROJECT_DIR/templates/wrapseq_seq" &&
+	test_project bin/xadd >>setup.log 2>&1 &&
+	test_project bin/account grant --email mallory@example.org --submit_rights wrapseq &&
+	made >before &&
+	req "<submit_batch><authenticator>$(cat mallory_key)</authenticator><batch><batch_name>s1</batch_name><app_name>wrapseq</app_name><job><name>sj1</name><command_line>--job_file in</command_line><input_file><mode>local_staged</mode><source>$ME.xml</source></input_file></job></batch></submit_batch>" &&
+	rpc && refused "job 0: its command line names the wrapper" &&
+	test "$(test_sql_value "select count(*) from sequence")" = 0 &&
+	made >after && test_cmp before after &&
+	req "<submit_batch><authenticator>$(cat mallory_key)</authenticator><batch><batch_name>s2</batch_name><app_name>wrapseq</app_name><job><name>sj2</name><command_line>--steps 3</command_line><input_file><mode>local_staged</mode><source>$MI.txt</source></input_file></job></batch></submit_batch>" &&
+	rpc && grep "<batch_id>" out &&
+	test "$(test_sql_value "select count(*) from sequence where name=\"sj2\"")" = 1
+'
+
 test_expect_success 'an ordinary command line for the same app is accepted' '
 	submit m2 mj2 "plain args" "$MI.txt" && grep "<batch_id>" out
 '
