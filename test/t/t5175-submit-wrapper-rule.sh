@@ -201,4 +201,32 @@ test_expect_success 'a workunit forged with an input opened as job.xml, or an in
 	test ! -e PWNED
 '
 
+seq_cancelled() {
+	test "$(test_sql_value "select state from sequence where name=\"sj2\"")" = 2
+}
+
+test_expect_success 'a sequence'"'"'s segment forged in the database with --job_file in is not sent: its sequence ends in error, the reason logged' '
+	vdir="$PROJECT_DIR/apps/wrapseq/wrapseq_1.00_$platform" &&
+	mkdir -p "$vdir" &&
+	cp "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_wrapper" "$vdir/wrapseq_wrapper_1.00" &&
+	cp job.xml "$vdir/wrapseq_job_1.00.xml" &&
+	cp worker.sh "$vdir/wrapseq_worker_1.00.sh" &&
+	cat >"$vdir/version.xml" <<-EOT &&
+	<version>
+	    <file><physical_name>wrapseq_wrapper_1.00</physical_name><main_program/></file>
+	    <file><physical_name>wrapseq_job_1.00.xml</physical_name><logical_name>job.xml</logical_name></file>
+	    <file><physical_name>wrapseq_worker_1.00.sh</physical_name><logical_name>worker</logical_name></file>
+	    <is_wrapper/>
+	</version>
+	EOT
+	test_project bin/update_versions >>setup.log 2>&1 &&
+	test "$(test_sql_value "select count(*) from app_version v join app a on a.id=v.appid where a.name=\"wrapseq\"")" = 1 &&
+	test_sql "$WSEQ_DB_NAME" -e "update workunit set xml_doc=replace(xml_doc, \"--steps 3\", \"--job_file in\") where name like \"sj2\\_b%\"" &&
+	test_sql_value "select xml_doc from workunit where name like \"sj2\\_b%\"" | grep -e "--job_file in" &&
+	test_boinc_poll clientA "$PROJECT_URL" 120 seq_cancelled &&
+	test_grep "workunit sj2_b0_s1 ([0-9]*) not sent but cancelled: its command line names the wrapper.s option --job_file" "$PROJECT_DIR/log/scheduler.log" &&
+	test "$(test_sql_value "select count(*) from result where name like \"sj2\\_b%\" and sent_time>0")" = 0 &&
+	test ! -e PWNED
+'
+
 test_done
