@@ -6,15 +6,14 @@
 #include "dirhier.h"
 #include "xml.h"
 
-/* Option names that choose what wseq_wrapper runs; matched anywhere, once quotes are gone. */
-static const char *const wrapper_options[] = { "--job_file" };
+/* The option that chose wseq_wrapper's job file; matched anywhere, once quotes are gone. */
+#define JOB_FILE_OPTION "--job_file"
 
 const char *exec_rule_cmdline(const char *cmd)
 {
 	const char *p;
 	char *bare, *q;
-	size_t i;
-	bool bad = false;
+	bool bad;
 
 	if (!cmd)
 		return NULL;
@@ -24,11 +23,10 @@ const char *exec_rule_cmdline(const char *cmd)
 		if (*p != '"' && *p != '\'' && *p != '\\')
 			*q++ = *p;
 	*q = '\0';
-	for (i = 0; i < ARRAY_SIZE(wrapper_options); i++)
-		bad |= strstr(bare, wrapper_options[i]) != NULL;
+	bad = strstr(bare, JOB_FILE_OPTION) != NULL;
 	free(bare);
-	return bad ? "names the wrapper's option --job_file (the job file is the app version's)"
-		   : NULL;
+	return bad ? "names the wrapper's option " JOB_FILE_OPTION " (the job file is the app "
+		     "version's)" : NULL;
 }
 
 /* Names the client, the wrapper or the zip of outputs use in the slot directory. */
