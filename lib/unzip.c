@@ -2,8 +2,10 @@
  * zip_unpack(): a volunteer host's zip of outputs, unpacked with suspicion
  * (lib/unzip.h). Three phases: check every entry's name and type (nothing
  * is written if one is bad), unpack into a fresh directory beside the
- * destination counting the bytes as they come, then move each file into
- * the destination, taking the moves back if one fails.
+ * destination counting the bytes as they come against every bound (one
+ * entry's, the zip's, a compression ratio, what a batch's zips share),
+ * then move each file into the destination, taking the moves back if one
+ * fails.
  */
 #include "unzip.h"
 #include "fileutil.h"
