@@ -238,8 +238,10 @@ static int unpack_zip(struct gahp_req *r, const struct fetch_spec *s, long zi, s
 	struct zip_budget fresh;
 	int rc;
 
-	if (outputs_zip_limits(&lim, &fresh, err) < 0 || outputs_zip_stage(s->dir, u, err) < 0 ||
-	    outputs_zip_download(r->url, r->auth, s->job, (int)zi, u, err) < 0)
+	if (outputs_zip_limits(&lim, &fresh, err) < 0 || outputs_zip_stage(s->dir, u, err) < 0)
+		return -1;
+	unpacked_reserve(u, "config.txt", false);     /* the gahp's own, read at start */
+	if (outputs_zip_download(r->url, r->auth, s->job, (int)zi, u, err) < 0)
 		return -1;
 	pthread_mutex_lock(&use_mu);
 	rc = unpack_charged(u, s->job, &lim, &fresh, err);

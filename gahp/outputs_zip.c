@@ -199,6 +199,46 @@ void unpacked_want(struct unpacked *u, size_t i, const char *dest, bool named)
 	u->named[i] = named;
 }
 
+void unpacked_reserve(struct unpacked *u, const char *path, bool whole)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	char *dir;
+
+	if (whole)
+		dir = xstrdup(path);
+	else if (!slash)
+		dir = xstrdup(".");
+	else
+		dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		u->reserved = xrealloc(u->reserved, (u->nreserved + 1) * sizeof(*u->reserved));
+		u->reserved[u->nreserved].dev = st.st_dev;
+		u->reserved[u->nreserved].ino = st.st_ino;
+		u->reserved[u->nreserved++].base = whole ? NULL : xstrdup(path_base(path));
+	}
+	free(dir);
+}
+
+/* Is name base in the open directory dfd (the directory itself: NULL) reserved? */
+static bool reserved(const struct unpacked *u, int dfd, const char *base)
+{
+	struct stat st;
+	size_t i;
+
+	if (!u->nreserved || fstat(dfd, &st) < 0)
+		return u->nreserved > 0;
+	for (i = 0; i < u->nreserved; i++) {
+		const struct unpacked_reserved *r = &u->reserved[i];
+
+		if (r->dev == st.st_dev && r->ino == st.st_ino &&
+		    (!r->base || (base && !strcmp(base, r->base))))
+			return true;
+	}
+	return false;
+}
+
 /* What placing made (files and directories), to take back on a refusal. */
 struct made {
 	char **paths;
@@ -241,15 +281,20 @@ static bool same_bytes(int a, int b)
 
 /*
  * Walk rel's directories from dfd (taken), one component at a time, never
- * through a link: the directory of rel's last component, opened, or -1. With
- * made, directories missing are created (recorded); without, a missing one
- * gives -2 (the rest is new).
+ * through a link nor into a reserved directory: the directory of rel's last
+ * component, opened, or -1. With made, directories missing are created
+ * (recorded); without, a missing one gives -2 (the rest is new).
  */
-static int walk(int dfd, const char *job_dir, const char *rel, struct made *made,
-		struct sbuf *err)
+static int walk(const struct unpacked *u, int dfd, const char *job_dir, const char *rel,
+		struct made *made, struct sbuf *err)
 {
 	char *copy = xstrdup(rel), *comp = copy, *slash;
 
+	if (dfd >= 0 && reserved(u, dfd, NULL)) {
+		sbuf_addf(err, "cannot place %s: %s is kept for the tool's own files", rel, job_dir);
+		close(dfd);
+		dfd = -1;
+	}
 	while (dfd >= 0 && (slash = strchr(comp, '/')) != NULL) {
 		int next;
 
@@ -268,6 +313,12 @@ static int walk(int dfd, const char *job_dir, const char *rel, struct made *made
 								     : strerror(errno));
 		close(dfd);
 		dfd = next;
+		if (dfd >= 0 && reserved(u, dfd, NULL)) {
+			sbuf_addf(err, "cannot place %s: %s/%s is kept for the tool's own files", rel,
+				  job_dir, copy);
+			close(dfd);
+			dfd = -1;
+		}
 		*slash = '/';
 		comp = slash + 1;
 	}
@@ -284,11 +335,16 @@ static int check_new(const struct unpacked *u, size_t i, const char *job_dir, st
 
 	if (why)
 		return sbuf_fail(err, "entry '%s' may not go to %s: %s", u->names[i], rel, why);
-	dfd = walk(open(job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), job_dir, rel, NULL, err);
+	dfd = walk(u, open(job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), job_dir, rel, NULL, err);
 	if (dfd == -2)
 		return 0;
 	if (dfd < 0)
 		return err->len ? -1 : sbuf_fail(err, "cannot open %s: %s", job_dir, strerror(errno));
+	if (reserved(u, dfd, path_base(rel))) {
+		close(dfd);
+		return sbuf_fail(err, "entry '%s' may not go to %s/%s: a file the tool keeps for "
+				 "itself", u->names[i], job_dir, rel);
+	}
 	fd = openat(dfd, path_base(rel), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	close(dfd);
 	if (fd < 0 && errno == ENOENT)
@@ -313,8 +369,8 @@ static int place_new(const struct unpacked *u, size_t i, const char *job_dir, st
 		     struct sbuf *err)
 {
 	char *src = xasprintf("%s/files/%s", u->dir, u->names[i]);
-	int dfd = walk(open(job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), job_dir, u->dest[i], made,
-		       err);
+	int dfd = walk(u, open(job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), job_dir, u->dest[i],
+		       made, err);
 	int rc = -1;
 
 	if (dfd < 0) {
@@ -391,6 +447,9 @@ void unpacked_free(struct unpacked *u)
 		if (u->dest)
 			free(u->dest[i]);
 	}
+	for (i = 0; i < u->nreserved; i++)
+		free(u->reserved[i].base);
+	free(u->reserved);
 	free(u->names);
 	free(u->dest);
 	free(u->named);

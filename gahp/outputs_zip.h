@@ -14,7 +14,8 @@
  *    spec's DST, an output name in the description) goes only to a NEW path
  *    under the job's directory: no component starting with '.', no symbolic
  *    link on the way, no file replaced (one with the same bytes counts as
- *    already there, so a fetch may be repeated);
+ *    already there, so a fetch may be repeated), nothing in a place the
+ *    caller reserved (the tool's own files: unpacked_reserve());
  *  - every entry is checked before any is moved, and a refusal takes back
  *    what was moved: a refused zip leaves nothing behind.
  */
@@ -48,6 +49,13 @@ const char *outputs_zip_env_help(void);
  */
 const char *outputs_rel_problem(const char *rel);
 
+/* A place no unnamed entry may go: a directory (base NULL) or one name in it. */
+struct unpacked_reserved {
+	dev_t dev;
+	ino_t ino;
+	char *base;
+};
+
 struct unpacked {
 	char *dir;              /* the private staging directory */
 	char **names;           /* entries: files, relative paths, sorted */
@@ -55,6 +63,8 @@ struct unpacked {
 	char **dest;            /* per entry: where it goes (unpacked_want), or NULL */
 	bool *named;            /* per entry: the submitter named dest */
 	size_t nplaced;         /* entries now at their destination (or there already) */
+	struct unpacked_reserved *reserved;
+	size_t nreserved;
 };
 
 /* A new staging directory in job_dir (which must exist): 0, or -1 (err). */
@@ -71,6 +81,12 @@ int outputs_zip_download(const char *url, const char *auth, const char *job, int
  */
 int outputs_zip_unpack(struct unpacked *u, const struct zip_limits *job, struct zip_budget *batch,
 		       struct sbuf *err);
+/*
+ * Keep unnamed entries out of path: the directory and all below it when
+ * whole, else the one name (which may not exist yet; its directory must,
+ * or there is nothing to keep them out of).
+ */
+void unpacked_reserve(struct unpacked *u, const char *path, bool whole);
 /* The index of entry name, or -1. */
 long unpacked_find(const struct unpacked *u, const char *name);
 /*

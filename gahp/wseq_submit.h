@@ -65,6 +65,12 @@ struct ws_state {
 
 /* wseq_submit_state.c */
 /*
+ * The directory of every working directory's state: WSEQ_SUBMIT_STATE_DIR,
+ * else $XDG_STATE_HOME/wseq_submit, else ~/.local/state/wseq_submit
+ * (allocated; NULL without a home).
+ */
+char *ws_state_root(void);
+/*
  * The state directory of the working directory (made 0700, checked as
  * ws_state_private() does), allocated; NULL when it cannot be had (told on
  * stderr).

@@ -68,6 +68,7 @@ static char *destination(const struct ws_job *j, const char *name, bool is_stdou
 static int fetch_zip(struct fetch *f, const struct ws_job *j, long zi, struct sbuf *err)
 {
 	struct unpacked u;
+	char *root;
 	size_t i;
 	int ret = -1;
 
@@ -77,6 +78,10 @@ static int fetch_zip(struct fetch *f, const struct ws_job *j, long zi, struct sb
 	}
 	if (outputs_zip_stage(j->iwd, &u, err) < 0)
 		return -1;
+	root = ws_state_root();
+	if (root)
+		unpacked_reserve(&u, root, true);     /* out of reach already, unless put in a job's way */
+	free(root);
 	if (outputs_zip_download(f->c->url, f->c->auth, j->name, (int)zi, &u, err) < 0 ||
 	    outputs_zip_unpack(&u, &f->zip_job, &f->zip_batch, err) < 0)
 		goto out;

@@ -35,8 +35,7 @@ bool ws_name_ok(const char *name)
 	return true;
 }
 
-/* The directory of every working directory's state: WSEQ_SUBMIT_STATE_DIR, XDG's, or ~/.local/state. */
-static char *state_base(void)
+char *ws_state_root(void)
 {
 	const char *e = getenv("WSEQ_SUBMIT_STATE_DIR"), *home;
 	struct passwd *pw;
@@ -75,7 +74,7 @@ int ws_state_private(const char *path, bool dir)
 char *ws_state_dir(void)
 {
 	char cwd[PATH_MAX], hex[MD5_HEX_LEN + 1];
-	char *base = state_base(), *dir = NULL, *where = NULL;
+	char *base = ws_state_root(), *dir = NULL, *where = NULL;
 
 	if (!base)
 		return ws_fail(NULL, "no home directory to keep the batches' state in (set "

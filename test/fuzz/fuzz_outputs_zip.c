@@ -4,8 +4,9 @@
  * job's and a batch's bounds, every entry wanted at its own name (as
  * `wseq_submit fetch` and the gahp's FETCH_OUTPUT ALL want them), placed.
  * The job directory holds the submitter's files first: job.sub, a hidden
- * .wseq_submit/state, and a link "out" to a directory outside. Properties:
- * those are never changed and nothing appears outside; a refusal has a
+ * .wseq_submit/state, and a link "out" to a directory outside; config.txt
+ * is reserved (the gahp's own). Properties: those are never changed,
+ * config.txt never made, nothing appears outside; a refusal has a
  * message and leaves the job directory as it was; a success adds only
  * regular files and directories, none hidden, within the bounds; the
  * staging directory never stays.
@@ -79,7 +80,7 @@ static void job_dir_check(const char *job, const char *outside)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *dir = fuzz_scratch_dir();
-	char *job = xasprintf("%s/job", dir), *outside = xasprintf("%s/outside", dir), *zip;
+	char *job = xasprintf("%s/job", dir), *outside = xasprintf("%s/outside", dir), *zip, *conf;
 	struct zip_limits lim = { MAX_BYTES, MAX_ENTRIES, MAX_BYTES / 2, 50 };
 	struct zip_budget batch = { MAX_BYTES, MAX_ENTRIES, 1000, 2 };
 	struct sbuf err = SBUF_INIT(4096);
@@ -90,6 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_setup();
 	job_dir_make(job, outside);
 	FUZZ_CHECK(outputs_zip_stage(job, &u, &err) == 0);
+	conf = xasprintf("%s/config.txt", job);
+	unpacked_reserve(&u, conf, false);
 	zip = outputs_zip_path(&u);
 	FUZZ_CHECK(write_file_atomic(zip, data, size, 0644) == 0);
 	rc = outputs_zip_unpack(&u, &lim, &batch, &err);
@@ -100,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	unpacked_free(&u);
 	job_dir_check(job, outside);
+	FUZZ_CHECK(access(conf, F_OK) < 0);
 	nfound = nbytes = 0;
 	odd = false;
 	FUZZ_CHECK(nftw(job, visit, 16, FTW_PHYS) == 0);
@@ -114,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_rm_below(dir);
 	sbuf_free(&err);
 	free(zip);
+	free(conf);
 	free(job);
 	free(outside);
 	return 0;

@@ -15,7 +15,8 @@ export WSEQ_PROJECT_URL WSEQ_AUTH_FILE XDG_STATE_HOME
 
 # state_of BATCH: its state file, submitted from the working directory
 state_of() {
-	printf "%s/wseq_submit/%s/%s" "$XDG_STATE_HOME" "$(printf %s "$(pwd -P)" | md5sum | cut -c1-32)" "$1"
+	printf "%s/%s/%s" "${WSEQ_SUBMIT_STATE_DIR:-$XDG_STATE_HOME/wseq_submit}" \
+		"$(printf %s "$(pwd -P)" | md5sum | cut -c1-32)" "$1"
 }
 
 # nothing of a refused zip: no staging directory, no scratch directory, no zip
@@ -140,16 +141,30 @@ test_expect_success 'wseq_submit fetch: what the description names is the submit
 	! test -e w7/other && ! test -e w7/result.txt && no_leftovers w7
 '
 
+test_expect_success 'wseq_submit: a state directory put inside the job directory is still out of a zip reach' '
+	(export WSEQ_SUBMIT_STATE_DIR="$TRASH_DIRECTORY/w8/state" &&
+	 submit_in w8 1 && B=$(cat w8/batch) && cd w8 &&
+	 d=$(dirname "$(state_of x)") && test -f "$d/$B" && h=$(basename "$d") &&
+	 host_zip evil8.zip "state/$h/planted=project =http://127.0.0.1:9/\n" &&
+	 host_returns "$B-0" evil8.zip &&
+	 test_must_fail "$WS" fetch "$B" 2>fetch.err && cat fetch.err &&
+	 grep "cannot place state/$h/planted: .*/w8/state is kept for the tool.s own files" fetch.err &&
+	 ! test -e "state/$h/planted")
+'
+
 gahp_start || exit 1
 T=$(date +%s)
 BATCH="condor#schedd.example.org#prog#$T"
 
-test_expect_success 'boinc_gahp: two jobs submitted as the gridmanager does' '
+test_expect_success 'boinc_gahp: three jobs submitted as the gridmanager does' '
 	test "$(gahp_sync ASYNC_MODE_ON)" = S &&
 	test "$(gahp_sync "BOINC_SELECT_PROJECT $URL $AUTH")" = S &&
 	echo x >params &&
-	r=$(gahp_do 2 "BOINC_SUBMIT 2 $BATCH $TRASH_DIRECTORY/prog.sh 2 $BATCH#1.0 1 0 1 $TRASH_DIRECTORY/params params $BATCH#1.1 1 0 1 $TRASH_DIRECTORY/params params NULL NULL NULL NULL NULL NULL") &&
+	job() { printf " %s#1.%s 1 0 1 %s params" "$BATCH" "$1" "$TRASH_DIRECTORY/params"; } &&
+	r=$(gahp_do 2 "BOINC_SUBMIT 2 $BATCH $TRASH_DIRECTORY/prog.sh 3$(job 0)$(job 1)$(job 2) NULL NULL NULL NULL NULL NULL") &&
 	test "$r" = "2 NULL" &&
+	host_zip g2.zip "config.txt=http://127.0.0.1:9/\nkey\n" &&
+	host_returns "$BATCH#1.2" g2.zip &&
 	host_zip g0.zip "result.txt=fine\n" "job.sub=executable = /bin/sh\n" &&
 	host_returns "$BATCH#1.0" g0.zip &&
 	host_zip g1.zip "result.txt=fine\n" ".ssh/authorized_keys=evil\n" &&
@@ -172,6 +187,12 @@ test_expect_success 'boinc_gahp FETCH_OUTPUT: a spec naming the hidden entry is 
 	r=$(gahp_do 12 "BOINC_FETCH_OUTPUT 12 $BATCH#1.1 $TRASH_DIRECTORY/g1 err.txt ALL 1 .ssh/authorized_keys got_keys") &&
 	echo "$r" | grep "^12 NULL 0 " &&
 	test "$(cat g1/got_keys)" = evil && test "$(cat g1/result.txt)" = fine && ! test -e g1/.ssh
+'
+
+test_expect_success 'boinc_gahp FETCH_OUTPUT into its own directory: its config.txt is never made' '
+	r=$(gahp_do 13 "BOINC_FETCH_OUTPUT 13 $BATCH#1.2 $GAHP_DIR err.txt ALL 0") && echo "$r" &&
+	echo "$r" | sed "s/\\\\//g" | grep "^13 error fetching output: entry .config.txt. may not go to .*/gahp/config.txt: a file the tool keeps for itself" &&
+	! test -e "$GAHP_DIR/config.txt"
 '
 
 gahp_close

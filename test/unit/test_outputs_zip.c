@@ -187,6 +187,41 @@ static void test_never_through_a_link(void **state)
 	free(link);
 }
 
+/* The tool's own places: a reserved directory and all below it, a reserved name. */
+static void test_never_reserved(void **state)
+{
+	static const char *const in_dir[] = { "ok.txt", "ok", "state/abc/batch", "project =evil", NULL };
+	static const char *const dir_itself[] = { "state", "x", NULL };
+	static const char *const name[] = { "config.txt", "http://evil/\nkey", NULL };
+	struct sbuf err = SBUF_INIT(4096);
+	struct unpacked u;
+	char *dir = xasprintf("%s/state/abc", job), *conf = xasprintf("%s/config.txt", job);
+	size_t i;
+
+	put("state/abc/dir", "/home/me/run");
+	for (i = 0; i < 3; i++) {
+		const char *const *ents = i == 0 ? in_dir : i == 1 ? name : dir_itself;
+
+		stage(&u, ents);
+		unpacked_reserve(&u, dir, true);
+		unpacked_reserve(&u, conf, false);
+		for (size_t k = 0; k < u.n; k++)
+			unpacked_want(&u, k, u.names[k], false);
+		assert_int_equal(unpacked_place(&u, job, &err), -1);
+		unpacked_free(&u);
+		if (!strstr(sbuf_str(&err), i == 0 ? "is kept for the tool's own files" :
+				i == 1 ? "a file the tool keeps for itself" : "would replace"))
+			fail_msg("%zu: %s", i, sbuf_str(&err));
+		sbuf_reset(&err);
+	}
+	assert_false(exists("state/abc/batch"));
+	assert_false(exists("config.txt"));
+	assert_false(exists("ok.txt"));
+	free(dir);
+	free(conf);
+	sbuf_free(&err);
+}
+
 /* The submitter named the destination: it is made and replaced as they said. */
 static void test_named_replaces(void **state)
 {
@@ -254,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_never_replaces, each_setup, each_teardown),
 		cmocka_unit_test_setup_teardown(test_never_hidden, each_setup, each_teardown),
 		cmocka_unit_test_setup_teardown(test_never_through_a_link, each_setup, each_teardown),
+		cmocka_unit_test_setup_teardown(test_never_reserved, each_setup, each_teardown),
 		cmocka_unit_test_setup_teardown(test_named_replaces, each_setup, each_teardown),
 	};
 
