@@ -139,6 +139,7 @@ static int fetch_files(struct fetch *f, const struct ws_job *j, const struct rpc
 	if (ret == 0 && zi >= 0 && fetch_zip(f, j, zi, &err) < 0) {
 		ws_fail(c, "job %ld (%s): refused the outputs in its %s: %s", j->proc, j->name,
 			OUTPUTS_ZIP, sbuf_str(&err));
+		ws_log_event(j->iwd, j, "outputs refused: %s", sbuf_str(&err));
 		ret = -1;
 	}
 	sbuf_free(&err);

@@ -38,7 +38,7 @@ submit_in() {
 	d=$1 n=$2
 	shift 2
 	mkdir -p "$d" && cp prog.sh "$d/" &&
-	{ printf "%s\n" "executable = prog.sh" "+WseqApp = \"wseq_exec\"" "output = prog.out" "$@"
+	{ printf "%s\n" "executable = prog.sh" "+WseqApp = \"wseq_exec\"" "output = prog.out" "log = job.log" "$@"
 	  echo "queue $n"; } >"$d/job.sub" &&
 	(cd "$d" && "$WS" submit --batch "zip-$d" job.sub >batch 2>submit.err) || { cat "$d/submit.err"; return 1; }
 }
@@ -50,6 +50,7 @@ test_expect_success 'wseq_submit fetch: an entry over job.sub refuses the whole 
 	cp w1/job.sub job.sub.before &&
 	(cd w1 && test_must_fail "$WS" fetch "$B" 2>fetch.err) && cat w1/fetch.err &&
 	grep "job 0 ($B-0): refused the outputs in its wseq_outputs.zip: entry .job.sub. would replace .*/w1/job.sub, which exists" w1/fetch.err &&
+	grep "job 0 ($B-0): outputs refused: entry .job.sub. would replace" w1/job.log &&
 	test_cmp job.sub.before w1/job.sub &&
 	! test -e w1/result.txt && no_leftovers w1
 '
