@@ -4,7 +4,10 @@
  * them, and "NULL exit_status elapsed cpu". Output files are named by the
  * app's output template; SOME fetches each file by its name's place in the
  * template (not by the spec's position, as upstream did). The entries of a
- * wseq_outputs.zip are outputs by their own names (outputs_zip.h).
+ * wseq_outputs.zip are outputs by their own names (outputs_zip.h): those no
+ * spec names go only to new paths under DIR, and the zips of one batch (the
+ * job name's part before its last '#', as the gridmanager names jobs)
+ * share bounds for the gahp's life.
  */
 #include "boinc_gahp.h"
 #include "submit_client.h"
@@ -12,6 +15,7 @@
 #include "log.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 
 struct fetch_spec {
 	const char *job, *dir, *stderr_file;
@@ -106,15 +110,23 @@ static long template_index(const struct rpc_templates *t, const char *name)
 	return -1;
 }
 
-/* Where an output called name goes: a spec's DST if one names it, else DIR/name (allocated). */
-static char *destination(const struct fetch_spec *s, const char *name)
+/* The DST of the spec whose SRC is name, or NULL. */
+static const char *spec_dst(const struct fetch_spec *s, const char *name)
 {
 	long k;
 
 	for (k = 0; k < s->nspecs; k++)
 		if (strcmp(s->specs[2 * k], name) == 0)
-			return place(s->dir, s->specs[2 * k + 1]);
-	return place(s->dir, name);
+			return s->specs[2 * k + 1];
+	return NULL;
+}
+
+/* Where an output called name goes: a spec's DST if one names it, else DIR/name (allocated). */
+static char *destination(const struct fetch_spec *s, const char *name)
+{
+	const char *dst = spec_dst(s, name);
+
+	return place(s->dir, dst ? dst : name);
 }
 
 static int fetch_one(struct gahp_req *r, const struct fetch_spec *s, long i, const char *name,
@@ -127,13 +139,117 @@ static int fetch_one(struct gahp_req *r, const struct fetch_spec *s, long i, con
 	return ret;
 }
 
-static int take_one(const struct fetch_spec *s, struct unpacked *u, long e, struct sbuf *err)
+/* Entry e of the zip wanted: where a spec says (named), else DIR/its name (a new file). */
+static void want_one(const struct fetch_spec *s, struct unpacked *u, long e)
 {
-	char *path = destination(s, u->names[e]);
-	int ret = gahp_quitting() ? -1 : unpacked_take(u, (size_t)e, path, err);
+	char *path;
 
+	if (!spec_dst(s, u->names[e])) {
+		unpacked_want(u, (size_t)e, u->names[e], false);
+		return;
+	}
+	path = destination(s, u->names[e]);
+	unpacked_want(u, (size_t)e, path, true);
 	free(path);
-	return ret;
+}
+
+/*
+ * The bounds the zips of one batch share while the gahp runs, and what
+ * each job's zip was charged: a job fetched again (the gridmanager retries)
+ * is charged once, for its latest zip.
+ */
+struct job_use {
+	char *job;
+	uint64_t bytes, entries;
+};
+struct batch_use {
+	char *batch;
+	struct zip_budget use;
+	struct job_use *jobs;
+	size_t njobs;
+};
+static pthread_mutex_t use_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct batch_use *uses;
+static size_t nuses;
+
+/* The use of job's batch (use_mu held). */
+static struct batch_use *batch_use(const char *job, const struct zip_budget *fresh)
+{
+	const char *hash = strrchr(job, '#');
+	size_t len = hash ? (size_t)(hash - job) : strlen(job), i;
+
+	for (i = 0; i < nuses; i++)
+		if (strlen(uses[i].batch) == len && !strncmp(uses[i].batch, job, len))
+			return &uses[i];
+	uses = xrealloc(uses, (nuses + 1) * sizeof(*uses));
+	memset(&uses[nuses], 0, sizeof(*uses));
+	uses[nuses].batch = xstrndup(job, len);
+	uses[nuses].use = *fresh;
+	return &uses[nuses++];
+}
+
+/* What job was charged in b (made zero the first time; use_mu held). */
+static struct job_use *job_use(struct batch_use *b, const char *job)
+{
+	size_t i;
+
+	for (i = 0; i < b->njobs; i++)
+		if (!strcmp(b->jobs[i].job, job))
+			return &b->jobs[i];
+	b->jobs = xrealloc(b->jobs, (b->njobs + 1) * sizeof(*b->jobs));
+	memset(&b->jobs[b->njobs], 0, sizeof(*b->jobs));
+	b->jobs[b->njobs].job = xstrdup(job);
+	return &b->jobs[b->njobs++];
+}
+
+/* Unpack u's zip, job charged to its batch instead of its earlier zip (use_mu held). */
+static int unpack_charged(struct unpacked *u, const char *job, const struct zip_limits *lim,
+			  const struct zip_budget *fresh, struct sbuf *err)
+{
+	struct batch_use *b = batch_use(job, fresh);
+	struct job_use *j = job_use(b, job);
+	uint64_t bytes, entries;
+	int rc;
+
+	b->use.bytes -= j->bytes;
+	b->use.entries -= j->entries;
+	bytes = b->use.bytes;
+	entries = b->use.entries;
+	rc = outputs_zip_unpack(u, lim, &b->use, err);
+	if (rc == 0) {
+		j->bytes = b->use.bytes - bytes;
+		j->entries = b->use.entries - entries;
+	} else {
+		b->use.bytes += j->bytes;
+		b->use.entries += j->entries;
+	}
+	return rc;
+}
+
+/*
+ * The job's zip (output zi): fetched into a staging directory in DIR, then
+ * unpacked there within the job's bounds and its batch's (one unpacking at a
+ * time, so the batch's count holds).
+ */
+static int unpack_zip(struct gahp_req *r, const struct fetch_spec *s, long zi, struct unpacked *u,
+		      struct sbuf *err)
+{
+	struct zip_limits lim;
+	struct zip_budget fresh;
+	int rc;
+
+	if (outputs_zip_limits(&lim, &fresh, err) < 0 || outputs_zip_stage(s->dir, u, err) < 0)
+		return -1;
+	unpacked_reserve(u, "config.txt", false);     /* the gahp's own, read at start */
+	if (outputs_zip_download(r->url, r->auth, s->job, (int)zi, u, err) < 0)
+		return -1;
+	pthread_mutex_lock(&use_mu);
+	rc = unpack_charged(u, s->job, &lim, &fresh, err);
+	pthread_mutex_unlock(&use_mu);
+	if (rc < 0)
+		log_warn("fetch %s: job %s: refused its " OUTPUTS_ZIP ": %s", r->reqid, s->job,
+			 sbuf_str(err));
+	return rc;
 }
 
 /*
@@ -151,8 +267,10 @@ static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rp
 	int ret = 0;
 
 	memset(&u, 0, sizeof(u));
-	if (zi >= 0 && outputs_zip_fetch(r->url, r->auth, s->job, (int)zi, s->dir, &u, err) < 0)
+	if (zi >= 0 && unpack_zip(r, s, zi, &u, err) < 0) {
+		unpacked_free(&u);
 		return -1;
+	}
 	for (k = 0; k < s->nspecs && ret == 0; k++) {
 		const char *src = s->specs[2 * k];
 
@@ -170,8 +288,8 @@ static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rp
 		for (i = 0; i < (long)t->nout && ret == 0; i++)
 			if (i != zi)
 				ret = fetch_one(r, s, i, t->out[i], err);
-		for (i = 0; i < (long)u.n && ret == 0; i++)
-			ret = take_one(s, &u, i, err);
+		for (i = 0; i < (long)u.n; i++)
+			want_one(s, &u, i);
 	} else if (ret == 0) {
 		for (k = 0; k < s->nspecs && ret == 0; k++) {
 			const char *src = s->specs[2 * k];
@@ -179,9 +297,14 @@ static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rp
 			if ((i = template_index(t, src)) >= 0)
 				ret = fetch_one(r, s, i, src, err);
 			else if ((i = unpacked_find(&u, src)) >= 0)
-				ret = take_one(s, &u, i, err);
+				want_one(s, &u, i);
 		}
 	}
+	if (ret == 0 && u.dir && !gahp_quitting() && (ret = unpacked_place(&u, s->dir, err)) < 0)
+		log_warn("fetch %s: job %s: refused its " OUTPUTS_ZIP ": %s", r->reqid, s->job,
+			 sbuf_str(err));
+	else if (ret == 0 && u.dir && gahp_quitting())
+		ret = -1;
 	unpacked_free(&u);
 	if (ret < 0 && err->len == 0)
 		sbuf_addstr(err, "interrupted: the gahp is quitting");

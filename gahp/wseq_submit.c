@@ -5,6 +5,7 @@
  */
 #include "wseq_submit.h"
 #include "submit_client.h"
+#include "outputs_zip.h"
 #include "fileutil.h"
 #include "log.h"
 #include "param.h"
@@ -58,32 +59,39 @@ static const struct subcmd {
 	const char *help;
 	const struct param *opts;
 	int (*run)(const struct ws_options *o, const char *arg);
+	const char *(*more)(void);      /* more help after the options, or NULL */
 } subcmds[] = {
 	{ "submit", "FILE",
 	  "Submit the jobs of FILE, an HTCondor submit description (or a job list, with\n"
 	  "--job_list), as one batch. Prints the batch's name on stdout and keeps what later\n"
-	  "commands need in .wseq_submit/BATCH. A description error stops with FILE:LINE:\n"
+	  "commands need in the state directory (WSEQ_SUBMIT_STATE_DIR, else\n"
+	  "$XDG_STATE_HOME/wseq_submit, else ~/.local/state/wseq_submit; one subdirectory\n"
+	  "per working directory, mode 0700). A description error stops with FILE:LINE:\n"
 	  "and exit status 2 before anything reaches the project.",
-	  submit_opts, ws_submit },
+	  submit_opts, ws_submit, NULL },
 	{ "status", "BATCH",
 	  "Print how many of the batch's jobs are UNSENT, IN_PROGRESS, DONE and ERROR.",
-	  status_opts, ws_status },
+	  status_opts, ws_status, NULL },
 	{ "wait", "BATCH",
 	  "Wait until every job of the batch is done or failed, showing the progress (a bar\n"
 	  "on a terminal, a line per change otherwise). Exit status 0 only if every job\n"
 	  "succeeded, 1 otherwise.",
-	  wait_opts, ws_wait },
+	  wait_opts, ws_wait, NULL },
 	{ "fetch", "BATCH",
 	  "Fetch the outputs of the batch's finished jobs into the files the description\n"
 	  "names (output, error, transfer_output_files; each written whole or not at all).\n"
-	  "Exit status 0 only if every job succeeded and all its files arrived.",
-	  plain_opts, ws_fetch },
+	  "The entries of a job's wseq_outputs.zip that the description does not name go\n"
+	  "only to new files in the job's directory (none starting with '.', none through a\n"
+	  "link, none replacing a file); a zip that breaks a rule or a bound is refused\n"
+	  "whole, nothing of it kept. Exit status 0 only if every job succeeded and all its\n"
+	  "files arrived.",
+	  plain_opts, ws_fetch, outputs_zip_env_help },
 	{ "abort", "BATCH",
 	  "Abort the batch's jobs that have not finished (a sequence job's sequence ends).",
-	  plain_opts, ws_abort },
+	  plain_opts, ws_abort, NULL },
 	{ "retire", "BATCH",
 	  "Retire the batch: the project forgets it and deletes its files. Fetch first.",
-	  plain_opts, ws_retire },
+	  plain_opts, ws_retire, NULL },
 };
 
 static void usage(FILE *fp)
@@ -104,6 +112,8 @@ static void sub_usage(const struct subcmd *c, FILE *fp)
 	fprintf(fp, "usage: wseq_submit %s [OPTIONS] %s\n\n%s\n\noptions:\n", c->name, c->args,
 		c->help);
 	param_print_help(c->opts, fp);
+	if (c->more)
+		fprintf(fp, "\n%s", c->more());
 }
 
 char *ws_path(const char *dir, const char *path)

@@ -3,7 +3,7 @@
  * BOINC) project from an HTCondor submit description or a job list, without
  * HTCondor. wseq_submit.c holds main() and the options, wseq_submit_desc.c
  * reads descriptions, wseq_submit_state.c the state file a submit leaves in
- * .wseq_submit/, and the subcommands live in wseq_submit_cmd.c (submit),
+ * the user's state directory, and the subcommands live in wseq_submit_cmd.c (submit),
  * wseq_submit_watch.c (status, wait, abort, retire) and wseq_submit_fetch.c.
  * They talk to the project through submit_client.c and submit_send.c, as
  * boinc_gahp does. Exit status: 0 done, 1 failed (a job, the server, the
@@ -19,8 +19,8 @@
 #define WS_EXIT_FAIL 1
 #define WS_EXIT_USAGE 2
 
-/* The directory in the working directory where submit leaves a file per batch. */
-#define WS_STATE_DIR ".wseq_submit"
+/* Where versions before 2026-11-28 kept the state, in the working directory (not read any more). */
+#define WS_OLD_STATE_DIR ".wseq_submit"
 
 struct ws_options {
 	char *project;
@@ -64,7 +64,26 @@ struct ws_state {
 };
 
 /* wseq_submit_state.c */
+/*
+ * The directory of every working directory's state: WSEQ_SUBMIT_STATE_DIR,
+ * else $XDG_STATE_HOME/wseq_submit, else ~/.local/state/wseq_submit
+ * (allocated; NULL without a home).
+ */
+char *ws_state_root(void);
+/*
+ * The state directory of the working directory (made 0700, checked as
+ * ws_state_private() does), allocated; NULL when it cannot be had (told on
+ * stderr).
+ */
+char *ws_state_dir(void);
+/* The state file of batch in ws_state_dir(), or NULL (told). */
 char *ws_state_path(const char *batch);
+/*
+ * 0 if path (a directory when dir, else a plain file, not a link) is the
+ * user's and not writable by group or others; -1 told on stderr when not,
+ * -1 with errno when it cannot be looked at.
+ */
+int ws_state_private(const char *path, bool dir);
 int ws_state_write(const struct ws_state *s, const char *path, struct sbuf *err);
 int ws_state_read(const char *path, struct ws_state *s, struct sbuf *err);
 void ws_state_free(struct ws_state *s);

@@ -29,14 +29,17 @@ static int read_items(const char *path, struct sbuf *out, void *arg)
 	return read_file(path, DESC_MAX_BYTES, out);
 }
 
-/* The next cluster number of this directory ($(Cluster)), kept in .wseq_submit/cluster. */
+/* The next cluster number of this directory ($(Cluster)), kept in its state directory. */
 static long next_cluster(bool save, long n)
 {
 	struct sbuf b = SBUF_INIT(64);
-	char *path = xasprintf("%s/cluster", WS_STATE_DIR);
+	char *path = ws_state_path("cluster");
 	long v = 0;
 
-	if (save) {
+	if (!path) {
+		sbuf_free(&b);
+		return 1;
+	} else if (save) {
 		char num[32];
 
 		snprintf(num, sizeof(num), "%ld\n", n);
@@ -329,6 +332,8 @@ int ws_submit(const struct ws_options *o, const char *file)
 		goto out;
 	}
 	path = ws_state_path(batch);
+	if (!path)
+		goto out;
 	if (access(path, F_OK) == 0) {
 		fprintf(stderr, "wseq_submit: %s exists: batch %s was submitted from here already "
 			"(retire it, or choose another name with --batch)\n", path, batch);
@@ -355,8 +360,8 @@ int ws_submit(const struct ws_options *o, const char *file)
 	s.lease = o->lease_days * 86400;
 	/* the state file is written before the batch is sent and named after, so a full disk stops us first */
 	pending = xasprintf("%s.pending", path);
-	if (mkdir_p(WS_STATE_DIR, 0755) < 0 || ws_state_write(&s, pending, &err) < 0) {
-		ws_fail(&c, "cannot keep the batch's state in %s: %s", WS_STATE_DIR, sbuf_str(&err));
+	if (ws_state_write(&s, pending, &err) < 0) {
+		ws_fail(&c, "cannot keep the batch's state in %s: %s", path, sbuf_str(&err));
 		goto out;
 	}
 	if (send(&d, &s, &c, o, exec) < 0) {

@@ -1,13 +1,24 @@
 /*
- * The state file a submit leaves in .wseq_submit/BATCH: the project, the
+ * The state file a submit leaves for each batch: the project, the
  * authenticator file's path (never the authenticator), the batch and, per
  * job, where its outputs go -- what status, wait, fetch, abort and retire
  * need later, without the description (which may have changed since).
  * Lines of tokens: a value is "=" and its bytes, percent-encoded where not
  * plainly printable; "-" is no value.
+ *
+ * It says where the authenticator is sent, so it lives where no job's
+ * outputs can reach: not in the working directory (a job's directory) but
+ * in the user's state directory, one subdirectory per working directory
+ * (named by the MD5 of its path), all mode 0700; and a state file or
+ * directory that is not the user's own, or that others may write, is
+ * refused.
  */
 #include "wseq_submit.h"
 #include "fileutil.h"
+#include "md5.h"
+
+#include <pwd.h>
+#include <sys/stat.h>
 
 #define STATE_MAX (256L * 1024 * 1024)
 
@@ -24,9 +35,80 @@ bool ws_name_ok(const char *name)
 	return true;
 }
 
+char *ws_state_root(void)
+{
+	const char *e = getenv("WSEQ_SUBMIT_STATE_DIR"), *home;
+	struct passwd *pw;
+
+	if (e && *e == '/')
+		return xstrdup(e);
+	e = getenv("XDG_STATE_HOME");
+	if (e && *e == '/')
+		return xasprintf("%s/wseq_submit", e);
+	home = getenv("HOME");
+	if (!home || *home != '/') {
+		pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	return home ? xasprintf("%s/.local/state/wseq_submit", home) : NULL;
+}
+
+int ws_state_private(const char *path, bool dir)
+{
+	struct stat st;
+
+	if ((dir ? stat(path, &st) : lstat(path, &st)) < 0)
+		return -1;
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return ws_fail(NULL, "%s is not a %s: refused", path, dir ? "directory" : "plain file");
+	if (st.st_uid != geteuid())
+		return ws_fail(NULL, "%s belongs to uid %ld, not to you: refused (a batch's state "
+			       "says where your authenticator goes)", path, (long)st.st_uid);
+	if (st.st_mode & 022)
+		return ws_fail(NULL, "%s may be written by others (mode %04o): refused (a batch's "
+			       "state says where your authenticator goes; chmod go-w it)", path,
+			       (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+char *ws_state_dir(void)
+{
+	char cwd[PATH_MAX], hex[MD5_HEX_LEN + 1];
+	char *base = ws_state_root(), *dir = NULL, *where = NULL;
+
+	if (!base)
+		return ws_fail(NULL, "no home directory to keep the batches' state in (set "
+			       "WSEQ_SUBMIT_STATE_DIR)"), NULL;
+	if (!getcwd(cwd, sizeof(cwd)) || md5_buf(cwd, strlen(cwd), hex) < 0) {
+		ws_fail(NULL, "cannot tell the working directory: %s", strerror(errno));
+		goto out;
+	}
+	dir = xasprintf("%s/%s", base, hex);
+	where = xasprintf("%s/dir", dir);
+	if (mkdir_p(base, 0700) < 0 || (mkdir(dir, 0700) < 0 && errno != EEXIST)) {
+		ws_fail(NULL, "cannot make %s: %s", dir, strerror(errno));
+	} else if (ws_state_private(base, true) == 0 && ws_state_private(dir, true) == 0) {
+		if (access(where, F_OK) != 0)
+			write_file_atomic(where, cwd, strlen(cwd), 0600);
+		goto out;
+	}
+	free(dir);
+	dir = NULL;
+out:
+	free(where);
+	free(base);
+	return dir;
+}
+
 char *ws_state_path(const char *batch)
 {
-	return xasprintf("%s/%s", WS_STATE_DIR, batch);
+	char *dir = ws_state_dir(), *path;
+
+	if (!dir)
+		return NULL;
+	path = xasprintf("%s/%s", dir, batch);
+	free(dir);
+	return path;
 }
 
 static void put(struct sbuf *b, const char *s)
@@ -241,6 +323,10 @@ int ws_state_read(const char *path, struct ws_state *s, struct sbuf *err)
 	int ret = -1;
 
 	memset(s, 0, sizeof(*s));
+	if (ws_state_private(path, false) < 0) {
+		sbuf_addf(err, "%s: not read", path);
+		return -1;
+	}
 	if (read_file(path, STATE_MAX, &text) < 0) {
 		sbuf_addf(err, "cannot read %s", path);
 		return -1;

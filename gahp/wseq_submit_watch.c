@@ -25,13 +25,23 @@ int ws_open_batch(const struct ws_options *o, const char *batch, bool need_state
 		return -1;
 	}
 	path = ws_state_path(batch);
+	if (!path)
+		return -1;
 	if (access(path, F_OK) != 0) {
-		free(path);
+		char *old = xasprintf("%s/%s", WS_OLD_STATE_DIR, batch);
+
+		if (access(old, F_OK) == 0)
+			fprintf(stderr, "wseq_submit: %s is where an older wseq_submit kept the batch's "
+				"state, inside the jobs' directory, where their outputs could change it; "
+				"it is not read any more: check it, then move it to %s\n", old, path);
+		free(old);
 		if (need_state) {
 			fprintf(stderr, "wseq_submit: no batch %s was submitted from this directory "
-				"(no %s/%s)\n", batch, WS_STATE_DIR, batch);
+				"(no %s)\n", batch, path);
+			free(path);
 			return -1;
 		}
+		free(path);
 		s->batch = xstrdup(batch);
 		return ws_connect(o, NULL, NULL, c);
 	}
@@ -300,7 +310,7 @@ int ws_retire(const struct ws_options *o, const char *batch)
 		ws_fail(&c, "cannot retire batch %s: %s", batch, sbuf_str(&err));
 	} else {
 		path = ws_state_path(batch);
-		if (unlink(path) == 0)
+		if (path && unlink(path) == 0)
 			fprintf(stderr, "wseq_submit: batch %s retired; %s removed\n", batch, path);
 		else
 			fprintf(stderr, "wseq_submit: batch %s retired\n", batch);

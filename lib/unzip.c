@@ -2,8 +2,10 @@
  * zip_unpack(): a volunteer host's zip of outputs, unpacked with suspicion
  * (lib/unzip.h). Three phases: check every entry's name and type (nothing
  * is written if one is bad), unpack into a fresh directory beside the
- * destination counting the bytes as they come, then move each file into
- * the destination, taking the moves back if one fails.
+ * destination counting the bytes as they come against every bound (one
+ * entry's, the zip's, a compression ratio, what a batch's zips share),
+ * then move each file into the destination, taking the moves back if one
+ * fails.
  */
 #include "unzip.h"
 #include "fileutil.h"
@@ -26,6 +28,10 @@ struct uz {
 	char *tmp;              /* the scratch directory beside dest */
 	char **made;            /* what phase 3 added to dest, to take back on error */
 	size_t nmade;
+	const struct zip_limits *lim;
+	struct zip_budget *shared;      /* NULL: none */
+	uint64_t zip_size;              /* the file's, for the ratio */
+	uint64_t total;                 /* content unpacked so far */
 	struct sbuf *err;
 };
 
@@ -141,7 +147,7 @@ out:
 }
 
 /* Phase 1: every entry's name and type, before anything is written. */
-static int uz_check(struct uz *u, size_t max_entries)
+static int uz_check(struct uz *u)
 {
 	zip_int64_t n = zip_get_num_entries(u->za, 0);
 	struct uz_entry *sorted;
@@ -149,9 +155,14 @@ static int uz_check(struct uz *u, size_t max_entries)
 
 	if (n < 0)
 		return sbuf_fail(u->err, "cannot count the entries");
-	if ((zip_uint64_t)n > max_entries)
-		return sbuf_fail(u->err, "%" PRId64 " entries, more than the %zu allowed", (int64_t)n,
-			       max_entries);
+	if (u->lim->max_entries && (zip_uint64_t)n > u->lim->max_entries)
+		return sbuf_fail(u->err, "%" PRId64 " entries, more than the %" PRIu64 " allowed",
+				 (int64_t)n, u->lim->max_entries);
+	if (u->shared && u->shared->max_entries &&
+	    u->shared->entries + (zip_uint64_t)n > u->shared->max_entries)
+		return sbuf_fail(u->err, "%" PRId64 " entries, and the batch's zips unpacked %" PRIu64
+				 " before: more than the %" PRIu64 " they may have together", (int64_t)n,
+				 u->shared->entries, u->shared->max_entries);
 	u->ents = xcalloc((size_t)n ? (size_t)n : 1, sizeof(*u->ents));
 	for (i = 0; i < (size_t)n; i++) {
 		struct uz_entry *e = &u->ents[u->nents];
@@ -180,6 +191,11 @@ static int uz_check(struct uz *u, size_t max_entries)
 			return sbuf_fail(u->err, "entry '%s': %s", name, zip_strerror(u->za));
 		if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
 			return sbuf_fail(u->err, "entry '%s' refused: encrypted", name);
+		if ((st.valid & ZIP_STAT_SIZE) && u->lim->max_entry_bytes &&
+		    st.size > u->lim->max_entry_bytes)
+			return sbuf_fail(u->err, "entry '%s' refused: %" PRIu64 " bytes, more than the %"
+					 PRIu64 " one entry may have", name, (uint64_t)st.size,
+					 u->lim->max_entry_bytes);
 		len = strlen(name);
 		e->index = i;
 		e->dir = name[len - 1] == '/' || type == S_IFDIR;
@@ -238,9 +254,29 @@ static int uz_mkdirs(struct uz *u, const char *base, const char *rel, bool whole
 	return rc;
 }
 
-/* Phase 2: one file's content, counted against the whole zip's budget. */
-static int uz_extract(struct uz *u, const struct uz_entry *e, size_t *total, size_t max_total)
+/* Which bound n more bytes of entry e (of which it has had done) would pass, or NULL. */
+static const char *uz_over(const struct uz *u, uint64_t done, uint64_t n, uint64_t *bound)
 {
+	const struct zip_limits *l = u->lim;
+	uint64_t total = u->total + n;
+
+	if (l->max_entry_bytes && done + n > l->max_entry_bytes)
+		return *bound = l->max_entry_bytes, "in one entry";
+	if (l->max_bytes && total > l->max_bytes)
+		return *bound = l->max_bytes, "in all";
+	if (u->shared && u->shared->max_bytes && u->shared->bytes + total > u->shared->max_bytes)
+		return *bound = u->shared->max_bytes, "in the batch's zips together";
+	if (l->max_ratio && total > l->max_ratio * u->zip_size + ZIP_RATIO_SLACK)
+		return *bound = l->max_ratio * u->zip_size + ZIP_RATIO_SLACK,
+		       "from the zip's size (a compression ratio past the bound)";
+	return NULL;
+}
+
+/* Phase 2: one file's content, counted against every bound as it comes. */
+static int uz_extract(struct uz *u, const struct uz_entry *e)
+{
+	uint64_t done = 0, bound = 0;
+	const char *over;
 	char *path = xasprintf("%s/%s", u->tmp, e->name);
 	char buf[65536];
 	zip_file_t *zf = NULL;
@@ -263,12 +299,14 @@ static int uz_extract(struct uz *u, const struct uz_entry *e, size_t *total, siz
 	while ((n = zip_fread(zf, buf, sizeof(buf))) > 0) {
 		const char *p = buf;
 
-		if ((size_t)n > max_total - *total) {
-			sbuf_fail(u->err, "more than %zu bytes uncompressed (at entry '%s')", max_total,
-				e->name);
+		over = uz_over(u, done, (uint64_t)n, &bound);
+		if (over) {
+			sbuf_fail(u->err, "more than %" PRIu64 " bytes uncompressed %s (at entry '%s')",
+				  bound, over, e->name);
 			goto out;
 		}
-		*total += (size_t)n;
+		done += (uint64_t)n;
+		u->total += (uint64_t)n;
 		while (n > 0) {
 			ssize_t w = write(fd, p, (size_t)n);
 
@@ -345,9 +383,24 @@ static void uz_take_back(struct uz *u)
 int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_bytes,
 	       size_t max_entries, struct sbuf *err)
 {
-	struct uz u = { .err = err };
+	struct zip_limits lim = { .max_bytes = max_total_bytes, .max_entries = max_entries };
+
+	return zip_unpack_limited(zip_path, dest_dir, &lim, NULL, err);
+}
+
+static uint64_t uz_file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+}
+
+int zip_unpack_limited(const char *zip_path, const char *dest_dir, const struct zip_limits *lim,
+		       struct zip_budget *shared, struct sbuf *err)
+{
+	struct uz u = { .err = err, .lim = lim, .shared = shared };
 	char *dest = xstrdup(dest_dir);
-	size_t i, total = 0, len = strlen(dest);
+	size_t i, len = strlen(dest);
 	int zerr = 0, rc = -1;
 
 	while (len > 1 && dest[len - 1] == '/')
@@ -357,6 +410,7 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 		sbuf_fail(err, "no destination directory");
 		goto out;
 	}
+	u.zip_size = uz_file_size(zip_path);
 	u.za = zip_open(zip_path, ZIP_RDONLY, &zerr);
 	if (!u.za) {
 		zip_error_t ze;
@@ -366,7 +420,7 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 		zip_error_fini(&ze);
 		goto out;
 	}
-	if (uz_check(&u, max_entries) < 0)
+	if (uz_check(&u) < 0)
 		goto out;
 	if (uz_raw_nul(zip_path)) {
 		sbuf_fail(err, "an entry's name holds a NUL byte: refused");
@@ -382,8 +436,7 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 	for (i = 0; i < u.nents; i++) {
 		const struct uz_entry *e = &u.ents[i];
 
-		if (e->dir ? uz_mkdirs(&u, u.tmp, e->name, true, false) < 0 :
-			     uz_extract(&u, e, &total, max_total_bytes) < 0)
+		if (e->dir ? uz_mkdirs(&u, u.tmp, e->name, true, false) < 0 : uz_extract(&u, e) < 0)
 			goto out;
 	}
 	if (mkdir(dest, 0755) == 0) {
@@ -396,6 +449,10 @@ int zip_unpack(const char *zip_path, const char *dest_dir, size_t max_total_byte
 	for (i = 0; i < u.nents; i++)
 		if (uz_move(&u, &u.ents[i]) < 0)
 			goto out;
+	if (shared) {
+		shared->bytes += u.total;
+		shared->entries += u.nents;
+	}
 	rc = 0;
 out:
 	if (rc < 0)

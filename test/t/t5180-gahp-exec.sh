@@ -98,6 +98,8 @@ test_expect_success 'FETCH_OUTPUT SOME: the declared output renamed; a name the 
 gahp_close
 
 WS="$WSEQ_BUILDDIR/gahp/wseq_submit"
+XDG_STATE_HOME="$TRASH_DIRECTORY/.local/state"      # the batches' state, not in the real home
+export XDG_STATE_HOME
 
 test_expect_success 'wseq_submit: an executable that is no file stops at its line, nothing is sent' '
 	echo "$AUTH" >auth && chmod 600 auth &&

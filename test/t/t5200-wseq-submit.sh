@@ -9,6 +9,14 @@ N=100
 WSEQ_PROJECT_URL="${PROJECT_URL%/}/"
 WSEQ_AUTH_FILE="$TRASH_DIRECTORY/auth"
 export WSEQ_PROJECT_URL WSEQ_AUTH_FILE
+# the batches' state: where ~/.local/state would be were the trash directory home
+XDG_STATE_HOME="$TRASH_DIRECTORY/.local/state"
+export XDG_STATE_HOME
+
+# state_of BATCH: its state file, submitted from the working directory
+state_of() {
+	printf "%s/wseq_submit/%s/%s" "$XDG_STATE_HOME" "$(printf %s "$(pwd -P)" | md5sum | cut -c1-32)" "$1"
+}
 
 batches() {
 	test_sql_value "select count(*) from batch"
@@ -60,7 +68,7 @@ test_expect_success 'bad descriptions stop with FILE:LINE and exit status 2; not
 	bad items.sub 3 "cannot read nowhere.txt" &&
 	printf "executable = wseq_sample\ntransfer_input_files = in0.txt, in1.txt\nqueue\n" >twoin.sub &&
 	bad twoin.sub 2 "job 0 has 2 input file(s); app wseq_sample takes 1" &&
-	test "$(batches)" = 0 && ! ls .wseq_submit/*-* 2>/dev/null
+	test "$(batches)" = 0 && ! ls "$(state_of "")"*-* 2>/dev/null
 '
 
 test_expect_success 'a wrong authenticator: a clear error naming the file, exit 1, nothing made, no authenticator shown' '
@@ -71,13 +79,16 @@ test_expect_success 'a wrong authenticator: a clear error naming the file, exit 
 	! grep "wrongauth0123456789\|$ADMIN_AUTHENTICATOR" err
 '
 
-test_expect_success 'submit: 100 jobs in one batch, its name on stdout, its state in .wseq_submit/' '
+test_expect_success 'submit: 100 jobs in one batch, its name on stdout, its state in the user state directory (0600 in 0700), not in the job directory' '
 	"$WS" submit job.sub >batch 2>err && cat err &&
-	B=$(cat batch) && test -n "$B" && test -f ".wseq_submit/$B" &&
+	B=$(cat batch) && test -n "$B" && test -f "$(state_of "$B")" && ! test -e .wseq_submit &&
+	test "$(stat -c %a "$(state_of "$B")")" = 600 &&
+	test "$(stat -c %a "$(dirname "$(state_of "$B")")")" = 700 &&
+	test "$(cat "$(dirname "$(state_of "$B")")/dir")" = "$(pwd -P)" &&
 	grep "$N job(s) submitted" err && grep "5 distinct input file(s), 5 uploaded" err &&
 	test "$(test_sql_value "select count(*) from workunit w join batch b on b.id=w.batch where b.name=\"$B\"")" = $N &&
 	test "$(grep -c "submitted to" job.log)" = $N &&
-	! grep -r "$ADMIN_AUTHENTICATOR" .wseq_submit
+	! grep -r "$ADMIN_AUTHENTICATOR" "$XDG_STATE_HOME"
 '
 B=$(cat batch)
 
@@ -161,7 +172,7 @@ test_expect_success 'abort ends the jobs of a batch: all ERROR on the server, wa
 test_expect_success 'retire: the batch is retired on the server and its state file goes' '
 	"$WS" retire "$B" &&
 	test "$(test_sql_value "select state from batch where name=\"$B\"")" = 4 &&
-	! test -e ".wseq_submit/$B" &&
+	! test -e "$(state_of "$B")" &&
 	test_must_fail "$WS" fetch "$B"
 '
 

@@ -1,7 +1,8 @@
 /*
  * Unit tests for zip_unpack() (lib/unzip.c): zips a volunteer host might
  * forge, built here with libzip (and patched byte by byte where libzip
- * will not write the forgery), each refused with nothing left behind; a
+ * will not write the forgery), each refused with nothing left behind --
+ * bombs by ratio, one entry's size, and a batch's budget across zips too; a
  * good one unpacked exactly; and the wrapper's own zip of outputs
  * (apps/wrapper_out.c) coming back through it.
  */
@@ -246,6 +247,69 @@ static void test_refuses_too_many_bytes(void **state)
 	free(big);
 }
 
+/* Refused by zip_unpack_limited() with why in the message; nothing left, shared unchanged. */
+static void expect_limited_refusal(const char *zip, const struct zip_limits *lim,
+				   struct zip_budget *shared, const char *why)
+{
+	char *dest = path_of("dest");
+	struct sbuf err = SBUF_INIT(4096);
+	struct zip_budget before = shared ? *shared : (struct zip_budget){ 0, 0, 0, 0 };
+
+	assert_int_equal(zip_unpack_limited(zip, dest, lim, shared, &err), -1);
+	if (!strstr(sbuf_str(&err), why))
+		fail_msg("expected '%s' in '%s'", why, sbuf_str(&err));
+	assert_int_equal(access(dest, F_OK), -1);
+	assert_int_equal(count_entries(scratch), 1);
+	if (shared)
+		assert_memory_equal(shared, &before, sizeof(before));
+	sbuf_free(&err);
+	free(dest);
+}
+
+/* Past 1 MiB, no more than max_ratio bytes per byte of zip: a bomb stops while it inflates. */
+static void test_refuses_compression_ratio(void **state)
+{
+	size_t n = 3u << 20;
+	char *big = xcalloc(1, n + 1);
+	struct ent e[] = { { "zeros", big, 0 } };
+	struct zip_limits lim = { .max_ratio = 100 };
+	char *zip;
+
+	memset(big, '0', n);
+	zip = make_zip("ratio.zip", e, ARRAY_SIZE(e));
+	expect_limited_refusal(zip, &lim, NULL, "compression ratio past the bound");
+	lim.max_ratio = 10000;
+	lim.max_entry_bytes = n - 1;
+	expect_limited_refusal(zip, &lim, NULL, "one entry");
+	free(zip);
+	free(big);
+}
+
+/* What several zips share: charged only for a zip unpacked whole, refused past it. */
+static void test_shared_budget(void **state)
+{
+	static const struct ent e[] = { { "a", "12345", 0 }, { "b", "67890", 0 } };
+	static const struct zip_limits lim = { .max_bytes = 1000, .max_entries = 10 };
+	struct zip_budget batch = { .max_bytes = 1000, .max_entries = 5 };
+	char *zip = make_zip("job.zip", e, ARRAY_SIZE(e)), *dest = path_of("dest");
+	struct sbuf err = SBUF_INIT(4096);
+
+	assert_int_equal(zip_unpack_limited(zip, dest, &lim, &batch, &err), 0);
+	assert_int_equal(batch.entries, 2);
+	assert_int_equal(batch.bytes, 10);
+	remove_tree(dest);
+	assert_int_equal(zip_unpack_limited(zip, dest, &lim, &batch, &err), 0);
+	remove_tree(dest);
+	expect_limited_refusal(zip, &lim, &batch, "more than the 5 they may have together");
+	batch.max_entries = 100;
+	batch.max_bytes = 25;
+	expect_limited_refusal(zip, &lim, &batch, "in the batch's zips together");
+	assert_int_equal(batch.bytes, 20);
+	sbuf_free(&err);
+	free(zip);
+	free(dest);
+}
+
 static void test_refuses_garbage(void **state)
 {
 	char *zip = path_of("garbage.zip");
@@ -351,6 +415,8 @@ int main(void)
 		cmocka_unit_test_setup(test_refuses_too_many_entries, each_setup),
 		cmocka_unit_test_setup(test_refuses_too_many_bytes, each_setup),
 		cmocka_unit_test_setup(test_refuses_garbage, each_setup),
+		cmocka_unit_test_setup(test_refuses_compression_ratio, each_setup),
+		cmocka_unit_test_setup(test_shared_budget, each_setup),
 		cmocka_unit_test_setup(test_never_replaces_a_file, each_setup),
 		cmocka_unit_test_setup(test_wrapper_zip_round_trip, each_setup),
 	};
