@@ -23,6 +23,7 @@ static const char *const wseq_names[] = {
 	"cgi_url",
 	"compare_cmd",                  /* validator */
 	"credit",                       /* validator */
+	"credit_speed_factor",          /* validator */
 	"daily_dir",                    /* db_purge */
 	"daily_result_quota",
 	"db_host",
@@ -45,6 +46,7 @@ static const char *const wseq_names[] = {
 	"long_name",
 	"master_url",
 	"max_sequences_per_cpu",
+	"max_granted_credit",           /* validator */
 	"max_ncpus",
 	"max_sequences_per_host",
 	"max_sequences_per_user",
