@@ -244,6 +244,21 @@ const struct db_query dbq_result_seq_host_failed = {
 	"(outcome IN (3, 6) OR validate_state=2 OR (outcome=1 AND elapsed_time>?))", "iid"
 };
 
+/* Segments userid ran of the other members of group groupid (one_result_per_user_per_wu). */
+const struct db_query dbq_result_group_user = {
+	"result_group_user", NULL,
+	"SELECT COUNT(*) FROM sequence s JOIN result r ON r.seq_id=s.id "
+	"WHERE s.groupid=? AND s.id<>? AND r.userid=?", "iii"
+};
+
+int db_result_group_user(struct db *db, int64_t groupid, int64_t seq_id, int64_t userid,
+			 int64_t *n)
+{
+	struct db_val v[] = { DBV_INT(groupid), DBV_INT(seq_id), DBV_INT(userid) };
+
+	return db_select_i64(db, dbq_result_group_user.sql, v, ARRAY_SIZE(v), n);
+}
+
 int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
 			      int64_t *n)
 {

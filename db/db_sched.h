@@ -114,7 +114,13 @@ extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deass
  * report_deadline, app_version_id and app_version_num).
  */
 int db_result_activate(struct db *db, const struct db_result *r);
-extern const struct db_query dbq_result_seq_host_failed;
+extern const struct db_query dbq_result_seq_host_failed, dbq_result_group_user;
+/*
+ * How many segments of group groupid's members other than seq_id were sent
+ * to hosts of userid: a user who ran one member never runs another.
+ */
+int db_result_group_user(struct db *db, int64_t groupid, int64_t seq_id, int64_t userid,
+			 int64_t *n);
 /* Segments of the sequence the host failed: errors, invalid, or slower than max_time. */
 int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
 			      int64_t *n);

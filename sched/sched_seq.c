@@ -329,7 +329,8 @@ static void host_view_of(const struct sched_ctx *ctx, const struct db_host *host
 /*
  * May the host take s (seq_policy_may_take, with its past failures of s
  * from the database)? h: what the host holds; user: what all its user's
- * hosts hold (one_result_per_user_per_wu: no two of a group in one account).
+ * hosts hold (one_result_per_user_per_wu: no two of a group in one account,
+ * at once or one after the other).
  */
 static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
 		    const struct host_seqs *h, const struct host_seqs *user,
@@ -354,6 +355,11 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
 					       &failed);
 		hv.failures = failed > 1000 ? 1000 : (int)failed;
 		*ok = rc == DB_OK && seq_policy_may_take(&hv, &v, held, n);
+	}
+	/* nor a member of a group another member of which the user ran, even one ended */
+	if (*ok && s->groupid && ctx->set->one_result_per_user) {
+		rc = db_result_group_user(ctx->db, s->groupid, s->id, host->userid, &failed);
+		*ok = rc == DB_OK && failed == 0;
 	}
 	free(held);
 	return rc;

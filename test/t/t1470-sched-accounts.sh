@@ -70,6 +70,17 @@ test_expect_success 'max_sequences_per_user raises the account'"'"'s limit; a gr
 	test "$(q "select count(*) from sequence s join host h on h.id=s.hostid where s.groupid>0 group by h.userid having count(*)>1")" = ""
 '
 
+test_expect_success 'nor does an account that ran one member get another later, when the first has ended' '
+	G=$(q "select s.id from sequence s join host h on h.id=s.hostid join user u on u.id=h.userid where u.name=\"carol\" and s.groupid>0") &&
+	test -n "$G" &&
+	q "update sequence set state=1 where id=$G" &&
+	q "update sequence set hostid=0 where groupid>0 and id<>$G" &&
+	for c in s1 s2 s3 s4; do ask "$(key carol)" $c || return 1; done &&
+	test "$(q "select hostid from sequence where groupid>0 and id<>$G")" = 0 &&
+	ask "$(key dave)" d2 &&
+	test "$(q "select u.name from sequence s join host h on h.id=s.hostid join user u on u.id=h.userid where s.groupid>0 and s.id<>$G")" = dave
+'
+
 test_expect_success 'a new host of a known user does not get a fresh daily quota' '
 	set_config daily_result_quota 2 && set_config max_sequences_per_host 0 && sleep 1 &&
 	for i in $(seq 1 40); do echo "--wu_name j$i --min_quorum 1 --target_nresults 1 $TRASH_DIRECTORY/in"; done >jobs &&
