@@ -106,6 +106,11 @@ test_expect_success 'and in-progress limits count max_ncpus CPUs too' '
 	account gina && ask "$(key gina)" g1 100000 && test_line_count = 8 g1.jobs
 '
 
+test_expect_success 'a new host shares the in-progress allowance of its user'"'"'s other new hosts' '
+	ask "$(key gina)" g2 1 && test_line_count = 0 g2.jobs &&
+	test "$(q "select count(*) from result r join user u on u.id=r.userid where u.name=\"gina\" and r.server_state=4")" = 8
+'
+
 test_expect_success 'no result of a workunit is held by two hosts of one account' '
 	test "$(q "select count(*) from (select workunitid, userid from result where server_state>=4 and userid>0 group by workunitid, userid having count(*)>1) x")" = 0
 '
