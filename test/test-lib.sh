@@ -241,16 +241,12 @@ test_sandbox_up() {
 	test_many_hosts_one_account
 }
 
-# Most tests run every client under the admin's account: their projects let
-# one account's hosts share a quorum and hold any number of sequences
-# (one_result_per_user_per_wu and max_sequences_per_user, both on by
-# default in a real project). A test of those rules sets
-# TEST_ACCOUNT_RULES=1 before test_sandbox_up to keep the defaults.
+# Most tests run every client under the admin's account (lib-one-account.sh);
+# a test of the per-account rules sets TEST_ACCOUNT_RULES=1 before
+# test_sandbox_up to keep a real project's defaults.
+. "$WSEQ_SRCDIR/test/lib-one-account.sh"
 test_many_hosts_one_account() {
-	[ "${TEST_ACCOUNT_RULES:-0}" = 1 ] && return 0
-	grep -q "<one_result_per_user_per_wu>" "$PROJECT_DIR/config.xml" && return 0
-	sed -i "0,/<config>/s||<config>\n    <one_result_per_user_per_wu>0</one_result_per_user_per_wu>\n    <max_sequences_per_user>100000</max_sequences_per_user>|" \
-		"$PROJECT_DIR/config.xml"
+	[ "${TEST_ACCOUNT_RULES:-0}" = 1 ] || one_account_many_hosts "$PROJECT_DIR/config.xml"
 }
 
 # Register the sample BOINC app (wseq_sample 1.00 for x86_64 Linux, its
