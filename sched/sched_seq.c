@@ -339,7 +339,7 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
 	size_t nu = ctx->set->one_result_per_user ? user->n : 0, n = h->n + nu, i;
 	struct seq_view v, *held = xcalloc(n + 1, sizeof(*held));
 	struct host_view hv;
-	int64_t failed = 0;
+	int64_t failed = 0, ran = 0;
 	int rc = DB_OK;
 
 	host_view_of(ctx, host, &hv);
@@ -358,8 +358,8 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
 	}
 	/* nor a member of a group another member of which the user ran, even one ended */
 	if (*ok && s->groupid && ctx->set->one_result_per_user) {
-		rc = db_result_group_user(ctx->db, s->groupid, s->id, host->userid, &failed);
-		*ok = rc == DB_OK && failed == 0;
+		rc = db_result_group_user(ctx->db, s->groupid, s->id, host->userid, &ran);
+		*ok = rc == DB_OK && ran == 0;
 	}
 	free(held);
 	return rc;
