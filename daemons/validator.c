@@ -17,6 +17,8 @@
 #include "db_account.h"
 #include "db_daemons.h"
 #include "db_queries.h"
+#include "db_sched.h"
+#include "credit.h"
 #include "dirhier.h"
 #include "filelist.h"
 #include "log.h"
@@ -26,13 +28,12 @@
 
 #include <sys/stat.h>
 
-/* BOINC's cobblestone: 200 credits a day of a 1 GFLOPS machine. */
-#define COBBLESTONE_SCALE (200.0 / 86400e9)
-
 struct val_settings {
 	char *app;
 	char *compare_cmd;
 	double credit;
+	double max_credit;
+	double speed_factor;
 	long batch;
 };
 
@@ -50,6 +51,12 @@ static const struct param val_params[] = {
 	V("credit", PARAM_DOUBLE, credit, "0", PARAM_BOUNDED, 0, 1e12, "C",
 	  "grant C credit per valid result, unless the job names its own (create_work "
 	  "--credit); 0: the canonical result's claimed credit, else from rsc_fpops_est"),
+	V("max_granted_credit", PARAM_DOUBLE, max_credit, "100000", PARAM_BOUNDED, 0, 1e12, "C",
+	  "grant no result more than C credit, whatever the job or the host claims (0: no cap)"),
+	V("credit_speed_factor", PARAM_DOUBLE, speed_factor, "10", PARAM_BOUNDED, 0, 1e6, "F",
+	  "credit from rsc_fpops_est or a host's claim is at most F times what the host's "
+	  "benchmark (p_fpops) computes in the result's time, bounded by the time from sending "
+	  "to receipt (0: no bound)"),
 	V("batch", PARAM_INT, batch, "500", PARAM_BOUNDED, 1, 100000, "N",
 	  "workunits read per query"),
 	PARAM_TABLE_END
@@ -166,16 +173,47 @@ static int compare(const struct daemon_ctx *ctx, const struct vresult *a, const 
 	return p->plugin->compare(a, b, settings.compare_cmd, ctx->cfg->project_dir);
 }
 
-/* The job's own (create_work --credit, set before any canonical result), then ours. */
-static double credit_for(const struct db_workunit *wu, const struct db_result *canon)
+/*
+ * The job's own (create_work --credit, set before any canonical result),
+ * then ours -- both the admin's, *claimed false -- else what the host or
+ * the submitter claims; never more than max_granted_credit.
+ */
+static double credit_for(const struct db_workunit *wu, const struct db_result *canon,
+			 bool *claimed)
 {
+	double c = wu->rsc_fpops_est * COBBLESTONE_SCALE;
+
+	*claimed = !(wu->canonical_credit > 0) && !(settings.credit > 0);
 	if (wu->canonical_credit > 0)
-		return wu->canonical_credit;
-	if (settings.credit > 0)
-		return settings.credit;
-	if (canon->claimed_credit > 0)
-		return canon->claimed_credit;
-	return wu->rsc_fpops_est * COBBLESTONE_SCALE;
+		c = wu->canonical_credit;
+	else if (settings.credit > 0)
+		c = settings.credit;
+	else if (canon->claimed_credit > 0)
+		c = canon->claimed_credit;
+	return settings.max_credit > 0 && c > settings.max_credit ? settings.max_credit : c;
+}
+
+/*
+ * What valid result r earns of credit: a claimed credit at most what its
+ * host could compute in the result's time (credit_cap). 0 if the host
+ * cannot be read (-1).
+ */
+static int speed_capped(struct val_job *j, const struct db_result *r, double credit,
+			double *granted)
+{
+	double fpops = 0;
+	int rc = db_host_fpops(j->db, r->hostid, &fpops);
+
+	*granted = 0;
+	if (rc != DB_OK && rc != DB_NOT_FOUND)
+		return -1;
+	*granted = credit_cap(credit, settings.max_credit, settings.speed_factor, fpops,
+			      r->elapsed_time, (double)(r->received_time - r->sent_time));
+	if (*granted < credit)
+		log_info("[RESULT#%" PRId64 " %s] credit %g bounded to %g by its host's speed "
+			 "(%g FLOPS, %.0f s)", r->id, r->name, credit, *granted, fpops,
+			 r->elapsed_time);
+	return 0;
 }
 
 static void set_invalid(struct vitem *it, bool validate_error)
@@ -248,6 +286,7 @@ static int check_against(struct val_job *j, struct db_workunit *wu, struct vitem
 		}
 		if (c == VALIDATE_EQUIVALENT) {
 			it->r->validate_state = VALIDATE_STATE_VALID;
+			/* already bounded: by the cap, and a claim by the canonical host's speed */
 			it->r->granted_credit = canon->r->granted_credit;
 			it->changed = true;
 			log_info("[RESULT#%" PRId64 " %s] valid (agrees with canonical %s)",
@@ -319,7 +358,8 @@ static int check_set(struct val_job *j, const struct db_workunit *wu, struct vit
 			canon = i;
 	}
 	if (canon != SIZE_MAX) {
-		double credit = credit_for(wu, viable[canon]->r);
+		bool claimed;
+		double credit = credit_for(wu, viable[canon]->r, &claimed);
 
 		*canon_out = viable[canon];
 		for (k = 0; k < nv; k++) {
@@ -327,6 +367,11 @@ static int check_set(struct val_job *j, const struct db_workunit *wu, struct vit
 				viable[k]->r->validate_state = VALIDATE_STATE_VALID;
 				viable[k]->r->granted_credit = credit;
 				viable[k]->changed = true;
+				if (claimed && speed_capped(j, viable[k]->r, credit,
+							    &viable[k]->r->granted_credit)) {
+					err = -2;
+					goto out;
+				}
 			} else {
 				set_invalid(viable[k], false);
 			}

@@ -101,11 +101,15 @@ int db_workunit_enum_segments(struct db *db, int64_t seq_id, int branch, int fro
 int db_workunit_touch_transition(struct db *db, int64_t wuid, int64_t t);
 
 /* ---- sequence, sequence_group, seq_file (db_sequence.c) ---- */
+extern const struct db_query dbq_seq_for_user;
 extern const struct db_query dbq_seq_for_host, dbq_seq_unassigned, dbq_seq_relocate,
 	dbq_seq_group_members, dbq_seq_assign, dbq_seq_file_segment, dbq_seq_file_delete;
 
 /* The active sequences assigned to hostid. */
 int db_sequence_enum_host(struct db *db, int64_t hostid,
+			  int (*fn)(struct db_sequence *, void *), void *arg);
+/* The active sequences assigned to any host of userid. */
+int db_sequence_enum_user(struct db *db, int64_t userid,
 			  int (*fn)(struct db_sequence *, void *), void *arg);
 /* In a transaction: unassigned active sequences, oldest first, locked (SKIP LOCKED). */
 int db_sequence_enum_unassigned(struct db *db, int limit,
@@ -193,8 +197,12 @@ struct db_sum {
 	int64_t n;
 	double sum;
 };
-extern const struct db_query dbq_host_capacity, dbq_batch_cpu_time;
-/* The hosts whose last scheduler RPC was after unix time since: how many, their FLOPS (p_fpops x CPUs). */
+extern const struct db_query dbq_host_capacity, dbq_host_median_speed, dbq_batch_cpu_time;
+/*
+ * The hosts with a track record (some credit) whose last scheduler RPC was
+ * after unix time since: how many, and their FLOPS as that many times the
+ * median host's p_fpops x CPUs (robust: one host's claim moves it little).
+ */
 int db_host_capacity(struct db *db, int64_t since, struct db_sum *s);
 /* The batch's results: how many, their CPU seconds. */
 int db_batch_cpu_time(struct db *db, int64_t batch, struct db_sum *s);

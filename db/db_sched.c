@@ -19,7 +19,35 @@ const struct db_query dbq_result_report = {
 };
 const struct db_query dbq_result_wu_host = {
 	"result_wu_host", NULL,
-	"SELECT COUNT(*) FROM result WHERE workunitid=? AND hostid=?", "ii"
+	"SELECT COUNT(*) FROM result WHERE workunitid=? AND (hostid=? OR userid=?)", "iii"
+};
+/*
+ * The pool a user's hosts without a history of their own share: the
+ * smallest daily quota per CPU any of the user's hosts earned (0: none has
+ * one), the jobs the pool's other hosts got today, and its jobs in progress.
+ * A host has a history once it reported a result (max_results_day or
+ * avg_turnaround set).
+ */
+#define UNTRIED "max_results_day=0 AND avg_turnaround=0"
+/* A host's benchmark, whole FLOPS (the validator's bound on credit). */
+const struct db_query dbq_host_fpops = {
+	"host_fpops", NULL,
+	"SELECT CAST(LEAST(GREATEST(p_fpops, 0), 1e18) AS SIGNED) FROM host WHERE id=?", "i"
+};
+const struct db_query dbq_user_min_quota = {
+	"user_min_quota", NULL,
+	"SELECT COALESCE(MIN(max_results_day), 0) FROM host WHERE userid=? AND max_results_day>0",
+	"i"
+};
+const struct db_query dbq_user_untried_today = {
+	"user_untried_today", NULL,
+	"SELECT COALESCE(SUM(nresults_today), 0) FROM host WHERE userid=? AND id<>? AND "
+	"rpc_time>=? AND " UNTRIED, "iii"
+};
+const struct db_query dbq_user_untried_in_progress = {
+	"user_untried_in_progress", NULL,
+	"SELECT COUNT(*) FROM host h JOIN result r ON r.hostid=h.id AND r.server_state=4 "
+	"WHERE h.userid=? AND h." UNTRIED " AND h.id<>?", "ii"
 };
 const struct db_query dbq_result_host_count = {
 	"result_host_count", NULL,
@@ -86,9 +114,10 @@ int db_result_report(struct db *db, const struct db_result_report *r)
 	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
 }
 
-int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n)
+int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t userid,
+			    int64_t *n)
 {
-	struct db_val v[] = { DBV_INT(wuid), DBV_INT(hostid) };
+	struct db_val v[] = { DBV_INT(wuid), DBV_INT(hostid), DBV_INT(userid) };
 
 	return db_select_i64(db, dbq_result_wu_host.sql, v, ARRAY_SIZE(v), n);
 }
@@ -98,6 +127,34 @@ int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n)
 	struct db_val v[] = { DBV_INT(hostid) };
 
 	return db_select_i64(db, dbq_result_host_count.sql, v, ARRAY_SIZE(v), n);
+}
+
+int db_host_fpops(struct db *db, int64_t hostid, double *fpops)
+{
+	struct db_val v[] = { DBV_INT(hostid) };
+	int64_t f = 0;
+	int rc = db_select_i64(db, dbq_host_fpops.sql, v, ARRAY_SIZE(v), &f);
+
+	*fpops = (double)f;
+	return rc;
+}
+
+int db_user_untried_pool(struct db *db, int64_t userid, int64_t hostid, int64_t day_start,
+			 struct db_untried_pool *p)
+{
+	struct db_val u[] = { DBV_INT(userid) };
+	struct db_val t[] = { DBV_INT(userid), DBV_INT(hostid), DBV_INT(day_start) };
+	struct db_val b[] = { DBV_INT(userid), DBV_INT(hostid) };
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = db_select_i64(db, dbq_user_min_quota.sql, u, ARRAY_SIZE(u), &p->min_quota);
+	if (rc == DB_OK)
+		rc = db_select_i64(db, dbq_user_untried_today.sql, t, ARRAY_SIZE(t), &p->sent_today);
+	if (rc == DB_OK)
+		rc = db_select_i64(db, dbq_user_untried_in_progress.sql, b, ARRAY_SIZE(b),
+				   &p->in_progress);
+	return rc;
 }
 
 /*
@@ -186,6 +243,21 @@ const struct db_query dbq_result_seq_host_failed = {
 	"SELECT COUNT(*) FROM result WHERE seq_id=? AND hostid=? AND server_state=5 AND "
 	"(outcome IN (3, 6) OR validate_state=2 OR (outcome=1 AND elapsed_time>?))", "iid"
 };
+
+/* Segments userid ran of the other members of group groupid (one_result_per_user_per_wu). */
+const struct db_query dbq_result_group_user = {
+	"result_group_user", NULL,
+	"SELECT COUNT(*) FROM sequence s JOIN result r ON r.seq_id=s.id "
+	"WHERE s.groupid=? AND s.id<>? AND r.userid=?", "iii"
+};
+
+int db_result_group_user(struct db *db, int64_t groupid, int64_t seq_id, int64_t userid,
+			 int64_t *n)
+{
+	struct db_val v[] = { DBV_INT(groupid), DBV_INT(seq_id), DBV_INT(userid) };
+
+	return db_select_i64(db, dbq_result_group_user.sql, v, ARRAY_SIZE(v), n);
+}
 
 int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
 			      int64_t *n)
@@ -535,24 +607,25 @@ int db_seq_file_enum_names(struct db *db, const char *const *names, size_t n,
  * (MariaDB's exists_to_in), whose cost grows with what the host ever ran.
  */
 #define WU_FOR_HOST_SQL(in) \
-	"LEFT JOIN result r FORCE INDEX (res_wuid) ON r.workunitid=workunit.id AND r.hostid=? " \
+	"LEFT JOIN result r FORCE INDEX (res_wuid) ON r.workunitid=workunit.id AND " \
+	"(r.hostid=? OR r.userid=?) " \
 	"WHERE workunit.id IN (" in ") AND r.id IS NULL"
 const struct db_query dbq_wu_for_host[3] = {
-	{ "wu_for_host_1", &db_workunit_joined, WU_FOR_HOST_SQL("?"), "i" "i" },
-	{ "wu_for_host_4", &db_workunit_joined, WU_FOR_HOST_SQL(Q4), "i" "iiii" },
-	{ "wu_for_host_32", &db_workunit_joined, WU_FOR_HOST_SQL(Q32), "i" I32 },
+	{ "wu_for_host_1", &db_workunit_joined, WU_FOR_HOST_SQL("?"), "ii" "i" },
+	{ "wu_for_host_4", &db_workunit_joined, WU_FOR_HOST_SQL(Q4), "ii" "iiii" },
+	{ "wu_for_host_32", &db_workunit_joined, WU_FOR_HOST_SQL(Q32), "ii" I32 },
 };
 
 int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
-			      int (*fn)(struct db_workunit *, void *), void *arg)
+			      int64_t userid, int (*fn)(struct db_workunit *, void *), void *arg)
 {
-	struct db_val v[DB_SEQ_BATCH + 1] = { DBV_INT(hostid) };
+	struct db_val v[DB_SEQ_BATCH + 2] = { DBV_INT(hostid), DBV_INT(userid) };
 	size_t width;
-	int k = id_list(v + 1, ids, n, &width);
+	int k = id_list(v + 2, ids, n, &width);
 
 	if (k < 0)
 		return DB_ERROR;
-	return db_workunit_query(db, &dbq_wu_for_host[k], v, width + 1, fn, arg);
+	return db_workunit_query(db, &dbq_wu_for_host[k], v, width + 2, fn, arg);
 }
 
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,

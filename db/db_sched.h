@@ -32,8 +32,9 @@ int db_result_report(struct db *db, const struct db_result_report *r);
 extern const struct db_query dbq_result_report_many[2];
 int db_result_report_many(struct db *db, const struct db_result_report *r, size_t n,
 			  int64_t *matched);
-/* How many results of workunit wuid were sent to hostid. */
-int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t *n);
+/* How many results of workunit wuid were sent to hostid or to userid's hosts (-1: none). */
+int db_result_count_wu_host(struct db *db, int64_t wuid, int64_t hostid, int64_t userid,
+			    int64_t *n);
 /* The ordinary jobs (not segments) in progress on hostid, at most 1000. */
 int db_result_enum_host_jobs_in_progress(struct db *db, int64_t hostid,
 					 int (*fn)(struct db_result *, void *), void *arg);
@@ -46,6 +47,20 @@ int db_result_resend(struct db *db, const struct db_result *r);
 int db_result_mark_lost(struct db *db, int64_t id, int64_t hostid);
 /* How many results are in progress on hostid. */
 int db_result_count_host_in_progress(struct db *db, int64_t hostid, int64_t *n);
+/* What the hosts of a user that have no history of their own share (db_user_untried_pool). */
+struct db_untried_pool {
+	int64_t min_quota;      /* smallest max_results_day of any of the user's hosts; 0: none */
+	int64_t sent_today;     /* jobs the other untried hosts got since day_start */
+	int64_t in_progress;    /* jobs in progress on the other untried hosts */
+};
+/* Host hostid's p_fpops (DB_NOT_FOUND: no such host). */
+extern const struct db_query dbq_host_fpops;
+int db_host_fpops(struct db *db, int64_t hostid, double *fpops);
+extern const struct db_query dbq_user_min_quota, dbq_user_untried_today,
+	dbq_user_untried_in_progress;
+/* The pool of userid's hosts without a history, hostid not counted. */
+int db_user_untried_pool(struct db *db, int64_t userid, int64_t hostid, int64_t day_start,
+			 struct db_untried_pool *p);
 /* A job of hostid timed out: its daily quota per CPU (0: q, the project's) halves, at least 1. */
 int db_host_quota_halve(struct db *db, int64_t hostid, long q);
 /* The largest assignment id (0: no job was ever assigned). */
@@ -77,11 +92,11 @@ int db_seq_file_enum_names(struct db *db, const char *const *names, size_t n,
 			   int (*fn)(struct db_seq_file *, void *), void *arg);
 /*
  * The workunits among ids (at most DB_SEQ_BATCH; each row once, in no order)
- * of which host hostid has no result.
+ * of which neither host hostid nor a host of userid (-1: no user) has a result.
  */
 extern const struct db_query dbq_wu_for_host[3];
 int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
-			      int (*fn)(struct db_workunit *, void *), void *arg);
+			      int64_t userid, int (*fn)(struct db_workunit *, void *), void *arg);
 /*
  * Move the transition time of each workunit ids[i] (at most DB_SEQ_BATCH,
  * each once) to times[i] if that is earlier.
@@ -99,7 +114,13 @@ extern const struct db_query dbq_result_activate, dbq_seq_advance, dbq_seq_deass
  * report_deadline, app_version_id and app_version_num).
  */
 int db_result_activate(struct db *db, const struct db_result *r);
-extern const struct db_query dbq_result_seq_host_failed;
+extern const struct db_query dbq_result_seq_host_failed, dbq_result_group_user;
+/*
+ * How many segments of group groupid's members other than seq_id were sent
+ * to hosts of userid: a user who ran one member never runs another.
+ */
+int db_result_group_user(struct db *db, int64_t groupid, int64_t seq_id, int64_t userid,
+			 int64_t *n);
 /* Segments of the sequence the host failed: errors, invalid, or slower than max_time. */
 int db_result_seq_host_failed(struct db *db, int64_t seq_id, int64_t hostid, double max_time,
 			      int64_t *n);

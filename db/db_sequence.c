@@ -7,6 +7,10 @@
 const struct db_query dbq_seq_for_host = {
 	"seq_for_host", &db_sequence_table, "WHERE hostid=? AND state=0 ORDER BY id", "i"
 };
+const struct db_query dbq_seq_for_user = {
+	"seq_for_user", &db_sequence_table,
+	"WHERE hostid IN (SELECT id FROM host WHERE userid=?) AND state=0 ORDER BY id", "i"
+};
 /*
  * Locked for the caller's transaction, those another scheduler holds
  * passed over: hosts asking at once are offered different sequences, and
@@ -42,6 +46,14 @@ int db_sequence_enum_host(struct db *db, int64_t hostid,
 	struct db_val v[] = { DBV_INT(hostid) };
 
 	return db_sequence_query(db, &dbq_seq_for_host, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_sequence_enum_user(struct db *db, int64_t userid,
+			  int (*fn)(struct db_sequence *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(userid) };
+
+	return db_sequence_query(db, &dbq_seq_for_user, v, ARRAY_SIZE(v), fn, arg);
 }
 
 int db_sequence_enum_unassigned(struct db *db, int limit,

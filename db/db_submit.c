@@ -333,13 +333,28 @@ int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int se
 
 /* ---- query_batch's CPU time, estimate_batch's hosts ----------------------------- */
 
+/*
+ * estimate_batch's hosts: those with a track record (credit: some valid
+ * result) that asked for work lately; their FLOPS as n times the median
+ * host's, so one host claiming a huge p_fpops or CPU count moves nothing.
+ */
+#define HOST_SPEED "LEAST(p_fpops, 1e18) * LEAST(GREATEST(p_ncpus, 1), 100000)"
+#define TRACKED_HOSTS "WHERE rpc_time>? AND total_credit>0"
 static const struct db_column host_capacity_cols[] = {
 	{ "COUNT(*)", DB_T_I64, offsetof(struct db_sum, n), DB_COL_EXPR },
-	{ "COALESCE(SUM(p_fpops * GREATEST(p_ncpus, 1)), 0)", DB_T_DOUBLE,
-	  offsetof(struct db_sum, sum), DB_COL_EXPR },
 };
 static const struct db_table host_capacity_table = {
 	"host", sizeof(struct db_sum), host_capacity_cols, ARRAY_SIZE(host_capacity_cols), false
+};
+static const struct db_column host_speed_cols[] = {
+	{ HOST_SPEED, DB_T_DOUBLE, offsetof(struct db_sum, sum), DB_COL_EXPR },
+};
+static const struct db_table host_speed_table = {
+	"host", sizeof(struct db_sum), host_speed_cols, ARRAY_SIZE(host_speed_cols), false
+};
+const struct db_query dbq_host_median_speed = {
+	"host_median_speed", &host_speed_table,
+	TRACKED_HOSTS " ORDER BY " HOST_SPEED " LIMIT 1 OFFSET ?", "ii"
 };
 static const struct db_column batch_cpu_cols[] = {
 	{ "COUNT(*)", DB_T_I64, offsetof(struct db_sum, n), DB_COL_EXPR },
@@ -349,7 +364,7 @@ static const struct db_table batch_cpu_table = {
 	"result", sizeof(struct db_sum), batch_cpu_cols, ARRAY_SIZE(batch_cpu_cols), false
 };
 const struct db_query dbq_host_capacity = {
-	"host_capacity", &host_capacity_table, "WHERE rpc_time>?", "i"
+	"host_capacity", &host_capacity_table, TRACKED_HOSTS, "i"
 };
 const struct db_query dbq_batch_cpu_time = {
 	"batch_cpu_time", &batch_cpu_table, "WHERE batch=?", "i"
@@ -363,10 +378,18 @@ static int take_sum(void *rec, void *arg)
 
 int db_host_capacity(struct db *db, int64_t since, struct db_sum *s)
 {
-	struct db_val v[] = { DBV_INT(since) };
+	struct db_val v[] = { DBV_INT(since), DBV_INT(0) };
+	struct db_sum median = { 0, 0 };
+	int rc;
 
 	memset(s, 0, sizeof(*s));
-	return db_query_rows(db, &dbq_host_capacity, v, ARRAY_SIZE(v), take_sum, s);
+	rc = db_query_rows(db, &dbq_host_capacity, v, 1, take_sum, s);
+	if (rc != DB_OK || s->n == 0)
+		return rc;
+	v[1] = DBV_INT((s->n - 1) / 2);
+	rc = db_query_rows(db, &dbq_host_median_speed, v, ARRAY_SIZE(v), take_sum, &median);
+	s->sum = (double)s->n * median.sum;
+	return rc;
 }
 
 int db_batch_cpu_time(struct db *db, int64_t batch, struct db_sum *s)

@@ -23,6 +23,7 @@ static const char *const wseq_names[] = {
 	"cgi_url",
 	"compare_cmd",                  /* validator */
 	"credit",                       /* validator */
+	"credit_speed_factor",          /* validator */
 	"daily_dir",                    /* db_purge */
 	"daily_result_quota",
 	"db_host",
@@ -45,13 +46,17 @@ static const char *const wseq_names[] = {
 	"long_name",
 	"master_url",
 	"max_sequences_per_cpu",
+	"max_granted_credit",           /* validator */
+	"max_ncpus",
 	"max_sequences_per_host",
+	"max_sequences_per_user",
 	"max_wu_per_file",              /* db_purge */
 	"max_wus_in_progress",
 	"max_wus_to_send",
 	"min_age_days",                 /* db_purge */
 	"min_passwd_length",
 	"next_rpc_delay",
+	"one_result_per_user_per_wu",
 	"pid_dir",
 	"resend_lost_results",
 	"sched_candidates",
@@ -94,12 +99,12 @@ static const char *const upstream_names[] = {
 	"locality_scheduling_send_timeout", "locality_scheduling_sorted_order",
 	"locality_scheduling_sticky_file", "locality_scheduling_wait_period",
 	"locality_scheduling_workunit_file", "maintenance_delay", "max_download_urls_per_file",
-	"max_ncpus", "max_results_accepted", "max_wus_in_progress_gpu",
+	"max_results_accepted", "max_wus_in_progress_gpu",
 	"min_core_client_upgrade_deadline", "min_core_client_version",
 	"min_core_client_version_announced", "min_sendwork_interval", "moderators_allowed_to_ban",
 	"moderators_vote_to_ban", "msg_to_host", "no_amd_k6", "no_forum_rating",
 	"no_web_account_creation", "non_cpu_intensive", "nowork_skip",
-	"one_result_per_host_per_wu", "one_result_per_user_per_wu", "prefer_primary_platform",
+	"one_result_per_host_per_wu", "prefer_primary_platform",
 	"profile_screening", "project_dir", "reliable_max_avg_turnaround", "reliable_max_error_rate",
 	"reliable_on_priority", "reliable_priority_on_over", "reliable_priority_on_over_except_error",
 	"reliable_reduced_delay_bound", "replace_download_url_by_timezone", "replica_db_host",

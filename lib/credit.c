@@ -1,4 +1,7 @@
-/* BOINC's update_average: the exponential decay of recent average credit. */
+/*
+ * BOINC's update_average: the exponential decay of recent average credit;
+ * and the cap on one result's credit.
+ */
 #include "credit.h"
 
 #include <math.h>
@@ -26,4 +29,20 @@ void credit_update_average(double now, double start, double work, double half_li
 		*avg = work / (dd > 1.0 / 86400 ? dd : 1.0 / 86400);
 	}
 	*avg_time = now;
+}
+
+double credit_cap(double credit, double max_credit, double factor, double p_fpops,
+		  double elapsed, double wall)
+{
+	double t = elapsed > 0 ? elapsed : 0, speed = p_fpops > 0 ? p_fpops : 1e9;
+
+	if (!(credit > 0))
+		return 0;
+	if (max_credit > 0 && credit > max_credit)
+		credit = max_credit;
+	if (wall > 0 && (t <= 0 || t > wall))
+		t = wall;
+	if (factor > 0 && credit > factor * speed * t * COBBLESTONE_SCALE)
+		credit = factor * speed * t * COBBLESTONE_SCALE;
+	return credit;
 }

@@ -1,7 +1,7 @@
 /*
  * Recent average credit (RAC), as BOINC computes it: credit per day,
  * decaying exponentially with a half-life of one week, for users, hosts
- * and teams alike.
+ * and teams alike; and the bounds on what one result may earn.
  */
 #ifndef WSEQ_CREDIT_H
 #define WSEQ_CREDIT_H
@@ -9,6 +9,8 @@
 #include "common.h"
 
 #define CREDIT_HALF_LIFE (7 * 86400.0)
+/* BOINC's cobblestone: 200 credits a day of a 1 GFLOPS machine. */
+#define COBBLESTONE_SCALE (200.0 / 86400e9)
 
 /*
  * Add work credit earned since start (the result's sent time) to the
@@ -17,5 +19,16 @@
  */
 void credit_update_average(double now, double start, double work, double half_life,
 			   double *avg, double *avg_time);
+
+/*
+ * What a valid result may be granted: credit, at most max_credit (the
+ * project's cap; 0: none), and at most factor times the cobblestones a host
+ * of p_fpops FLOPS (<= 0: 1e9) earns in the result's time -- its elapsed
+ * time, bounded by wall, the seconds from sending to receipt the server
+ * measured (<= 0: unknown). A submitter's rsc_fpops_est or a host's claim
+ * so never credits more than the host could have computed.
+ */
+double credit_cap(double credit, double max_credit, double factor, double p_fpops,
+		  double elapsed, double wall);
 
 #endif

@@ -4,7 +4,8 @@
  * general queue that every host's scheduler reads, so no other host ever
  * looks at them; a host asking for work first gets those assigned to it,
  * its user or its user's team. A user's or a team's job goes to whichever
- * of their hosts asks first, once per host. When one times out or fails the
+ * of their hosts asks first, once per host (one_result_per_user_per_wu is
+ * for the open queue: the admin chose these targets). When one times out or fails the
  * transitioner makes another, which waits for the target again.
  */
 #include "sched_policy.h"
@@ -13,7 +14,12 @@
 
 #define ASSIGNED_PER_RPC 50     /* waiting results read per request */
 
-/* Send r if the host can run it and has no result of its job yet. */
+/*
+ * Send r if the host can run it and has no result of its job yet. The
+ * admin chose the target, so one_result_per_user_per_wu does not apply: a
+ * job assigned to a user goes to any of the user's hosts, again after a
+ * timeout.
+ */
 static int send_one(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
 		    struct db_result *r, struct sched_reply *reply, double *seconds)
@@ -27,7 +33,7 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 
 	if (sched_wu_in_reply(reply, r->workunitid))
 		return DB_OK;
-	rc = db_result_count_wu_host(ctx->db, r->workunitid, host->id, &had);
+	rc = db_result_count_wu_host(ctx->db, r->workunitid, host->id, -1, &had);
 	if (rc != DB_OK || had > 0)
 		return rc;
 	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);

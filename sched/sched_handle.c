@@ -44,6 +44,14 @@ const struct param sched_params[] = {
 	S("daily_result_quota", daily_result_quota, "0", 0, 1e6, "N",
 	  "jobs a host gets a day per CPU (0: no quota); halved on each error, doubled on each "
 	  "success up to N again"),
+	{ "one_result_per_user_per_wu", PARAM_BOOL,
+	  offsetof(struct sched_settings, one_result_per_user), "1", 0, 0, 0, NULL,
+	  "never send two results of one workunit, or two sequences of one group, to hosts of "
+	  "one account (0: only never to one host)" },
+	S("max_sequences_per_user", seqs_per_user, "0", 0, 100000, "N",
+	  "work sequences all hosts of one account hold at once (0: as many as one host may)"),
+	S("max_ncpus", max_ncpus, "64", 1, 100000, "N",
+	  "a host claiming more CPUs counts as N for its quota, jobs in progress and sequences"),
 	PARAM_TABLE_END
 };
 

@@ -52,6 +52,11 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
  * rsc_disk_bound)? A host that reports none has none.
  */
 bool sched_host_fits(const struct db_host *host, double memory, double disk);
+/*
+ * The account whose hosts must hold no other result of a workunit the host
+ * gets: its user, or -1 with one_result_per_user_per_wu off.
+ */
+int64_t sched_quorum_user(const struct sched_ctx *ctx, const struct db_host *host);
 /* Has the reply a job of workunit wuid already? */
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid);
 
@@ -93,13 +98,26 @@ int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *r
 
 /* The UTC day of time t: the quota's count starts again when it changes. */
 int64_t sched_day(int64_t t);
-/* Jobs the host may get a day (LONG_MAX without a quota). */
+/*
+ * Jobs the host may get a day (LONG_MAX without a quota); 0 if its user's
+ * other hosts cannot be read.
+ */
 long sched_quota_limit(const struct sched_ctx *ctx, const struct db_host *host);
 /* Jobs it may still get today, sent_now of this reply counted; LONG_MAX without a quota. */
 long sched_quota_left(const struct sched_ctx *ctx, const struct db_host *host, size_t sent_now);
 /* Tell the client the limit is reached, and to come back tomorrow if it got nothing. */
 void sched_quota_exceeded(const struct sched_ctx *ctx, const struct db_host *host,
 			  struct sched_reply *reply);
+/* The host's CPUs as its limits count them: p_ncpus, at least 1, at most max_ncpus. */
+int sched_host_ncpus(const struct sched_ctx *ctx, const struct db_host *host);
+/* Has the host no history of its own (it never reported a result)? */
+bool sched_host_untried(const struct db_host *host);
+/*
+ * *room: how many more jobs the host may hold in progress (LONG_MAX without
+ * max_wus_in_progress); an untried host counts its user's other untried
+ * hosts' jobs as its own.
+ */
+int sched_in_progress_room(const struct sched_ctx *ctx, const struct db_host *host, long *room);
 /* A reported result: an error halves the host's quota, a success doubles it back. */
 void sched_quota_report(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
 			bool success);

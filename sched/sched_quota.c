@@ -9,9 +9,16 @@
  * Upstream keeps the count per host and app version and takes one off per
  * error; wseq keeps it per host, and halves, so a broken host is cut off
  * fast whatever it runs.
+ *
+ * A host is only a host_cpid the client makes up, so its figures are
+ * bounded: its CPUs count up to max_ncpus, and while it has no history of
+ * its own (it has reported nothing yet) it shares its user's: the lowest
+ * quota per CPU any of the user's hosts earned, and one allowance of jobs
+ * today and jobs in progress with the user's other hosts without a history.
  */
 #include "sched_policy.h"
 #include "db_records.h"
+#include "db_sched.h"
 #include "log.h"
 #include "wtime.h"
 
@@ -20,31 +27,98 @@ int64_t sched_day(int64_t t)
 	return t / 86400;
 }
 
-/* The host's per-CPU quota now: its own, once it has one, bounded by the project's. */
-static long per_cpu(const struct sched_ctx *ctx, const struct db_host *host)
+int sched_host_ncpus(const struct sched_ctx *ctx, const struct db_host *host)
+{
+	long n = host->p_ncpus > 0 ? host->p_ncpus : 1;
+
+	return (int)(ctx->set->max_ncpus > 0 && n > ctx->set->max_ncpus ? ctx->set->max_ncpus : n);
+}
+
+bool sched_host_untried(const struct db_host *host)
+{
+	return host->max_results_day == 0 && host->avg_turnaround == 0;
+}
+
+/*
+ * What an untried host shares with its user's other untried hosts (all
+ * zero for a host with a history): making up host_cpids gains one host's
+ * allowance at most, and a new host starts from the user's lowest quota.
+ */
+static int pool_of(const struct sched_ctx *ctx, const struct db_host *host,
+		   struct db_untried_pool *p)
+{
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!sched_host_untried(host) || !ctx->db || host->userid <= 0)
+		return DB_OK;
+	rc = db_user_untried_pool(ctx->db, host->userid, host->id, sched_day(now()) * 86400, p);
+	if (rc != DB_OK)
+		log_error("host %" PRId64 ": cannot read its user's other hosts; no new work",
+			  host->id);
+	return rc;
+}
+
+/* The host's per-CPU quota now: its own or its user's lowest, bounded by the project's. */
+static long per_cpu(const struct sched_ctx *ctx, const struct db_host *host,
+		    const struct db_untried_pool *p)
 {
 	long q = ctx->set->daily_result_quota;
 
-	return host->max_results_day > 0 && host->max_results_day < q ? host->max_results_day : q;
+	if (host->max_results_day > 0 && host->max_results_day < q)
+		q = host->max_results_day;
+	return p->min_quota > 0 && p->min_quota < q ? (long)p->min_quota : q;
 }
 
-long sched_quota_limit(const struct sched_ctx *ctx, const struct db_host *host)
+static long limit_of(const struct sched_ctx *ctx, const struct db_host *host,
+		     const struct db_untried_pool *p)
 {
-	long q = per_cpu(ctx, host);
+	long q = per_cpu(ctx, host, p);
 
 	if (ctx->set->daily_result_quota <= 0)
 		return LONG_MAX;
 	/* upstream's rule: a quota of 1 is not multiplied -- the host can barely run anything */
-	return q == 1 ? 1 : q * (host->p_ncpus > 0 ? host->p_ncpus : 1);
+	return q == 1 ? 1 : q * sched_host_ncpus(ctx, host);
+}
+
+long sched_quota_limit(const struct sched_ctx *ctx, const struct db_host *host)
+{
+	struct db_untried_pool p;
+
+	if (ctx->set->daily_result_quota <= 0)
+		return LONG_MAX;
+	return pool_of(ctx, host, &p) == DB_OK ? limit_of(ctx, host, &p) : 0;
 }
 
 long sched_quota_left(const struct sched_ctx *ctx, const struct db_host *host, size_t sent_now)
 {
-	long limit = sched_quota_limit(ctx, host);
+	struct db_untried_pool p;
 
-	if (limit == LONG_MAX)
+	if (ctx->set->daily_result_quota <= 0)
 		return LONG_MAX;
-	return limit - host->nresults_today - (long)sent_now;
+	if (pool_of(ctx, host, &p) != DB_OK)
+		return 0;
+	return limit_of(ctx, host, &p) - host->nresults_today - (long)p.sent_today - (long)sent_now;
+}
+
+int sched_in_progress_room(const struct sched_ctx *ctx, const struct db_host *host, long *room)
+{
+	struct db_untried_pool p;
+	int64_t busy = 0;
+	long limit = ctx->set->max_wus_in_progress * sched_host_ncpus(ctx, host);
+	int rc;
+
+	*room = LONG_MAX;
+	if (ctx->set->max_wus_in_progress <= 0)
+		return DB_OK;
+	rc = db_result_count_host_in_progress(ctx->db, host->id, &busy);
+	if (rc == DB_OK)
+		rc = pool_of(ctx, host, &p);
+	if (rc != DB_OK)
+		return rc;
+	busy += p.in_progress;
+	*room = busy >= limit ? 0 : (long)(limit - busy);
+	return DB_OK;
 }
 
 void sched_quota_exceeded(const struct sched_ctx *ctx, const struct db_host *host,
@@ -64,10 +138,14 @@ void sched_quota_exceeded(const struct sched_ctx *ctx, const struct db_host *hos
 void sched_quota_report(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
 			bool success)
 {
-	long q = ctx->set->daily_result_quota, old = per_cpu(ctx, host), n;
+	long q = ctx->set->daily_result_quota, old, n;
+	struct db_untried_pool p;
 
 	if (q <= 0)
 		return;
+	if (pool_of(ctx, host, &p) != DB_OK)
+		memset(&p, 0, sizeof(p));
+	old = per_cpu(ctx, host, &p);
 	n = success ? (old * 2 < q ? old * 2 : q) : (old / 2 > 1 ? old / 2 : 1);
 	if (n != host->max_results_day)
 		log_info("%s: daily quota per CPU %ld -> %ld after %s", lbl, old, n,

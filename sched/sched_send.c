@@ -1,7 +1,8 @@
 /*
  * Choosing work for a host: unsent results, highest priority first, of apps
  * the host has a version for, within its memory and disk, never two
- * results of one workunit to one host, until the seconds of work it asked
+ * results of one workunit to one host or (one_result_per_user_per_wu, the
+ * default) to hosts of one account, until the seconds of work it asked
  * for are covered. Each result is claimed with a conditional UPDATE, so
  * schedulers running side by side never send one result twice.
  */
@@ -192,7 +193,12 @@ bool sched_host_fits(const struct db_host *host, double memory, double disk)
 	return memory <= host->m_nbytes && disk <= host->d_free;
 }
 
-/* The workunits of a batch of candidates the host has no result of. */
+int64_t sched_quorum_user(const struct sched_ctx *ctx, const struct db_host *host)
+{
+	return ctx->set->one_result_per_user ? host->userid : -1;
+}
+
+/* The workunits of a batch of candidates neither the host nor (usually) its user has a result of. */
 struct cand_wus {
 	struct db_workunit *v;
 	size_t n;
@@ -205,7 +211,7 @@ static int cand_wus_read(const struct sched_ctx *ctx, const struct db_host *host
 			 struct cand_wus *w)
 {
 	struct list_arg l = { (void **)&w->v, &w->n, sizeof(struct db_workunit) };
-	int64_t ids[DB_SEQ_BATCH];
+	int64_t ids[DB_SEQ_BATCH], user = sched_quorum_user(ctx, host);
 	size_t i, n = 0;
 	int rc = DB_OK;
 
@@ -215,12 +221,12 @@ static int cand_wus_read(const struct sched_ctx *ctx, const struct db_host *host
 			continue;
 		ids[n++] = c->v[i].workunitid;
 		if (n == DB_SEQ_BATCH) {
-			rc = db_workunit_enum_for_host(ctx->db, ids, n, host->id, take_wu, &l);
+			rc = db_workunit_enum_for_host(ctx->db, ids, n, host->id, user, take_wu, &l);
 			n = 0;
 		}
 	}
 	if (rc == DB_OK && n > 0)
-		rc = db_workunit_enum_for_host(ctx->db, ids, n, host->id, take_wu, &l);
+		rc = db_workunit_enum_for_host(ctx->db, ids, n, host->id, user, take_wu, &l);
 	return rc;
 }
 
@@ -345,18 +351,11 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	}
 	if (max_jobs - (long)reply->njobs > left)
 		max_jobs = (long)reply->njobs + left;
-	if (ctx->set->max_wus_in_progress > 0) {
-		int64_t busy = 0;
-		long limit = ctx->set->max_wus_in_progress * (host->p_ncpus > 0 ? host->p_ncpus : 1);
-
-		rc = db_result_count_host_in_progress(ctx->db, host->id, &busy);
-		if (rc != DB_OK)
-			return rc;
-		if (busy >= limit)
-			return DB_OK;
-		if (max_jobs > limit - busy)
-			max_jobs = (long)(limit - busy);
-	}
+	rc = sched_in_progress_room(ctx, host, &left);
+	if (rc != DB_OK || left <= 0)
+		return rc;
+	if (max_jobs > left)
+		max_jobs = left;
 	/*
 	 * Candidates in batches, locked (SKIP LOCKED: what a scheduler beside
 	 * this one holds is passed over), 6 first (a request most often wants

@@ -321,55 +321,81 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
-static void host_view_of(const struct db_host *host, struct host_view *hv)
+static void host_view_of(const struct sched_ctx *ctx, const struct db_host *host,
+			 struct host_view *hv)
 {
-	*hv = (struct host_view){ host->id, host->p_fpops, host->avg_turnaround, host->p_ncpus, 0 };
+	*hv = (struct host_view){ host->id, host->p_fpops, host->avg_turnaround,
+				  sched_host_ncpus(ctx, host), 0 };
 }
 
-/* May the host take s (seq_policy_may_take, with its past failures of s from the database)? */
+/*
+ * May the host take s (seq_policy_may_take, with its past failures of s
+ * from the database)? h: what the host holds; user: what all its user's
+ * hosts hold (one_result_per_user_per_wu: no two of a group in one account,
+ * at once or one after the other).
+ */
 static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
-		    const struct host_seqs *h, const struct db_sequence *s, bool *ok)
+		    const struct host_seqs *h, const struct host_seqs *user,
+		    const struct db_sequence *s, bool *ok)
 {
-	struct seq_view v, *held = xcalloc(h->n + 1, sizeof(*held));
+	size_t nu = ctx->set->one_result_per_user ? user->n : 0, n = h->n + nu, i;
+	struct seq_view v, *held = xcalloc(n + 1, sizeof(*held));
 	struct host_view hv;
-	int64_t failed = 0;
-	size_t i;
+	int64_t failed = 0, ran = 0;
 	int rc = DB_OK;
 
-	host_view_of(host, &hv);
+	host_view_of(ctx, host, &hv);
 	seq_view_of(s, &v);
 	for (i = 0; i < h->n; i++)
 		seq_view_of(&h->s[i], &held[i]);
+	for (i = 0; i < nu; i++)
+		seq_view_of(&user->s[i], &held[h->n + i]);
 	/* the failures are counted only if nothing else rules s out */
-	*ok = seq_policy_may_take(&hv, &v, held, h->n);
+	*ok = seq_policy_may_take(&hv, &v, held, n);
 	if (*ok) {
 		rc = db_result_seq_host_failed(ctx->db, s->id, host->id, s->max_result_time,
 					       &failed);
 		hv.failures = failed > 1000 ? 1000 : (int)failed;
-		*ok = rc == DB_OK && seq_policy_may_take(&hv, &v, held, h->n);
+		*ok = rc == DB_OK && seq_policy_may_take(&hv, &v, held, n);
+	}
+	/* nor a member of a group another member of which the user ran, even one ended */
+	if (*ok && s->groupid && ctx->set->one_result_per_user) {
+		rc = db_result_group_user(ctx->db, s->groupid, s->id, host->userid, &ran);
+		*ok = rc == DB_OK && ran == 0;
 	}
 	free(held);
 	return rc;
 }
 
-/* Unassigned sequences the host can finish segments of in time, up to its allowance. */
+/*
+ * Unassigned sequences the host can finish segments of in time, up to its
+ * allowance and its user's (max_sequences_per_user; by default one host's:
+ * made-up host_cpids gain nothing).
+ */
 static int assign_new(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
 		      struct host_seqs *h)
 {
-	struct host_seqs cand = { 0 };
+	struct host_seqs cand = { 0 }, user = { 0 };
 	struct host_view hv;
-	size_t i, want;
+	size_t i, want, user_want, nuser;
 	int rc;
 
-	host_view_of(host, &hv);
+	host_view_of(ctx, host, &hv);
 	want = seq_policy_allowance(&hv, ctx->set->seqs_per_host, ctx->set->seqs_per_cpu);
+	user_want = ctx->set->seqs_per_user > 0 ? (size_t)ctx->set->seqs_per_user : want;
 
 	/* a host over its daily quota takes no new sequence (the ones it holds go on) */
 	if (h->n >= want || sched_quota_left(ctx, host, 0) <= 0)
 		return DB_OK;
-	rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
-	for (i = 0; rc == DB_OK && i < cand.n && h->n < want; i++) {
+	rc = db_sequence_enum_user(ctx->db, host->userid, take_seq, &user);
+	nuser = user.n;
+	if (rc == DB_OK && nuser >= user_want)
+		log_info("host %" PRId64 ": its user holds %zu sequences, the most an account may",
+			 host->id, nuser);
+	if (rc == DB_OK && nuser < user_want)
+		rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+	for (i = 0; rc == DB_OK && i < cand.n && h->n < want && nuser < user_want; i++) {
 		struct db_sequence *s = &cand.s[i];
 		const char *platform;
 		bool ok;
@@ -378,7 +404,7 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 			continue;
 		if (!sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
 			continue;
-		rc = may_take(ctx, host, h, s, &ok);
+		rc = may_take(ctx, host, h, &user, s, &ok);
 		if (rc != DB_OK || !ok)
 			continue;
 		rc = db_sequence_assign(ctx->db, s->id, host->id, now(), s->first_unsent_seqno);
@@ -390,9 +416,11 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 			log_info("host %" PRId64 ": assigned sequence %s", host->id, s->name);
 			s->hostid = host->id;
 			take_seq(s, h);
+			nuser++;
 		}
 	}
 	host_seqs_free(&cand);
+	host_seqs_free(&user);
 	return rc;
 }
 

@@ -26,6 +26,10 @@ struct sched_settings {
 	double sequence_share;    /* fraction of a request's seconds sequence work may take */
 	long daily_result_quota;  /* jobs a day per CPU a reliable host gets; 0: no quota */
 	bool resend_lost_results; /* jobs a client lost are sent again (or given up) */
+	bool one_result_per_user; /* never two results of a workunit, or two members of a
+				     sequence group, to one account's hosts */
+	long seqs_per_user;       /* work sequences one account's hosts hold; 0: as one host */
+	long max_ncpus;           /* CPUs a host is believed to have at most */
 };
 
 extern const struct param sched_params[];

@@ -310,7 +310,11 @@ int submit_do_abort_batch(struct rpc *r)
 
 /* ---- estimate_batch ------------------------------------------------------------------- */
 
-/* Hosts count as the project's when their last scheduler RPC is this recent. */
+/*
+ * Hosts count as the project's when their last scheduler RPC is this
+ * recent and they have a track record (credit); their speed is the median
+ * host's (db_host_capacity), so no host's own claim sets the estimate.
+ */
 #define ESTIMATE_HOST_WINDOW (24 * 3600)
 /* With no such host: one of 1 GFLOPS, as upstream assumes for a project without credit. */
 #define ESTIMATE_MIN_FLOPS 1e9
@@ -393,7 +397,8 @@ int submit_do_estimate_batch(struct rpc *r)
 		rc = submit_db_fail(r);
 	if (!rc) {
 		flops = hosts.n > 0 && hosts.sum > 0 ? hosts.sum : ESTIMATE_MIN_FLOPS;
-		log_info("estimate_batch of user %lld: %zu jobs, %g FLOPs, %lld hosts of %g FLOPS",
+		log_info("estimate_batch of user %lld: %zu jobs, %g FLOPs, %lld tracked hosts of %g "
+			 "FLOPS",
 			 (long long)r->user.id, njobs, total, (long long)hosts.n, hosts.sum);
 		sbuf_addf(r->body, "<seconds>%f</seconds>\n", total / flops);
 	}

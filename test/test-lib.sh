@@ -238,6 +238,15 @@ test_sandbox_up() {
 	eval "$(wseq_sandbox env "$sbdir")"
 	WSEQ_PROJECT_DIR="$PROJECT_DIR"
 	export WSEQ_PROJECT_DIR
+	test_many_hosts_one_account
+}
+
+# Most tests run every client under the admin's account (lib-one-account.sh);
+# a test of the per-account rules sets TEST_ACCOUNT_RULES=1 before
+# test_sandbox_up to keep a real project's defaults.
+. "$WSEQ_SRCDIR/test/lib-one-account.sh"
+test_many_hosts_one_account() {
+	[ "${TEST_ACCOUNT_RULES:-0}" = 1 ] || one_account_many_hosts "$PROJECT_DIR/config.xml"
 }
 
 # Register the sample BOINC app (wseq_sample 1.00 for x86_64 Linux, its

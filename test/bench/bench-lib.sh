@@ -11,6 +11,7 @@ die() { echo "$prog: $*" >&2; exit 1; }
 say() { echo "$prog: $*" >&2; }
 
 bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$bench_lib_dir/../lib-one-account.sh"
 PLATFORM=x86_64-pc-linux-gnu
 
 # bench_init NAME: the build to measure (WSEQ_BUILDDIR), its programs on
@@ -67,6 +68,7 @@ bench_sandbox_up() {
 	say "starting the sandbox in $SB"
 	wseq_sandbox up "$SB" --no-daemons 2>"$DIR/sandbox.log" || { cat "$DIR/sandbox.log" >&2; exit 1; }
 	eval "$(wseq_sandbox env "$SB")"
+	one_account_many_hosts "$PROJECT_DIR/config.xml"
 	SCHED="${PROJECT_URL%wseq/}wseq_cgi/cgi"
 }
 

@@ -11,7 +11,7 @@ test_atexit 'test -f "$TRASH_DIRECTORY/proj/bin/stop" && "$TRASH_DIRECTORY/proj/
 
 # Twenty options of upstream's scheduler and web pages that wseq does not implement.
 UPSTREAM="shmem_key feeder_query_size locality_scheduling homogeneous_redundancy
-one_result_per_user_per_wu min_core_client_version send_result_abort
+one_result_per_host_per_wu min_core_client_version send_result_abort
 reliable_max_error_rate reliable_max_avg_turnaround dont_generate_upload_certificates
 grace_period_hours job_size_matching ban_os ban_cpu enable_assignment
 delete_delay_hours msg_to_host user_filter profile_screening show_results"

@@ -107,16 +107,29 @@ est() {      # est JOBS [BATCH_EXTRA]: estimate_batch of the sample app
 		"$AUTH" "${2-}" "$1" >req.xml && rpc
 }
 
-test_expect_success 'estimate_batch: total FLOPs (job, job_params, input template) over the FLOPS of hosts seen in the last day' '
+test_expect_success 'estimate_batch: total FLOPs (job, job_params, input template) over the FLOPS of hosts with credit seen in the last day' '
 	jobs="$(job e1 2e9)$(job e2 2e9)$(job e3 2e9)$(job e4)" &&
 	est "$jobs" >out && grep "<estimate_batch>" out &&
 	grep "<seconds>7.000000</seconds>" out &&
-	test_sql "$WSEQ_DB_NAME" -e "insert into host (userid, create_time, rpc_time, p_fpops, p_ncpus)
-		values (1, 1, unix_timestamp() - 3600, 1e9, 4), (1, 1, unix_timestamp() - 10 * 86400, 1e12, 64)" &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into host (userid, create_time, rpc_time, p_fpops, p_ncpus, total_credit)
+		values (1, 1, unix_timestamp() - 3600, 1e9, 4, 10), (1, 1, unix_timestamp() - 10 * 86400, 1e12, 64, 10)" &&
 	est "$jobs" | grep "<seconds>1.750000</seconds>" &&
 	est "$jobs" "<job_params><rsc_fpops_est>3e9</rsc_fpops_est></job_params>" |
 		grep "<seconds>2.250000</seconds>" &&
 	test "$(test_sql_value "select count(*) from workunit")" = 0
+'
+
+test_expect_success 'estimate_batch: a host claiming 1e30 FLOPS moves nothing without a track record, and counts as one median host with one' '
+	jobs="$(job e1 2e9)$(job e2 2e9)$(job e3 2e9)$(job e4)" &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into host (userid, create_time, rpc_time, p_fpops, p_ncpus, total_credit)
+		values (1, 1, unix_timestamp() - 60, 1e9, 4, 3)" &&
+	est "$jobs" | grep "<seconds>0.875000</seconds>" &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into host (userid, create_time, rpc_time, p_fpops, p_ncpus)
+		values (1, 1, unix_timestamp() - 60, 1e30, 100000)" &&
+	est "$jobs" | grep "<seconds>0.875000</seconds>" &&
+	test_sql "$WSEQ_DB_NAME" -e "update host set total_credit=1 where p_fpops=1e30" &&
+	est "$jobs" | grep "<seconds>0.583333</seconds>" &&
+	test_sql "$WSEQ_DB_NAME" -e "delete from host where p_fpops=1e30 or total_credit=3"
 '
 
 test_expect_success 'estimate_batch refuses a missing batch, an unknown app, a bad number, a user without submit rights' '

@@ -79,6 +79,29 @@ static void test_steady_work_converges_to_its_rate(void **state)
 	assert_float_equal(avg, 20, 1e-4);
 }
 
+/* A GFLOPS-second is 200/86400 credits: ten of them, times the factor 10. */
+#define GF_SEC (200.0 / 86400)
+
+static void test_cap_by_project_and_speed(void **state)
+{
+	/* a 1e30-FLOP job on a 1 GFLOPS host for 10 s: 10 x 10 GFLOPS-seconds */
+	assert_float_equal(credit_cap(1e30 * GF_SEC / 1e9, 1e5, 10, 1e9, 10, 3600),
+			   100 * GF_SEC, 1e-9);
+	/* a claimed 1e18 FLOPS: the project's cap */
+	assert_float_equal(credit_cap(1e21, 1e5, 10, 1e18, 10, 3600), 1e5, 0);
+	/* within both bounds: as claimed */
+	assert_float_equal(credit_cap(0.1, 1e5, 10, 1e9, 10, 3600), 0.1, 0);
+	/* an elapsed time longer than the server saw counts as the server's */
+	assert_float_equal(credit_cap(1e9, 0, 1, 1e9, 1e9, 60), 60 * GF_SEC, 1e-9);
+	/* no elapsed time: the server's; no benchmark: 1 GFLOPS */
+	assert_float_equal(credit_cap(1e9, 0, 1, 0, 0, 60), 60 * GF_SEC, 1e-9);
+	/* no time at all: nothing could have been computed */
+	assert_float_equal(credit_cap(5, 0, 1, 1e9, 0, 0), 0, 0);
+	/* 0 turns a bound off; nothing claimed is nothing */
+	assert_float_equal(credit_cap(1e21, 0, 0, 1e9, 10, 60), 1e21, 0);
+	assert_float_equal(credit_cap(-3, 1e5, 10, 1e9, 10, 60), 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +109,7 @@ int main(void)
 		cmocka_unit_test(test_first_credit),
 		cmocka_unit_test(test_tiny_intervals),
 		cmocka_unit_test(test_steady_work_converges_to_its_rate),
+		cmocka_unit_test(test_cap_by_project_and_speed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
