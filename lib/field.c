@@ -1,9 +1,8 @@
 /* Bounded values from untrusted text; see field.h. */
 #include "field.h"
 
-#include <strings.h>
-
 #include <math.h>
+#include <strings.h>
 
 #define FIELD_QUOTE_MAX 64
 

@@ -28,6 +28,8 @@ static const char usage[] =
 	"(one): the request in the\n"
 	"environment and the body, the reply on the way back. It reads the\n"
 	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
+	"A body over 64 KiB is read past its first 64 KiB only when they name, in\n"
+	"the field 'request', the authenticator of an account with submit rights.\n"
 	"See doc/submit_rpc.md.\n";
 
 struct head_arg {
