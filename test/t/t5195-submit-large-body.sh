@@ -113,4 +113,18 @@ test_expect_success 'a submitter uploads a 40 MB job file: read whole and stored
 	test "$(test_sql_value "select count(*) from job_file where name=\"$m.dat\"")" = 1
 '
 
+test_expect_success 'a submit_batch of 600 jobs (over 64 KiB of XML), urlencoded as the Python client of BOINC sends it, passes' '
+	test_setup_sample_app &&
+	m=$(md5sum <f40 | cut -c1-32) &&
+	{ printf "<submit_batch>\n<authenticator>%s</authenticator>\n<batch><batch_name>many</batch_name><app_name>wseq_sample</app_name>" "$AUTH" &&
+	  for i in $(seq 1 600); do
+		printf "<job><name>many_%d</name><command_line>--steps 3</command_line><input_file><mode>local_staged</mode><source>%s.dat</source></input_file></job>\n" $i "$m"
+	  done &&
+	  printf "</batch></submit_batch>\n"; } >many.xml &&
+	test "$(stat -c %s many.xml)" -gt 65536 &&
+	curl -sS --data-urlencode "request@many.xml" "${URL}submit_rpc_handler.php" >out &&
+	test_grep "<batch_id>" out &&
+	test "$(test_sql_value "select count(*) from workunit where name like \"many\\_%\"")" = 600
+'
+
 test_done
