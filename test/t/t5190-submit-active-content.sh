@@ -77,6 +77,16 @@ test_expect_success '... the same bytes as a .dat are a job file like any other'
 	cmp "$(path_of download "$m.dat")" page.html
 '
 
+test_expect_success 'wseq_submit sends an input called page.html under its MD5 alone, and the batch is made' '
+	echo "$AUTH" >auth &&
+	printf "executable = wseq_sample\narguments = --steps 1\ntransfer_input_files = page.html\nqueue 1\n" >page.sub &&
+	WSEQ_PROJECT_URL="$URL" WSEQ_AUTH_FILE="$TRASH_DIRECTORY/auth" \
+		"$WSEQ_BUILDDIR/gahp/wseq_submit" submit page.sub >batch.out 2>ws.err &&
+	b=$(cat batch.out) && test -n "$b" &&
+	test "$(test_sql_value "select count(*) from job_file where name=\"$(md5 page.html)\"")" = 1 &&
+	test "$(test_sql_value "select njobs from batch where name=\"$b\"")" = 1
+'
+
 test_expect_success 'a page in download/ (an admin input, a file from before) is served as a download: the fixed type, attachment, nosniff, the sandbox CSP' '
 	for f in page.html pic.svg; do
 		test_project bin/create_work --appname wseq_sample --wu_name "admin_$f" \
