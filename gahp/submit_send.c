@@ -3,6 +3,7 @@
  * boinc_gahp's BOINC_SUBMIT so that wseq_submit sends batches the same way.
  */
 #include "submit_send.h"
+#include "field.h"
 #include "submit_client.h"
 #include "fileutil.h"
 #include "log.h"
@@ -78,7 +79,10 @@ struct infile {
 	long long size;
 };
 
-/* ".ext" of the basename if it is short and of the characters server names allow. */
+/*
+ * ".ext" of the basename if it is short, of the characters server names
+ * allow and not one the server refuses as active content (field.h).
+ */
 static const char *extension(const char *path)
 {
 	const char *base = path_base(path), *dot, *p;
@@ -90,7 +94,7 @@ static const char *extension(const char *path)
 		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
 		    !(*p >= '0' && *p <= '9') && *p != '_' && *p != '-')
 			return "";
-	return dot;
+	return field_active_ext(dot + 1) ? "" : dot;
 }
 
 struct submit_state {

@@ -2,6 +2,7 @@
 #include "field.h"
 
 #include <math.h>
+#include <strings.h>
 
 #define FIELD_QUOTE_MAX 64
 
@@ -288,4 +289,21 @@ void field_add_xml_text(struct sbuf *b, const char *s)
 	}
 	sbuf_add_xml_escaped(b, s);
 	free(clean);
+}
+
+static const char *const active_exts[] = {
+	"htm", "html", "xhtml", "xht", "shtml", "shtm", "stm", "mht", "mhtml", "hta",
+	"svg", "svgz", "xml", "xsl", "xslt", "xbl", "rdf", "js", "mjs", "swf",
+	"php", "php3", "php4", "php5", "php7", "php8", "phtml", "pht", "phps", "phar",
+	"cgi", "fcgi", "asp", "aspx", "jsp",
+};
+
+bool field_active_ext(const char *ext)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(active_exts); i++)
+		if (!strcasecmp(ext, active_exts[i]))
+			return true;
+	return false;
 }

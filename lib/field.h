@@ -75,5 +75,12 @@ bool field_text_ok(const char *s, size_t len, bool multiline);
  * export or an archive.
  */
 void field_add_xml_text(struct sbuf *b, const char *s);
+/*
+ * Is ext (a file name's extension, without the dot) one a browser shows as
+ * an active page (HTML, SVG, XML and its styles, scripts) or a web server
+ * may hand to a handler (PHP, SSI, CGI)? Without regard to case. Names a
+ * submitter gives files served from the project's origin never have one.
+ */
+bool field_active_ext(const char *ext);
 
 #endif

@@ -158,8 +158,12 @@ static int clean_filename(struct form_part *p)
 	return 0;
 }
 
-static int parse_multipart(const char *ctype, const char *body, size_t len, struct form *f,
-			   struct sbuf *err)
+/*
+ * head: body is only the first bytes of a body -- the part it ends in runs
+ * to its end, and a part whose headers are cut short is left out.
+ */
+static int parse_multipart(const char *ctype, const char *body, size_t len, bool head,
+			   struct form *f, struct sbuf *err)
 {
 	char *boundary = header_param(ctype, strlen(ctype), "boundary");
 	struct sbuf delim = SBUF_INIT(256);
@@ -193,13 +197,21 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 		}
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
+		if (head && end - p < 2) {
+			rc = 0;
+			break;
+		}
 		if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
 			break;
 		p += 2;
 		hdr_end = memmem(p, (size_t)(end - p), "\r\n\r\n", 4);
+		if (!hdr_end && head)
+			rc = 0;
 		if (!hdr_end)
 			break;
 		next = find_delimiter(hdr_end + 4, end, &delim);
+		if (!next && head)
+			next = end;
 		if (!next)
 			break;
 		if (!(part = add_part(f, err)))
@@ -222,6 +234,10 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, stru
 			goto out;
 		part->data = hdr_end + 4;
 		part->len = (size_t)(next - part->data);
+		if (next == end) {
+			rc = 0;         /* a head cut inside this part */
+			break;
+		}
 		p = next + delim.len;
 	}
 	if (rc < 0 && !err->len)
@@ -232,18 +248,31 @@ out:
 	return rc;
 }
 
-int form_parse(const char *content_type, const char *body, size_t len, struct form *f,
-	       struct sbuf *err)
+static int parse_body(const char *content_type, const char *body, size_t len, bool head,
+		      struct form *f, struct sbuf *err)
 {
 	memset(f, 0, sizeof(*f));
 	if (!content_type || !*content_type)
 		content_type = "application/x-www-form-urlencoded";
 	if (!strncasecmp(content_type, "multipart/form-data", 19))
-		return parse_multipart(content_type, body, len, f, err);
+		return parse_multipart(content_type, body, len, head, f, err);
+	/* a head cut inside a field: the field's value so far */
 	if (!strncasecmp(content_type, "application/x-www-form-urlencoded", 33))
 		return parse_urlencoded(body, len, f, err);
 	sbuf_addf(err, "content type %.60s not accepted", content_type);
 	return -1;
+}
+
+int form_parse(const char *content_type, const char *body, size_t len, struct form *f,
+	       struct sbuf *err)
+{
+	return parse_body(content_type, body, len, false, f, err);
+}
+
+int form_parse_head(const char *content_type, const char *head, size_t len, struct form *f,
+		    struct sbuf *err)
+{
+	return parse_body(content_type, head, len, true, f, err);
 }
 
 int form_parse_query(const char *query, struct form *f, struct sbuf *err)
@@ -264,12 +293,26 @@ static long read_stdin(void *arg, char *buf, size_t n)
 	return (long)r;
 }
 
-char *form_read_body_from(const char *content_length, long max,
-			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
-			  struct sbuf *why)
+/* Read from rd until body holds want bytes or the stream ends. */
+static void read_upto(struct sbuf *body, size_t want,
+		      long (*rd)(void *arg, char *buf, size_t n), void *arg)
+{
+	char chunk[65536];
+
+	while (body->len < want) {
+		size_t ask = want - body->len;
+		long n = rd(arg, chunk, ask < sizeof(chunk) ? ask : sizeof(chunk));
+
+		if (n <= 0 || sbuf_add(body, chunk, (size_t)n) < 0)
+			break;
+	}
+}
+
+char *form_read_body_gated(const char *content_length, long max, const struct form_gate *gate,
+			   long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
+			   struct sbuf *why)
 {
 	struct sbuf body;
-	char chunk[65536];
 	long want;
 
 	if (!content_length || !*content_length) {
@@ -280,13 +323,15 @@ char *form_read_body_from(const char *content_length, long max,
 		return NULL;    /* not a number, or over max: "...is outside [0, max]" */
 	/* memory for what arrives, not for what a stranger announces */
 	sbuf_init(&body, (size_t)want);
-	while (body.len < (size_t)want) {
-		size_t ask = (size_t)want - body.len;
-		long n = rd(arg, chunk, ask < sizeof(chunk) ? ask : sizeof(chunk));
-
-		if (n <= 0 || sbuf_add(&body, chunk, (size_t)n) < 0)
-			break;
+	if (gate && want > gate->head) {
+		read_upto(&body, (size_t)gate->head, rd, arg);
+		if (body.len == (size_t)gate->head &&
+		    gate->check(gate->arg, body.buf, body.len, want, why) < 0) {
+			sbuf_free(&body);
+			return NULL;
+		}
 	}
+	read_upto(&body, (size_t)want, rd, arg);
 	if (body.len < (size_t)want) {
 		sbuf_addf(why, "request body cut short: %zu of the %ld bytes of its Content-Length",
 			  body.len, want);
@@ -294,6 +339,13 @@ char *form_read_body_from(const char *content_length, long max,
 		return NULL;
 	}
 	return sbuf_detach(&body, len);
+}
+
+char *form_read_body_from(const char *content_length, long max,
+			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
+			  struct sbuf *why)
+{
+	return form_read_body_gated(content_length, max, NULL, rd, arg, len, why);
 }
 
 char *form_read_body(long max, size_t *len, struct sbuf *why)

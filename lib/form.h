@@ -37,6 +37,14 @@ struct form {
  */
 int form_parse(const char *content_type, const char *body, size_t len, struct form *f,
 	       struct sbuf *err);
+/*
+ * The same for the first len bytes of a longer body: the parts they hold
+ * whole, and the one they end in as far as it goes (a multipart part whose
+ * headers are cut short is left out). For a look at a body before the rest
+ * of it is read.
+ */
+int form_parse_head(const char *content_type, const char *head, size_t len, struct form *f,
+		    struct sbuf *err);
 /* Also for a query string (GET): name=value&... */
 int form_parse_query(const char *query, struct form *f, struct sbuf *err);
 /*
@@ -49,6 +57,21 @@ char *form_read_body(long max, size_t *len, struct sbuf *why);
 char *form_read_body_from(const char *content_length, long max,
 			  long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
 			  struct sbuf *why);
+/*
+ * A body longer than head bytes is read in two steps: its first head bytes,
+ * handed to check (with the whole body's length), and the rest only when
+ * check returns 0 -- so that a body from someone not yet known costs the
+ * reader at most head bytes. check's -1 leaves its reason in why.
+ */
+struct form_gate {
+	long head;
+	int (*check)(void *arg, const char *head, size_t len, long total, struct sbuf *why);
+	void *arg;
+};
+/* form_read_body_from() through a gate (NULL: none); NULL also when the gate refused. */
+char *form_read_body_gated(const char *content_length, long max, const struct form_gate *gate,
+			   long (*rd)(void *arg, char *buf, size_t n), void *arg, size_t *len,
+			   struct sbuf *why);
 /* The first part called name, or NULL. */
 const struct form_part *form_get(const struct form *f, const char *name);
 /* Its value as an allocated string (NULL if absent or containing NUL). */

@@ -54,6 +54,13 @@ char *serve_body(struct serve_req *r, long max, size_t *len, struct sbuf *why)
 	return form_read_body_from(serve_env(r, "CONTENT_LENGTH"), max, serve_read, r, len, why);
 }
 
+char *serve_body_gated(struct serve_req *r, long max, const struct form_gate *gate, size_t *len,
+		       struct sbuf *why)
+{
+	return form_read_body_gated(serve_env(r, "CONTENT_LENGTH"), max, gate, serve_read, r, len,
+				    why);
+}
+
 void serve_drain(struct serve_req *r, long max)
 {
 	char buf[65536];

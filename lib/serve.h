@@ -18,6 +18,7 @@
 #include "common.h"
 #include "config.h"
 #include "db.h"
+#include "form.h"
 #include "param.h"
 #include "sbuf.h"
 
@@ -37,10 +38,24 @@ long serve_read(void *r, char *buf, size_t n);
  * max, NUL-terminated; NULL with *why when missing, too long or cut short.
  */
 char *serve_body(struct serve_req *r, long max, size_t *len, struct sbuf *why);
+/* The same through a gate (form.h): the rest is read only when the head passes. */
+char *serve_body_gated(struct serve_req *r, long max, const struct form_gate *gate, size_t *len,
+		       struct sbuf *why);
 /* Read and drop at most max bytes of what is left of the body. */
 void serve_drain(struct serve_req *r, long max);
 /* Where the reply goes, headers first ("Status: ...\r\n", "Content-Type: ...\r\n\r\n"). */
 FILE *serve_out(struct serve_req *r);
+/*
+ * What a reply of bytes a submitter or a host sent (a job file, an output,
+ * a zip of them) carries besides its Content-Type (always
+ * application/octet-stream or application/zip) and its Content-Disposition
+ * (always attachment): no browser sniffs it into a page, and were it shown
+ * it could run no script, load nothing and reach no cookie of the project's
+ * origin. make_project's Apache configuration sends the same for download/.
+ */
+#define SERVE_UNTRUSTED_CSP "default-src 'none'; sandbox"
+#define SERVE_UNTRUSTED_HEADERS "X-Content-Type-Options: nosniff\r\n" \
+	"Content-Security-Policy: " SERVE_UNTRUSTED_CSP "\r\n"
 /* Is this process a FastCGI server (many requests), or a CGI (one)? */
 bool serve_is_fastcgi(const struct serve_req *r);
 

@@ -25,6 +25,22 @@ struct submit_ctx {
 /* The largest request body accepted (files included). */
 #define SUBMIT_MAX_BODY (1L << 30)
 
+/*
+ * A body longer than this is read past its first SUBMIT_HEAD_MAX bytes only
+ * when submit_head_check() passes them: a stranger's request costs a
+ * process no more memory than that.
+ */
+#define SUBMIT_HEAD_MAX (64L << 10)
+
+/*
+ * The first bytes of a large request body (head, parsed by
+ * form_parse_head()): 0 when its field "request" names, before those bytes
+ * end, the authenticator of an account with submit rights; else -1 with
+ * the reason in why. total: the whole body's length, for the message.
+ */
+int submit_head_check(const struct submit_ctx *c, const struct form *head, long total,
+		      struct sbuf *why);
+
 /* submit_rpc_handler.php and job_file.php: the reply document in out. */
 void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *out);
 

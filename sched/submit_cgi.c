@@ -6,6 +6,12 @@
  * A FastCGI server under mod_fcgid, else a CGI program (lib/serve.h); a
  * process keeps config.xml and the database connection. It logs to
  * <log_dir>/submit.log.
+ *
+ * A request body is read whole (files included, up to SUBMIT_MAX_BODY)
+ * only when it is small or its first SUBMIT_HEAD_MAX bytes name an account
+ * with submit rights (submit_head_check()): a stranger's body costs a
+ * process no more than that. Every reply carries the headers of untrusted
+ * content (serve.h): what it quotes of a request is never a page.
  */
 #include "submit.h"
 #include "db.h"
@@ -22,7 +28,40 @@ static const char usage[] =
 	"(one): the request in the\n"
 	"environment and the body, the reply on the way back. It reads the\n"
 	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml).\n"
+	"A body over 64 KiB is read past its first 64 KiB only when they name, in\n"
+	"the field 'request', the authenticator of an account with submit rights.\n"
 	"See doc/submit_rpc.md.\n";
+
+struct head_arg {
+	const struct submit_ctx *c;
+	const char *content_type;
+};
+
+static int check_head(void *arg, const char *head, size_t len, long total, struct sbuf *why)
+{
+	const struct head_arg *a = arg;
+	struct form f;
+	int rc = form_parse_head(a->content_type, head, len, &f, why);
+
+	if (!rc)
+		rc = submit_head_check(a->c, &f, total, why);
+	form_free(&f);
+	return rc;
+}
+
+/* The body, through the gate; NULL with the reason in err (what is left of it drained). */
+static char *read_body(const struct submit_ctx *c, struct serve_req *r, size_t *len,
+		       struct sbuf *err)
+{
+	struct head_arg a = { c, serve_env(r, "CONTENT_TYPE") };
+	struct form_gate gate = { SUBMIT_HEAD_MAX, check_head, &a };
+	char *body = serve_body_gated(r, SUBMIT_MAX_BODY, &gate, len, err);
+
+	/* unkept, so the reply arrives (mod_fcgid sends it all before it reads one) */
+	if (!body)
+		serve_drain(r, SUBMIT_MAX_BODY);
+	return body;
+}
 
 static void handle(void *state, struct serve_req *r)
 {
@@ -48,7 +87,7 @@ static void handle(void *state, struct serve_req *r)
 		else
 			submit_get_output(&c, &f, out);
 	} else {
-		body = serve_body(r, SUBMIT_MAX_BODY, &len, &err);
+		body = read_body(&c, r, &len, &err);
 		if (!body || form_parse(serve_env(r, "CONTENT_TYPE"), body, len, &f, &err) < 0) {
 			struct sbuf q = SBUF_INIT(4096);
 
@@ -63,7 +102,7 @@ static void handle(void *state, struct serve_req *r)
 		} else {
 			submit_rpc(&c, &f, &reply);
 		}
-		fputs("Content-Type: text/xml\r\n\r\n", out);
+		fputs("Content-Type: text/xml\r\n" SERVE_UNTRUSTED_HEADERS "\r\n", out);
 		fwrite(reply.buf, 1, reply.len, out);
 	}
 	/* a transaction left open by a failure: the next request starts on a fresh connection */

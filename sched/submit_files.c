@@ -7,6 +7,7 @@
 #include "db.h"
 #include "db_queries.h"
 #include "dirhier.h"
+#include "field.h"
 #include "log.h"
 #include "md5.h"
 #include "wtime.h"
@@ -23,7 +24,10 @@
  * Why name is not a job file's name, or NULL (and its content's MD5 in
  * md5): "<md5>[.ext]" as boinc_gahp names files, "jf_<md5>[.ext]" as
  * BOINC's own staging does; the MD5 in lower-case hex, ext a dot and 1 to
- * JOB_FILE_EXT_MAX letters, digits, '_' or '-'.
+ * JOB_FILE_EXT_MAX letters, digits, '_' or '-', and not active (field.h):
+ * download/ is served as plain downloads anyway (make_project's Apache
+ * configuration), and a job file's name never asks for more, wherever it
+ * is served from.
  */
 const char *submit_job_file_name(const char *name, char md5[MD5_HEX_LEN + 1])
 {
@@ -45,6 +49,10 @@ const char *submit_job_file_name(const char *name, char md5[MD5_HEX_LEN + 1])
 		    != n)
 			return "after the MD5 a job file's name may have one extension "
 			       "(a dot and at most 64 letters, digits, '_' or '-')";
+		if (field_active_ext(e + 1))
+			return "a job file's extension may not be one a browser or a web server "
+			       "treats as active content (html, svg, xml, js, php, cgi ...): "
+			       "name it .dat, .txt or the like";
 	}
 	memcpy(md5, p, MD5_HEX_LEN);
 	md5[MD5_HEX_LEN] = 0;

@@ -13,7 +13,9 @@
  *     file result_id file_num, result result_id, workunit wu_id, batch batch_id
  *
  * The credential must be the one of the owner of the batch the job is in;
- * anything else is refused and changes nothing.
+ * anything else is refused and changes nothing. What a host made is served
+ * as a download, never as a page: a fixed type, as an attachment, with the
+ * headers of untrusted content (serve.h), errors included.
  */
 #include "submit_int.h"
 #include "db.h"
@@ -21,6 +23,7 @@
 #include "dirhier.h"
 #include "log.h"
 #include "sequence.h"
+#include "serve.h"
 #include "zipstream.h"
 
 #include <fcntl.h>
@@ -133,8 +136,8 @@ static int fail(struct get *g, int status, const char *fmt, ...)
 	else
 		log_warn("[%s] get_output: %s", addr(g), sbuf_str(&q));
 	if (!g->answered)
-		fprintf(g->fp, "Status: %d\r\nContent-Type: text/plain\r\n\r\nERROR: %s\n", status,
-			sbuf_str(&q));
+		fprintf(g->fp, "Status: %d\r\nContent-Type: text/plain\r\n" SERVE_UNTRUSTED_HEADERS
+			"\r\nERROR: %s\n", status, sbuf_str(&q));
 	g->answered = true;
 	sbuf_free(&msg);
 	sbuf_free(&q);
@@ -276,7 +279,8 @@ static int send_file(struct get *g, const char *phys, const char *download_name)
 	}
 	safe_name(&name, download_name);
 	fprintf(g->fp, "Content-Type: application/octet-stream\r\nContent-Length: %lld\r\n"
-		       "Content-Disposition: attachment; filename=\"%s\"\r\n\r\n",
+		       "Content-Disposition: attachment; filename=\"%s\"\r\n"
+		       SERVE_UNTRUSTED_HEADERS "\r\n",
 		(long long)st.st_size, sbuf_str(&name));
 	g->answered = true;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
@@ -300,7 +304,8 @@ static struct zip_writer *zip_start(struct get *g, const char *zip_name)
 
 	safe_name(&name, zip_name);
 	fprintf(g->fp, "Content-Type: application/zip\r\n"
-		       "Content-Disposition: attachment; filename=\"%s\"\r\n\r\n", sbuf_str(&name));
+		       "Content-Disposition: attachment; filename=\"%s\"\r\n"
+		       SERVE_UNTRUSTED_HEADERS "\r\n", sbuf_str(&name));
 	g->answered = true;
 	sbuf_free(&name);
 	return zip_writer_new(zip_to_fp, g->fp);

@@ -132,6 +132,65 @@ int submit_authenticate(struct rpc *r)
 	return rc ? -1 : 0;
 }
 
+/*
+ * The text of the first <authenticator> element among a request's first
+ * bytes (the XML perhaps cut short), blanks trimmed; NULL when it is not
+ * there whole or is not plain text.
+ */
+static char *head_authenticator(const char *xml, size_t len)
+{
+	static const char open_tag[] = "<authenticator>", close_tag[] = "</authenticator>";
+	const char *s = memmem(xml, len, open_tag, sizeof(open_tag) - 1), *e;
+
+	if (!s)
+		return NULL;
+	s += sizeof(open_tag) - 1;
+	e = memmem(s, len - (size_t)(s - xml), close_tag, sizeof(close_tag) - 1);
+	if (!e)
+		return NULL;
+	while (s < e && strchr(" \t\r\n", *s))
+		s++;
+	while (e > s && strchr(" \t\r\n", e[-1]))
+		e--;
+	if (e == s || e - s > 256 || memchr(s, 0, (size_t)(e - s)) ||
+	    memchr(s, '&', (size_t)(e - s)) || memchr(s, '<', (size_t)(e - s)))
+		return NULL;
+	return xstrndup(s, (size_t)(e - s));
+}
+
+int submit_head_check(const struct submit_ctx *c, const struct form *head, long total,
+		      struct sbuf *why)
+{
+	const struct form_part *req = form_get(head, "request");
+	char *auth = req ? head_authenticator(req->data, req->len) : NULL;
+	struct db_user user = { 0 };
+	struct db_user_submit us = { 0 };
+	int rc = -1;
+
+	sbuf_addf(why, "a request of %ld bytes (over %ld) is read only for an account with "
+		       "submit rights whose <authenticator> is in its first %ld bytes: ", total,
+		  (long)SUBMIT_HEAD_MAX, (long)SUBMIT_HEAD_MAX);
+	if (!req)
+		sbuf_addstr(why, "no form field 'request' there");
+	else if (!auth)
+		sbuf_addstr(why, "no authenticator there");
+	else if (!c->db)
+		sbuf_addstr(why, "the project database is unavailable; try again later");
+	else if ((rc = db_user_lookup_auth(c->db, auth, &user)) == DB_NOT_FOUND)
+		sbuf_addstr(why, "bad authenticator");
+	else if (rc != DB_OK)
+		sbuf_addstr(why, "database error");
+	else if ((us.user_id = user.id, rc = db_user_submit_lookup(c->db, &us)) == DB_NOT_FOUND)
+		sbuf_addstr(why, "no submit access");
+	else if (rc != DB_OK)
+		sbuf_addstr(why, "database error");
+	if (rc == DB_OK)
+		sbuf_reset(why);
+	db_user_free(&user);
+	free(auth);
+	return rc == DB_OK ? 0 : -1;
+}
+
 int submit_may_submit(struct rpc *r, int64_t appid)
 {
 	struct db_user_submit us = { .user_id = r->user.id };

@@ -6,6 +6,7 @@
  */
 #include "common.h"
 #include "make_project_httpd.h"
+#include "serve.h"
 
 /* The path part of url_base ("" or "/x"), for the Apache snippet's Alias lines. */
 static char *url_path(const char *url)
@@ -63,6 +64,33 @@ static const struct {
 };
 #define FCGI_MAX_REQUESTS 10000
 
+/*
+ * download/: app versions, inputs, and files a submitter uploaded or a host
+ * made (a sequence's state) -- served as downloads, never as pages, never
+ * run: one fixed type for every file, whatever its name or content says;
+ * as an attachment; not sniffed; and were a browser to show it anyway, in
+ * a sandbox with no script and no cookie of the project's origin. No
+ * handler runs there (the Files section comes after any server-wide one,
+ * such as PHP's, and wins). BOINC clients ignore all of it.
+ */
+static void download_dir_conf(struct sbuf *b, const char *root)
+{
+	sbuf_addf(b, "<Directory \"%s/download\">\n"
+		      "    Options -Indexes -ExecCGI -Includes -MultiViews\n"
+		      "    AllowOverride None\n"
+		      "    Require all granted\n"
+		      "    <Files \"*\">\n"
+		      "        SetHandler default-handler\n"
+		      "        ForceType application/octet-stream\n"
+		      "    </Files>\n"
+		      "    <IfModule mod_php.c>\n        php_admin_flag engine off\n    </IfModule>\n"
+		      "    <IfModule mod_php7.c>\n        php_admin_flag engine off\n    </IfModule>\n"
+		      "    Header always set Content-Disposition attachment\n"
+		      "    Header always set X-Content-Type-Options nosniff\n"
+		      "    Header always set Content-Security-Policy \"%s\"\n"
+		      "</Directory>\n\n", root, SERVE_UNTRUSTED_CSP);
+}
+
 void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *name,
 			     const char *root)
 {
@@ -71,7 +99,8 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 
 	sbuf_addf(b, "# Apache configuration for the wseq project %s, made by make_project.\n"
 		      "# Include it from the server configuration: Include %s/%s\n"
-		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core; mod_fcgid if loaded\n"
+		      "# (needs mod_alias, mod_cgid or mod_cgi, mod_authz_core, mod_mime, mod_headers;\n"
+		      "# mod_fcgid if loaded\n"
 		      "# runs the scheduler, the web program, submit, sweep and ops as FastCGI servers).\n#\n"
 		      "# Every URL of the project is under one of its own three prefixes, so that\n"
 		      "# projects sharing one Apache never answer for each other:\n"
@@ -138,8 +167,7 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 		      "    DirectoryIndex index.html\n    Require all granted\n</Directory>\n\n", root);
 	sbuf_addf(b, "<Directory \"%s/html/stats\">\n    Options Indexes\n    AllowOverride None\n"
 		      "    Require all granted\n</Directory>\n\n", root);
-	sbuf_addf(b, "<Directory \"%s/download\">\n    Options -Indexes\n    AllowOverride None\n"
-		      "    Require all granted\n</Directory>\n\n", root);
+	download_dir_conf(b, root);
 	/*
 	 * Uploads: no web server limit on the body (Apache's default is 1 GiB,
 	 * less than a large state file); the upload handler enforces each

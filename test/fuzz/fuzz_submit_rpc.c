@@ -7,7 +7,10 @@
  * "\n--file--\n" separators). An input starting with '?' is instead the
  * query string of get_output.php. Without a database every RPC must answer
  * in BOINC's error form that the database is unavailable, and the reply
- * must be well-formed XML with the request's root (or <error>).
+ * must be well-formed XML with the request's root (or <error>). The same
+ * parts go through submit_head_check(), the look at a large body's first
+ * bytes for its authenticator, which must refuse them (no database) with a
+ * reason.
  */
 #include "fuzz.h"
 #include "submit.h"
@@ -75,6 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = sep + strlen(FILE_SEPARATOR);
 	}
 	submit_rpc(&c, &f, &out);
+	{
+		struct sbuf why = SBUF_INIT(4096);
+
+		FUZZ_CHECK(submit_head_check(&c, &f, (long)size, &why) < 0 && why.len > 0);
+		sbuf_free(&why);
+	}
 
 	doc = xml_read_memory(out.buf ? out.buf : "", out.len, "reply", NULL);
 	root = doc ? xmlDocGetRootElement(doc) : NULL;

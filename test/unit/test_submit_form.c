@@ -312,6 +312,91 @@ static void test_content_length(void **state)
 	}
 }
 
+/* A body's head: whole parts, the one it is cut in so far, a part with its headers cut left out. */
+static void test_head(void **state)
+{
+	static const char ct[] = "multipart/form-data; boundary=B";
+	static const char body[] = "--B\r\nContent-Disposition: form-data; name=\"request\"\r\n\r\n"
+				   "<r><authenticator>k</authenticator></r>\r\n--B\r\n"
+				   "Content-Disposition: form-data; name=\"file_0\"\r\n\r\nDATADATA";
+	const char *cut = strstr(body, "DATA"), *mid = strstr(body, "<authenticator>");
+	struct sbuf err = SBUF_INIT(1024);
+	struct form f;
+
+	(void)state;
+	assert_int_equal(form_parse_head(ct, body, sizeof(body) - 1, &f, &err), 0);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(form_get(&f, "request")->len, strlen("<r><authenticator>k</authenticator></r>"));
+	assert_int_equal(form_get(&f, "file_0")->len, 8);
+	form_free(&f);
+	assert_int_equal(form_parse(ct, body, sizeof(body) - 1, &f, &err), -1);
+	form_free(&f);
+	sbuf_reset(&err);
+	assert_int_equal(form_parse_head(ct, body, (size_t)(cut - body) - 10, &f, &err), 0);
+	assert_int_equal(f.n, 1);
+	form_free(&f);
+	assert_int_equal(form_parse_head(ct, body, (size_t)(mid - body) + 5, &f, &err), 0); /* "<r><auth" */
+	assert_int_equal(f.n, 1);
+	assert_int_equal(form_get(&f, "request")->len, 8);
+	form_free(&f);
+	assert_int_equal(form_parse_head("application/x-www-form-urlencoded",
+					 "a=1&request=%3Cr%3E%3Cauth", 26, &f, &err), 0);
+	assert_memory_equal(form_get(&f, "request")->data, "<r><auth", 8);
+	form_free(&f);
+	sbuf_free(&err);
+}
+
+struct gate_seen {
+	size_t len;
+	long total;
+	int calls, answer;
+};
+
+static int gate_check(void *arg, const char *head, size_t len, long total, struct sbuf *why)
+{
+	struct gate_seen *g = arg;
+
+	(void)head;
+	g->len = len;
+	g->total = total;
+	g->calls++;
+	if (g->answer)
+		sbuf_addstr(why, "not you");
+	return g->answer;
+}
+
+/* The gate sees the first head bytes of a longer body only; a refusal reads no further. */
+static void test_gated(void **state)
+{
+	static const char text[] = "0123456789abcdefghij";
+	struct gate_seen g = { 0 };
+	struct form_gate gate = { 8, gate_check, &g };
+	struct sbuf why = SBUF_INIT(1024);
+	const char *data = text;
+	size_t len;
+	char *b;
+
+	(void)state;
+	b = form_read_body_gated("20", 100, &gate, read_mem, &data, &len, &why);
+	assert_non_null(b);
+	assert_int_equal(len, 20);
+	assert_int_equal(g.calls, 1);
+	assert_int_equal(g.len, 8);
+	assert_int_equal(g.total, 20);
+	free(b);
+	data = text;
+	b = form_read_body_gated("8", 100, &gate, read_mem, &data, &len, &why);
+	assert_non_null(b);
+	assert_int_equal(g.calls, 1);      /* not over head: no question */
+	free(b);
+	data = text;
+	g.answer = -1;
+	assert_null(form_read_body_gated("20", 100, &gate, read_mem, &data, &len, &why));
+	assert_string_equal(sbuf_str(&why), "not you");
+	assert_string_equal(data, "89abcdefghij");    /* the rest unread */
+	sbuf_free(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +409,8 @@ int main(void)
 		cmocka_unit_test(test_field_names_are_text),
 		cmocka_unit_test(test_filename_cut_and_cleaned_and_one_disposition),
 		cmocka_unit_test(test_content_length),
+		cmocka_unit_test(test_head),
+		cmocka_unit_test(test_gated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
