@@ -109,7 +109,7 @@ test_expect_success 'setup: an admin-wrapped app; Mallory may submit to it only,
 	test_project bin/account grant --email mallory@example.org --submit_rights wrapped &&
 	test "$(test_sql_value "select s.submit_all, s.any_executable from user_submit s join user u on u.id=s.user_id where u.email_addr=\"mallory@example.org\"")" = "0	0" &&
 	me=$(md5 evil.xml) && echo "$me" >me &&
-	req "<upload_files><authenticator>$(cat mallory_key)</authenticator><phys_name>$me.xml</phys_name></upload_files>" &&
+	req "<upload_files><authenticator>$(cat mallory_key)</authenticator><phys_name>$me.dat</phys_name></upload_files>" &&
 	curl -sS -F "request=<req.xml" -F "file_0=@evil.xml" "${URL}job_file.php" | grep "<success/>" &&
 	echo "hello from the input" >in.txt && mi=$(md5 in.txt) && echo "$mi" >mi &&
 	req "<upload_files><authenticator>$(cat mallory_key)</authenticator><phys_name>$mi.txt</phys_name></upload_files>" &&
@@ -120,11 +120,11 @@ MI=$(cat mi 2>/dev/null)
 
 test_expect_success 'refused at submit: --job_file in the command line, however quoted, with her job file as input; nothing is made, the refusal logged' '
 	made >before &&
-	submit m1 mj1 "--job_file in" "$ME.xml" &&
+	submit m1 mj1 "--job_file in" "$ME.dat" &&
 	refused "job 0: its command line names the wrapper&apos;s option --job_file" &&
-	submit m1 mj1 "x &quot;--job_&quot;file in" "$ME.xml" &&
+	submit m1 mj1 "x &quot;--job_&quot;file in" "$ME.dat" &&
 	refused "job 0: its command line names the wrapper" &&
-	submit m1 mj1 "x --job_file=in" "$ME.xml" &&
+	submit m1 mj1 "x --job_file=in" "$ME.dat" &&
 	refused "job 0: its command line names the wrapper" &&
 	made >after && test_cmp before after &&
 	test_grep "job 0 refused: its command line names the wrapper.s option --job_file" "$PROJECT_DIR/log/submit.log"
@@ -142,7 +142,7 @@ test_expect_success 'a sequence app'"'"'s job: the same refusal, nothing is made
 	test_project bin/xadd >>setup.log 2>&1 &&
 	test_project bin/account grant --email mallory@example.org --submit_rights wrapseq &&
 	made >before &&
-	req "<submit_batch><authenticator>$(cat mallory_key)</authenticator><batch><batch_name>s1</batch_name><app_name>wrapseq</app_name><job><name>sj1</name><command_line>--job_file in</command_line><input_file><mode>local_staged</mode><source>$ME.xml</source></input_file></job></batch></submit_batch>" &&
+	req "<submit_batch><authenticator>$(cat mallory_key)</authenticator><batch><batch_name>s1</batch_name><app_name>wrapseq</app_name><job><name>sj1</name><command_line>--job_file in</command_line><input_file><mode>local_staged</mode><source>$ME.dat</source></input_file></job></batch></submit_batch>" &&
 	rpc && refused "job 0: its command line names the wrapper" &&
 	test "$(test_sql_value "select count(*) from sequence")" = 0 &&
 	made >after && test_cmp before after &&
