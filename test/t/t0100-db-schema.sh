@@ -30,11 +30,12 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	app	InnoDB	utf8mb4_bin
 	app_version	InnoDB	utf8mb4_bin
 	assignment	InnoDB	utf8mb4_bin
+	auth_throttle	InnoDB	utf8mb4_bin
 	batch	InnoDB	utf8mb4_bin
 	batch_file_assoc	InnoDB	utf8mb4_bin
 	host	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin
-	login_failure	InnoDB	utf8mb4_bin
+	ops_admin	InnoDB	utf8mb4_bin
 	platform	InnoDB	utf8mb4_bin
 	result	InnoDB	utf8mb4_bin
 	schema_version	InnoDB	utf8mb4_bin
