@@ -28,7 +28,7 @@ extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[D
 /*
  * The throttle of password and key guesses (backend/account.c): one more
  * attempt of key k of a kind (DB_AUTH_ADDR: a client address,
- * DB_AUTH_ACCOUNT: a lower-cased e-mail address), counted in fixed windows
+ * DB_AUTH_ACCOUNT: md5 of a lower-cased e-mail address), counted in fixed windows
  * of `window` seconds. *n gets the window's count with this attempt, read
  * in the same transaction as it was added, so attempts made at the same
  * moment each see a different count. _undo gives an attempt back (it

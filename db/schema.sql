@@ -496,7 +496,7 @@ CREATE TABLE `web_session` (
 
 -- The throttle of password and account-key guesses, every door's: attempts
 -- in a fixed window of 15 minutes by kind (1 the client's address, 2 the
--- account's lower-cased e-mail address) and key, counted before the
+-- md5 of the account's lower-cased e-mail address) and key, counted before the
 -- password or key is checked; a success gives its attempt back.
 CREATE TABLE `auth_throttle` (
     kind                INT NOT NULL,

@@ -80,6 +80,7 @@ static void join_form(struct page *p, const char *error)
 /* The form again with the reason; too many attempts: 429. */
 static void join_refused(struct page *p, const struct account_error *e)
 {
+	log_info("join [%s]: refused (%d)", p->r->remote_addr, e->num);
 	join_form(p, e->msg);
 	if (e->throttled)
 		p->o->status = 429;
