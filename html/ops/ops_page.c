@@ -2,9 +2,10 @@
  * Who may see the ops pages, and their layout (ops.h).
  *
  * Admins only: a user in ops_admin (make_project makes one; account grant
- * --ops adds one; submit rights never do) signs in with the account's e-mail address and password, or with
- * its authenticator (keys/admin_authenticator); wrong ones are rate limited
- * per address like the volunteers' sign-in. Without a session every URL of
+ * --ops adds one; submit rights never do) signs in with the account's
+ * e-mail address and password, or with its authenticator
+ * (keys/admin_authenticator), through the throttle every password and key
+ * door shares (backend/account.c). Without a session every URL of
  * the ops site answers 401 with the sign-in form -- from loopback too:
  * admins run servers from afar, and a proxy on the server is "local".
  *

@@ -145,7 +145,7 @@ test_expect_success 'Chromium: the volunteers'"'"' pages cannot be framed by ano
 '
 
 test_expect_success 'the volunteers'"'"' pages carry the ops pages'"'"' security headers' '
-	for u in "" join login account "team?id=1" nosuch; do
+	for u in "" join login account "team?id=1" "host?id=999999"; do
 		curl -s -D h.txt -o /dev/null "$PROJECT_URL$u" &&
 		test_grep "^Content-Security-Policy: default-src '"'"'none'"'"';.*frame-ancestors '"'"'none'"'"'" h.txt &&
 		test_grep "^X-Frame-Options: DENY" h.txt &&
@@ -157,11 +157,11 @@ test_expect_success 'the volunteers'"'"' pages carry the ops pages'"'"' security
 '
 
 test_expect_success 'Chromium: a new password (account tool) ends every session of the account' '
-	web eve account >/dev/null &&
+	web eve session in &&
 	printf "correct horse 2\n" >epw &&
 	test_project bin/account password --email eve@example.org --password_file "$TRASH_DIRECTORY/epw" &&
 	test "$(q "select count(*) from web_session s join user u on u.id=s.userid where u.email_addr=\"eve@example.org\"")" = 0 &&
-	web eve signed_out &&
+	web eve session out &&
 	web eve login eve@example.org "correct horse 2"
 '
 
@@ -174,7 +174,7 @@ test_expect_success 'a new address (am_set_info) ends every session of the accou
 	h=$(printf "%s%s" "correct horse 2" "eve2@example.org" | md5sum | cut -d" " -f1) &&
 	curl -s "${PROJECT_URL}am_set_info.php?account_key=$key&email_addr=eve2%40example.org&password_hash=$h" | test_grep "<success/>" &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar5 "${PROJECT_URL}account")" = 403 &&
-	web eve signed_out &&
+	web eve session out &&
 	web eve login eve2@example.org "correct horse 2"
 '
 

@@ -133,11 +133,14 @@ def step_join_existing(b, args):
     check("Please sign in" in b.source(), "nobody is signed in after the join form")
 
 
-def step_signed_out(b, args):
-    """The session is over: the account page asks to sign in."""
+def step_session(b, args):
+    """Signed in ("in") or not ("out"): what the account page shows."""
     b.get(URL + "account")
-    b.screenshot("10-signed-out.png")
-    check("Please sign in" in b.source(), "the session still signs in")
+    b.screenshot("10-session-%s.png" % args[0])
+    if args[0] == "in":
+        check("Your account" in b.source(), "not signed in")
+    else:
+        check("Please sign in" in b.source(), "the session still signs in")
 
 
 def step_csrf_planted(b, args):
@@ -172,7 +175,7 @@ def step_framed(b, args):
     check("Server status" not in inner, "the page was shown inside another site's frame")
 
 
-STEPS = {"join_existing": step_join_existing, "signed_out": step_signed_out,
+STEPS = {"join_existing": step_join_existing, "session": step_session,
          "csrf_planted": step_csrf_planted, "framed": step_framed,
          "home": step_home, "join": step_join, "logout": step_logout, "login": step_login,
          "account": step_account, "team_create": step_team_create, "team_join": step_team_join}
