@@ -180,16 +180,16 @@ struct attempt {
 
 /* ACCT_OK, or the refusal in *e: this attempt is one too many, or cannot be counted. */
 static int count_attempt(struct db *db, const struct account_settings *set, int kind,
-			 const char *k, const char *addr, struct account_error *e)
+			 const char *k, const struct attempt *t, struct account_error *e)
 {
 	int64_t n = 0;
 
-	if (db_auth_attempt(db, kind, k, now(), ACCOUNT_LOGIN_WINDOW, &n) != DB_OK)
+	if (db_auth_attempt(db, kind, k, t->start, ACCOUNT_LOGIN_WINDOW, &n) != DB_OK)
 		return db_fail(e);      /* a throttle that cannot count lets nobody try */
 	if (n <= set->login_failures_max)
 		return ACCT_OK;
-	log_warn("[%s] sign-in refused: %" PRId64 " attempts %s in %d minutes (limit %ld)", addr, n,
-		 kind == DB_AUTH_ADDR ? "from this address" : "on one account",
+	log_warn("[%s] sign-in refused: %" PRId64 " attempts %s in %d minutes (limit %ld)",
+		 t->addr, n, kind == DB_AUTH_ADDR ? "from this address" : "on one account",
 		 ACCOUNT_LOGIN_WINDOW / 60, set->login_failures_max);
 	e->throttled = true;
 	return account_fail(e, ACCT_ERR_BAD_PASSWD, "Too many attempts: please try again in %d "
@@ -212,14 +212,14 @@ static int attempt_begin(struct db *db, const struct account_settings *set, cons
 		free(lc);
 	}
 	/* both counted, whichever refuses: a refused guess still spends the other's budget */
-	if (count_attempt(db, set, DB_AUTH_ADDR, addr, addr, e) != ACCT_OK) {
+	if (count_attempt(db, set, DB_AUTH_ADDR, addr, t, e) != ACCT_OK) {
 		struct account_error ignored = { 0, "", false };
 
 		if (*t->acct)
-			count_attempt(db, set, DB_AUTH_ACCOUNT, t->acct, addr, &ignored);
+			count_attempt(db, set, DB_AUTH_ACCOUNT, t->acct, t, &ignored);
 		return e->num;
 	}
-	if (*t->acct && count_attempt(db, set, DB_AUTH_ACCOUNT, t->acct, addr, e) != ACCT_OK)
+	if (*t->acct && count_attempt(db, set, DB_AUTH_ACCOUNT, t->acct, t, e) != ACCT_OK)
 		return e->num;
 	return ACCT_OK;
 }
@@ -227,12 +227,10 @@ static int attempt_begin(struct db *db, const struct account_settings *set, cons
 /* The door's answer: a success gives its attempt back; anything else stays counted. */
 static int attempt_end(struct db *db, struct attempt *t, int rc)
 {
-	int64_t since = t->start - ACCOUNT_LOGIN_WINDOW;
-
 	if (!t->counted || rc != ACCT_OK)
 		return rc;
-	if (db_auth_attempt_undo(db, DB_AUTH_ADDR, t->addr, since) != DB_OK ||
-	    (*t->acct && db_auth_attempt_undo(db, DB_AUTH_ACCOUNT, t->acct, since) != DB_OK))
+	if (db_auth_attempt_undo(db, DB_AUTH_ADDR, t->addr, t->start) != DB_OK ||
+	    (*t->acct && db_auth_attempt_undo(db, DB_AUTH_ACCOUNT, t->acct, t->start) != DB_OK))
 		log_warn("[%s] cannot give a successful sign-in its attempt back", t->addr);
 	return rc;
 }

@@ -104,7 +104,7 @@ const struct db_query dbq_auth_attempt = {
 };
 const struct db_query dbq_auth_attempt_undo = {
 	"auth_attempt_undo", NULL,
-	"UPDATE auth_throttle SET n=GREATEST(n-1, 0) WHERE kind=? AND k=? AND window_start>=?",
+	"UPDATE auth_throttle SET n=GREATEST(n-1, 0) WHERE kind=? AND k=? AND window_start<=?",
 	"isi"
 };
 
@@ -137,9 +137,9 @@ int db_auth_attempt(struct db *db, int kind, const char *k, int64_t now, int64_t
 	return db_txn_run(db, attempt_txn, &a);
 }
 
-int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t since)
+int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t when)
 {
-	struct db_val v[3] = { DBV_INT(kind), DBV_STR(k), DBV_INT(since) };
+	struct db_val v[3] = { DBV_INT(kind), DBV_STR(k), DBV_INT(when) };
 
 	return db_query_exec(db, &dbq_auth_attempt_undo, v, 3, NULL);
 }

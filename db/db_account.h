@@ -31,13 +31,14 @@ extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[D
  * DB_AUTH_ACCOUNT: md5 of a lower-cased e-mail address), counted in fixed windows
  * of `window` seconds. *n gets the window's count with this attempt, read
  * in the same transaction as it was added, so attempts made at the same
- * moment each see a different count. _undo gives an attempt back (it
- * succeeded) if its window is still the one begun at or after since.
+ * moment each see a different count. _undo gives back an attempt made at
+ * time `when` (it succeeded) if its window is still the current one: begun
+ * at or before it.
  */
 enum { DB_AUTH_ADDR = 1, DB_AUTH_ACCOUNT = 2 };
 int db_auth_attempt(struct db *db, int kind, const char *k, int64_t now, int64_t window,
 		    int64_t *n);
-int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t since);
+int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t when);
 
 /*
  * Inside a transaction, read a user or host row and lock it: whoever
