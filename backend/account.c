@@ -186,6 +186,10 @@ static int count_attempt(struct db *db, const struct account_settings *set, int 
 
 	if (db_auth_attempt(db, kind, k, t->start, ACCOUNT_LOGIN_WINDOW, &n) != DB_OK)
 		return db_fail(e);      /* a throttle that cannot count lets nobody try */
+	/* an address's new window: a moment to forget the windows that are over */
+	if (kind == DB_AUTH_ADDR && n == 1 &&
+	    db_auth_purge(db, t->start - ACCOUNT_LOGIN_WINDOW) != DB_OK)
+		log_warn("[%s] cannot forget old sign-in attempts", t->addr);
 	if (n <= set->login_failures_max)
 		return ACCT_OK;
 	log_warn("[%s] sign-in refused: %" PRId64 " attempts %s in %d minutes (limit %ld)",

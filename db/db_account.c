@@ -108,6 +108,17 @@ const struct db_query dbq_auth_attempt_undo = {
 	"isi"
 };
 
+const struct db_query dbq_auth_throttle_old = {
+	"auth_throttle_old", NULL, "DELETE FROM auth_throttle WHERE window_start<?", "i"
+};
+
+int db_auth_purge(struct db *db, int64_t before)
+{
+	struct db_val v[1] = { DBV_INT(before) };
+
+	return db_query_exec(db, &dbq_auth_throttle_old, v, 1, NULL);
+}
+
 struct attempt {
 	int kind;
 	const char *k;

@@ -23,7 +23,7 @@ extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[D
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
 	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd,
 	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke, dbq_auth_attempt,
-	dbq_auth_attempt_undo;
+	dbq_auth_attempt_undo, dbq_auth_throttle_old;
 
 /*
  * The throttle of password and key guesses (backend/account.c): one more
@@ -39,6 +39,8 @@ enum { DB_AUTH_ADDR = 1, DB_AUTH_ACCOUNT = 2 };
 int db_auth_attempt(struct db *db, int kind, const char *k, int64_t now, int64_t window,
 		    int64_t *n);
 int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t when);
+/* Forget the windows begun before a time. */
+int db_auth_purge(struct db *db, int64_t before);
 
 /*
  * Inside a transaction, read a user or host row and lock it: whoever

@@ -5,8 +5,7 @@
 #include "db_queries.h"
 
 extern const struct db_query dbq_web_user_results, dbq_web_host_results, dbq_web_team_members,
-	dbq_web_teams_by_rac, dbq_web_team_search, dbq_web_session_expired, dbq_auth_throttle_old,
-	dbq_web_session_user;
+	dbq_web_teams_by_rac, dbq_web_team_search, dbq_web_session_expired, dbq_web_session_user;
 
 /* A user's or a host's results, newest first: limit rows after skipping offset. */
 int db_web_user_results(struct db *db, int64_t userid, long offset, long limit,
