@@ -294,10 +294,15 @@ at_once() {
 	for _f in once.d/*; do tr -d "\n" <"$_f"; echo; done
 }
 count() { grep -c "$1" || true; }
+# the web program's FastCGI processes of this project; warm: two of them
+# up (mod_fcgid starts more only as load comes), so guesses run side by side
+web_procs() { pgrep -f "$PROJECT_DIR/cgi-bin/web" | wc -l; }
+warm() { at_once 127.0.0.99 40 get_project_config "" >/dev/null; test "$(web_procs)" -ge 2; }
 
 test_expect_success '40 wrong passwords at once: at most the limit are checked, the rest refused' '
 	set_config login_failures_max 10 &&
 	test_sql_value "delete from auth_throttle" &&
+	test_wait_for 120 warm &&
 	at_once 127.0.0.2 40 lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash wrong alice@example.org)" >par.out &&
 	test_line_count = 40 par.out &&
 	checked=$(count "Invalid password" <par.out) && refused=$(count "Too many attempts" <par.out) &&
