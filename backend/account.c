@@ -7,6 +7,7 @@
 #include "db.h"
 #include "db_account.h"
 #include "db_daemons.h"
+#include "db_web.h"
 #include "field.h"
 #include "fileutil.h"
 #include "log.h"
@@ -14,6 +15,7 @@
 #include "passwd.h"
 #include "sbuf.h"
 #include "wtime.h"
+#include "xml.h"
 
 #include <ctype.h>
 #include <openssl/crypto.h>
@@ -32,8 +34,8 @@ const struct param account_params[] = {
 	A("home_page_text", PARAM_STR, account_home_text, "home_page.html", PARAM_NOOPTION, 0, 0,
 	  "FILE", "HTML shown on the home page, from this file of the project directory"),
 	A("login_failures_max", PARAM_INT, login_failures_max, "30", PARAM_NOOPTION | PARAM_BOUNDED,
-	  1, 1e6, "N", "wrong passwords one address may try in 15 minutes before its sign-ins "
-	  "are refused for the rest of them"),
+	  1, 1e6, "N", "attempts with a password or an account key one address, or one account, "
+	  "may make in 15 minutes (successes given back); the rest are refused"),
 	PARAM_TABLE_END
 };
 
@@ -101,6 +103,33 @@ int account_check_email(const char *email, struct account_error *e)
 	return ACCT_OK;
 }
 
+/* The text before the document's root element: only white space, no declaration. */
+static bool bare_start(const char *v)
+{
+	while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+		v++;
+	return v[0] == '<' && v[1] != '?' && v[1] != '!';
+}
+
+int account_check_prefs(const char *v, const char *what, struct account_error *e)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	size_t len = strlen(v);
+	xmlDoc *d = len <= ACCOUNT_PREFS_MAX ? xml_read_memory(v, len, what, &err) : NULL;
+	xmlNode *root = d ? xmlDocGetRootElement(d) : NULL;
+	bool ok = root && !d->intSubset && !d->extSubset && d->children == root && !root->next &&
+		  bare_start(v);
+
+	sbuf_free(&err);
+	if (d)
+		xmlFreeDoc(d);
+	if (ok)
+		return ACCT_OK;
+	return account_fail(e, ACCT_ERR_XML_PARSE, "Invalid XML: %s must be one element of at most "
+			    "%ld bytes, without a declaration, DOCTYPE or entities", what,
+			    ACCOUNT_PREFS_MAX);
+}
+
 char *account_lowercase(const char *email)
 {
 	char *k = xstrdup(email);
@@ -135,6 +164,104 @@ static bool passwd_matches(const struct db_user *u, const char *hash)
 	return same_secret(h, alt);
 }
 
+/*
+ * The throttle: an attempt is counted before the password or key is looked
+ * at, by the client's address and (when it names one) by the account, so
+ * guesses sent at once are each counted before any is checked; one that
+ * succeeds is given back at the end. What the admin's tool does (no
+ * address) is never throttled.
+ */
+struct attempt {
+	const char *addr;
+	char acct[33];          /* md5 of the lower-cased address, "" if none */
+	int64_t start;
+	bool counted;
+};
+
+/* ACCT_OK, or the refusal in *e: this attempt is one too many, or cannot be counted. */
+static int count_attempt(struct db *db, const struct account_settings *set, int kind,
+			 const char *k, const struct attempt *t, struct account_error *e)
+{
+	int64_t n = 0;
+
+	if (db_auth_attempt(db, kind, k, t->start, ACCOUNT_LOGIN_WINDOW, &n) != DB_OK)
+		return db_fail(e);      /* a throttle that cannot count lets nobody try */
+	/* an address's new window: a moment to forget the windows that are over */
+	if (kind == DB_AUTH_ADDR && n == 1 &&
+	    db_auth_purge(db, t->start - ACCOUNT_LOGIN_WINDOW) != DB_OK)
+		log_warn("[%s] cannot forget old sign-in attempts", t->addr);
+	if (n <= set->login_failures_max)
+		return ACCT_OK;
+	log_warn("[%s] sign-in refused: %" PRId64 " attempts %s in %d minutes (limit %ld)",
+		 t->addr, n, kind == DB_AUTH_ADDR ? "from this address" : "on one account",
+		 ACCOUNT_LOGIN_WINDOW / 60, set->login_failures_max);
+	e->throttled = true;
+	return account_fail(e, ACCT_ERR_BAD_PASSWD, "Too many attempts: please try again in %d "
+			    "minutes", ACCOUNT_LOGIN_WINDOW / 60);
+}
+
+static int attempt_begin(struct db *db, const struct account_settings *set, const char *addr,
+			 const char *email, struct attempt *t, struct account_error *e)
+{
+	memset(t, 0, sizeof(*t));
+	if (!set || !addr)
+		return ACCT_OK;
+	t->addr = addr;
+	t->start = now();
+	t->counted = true;
+	if (email && *email) {
+		char *lc = account_lowercase(email);
+
+		md5_buf(lc, strlen(lc), t->acct);
+		free(lc);
+	}
+	/* both counted, whichever refuses: a refused guess still spends the other's budget */
+	if (count_attempt(db, set, DB_AUTH_ADDR, addr, t, e) != ACCT_OK) {
+		struct account_error ignored = { 0, "", false };
+
+		if (*t->acct)
+			count_attempt(db, set, DB_AUTH_ACCOUNT, t->acct, t, &ignored);
+		return e->num;
+	}
+	if (*t->acct && count_attempt(db, set, DB_AUTH_ACCOUNT, t->acct, t, e) != ACCT_OK)
+		return e->num;
+	return ACCT_OK;
+}
+
+/* The door's answer: a success gives its attempt back; anything else stays counted. */
+static int attempt_end(struct db *db, struct attempt *t, int rc)
+{
+	if (!t->counted || rc != ACCT_OK)
+		return rc;
+	if (db_auth_attempt_undo(db, DB_AUTH_ADDR, t->addr, t->start) != DB_OK ||
+	    (*t->acct && db_auth_attempt_undo(db, DB_AUTH_ACCOUNT, t->acct, t->start) != DB_OK))
+		log_warn("[%s] cannot give a successful sign-in its attempt back", t->addr);
+	return rc;
+}
+
+static int lookup(struct db *db, const char *email, const char *passwd_hash,
+		  struct db_user *u, struct account_error *e)
+{
+	char *key = account_lowercase(email);
+	int rc = db_user_lookup_email(db, key, u);
+
+	free(key);
+	if (rc == DB_NOT_FOUND)
+		return account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that email address");
+	if (rc != DB_OK)
+		return db_fail(e);
+	if (passwd_hash && !passwd_matches(u, passwd_hash))
+		return account_fail(e, ACCT_ERR_BAD_PASSWD, "Invalid password");
+	return ACCT_OK;
+}
+
+static void error_clear(struct account_error *e)
+{
+	e->num = 0;
+	e->msg[0] = '\0';
+	e->throttled = false;
+}
+
 struct create_job {
 	const struct account_new *a;
 	char *email;
@@ -167,7 +294,8 @@ static int create_txn(struct db *db, void *arg)
 	rc = db_user_lookup_email(db, j->email, u);
 	if (rc == DB_OK) {
 		j->existed = true;
-		if (passwd_matches(u, j->a->passwd_hash))
+		/* upstream's idempotent answer, for the client only; never the join form's */
+		if (j->a->door == ACCT_DOOR_RPC && passwd_matches(u, j->a->passwd_hash))
 			return DB_OK;
 		account_fail(j->e, ACCT_ERR_NOT_UNIQUE, "There is already an account with that "
 			     "email address");
@@ -205,10 +333,10 @@ int account_create(struct db *db, const struct project_config *cfg,
 		   struct db_user *u, struct account_error *e)
 {
 	struct create_job j = { a, NULL, u, e, false };
+	struct attempt t;
 	int rc;
 
-	e->num = 0;
-	e->msg[0] = '\0';
+	error_clear(e);
 	if (a->door != ACCT_DOOR_ADMIN) {
 		if (cfg->disable_account_creation)
 			return account_fail(e, ACCT_ERR_CREATION_DISABLED,
@@ -234,85 +362,55 @@ int account_create(struct db *db, const struct project_config *cfg,
 	if (a->passwd_len >= 0 && a->passwd_len < set->min_passwd_length)
 		return account_fail(e, ACCT_ERR_BAD_PASSWD, "The password must be at least %ld "
 				    "characters long", set->min_passwd_length);
+	if (attempt_begin(db, set, a->addr, a->email, &t, e) != ACCT_OK)
+		return e->num;
 	j.email = account_lowercase(a->email);
 	rc = db_txn_run(db, create_txn, &j);
 	free(j.email);
 	if (rc == DB_NOT_FOUND)
-		return e->num;
+		return attempt_end(db, &t, e->num);
 	if (rc != DB_OK)
-		return db_fail(e);
+		return attempt_end(db, &t, db_fail(e));
 	if (!j.existed)
 		log_info("account %" PRId64 " created (%s)", u->id,
 			 a->door == ACCT_DOOR_RPC ? "client RPC" :
 			 a->door == ACCT_DOOR_WEB ? "web" : "admin");
-	return ACCT_OK;
-}
-
-/* Refused for too many wrong passwords lately? (then *e says so) */
-static bool throttled(struct db *db, const struct account_settings *set, const char *addr,
-		      struct account_error *e)
-{
-	int64_t n = 0;
-
-	if (db_login_failures(db, addr, now() - ACCOUNT_LOGIN_WINDOW, &n) != DB_OK ||
-	    n < set->login_failures_max)
-		return false;
-	log_warn("[%s] sign-in refused: %" PRId64 " wrong passwords in %d minutes", addr, n,
-		 ACCOUNT_LOGIN_WINDOW / 60);
-	account_fail(e, ACCT_ERR_BAD_PASSWD, "Too many wrong passwords from your address: please "
-		     "try again in %d minutes", ACCOUNT_LOGIN_WINDOW / 60);
-	e->throttled = true;
-	return true;
+	return attempt_end(db, &t, ACCT_OK);
 }
 
 int account_lookup(struct db *db, const struct account_settings *set, const char *addr,
 		   const char *email, const char *passwd_hash, struct db_user *u,
 		   struct account_error *e)
 {
-	char *key;
-	int rc;
+	struct attempt t;
 
-	e->num = 0;
-	e->msg[0] = '\0';
-	e->throttled = false;
+	error_clear(e);
 	if (!email || !*email)
 		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: email_addr");
-	if (addr && passwd_hash && throttled(db, set, addr, e))
+	/* a probe without a password counts by address only: it guesses at no account */
+	if (attempt_begin(db, set, addr, passwd_hash ? email : NULL, &t, e) != ACCT_OK)
 		return e->num;
-	key = account_lowercase(email);
-	rc = db_user_lookup_email(db, key, u);
-	free(key);
-	if (rc == DB_NOT_FOUND)
-		account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that email address");
-	else if (rc != DB_OK)
-		return db_fail(e);
-	else if (passwd_hash && !passwd_matches(u, passwd_hash))
-		account_fail(e, ACCT_ERR_BAD_PASSWD, "Invalid password");
-	if (e->num && addr && passwd_hash && db_login_failed(db, addr, now(), ACCOUNT_LOGIN_WINDOW) != DB_OK)
-		log_error("[%s] cannot count a failed sign-in", addr);
-	return e->num;
+	return attempt_end(db, &t, lookup(db, email, passwd_hash, u, e));
 }
 
 int account_lookup_auth(struct db *db, const struct account_settings *set, const char *addr,
 			const char *authenticator, struct db_user *u, struct account_error *e)
 {
+	struct attempt t;
 	int rc;
 
-	e->num = 0;
-	e->msg[0] = '\0';
-	e->throttled = false;
+	error_clear(e);
 	if (!authenticator || !*authenticator)
 		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: authenticator");
-	if (addr && throttled(db, set, addr, e))
+	if (attempt_begin(db, set, addr, NULL, &t, e) != ACCT_OK)
 		return e->num;
-	rc = db_user_lookup_auth(db, authenticator, u);
+	rc = strlen(authenticator) > FIELD_COLUMN_CHARS ? DB_NOT_FOUND :
+	     db_user_lookup_auth(db, authenticator, u);
 	if (rc == DB_NOT_FOUND)
 		account_fail(e, ACCT_ERR_NOT_FOUND, "No account with that key");
 	else if (rc != DB_OK)
-		return db_fail(e);
-	if (e->num && addr && db_login_failed(db, addr, now(), ACCOUNT_LOGIN_WINDOW) != DB_OK)
-		log_error("[%s] cannot count a failed sign-in", addr);
-	return e->num;
+		db_fail(e);
+	return attempt_end(db, &t, e->num);
 }
 
 int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash,
@@ -324,7 +422,9 @@ int account_set_passwd(struct db *db, struct db_user *u, const char *passwd_hash
 		return account_fail(e, ACCT_ERR_GENERIC, "missing or bad parameter: passwd_hash");
 	if (passwd_store(passwd_hash, stored) < 0)
 		return account_fail(e, ACCT_ERR_GENERIC, "cannot store the password");
-	if (db_user_set_passwd(db, u->id, stored) != DB_OK)
+	/* the new password ends every session signed in with the old one */
+	if (db_user_set_passwd(db, u->id, stored) != DB_OK ||
+	    db_web_session_end_user(db, u->id) != DB_OK)
 		return db_fail(e);
 	free(u->passwd_hash);
 	u->passwd_hash = xstrdup(stored);
@@ -431,22 +531,29 @@ struct join_job {
 	struct account_error *e;
 };
 
-static int join_txn(struct db *db, void *arg)
+int team_may_join(struct db *db, int64_t teamid, struct account_error *e)
 {
-	struct join_job *j = arg;
 	struct db_team t = { 0 };
 	int rc = DB_OK;
 
-	if (j->teamid) {
-		rc = db_team_lookup_id(db, j->teamid, &t);
+	if (teamid) {
+		rc = db_team_lookup_id(db, teamid, &t);
 		if (rc == DB_NOT_FOUND)
-			account_fail(j->e, ACCT_ERR_NOT_FOUND, "No such team");
+			account_fail(e, ACCT_ERR_NOT_FOUND, "No such team");
 		else if (rc == DB_OK && !t.joinable) {
-			account_fail(j->e, ACCT_ERR_GENERIC, "This team is not taking new members");
+			account_fail(e, ACCT_ERR_GENERIC, "This team is not taking new members");
 			rc = DB_NOT_FOUND;
 		}
 		db_team_free(&t);
 	}
+	return rc;
+}
+
+static int join_txn(struct db *db, void *arg)
+{
+	struct join_job *j = arg;
+	int rc = team_may_join(db, j->teamid, j->e);
+
 	if (rc == DB_OK)
 		rc = db_user_set_team(db, j->userid, j->teamid);
 	if (rc == DB_NOT_FOUND && !j->e->num)

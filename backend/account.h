@@ -34,7 +34,7 @@ enum account_err {
 struct account_error {
 	int num;
 	char msg[256];
-	bool throttled;         /* refused for too many wrong passwords (account_lookup) */
+	bool throttled;         /* refused by the throttle of guesses (too many attempts) */
 };
 
 /* The <config> settings of accounts (account_params), beside disable_account_creation. */
@@ -43,10 +43,10 @@ struct account_settings {
 	char *invite_code;                  /* if set, creating an account needs it */
 	long min_passwd_length;
 	char *account_home_text;            /* home page text file, relative to the project */
-	long login_failures_max;            /* wrong passwords an address may try per window */
+	long login_failures_max;            /* attempts an address or an account may make per window */
 };
 
-/* The window in which an address's failed sign-ins are counted. */
+/* The window in which the throttle counts attempts. */
 #define ACCOUNT_LOGIN_WINDOW (15 * 60)
 
 extern const struct param account_params[];
@@ -66,12 +66,17 @@ struct account_new {
 	const char *team_name;          /* optional: join it if it exists and is joinable */
 	const char *invite_code;        /* optional */
 	enum account_door door;
+	const char *addr;               /* the client's address: throttled (NULL: the admin) */
 };
 
 /*
- * Create an account (one transaction), or -- for the same address and
- * password hash as an existing one -- find it (creation is idempotent, as
- * the client expects). *u gets the user. ACCT_OK, else an error in *e.
+ * Create an account (one transaction). Through the client's door
+ * (ACCT_DOOR_RPC) only, the same address and password hash as an existing
+ * account finds it (creation is idempotent, as the client expects); any
+ * other door refuses an address in use (-137) whatever the password. With
+ * a->addr the attempt is throttled as account_lookup's are, a wrong
+ * password for an existing address counting as a failed sign-in. *u gets
+ * the user. ACCT_OK, else an error in *e.
  */
 int account_create(struct db *db, const struct project_config *cfg,
 		   const struct account_settings *set, const struct account_new *a,
@@ -79,20 +84,33 @@ int account_create(struct db *db, const struct project_config *cfg,
 /*
  * The account of an e-mail address and password hash (or the hash of its
  * authenticator with the address). With hash NULL, only whether it exists.
- * With addr (the client's address; NULL for an admin) password guesses are
- * rate limited: after set->login_failures_max wrong ones in
- * ACCOUNT_LOGIN_WINDOW seconds, every sign-in from addr is refused (-206)
- * until the window ends.
+ * With addr (the client's address; NULL for an admin) every attempt is
+ * throttled: counted before the check -- by addr, and with a hash by the
+ * account too -- in windows of ACCOUNT_LOGIN_WINDOW seconds, given back if
+ * it succeeds. Past set->login_failures_max in a window, by either count,
+ * attempts are refused (-206, e->throttled) until the window ends.
  */
 int account_lookup(struct db *db, const struct account_settings *set, const char *addr,
 		   const char *email, const char *passwd_hash, struct db_user *u,
 		   struct account_error *e);
-/* The account of an authenticator, wrong ones rate limited by addr as account_lookup does. */
+/* The account of an authenticator, throttled by addr as account_lookup is. */
 int account_lookup_auth(struct db *db, const struct account_settings *set, const char *addr,
 			const char *authenticator, struct db_user *u, struct account_error *e);
 /* Check values as account_create does: ACCT_OK or the error in *e. */
 int account_check_email(const char *email, struct account_error *e);
 int account_check_name(const char *name, const char *what, struct account_error *e);
+/*
+ * A preferences document a volunteer sends (am_set_info's global_prefs,
+ * project_prefs), stored and later echoed inside other documents: well
+ * formed, at most ACCOUNT_PREFS_MAX bytes, one element and nothing around
+ * it -- no XML declaration, no DOCTYPE (so no entities), no comment or
+ * processing instruction. ACCT_OK, else -112 naming what.
+ */
+#define ACCOUNT_PREFS_MAX (64L << 10)
+int account_check_prefs(const char *v, const char *what, struct account_error *e);
+/* The user may join team teamid (0: leave any): it exists and takes members. DB_OK, else
+ * DB_NOT_FOUND with the reason in *e, or a database error. */
+int team_may_join(struct db *db, int64_t teamid, struct account_error *e);
 /* s lower-cased (ASCII), as the client does to addresses: the stored address, a team's name_lc. Allocated. */
 char *account_lowercase(const char *email);
 /* Set the user's password from its hash (one UPDATE). */

@@ -5,6 +5,7 @@
  */
 #include "db_account.h"
 #include "credit.h"
+#include "db_daemons.h"
 #include "log.h"
 
 #define CREDIT_COLS(T)                                                                 \
@@ -94,32 +95,64 @@ int db_user_submit_revoke(struct db *db, int64_t userid)
 	return rc == DB_OK ? db_query_exec(db, &dbq_submit_revoke, v, 1, NULL) : rc;
 }
 
-const struct db_query dbq_login_failed = {
-	"login_failed", NULL,
-	"INSERT INTO login_failure (addr, nfail, window_start) VALUES (?, 1, ?) "
-	"ON DUPLICATE KEY UPDATE nfail=IF(window_start<?, 1, nfail+1), "
-	"window_start=IF(window_start<?, VALUES(window_start), window_start)", "siii"
+/* The first attempt of a window starts it anew; a later one adds to it. */
+const struct db_query dbq_auth_attempt = {
+	"auth_attempt", NULL,
+	"INSERT INTO auth_throttle (kind, k, n, window_start) VALUES (?, ?, 1, ?) "
+	"ON DUPLICATE KEY UPDATE n=IF(window_start<?, 1, n+1), "
+	"window_start=IF(window_start<?, VALUES(window_start), window_start)", "isiii"
+};
+const struct db_query dbq_auth_attempt_undo = {
+	"auth_attempt_undo", NULL,
+	"UPDATE auth_throttle SET n=GREATEST(n-1, 0) WHERE kind=? AND k=? AND window_start<=?",
+	"isi"
 };
 
-int db_login_failed(struct db *db, const char *addr, int64_t now, int64_t window)
-{
-	struct db_val v[4] = { DBV_STR(addr), DBV_INT(now), DBV_INT(now - window),
-			       DBV_INT(now - window) };
+const struct db_query dbq_auth_throttle_old = {
+	"auth_throttle_old", NULL, "DELETE FROM auth_throttle WHERE window_start<?", "i"
+};
 
-	return db_query_exec(db, &dbq_login_failed, v, 4, NULL);
+int db_auth_purge(struct db *db, int64_t before)
+{
+	struct db_val v[1] = { DBV_INT(before) };
+
+	return db_query_exec(db, &dbq_auth_throttle_old, v, 1, NULL);
 }
 
-int db_login_failures(struct db *db, const char *addr, int64_t since, int64_t *n)
-{
-	struct db_val v[2] = { DBV_STR(addr), DBV_INT(since) };
-	int rc = db_select_i64(db, "SELECT nfail FROM login_failure WHERE addr=? AND window_start>=?",
-			       v, 2, n);
+struct attempt {
+	int kind;
+	const char *k;
+	int64_t now, window, *n;
+};
 
-	if (rc == DB_NOT_FOUND) {
-		*n = 0;
-		rc = DB_OK;
-	}
+static int attempt_txn(struct db *db, void *arg)
+{
+	struct attempt *a = arg;
+	struct db_val v[5] = { DBV_INT(a->kind), DBV_STR(a->k), DBV_INT(a->now),
+			       DBV_INT(a->now - a->window), DBV_INT(a->now - a->window) };
+	int rc = db_query_exec(db, &dbq_auth_attempt, v, 5, NULL);
+
+	/* the row stays locked to this transaction: the count read is this attempt's own */
+	if (rc == DB_OK)
+		rc = db_select_i64(db, "SELECT n FROM auth_throttle WHERE kind=? AND k=? FOR UPDATE",
+				   v, 2, a->n);
 	return rc;
+}
+
+int db_auth_attempt(struct db *db, int kind, const char *k, int64_t now, int64_t window,
+		    int64_t *n)
+{
+	struct attempt a = { kind, k, now, window, n };
+
+	*n = 0;
+	return db_txn_run(db, attempt_txn, &a);
+}
+
+int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t when)
+{
+	struct db_val v[3] = { DBV_INT(kind), DBV_STR(k), DBV_INT(when) };
+
+	return db_query_exec(db, &dbq_auth_attempt_undo, v, 3, NULL);
 }
 
 struct one {

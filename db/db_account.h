@@ -22,14 +22,25 @@ struct db_credit_row {
 extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[DB_CREDIT_NKINDS],
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
 	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd,
-	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke, dbq_login_failed;
+	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke, dbq_auth_attempt,
+	dbq_auth_attempt_undo, dbq_auth_throttle_old;
 
 /*
- * Failed sign-ins from a client address, counted in windows of `window`
- * seconds: one more failure now; how many since a time.
+ * The throttle of password and key guesses (backend/account.c): one more
+ * attempt of key k of a kind (DB_AUTH_ADDR: a client address,
+ * DB_AUTH_ACCOUNT: md5 of a lower-cased e-mail address), counted in fixed windows
+ * of `window` seconds. *n gets the window's count with this attempt, read
+ * in the same transaction as it was added, so attempts made at the same
+ * moment each see a different count. _undo gives back an attempt made at
+ * time `when` (it succeeded) if its window is still the current one: begun
+ * at or before it.
  */
-int db_login_failed(struct db *db, const char *addr, int64_t now, int64_t window);
-int db_login_failures(struct db *db, const char *addr, int64_t since, int64_t *n);
+enum { DB_AUTH_ADDR = 1, DB_AUTH_ACCOUNT = 2 };
+int db_auth_attempt(struct db *db, int kind, const char *k, int64_t now, int64_t window,
+		    int64_t *n);
+int db_auth_attempt_undo(struct db *db, int kind, const char *k, int64_t when);
+/* Forget the windows begun before a time. */
+int db_auth_purge(struct db *db, int64_t before);
 
 /*
  * Inside a transaction, read a user or host row and lock it: whoever

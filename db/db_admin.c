@@ -1,8 +1,10 @@
 /*
  * Project bootstrap records: the administrator account make_project
- * creates, with the right to submit jobs for every app.
+ * creates, with the right to submit jobs for every app and to administer
+ * the project (ops_admin) -- two rights, granted one by one.
  */
 #include "db_records.h"
+#include "db_ops.h"
 #include "fileutil.h"
 #include "log.h"
 #include "wtime.h"
@@ -30,7 +32,6 @@ int db_make_admin(struct db *db, const char *name, const char *email_addr,
 	u.cross_project_id = cpid;
 	u.authenticator = (char *)authenticator;
 	us.submit_all = 1;
-	us.manage_all = 1;
 	for (tries = 0; tries < 2; tries++) {
 		u.id = 0;
 		rc = db_begin(db);
@@ -40,6 +41,8 @@ int db_make_admin(struct db *db, const char *name, const char *email_addr,
 			us.user_id = u.id;
 			rc = db_user_submit_insert(db, &us);
 		}
+		if (rc == DB_OK)
+			rc = db_ops_admin_grant(db, u.id, now());
 		if (rc == DB_OK)
 			rc = db_commit(db);
 		else

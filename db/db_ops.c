@@ -1,5 +1,6 @@
 /*
- * The ops pages' counts (db_ops.h): each a GROUP BY over an index range.
+ * The ops pages' counts (db_ops.h): each a GROUP BY over an index range;
+ * and who administers the project (ops_admin).
  */
 #include "db_ops.h"
 
@@ -140,4 +141,39 @@ int db_ops_batch_result_counts(struct db *db, int64_t batch, db_ops_count_fn *fn
 	struct db_val v[] = { DBV_INT(batch) };
 
 	return counts(db, &dbq_ops_batch_result_counts, v, ARRAY_SIZE(v), fn, arg);
+}
+
+/* ---- ops administrators ---- */
+
+const struct db_query dbq_ops_admin_grant = {
+	"ops_admin_grant", NULL,
+	"INSERT INTO ops_admin (user_id, grant_time) VALUES (?, ?) "
+	"ON DUPLICATE KEY UPDATE grant_time=grant_time", "ii"
+};
+const struct db_query dbq_ops_admin_revoke = {
+	"ops_admin_revoke", NULL, "DELETE FROM ops_admin WHERE user_id=?", "i"
+};
+
+int db_ops_admin_is(struct db *db, int64_t userid, bool *yes)
+{
+	struct db_val v[] = { DBV_INT(userid) };
+	int64_t id = 0;
+	int rc = db_select_i64(db, "SELECT user_id FROM ops_admin WHERE user_id=?", v, 1, &id);
+
+	*yes = rc == DB_OK;
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+int db_ops_admin_grant(struct db *db, int64_t userid, int64_t now)
+{
+	struct db_val v[] = { DBV_INT(userid), DBV_INT(now) };
+
+	return db_query_exec(db, &dbq_ops_admin_grant, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_ops_admin_revoke(struct db *db, int64_t userid)
+{
+	struct db_val v[] = { DBV_INT(userid) };
+
+	return db_query_exec(db, &dbq_ops_admin_revoke, v, ARRAY_SIZE(v), NULL);
 }

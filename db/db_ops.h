@@ -114,4 +114,14 @@ int db_ops_seq_files(struct db *db, int64_t seq_id, int limit,
 int db_ops_versions(struct db *db, int (*fn)(struct db_app_version *, void *), void *arg);
 int db_ops_platforms(struct db *db, int (*fn)(struct db_platform *, void *), void *arg);
 
+/*
+ * The project's administrators -- who may use the ops pages -- are the
+ * users in ops_admin (account grant --ops), a right of its own: submit
+ * rights (user_submit) never make an admin.
+ */
+extern const struct db_query dbq_ops_admin_grant, dbq_ops_admin_revoke;
+int db_ops_admin_is(struct db *db, int64_t userid, bool *yes);
+int db_ops_admin_grant(struct db *db, int64_t userid, int64_t now);
+int db_ops_admin_revoke(struct db *db, int64_t userid);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include "db_upgrade.h"
 #include "log.h"
+#include "sbuf.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -92,6 +93,29 @@ long db_upgrade_latest(const struct db_upgrade_file *f, size_t n)
 	return latest;
 }
 
+/*
+ * What a file says of itself -- its leading "-- " comment lines -- logged
+ * once it ran, so the admin reads what changed (and what did not).
+ */
+static void say_what(const struct db_upgrade_file *f)
+{
+	FILE *in = fopen(f->path, "r");
+	struct sbuf what = SBUF_INIT(4096);
+	char line[512];
+
+	while (in && fgets(line, sizeof(line), in) && !strncmp(line, "-- ", 3)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (what.len)
+			sbuf_addch(&what, ' ');
+		sbuf_addstr(&what, line + 3);
+	}
+	if (in)
+		fclose(in);
+	if (what.len)
+		log_info("%s: %s", f->name, sbuf_str(&what));
+	sbuf_free(&what);
+}
+
 int db_upgrade_apply(struct db *db, const char *dir, long *from, long *to)
 {
 	struct db_upgrade_file *f;
@@ -124,6 +148,7 @@ int db_upgrade_apply(struct db *db, const char *dir, long *from, long *to)
 		rc = db_set_schema_version(db, f[i].version, f[i].name);
 		if (rc != DB_OK)
 			break;
+		say_what(&f[i]);
 		*to = f[i].version;
 	}
 out:

@@ -1,5 +1,6 @@
 /* The volunteers' web pages' queries (db_web.h). */
 #include "db_web.h"
+#include "db_account.h"
 #include "sbuf.h"
 
 #include <ctype.h>
@@ -26,8 +27,8 @@ const struct db_query dbq_web_team_search = {
 const struct db_query dbq_web_session_expired = {
 	"web_session_expired", NULL, "DELETE FROM web_session WHERE expire_time<?", "i"
 };
-const struct db_query dbq_login_failure_old = {
-	"login_failure_old", NULL, "DELETE FROM login_failure WHERE window_start<?", "i"
+const struct db_query dbq_web_session_user = {
+	"web_session_user", NULL, "DELETE FROM web_session WHERE userid=?", "i"
 };
 
 int db_web_user_results(struct db *db, int64_t userid, long offset, long limit,
@@ -85,8 +86,15 @@ int db_web_teams(struct db *db, const char *search, long offset, long limit,
 
 int db_web_session_purge(struct db *db, int64_t t, int64_t failures_before)
 {
-	struct db_val v[1] = { DBV_INT(t) }, w[1] = { DBV_INT(failures_before) };
+	struct db_val v[1] = { DBV_INT(t) };
 	int rc = db_query_exec(db, &dbq_web_session_expired, v, 1, NULL);
 
-	return rc == DB_OK ? db_query_exec(db, &dbq_login_failure_old, w, 1, NULL) : rc;
+	return rc == DB_OK ? db_auth_purge(db, failures_before) : rc;
+}
+
+int db_web_session_end_user(struct db *db, int64_t userid)
+{
+	struct db_val v[1] = { DBV_INT(userid) };
+
+	return db_query_exec(db, &dbq_web_session_user, v, 1, NULL);
 }

@@ -494,12 +494,25 @@ CREATE TABLE `web_session` (
     KEY ws_expire (expire_time)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- Failed sign-ins (wrong passwords) by client address, for rate limiting.
-CREATE TABLE `login_failure` (
-    addr                VARCHAR(64) NOT NULL,
-    nfail               INT NOT NULL DEFAULT 0,
+-- The throttle of password and account-key guesses, every door's: attempts
+-- in a fixed window of 15 minutes by kind (1 the client's address, 2 the
+-- md5 of the account's lower-cased e-mail address) and key, counted before the
+-- password or key is checked; a success gives its attempt back.
+CREATE TABLE `auth_throttle` (
+    kind                INT NOT NULL,
+    k                   VARCHAR(254) NOT NULL,
+    n                   INT NOT NULL DEFAULT 0,
     window_start        BIGINT NOT NULL DEFAULT 0,
-    PRIMARY KEY (addr)
+    PRIMARY KEY (kind, k),
+    KEY at_window (window_start)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The project's administrators: who may use the ops pages (account grant
+-- --ops). A right of its own: submit rights never make an admin.
+CREATE TABLE `ops_admin` (
+    user_id             BIGINT NOT NULL,
+    grant_time          BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Jobs for one host, one user's hosts or one team's (create_work
@@ -529,4 +542,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (10, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (12, UNIX_TIMESTAMP(), 'schema.sql');

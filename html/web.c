@@ -113,6 +113,14 @@ int web_reply_write(const struct web_reply *o, FILE *f)
 	return fflush(f) == 0 ? 0 : -1;
 }
 
+void web_page_headers(struct web_reply *o)
+{
+	sbuf_addstr(&o->headers, "Content-Security-Policy: default-src 'none'; "
+		    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; "
+		    "frame-ancestors 'none'; base-uri 'none'\r\n"
+		    "X-Frame-Options: DENY\r\nReferrer-Policy: no-referrer\r\n");
+}
+
 void web_html(struct sbuf *b, const char *s)
 {
 	sbuf_add_xml_escaped(b, s ? s : "");

@@ -67,6 +67,13 @@ void web_reply_init(struct web_reply *o);
 void web_reply_free(struct web_reply *o);
 /* Write status line, headers and body CGI-style to f. */
 int web_reply_write(const struct web_reply *o, FILE *f);
+/*
+ * The headers of every HTML page, the volunteers' and the ops pages': a
+ * Content-Security-Policy that runs no script and loads only the site's
+ * own styles and images, frames nowhere (frame-ancestors, X-Frame-Options)
+ * and sends no Referer. (nosniff goes with every reply.)
+ */
+void web_page_headers(struct web_reply *o);
 
 /* Append s escaped for HTML text or a quoted attribute value (& < > " '). */
 void web_html(struct sbuf *b, const char *s);

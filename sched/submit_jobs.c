@@ -149,6 +149,9 @@ int submit_do_get_templates(struct rpc *r)
 	} else if (!rc) {
 		rc = submit_app_by_name(r, app_name, &app);
 	}
+	/* an app's templates are for those who may submit to it */
+	if (!rc)
+		rc = submit_may_submit(r, app.id);
 	if (!rc) {
 		pin = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, app.name);
 		pout = xasprintf("%s/templates/%s_out", r->c->cfg->project_dir, app.name);

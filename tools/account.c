@@ -10,10 +10,12 @@
 #include "db.h"
 #include "db_account.h"
 #include "db_daemons.h"
+#include "db_ops.h"
 #include "db_records.h"
 #include "log.h"
 #include "param.h"
 #include "passwd.h"
+#include "wtime.h"
 
 struct options {
 	char *email;
@@ -22,6 +24,7 @@ struct options {
 	char *team;
 	char *submit_rights;
 	bool any_executable;
+	bool ops;
 	bool show_key;
 };
 
@@ -39,6 +42,9 @@ static const struct param options[] = {
 	O("any_executable", PARAM_BOOL, any_executable, "0", NULL,
 	  "grant: may also submit jobs that bring their own executable, to the apps marked\n"
 	  "any_executable (off unless given; revoke takes it away with the rest)"),
+	O("ops", PARAM_BOOL, ops, "0", NULL,
+	  "create, grant: may administer the project on the ops pages (a right of its own:\n"
+	  "submit rights never give it); revoke --ops takes only this away"),
 	O("show_key", PARAM_BOOL, show_key, "0", NULL, "lookup: also print the account key"),
 	PARAM_TABLE_END
 };
@@ -48,13 +54,15 @@ static void usage(FILE *fp)
 	fprintf(fp, "usage: account COMMAND [options]\n\n"
 		    "Commands (run in the project directory):\n"
 		    "  create     --email A --name N --password_file F [--team T] [--submit_rights APP|all]\n"
-		    "             make an account; prints its id and account key\n"
+		    "             [--ops]  make an account; prints its id and account key\n"
 		    "  lookup     --email A [--password_file F] [--show_key]\n"
 		    "             print the account (checking the password if given)\n"
 		    "  password   --email A --password_file F    set a new password\n"
 		    "  grant      --email A --submit_rights APP|all [--any_executable]\n"
 		    "             let it submit jobs (and jobs with their own executable)\n"
-		    "  revoke     --email A                      take submit rights away\n"
+		    "  grant      --email A --ops                let it administer the project (ops pages)\n"
+		    "  revoke     --email A [--ops]              take submit rights (or with --ops:\n"
+		    "                                            ops administration) away\n"
 		    "  team_create --email FOUNDER --name TEAM   make a team, the founder joins\n"
 		    "  join       --email A --team T             join team T (\"\": leave)\n\n"
 		    "A password is never taken on the command line (other users could read it).\n\n"
@@ -117,14 +125,14 @@ static int grant_rights(struct db *db, int64_t userid, const char *rights, bool 
 			return log_error("--submit_rights: no app named %s", rights);
 	}
 	if (rc == DB_OK) {
-		us.submit_all = us.manage_all = !strcmp(rights, "all");
+		us.submit_all = !strcmp(rights, "all");
 		us.any_executable = exec;
 		rc = db_user_submit_lookup(db, &old);
 		if (rc == DB_NOT_FOUND) {
 			rc = db_user_submit_insert(db, &us);
 		} else if (rc == DB_OK && (us.submit_all || exec)) {
 			us.submit_all |= old.submit_all;
-			us.manage_all |= old.manage_all;
+			us.manage_all = old.manage_all;
 			us.quota = old.quota;
 			us.logical_start_time = old.logical_start_time;
 			us.max_jobs_in_progress = old.max_jobs_in_progress;
@@ -146,6 +154,32 @@ static int grant_rights(struct db *db, int64_t userid, const char *rights, bool 
 	       !strcmp(rights, "all") ? "every app" : rights,
 	       exec ? ", with their own executable where an app allows it" : "");
 	return 0;
+}
+
+/* Administering the project is granted and taken on its own. */
+static int ops_right(struct db *db, int64_t userid, bool grant)
+{
+	int rc = grant ? db_ops_admin_grant(db, userid, now()) : db_ops_admin_revoke(db, userid);
+
+	if (rc != DB_OK)
+		return log_error("cannot change ops administration: %s", db_error(db));
+	printf("user %" PRId64 " %s the project's administrators (ops pages)\n", userid,
+	       grant ? "is one of" : "is no longer one of");
+	return 0;
+}
+
+/* grant: --submit_rights, --ops, or both. */
+static int grant(struct db *db, int64_t userid, const struct options *o)
+{
+	int rc = 0;
+
+	if (!o->submit_rights && !o->ops)
+		return log_error("grant needs --submit_rights or --ops (see --help)");
+	if (o->submit_rights)
+		rc = grant_rights(db, userid, o->submit_rights, o->any_executable);
+	if (rc == 0 && o->ops)
+		rc = ops_right(db, userid, true);
+	return rc;
 }
 
 static int revoke_rights(struct db *db, int64_t userid)
@@ -202,8 +236,8 @@ static int cmd_create(struct db *db, const struct project_config *cfg,
 	free(h);
 	if (rc == 0) {
 		printf("id %" PRId64 "\naccount_key %s\n", u.id, u.authenticator);
-		if (o->submit_rights)
-			rc = grant_rights(db, u.id, o->submit_rights, o->any_executable);
+		if (o->submit_rights || o->ops)
+			rc = grant(db, u.id, o);
 	}
 	db_user_free(&u);
 	return rc;
@@ -311,10 +345,9 @@ static int run(struct db *db, const struct project_config *cfg, const struct acc
 	if (rc == 0 && !strcmp(cmd, "lookup"))
 		print_user(&u, o->show_key);
 	else if (rc == 0 && !strcmp(cmd, "grant"))
-		rc = need(o->submit_rights, "submit_rights") ? -1 : grant_rights(db, u.id, o->submit_rights,
-									       o->any_executable);
+		rc = grant(db, u.id, o);
 	else if (rc == 0)
-		rc = revoke_rights(db, u.id);
+		rc = o->ops ? ops_right(db, u.id, false) : revoke_rights(db, u.id);
 	db_user_free(&u);
 	return rc;
 }

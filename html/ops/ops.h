@@ -33,11 +33,11 @@ struct ops {
 void ops_init(struct ops *o, const struct web_ctx *c, const struct web_req *r,
 	      struct web_reply *out);
 void ops_free(struct ops *o);
-/* Is the user an admin (user_submit.manage_all = 1)? */
+/* Is the user an admin (in ops_admin: account grant --ops)? */
 bool ops_is_admin(struct db *db, int64_t userid);
 /* The sign-in form as the whole reply, with status (401 when nobody is signed in). */
 void ops_login_page(struct ops *o, int status, const char *error);
-/* POST login: email + password, or authenticator; only admins (user_submit.manage_all). */
+/* POST login: email + password, or authenticator; only admins (ops_admin). */
 void ops_login_post(struct ops *o);
 void ops_logout_post(struct ops *o);
 /* A POST with this page's CSRF token; else a 403 (or 405) page and false. */

@@ -70,7 +70,7 @@ void ops_login_page(struct ops *o, int status, const char *error)
 	sbuf_reset(o->b);
 	ops_start(o, "Sign in");
 	sbuf_addstr(o->b, "<div class=\"login\">\n<p>The ops pages are for the project's "
-		       "administrators (accounts with <code>user_submit.manage_all</code>).</p>\n");
+		       "administrators (accounts granted it with <code>account grant --ops</code>).</p>\n");
 	if (error) {
 		sbuf_addstr(o->b, "<p class=\"error\">");
 		ops_esc(o->b, error);
@@ -144,7 +144,8 @@ void ops_login_post(struct ops *o)
 	}
 	if (find_account(o, &u, &e) != ACCT_OK) {
 		log_warn("ops [%s]: sign-in refused (%d)", o->r->remote_addr, e.num);
-		ops_login_page(o, 401, e.num == ACCT_ERR_DB || e.throttled || e.num == ACCT_ERR_GENERIC
+		ops_login_page(o, e.throttled ? 429 : 401,
+			       e.num == ACCT_ERR_DB || e.throttled || e.num == ACCT_ERR_GENERIC
 			       ? e.msg : "Wrong e-mail address, password or authenticator.");
 	} else if (!ops_is_admin(o->c->db, u.id)) {
 		log_warn("ops: sign-in refused: %s is not an admin", ops_who_is(&u, o->r->remote_addr));

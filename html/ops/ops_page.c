@@ -1,18 +1,19 @@
 /*
  * Who may see the ops pages, and their layout (ops.h).
  *
- * Admins only: a user with user_submit.manage_all = 1 (make_project makes
- * one) signs in with the account's e-mail address and password, or with
- * its authenticator (keys/admin_authenticator); wrong ones are rate limited
- * per address like the volunteers' sign-in. Without a session every URL of
+ * Admins only: a user in ops_admin (make_project makes one; account grant
+ * --ops adds one; submit rights never do) signs in with the account's
+ * e-mail address and password, or with its authenticator
+ * (keys/admin_authenticator), through the throttle every password and key
+ * door shares (backend/account.c). Without a session every URL of
  * the ops site answers 401 with the sign-in form -- from loopback too:
  * admins run servers from afar, and a proxy on the server is "local".
  *
  * A session is a random token in a cookie scoped to the ops path (HttpOnly,
  * SameSite=Strict, Secure under https), kept in web_session as md5("ops:"
  * token): a volunteer's session cookie is never an ops session, nor the
- * reverse. Its admin is checked again at every request, so revoking
- * manage_all ends it. Every form carries a CSRF token: before sign-in the
+ * reverse. Its admin is checked again at every request, so account revoke
+ * --ops ends it. Every form carries a CSRF token: before sign-in the
  * double-submitted cookie's, after it md5("csrf:" token), bound to the
  * session. Actions are logged with the admin's name (log/ops.log).
  */
@@ -20,6 +21,7 @@
 #include "account.h"
 #include "config.h"
 #include "db.h"
+#include "db_ops.h"
 #include "db_web.h"
 #include "fileutil.h"
 #include "log.h"
@@ -54,9 +56,9 @@ static void set_cookie(struct ops *o, const char *name, const char *value, long 
 
 bool ops_is_admin(struct db *db, int64_t userid)
 {
-	struct db_user_submit us = { .user_id = userid };
+	bool yes = false;
 
-	return db_user_submit_lookup(db, &us) == DB_OK && us.manage_all == 1;
+	return db_ops_admin_is(db, userid, &yes) == DB_OK && yes;
 }
 
 /* The signed-in admin of the session cookie, if any. */
@@ -122,10 +124,7 @@ void ops_init(struct ops *o, const struct web_ctx *c, const struct web_req *r,
 	find_admin(o);
 	if (!o->admin.id)
 		memcpy(o->csrf, o->login_csrf, sizeof(o->csrf));
-	sbuf_addstr(&out->headers, "Content-Security-Policy: default-src 'none'; "
-		    "style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; "
-		    "frame-ancestors 'none'; base-uri 'none'\r\n"
-		    "X-Frame-Options: DENY\r\nReferrer-Policy: no-referrer\r\n");
+	web_page_headers(out);
 }
 
 void ops_free(struct ops *o)

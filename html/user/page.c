@@ -36,30 +36,50 @@ static bool hex32(const char *s)
 	return s && passwd_hash_ok(s);
 }
 
-/* The session row of the browser's cookie (DB_NOT_FOUND: none). */
-static int session_of(struct page *p, struct db_web_session *s)
+/* The session row of the browser's cookie, and its token (DB_NOT_FOUND: none). */
+static int session_of(struct page *p, struct db_web_session *s, char tok[33])
 {
-	char *tok = web_cookie(p->r, SESSION_COOKIE), h[33];
+	char *c = web_cookie(p->r, SESSION_COOKIE), h[33];
 	int rc = DB_NOT_FOUND;
 
-	if (hex32(tok) && p->c->db) {
+	if (hex32(c) && p->c->db) {
+		snprintf(tok, 33, "%s", c);
 		md5_buf(tok, strlen(tok), h);
 		rc = db_rec_lookup_by(p->c->db, &db_web_session_table, "token_hash", h, s);
 	}
-	free(tok);
+	free(c);
 	return rc;
 }
 
+/* md5("csrf:" + session token): a form's token only this session's pages know. */
+static void session_csrf(const char *tok, char out[33])
+{
+	struct sbuf b = SBUF_INIT(64);
+
+	sbuf_addf(&b, "csrf:%s", tok);
+	md5_buf(b.buf, b.len, out);
+	sbuf_free(&b);
+}
+
+/* Who is signed in; then the forms' token is bound to the session. */
 static void find_session(struct page *p)
 {
 	struct db_web_session s = { 0 };
+	char tok[33];
 
-	if (session_of(p, &s) == DB_OK && s.expire_time > now() &&
-	    db_user_lookup_id(p->c->db, s.userid, &p->user) != DB_OK)
-		memset(&p->user, 0, sizeof(p->user));
+	if (session_of(p, &s, tok) == DB_OK && s.expire_time > now()) {
+		if (db_user_lookup_id(p->c->db, s.userid, &p->user) == DB_OK)
+			session_csrf(tok, p->csrf);
+		else
+			memset(&p->user, 0, sizeof(p->user));
+	}
 	db_web_session_free(&s);
 }
 
+/*
+ * Before sign-in a form's token is the double-submitted cookie's (nothing
+ * to steal yet); after it, the session's own.
+ */
 void page_init(struct page *p, const struct web_ctx *c, const struct web_req *r,
 	       struct web_reply *o)
 {
@@ -69,7 +89,10 @@ void page_init(struct page *p, const struct web_ctx *c, const struct web_req *r,
 	p->c = c;
 	p->r = r;
 	p->o = o;
+	web_page_headers(o);
 	find_session(p);
+	if (p->user.id)
+		return;
 	csrf = web_cookie(r, CSRF_COOKIE);
 	if (hex32(csrf)) {
 		snprintf(p->csrf, sizeof(p->csrf), "%s", csrf);
@@ -249,8 +272,9 @@ int page_login(struct page *p, int64_t userid)
 void page_logout(struct page *p)
 {
 	struct db_web_session s = { 0 };
+	char tok[33];
 
-	if (session_of(p, &s) == DB_OK)
+	if (session_of(p, &s, tok) == DB_OK)
 		db_web_session_delete(p->c->db, &s);
 	db_web_session_free(&s);
 	set_cookie(p, SESSION_COOKIE, "", 0, "Lax");

@@ -1,7 +1,7 @@
 /*
  * What every page of the volunteers' web site shares: who is signed in
- * (the session cookie), the CSRF token of its forms, the layout, links and
- * redirects. Pages are server-rendered HTML with no JavaScript; every value
+ * (the session cookie), the CSRF token of its forms (bound to the session
+ * once signed in), the security headers, the layout, links and redirects. Pages are server-rendered HTML with no JavaScript; every value
  * a user typed goes through web_html() where it is shown.
  */
 #ifndef WSEQ_PAGE_H
@@ -20,7 +20,7 @@ struct page {
 	const struct web_req *r;
 	struct web_reply *o;
 	struct db_user user;            /* user.id 0: nobody signed in */
-	char csrf[33];                  /* this browser's CSRF token */
+	char csrf[33];                  /* the forms' CSRF token: the session's, else the cookie's */
 	bool csrf_new;                  /* ... just made: set its cookie */
 };
 
@@ -37,7 +37,10 @@ void page_message(struct page *p, int status, const char *title, const char *msg
 void page_redirect(struct page *p, const char *rel);
 /* The hidden CSRF field of a form. */
 void page_csrf_field(struct page *p);
-/* A POST whose CSRF field matches the browser's cookie; else a 403 page (false). */
+/*
+ * A POST whose CSRF field is the page's token -- signed in, md5("csrf:"
+ * session token); else the double-submitted cookie's -- or a 403 page (false).
+ */
 bool page_post_ok(struct page *p);
 /*
  * The start of a form's handler: a GET shows the form (form(p, NULL)); a

@@ -77,6 +77,15 @@ static void join_form(struct page *p, const char *error)
 	page_end(p);
 }
 
+/* The form again with the reason; too many attempts: 429. */
+static void join_refused(struct page *p, const struct account_error *e)
+{
+	log_info("join [%s]: refused (%d)", p->r->remote_addr, e->num);
+	join_form(p, e->msg);
+	if (e->throttled)
+		p->o->status = 429;
+}
+
 static long chars(const char *s)
 {
 	long n = 0;
@@ -109,10 +118,11 @@ void page_join(struct page *p)
 	a.name = web_param(p->r, "user_name");
 	a.invite_code = web_param(p->r, "invite_code");
 	a.door = ACCT_DOOR_WEB;
+	a.addr = p->r->remote_addr;
 	if (!a.name)
 		a.name = "";
 	if (account_create(p->c->db, p->c->cfg, p->c->acct, &a, &u, &e) != ACCT_OK)
-		join_form(p, e.msg);
+		join_refused(p, &e);
 	else if (page_login(p, u.id) < 0)
 		page_message(p, 500, "Join", "Your account was made, but signing in failed: please "
 			     "sign in.");
@@ -153,6 +163,8 @@ void page_login_form(struct page *p)
 		/* the same words for an unknown address and a wrong password */
 		login_form(p, e.num == ACCT_ERR_DB || e.throttled ? e.msg :
 			   "Wrong e-mail address or password.");
+		if (e.throttled)
+			p->o->status = 429;
 	} else if (page_login(p, u.id) < 0) {
 		login_form(p, "Signing in failed; please try again later.");
 	} else {

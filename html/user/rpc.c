@@ -192,6 +192,7 @@ static void create_account(const struct web_ctx *c, const struct web_req *r, str
 	a.team_name = web_param(r, "team_name");
 	a.invite_code = web_param(r, "invite_code");
 	a.door = ACCT_DOOR_RPC;
+	a.addr = r->remote_addr;
 	if (account_create(c->db, c->cfg, c->acct, &a, &u, &e) != ACCT_OK)
 		acct_error(r, o, &e);
 	else
@@ -228,21 +229,21 @@ static void lookup_account(const struct web_ctx *c, const struct web_req *r, str
 	db_user_free(&u);
 }
 
-/* The account of an authenticator given as name, or an error reply (-136). */
+/* The account of an authenticator given as name (throttled), or an error reply (-136). */
 bool by_key(const struct web_ctx *c, const struct web_req *r, struct web_reply *o,
-		   const char *name, struct db_user *u)
+	    const char *name, struct db_user *u)
 {
 	const char *key = need(r, o, name);
-	int rc;
+	struct account_error e;
 
 	if (!key)
 		return false;
-	rc = strlen(key) > FIELD_COLUMN_CHARS ? DB_NOT_FOUND : db_user_lookup_auth(c->db, key, u);
-	if (rc == DB_NOT_FOUND)
-		rpc_error(r, o, ACCT_ERR_NOT_FOUND, "Not found");
-	else if (rc != DB_OK)
-		rpc_error(r, o, ACCT_ERR_DB, "Can't access database");
-	return rc == DB_OK;
+	if (account_lookup_auth(c->db, c->acct, r->remote_addr, key, u, &e) == ACCT_OK)
+		return true;
+	if (e.num == ACCT_ERR_NOT_FOUND)
+		account_fail(&e, ACCT_ERR_NOT_FOUND, "Not found");
+	acct_error(r, o, &e);
+	return false;
 }
 
 static void weak_auth(const struct db_user *u, struct sbuf *b)

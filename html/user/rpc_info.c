@@ -13,7 +13,6 @@
 #include "wtime.h"
 #include "xml.h"
 
-#define PREFS_MAX (64L << 10)
 #define TEAMS_MAX 100
 
 /* The changes am_set_info asks for; NULL: leave as it is. */
@@ -51,12 +50,16 @@ static int set_info_txn(struct db *db, void *arg)
 			u.email_addr_change_time = dnow();
 			u.email_addr = swap(u.email_addr, s->email);
 			u.passwd_hash = swap(u.passwd_hash, s->stored);
-			rc = DB_OK;
+			/* a new address and password: the sessions signed in with the old end */
+			rc = db_web_session_end_user(db, u.id);
 		}
 	}
 	if (rc == DB_OK && s->teamid >= 0 && s->teamid != u.teamid) {
-		rc = db_user_set_team(db, u.id, s->teamid);
-		if (rc == DB_NOT_FOUND)
+		/* the join form's rule: a team that takes no members is not joined */
+		rc = team_may_join(db, s->teamid, s->e);
+		if (rc == DB_OK)
+			rc = db_user_set_team(db, u.id, s->teamid);
+		if (rc == DB_NOT_FOUND && !s->e->num)
 			account_fail(s->e, ACCT_ERR_NOT_FOUND, "No such team");
 		u.teamid = s->teamid;
 	}
@@ -113,20 +116,13 @@ static bool prefs_param(const struct web_req *r, struct web_reply *o, const char
 			const char **out)
 {
 	const char *v = web_param(r, name);
-	struct sbuf err = SBUF_INIT(1024);
-	xmlDoc *d;
+	struct account_error e;
 
 	*out = v;
-	if (!v)
+	if (!v || account_check_prefs(v, name, &e) == ACCT_OK)
 		return true;
-	d = strlen(v) <= PREFS_MAX ? xml_read_memory(v, strlen(v), name, &err) : NULL;
-	sbuf_free(&err);
-	if (!d) {
-		rpc_error(r, o, ACCT_ERR_XML_PARSE, "Invalid XML");
-		return false;
-	}
-	xmlFreeDoc(d);
-	return true;
+	acct_error(r, o, &e);
+	return false;
 }
 
 /* am_set_info.php?account_key=K[&name=..][&teamid=..]...: GET or POST. */

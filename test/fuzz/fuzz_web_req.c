@@ -4,7 +4,9 @@
  * cookies, content type and body -- through web_req_init() and
  * web_handle(), with no database (the RPCs answer -138, the pages what they
  * can without one), and the account checks every door shares
- * (account_check_email, account_check_name) on the parameters. The input is
+ * (account_check_email, account_check_name, account_check_prefs -- a
+ * preferences document accepted stays well-formed echoed inside another,
+ * as am_get_info does) on the parameters. The input is
  *
  *   METHOD \n PAGE \n QUERY_STRING \n COOKIE \n CONTENT_TYPE \n body
  *
@@ -18,6 +20,7 @@
 #include "account.h"
 #include "config.h"
 #include "web.h"
+#include "xml.h"
 
 #define FIELDS 5
 
@@ -74,6 +77,29 @@ static void check_reply(const struct web_req *r, const struct web_reply *o)
 					    !strncmp(r->page, "server_status", 13))));
 }
 
+/* Preferences accepted are echoed inside other documents: there they stay well-formed. */
+static void check_prefs(const char *v)
+{
+	struct account_error e;
+	struct sbuf b = SBUF_INIT(2 * ACCOUNT_PREFS_MAX);
+	xmlDoc *d;
+
+	if (!v)
+		return;
+	if (account_check_prefs(v, "prefs", &e) != ACCT_OK) {
+		FUZZ_CHECK(e.num == ACCT_ERR_XML_PARSE);
+		sbuf_free(&b);
+		return;
+	}
+	sbuf_addf(&b, "<am_get_info_reply>\n<global_prefs>\n%s\n</global_prefs>\n"
+		  "</am_get_info_reply>\n", v);
+	d = xml_read_memory(b.buf, b.len, "echo", NULL);
+	FUZZ_CHECK(d != NULL);
+	if (d)
+		xmlFreeDoc(d);
+	sbuf_free(&b);
+}
+
 static void check_params(const struct web_req *r)
 {
 	struct account_error e;
@@ -89,6 +115,8 @@ static void check_params(const struct web_req *r)
 	}
 	if ((v = web_param(r, "user_name")) != NULL && account_check_name(v, "name", &e) != ACCT_OK)
 		FUZZ_CHECK(e.num == ACCT_ERR_BAD_USER_NAME);
+	check_prefs(web_param(r, "global_prefs"));
+	check_prefs(web_param(r, "project_prefs"));
 	c = web_cookie(r, "wseq_session");
 	free(c);
 	c = web_cookie(r, "wseq_csrf");

@@ -30,11 +30,12 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	app	InnoDB	utf8mb4_bin
 	app_version	InnoDB	utf8mb4_bin
 	assignment	InnoDB	utf8mb4_bin
+	auth_throttle	InnoDB	utf8mb4_bin
 	batch	InnoDB	utf8mb4_bin
 	batch_file_assoc	InnoDB	utf8mb4_bin
 	host	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin
-	login_failure	InnoDB	utf8mb4_bin
+	ops_admin	InnoDB	utf8mb4_bin
 	platform	InnoDB	utf8mb4_bin
 	result	InnoDB	utf8mb4_bin
 	schema_version	InnoDB	utf8mb4_bin
@@ -151,6 +152,36 @@ test_expect_success 'two files for one version are refused' '
 test_expect_success 'a database newer than the code is refused' '
 	test_must_fail dbu --check >out &&
 	test_grep "newer than this wseq" out
+'
+
+test_expect_success 'upgrading from version 10: every account keeps exactly its powers, and the upgrade says so' '
+	(
+		WSEQ_DB_NAME=wseq_up10 && export WSEQ_DB_NAME &&
+		db_tool create "$SCHEMA" 2>/dev/null &&
+		test_sql wseq_up10 <"$WSEQ_SRCDIR/test/data/db/down_to_010.sql" &&
+		test "$(db_tool version)" = 10 &&
+		q() { test_sql wseq_up10 -e "$1"; } &&
+		q "insert into user (id, email_addr, name, authenticator) values
+			(1, \"admin@x\", \"admin\", \"k1\"), (2, \"sci@x\", \"sci\", \"k2\"),
+			(3, \"one@x\", \"one\", \"k3\"), (4, \"ops@x\", \"ops\", \"k4\"), (5, \"vol@x\", \"vol\", \"k5\")" &&
+		q "insert into app (id, name) values (7, \"a\")" &&
+		q "insert into user_submit (user_id, submit_all, manage_all, any_executable, quota) values
+			(1, 1, 1, 0, 0), (2, 1, 0, 1, 5), (3, 0, 0, 0, 0), (4, 0, 1, 0, 0)" &&
+		q "insert into user_submit_app (user_id, app_id, manage) values (3, 7, 1)" &&
+		q "select * from user_submit order by user_id" >submit.before &&
+		q "select * from user_submit_app order by user_id" >app.before &&
+		dbu --upgrade_dir "$WSEQ_SRCDIR/db/upgrade" >up.out 2>&1 &&
+		test_grep "from version 10 to $code" up.out &&
+		test_grep "012_ops_admin.sql: 012: administering the project .* is a right of its own" up.out &&
+		test_grep "Every account with manage_all = 1 before this upgrade is an ops admin after it" up.out &&
+		test "$(db_tool version)" = "$code" &&
+		test "$(q "select group_concat(user_id order by user_id) from ops_admin")" = "1,4" &&
+		q "select * from user_submit order by user_id" >submit.after &&
+		q "select * from user_submit_app order by user_id" >app.after &&
+		test_cmp submit.before submit.after && test_cmp app.before app.after &&
+		test "$(q "select count(*) from auth_throttle")" = 0 &&
+		! q "select 1 from login_failure" 2>/dev/null
+	)
 '
 
 test_expect_success 'TCP host:port works as well as the socket' '

@@ -31,6 +31,19 @@ test_expect_success 'setup: the sample app; the admin may submit, user 2 has an 
 '
 read md1 md2 <mds 2>/dev/null
 
+test_expect_success 'get_templates answers no account without a right to submit to the app' '
+	req "<get_templates><authenticator>otherauth0123456789</authenticator><app_name>wseq_sample</app_name></get_templates>" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<error_msg>no submit access</error_msg>" out && ! grep "<templates>" out &&
+	test_sql "$WSEQ_DB_NAME" -e "insert into app (name, user_friendly_name) values (\"other_app\", \"other\");
+		insert into user_submit (user_id) select id from user where name=\"other\";
+		insert into user_submit_app (user_id, app_id) select u.id, a.id from user u, app a
+			where u.name=\"other\" and a.name=\"other_app\"" &&
+	rpc submit_rpc_handler.php req.xml >out &&
+	grep "<error_msg>no submit access</error_msg>" out && ! grep "<templates>" out &&
+	test_sql "$WSEQ_DB_NAME" -e "delete from user_submit_app; delete from user_submit where user_id=(select id from user where name=\"other\"); delete from app where name=\"other_app\""
+'
+
 test_expect_success 'ping answers success, multipart and urlencoded, <ping/> too' '
 	req "<ping> </ping>" && rpc submit_rpc_handler.php req.xml >out &&
 	grep "<ping>" out && grep "<success>1</success>" out &&

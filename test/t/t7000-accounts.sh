@@ -269,19 +269,124 @@ test_expect_success 'account managers: am_get_info and am_set_info with the acco
 	rpc show_user "auth=$(cat alice.auth)&format=xml" | test_grep "<venue>"
 '
 
-test_expect_success 'password guesses are rate limited by address; the limit passes with its window' '
+test_expect_success 'password guesses are throttled by address; the limit passes with its window' '
 	set_config login_failures_max 3 &&
-	test_sql_value "delete from login_failure" &&
+	test_sql_value "delete from auth_throttle" &&
 	for i in 1 2 3; do
 		expect_err -206 "$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash guess$i alice@example.org)")" || return 1
 	done &&
 	out=$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)") &&
 	expect_err -206 "$out" &&
-	printf "%s" "$out" | test_grep "Too many wrong passwords" &&
-	test_grep "sign-in refused: 3 wrong passwords" "$PROJECT_DIR/log/web.log" &&
-	test_sql_value "update login_failure set window_start=window_start-1000" &&
+	printf "%s" "$out" | test_grep "Too many attempts" &&
+	test_grep "\[127.0.0.1\] sign-in refused: 4 attempts from this address" "$PROJECT_DIR/log/web.log" &&
+	test_sql_value "update auth_throttle set window_start=window_start-1000" &&
 	rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)" | test_grep "<authenticator>" &&
 	set_config login_failures_max ""
+'
+
+# from SRC (a loopback address of its own, seen by Apache as the client's):
+# N requests of PAGE, all at once, query i=K&ARGS; the replies one a line
+at_once() {
+	_src=$1 _n=$2 _page=$3 _args=$4
+	rm -rf once.d && mkdir once.d &&
+	seq 1 "$_n" | xargs -P "$_n" -I{} curl -sS --max-time 120 --interface "$_src" \
+		-o "once.d/{}" "${PROJECT_URL}$_page.php?i={}&$_args" &&
+	for _f in once.d/*; do tr -d "\n" <"$_f"; echo; done
+}
+count() { grep -c "$1" || true; }
+# the web program's FastCGI processes of this project; warm: two of them
+# up (mod_fcgid starts more only as load comes), so guesses run side by side
+web_procs() { pgrep -f "$PROJECT_DIR/cgi-bin/web" | wc -l; }
+warm() { at_once 127.0.0.99 40 get_project_config "" >/dev/null; test "$(web_procs)" -ge 2; }
+
+test_expect_success '40 wrong passwords at once: at most the limit are checked, the rest refused' '
+	set_config login_failures_max 10 &&
+	test_sql_value "delete from auth_throttle" &&
+	test_wait_for 120 warm &&
+	at_once 127.0.0.2 40 lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash wrong alice@example.org)" >par.out &&
+	test_line_count = 40 par.out &&
+	checked=$(count "Invalid password" <par.out) && refused=$(count "Too many attempts" <par.out) &&
+	say "40 guesses at once: $checked checked, $refused refused" &&
+	test "$checked" -le 10 && test $((checked + refused)) = 40 &&
+	expect_err -206 "$(curl -sS --interface 127.0.0.2 "${PROJECT_URL}lookup_account.php?email_addr=carol%40example.org&passwd_hash=$(phash "brand new pass" carol@example.org)")"
+'
+
+test_expect_success 'create_account is no password oracle: a wrong password for an existing address counts, past the limit the right one is refused too' '
+	users=$(nusers) &&
+	set_config login_failures_max 10 &&
+	test_sql_value "delete from auth_throttle" &&
+	at_once 127.0.0.3 40 create_account "email_addr=alice%40example.org&passwd_hash=$(phash wrong alice@example.org)&user_name=Mallory" >cpar.out &&
+	test_line_count = 40 cpar.out &&
+	checked=$(count "<error_num>-137</error_num>" <cpar.out) && refused=$(count "Too many attempts" <cpar.out) &&
+	say "40 create_account guesses at once: $checked checked, $refused refused" &&
+	test "$checked" -le 10 && test $((checked + refused)) = 40 &&
+	! grep -q "<authenticator>" cpar.out &&
+	right="email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)&user_name=Alice%20A" &&
+	expect_err -206 "$(curl -sS --interface 127.0.0.3 "${PROJECT_URL}create_account.php?$right")" &&
+	expect_err -206 "$(rpc create_account "$right")" &&
+	test "$(nusers)" = "$users" &&
+	test_sql_value "update auth_throttle set window_start=window_start-1000" &&
+	rpc create_account "$right" >again.out &&
+	test "$(auth_of <again.out)" = "$(cat alice.auth)"
+'
+
+test_expect_success 'guesses at one account from many addresses: the account is throttled, other accounts not' '
+	set_config login_failures_max 5 &&
+	test_sql_value "delete from auth_throttle" &&
+	for a in 4 5 6 7 8 9; do
+		curl -sS --interface 127.0.0.$a "${PROJECT_URL}lookup_account.php?email_addr=ALICE%40example.org&passwd_hash=$(phash guess$a alice@example.org)" >one.out &&
+		grep -q -- "<error_num>-206</error_num>" one.out || return 1
+	done &&
+	out=$(rpc lookup_account "email_addr=alice%40example.org&passwd_hash=$(phash "s3cret&Pw" alice@example.org)") &&
+	expect_err -206 "$out" && printf "%s" "$out" | test_grep "Too many attempts" &&
+	test_grep "sign-in refused: 6 attempts on one account" "$PROJECT_DIR/log/web.log" &&
+	rpc lookup_account "email_addr=carol%40example.org&passwd_hash=$(phash "brand new pass" carol@example.org)" | test_grep "<authenticator>"
+'
+
+test_expect_success 'account keys: wrong ones at once to am_get_info are throttled, then the right one too; successes do not count' '
+	set_config login_failures_max 10 &&
+	test_sql_value "delete from auth_throttle" &&
+	for i in $(seq 1 15); do
+		rpc am_get_info "account_key=$(cat alice.auth)" | test_grep "<success/>" || return 1
+	done &&
+	at_once 127.0.0.10 40 am_get_info "account_key=0123456789abcdef0123456789abcdef" >kpar.out &&
+	checked=$(count "<error_num>-136</error_num>" <kpar.out) && refused=$(count "Too many attempts" <kpar.out) &&
+	say "40 key guesses at once: $checked checked, $refused refused" &&
+	test "$checked" -le 10 && test $((checked + refused)) = 40 &&
+	for p in am_get_info am_set_info; do
+		expect_err -206 "$(curl -sS --interface 127.0.0.10 "${PROJECT_URL}$p.php?account_key=$(cat alice.auth)")" || return 1
+	done &&
+	expect_err -206 "$(curl -sS --interface 127.0.0.10 "${PROJECT_URL}show_user.php?format=xml&auth=$(cat alice.auth)")" &&
+	rpc am_get_info "account_key=$(cat alice.auth)" | test_grep "<success/>" &&
+	set_config login_failures_max ""
+'
+
+test_expect_success 'am_set_info joins no team that takes no members, and leaves the account as it was' '
+	tid=$(test_sql_value "select id from team") &&
+	uid=$(test_sql_value "select id from user where email_addr=\"alice@example.org\"") &&
+	rpc am_set_info "account_key=$(cat alice.auth)&teamid=0" | test_grep "<success/>" &&
+	test_sql_value "update team set joinable=0 where id=$tid" &&
+	n=$(test_sql_value "select nusers from team where id=$tid") &&
+	out=$(rpc am_set_info "account_key=$(cat alice.auth)&teamid=$tid&country=Chile") &&
+	expect_err -1 "$out" && printf "%s" "$out" | test_grep "not taking new members" &&
+	test "$(test_sql_value "select concat(teamid, \"/\", country) from user where id=$uid")" = "0/Norway" &&
+	test "$(test_sql_value "select nusers from team where id=$tid")" = "$n" &&
+	test_sql_value "update team set joinable=1 where id=$tid"
+'
+
+test_expect_success 'am_set_info refuses preferences with a DOCTYPE, entities or a declaration, and stores none of them' '
+	uid=$(test_sql_value "select id from user where email_addr=\"alice@example.org\"") &&
+	rpc am_set_info "account_key=$(cat alice.auth)&global_prefs=%3Cglobal_preferences%3E%3Cdisk_max_used_gb%3E5%3C%2Fdisk_max_used_gb%3E%3C%2Fglobal_preferences%3E" | test_grep "<success/>" &&
+	for doc in \
+		"%3C%21DOCTYPE%20x%20%5B%3C%21ENTITY%20e%20%22boom%22%3E%5D%3E%3Cglobal_preferences%3E%26e%3B%3C%2Fglobal_preferences%3E" \
+		"%3C%21DOCTYPE%20global_preferences%3E%3Cglobal_preferences%2F%3E" \
+		"%3C%3Fxml%20version%3D%221.0%22%3F%3E%3Cglobal_preferences%2F%3E" \
+		"%3Cglobal_preferences%2F%3E%3C%21--%20x%20--%3E"; do
+		out=$(rpc am_set_info "account_key=$(cat alice.auth)&global_prefs=$doc") &&
+		expect_err -112 "$out" || return 1
+	done &&
+	test "$(test_sql_value "select global_prefs from user where id=$uid")" = "<global_preferences><disk_max_used_gb>5</disk_max_used_gb></global_preferences>" &&
+	rpc am_get_info "account_key=$(cat alice.auth)" | python3 -c "import sys, xml.dom.minidom as m; m.parseString(sys.stdin.buffer.read())"
 '
 
 test_expect_success 'no secret in the logs: no password hash, no authenticator, no address' '

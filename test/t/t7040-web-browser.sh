@@ -125,6 +125,59 @@ test_expect_success 'founding a team through the form, and another volunteer joi
 	test "$(q "select teamid from user where email_addr=\"frank@example.org\"")" = "$(q "select id from team")"
 '
 
+test_expect_success 'Chromium: the join form never signs in to an existing account, even with its password' '
+	n=$(nusers) &&
+	web mallory join_existing "Mallory" EVE@example.org "correct horse 1" &&
+	test "$(nusers)" = "$n" &&
+	test_grep "join \[127.0.0.1\]: refused (-137)" "$PROJECT_DIR/log/web.log"
+'
+
+test_expect_success 'Chromium: a CSRF cookie planted by another page of the site, with its value in the form, is refused' '
+	n=$(q "select count(*) from team") &&
+	web frank csrf_planted "Planted" &&
+	test "$(q "select count(*) from team")" = "$n" &&
+	test_grep "team_create \[127.0.0.1\]: form refused" "$PROJECT_DIR/log/web.log"
+'
+
+test_expect_success 'Chromium: the volunteers'"'"' pages cannot be framed by another site' '
+	web frank framed account &&
+	web frank framed ""
+'
+
+test_expect_success 'the volunteers'"'"' pages carry the ops pages'"'"' security headers' '
+	for u in "" join login account "team?id=1" "host?id=999999"; do
+		curl -s -D h.txt -o /dev/null "$PROJECT_URL$u" &&
+		test_grep "^Content-Security-Policy: default-src '"'"'none'"'"';.*frame-ancestors '"'"'none'"'"'" h.txt &&
+		test_grep "^X-Frame-Options: DENY" h.txt &&
+		test_grep "^X-Content-Type-Options: nosniff" h.txt &&
+		test_grep "^Referrer-Policy: no-referrer" h.txt || return 1
+	done &&
+	curl -s -D ops.h -o /dev/null "${PROJECT_URL%/}_ops/" &&
+	test "$(grep "^Content-Security-Policy" ops.h)" = "$(grep "^Content-Security-Policy" h.txt)"
+'
+
+test_expect_success 'Chromium: a new password (account tool) ends every session of the account' '
+	web eve session in &&
+	printf "correct horse 2\n" >epw &&
+	test_project bin/account password --email eve@example.org --password_file "$TRASH_DIRECTORY/epw" &&
+	test "$(q "select count(*) from web_session s join user u on u.id=s.userid where u.email_addr=\"eve@example.org\"")" = 0 &&
+	web eve session out &&
+	web eve login eve@example.org "correct horse 2"
+'
+
+test_expect_success 'a new address (am_set_info) ends every session of the account' '
+	rm -f jar5 && curl -s -c jar5 -o /dev/null "${PROJECT_URL}login" &&
+	t5=$(sed -n "s/.*wseq_csrf\t//p" jar5) &&
+	curl -s -b jar5 -c jar5 -o /dev/null --data "email_addr=eve%40example.org&passwd=correct%20horse%202&csrf=$t5" "${PROJECT_URL}login" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar5 "${PROJECT_URL}account")" = 200 &&
+	key=$(q "select authenticator from user where email_addr=\"eve@example.org\"") &&
+	h=$(printf "%s%s" "correct horse 2" "eve2@example.org" | md5sum | cut -d" " -f1) &&
+	curl -s "${PROJECT_URL}am_set_info.php?account_key=$key&email_addr=eve2%40example.org&password_hash=$h" | test_grep "<success/>" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar5 "${PROJECT_URL}account")" = 403 &&
+	web eve session out &&
+	web eve login eve2@example.org "correct horse 2"
+'
+
 test_expect_success 'sessions: an expired one signs nobody in; signing out deletes it; the cookie flags' '
 	rm -f jar3 && curl -s -c jar3 -o /dev/null "${PROJECT_URL}login" &&
 	t3=$(sed -n "s/.*wseq_csrf\t//p" jar3) &&
@@ -137,7 +190,11 @@ test_expect_success 'sessions: an expired one signs nobody in; signing out delet
 	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar3 "${PROJECT_URL}account")" = 403 &&
 	n=$(q "select count(*) from web_session") &&
 	q "update web_session set expire_time=unix_timestamp()+3600 where userid=$fid" &&
-	curl -s -b jar3 -c jar3 -o /dev/null --data "csrf=$t3" "${PROJECT_URL}logout" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar3 --data "csrf=$t3" "${PROJECT_URL}logout")" = 403 &&
+	curl -s -b jar3 "${PROJECT_URL}account" >acct.html &&
+	ts=$(sed -n "s/.*name=\"csrf\" value=\"\([0-9a-f]*\)\".*/\1/p" acct.html | head -n 1) &&
+	test -n "$ts" && test "$ts" != "$t3" &&
+	curl -s -b jar3 -c jar3 -o /dev/null --data "csrf=$ts" "${PROJECT_URL}logout" &&
 	test "$(q "select count(*) from web_session")" -lt "$n" &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" -b jar3 "${PROJECT_URL}account")" = 403
 '

@@ -158,6 +158,39 @@ test_expect_success 'a wrong authenticator, a wrong password, a volunteer and a 
 	test_grep "sign-in refused: Vol (user [0-9]*) \[127.0.0.1\] is not an admin" "$PROJECT_DIR/log/ops.log"
 '
 
+test_expect_success 'a submitter of every app (account create --submit_rights all) is no admin; account grant --ops makes one' '
+	echo "scientist pw 1" >spw &&
+	test_project bin/account create --email sci@example.org --name Sci --password_file "$TRASH_DIRECTORY/spw" \
+		--submit_rights all >sci.out &&
+	test "$(q "select submit_all from user_submit us join user u on u.id=us.user_id where u.email_addr=\"sci@example.org\"")" = 1 &&
+	test "$(signin j3 "email_addr=sci@example.org" "passwd=scientist pw 1")" = 403 &&
+	test_grep "not one of the project" out.html &&
+	test "$(status -b j3 "${OPS}batches")" = 401 &&
+	test_project bin/account grant --ops --email sci@example.org >grant.out &&
+	test_grep "is one of the project" grant.out &&
+	test "$(signin j3 "email_addr=sci@example.org" "passwd=scientist pw 1")" = 303 &&
+	test "$(status -b j3 "${OPS}batches")" = 200 &&
+	test_project bin/account revoke --ops --email sci@example.org >/dev/null &&
+	test "$(status -b j3 "${OPS}batches")" = 401 &&
+	test "$(q "select submit_all from user_submit us join user u on u.id=us.user_id where u.email_addr=\"sci@example.org\"")" = 1
+'
+
+test_expect_success 'ops sign-in: 40 wrong keys at once from one address, at most the limit checked; then the right key refused there (429)' '
+	sed -i "s|<config>|<config>\n    <login_failures_max>10</login_failures_max>|" "$PROJECT_DIR/config.xml" &&
+	rm -f j4 && curl -sS --interface 127.0.0.20 -c j4 -o /dev/null "${OPS}login" &&
+	t4=$(sed -n "s/.*wseq_ops_csrf\t//p" j4) &&
+	seq 1 40 | xargs -P 40 -I{} curl -sS --max-time 120 --interface 127.0.0.20 -b j4 -o /dev/null \
+		-w "%{http_code}\n" --data "csrf=$t4&authenticator=0123456789abcdef0123456789abcd{}" "${OPS}login" >codes &&
+	checked=$(grep -c "^401$" codes) && refused=$(grep -c "^429$" codes) &&
+	say "40 ops key guesses at once: $checked checked, $refused refused" &&
+	test "$checked" -le 10 && test $((checked + refused)) = 40 &&
+	test "$(curl -sS --interface 127.0.0.20 -b j4 -o out.html -w "%{http_code}" --data-urlencode "csrf=$t4" \
+		--data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login")" = 429 &&
+	test_grep "Too many attempts" out.html &&
+	test_grep "\[127.0.0.20\] sign-in refused: 11 attempts from this address" "$PROJECT_DIR/log/ops.log" &&
+	sed -i "/<login_failures_max>/d" "$PROJECT_DIR/config.xml"
+'
+
 test_expect_success 'a sign-in form posted without its CSRF token, or with a wrong one, is refused' '
 	rm -f j2 && curl -s -c j2 -o /dev/null "$OPS" &&
 	test "$(status -b j2 --data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login")" = 403 &&
@@ -326,11 +359,14 @@ test_expect_success 'the overview says which daemons run, as bin/status does' '
 	test_wait_for 60 eval "status -b jar \"$OPS\" >/dev/null && running 0"
 '
 
-test_expect_success 'an admin whose rights are taken away is signed out at the next page' '
+test_expect_success 'an admin whose rights are taken away (account revoke --ops) is signed out at the next page' '
 	test "$(status -b jar "$OPS")" = 200 &&
-	q "update user_submit set manage_all=0 where user_id=1" &&
+	e=$(cat admin_email) &&
+	test_project bin/account revoke --ops --email "$e" >rev.out &&
+	test_grep "is no longer one of the project" rev.out &&
+	test "$(q "select submit_all from user_submit where user_id=1")" = 1 &&
 	test "$(status -b jar "$OPS")" = 401 &&
-	q "update user_submit set manage_all=1 where user_id=1" &&
+	test_project bin/account grant --ops --email "$e" >/dev/null &&
 	test "$(status -b jar "$OPS")" = 200
 '
 

@@ -1,6 +1,6 @@
 /*
  * Unit tests for account passwords (lib/passwd.c) and the account checks
- * every door shares (backend/account.c).
+ * every door shares (backend/account.c): addresses, names, preferences.
  */
 #include "unit.h"
 #include "account.h"
@@ -88,6 +88,33 @@ static void test_email_key_lowercases(void **state)
 	free(k);
 }
 
+static void test_prefs_checks(void **state)
+{
+	static const char *const bad[] = {
+		"<!DOCTYPE x [<!ENTITY e \"boom\">]><global_preferences>&e;</global_preferences>",
+		"<!DOCTYPE global_preferences SYSTEM \"file:///etc/passwd\"><global_preferences/>",
+		"<?xml version=\"1.0\"?><global_preferences/>",
+		"<global_preferences/><!-- after -->",
+		"<!-- before --><global_preferences/>",
+		"<?pi x?><global_preferences/>",
+		"<global_preferences>", "text only", "",
+	};
+	struct account_error e;
+	char *big = xmalloc(ACCOUNT_PREFS_MAX + 64);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(account_check_prefs(bad[i], "global_prefs", &e), ACCT_ERR_XML_PARSE);
+		assert_non_null(strstr(e.msg, "global_prefs"));
+	}
+	assert_int_equal(account_check_prefs("<global_preferences><a>1</a><!-- in -->"
+					     "</global_preferences>", "p", &e), ACCT_OK);
+	assert_int_equal(account_check_prefs(" \n<project_preferences/>\n", "p", &e), ACCT_OK);
+	snprintf(big, ACCOUNT_PREFS_MAX + 64, "<p>%0*d</p>", (int)ACCOUNT_PREFS_MAX, 0);
+	assert_int_equal(account_check_prefs(big, "p", &e), ACCT_ERR_XML_PARSE);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -96,6 +123,7 @@ int main(void)
 		cmocka_unit_test(test_email_checks),
 		cmocka_unit_test(test_name_checks),
 		cmocka_unit_test(test_email_key_lowercases),
+		cmocka_unit_test(test_prefs_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,20 @@ class Browser:
             url = self.url()
         return url
 
+    def execute(self, script, args=None):
+        """Run a script in the page (WebDriver's, not the page's: CSP does not apply)."""
+        return self._call("POST", self._s("/execute/sync"),
+                          {"script": script, "args": args or []})
+
+    def add_cookie(self, name, value, path="/"):
+        """Set a cookie for the current page's site, as another page of the site could."""
+        self._call("POST", self._s("/cookie"),
+                   {"cookie": {"name": name, "value": value, "path": path}})
+
+    def frame(self, index):
+        """Look into the page's frame number index (None: back to the top page)."""
+        self._call("POST", self._s("/frame"), {"id": index})
+
     def alert_open(self):
         try:
             self._call("GET", self._s("/alert/text"))

@@ -116,7 +116,68 @@ def step_team_join(b, args):
     check("Leave this team" in b.source(), "joined")
 
 
-STEPS = {"home": step_home, "join": step_join, "logout": step_logout, "login": step_login,
+def step_join_existing(b, args):
+    """The join form with an address in use and its right password: no sign-in."""
+    name, email, password = args
+    b.get(URL + "join")
+    b.type("#user_name", name)
+    b.type("#email_addr", email)
+    b.type("#passwd", password)
+    b.type("#passwd2", password)
+    b.click("main button[type=submit]")
+    b.wait_url(lambda u: "already an account" in b.source() or u.endswith("/account"), 30)
+    b.screenshot("09-join-existing.png")
+    check(not b.url().endswith("/account"), "the join form signed in to an existing account")
+    check("already an account" in b.source(), "the join form says the address is taken")
+    b.get(URL + "account")
+    check("Please sign in" in b.source(), "nobody is signed in after the join form")
+
+
+def step_session(b, args):
+    """Signed in ("in") or not ("out"): what the account page shows."""
+    b.get(URL + "account")
+    b.screenshot("10-session-%s.png" % args[0])
+    if args[0] == "in":
+        check("Your account" in b.source(), "not signed in")
+    else:
+        check("Please sign in" in b.source(), "the session still signs in")
+
+
+def step_csrf_planted(b, args):
+    """A CSRF cookie planted by another page of the site, and its value in the form: refused."""
+    planted = "0123456789abcdef" * 2
+    path = "/" + URL.split("/", 3)[3]
+    b.get(URL + "account")
+    check("Your account" in b.source(), "signed in")
+    b.add_cookie("wseq_csrf", planted, path)
+    b.get(URL + "team_create")
+    b.execute("document.querySelector('main form input[name=csrf]').value = arguments[0];",
+              [planted])
+    b.type("#name", args[0])
+    b.click("main button[type=submit]")
+    b.wait_url(lambda u: "Form refused" in b.source() or "/team?id=" in u, 30)
+    b.screenshot("11-csrf-planted.png")
+    check("Form refused" in b.source(), "a form with a planted token was taken")
+
+
+def step_framed(b, args):
+    """Another site's page framing the volunteers' pages: the browser shows nothing of them."""
+    page = os.path.join(OUT, "framer.html")
+    with open(page, "w") as f:
+        f.write('<html><body><iframe width="900" height="700" src="%s"></iframe></body></html>'
+                % (URL + args[0]))
+    b.get("file://" + page)
+    b.wait_url(lambda u: b.execute("return document.readyState") == "complete", 30)
+    b.screenshot("12-framed.png")
+    b.frame(0)
+    inner = b.source()
+    b.frame(None)
+    check("Server status" not in inner, "the page was shown inside another site's frame")
+
+
+STEPS = {"join_existing": step_join_existing, "session": step_session,
+         "csrf_planted": step_csrf_planted, "framed": step_framed,
+         "home": step_home, "join": step_join, "logout": step_logout, "login": step_login,
          "account": step_account, "team_create": step_team_create, "team_join": step_team_join}
 
 if __name__ == "__main__":

@@ -1,0 +1,14 @@
+-- Today's schema.sql taken back to version 10, for the test of upgrading
+-- from it (t0100): what 011 (auth_throttle) and 012 (ops_admin) changed,
+-- undone.
+DROP TABLE `ops_admin`;
+DROP TABLE `auth_throttle`;
+CREATE TABLE `login_failure` (
+    addr                VARCHAR(64) NOT NULL,
+    nfail               INT NOT NULL DEFAULT 0,
+    window_start        BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (addr)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+DELETE FROM `schema_version`;
+INSERT INTO `schema_version` (version, applied_time, description)
+    VALUES (10, UNIX_TIMESTAMP(), 'schema.sql at version 10');
