@@ -14,6 +14,7 @@
 #define MAX_LIST 10000
 #define MAX_FILES 1000
 #define NOTES_MAX 2000
+#define P_FEATURES_CHARS 8191   /* upstream's client holds 8192 bytes */
 /* Bounds for figures: far beyond any real machine, small enough for any arithmetic. */
 #define BIG 1e18
 
@@ -40,17 +41,23 @@ static void get_int(struct parse *ps, const xmlNode *n, int min, int max, int *o
 	free(t);
 }
 
-/* A string field: at most a column's characters, bytes XML cannot carry as '?'. */
-static void get_str(struct parse *ps, const xmlNode *n, char **out)
+/* A string field: at most max characters, bytes XML cannot carry as '?'. */
+static void get_text(struct parse *ps, const xmlNode *n, size_t max, char **out)
 {
 	char *t = xml_text(n), *v = NULL;
 
-	if (field_str((const char *)n->name, t, FIELD_COLUMN_CHARS, FIELD_CUT | FIELD_CLEAN, &v,
+	if (field_str((const char *)n->name, t, max, FIELD_CUT | FIELD_CLEAN, &v,
 		      &ps->notes) != FIELD_BAD) {
 		free(*out);
 		*out = v;
 	}
 	free(t);
+}
+
+/* A string field: at most a column's characters. */
+static void get_str(struct parse *ps, const xmlNode *n, char **out)
+{
+	get_text(ps, n, FIELD_COLUMN_CHARS, out);
 }
 
 /* A name as sent (it is echoed back in acks and aborts); "" if absent. */
@@ -77,30 +84,34 @@ static bool flag(const xmlNode *n)
 	return v;
 }
 
-/* The host figures a request reports, by tag, with their bounds; one table for parsing and copying. */
-static const struct { const char *tag; size_t off; double max; } host_dbls[] = {
-	{ "p_fpops", offsetof(struct db_host, p_fpops), BIG },
-	{ "p_iops", offsetof(struct db_host, p_iops), BIG },
-	{ "p_membw", offsetof(struct db_host, p_membw), BIG },
-	{ "m_nbytes", offsetof(struct db_host, m_nbytes), BIG },
-	{ "m_cache", offsetof(struct db_host, m_cache), BIG },
-	{ "m_swap", offsetof(struct db_host, m_swap), BIG },
-	{ "d_total", offsetof(struct db_host, d_total), BIG },
-	{ "d_free", offsetof(struct db_host, d_free), BIG },
-	{ "on_frac", offsetof(struct db_host, on_frac), 1 },
-	{ "connected_frac", offsetof(struct db_host, connected_frac), 1 },
-	{ "active_frac", offsetof(struct db_host, active_frac), 1 },
-	{ "gpu_active_frac", offsetof(struct db_host, gpu_active_frac), 1 },
-	{ "bwup", offsetof(struct db_host, n_bwup), BIG },
-	{ "bwdown", offsetof(struct db_host, n_bwdown), BIG },
-	{ "d_boinc_used_total", offsetof(struct db_host, d_boinc_used_total), BIG },
-	{ "d_boinc_used_project", offsetof(struct db_host, d_boinc_used_project), BIG },
-	{ "d_project_share", offsetof(struct db_host, d_boinc_max), BIG },
+/*
+ * The host figures a request reports, by tag, with their bounds; one table
+ * for parsing and copying. A bound is never below what a real client sends
+ * by design: 7.20 sends connected_frac -1 for "unknown" (stored as upstream does).
+ */
+static const struct { const char *tag; size_t off; double min, max; } host_dbls[] = {
+	{ "p_fpops", offsetof(struct db_host, p_fpops), 0, BIG },
+	{ "p_iops", offsetof(struct db_host, p_iops), 0, BIG },
+	{ "p_membw", offsetof(struct db_host, p_membw), 0, BIG },
+	{ "m_nbytes", offsetof(struct db_host, m_nbytes), 0, BIG },
+	{ "m_cache", offsetof(struct db_host, m_cache), 0, BIG },
+	{ "m_swap", offsetof(struct db_host, m_swap), 0, BIG },
+	{ "d_total", offsetof(struct db_host, d_total), 0, BIG },
+	{ "d_free", offsetof(struct db_host, d_free), 0, BIG },
+	{ "on_frac", offsetof(struct db_host, on_frac), 0, 1 },
+	{ "connected_frac", offsetof(struct db_host, connected_frac), -1, 1 },
+	{ "active_frac", offsetof(struct db_host, active_frac), 0, 1 },
+	{ "gpu_active_frac", offsetof(struct db_host, gpu_active_frac), 0, 1 },
+	{ "bwup", offsetof(struct db_host, n_bwup), 0, BIG },
+	{ "bwdown", offsetof(struct db_host, n_bwdown), 0, BIG },
+	{ "d_boinc_used_total", offsetof(struct db_host, d_boinc_used_total), 0, BIG },
+	{ "d_boinc_used_project", offsetof(struct db_host, d_boinc_used_project), 0, BIG },
+	{ "d_project_share", offsetof(struct db_host, d_boinc_max), 0, BIG },
 };
 static const struct { const char *tag; size_t off; } host_strs[] = {
 	{ "host_cpid", offsetof(struct db_host, host_cpid) },
 	{ "domain_name", offsetof(struct db_host, domain_name) },
-	{ "serialnum", offsetof(struct db_host, serialnum) },
+	{ NULL, offsetof(struct db_host, serialnum) },  /* made here, not read: sched_rsc_describe() */
 	{ "ip_addr", offsetof(struct db_host, last_ip_addr) },
 	{ "p_vendor", offsetof(struct db_host, p_vendor) },
 	{ "p_model", offsetof(struct db_host, p_model) },
@@ -129,11 +140,15 @@ static void parse_host_figures(struct parse *ps, const xmlNode *parent, struct d
 			get_int(ps, n, -86400, 86400, &h->timezone);
 			continue;
 		}
+		if (!strcmp(tag, "p_features")) {
+			get_text(ps, n, P_FEATURES_CHARS, &ps->r->p_features);
+			continue;
+		}
 		for (i = 0; i < ARRAY_SIZE(host_dbls); i++)
 			if (!strcmp(tag, host_dbls[i].tag))
-				get_double(ps, n, 0, host_dbls[i].max, &HOST_DBL(h, i));
+				get_double(ps, n, host_dbls[i].min, host_dbls[i].max, &HOST_DBL(h, i));
 		for (i = 0; i < ARRAY_SIZE(host_strs); i++)
-			if (!strcmp(tag, host_strs[i].tag))
+			if (host_strs[i].tag && !strcmp(tag, host_strs[i].tag))
 				get_str(ps, n, &HOST_STR(h, i));
 	}
 }
@@ -144,6 +159,8 @@ void sched_host_copy_figures(struct db_host *dst, const struct db_host *src)
 
 	dst->p_ncpus = src->p_ncpus ? src->p_ncpus : 1;
 	dst->timezone = src->timezone;
+	dst->p_ngpus = src->p_ngpus;
+	dst->p_gpu_fpops = src->p_gpu_fpops;
 	for (i = 0; i < ARRAY_SIZE(host_dbls); i++)
 		HOST_DBL(dst, i) = HOST_DBL(src, i);
 	for (i = 0; i < ARRAY_SIZE(host_strs); i++) {
@@ -311,6 +328,8 @@ static void parse_top(struct parse *ps, const xmlNode *n)
 			parse_result(ps, n, x);
 	} else if (!strcmp(tag, "file_info"))
 		parse_sticky(ps, n);
+	else if (!strcmp(tag, "coprocs"))
+		sched_coprocs_parse(n, r->rsc, &r->nrsc, &ps->notes);
 	else if (!strcmp(tag, "other_results")) {
 		ps->r->has_other = true;
 		parse_other(ps, n);
@@ -346,6 +365,35 @@ static xmlDoc *read_request(const char *buf, size_t len, struct sbuf *err)
 	return doc;
 }
 
+/*
+ * The CPU as resource 0 (its figures and request are top-level and in
+ * <host_info>), and the host's GPU figures and description upstream keeps.
+ */
+static void finish_resources(struct sched_request *r)
+{
+	struct sched_rsc *cpu = &r->rsc[0];
+	int i;
+
+	cpu->kind = SCHED_RSC_CPU;
+	wstrlcpy(cpu->type, "CPU", sizeof(cpu->type));
+	cpu->count = r->host.p_ncpus ? r->host.p_ncpus : 1;
+	cpu->peak_flops = r->host.p_fpops;
+	cpu->ram = r->host.m_nbytes;
+	cpu->req_secs = r->cpu_req_secs;
+	cpu->req_instances = r->cpu_req_instances;
+	cpu->estimated_delay = r->estimated_delay;
+	r->host.p_ngpus = 0;
+	r->host.p_gpu_fpops = 0;
+	for (i = 1; i < r->nrsc; i++) {
+		r->host.p_ngpus += r->rsc[i].count;
+		r->host.p_gpu_fpops += r->rsc[i].count * r->rsc[i].peak_flops;
+	}
+	sched_rsc_describe(r->rsc, r->nrsc, r->core_major, r->core_minor, r->core_release,
+			   &r->host.serialnum);
+	if (!r->p_features)
+		r->p_features = xstrdup("");
+}
+
 int sched_request_parse(const char *buf, size_t len, struct sched_request *r, struct sbuf *err)
 {
 	struct parse ps = { r, SBUF_INIT(NOTES_MAX) };
@@ -354,6 +402,7 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *r, st
 	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->nrsc = 1;            /* rsc[0], the CPU, is filled at the end */
 	doc = read_request(buf, len, err);
 	if (!doc) {
 		sbuf_free(&ps.notes);
@@ -362,6 +411,7 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *r, st
 	xml_for_each(n, xmlDocGetRootElement(doc), NULL)
 		parse_top(&ps, n);
 	xmlFreeDoc(doc);
+	finish_resources(r);
 	if (!r->authenticator || !*r->authenticator) {
 		sbuf_addstr(err, "the request has no authenticator");
 		rc = -1;
@@ -380,6 +430,7 @@ void sched_request_free(struct sched_request *r)
 
 	free(r->authenticator);
 	free(r->cross_project_id);
+	free(r->p_features);
 	for (k = 0; k < r->nplatforms; k++)
 		free(r->platforms[k]);
 	db_host_free(&r->host);

@@ -11,6 +11,7 @@
 #include "crypt_rsa.h"
 #include "db_records.h"
 #include "sbuf.h"
+#include "sched_coproc.h"
 
 #define SCHED_MAX_PLATFORMS 8
 
@@ -67,7 +68,16 @@ struct sched_request {
 	double duration_correction_factor;
 	bool dont_send_work;
 	bool has_code_sign_key;
-	struct db_host host;    /* the figures from <host_info>, <time_stats>, <net_stats>, <disk_usage> */
+	/*
+	 * The figures from <host_info>, <time_stats>, <net_stats>, <disk_usage>;
+	 * p_ngpus, p_gpu_fpops and serialnum (upstream's "[BOINC|7.20.5][CUDA|…]")
+	 * made from the resources below.
+	 */
+	struct db_host host;
+	char *p_features;       /* the CPU's features, space-separated ("" if not sent) */
+	/* rsc[0] the CPU (p_ncpus, p_fpops, cpu_req_*), then each coprocessor type of <coprocs> */
+	struct sched_rsc rsc[SCHED_MAX_RSC];
+	int nrsc;
 	struct sched_result_report *results;
 	size_t nresults;
 	struct sched_sticky_file *sticky;
