@@ -5,7 +5,8 @@
  * Properties: what the parser keeps is what the database and later XML
  * documents can hold -- host strings within their column and valid text,
  * a reported stderr of characters XML carries (query_completed_job serves
- * it again, escaped), MD5s of 32 hex digits or none -- and the reply
+ * it again, escaped), MD5s of 32 hex digits or none, the CPU first among
+ * at most SCHED_MAX_RSC resources (fuzz_sched_coprocs checks the rest) -- and the reply
  * with the parser's notes and the echoed result and file names always
  * parses as a <scheduler_reply>. (sched_handle() without a database adds
  * nothing: its reply is then a fixed "unavailable" or "could not read".)
@@ -42,6 +43,10 @@ static void check_request(const struct sched_request *r)
 	for (i = 0; i < ARRAY_SIZE(host_strs); i++)
 		check_text(*(char **)((const char *)&r->host + host_strs[i]), FIELD_COLUMN_CHARS);
 	check_text(r->notes, SIZE_MAX);
+	check_text(r->p_features, 8191);
+	FUZZ_CHECK(r->nrsc >= 1 && r->nrsc <= SCHED_MAX_RSC && !strcmp(r->rsc[0].type, "CPU"));
+	for (i = 1; i < (size_t)r->nrsc; i++)
+		FUZZ_CHECK(r->rsc[i].count >= 1 && r->rsc[i].count <= SCHED_COPROC_MAX_COUNT);
 	for (i = 0; i < r->nresults; i++) {
 		const struct sched_result_report *x = &r->results[i];
 
