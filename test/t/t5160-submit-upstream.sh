@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='the submit RPCs of lib/submit_api.py in upstream request forms -- query_batch, query_job, abort_batch, estimate_batch -- and get_output.php / get_output2.php (one file, a job or a batch as a zip): real content, another user refused, malformed requests answered in upstream error form'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
+. "$WSEQ_SRCDIR/test/t/lib-host-upload.sh"
 
 test_sandbox_up sb --no-daemons || exit 1
 URL="${PROJECT_URL%/}/"
@@ -33,22 +34,9 @@ direct() {
 	! grep -q "Sanitizer\|runtime error" err || { cat err >&2; return 1; }
 }
 
-# upload_req NAME MAX_NBYTES FILE: an upload of FILE as the BOINC 7.20 client writes it,
-# with the certificate the scheduler gives out
-upload_req() {
-	printf '<data_server_request>\n    <core_client_major_version>7</core_client_major_version>\n'
-	printf '    <core_client_minor_version>20</core_client_minor_version>\n'
-	printf '    <core_client_release>5</core_client_release>\n<file_upload>\n<file_info>\n'
-	printf '<name>%s</name>\n<xml_signature>\n%s</xml_signature>\n' "$1" \
-		"$(crypt_prog -sign_string "<name>$1</name><max_nbytes>$2</max_nbytes>" \
-			"$PROJECT_DIR/keys/upload_private" 2>/dev/null)"
-	printf '<max_nbytes>%s</max_nbytes>\n</file_info>\n<nbytes>%s</nbytes>\n' "$2" "$(wc -c <"$3")"
-	printf '<md5_cksum>%s</md5_cksum>\n<offset>0</offset>\n<data>\n' "$(md5sum <"$3" | cut -c1-32)"
-	cat "$3"
-}
 # upload NAME FILE: through the project's file_upload_handler
 upload() {
-	upload_req "$1" 100000 "$2" >up.req &&
+	host_upload_req "$1" 100000 "$2" >up.req &&
 	curl -sS --data-binary @up.req -H 'Content-Type: application/octet-stream' \
 		"$(wseq_config --project "$PROJECT_DIR" upload_url)" >up.reply &&
 	grep -q "<status>0</status>" up.reply || { cat up.reply >&2; return 1; }
