@@ -254,17 +254,20 @@ static void describe_one(struct sbuf *b, const struct sched_rsc *r)
 		[SCHED_RSC_NVIDIA] = "CUDA", [SCHED_RSC_ATI] = "CAL",
 		[SCHED_RSC_INTEL] = "INTEL", [SCHED_RSC_APPLE] = "apple_gpu",
 	};
-	int mb = (int)(r->ram / MEBI);
+	/* MiB, truncated as upstream does; a figure no device has (up to 1e18 bytes
+	 * from localRAM's MiB) is written at the cap, not cast out of range */
+	double mbf = r->ram / MEBI;
+	long long mb = mbf < 1e15 ? (long long)mbf : (long long)1e15;
 
 	if (r->kind == SCHED_RSC_OTHER) {       /* upstream: [opencl_gpu|type|count|MB|opencl] */
 		sbuf_addstr(b, "[opencl_gpu|");
 		add_part(b, r->type);
-		sbuf_addf(b, "|%d|%dMB|%d]", r->count, mb, r->opencl_version);
+		sbuf_addf(b, "|%d|%lldMB|%d]", r->count, mb, r->opencl_version);
 		return;
 	}
 	sbuf_addf(b, "[%s|", tags[r->kind]);
 	add_part(b, r->model);
-	sbuf_addf(b, "|%d|%dMB|", r->count, mb);
+	sbuf_addf(b, "|%d|%lldMB|", r->count, mb);
 	if (r->kind == SCHED_RSC_NVIDIA)
 		sbuf_addf(b, "%d", r->driver_version);
 	else if (r->kind == SCHED_RSC_APPLE)
