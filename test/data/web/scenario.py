@@ -38,13 +38,18 @@ def step_home(b, args):
     b.screenshot("01-apps.png")
 
 
-def step_join(b, args):
-    name, email, password = args
+def fill_join(b, name, email, password):
+    """The join form filled in, not yet sent."""
     b.get(URL + "join")
     b.type("#user_name", name)
     b.type("#email_addr", email)
     b.type("#passwd", password)
     b.type("#passwd2", password)
+
+
+def step_join(b, args):
+    name, email, password = args
+    fill_join(b, name, email, password)
     b.screenshot("02-join-form.png")
     b.click("main button[type=submit]")
     url = b.wait_url(lambda u: u.endswith("/account"))
@@ -119,11 +124,7 @@ def step_team_join(b, args):
 def step_join_existing(b, args):
     """The join form with an address in use and its right password: no sign-in."""
     name, email, password = args
-    b.get(URL + "join")
-    b.type("#user_name", name)
-    b.type("#email_addr", email)
-    b.type("#passwd", password)
-    b.type("#passwd2", password)
+    fill_join(b, name, email, password)
     b.click("main button[type=submit]")
     b.wait_url(lambda u: "already an account" in b.source() or u.endswith("/account"), 30)
     b.screenshot("09-join-existing.png")
