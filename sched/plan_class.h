@@ -1,0 +1,122 @@
+/*
+ * Plan classes: which hosts an app version may go to, and how it uses them,
+ * read from the project's plan_class_spec.xml in upstream BOINC's format
+ * (sched/plan_class_spec.cpp; a project's existing file works unchanged).
+ *
+ * A version without a plan class is a CPU version using one CPU. A version
+ * whose plan class the file does not define is sent nowhere (logged once
+ * per load; `wseq_config --check` and `update_versions` say so too).
+ */
+#ifndef WSEQ_PLAN_CLASS_H
+#define WSEQ_PLAN_CLASS_H
+
+#include "common.h"
+#include "sbuf.h"
+#include "sched_types.h"
+
+#include <regex.h>
+
+#define PLAN_CLASS_NAME_LEN 128         /* app_version.plan_class is varchar(128) */
+#define PLAN_CLASS_MAX_FEATURES 16
+#define PLAN_CLASS_CMDLINE_LEN 256
+
+/* One <plan_class>; every figure 0 (or false, "") when the file does not set it. */
+struct plan_class {
+	char name[PLAN_CLASS_NAME_LEN];
+	/*
+	 * The coprocessor the class runs on: "" for a CPU class; else upstream's
+	 * resource name the <gpu_type> names -- "NVIDIA" (nvidia, cuda), "ATI"
+	 * (amd, ati), "intel_gpu" (intel, intel_gpu), "apple_gpu" -- or any
+	 * other name, matched against generic <coproc><type>s.
+	 */
+	char gpu_type[PLAN_CLASS_NAME_LEN];
+	bool cuda, opencl;                      /* the GPU must support CUDA / OpenCL */
+	int min_cuda_version, max_cuda_version; /* as the client sends cudaVersion (13000 = 13.0) */
+	int min_nvidia_compcap, max_nvidia_compcap;     /* major * 100 + minor (upstream's form) */
+	int min_driver_version, max_driver_version;     /* NVIDIA drvVersion form (58099) */
+	int min_opencl_version;                 /* major * 100 + minor */
+	double min_gpu_ram_mb;                  /* available RAM the device must have */
+	double gpu_ram_used_mb;                 /* a job uses this much of it */
+	double ngpus;                           /* devices a job uses (GPU class: default 1) */
+	double gpu_peak_flops_scale;            /* default 1 */
+	double cpu_frac;                        /* CPUs a GPU job uses besides (default 0.1 upstream... see .c) */
+	bool mt;                                /* multi-threaded (<min_ncpus>/<max_threads> given) */
+	int min_ncpus, max_threads;
+	bool nthreads_cmdline;                  /* send "--nthreads N" in the version's cmdline */
+	double avg_ncpus;                       /* CPUs a job uses (CPU class; 0: 1 or threads) */
+	double projected_flops_scale;           /* default 1 */
+	char *cpu_features[PLAN_CLASS_MAX_FEATURES];    /* each must be in the host's p_features */
+	int ncpu_features;
+	int min_core_client_version, max_core_client_version;  /* major * 10000 + minor * 100 + release */
+	bool have_os_regex;
+	regex_t os_regex;                       /* matched against os_name + os_version */
+	bool have_cpu_vendor_regex, have_cpu_model_regex;
+	regex_t cpu_vendor_regex, cpu_model_regex;
+	double min_os_version, max_os_version;  /* Windows/macOS numeric os version, as upstream */
+	bool virtualbox, is64bit;               /* matched on what the client reports */
+	double min_vbox_version, max_vbox_version;
+	bool disabled;                          /* <disabled/>: the class matches no host */
+	char *project_prefs_tag;                /* accepted; used by the preferences issue */
+};
+
+struct plan_classes {
+	struct plan_class *v;
+	size_t n;
+	char *path;             /* the file read ("" if none) */
+	int64_t mtime;          /* its modification time when read: read again when it changes */
+};
+
+/*
+ * Read plan_class_spec.xml (buffer form for the fuzzer). Lenient as
+ * upstream is: unknown elements and unusable values are written, one line
+ * each with the file's line number, into notes (NULL: logged) and skipped; a
+ * class without a <name> or with one seen before is left out, noted. -1
+ * only if the document is not XML or its root is not <plan_classes> (err).
+ */
+int plan_classes_parse(const char *buf, size_t len, const char *path, struct plan_classes *pcs,
+		       struct sbuf *notes, struct sbuf *err);
+/* The project's file: a missing file is no error (no classes). */
+int plan_classes_read(const char *path, struct plan_classes *pcs, struct sbuf *notes,
+		      struct sbuf *err);
+void plan_classes_free(struct plan_classes *pcs);
+const struct plan_class *plan_class_find(const struct plan_classes *pcs, const char *name);
+
+/* How a version of a plan class uses a host (upstream's HOST_USAGE). */
+struct host_usage {
+	int rsc;                /* index into req->rsc: 0 the CPU, else the coprocessor type */
+	double avg_ncpus;       /* CPUs a job uses on average */
+	double max_ncpus;       /* and at most */
+	double ncoproc;         /* devices of rsc a job uses (0 for the CPU) */
+	double gpu_ram;         /* bytes of the device's RAM a job uses */
+	double projected_flops; /* the job's expected speed on this host */
+	double peak_flops;      /* the peak of what it uses (CPU + devices) */
+	char cmdline[PLAN_CLASS_CMDLINE_LEN];   /* "--nthreads N" or "" */
+};
+
+/*
+ * The usage of a CPU version without a plan class: one CPU, p_fpops (1e9
+ * if the host reports none).
+ */
+void host_usage_cpu(const struct sched_request *req, struct host_usage *u);
+
+/*
+ * Does the host of req satisfy pc? true: *u says how a job of it uses the
+ * host (projected FLOPS: the CPU's p_fpops x threads x projected_flops_scale;
+ * a GPU's peak_flops x gpu_peak_flops_scale x ngpus, plus cpu_frac CPUs,
+ * times projected_flops_scale). false: *why (static text) names the first
+ * rule the host fails ("no NVIDIA GPU", "compute capability 350 < 500", ...).
+ */
+bool plan_class_check(const struct plan_class *pc, const struct sched_request *req,
+		      struct host_usage *u, char *why, size_t whylen);
+
+/*
+ * What a class needs, in one line for admins ("NVIDIA GPU, CUDA >= 11.0,
+ * compute capability >= 5.0, 1 GPU + 0.1 CPU"; "multi-threaded, 2..16 CPUs";
+ * "CPU"), into out.
+ */
+void plan_class_describe(const struct plan_class *pc, struct sbuf *out);
+
+/* The resource name a class runs on, as the ops pages and server_status count it: "CPU" or gpu_type. */
+const char *plan_class_resource(const struct plan_class *pc);
+
+#endif
