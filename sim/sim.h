@@ -14,17 +14,32 @@
 #include "sim_rng.h"
 #include "sim_scenario.h"
 
-struct sim_host {
-	struct sim_rng rng;
+/*
+ * What a host computes on: lane 0 its CPU, lanes 1.. its GPUs, each running
+ * its own list of instances in order, all while the host is on. A lane is
+ * usable when the app has a version for its resource (app_versions).
+ */
+struct sim_lane {
 	double speed;             /* reference-CPU seconds per second */
-	double up_bps, down_bps;  /* bytes per second */
-	bool wrong, on, gone;
-	uint32_t gen;             /* bumped when pending work/RPC events go stale */
+	bool usable;
 	int64_t inst;             /* the instance it runs (the head of its list), or -1 */
 	int64_t tail;             /* the last instance of its list (sent, waiting its turn) */
 	int phase;                /* SIM_PH_*, of inst */
 	double left;              /* of the phase: bytes or reference-CPU seconds */
 	double since;             /* when the phase last started progressing */
+};
+
+/* The reference host's FLOPS: a speed of 1, and a GPU's speed is gpu_flops / this. */
+#define SIM_REF_FLOPS 1e9
+
+struct sim_host {
+	struct sim_rng rng;
+	double speed;             /* of its CPU: reference-CPU seconds per second */
+	double up_bps, down_bps;  /* bytes per second */
+	bool wrong, on, gone;
+	uint32_t gen;             /* bumped when pending work/RPC events go stale */
+	struct sim_lane *lane;    /* [0] the CPU, [1 .. nlanes) its GPUs */
+	int nlanes;
 	double rpc_at;            /* when its pending scheduler RPC is due (INFINITY: none) */
 };
 
@@ -48,6 +63,7 @@ struct sim_job {
 /* A result: a job sent to a host. A host runs its list of them in order. */
 struct sim_inst {
 	int32_t job, host;
+	int32_t lane;             /* of its host */
 	int64_t next;             /* the next on its host's list, or -1 */
 	double deadline;          /* its report deadline (when sent + the job's deadline) */
 	bool live;                /* the server still waits for it */
@@ -84,6 +100,7 @@ struct sim {
 	struct sim_queue q;
 	double now, horizon;
 	struct sim_host *hosts;
+	struct sim_lane *lanes;   /* every host's, one array */
 	struct sim_job *jobs;
 	size_t njobs, capjobs;
 	struct sim_inst *insts;
@@ -133,8 +150,11 @@ int sim_run_finish(const struct sim_scenario *sc, const struct sim_strategy *st,
 
 /* For strategies: add a job that wants one result and that the strategy sends itself. */
 int32_t sim_job_new(struct sim *s, const struct sim_job *j);
-/* For strategies: send job to host hi now, after what the host holds; the instance's id. */
-int64_t sim_send(struct sim *s, int32_t hi, int32_t job);
+/*
+ * For strategies: send job to lane `lane` of host hi now, after what the
+ * lane holds; the instance's id.
+ */
+int64_t sim_send(struct sim *s, int32_t hi, int lane, int32_t job);
 /*
  * For strategies: the server gives up on instance i (a relocation retires
  * it); its host drops it, and what it computed of it is wasted.

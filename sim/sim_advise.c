@@ -71,8 +71,10 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 	size_t i;
 
 	fprintf(fp, "wseq_sim advise: %ld hosts, %ld components of %.6g reference-CPU days, "
-		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64 "\n\n",
+		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64 "\n",
 		sc->hosts, sc->sequences, sc->length_days, n, sc->horizon_days, sc->seed);
+	sim_report_gpus(fp, sc);
+	fputc('\n', fp);
 	fprintf(fp, "%6s %6s %8s %8s %8s %10s %10s %12s %12s %7s\n", "N", "M", "seg_d", "finished",
 		"never", "median_d", "p90_d", "up_GB", "cpu_waste_d", "reloc");
 	for (i = 0; i < n; i++) {

@@ -5,7 +5,9 @@
  * each phase progressing only while the host is on; a host may hold a list
  * of instances (a sequence's segments up to its high-water mark) and runs
  * them in order. The server side is a queue of jobs wanting instances, a
- * deadline per instance, and replicas compared as they come back. Which
+ * deadline per instance, and replicas compared as they come back. A host
+ * with GPUs runs a list on each of them beside its CPU's (struct sim_lane),
+ * and takes work for each lane the app has a version for. Which
  * jobs exist, and which host a strategy sends its own to, is the
  * strategy's affair.
  */
@@ -48,25 +50,34 @@ void sim_storage_add(struct sim *s, double bytes)
 		s->stats.storage_peak = s->stats.storage;
 }
 
-static double rate(const struct sim_host *h)
+static double rate(const struct sim_host *h, const struct sim_lane *l)
 {
-	return h->phase == SIM_PH_DOWN ? h->down_bps : h->phase == SIM_PH_CPU ? h->speed : h->up_bps;
+	return l->phase == SIM_PH_DOWN ? h->down_bps : l->phase == SIM_PH_CPU ? l->speed : h->up_bps;
 }
 
-/* bring h->left up to now */
-static void progress(struct sim *s, struct sim_host *h)
+/* bring l->left up to now */
+static void progress(struct sim *s, const struct sim_host *h, struct sim_lane *l)
 {
-	if (h->on && h->inst >= 0) {
-		h->left -= (s->now - h->since) * rate(h);
-		if (h->left < 0)
-			h->left = 0;
+	if (h->on && l->inst >= 0) {
+		l->left -= (s->now - l->since) * rate(h, l);
+		if (l->left < 0)
+			l->left = 0;
 	}
-	h->since = s->now;
+	l->since = s->now;
 }
 
-static void schedule_phase(struct sim *s, struct sim_host *h, int32_t hi)
+static void progress_all(struct sim *s, struct sim_host *h)
 {
-	sim_queue_push(&s->q, s->now + h->left / rate(h), EV_PHASE, hi, h->gen, h->inst);
+	int k;
+
+	for (k = 0; k < h->nlanes; k++)
+		progress(s, h, &h->lane[k]);
+}
+
+static void schedule_phase(struct sim *s, const struct sim_host *h, const struct sim_lane *l,
+			   int32_t hi)
+{
+	sim_queue_push(&s->q, s->now + l->left / rate(h, l), EV_PHASE, hi, h->gen, l->inst);
 }
 
 /* One RPC pending a host at most: the earliest asked for. */
@@ -87,59 +98,60 @@ static void host_stale(struct sim_host *h)
 	h->rpc_at = INFINITY;
 }
 
-/* reference-CPU seconds the host has put into its current instance */
-static double cpu_spent(const struct sim *s, const struct sim_host *h)
+/* reference-CPU seconds the lane has put into its current instance */
+static double cpu_spent(const struct sim *s, const struct sim_lane *l)
 {
-	const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
+	const struct sim_job *j = &s->jobs[s->insts[l->inst].job];
 
-	return h->phase == SIM_PH_DOWN ? 0 : h->phase == SIM_PH_CPU ? j->cpu - h->left : j->cpu;
+	return l->phase == SIM_PH_DOWN ? 0 : l->phase == SIM_PH_CPU ? j->cpu - l->left : j->cpu;
 }
 
-/* the head of the host's list starts: download its input (a sticky one: nothing) */
-static void host_start(struct sim *s, struct sim_host *h, int32_t hi)
+/* the head of the lane's list starts: download its input (a sticky one: nothing) */
+static void host_start(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_t hi)
 {
-	h->phase = SIM_PH_DOWN;
-	h->left = s->jobs[s->insts[h->inst].job].down;
-	h->since = s->now;
+	l->phase = SIM_PH_DOWN;
+	l->left = s->jobs[s->insts[l->inst].job].down;
+	l->since = s->now;
 	if (h->on)
-		schedule_phase(s, h, hi);
+		schedule_phase(s, h, l, hi);
 }
 
-/* the head leaves the host's list; the next one starts */
-static void host_pop(struct sim *s, struct sim_host *h, int32_t hi)
+/* the head leaves the lane's list; the next one starts */
+static void host_pop(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_t hi)
 {
-	struct sim_inst *in = &s->insts[h->inst];
+	struct sim_inst *in = &s->insts[l->inst];
 
 	in->onhost = false;
-	h->inst = in->next;
+	l->inst = in->next;
 	in->next = -1;
-	if (h->inst < 0)
-		h->tail = -1;
+	if (l->inst < 0)
+		l->tail = -1;
 	else
-		host_start(s, h, hi);
+		host_start(s, h, l, hi);
 }
 
-/* instance i leaves its host's list; what the host computed of it is wasted */
+/* instance i leaves its lane's list; what the host computed of it is wasted */
 static void host_drop(struct sim *s, int64_t i)
 {
 	struct sim_inst *in = &s->insts[i];
 	int32_t hi = in->host;
 	struct sim_host *h = &s->hosts[hi];
+	struct sim_lane *l = &h->lane[in->lane];
 	int64_t p;
 
-	if (h->inst == i) {
-		progress(s, h);
-		s->stats.cpu_wasted += cpu_spent(s, h);
-		host_pop(s, h, hi);
-		if (h->inst < 0 && h->on)
+	if (l->inst == i) {
+		progress(s, h, l);
+		s->stats.cpu_wasted += cpu_spent(s, l);
+		host_pop(s, h, l, hi);
+		if (l->inst < 0 && h->on)
 			schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
 		return;
 	}
-	for (p = h->inst; s->insts[p].next != i; p = s->insts[p].next)
+	for (p = l->inst; s->insts[p].next != i; p = s->insts[p].next)
 		;
 	s->insts[p].next = in->next;
-	if (h->tail == i)
-		h->tail = p;
+	if (l->tail == i)
+		l->tail = p;
 	in->next = -1;
 	in->onhost = false;
 }
@@ -218,9 +230,10 @@ int32_t sim_job_add(struct sim *s, const struct sim_job *j)
 	return id;
 }
 
-int64_t sim_send(struct sim *s, int32_t hi, int32_t ji)
+int64_t sim_send(struct sim *s, int32_t hi, int lane, int32_t ji)
 {
 	struct sim_host *h = &s->hosts[hi];
+	struct sim_lane *l = &h->lane[lane];
 	struct sim_job *j = &s->jobs[ji];
 	int64_t i;
 
@@ -229,18 +242,18 @@ int64_t sim_send(struct sim *s, int32_t hi, int32_t ji)
 		s->insts = xrealloc(s->insts, s->capinsts * sizeof(*s->insts));
 	}
 	i = (int64_t)s->ninsts++;
-	s->insts[i] = (struct sim_inst){ ji, hi, -1, s->now + j->deadline, true, true };
+	s->insts[i] = (struct sim_inst){ ji, hi, lane, -1, s->now + j->deadline, true, true };
 	j->inflight++;
 	if (j->nhosts < (int)ARRAY_SIZE(j->hosts))
 		j->hosts[j->nhosts++] = hi;
 	/* late means past the deadline (seq_policy_segment_late): the check comes just after it */
 	sim_queue_push(&s->q, nextafter(s->insts[i].deadline, INFINITY), EV_DEADLINE, hi, 0, i);
-	if (h->inst < 0) {
-		h->inst = h->tail = i;
-		host_start(s, h, hi);
+	if (l->inst < 0) {
+		l->inst = l->tail = i;
+		host_start(s, h, l, hi);
 	} else {
-		s->insts[h->tail].next = i;
-		h->tail = i;
+		s->insts[l->tail].next = i;
+		l->tail = i;
 	}
 	return i;
 }
@@ -264,8 +277,8 @@ void sim_host_leave_at(struct sim *s, int32_t hi, double t)
 	sim_queue_push(&s->q, t, EV_LEAVE, hi, 0, -1);
 }
 
-/* an idle host takes the first job of the shared queue it may have */
-static void send_work(struct sim *s, struct sim_host *h, int32_t hi)
+/* an idle lane takes the first job of the shared queue its host may have: found? */
+static bool send_work(struct sim *s, int32_t hi, int lane)
 {
 	size_t tries = s->rlen;
 
@@ -280,31 +293,41 @@ static void send_work(struct sim *s, struct sim_host *h, int32_t hi)
 			ready_push(s, ji);
 			continue;
 		}
-		sim_send(s, hi, ji);
-		return;
+		sim_send(s, hi, lane, ji);
+		return true;
 	}
-	schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
+	return false;
 }
 
-/* a scheduler RPC: the strategy's own work first (a sequence's host), then the queue */
+/*
+ * A scheduler RPC: the strategy's own work first (a sequence's host), then
+ * the queue for each idle lane the app has a version for; a lane left idle
+ * asks again later. A host with no usable lane never asks.
+ */
 static void rpc(struct sim *s, struct sim_host *h, int32_t hi)
 {
+	bool idle = false;
+	int k;
+
 	if (s->st->rpc)
 		s->st->rpc(s, hi);
-	if (h->inst < 0)
-		send_work(s, h, hi);
+	for (k = 0; k < h->nlanes; k++)
+		if (h->lane[k].usable && h->lane[k].inst < 0 && !send_work(s, hi, k))
+			idle = true;
+	if (idle)
+		schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
 }
 
-/* the host reports its head instance, uploaded */
-static void report(struct sim *s, struct sim_host *h, int32_t hi)
+/* the lane reports its head instance, uploaded */
+static void report(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_t hi)
 {
-	int64_t ii = h->inst;
+	int64_t ii = l->inst;
 	struct sim_inst *in = &s->insts[ii];
 	int32_t ji = in->job;
 	struct sim_job *j = &s->jobs[ji];
 	double out = j->up_state + j->up_answer;
 
-	host_pop(s, h, hi);
+	host_pop(s, h, l, hi);
 	s->stats.bytes_up += out;
 	s->stats.cpu_used += j->cpu;
 	if (!in->live || j->done) {  /* the server gave up on it already */
@@ -336,23 +359,23 @@ static void report(struct sim *s, struct sim_host *h, int32_t hi)
 	schedule_rpc(s, h, hi, 0);
 }
 
-static void on_phase(struct sim *s, struct sim_host *h, int32_t hi)
+static void on_phase(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_t hi)
 {
-	const struct sim_job *j = &s->jobs[s->insts[h->inst].job];
+	const struct sim_job *j = &s->jobs[s->insts[l->inst].job];
 
-	progress(s, h);
-	if (h->phase == SIM_PH_DOWN) {
+	progress(s, h, l);
+	if (l->phase == SIM_PH_DOWN) {
 		s->stats.bytes_down += j->down;
-		h->phase = SIM_PH_CPU;
-		h->left = j->cpu;
-	} else if (h->phase == SIM_PH_CPU) {
-		h->phase = SIM_PH_UP;
-		h->left = j->up_state + j->up_answer;
+		l->phase = SIM_PH_CPU;
+		l->left = j->cpu;
+	} else if (l->phase == SIM_PH_CPU) {
+		l->phase = SIM_PH_UP;
+		l->left = j->up_state + j->up_answer;
 	} else {
-		report(s, h, hi);
+		report(s, h, l, hi);
 		return;
 	}
-	schedule_phase(s, h, hi);
+	schedule_phase(s, h, l, hi);
 }
 
 /* the server gives up on instance ii: the strategy says what follows, else it is sent again */
@@ -371,20 +394,44 @@ static void on_deadline(struct sim *s, int64_t ii)
 static void on_leave(struct sim *s, struct sim_host *h)
 {
 	int64_t i, next;
+	int k;
 
-	progress(s, h);
-	if (h->inst >= 0)
-		s->stats.cpu_wasted += cpu_spent(s, h);
-	/* the server finds out at the deadlines */
-	for (i = h->inst; i >= 0; i = next) {
-		next = s->insts[i].next;
-		s->insts[i].next = -1;
-		s->insts[i].onhost = false;
+	progress_all(s, h);
+	for (k = 0; k < h->nlanes; k++) {
+		struct sim_lane *l = &h->lane[k];
+
+		if (l->inst >= 0)
+			s->stats.cpu_wasted += cpu_spent(s, l);
+		/* the server finds out at the deadlines */
+		for (i = l->inst; i >= 0; i = next) {
+			next = s->insts[i].next;
+			s->insts[i].next = -1;
+			s->insts[i].onhost = false;
+		}
+		l->inst = l->tail = -1;
 	}
-	h->inst = h->tail = -1;
 	h->gone = true;
 	h->on = false;
 	host_stale(h);
+}
+
+/* the host's lanes go on where they were; an idle usable one asks for work at once */
+static void host_switched_on(struct sim *s, struct sim_host *h, int32_t hi)
+{
+	bool idle = false;
+	int k;
+
+	for (k = 0; k < h->nlanes; k++) {
+		struct sim_lane *l = &h->lane[k];
+
+		l->since = s->now;
+		if (l->inst >= 0)
+			schedule_phase(s, h, l, hi);
+		else
+			idle |= l->usable;
+	}
+	if (idle)
+		schedule_rpc(s, h, hi, 0);
 }
 
 static void dispatch(struct sim *s, const struct sim_event *ev)
@@ -397,11 +444,7 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
 		if (h->gone || h->on)
 			break;
 		h->on = true;
-		h->since = s->now;
-		if (h->inst >= 0)
-			schedule_phase(s, h, ev->a);
-		else
-			schedule_rpc(s, h, ev->a, 0);
+		host_switched_on(s, h, ev->a);
 		if (!sc->nscript)
 			sim_queue_push(&s->q, s->now + period(&h->rng, &sc->on_hours, HOUR), EV_OFF, ev->a,
 				       0, -1);
@@ -409,7 +452,7 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
 	case EV_OFF:
 		if (h->gone || !h->on)
 			break;
-		progress(s, h);
+		progress_all(s, h);
 		h->on = false;
 		host_stale(h);
 		if (!sc->nscript)
@@ -427,12 +470,41 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
 		}
 		break;
 	case EV_PHASE:
-		if (h->on && !h->gone && ev->gen == h->gen && h->inst == ev->b)
-			on_phase(s, h, ev->a);
+		if (h->on && !h->gone && ev->gen == h->gen &&
+		    h->lane[s->insts[ev->b].lane].inst == ev->b)
+			on_phase(s, h, &h->lane[s->insts[ev->b].lane], ev->a);
 		break;
 	case EV_DEADLINE:
 		on_deadline(s, ev->b);
 		break;
+	}
+}
+
+/*
+ * Every host's lanes: its CPU, and its GPUs if sim_host_has_gpu, each GPU
+ * at gpu_flops; usable where the app has a version for the resource.
+ */
+static void lanes_create(struct sim *s)
+{
+	const struct sim_scenario *sc = s->sc;
+	size_t n = 0, k;
+	long i;
+
+	s->hosts = xcalloc((size_t)sc->hosts, sizeof(*s->hosts));
+	for (i = 0; i < sc->hosts; i++)
+		n += 1 + (sim_host_has_gpu(sc, i) ? (size_t)sc->gpus_per_host : 0);
+	s->lanes = xcalloc(n, sizeof(*s->lanes));
+	for (i = 0, n = 0; i < sc->hosts; i++) {
+		struct sim_host *h = &s->hosts[i];
+
+		h->lane = &s->lanes[n];
+		h->nlanes = 1 + (sim_host_has_gpu(sc, i) ? (int)sc->gpus_per_host : 0);
+		for (k = 0; k < (size_t)h->nlanes; k++) {
+			h->lane[k].inst = h->lane[k].tail = -1;
+			h->lane[k].speed = sc->gpu_flops / SIM_REF_FLOPS;
+			h->lane[k].usable = sc->app_versions & (k ? SIM_VERSION_GPU : SIM_VERSION_CPU);
+		}
+		n += (size_t)h->nlanes;
 	}
 }
 
@@ -443,17 +515,16 @@ static void hosts_create(struct sim *s)
 	double p_on = mon + moff > 0 ? mon / (mon + moff) : 1;
 	long i;
 
-	s->hosts = xcalloc((size_t)sc->hosts, sizeof(*s->hosts));
 	for (i = 0; i < sc->hosts; i++) {
 		struct sim_host *h = &s->hosts[i];
 		double life;
 
 		sim_rng_seed(&h->rng, sc->seed, (uint64_t)i + 1);
 		h->speed = fmax(draw(&h->rng, &sc->speed), 0.01);
+		h->lane[0].speed = h->speed;
 		h->up_bps = fmax(draw(&h->rng, &sc->upload_mbps), 0.001) * 1e6 / 8;
 		h->down_bps = fmax(draw(&h->rng, &sc->download_mbps), 0.001) * 1e6 / 8;
 		h->wrong = sim_rng_uniform(&h->rng) < sc->wrong_fraction;
-		h->inst = h->tail = -1;
 		h->rpc_at = INFINITY;
 		if (sc->nscript)
 			continue;       /* on, off and gone as the script says (below) */
@@ -519,6 +590,7 @@ static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
 	s.comps = xmalloc((size_t)sc->sequences * sizeof(*s.comps));
 	for (i = 0; i < sc->sequences; i++)
 		s.comps[i].finish = -1;
+	lanes_create(&s);      /* before the strategy: a sequence's slots are on lanes */
 	rc = st->setup(&s, why, whylen);
 	if (rc == 0) {
 		sim_storage_add(&s, sc->sequences * sc->state_mb * MB);  /* the initial states */
@@ -538,6 +610,7 @@ static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
 		st->cleanup(&s);
 	sim_queue_free(&s.q);
 	free(s.hosts);
+	free(s.lanes);
 	free(s.jobs);
 	free(s.insts);
 	free(s.comps);

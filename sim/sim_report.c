@@ -13,6 +13,22 @@ void sim_row_params(struct sim_row *r, const struct sim_scenario *sc)
 	r->segment_days = sc->segment_days;
 }
 
+void sim_report_gpus(FILE *fp, const struct sim_scenario *sc)
+{
+	long i, n = 0;
+
+	if (sc->gpu_share <= 0 && sc->app_versions == SIM_VERSION_CPU)
+		return;
+	for (i = 0; i < sc->hosts; i++)
+		n += sim_host_has_gpu(sc, i);
+	fprintf(fp, "GPUs: %ld hosts with %ld of %.6g FLOPS (%.6g reference CPUs) each; app versions:%s%s",
+		n, sc->gpus_per_host, sc->gpu_flops, sc->gpu_flops / SIM_REF_FLOPS,
+		sc->app_versions & SIM_VERSION_CPU ? " cpu" : "",
+		sc->app_versions & SIM_VERSION_GPU ? " gpu" : "");
+	fprintf(fp, "; seq: %ld sequence%s a GPU\n", sc->max_sequences_per_gpu,
+		sc->max_sequences_per_gpu == 1 ? "" : "s");
+}
+
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
 		      bool sweep)
 {
@@ -25,7 +41,9 @@ void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_
 	else
 		fprintf(fp, "%ld segments, N %ld, M %ld", sim_scenario_segments(sc), sc->answer_every,
 			sc->state_every);
-	fprintf(fp, ", horizon %.6g days, seed %" PRIu64 "\n\n", sc->horizon_days, sc->seed);
+	fprintf(fp, ", horizon %.6g days, seed %" PRIu64 "\n", sc->horizon_days, sc->seed);
+	sim_report_gpus(fp, sc);
+	fputc('\n', fp);
 	if (sweep)
 		fprintf(fp, "%6s %6s %8s ", "N", "M", "seg_d");
 	fprintf(fp, "%-8s %8s %8s %10s %10s %12s %12s %12s %12s %9s %7s %7s\n", "strategy", "finished",

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-enum kind { K_INT, K_DOUBLE, K_DIST, K_SEED };
+enum kind { K_INT, K_DOUBLE, K_DIST, K_SEED, K_VERSIONS };
 
 struct key {
 	const char *name;
@@ -29,6 +29,11 @@ static const struct key keys[] = {
 	{ "host_download_mbps", K_DIST, F(download_mbps), 0, 1e6 },
 	{ "wrong_fraction", K_DOUBLE, F(wrong_fraction), 0, 1 },
 	{ "rpc_hours", K_DOUBLE, F(rpc_hours), 0.001, 1e4 },
+	{ "gpu_share", K_DOUBLE, F(gpu_share), 0, 1 },
+	{ "gpus_per_host", K_INT, F(gpus_per_host), 1, SIM_MAX_GPUS },
+	{ "gpu_flops", K_DOUBLE, F(gpu_flops), 1e6, 1e17 },
+	{ "app_versions", K_VERSIONS, F(app_versions), 1, 3 },
+	{ "max_sequences_per_gpu", K_INT, F(max_sequences_per_gpu), 1, SIM_MAX_SEQS_PER_GPU },
 	{ "sequences", K_INT, F(sequences), 1, 10000000 },
 	{ "length_days", K_DOUBLE, F(length_days), 1e-6, 1e5 },
 	{ "segment_days", K_DOUBLE, F(segment_days), 1e-6, 1e5 },
@@ -45,6 +50,8 @@ static const struct key keys[] = {
 #undef F
 
 static const char *const dist_names[] = { "const", "exp", "weibull", "lognormal", "uniform", "none" };
+/* app_versions' words, bit i for SIM_VERSION_* 1 << i */
+static const char *const version_names[] = { "cpu", "gpu" };
 
 void sim_scenario_defaults(struct sim_scenario *sc)
 {
@@ -60,6 +67,11 @@ void sim_scenario_defaults(struct sim_scenario *sc)
 	sc->download_mbps = (struct sim_dist){ SIM_DIST_LOGNORMAL, 2, 1 };
 	sc->wrong_fraction = 0.01;
 	sc->rpc_hours = 1;
+	sc->gpu_share = 0;
+	sc->gpus_per_host = 1;
+	sc->gpu_flops = 1e10;
+	sc->app_versions = SIM_VERSION_CPU;
+	sc->max_sequences_per_gpu = 1;
 	sc->sequences = 100;
 	sc->length_days = 30;
 	sc->segment_days = 1;
@@ -72,6 +84,11 @@ void sim_scenario_defaults(struct sim_scenario *sc)
 	sc->high_water = 2;
 	sc->replicas = 1;
 	sc->horizon_days = 180;
+}
+
+bool sim_host_has_gpu(const struct sim_scenario *sc, long i)
+{
+	return floor((double)(i + 1) * sc->gpu_share) > floor((double)i * sc->gpu_share);
 }
 
 long sim_scenario_segments(const struct sim_scenario *sc)
@@ -144,6 +161,24 @@ static int parse_dist(char **w, int nw, const struct key *k, struct sim_dist *d)
 	return -1;
 }
 
+/* `app_versions cpu gpu`: one word or both, once each */
+static int parse_versions(char **w, int nw, long *out)
+{
+	long v = 0;
+	int i;
+	size_t k;
+
+	for (i = 0; i < nw; i++) {
+		for (k = 0; k < ARRAY_SIZE(version_names) && strcmp(w[i], version_names[k]); k++)
+			;
+		if (k == ARRAY_SIZE(version_names) || v & (1L << k))
+			return -1;
+		v |= 1L << k;
+	}
+	*out = v;
+	return 0;
+}
+
 /* `avail H A B` (on from A to B hours) or `leave H T`: appended to the script */
 static int parse_script(struct sim_scenario *sc, char **w, int nw, const char *name, long line,
 			char *err, size_t errlen)
@@ -208,6 +243,12 @@ static int parse_line(struct sim_scenario *sc, char *s, const char *name, long l
 			return fail(err, errlen, name, line,
 				    "bad distribution (const V, exp MEAN, weibull SHAPE SCALE, "
 				    "lognormal MU SIGMA, uniform A B) for", w[0]);
+		return 0;
+	}
+	if (k->kind == K_VERSIONS) {
+		if (parse_versions(w + 1, nw - 1, (long *)((char *)sc + k->off)) != 0)
+			return fail(err, errlen, name, line, "cpu, gpu or both, once each, expected for",
+				    w[0]);
 		return 0;
 	}
 	if (nw != 2)
@@ -295,7 +336,7 @@ int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen)
 		const struct key *k = &keys[i];
 		double v;
 
-		if (k->kind == K_INT)
+		if (k->kind == K_INT || k->kind == K_VERSIONS)
 			v = (double)*(const long *)((const char *)sc + k->off);
 		else if (k->kind == K_DOUBLE)
 			v = *(const double *)((const char *)sc + k->off);
@@ -324,10 +365,24 @@ const char *sim_scenario_limits(const struct sim_scenario *sc)
 			return "an avail or leave line names a host past `hosts`";
 	if (sim_scenario_segments(sc) > 1000000)
 		return "more than 1000000 segments a component";
+	if (sc->gpu_share > 0 &&
+	    sc->hosts * sc->gpu_share * sc->gpus_per_host * sc->max_sequences_per_gpu > 1e7)
+		return "more than 10^7 GPU slots (hosts x gpu_share x gpus_per_host x max_sequences_per_gpu)";
 	/* job numbers are 32-bit */
 	if ((double)sim_scenario_segments(sc) * sc->sequences * sc->replicas > 1e9)
 		return "more than 10^9 segments in all";
 	return NULL;
+}
+
+static void write_versions(FILE *fp, const char *name, long v)
+{
+	size_t k;
+
+	fputs(name, fp);
+	for (k = 0; k < ARRAY_SIZE(version_names); k++)
+		if (v & (1L << k))
+			fprintf(fp, " %s", version_names[k]);
+	fputc('\n', fp);
 }
 
 static void write_dist(FILE *fp, const char *name, const struct sim_dist *d)
@@ -352,6 +407,7 @@ void sim_scenario_write(const struct sim_scenario *sc, FILE *fp)
 		case K_INT: fprintf(fp, "%s %ld\n", keys[i].name, *(const long *)v); break;
 		case K_DOUBLE: fprintf(fp, "%s %.17g\n", keys[i].name, *(const double *)v); break;
 		case K_DIST: write_dist(fp, keys[i].name, v); break;
+		case K_VERSIONS: write_versions(fp, keys[i].name, *(const long *)v); break;
 		}
 	}
 	/* an ON is always followed by the OFF of its avail line */

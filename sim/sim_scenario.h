@@ -20,6 +20,13 @@ struct sim_dist {
 
 #define SIM_MAX_REPLICAS 8
 #define SIM_MAX_SCRIPT 256
+/* GPUs a host, and sequences a GPU, at most: a host's slots stay few */
+#define SIM_MAX_GPUS 16
+#define SIM_MAX_SEQS_PER_GPU 16
+
+/* The app's versions (`app_versions cpu gpu`): which resources can run its jobs. */
+#define SIM_VERSION_CPU 1u
+#define SIM_VERSION_GPU 2u
 
 /*
  * A scripted host event (`avail H A B`, `leave H T`): with any of them the
@@ -43,6 +50,11 @@ struct sim_scenario {
 	struct sim_dist download_mbps;
 	double wrong_fraction;       /* of hosts returning wrong results */
 	double rpc_hours;            /* an idle host's RPC period while on */
+	double gpu_share;            /* of hosts with GPUs (sim_host_has_gpu says which) */
+	long gpus_per_host;          /* on a host with GPUs */
+	double gpu_flops;            /* the GPU version's speed on one GPU (reference CPU: 1e9) */
+	long app_versions;           /* SIM_VERSION_*: the resources the app has versions for */
+	long max_sequences_per_gpu;  /* seq: a GPU's allowance, beside the host's one on its CPU */
 
 	long sequences;              /* S */
 	double length_days;          /* of one component, reference-CPU days */
@@ -82,6 +94,12 @@ int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size
 int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen);
 /* What the scenario asks beyond the engine's limits (segments), or NULL. */
 const char *sim_scenario_limits(const struct sim_scenario *sc);
+/*
+ * Has host i (0-based) GPUs? The hosts with GPUs are spread evenly, the
+ * same ones in every run: i has them when floor((i + 1) * gpu_share) >
+ * floor(i * gpu_share), so with gpu_share 0.5 hosts 2, 4, 6... (1-based).
+ */
+bool sim_host_has_gpu(const struct sim_scenario *sc, long i);
 /* Segments in one component: ceil(length / segment), at least 1. */
 long sim_scenario_segments(const struct sim_scenario *sc);
 /* The mean of a distribution (0 for none). */

@@ -6,11 +6,15 @@
  * sequences (one member with replicas 1; a group's members are compared
  * segment by segment, a wrong one is outvoted).
  *
- * - At a host's RPC: a host holding fewer sequences than its allowance
- *   (seq_policy_allowance, the scheduler's default of one) is offered the
- *   unassigned members lowest id first, 20 of them, as sched_seq.c's
- *   assign_new, and takes the first seq_policy_may_take allows; then its
- *   sequences are topped up (seq_policy_segments_to_send). The first
+ * - A host holds sequences in slots: one on its CPU (the scheduler's default
+ *   max_sequences_per_host) and max_sequences_per_gpu on each GPU
+ *   (seq_policy_allowance of each resource), a slot usable only where the
+ *   app has a version for its resource. At a host's RPC each empty usable
+ *   slot, the GPUs' first, is offered the unassigned members lowest id
+ *   first, 20 of them, as sched_seq.c's assign_new, and takes the first
+ *   seq_policy_may_take allows at the slot's speed; then its sequences are
+ *   topped up (seq_policy_segments_to_send) on their slot's lane: a
+ *   sequence stays on the device it started on until relocated. The first
  *   segment sent to a host downloads the sequence's last uploaded state;
  *   the next ones read the state the one before leaves on the host.
  * - Segment k uploads what seq_policy_uploads says (answer every N, state
@@ -30,17 +34,15 @@
 #include <math.h>
 
 #define DAY 86400.0
-/* the reference host of length_days: its p_fpops */
-#define REF_FLOPS 1e9
 /* the scheduler's defaults: max_sequences_per_host, and assign_new's candidates */
 #define SEQS_PER_HOST 1
 #define CANDIDATES 20
-_Static_assert(SEQS_PER_HOST == 1, "held[] keeps one sequence a host");
 
 struct member {
 	struct seq_view v;              /* the sequence row, as the policy sees it */
 	int32_t comp;
 	int32_t host;                   /* -1: unassigned */
+	int32_t slot;                   /* of ss->held, while assigned */
 	bool fresh;                     /* its next segment is the first on its host */
 	double unsaved;                 /* CPU of accepted segments after the last uploaded state */
 	int64_t *fl;                    /* its instances in flight on the live branch, oldest first */
@@ -52,7 +54,9 @@ struct member {
 struct seq_sim {
 	struct member *m;
 	long nm;
-	int32_t *held;                  /* per host: the member it holds, or -1 */
+	int32_t *held;                  /* per slot: the member it holds, or -1 */
+	int32_t *slot_lane;             /* per slot: the lane of its host it runs on */
+	int32_t *first_slot;            /* per host, and one past the last: its slots */
 	int32_t *heap;                  /* unassigned members: a min-heap of ids */
 	long nheap;
 	int *reading_initial;           /* per component: members whose last state is the initial one */
@@ -120,9 +124,10 @@ static void failed_add(struct member *m, int32_t host)
 	m->failed[m->nfailed++] = host;
 }
 
-static void host_view_of(const struct sim *s, int32_t hi, struct host_view *hv)
+/* the host as the policy sees it when it offers a sequence to one of its lanes */
+static void host_view_of(const struct sim *s, int32_t hi, int lane, struct host_view *hv)
 {
-	*hv = (struct host_view){ hi, s->hosts[hi].speed * REF_FLOPS, 0, 1, 0 };
+	*hv = (struct host_view){ hi, s->hosts[hi].lane[lane].speed * SIM_REF_FLOPS, 0, 1, 0 };
 }
 
 /*
@@ -160,8 +165,13 @@ static void dlog_seq(const struct sim *s, const struct seq_sim *ss, const struct
 static void release(struct seq_sim *ss, struct member *m)
 {
 	if (m->host >= 0)
-		ss->held[m->host] = -1;
+		ss->held[m->slot] = -1;
 	m->host = -1;
+}
+
+static int member_lane(const struct seq_sim *ss, const struct member *m)
+{
+	return ss->slot_lane[m->slot];
 }
 
 /* the relocator: a new branch from the last uploaded state, elsewhere */
@@ -195,14 +205,14 @@ static void relocate(struct sim *s, struct seq_sim *ss, struct member *m)
 	heap_push(ss, (int32_t)(m - ss->m));
 }
 
-/* assign_new: the first of the lowest-id unassigned members the host may take */
-static void assign(struct sim *s, struct seq_sim *ss, int32_t hi)
+/* assign_new: the first of the lowest-id unassigned members the host's slot may take */
+static void assign(struct sim *s, struct seq_sim *ss, int32_t hi, int32_t slot)
 {
 	int32_t cand[CANDIDATES];
 	struct host_view hv;
 	int n = 0, i, took = -1;
 
-	host_view_of(s, hi, &hv);
+	host_view_of(s, hi, ss->slot_lane[slot], &hv);
 	while (n < CANDIDATES && ss->nheap > 0)
 		cand[n++] = heap_pop(ss);
 	for (i = 0; i < n && took < 0; i++) {
@@ -218,7 +228,8 @@ static void assign(struct sim *s, struct seq_sim *ss, int32_t hi)
 			heap_push(ss, cand[i]);
 	if (took >= 0) {
 		ss->m[cand[took]].host = hi;
-		ss->held[hi] = cand[took];
+		ss->m[cand[took]].slot = slot;
+		ss->held[slot] = cand[took];
 	}
 }
 
@@ -247,23 +258,25 @@ static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 			m->capfl = m->capfl ? 2 * m->capfl : 2;
 			m->fl = xrealloc(m->fl, (size_t)m->capfl * sizeof(*m->fl));
 		}
-		m->fl[m->nfl++] = sim_send(s, hi, sim_job_new(s, &j));
+		m->fl[m->nfl++] = sim_send(s, hi, member_lane(ss, m), sim_job_new(s, &j));
 		dlog_seg(s, m->fl[m->nfl - 1], "sent");
 		m->v.first_unsent = k + 1;
 		m->fresh = false;
 	}
 }
 
+/* the host's empty slots, the GPUs' first (last in the host's range), then its top-ups */
 static void seq_rpc(struct sim *s, int32_t hi)
 {
 	struct seq_sim *ss = s->priv;
-	struct host_view hv;
+	int32_t slot;
 
-	host_view_of(s, hi, &hv);
-	if (ss->held[hi] < 0 && seq_policy_allowance(&hv, SEQS_PER_HOST, 0) > 0)
-		assign(s, ss, hi);
-	if (ss->held[hi] >= 0)
-		top_up(s, ss, ss->held[hi], hi);
+	for (slot = ss->first_slot[hi + 1] - 1; slot >= ss->first_slot[hi]; slot--)
+		if (ss->held[slot] < 0 && s->hosts[hi].lane[ss->slot_lane[slot]].usable)
+			assign(s, ss, hi, slot);
+	for (slot = ss->first_slot[hi]; slot < ss->first_slot[hi + 1]; slot++)
+		if (ss->held[slot] >= 0)
+			top_up(s, ss, ss->held[slot], hi);
 }
 
 /* the segment of k has its state on the server: the one before it can go */
@@ -304,7 +317,7 @@ static void seq_accepted(struct sim *s, int32_t job)
 	const struct sim_job *j = &s->jobs[job];
 	struct member *m = &ss->m[j->seq];
 	struct seg_view g = { j->seg, j->branch, m->host, SEG_SUCCESS, 0,
-			      j->cpu / s->hosts[m->host].speed };
+			      j->cpu / s->hosts[m->host].lane[member_lane(ss, m)].speed };
 
 	if (s->dlog) {
 		int i;
@@ -354,12 +367,55 @@ static void seq_cleanup(struct sim *s)
 	}
 	free(ss->m);
 	free(ss->held);
+	free(ss->slot_lane);
+	free(ss->first_slot);
 	free(ss->heap);
 	free(ss->reading_initial);
 	free(ss->left);
 	free(ss->send);
 	free(ss);
 	s->priv = NULL;
+}
+
+/*
+ * Host i's slots: seq_policy_allowance of its CPU (one a host), then of its
+ * GPUs (max_sequences_per_gpu each, a GPU counted as the policy counts
+ * CPUs), the GPUs' taken in turn; their lanes into lane[] if not NULL, their
+ * number returned.
+ */
+static long slots_of(const struct sim *s, long i, int32_t *lane)
+{
+	const struct sim_host *h = &s->hosts[i];
+	struct host_view hv;
+	size_t cpu, gpu, k;
+
+	host_view_of(s, (int32_t)i, 0, &hv);
+	cpu = seq_policy_allowance(&hv, SEQS_PER_HOST, 0);
+	hv.ncpus = h->nlanes - 1;
+	gpu = h->nlanes > 1 ? seq_policy_allowance(&hv, 0, s->sc->max_sequences_per_gpu) : 0;
+	for (k = 0; lane && k < cpu + gpu; k++)
+		lane[k] = k < cpu ? 0 : 1 + (int32_t)((k - cpu) % (size_t)(h->nlanes - 1));
+	return (long)(cpu + gpu);
+}
+
+/* every host's slots, empty (the hosts' lanes are made by then) */
+static void slots_create(struct sim *s, struct seq_sim *ss)
+{
+	const struct sim_scenario *sc = s->sc;
+	long i, n = 0;
+
+	ss->first_slot = xmalloc((size_t)(sc->hosts + 1) * sizeof(*ss->first_slot));
+	for (i = 0; i < sc->hosts; i++) {
+		ss->first_slot[i] = (int32_t)n;
+		n += slots_of(s, i, NULL);
+	}
+	ss->first_slot[sc->hosts] = (int32_t)n;
+	ss->held = xmalloc((size_t)n * sizeof(*ss->held));
+	ss->slot_lane = xmalloc((size_t)n * sizeof(*ss->slot_lane));
+	for (i = 0; i < n; i++)
+		ss->held[i] = -1;
+	for (i = 0; i < sc->hosts; i++)
+		slots_of(s, i, ss->slot_lane + ss->first_slot[i]);
 }
 
 static int seq_setup(struct sim *s, char *why, size_t whylen)
@@ -379,12 +435,10 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 	ss->nm = sc->sequences * r;
 	ss->m = xcalloc((size_t)ss->nm, sizeof(*ss->m));
 	ss->heap = xmalloc((size_t)ss->nm * sizeof(*ss->heap));
-	ss->held = xmalloc((size_t)sc->hosts * sizeof(*ss->held));
+	slots_create(s, ss);
 	ss->reading_initial = xmalloc((size_t)sc->sequences * sizeof(int));
 	ss->left = xmalloc((size_t)sc->sequences * sizeof(int));
 	ss->send = xmalloc((size_t)sc->high_water * sizeof(*ss->send));
-	for (i = 0; i < sc->hosts; i++)
-		ss->held[i] = -1;
 	for (i = 0; i < sc->sequences; i++)
 		ss->reading_initial[i] = ss->left[i] = r;
 	for (i = 0; i < ss->nm; i++) {
@@ -404,7 +458,7 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 			.state_upload_every = (int)sc->state_every,
 			/* create_sequence's default: a deadline of twice max_result_time */
 			.max_result_time = sc->segment_deadline_days * DAY / 2,
-			.rsc_fpops_est = ss->segment_s * REF_FLOPS,
+			.rsc_fpops_est = ss->segment_s * SIM_REF_FLOPS,
 		};
 		heap_push(ss, (int32_t)i);
 	}

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, create_sequence --advise, --plot, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -222,6 +222,44 @@ test_expect_success 'without gnuplot on PATH, --plot writes the data and scripts
 test_expect_success 'advise refuses --plot (it is for runs and sweeps)' '
 	! "$sim" advise --plot adv "$data/no-churn.txt" 2>err &&
 	grep "plot and --finish_csv are for runs and sweeps" err && ! test -e adv
+'
+
+test_expect_success 'GPU hosts: a GPU version runs at gpu_flops, ten times the CPU here' '
+	"$sim" --csv gpu.csv "$data/gpu.txt" >gpu.out &&
+	grep "^GPUs: 30 hosts with 1 of 1e+10 FLOPS (10 reference CPUs) each; app versions: gpu; seq: 1 sequence a GPU$" gpu.out &&
+	{ cat "$data/gpu.txt" && echo "app_versions cpu"; } >cpu.txt &&
+	"$sim" --csv cpu.csv cpu.txt >cpu.out &&
+	for s in giant chunk seq; do
+		test "$(col gpu.csv $s 1,7,1 3)" = 30 && test "$(col cpu.csv $s 1,7,1 3)" = 30 &&
+		awk -v g="$(col gpu.csv $s 1,7,1 5)" -v c="$(col cpu.csv $s 1,7,1 5)" \
+			"BEGIN { exit !(g > 0.499 && g < 0.501 && c > 4.999 && c < 5.001) }" || return 1
+	done &&
+	# the CPU-only app on the same hosts: their GPUs are there, and idle
+	grep "^GPUs: 30 hosts .* app versions: cpu;" cpu.out
+'
+
+test_expect_success 'advise on a GPU project: its figures are the GPUs'"'"' (median 0.5 days, not 5)' '
+	"$sim" advise --sweep M=1,5 --sweep segment=1d "$data/gpu.txt" >gadv.out &&
+	grep "^GPUs: 30 hosts with 1 of 1e+10 FLOPS" gadv.out &&
+	grep "^advice: N 1, M 5, segment 1 days: uploads 0.300 GB, wastes 0.00 reference-CPU days, median 0.50 days" gadv.out &&
+	"$sim" advise --sweep M=1,5 --sweep segment=1d cpu.txt >cadv.out &&
+	grep "^advice: N 1, M 5, segment 1 days: uploads 0.300 GB, wastes 0.00 reference-CPU days, median 5.00 days" cadv.out
+'
+
+test_expect_success 'the GPU keys: bad values are refused naming the line, and they print back' '
+	printf "app_versions gpu gpu\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: cpu, gpu or both, once each, expected for .app_versions." err &&
+	printf "hosts 10\napp_versions tpu\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:2: cpu, gpu or both" err &&
+	printf "app_versions\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "no value for .app_versions." err &&
+	printf "gpu_share 1.5\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: number out of range" err &&
+	printf "gpus_per_host 17\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: integer out of range" err &&
+	printf "max_sequences_per_gpu 0\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: integer out of range" err &&
+	printf "hosts 10000000\ngpu_share 1\nmax_sequences_per_gpu 2\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "more than 10^7 GPU slots" err &&
+	"$sim" --print_scenario "$data/gpu.txt" >gp1 && "$sim" --print_scenario gp1 >gp2 && cmp gp1 gp2 &&
+	grep "^app_versions gpu$" gp1 && grep "^gpu_share 0.5$" gp1 && grep "^gpu_flops 10000000000$" gp1 &&
+	printf "app_versions gpu cpu\n" >both.txt && "$sim" --print_scenario both.txt | grep "^app_versions cpu gpu$"
 '
 
 test_expect_success 'a bad scenario is refused naming the line' '
