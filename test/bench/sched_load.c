@@ -8,7 +8,8 @@
  * <scheduler_reply>, no message or request_delay, every reported result
  * acknowledged, nothing aborted, no job sent twice (to any host), and in seq
  * mode the sequence protocol (report segment k, get k+2, keep only k's
- * state). It prints RPC/s, jobs/s, latency and the errors by kind.
+ * state). It prints RPC/s, jobs/s, latency and the errors by kind. With
+ * --gpu every host has an NVIDIA GPU and asks work of it, not of its CPUs.
  *
  * Plain libc and pthreads, and no allocation per RPC but a job's names: it
  * must cost far less than the scheduler it measures.
@@ -52,7 +53,7 @@ static struct {
 	long hosts, concurrency, cpu_pid;
 	double duration, warmup, seconds, timeout;
 	enum mode mode;
-	bool csv;
+	bool csv, gpu;
 } opt = { .platform = "x86_64-pc-linux-gnu", .prefix = "load", .hosts = 100, .concurrency = 8,
 	  .duration = 10, .seconds = -1, .timeout = 60, .mode = MODE_ONE };
 
@@ -439,6 +440,30 @@ static struct job *lowest_segment(struct host *h)
 
 /* --- the request ---------------------------------------------------------- */
 
+/*
+ * --gpu: the <coprocs> of a real 7.20.5 client with one H200
+ * (test/data/client-7.20.5/h200_request_2.xml), asking secs of it.
+ */
+static void add_coprocs(struct buf *b, double secs)
+{
+	buf_addf(b, "<coprocs>\n<coproc_cuda>\n   <count>1</count>\n   <name>NVIDIA H200</name>\n"
+		 "   <available_ram>150109880320.000000</available_ram>\n   <have_cuda>1</have_cuda>\n"
+		 "   <have_opencl>0</have_opencl>\n   <req_secs>%f</req_secs>\n"
+		 "   <req_instances>%f</req_instances>\n   <estimated_delay>0.000000</estimated_delay>\n"
+		 "   <peak_flops>33454080000000.000000</peak_flops>\n   <cudaVersion>13000</cudaVersion>\n"
+		 "   <drvVersion>58099</drvVersion>\n"
+		 "   <totalGlobalMem>150109880320.000000</totalGlobalMem>\n"
+		 "   <sharedMemPerBlock>49152.000000</sharedMemPerBlock>\n   <regsPerBlock>65536</regsPerBlock>\n"
+		 "   <warpSize>32</warpSize>\n   <memPitch>2147483647.000000</memPitch>\n"
+		 "   <maxThreadsPerBlock>1024</maxThreadsPerBlock>\n"
+		 "   <maxThreadsDim>1024 1024 64</maxThreadsDim>\n"
+		 "   <maxGridSize>2147483647 65535 65535</maxGridSize>\n   <clockRate>1980000</clockRate>\n"
+		 "   <totalConstMem>65536.000000</totalConstMem>\n   <major>9</major>\n   <minor>0</minor>\n"
+		 "   <textureAlignment>512.000000</textureAlignment>\n   <deviceOverlap>1</deviceOverlap>\n"
+		 "   <multiProcessorCount>132</multiProcessorCount>\n</coproc_cuda>\n</coprocs>\n",
+		 secs, secs > 0 ? 1.0 : 0.0);
+}
+
 static void build_request(struct worker *w, struct host *h)
 {
 	struct buf *b = &w->req;
@@ -455,7 +480,7 @@ static void build_request(struct worker *w, struct host *h)
 		 "<core_client_release>5</core_client_release>\n<work_req_seconds>%g</work_req_seconds>\n"
 		 "<cpu_req_secs>%g</cpu_req_secs>\n<cpu_req_instances>0</cpu_req_instances>\n"
 		 "<platform_name>%s</platform_name>\n",
-		 opt.auth, h->hostid, h->rpc_seqno, secs, secs, opt.platform);
+		 opt.auth, h->hostid, h->rpc_seqno, secs, opt.gpu ? 0 : secs, opt.platform);
 	if (h->hostid)
 		buf_addf(b, "<code_sign_key>x</code_sign_key>\n");
 	for (i = 0; i < h->njobs; i++) {
@@ -496,8 +521,11 @@ static void build_request(struct worker *w, struct host *h)
 	buf_addf(b, "<host_info>\n    <host_cpid>%s-%d</host_cpid>\n"
 		 "    <domain_name>%s-%d.bench</domain_name>\n    <p_ncpus>2</p_ncpus>\n"
 		 "    <p_fpops>1000000000</p_fpops>\n    <m_nbytes>8000000000</m_nbytes>\n"
-		 "    <d_free>100000000000</d_free>\n    <os_name>Linux</os_name>\n</host_info>\n"
-		 "</scheduler_request>\n", opt.prefix, h->idx, opt.prefix, h->idx);
+		 "    <d_free>100000000000</d_free>\n    <os_name>Linux</os_name>\n</host_info>\n",
+		 opt.prefix, h->idx, opt.prefix, h->idx);
+	if (opt.gpu)
+		add_coprocs(b, secs);
+	buf_addf(b, "</scheduler_request>\n");
 }
 
 /* --- HTTP ---------------------------------------------------------------- */
@@ -1005,6 +1033,10 @@ static void usage(FILE *f)
 	      "                     sticky states and k+1 running, gets k+2 (ask for 1 s)\n"
 	      "                     (default: one)\n"
 	      "  --seconds S        work_req_seconds to ask for instead of the mode's\n"
+	      "  --gpu              hosts with one NVIDIA GPU (a real client's <coproc_cuda>) asking\n"
+	      "                     the seconds of it (req_secs, req_instances 1) and none of\n"
+	      "                     the CPU (cpu_req_secs 0); work_req_seconds as ever, which\n"
+	      "                     a scheduler that reads only it fills with CPU work\n"
 	      "  --platform NAME    the hosts' platform (default x86_64-pc-linux-gnu)\n"
 	      "  --prefix P         host_cpid and domain_name of host n are P-n and P-n.bench\n"
 	      "                     (default load)\n"
@@ -1074,7 +1106,7 @@ static int parse_options(int argc, char **argv)
 		{ "mode", 1, NULL, 'm' }, { "seconds", 1, NULL, 's' }, { "platform", 1, NULL, 'p' },
 		{ "prefix", 1, NULL, 'P' }, { "state", 1, NULL, 'S' }, { "timeout", 1, NULL, 't' },
 		{ "dump", 1, NULL, 'D' }, { "cpu-pid", 1, NULL, 'U' },
-		{ "csv", 0, NULL, 'c' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "csv", 0, NULL, 'c' }, { "gpu", 0, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	double v;
 	int c, m, li = 0;
@@ -1088,6 +1120,7 @@ static int parse_options(int argc, char **argv)
 		case 'S': opt.state = optarg; break;
 		case 'D': opt.dump = optarg; break;
 		case 'c': opt.csv = true; break;
+		case 'g': opt.gpu = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'H': case 'C': case 'U':
 			if (!number(optarg, 1, c == 'H' ? 1e7 : c == 'C' ? 4096 : 1e9, &v) || v != (long)v)
@@ -1279,7 +1312,8 @@ int main(int argc, char **argv)
 	/* the measured seconds: until the last RPC started in time has finished */
 	secs = tot.last_done > t_warm ? tot.last_done - t_warm : opt.duration;
 
-	printf("mode          %s (work_req_seconds %g)\n", mode_name[opt.mode],
+	printf("mode          %s (%s %g)\n", mode_name[opt.mode],
+	       opt.gpu ? "work_req_seconds and the GPU's req_secs" : "work_req_seconds",
 	       opt.seconds >= 0 ? opt.seconds : mode_seconds[opt.mode]);
 	printf("hosts         %ld (%ld set-up RPCs, untimed, %.1f s)\n", opt.hosts, tot.setup_rpcs,
 	       t_start - t_setup);

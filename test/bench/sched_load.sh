@@ -8,8 +8,10 @@
 # private sandbox (no daemons), fills the database with unsent results,
 # prints RPC/s, jobs/s and latency per mode, and after each run checks the
 # database against what the hosts were sent and reported: no job sent twice,
-# every report recorded as a success. A benchmark, not a test: it fails only
-# when an RPC or a check goes wrong. See doc/bench.md.
+# every report recorded as a success. With -g the hosts have an NVIDIA GPU
+# and the app 8 versions in 4 plan classes (CPU, mt, cuda, opencl_ati). A
+# benchmark, not a test: it fails only when an RPC or a check goes wrong.
+# See doc/bench.md.
 set -u
 
 prog=sched_load.sh
@@ -32,6 +34,16 @@ usage: $prog [options]
                 the scheduler under mod_fcgid as the sandbox configures it,
                 or plain CGI (Apache restarted without mod_fcgid), or both
                 runs one after the other (default: both)
+  -g            GPU hosts: the app gets 8 versions (1.00 and 1.01) in 4 plan
+                classes -- none (CPU), mt, cuda, opencl_ati -- described in
+                the project's plan_class_spec.xml, and every host's request
+                has a <coprocs> with one NVIDIA GPU (the <coproc_cuda> of a
+                real 7.20.5 client's H200) and asks the mode's seconds of it
+                (req_secs, req_instances 1), none of the CPU (cpu_req_secs 0),
+                and the legacy work_req_seconds as an old client would: a
+                scheduler that fills each resource's request sends CUDA jobs,
+                one that reads only work_req_seconds sends CPU jobs; the mode
+                column says +gpu
   -L N          segments of each sequence in the seq runs (default: enough
                 for 2,000 RPC/s)
   -s SQL        run SQL on the filled database before measuring (to try an
@@ -50,12 +62,12 @@ EOF
 }
 
 UNSENT=100000 NHOSTS=2000 CONC=8 SECS=20 WARM=3 MODES="nowork one ten seq" TRANSPORT=both
-NSEG= DIR= KEEP=0 EXTRA_SQL=
-while getopts u:H:C:T:W:M:t:L:s:d:kh opt; do
+NSEG= DIR= KEEP=0 EXTRA_SQL= GPU=0
+while getopts u:H:C:T:W:M:t:L:s:d:gkh opt; do
 	case $opt in
 	u) UNSENT=$OPTARG ;; H) NHOSTS=$OPTARG ;; C) CONC=$OPTARG ;; T) SECS=$OPTARG ;; W) WARM=$OPTARG ;;
 	M) MODES=$OPTARG ;; t) TRANSPORT=$OPTARG ;; L) NSEG=$OPTARG ;; s) EXTRA_SQL=$OPTARG ;;
-	d) DIR=$OPTARG ;; k) KEEP=1 ;;
+	d) DIR=$OPTARG ;; k) KEEP=1 ;; g) GPU=1 ;;
 	h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
 	esac
 done
@@ -83,9 +95,65 @@ LOAD=$WSEQ_BUILDDIR/test/bench/sched_load
 bench_sandbox_up
 APACHE_CONF=$SB/apache/httpd.conf
 
-say "registering the sample app, creating $UNSENT unsent results"
+# The plan classes of -g, in upstream's plan_class_spec.xml format (its
+# sample's mt, cuda and opencl_ati); the H200 of the requests satisfies cuda.
+write_plan_classes() {
+	cat >"$PROJECT_DIR/plan_class_spec.xml" <<-EOT
+	<plan_classes>
+	  <plan_class>
+	    <name>mt</name>
+	    <min_ncpus>2</min_ncpus>
+	    <max_threads>16</max_threads>
+	    <nthreads_cmdline/>
+	    <projected_flops_scale>0.8</projected_flops_scale>
+	  </plan_class>
+	  <plan_class>
+	    <name>cuda</name>
+	    <gpu_type>nvidia</gpu_type>
+	    <cuda/>
+	    <min_cuda_version>11000</min_cuda_version>
+	    <min_nvidia_compcap>500</min_nvidia_compcap>
+	    <min_gpu_ram_mb>1024</min_gpu_ram_mb>
+	    <gpu_ram_used_mb>512</gpu_ram_used_mb>
+	    <ngpus>1</ngpus>
+	    <cpu_frac>0.1</cpu_frac>
+	  </plan_class>
+	  <plan_class>
+	    <name>opencl_ati</name>
+	    <gpu_type>ati</gpu_type>
+	    <opencl/>
+	    <min_opencl_version>120</min_opencl_version>
+	    <min_gpu_ram_mb>1024</min_gpu_ram_mb>
+	    <gpu_ram_used_mb>512</gpu_ram_used_mb>
+	    <ngpus>1</ngpus>
+	    <cpu_frac>0.1</cpu_frac>
+	  </plan_class>
+	</plan_classes>
+	EOT
+}
+
+# -g: versions 1.00 and 1.01 of each class besides bench_setup_app's 1.00
+# CPU one, each its own executable (a copy of the sample) named after its
+# directory, registered by update_versions.
+setup_gpu_versions() {
+	local v pc dir
+	write_plan_classes || return 1
+	for v in 1.00 1.01; do
+		for pc in "" __mt __cuda __opencl_ati; do
+			dir=$PROJECT_DIR/apps/wseq_sample/wseq_sample_${v}_$PLATFORM$pc
+			[ -d "$dir" ] && continue
+			mkdir -p "$dir" && cp "$WSEQ_LIBEXECDIR/apps/wseq_sample" "$dir/${dir##*/}" || return 1
+		done
+	done
+	(cd "$PROJECT_DIR" && bin/update_versions) || return 1
+	[ "$(sql -e "select count(*) from app_version")" = 8 ] ||
+		{ echo "$(sql -e "select count(*) from app_version") app versions, not 8"; return 1; }
+}
+
+say "registering the sample app$([ $GPU = 1 ] && echo " (8 versions, 4 plan classes)"), creating $UNSENT unsent results"
 t0=$EPOCHREALTIME
-bench_setup_app >"$DIR/setup.log" 2>&1 && bench_unsent_work "$UNSENT" >>"$DIR/setup.log" 2>&1 ||
+bench_setup_app >"$DIR/setup.log" 2>&1 &&
+	{ [ $GPU = 0 ] || setup_gpu_versions >>"$DIR/setup.log" 2>&1; } && bench_unsent_work "$UNSENT" >>"$DIR/setup.log" 2>&1 ||
 	{ cat "$DIR/setup.log" >&2; die "setup failed"; }
 fill_secs=$(seconds_since "$t0")
 nunsent=$(sql -e "select count(*) from result where server_state=2")
@@ -156,7 +224,7 @@ run() {
 	cpu0=$(ticks machine) sch0=$(ticks "$sched_pat") web0=$(ticks "apache2 -f $APACHE_CONF")
 	"$LOAD" ${dbpid:+--cpu-pid "$dbpid"} --url "$SCHED" --auth "$ADMIN_AUTHENTICATOR" --hosts "$NHOSTS" --concurrency "$CONC" \
 		--duration "$SECS" --warmup "$WARM" --mode "$mode" --prefix "$tr" --state "$WORK/$tr.state" \
-		--csv >"$out.out" 2>"$out.err"
+		$([ $GPU = 1 ] && echo --gpu) --csv >"$out.out" 2>"$out.err"
 	rc=$?
 	cpu1=$(ticks machine) sch1=$(ticks "$sched_pat") web1=$(ticks "apache2 -f $APACHE_CONF")
 	how=$(sched_transport)
@@ -170,7 +238,7 @@ run() {
 	[ "${noseq:-0}" = 0 ] || say "$tr $mode: $noseq times a host without a sequence asked and got none"
 	[ "$nerr" = 0 ] || { say "$tr $mode: $nerr errors:"; head -n 5 "$out.err" | sed 's/^/  /' >&2; }
 	[ "$probs" = 0 ] || { say "$tr $mode: the database does not match:"; sed 's/^/  /' "$out.check" >&2; }
-	rows+=("$(printf '%-9s %-7s %6s %7s %7s %8s %8s %8s %8s %7s %7s %7s %7s %7s %6s  %s' "$tr" "$mode" "$secs" "$rpcs" "$rps" \
+	rows+=("$(printf '%-9s %-10s %6s %7s %7s %8s %8s %8s %8s %7s %7s %7s %7s %7s %6s  %s' "$tr" "$mode$([ $GPU = 1 ] && echo +gpu)" "$secs" "$rpcs" "$rps" \
 		"$jps" "$med" "$p90" "$p99" "$(awk -v c="$dbcpu" -v n="$rpcs" 'BEGIN { printf "%.2f", c < 0 || !n ? -1 : c * 1000 / n }')" \
 		"$(per_rpc "$sch0" "$sch1" "$all")" "$(per_rpc "$web0" "$web1" "$all")" \
 		"$(per_rpc "$cpu0" "$cpu1" "$all")" "$nerr" "$probs" "$how")")
@@ -195,7 +263,12 @@ database:  $UNSENT unsent results at the start (made in ${fill_secs} s); now $(s
            $(sql -e "select count(*) from sequence") sequences, $(sql -e "select group_concat(concat(c, ' results in state ', server_state) separator ', ')
 	from (select server_state, count(*) c from result group by server_state) s")
 ${EXTRA_SQL:+extra SQL: $EXTRA_SQL
-}load:      $NHOSTS hosts a transport, $CONC RPCs at once, each run $WARM s of warm-up and $SECS s measured;
+}versions:  $(sql -e "select count(*) from app_version") of the app; results sent by plan class: $(sql -e "select group_concat(concat(c, ' ', pc)
+	separator ', ') from (select if(v.plan_class = '', 'CPU', v.plan_class) pc, count(*) c from result r
+	join app_version v on v.id = r.app_version_id where r.server_state in (4, 5) group by pc) s")
+hosts:     $([ $GPU = 1 ] && echo "each with 2 CPUs and one NVIDIA H200 (<coproc_cuda>), asking for GPU seconds, none of the CPU, and the legacy work_req_seconds (-g)" ||
+	echo "each with 2 CPUs and no coprocessor, asking for CPU work")
+load:      $NHOSTS hosts a transport, $CONC RPCs at once, each run $WARM s of warm-up and $SECS s measured;
            HTTP/1.0, a connection an RPC; the scheduler as Apache ran it (last column);
            DB ms: CPU milliseconds of MariaDB an RPC, in the measured seconds; over the whole
            run (set-up and warm-up RPCs too), CPU ms an RPC of the FastCGI scheduler processes
@@ -204,7 +277,7 @@ ${EXTRA_SQL:+extra SQL: $EXTRA_SQL
            load generator, the kernel); errors: replies that failed sched_load's checks;
            db-ck: database checks failed after the run
 
-transport mode    secs    RPCs   RPC/s   jobs/s  med ms   p90 ms   p99 ms  DB ms  sch ms  web ms  all ms   errors  db-ck  scheduler
+transport mode       secs    RPCs   RPC/s   jobs/s  med ms   p90 ms   p99 ms  DB ms  sch ms  web ms  all ms   errors  db-ck  scheduler
 EOT
 printf '%s\n' "${rows[@]}"
 nbad=$(cat "$WORK"/*.check 2>/dev/null | wc -l)
