@@ -271,11 +271,30 @@ test_expect_success 'a bad scenario is refused naming the line' '
 '
 
 test_expect_success "the README's example scenarios read (doc/examples/sim)" '
-	for ex in climate trajectory; do
+	for ex in climate trajectory gpu; do
 		"$sim" --print_scenario "$WSEQ_SRCDIR/doc/examples/sim/$ex.txt" >ex.$ex || return 1
 	done &&
 	grep "^state_mb 1000$" ex.climate && grep "^segment_days 0.5$" ex.climate &&
-	grep "^state_mb 20$" ex.trajectory && grep "^length_days 60$" ex.trajectory
+	grep "^state_mb 20$" ex.trajectory && grep "^length_days 60$" ex.trajectory &&
+	grep "^app_versions gpu$" ex.gpu && grep "^gpu_share 0.29999999999999999$" ex.gpu
+'
+
+# "median p90 waste reloc" of the seq row of wseq_sim's output
+seq_figures() {
+	awk "\$1 == \"seq\" { print \$4, \$5, \$9, \$11 }"
+}
+
+test_expect_success "doc/wseq_sim.md's worked GPU scenario: the figures it prints are the simulator's" '
+	ex="$WSEQ_SRCDIR/doc/examples/sim/gpu.txt" doc="$WSEQ_SRCDIR/doc/wseq_sim.md" &&
+	"$sim" --strategy seq "$ex" >wg.out &&
+	grep -Fx "    $(sed -n 1p wg.out)" "$doc" && grep -Fx "    $(sed -n 2p wg.out)" "$doc" &&
+	for run in "gpu 7" "cpu 7" "cpu gpu 7" "cpu gpu 0.4" "gpu 0.4"; do
+		v=${run% *} d=${run##* } &&
+		sed "s/^app_versions.*/app_versions $v/; s/^segment_deadline_days.*/segment_deadline_days $d/" \
+			"$ex" | "$sim" --strategy seq - | seq_figures >fig &&
+		read -r med p90 waste reloc <fig &&
+		grep -E "^    $v +$d days? +100 +$med +$p90 +$waste +$reloc\$" "$doc" || return 1
+	done
 '
 
 test_expect_success '--print_scenario writes a scenario that reads back the same' '
