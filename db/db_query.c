@@ -64,7 +64,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_seq_batch_active, &dbq_cancel_pick_range, &dbq_cancel_pick_name,
 	&dbq_ops_result_states, &dbq_ops_wu_states, &dbq_ops_seq_states, &dbq_ops_batch_states,
 	&dbq_ops_outcomes_since, &dbq_ops_errors_by_app, &dbq_ops_errors_by_host,
-	&dbq_ops_host_counts, &dbq_ops_batch_wu_counts, &dbq_ops_batch_result_counts,
+	&dbq_ops_host_counts, &dbq_host_versions_in_progress, &dbq_ops_batch_wu_counts, &dbq_ops_batch_result_counts,
 	&dbq_ops_recent_errors, &dbq_ops_host_results, &dbq_ops_wu_results, &dbq_ops_hosts_recent,
 	&dbq_ops_host_sequences, &dbq_ops_batches, &dbq_ops_batch_jobs, &dbq_ops_batch_lease,
 	&dbq_ops_sequences, &dbq_ops_sequences_state, &dbq_ops_seq_segments, &dbq_ops_seq_files,

@@ -26,12 +26,19 @@ const struct param sched_params[] = {
 	S("sched_error_delay", error_delay, "3600", 0, 1e7, "S", "request_delay after a refused request"),
 	S("sched_down_delay", down_delay, "600", 0, 1e7, "S", "request_delay while the database is unavailable"),
 	S("max_wus_in_progress", max_wus_in_progress, "0", 0, 1e6, "N",
-	  "most jobs in progress per CPU of a host (0: no limit)"),
+	  "most CPU jobs in progress per CPU of a host (0: no limit)"),
+	S("max_wus_in_progress_gpu", max_wus_in_progress_gpu, "0", 0, 1e6, "N",
+	  "most GPU jobs in progress per GPU of a host (0: no limit)"),
+	{ "gpu_multiplier", PARAM_DOUBLE, offsetof(struct sched_settings, gpu_multiplier), "1",
+	  PARAM_BOUNDED, 0, 1000, "F",
+	  "in the daily quota a host's GPU counts as F CPUs (upstream's gpu_multiplier)" },
 	S("sched_candidates", candidates, "200", 1, 1e5, "N", "unsent results examined per request"),
 	S("max_sequences_per_host", seqs_per_host, "1", 0, 1000, "N",
 	  "work sequences a host holds at once (0: none)"),
 	S("max_sequences_per_cpu", seqs_per_cpu, "0", 0, 1000, "N",
 	  "if set, a host holds N work sequences per CPU instead"),
+	S("max_sequences_per_gpu", seqs_per_gpu, "0", 0, 1000, "N",
+	  "if set, a host holds N work sequences per GPU (beside max_sequences_per_cpu's)"),
 	{ "sequence_share", PARAM_DOUBLE, offsetof(struct sched_settings, sequence_share), "0.5",
 	  PARAM_BOUNDED, 0, 1, "F",
 	  "sequence segments fill at most this fraction of the work a client asks for; ordinary "
@@ -441,15 +448,16 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 static int send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		     const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
 {
-	double seconds = 0;
-	int rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
+	int rc = sched_usable(ctx, req, host, apps, reply);
 
 	if (rc == DB_OK)
-		rc = sched_send_assigned(ctx, req, host, apps, reply, &seconds);
+		rc = sched_resend_lost(ctx, req, host, apps, reply);
 	if (rc == DB_OK)
-		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
+		rc = sched_send_assigned(ctx, req, host, apps, reply);
 	if (rc == DB_OK)
-		rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);
+		rc = sched_seq_work(ctx, req, host, apps, reply);
+	if (rc == DB_OK)
+		rc = sched_send_work(ctx, req, host, apps, reply);
 	return rc;
 }
 
@@ -549,6 +557,7 @@ static int adopt_cpid(const struct sched_ctx *ctx, const struct sched_request *r
 static void reply_back_to_start(struct sched_reply *reply, struct sched_reply_mark mark)
 {
 	sched_reply_back_to(reply, mark);
+	reply->usable_known = false;    /* the apps may be read again: worked out again */
 	reply->hostid = 0;
 	free(reply->account.user_name);
 	free(reply->account.cross_project_id);
@@ -593,7 +602,7 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 				  "outputs would have no upload certificates", ctx->cfg->key_dir);
 			send = false;
 		}
-		rc = send ? sched_apps_get(ctx->db, apps) : DB_OK;
+		rc = send ? sched_apps_get(ctx->db, ctx->cfg->project_dir, apps) : DB_OK;
 		if (rc == DB_OK)
 			rc = db_begin(ctx->db);
 		if (rc == DB_OK)
