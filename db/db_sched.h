@@ -103,15 +103,6 @@ int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64
  */
 int db_workunit_touch_each(struct db *db, const int64_t *ids, const int64_t *times, size_t n);
 
-/* TEMPORARY (core branch): replaced by the hav branch's definition at merge. */
-struct db_host_app_version {
-	int64_t host_id, app_version_id, n_jobs, n_valid, n_invalid, consecutive_valid;
-	double flops_avg, elapsed_avg;
-	int64_t last_update;
-};
-int db_hav_enum_host(struct db *db, int64_t hostid,
-		     int (*fn)(struct db_host_app_version *, void *), void *arg);
-
 #endif
 
 /* ---- work sequences (db_sched.c) ---- */
