@@ -5,6 +5,7 @@
  * client shows and a request_delay -- never an HTTP error.
  */
 #include "sched_policy.h"
+#include "sched_hav.h"
 #include "db_sched.h"
 #include "db_account.h"
 #include "account.h"
@@ -268,13 +269,17 @@ static void report_free(struct report *r)
 /*
  * What follows a report recorded: the host's quota and turnaround (in the
  * host row the RPC writes at its end), the sequence's next step, the
- * workunit's transition time.
+ * workunit's transition time, a success's measured speed (in hav, written
+ * after the reports).
  */
 static int report_recorded(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
-			   struct report *r, struct sched_reply *reply)
+			   struct report *r, struct sched_reply *reply, struct sched_hav *hav)
 {
 	const struct db_result *res = r->res;
 	int rc = DB_OK;
+
+	if (r->ok)
+		sched_hav_add(hav, res, r->rep.elapsed_time);
 
 	/* only a report recorded counts: one sent twice is not a second error */
 	sched_quota_report(ctx, lbl, host, r->ok);
@@ -309,7 +314,7 @@ static bool reportable(const struct db_result *res)
  * moved it meanwhile), DB_RETRY: the RPC runs again and reads it anew.
  */
 static int record_batch(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
-			struct report *r, size_t n, struct sched_reply *reply)
+			struct report *r, size_t n, struct sched_reply *reply, struct sched_hav *hav)
 {
 	struct db_result_report rep[DB_SEQ_BATCH];
 	size_t i, k;
@@ -328,7 +333,7 @@ static int record_batch(const struct sched_ctx *ctx, const char *lbl, struct db_
 		}
 	}
 	for (i = 0; rc == DB_OK && i < n; i++)
-		rc = report_recorded(ctx, lbl, host, &r[i], reply);
+		rc = report_recorded(ctx, lbl, host, &r[i], reply, hav);
 	return rc;
 }
 
@@ -391,6 +396,7 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 {
 	struct db_result_list f = { NULL, 0 };
 	struct report *batch = xcalloc(req->nresults + 1, sizeof(*batch));
+	struct sched_hav hav = { NULL, 0 };
 	size_t i, j, nbatch = 0;
 	char lbl[96];
 	int rc = read_reported(ctx, req, &f);
@@ -419,7 +425,7 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 			report_prepare(lbl, host, &f.v[j], rr, &one);
 			rc = db_result_report(ctx->db, &one.rep);
 			if (rc == DB_OK)
-				rc = report_recorded(ctx, lbl, host, &one, reply);
+				rc = report_recorded(ctx, lbl, host, &one, reply, &hav);
 			else if (rc == DB_NOT_FOUND)
 				rc = DB_RETRY;  /* reportable when read: moved meanwhile */
 			report_free(&one);
@@ -429,7 +435,10 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 			sched_reply_add(&reply->acks, &reply->nacks, rr->name);
 	}
 	if (rc == DB_OK && nbatch)
-		rc = record_batch(ctx, lbl, host, batch, nbatch, reply);
+		rc = record_batch(ctx, lbl, host, batch, nbatch, reply, &hav);
+	if (rc == DB_OK)
+		rc = sched_hav_record(ctx, lbl, host->id, &hav);
+	sched_hav_free(&hav);
 	for (i = 0; i < nbatch; i++)
 		report_free(&batch[i]);
 	free(batch);
