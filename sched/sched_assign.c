@@ -41,7 +41,7 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	app = sched_app_by_id(apps, r->appid);
-	bav = app ? sched_choose(req, reply, r->appid, wu.app_version_num, SCHED_RSC_WANTED) : NULL;
+	bav = app ? sched_choose(req, reply, r->appid, &wu, SCHED_RSC_WANTED) : NULL;
 	if (!bav || !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)) {
 		db_workunit_free(&wu);
 		return DB_OK;

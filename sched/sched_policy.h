@@ -43,6 +43,7 @@ struct sched_bav {
 	bool latest;            /* the newest of its app, platform and plan class */
 	bool measured;          /* u.projected_flops is the host's measured speed */
 	struct host_usage u;
+	const struct plan_class *pc;    /* its plan class (NULL: none) */
 	const char *rsc_type;   /* its resource's name: "CPU", "NVIDIA", ... (req->rsc[u.rsc].type) */
 };
 
@@ -56,13 +57,15 @@ int sched_usable(const struct sched_ctx *ctx, const struct sched_request *req,
 #define SCHED_RSC_ANY (-1)      /* sched_choose(): of any resource */
 #define SCHED_RSC_WANTED (-2)   /* of a resource the request still wants work for */
 /*
- * The best usable version of appid: the newest of each platform and plan
- * class (or exactly version_num if not 0: a job pinned to one version), on
- * resource rsc (an index of req->rsc, or SCHED_RSC_*), expected fastest.
+ * The best usable version of appid for a job of wu (NULL: any job of the
+ * app): the newest of each platform and plan class (or exactly
+ * wu->app_version_num if set: a job pinned to one version) whose plan
+ * class takes the workunit (min/max_wu_id, min/max_batch), on resource rsc
+ * (an index of req->rsc, or SCHED_RSC_*), expected fastest.
  */
 const struct sched_bav *sched_choose(const struct sched_request *req,
 				     const struct sched_reply *reply, int64_t appid,
-				     int version_num, int rsc);
+				     const struct db_workunit *wu, int rsc);
 /* The usable version with this id, or NULL. */
 const struct sched_bav *sched_usable_by_id(const struct sched_reply *reply, int64_t avid);
 /* The speed of appid's best version on the host (0: none usable). */

@@ -51,7 +51,7 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 	/* the version it was sent as, if the host can still use it; else the best */
 	app = sched_app_by_id(apps, r->appid);
 	if (app && !(bav = sched_usable_by_id(reply, r->app_version_id)))
-		bav = sched_choose(req, reply, r->appid, wu.app_version_num, SCHED_RSC_ANY);
+		bav = sched_choose(req, reply, r->appid, &wu, SCHED_RSC_ANY);
 	if (!bav || (double)now() + wu.rsc_fpops_est / bav->u.projected_flops >=
 			    (double)r->report_deadline) {
 		rc = db_result_mark_lost(ctx->db, r->id, host->id);

@@ -154,7 +154,7 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	if (!app || !wu || sched_wu_in_reply(reply, r->workunitid))
 		return DB_NOT_FOUND;
 	/* a job pinned to one version of its app (remote submission) gets only that one */
-	bav = sched_choose(req, reply, r->appid, wu->app_version_num, SCHED_RSC_WANTED);
+	bav = sched_choose(req, reply, r->appid, wu, SCHED_RSC_WANTED);
 	if (!bav)
 		return DB_NOT_FOUND;
 	if (wu->error_mask || wu->canonical_resultid ||

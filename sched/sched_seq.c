@@ -303,9 +303,9 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 	size_t i, nsend;
 
 	lowest_in_progress(h, s, &inflight);
-	bav = app ? sched_choose(req, reply, s->appid, 0, rsc >= 0 ? rsc : SCHED_RSC_WANTED) : NULL;
+	bav = app ? sched_choose(req, reply, s->appid, NULL, rsc >= 0 ? rsc : SCHED_RSC_WANTED) : NULL;
 	if (!bav && app && inflight == 0)
-		bav = sched_choose(req, reply, s->appid, 0, rsc >= 0 ? rsc : SCHED_RSC_ANY);
+		bav = sched_choose(req, reply, s->appid, NULL, rsc >= 0 ? rsc : SCHED_RSC_ANY);
 	if (!bav)
 		return DB_OK;
 	seq_view_of(s, &v);

@@ -246,13 +246,15 @@ static void standing(struct sched_bav *b, const struct havs *h)
 	}
 }
 
-/* How version v would run on the host (false: it cannot, *why says why). */
+/* How version v would run on the host (false: it cannot, *why says why); *pcp its class. */
 static bool usage_of(const struct sched_apps *a, const struct sched_request *req,
-		     const struct db_app_version *v, struct host_usage *u, char *why, size_t n)
+		     const struct db_app_version *v, struct host_usage *u,
+		     const struct plan_class **pcp, char *why, size_t n)
 {
 	const struct plan_class *pc;
 	int cv = client_version(req);
 
+	*pcp = NULL;
 	if ((v->min_core_version && cv < v->min_core_version) ||
 	    (v->max_core_version && cv > v->max_core_version)) {
 		snprintf(why, n, "client version %d outside [%d, %d]", cv, v->min_core_version,
@@ -263,7 +265,7 @@ static bool usage_of(const struct sched_apps *a, const struct sched_request *req
 		host_usage_cpu(req, u);
 		return true;
 	}
-	pc = a->pcs ? plan_class_find(a->pcs, v->plan_class) : NULL;
+	pc = *pcp = a->pcs ? plan_class_find(a->pcs, v->plan_class) : NULL;
 	if (!pc) {
 		snprintf(why, n, "plan class %s is not in plan_class_spec.xml", v->plan_class);
 		return false;
@@ -298,7 +300,7 @@ int sched_usable(const struct sched_ctx *ctx, const struct sched_request *req,
 
 		if (rank < 0 || !sched_app_by_id(a, v->appid))
 			continue;
-		if (!usage_of(a, req, v, &b->u, why, sizeof(why))) {
+		if (!usage_of(a, req, v, &b->u, &b->pc, why, sizeof(why))) {
 			log_debug("host %" PRId64 ": version %d%s%s of app %" PRId64 " not usable: %s",
 				  host->id, v->version_num, *v->plan_class ? " " : "", v->plan_class,
 				  v->appid, why);
@@ -349,9 +351,10 @@ static bool better(const struct sched_bav *b, const struct sched_bav *best)
 
 const struct sched_bav *sched_choose(const struct sched_request *req,
 				     const struct sched_reply *reply, int64_t appid,
-				     int version_num, int rsc)
+				     const struct db_workunit *wu, int rsc)
 {
 	const struct sched_bav *best = NULL;
+	int version_num = wu ? wu->app_version_num : 0;
 	size_t i;
 
 	for (i = 0; i < reply->nusable; i++) {
@@ -364,6 +367,8 @@ const struct sched_bav *sched_choose(const struct sched_request *req,
 			continue;
 		if (rsc == SCHED_RSC_WANTED ? !sched_rsc_wants(req, reply, b->u.rsc)
 					    : rsc >= 0 && b->u.rsc != rsc)
+			continue;
+		if (wu && b->pc && !plan_class_wu_ok(b->pc, wu->id, wu->batch))
 			continue;
 		if (better(b, best))
 			best = b;
@@ -384,7 +389,7 @@ const struct sched_bav *sched_usable_by_id(const struct sched_reply *reply, int6
 double sched_app_flops(const struct sched_request *req, const struct sched_reply *reply,
 		       int64_t appid)
 {
-	const struct sched_bav *b = sched_choose(req, reply, appid, 0, SCHED_RSC_ANY);
+	const struct sched_bav *b = sched_choose(req, reply, appid, NULL, SCHED_RSC_ANY);
 
 	return b ? b->u.projected_flops : 0;
 }
