@@ -137,6 +137,9 @@ static int read_tag(struct reader *r, struct tok *t)
 		n = sizeof(t->name) - 1;
 	memcpy(t->name, q, n);
 	t->name[n] = '\0';
+	for (char *c = t->name; *c; c++)     /* a name goes into notes as it is */
+		if (!isgraph((unsigned char)*c))
+			*c = '?';
 	return 0;
 }
 
@@ -670,6 +673,25 @@ void plan_classes_free(struct plan_classes *pcs)
 	free(pcs->v);
 	free(pcs->path);
 	memset(pcs, 0, sizeof(*pcs));
+}
+
+int plan_classes_check_file(const char *project_dir, struct plan_classes *pcs, FILE *fp)
+{
+	struct sbuf notes = SBUF_INIT(1 << 20), err = SBUF_INIT(4096);
+	char *path = xasprintf("%s/%s", project_dir, PLAN_CLASS_FILE);
+	const char *p, *nl;
+	int n = 0;
+
+	if (plan_classes_read(path, pcs, &notes, &err) < 0) {
+		fprintf(fp, "error: %s\n", sbuf_str(&err));
+		n = -1;
+	}
+	for (p = sbuf_str(&notes); n >= 0 && (nl = strchr(p, '\n')); p = nl + 1, n++)
+		fprintf(fp, "warning: %.*s\n", (int)(nl - p), p);
+	sbuf_free(&notes);
+	sbuf_free(&err);
+	free(path);
+	return n;
 }
 
 const struct plan_class *plan_class_find(const struct plan_classes *pcs, const char *name)
