@@ -4,8 +4,9 @@
  * (test/data/plan_class/), and each rule's pass and fail against the
  * requests a real 7.20.5 client sent (test/data/client-7.20.5/) and edited
  * copies of them: compute capability too low, CUDA too old, too little GPU
- * RAM, two GPUs, an AMD GPU, one CPU. Every FLOPS figure is worked by hand
- * in the comment beside it.
+ * RAM, two GPUs, an AMD GPU, one CPU; and the starter file make_project
+ * writes (doc/plan_class_spec.xml.sample). Every FLOPS figure is worked by
+ * hand in the comment beside it.
  */
 #include "unit.h"
 #include "fileutil.h"
@@ -349,6 +350,46 @@ static void test_ati_and_generic(void **state)
 	plan_classes_free(&pcs);
 }
 
+/* The starter file make_project writes: no note, and each class takes the hosts it should. */
+static void test_starter_file(void **state)
+{
+	static const char *const ati[] = { "<coproc_cuda>", ATI "<dropped>", "</coproc_cuda>",
+					   "</dropped>", NULL };
+	const char *src = getenv("WSEQ_SRCDIR");
+	char *path = xasprintf("%s/doc/plan_class_spec.xml.sample", src ? src : ".");
+	struct sbuf notes = SBUF_INIT(1 << 16), err = SBUF_INIT(1024);
+	struct plan_classes pcs;
+	struct sched_request r;
+	struct host_usage u;
+
+	assert_int_equal(plan_classes_read(path, &pcs, &notes, &err), 0);
+	assert_string_equal(sbuf_str(&notes), "");
+	assert_int_equal(pcs.n, 5);
+	request("h200_request_2.xml", NULL, &r);
+	check(&pcs, "mt", &r, &u, NULL);        /* 16 threads x 1e9 x 0.99 */
+	assert_near(u.projected_flops, 1.584e10);
+	assert_string_equal(u.cmdline, "--nthreads 16");
+	check(&pcs, "cuda", &r, &u, NULL);      /* 3.345408e13 x 0.2 + 0.1 x 1e9 */
+	assert_near(u.projected_flops, 6.690816e12 + 1e8);
+	check(&pcs, "opencl_nvidia", &r, &u, "the NVIDIA GPU has no OpenCL");
+	check(&pcs, "opencl_ati", &r, &u, "no ATI GPU");
+	check(&pcs, "opencl_intel_gpu", &r, &u, "no intel_gpu GPU");
+	sched_request_free(&r);
+	request("h200_request_2.xml", ati, &r); /* its OpenCL version is not sent: not held against it */
+	check(&pcs, "opencl_ati", &r, &u, NULL);
+	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
+	sched_request_free(&r);
+	request("cc_config_coproc_request.xml", NULL, &r);
+	check(&pcs, "mt", &r, &u, NULL);
+	assert_string_equal(u.cmdline, "--nthreads 2");
+	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
+	sched_request_free(&r);
+	plan_classes_free(&pcs);
+	free(path);
+	sbuf_free(&notes);
+	sbuf_free(&err);
+}
+
 static void test_describe(void **state)
 {
 	struct plan_classes pcs;
@@ -380,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_h200),
 		cmocka_unit_test(test_h200_variants),
 		cmocka_unit_test(test_ati_and_generic),
+		cmocka_unit_test(test_starter_file),
 		cmocka_unit_test(test_describe),
 	};
 
