@@ -523,6 +523,19 @@ static void class_free(struct plan_class *pc)
 	memset(pc, 0, sizeof(*pc));
 }
 
+/* What a whole class asks that wseq cannot check: it matches no host (noted). */
+static void class_never(struct reader *r, struct plan_class *pc)
+{
+	bool had = *pc->never != '\0';
+
+	if (pc->virtualbox)
+		set_never(pc, "virtualbox", "needs the host's VirtualBox version, which wseq does not read");
+	else if (pc->opencl && !*pc->gpu_type && !pc->have_gpu_type_regex)
+		set_never(pc, "opencl", "without a GPU type (OpenCL on the CPU) is not checked by wseq");
+	if (!had && *pc->never)
+		note(r, pc->line, "plan class %s: %s: the class matches no host", pc->name, pc->never);
+}
+
 /* Keep pc in pcs if it has a name not seen before; else noted and freed. */
 static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_class *pc)
 {
@@ -539,6 +552,7 @@ static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_c
 		class_free(pc);
 		return;
 	}
+	class_never(r, pc);
 	pc->mt = pc->max_threads > 1;
 	if (pc->ngpus == 0)     /* upstream: 0 is "one device" */
 		pc->ngpus = 1;
@@ -630,8 +644,10 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 		return -1;
 	if (t.kind == TOK_TEXT)
 		free(t.text);
-	if (t.kind != TOK_OPEN || strcmp(t.name, "plan_classes"))
+	if ((t.kind != TOK_OPEN && t.kind != TOK_EMPTY) || strcmp(t.name, "plan_classes"))
 		return fail(&r, t.line, "the document is not <plan_classes>");
+	if (t.kind == TOK_EMPTY)
+		return 0;       /* <plan_classes/>: none */
 	if (read_classes(&r, pcs) < 0) {
 		plan_classes_free(pcs);
 		pcs->path = xstrdup(path ? path : "");

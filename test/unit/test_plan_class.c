@@ -112,7 +112,10 @@ static void test_upstream_style_file(void **state)
 	assert_non_null(strstr(sbuf_str(&notes), ":90: <wsl> is not checked by wseq: the class "
 					       "matches no host"));
 	assert_non_null(strstr(sbuf_str(&notes), ":94: <docker> is not checked by wseq"));
-	assert_int_equal(count(sbuf_str(&notes), "\n"), 3);
+	assert_non_null(strstr(sbuf_str(&notes), ":77: plan class vbox64: <virtualbox> needs the "
+					       "host's VirtualBox version, which wseq does not read: "
+					       "the class matches no host"));
+	assert_int_equal(count(sbuf_str(&notes), "\n"), 4);
 	pc = plan_class_find(&pcs, "mt");
 	assert_true(pc->mt && pc->nthreads_cmdline);
 	assert_int_equal(pc->min_ncpus, 2);
@@ -179,13 +182,19 @@ static void test_notes_and_refusals(void **state)
 	assert_non_null(plan_class_find(&pcs, "after"));
 	plan_classes_free(&pcs);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		size_t len = i == ARRAY_SIZE(bad) - 1 ? 32 : strlen(bad[i]);
+		/* the last holds a NUL: its length is the literal's, without the final NUL */
+		size_t len = i == ARRAY_SIZE(bad) - 1 ? sizeof("<plan_classes>\0</plan_classes>") - 1
+						      : strlen(bad[i]);
 
 		sbuf_reset(&err);
 		assert_int_equal(plan_classes_parse(bad[i], len, "f.xml", &pcs, &notes, &err), -1);
 		assert_non_null(strstr(sbuf_str(&err), "f.xml:"));
 		plan_classes_free(&pcs);
 	}
+	assert_int_equal(plan_classes_parse("<?xml version=\"1.0\"?><plan_classes/>", 36, "f.xml", &pcs,
+					    &notes, &err), 0);
+	assert_int_equal(pcs.n, 0);
+	plan_classes_free(&pcs);
 	assert_int_equal(plan_classes_read("/nonexistent/plan_class_spec.xml", &pcs, NULL, &err), 0);
 	assert_int_equal(pcs.n, 0);
 	plan_classes_free(&pcs);
@@ -225,7 +234,7 @@ static void test_h200(void **state)
 	check(&pcs, "opencl_nvidia", &r, &u, "the NVIDIA GPU has no OpenCL");
 	check(&pcs, "amd_gpu", &r, &u, "no ATI GPU");
 	check(&pcs, "asic", &r, &u, "no miner_asic GPU");
-	check(&pcs, "vbox64", &r, &u, "no VirtualBox");
+	check(&pcs, "vbox64", &r, &u, "<virtualbox> needs the host's VirtualBox version");
 	check(&pcs, "in_wsl", &r, &u, "<wsl> is not checked by wseq");
 	check(&pcs, "in_docker", &r, &u, "<docker> is not checked by wseq");
 
