@@ -358,28 +358,38 @@ static int read_feature(struct plan_class *pc, const char *v, struct sbuf *why)
 	return FIELD_OK;
 }
 
+/* <name>, <gpu_type>, <project_prefs_tag>: text of fewer than 128 bytes. */
+static int read_name(struct plan_class *pc, const struct elem *e, const char *v, struct sbuf *why)
+{
+	char *s = NULL;
+	int rc = field_str(e->tag, v, PLAN_CLASS_NAME_LEN - 1, 0, &s, why);
+
+	if (rc == FIELD_OK && strlen(s) >= PLAN_CLASS_NAME_LEN) {
+		sbuf_addf(why, "%s: longer than %d bytes", e->tag, PLAN_CLASS_NAME_LEN - 1);
+		rc = FIELD_BAD;
+	}
+	if (rc == FIELD_OK && e->type == E_NAME) {
+		wstrlcpy(pc->name, s, sizeof(pc->name));
+	} else if (rc == FIELD_OK && e->type == E_GPU_TYPE) {
+		set_gpu_type(pc, s);
+	} else if (rc == FIELD_OK) {
+		free(pc->project_prefs_tag);
+		pc->project_prefs_tag = xstrdup(s);
+	}
+	free(s);
+	return rc;
+}
+
 /* Put one element's value into pc; FIELD_BAD (why says why) leaves the default. */
 static int set_value(struct plan_class *pc, const struct elem *e, const char *v, struct sbuf *why)
 {
-	char *s = NULL;
 	bool b = true;
-	int rc;
 
 	switch (e->type) {
 	case E_NAME:
 	case E_GPU_TYPE:
 	case E_TAG:
-		rc = field_str(e->tag, v, PLAN_CLASS_NAME_LEN - 1, 0, &s, why);
-		if (rc == FIELD_OK && strlen(s) >= PLAN_CLASS_NAME_LEN)
-			rc = sbuf_fail(why, "%s: longer than %d bytes", e->tag, PLAN_CLASS_NAME_LEN - 1);
-		if (rc == FIELD_OK && e->type == E_NAME)
-			wstrlcpy(pc->name, s, sizeof(pc->name));
-		else if (rc == FIELD_OK && e->type == E_GPU_TYPE)
-			set_gpu_type(pc, s);
-		else if (rc == FIELD_OK)
-			free(pc->project_prefs_tag), pc->project_prefs_tag = xstrdup(s);
-		free(s);
-		return rc < 0 ? FIELD_BAD : rc;
+		return read_name(pc, e, v, why);
 	case E_BOOL:
 		return read_bool(e->tag, v, FIELD(pc, e, bool), why);
 	case E_INT:
