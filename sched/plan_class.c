@@ -182,10 +182,6 @@ static bool host_ok(const struct plan_class *pc, const struct sched_request *req
 		return no(why, whylen, "client version %d < %d", core, pc->min_core_client_version);
 	if (pc->max_core_client_version && core > pc->max_core_client_version)
 		return no(why, whylen, "client version %d > %d", core, pc->max_core_client_version);
-	if (pc->virtualbox)
-		return no(why, whylen, "the host reports no VirtualBox version wseq reads");
-	if (pc->opencl && !*pc->gpu_type && !pc->have_gpu_type_regex)
-		return no(why, whylen, "OpenCL on the CPU is not checked by wseq");
 	return true;
 }
 

@@ -22,6 +22,7 @@
 
 #include <regex.h>
 
+#define PLAN_CLASS_FILE "plan_class_spec.xml"   /* in the project directory, as upstream */
 #define PLAN_CLASS_NAME_LEN 128         /* app_version.plan_class is varchar(128) */
 #define PLAN_CLASS_MAX_FEATURES 16
 #define PLAN_CLASS_CMDLINE_LEN 256
@@ -93,9 +94,11 @@ struct plan_classes {
 /*
  * Read plan_class_spec.xml (buffer form for the fuzzer). Lenient as
  * upstream is: unknown elements and unusable values are written, one line
- * each with the file's line number, into notes (NULL: logged) and skipped; a
- * class without a <name> or with one seen before is left out, noted. -1
- * only if the document is not XML or its root is not <plan_classes> (err).
+ * "PATH:LINE: message" each, into notes (NULL: logged) and skipped; a class
+ * without a <name> or with one seen before is left out, noted; a class
+ * asking what wseq cannot check gets never[] (noted). -1, with "PATH:LINE:
+ * why" in err and no class kept, only if the document is not tags, its root
+ * is not <plan_classes>, or it ends before </plan_classes>.
  */
 int plan_classes_parse(const char *buf, size_t len, const char *path, struct plan_classes *pcs,
 		       struct sbuf *notes, struct sbuf *err);
@@ -103,6 +106,12 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 int plan_classes_read(const char *path, struct plan_classes *pcs, struct sbuf *notes,
 		      struct sbuf *err);
 void plan_classes_free(struct plan_classes *pcs);
+/*
+ * Read PROJECT_DIR/plan_class_spec.xml and print each note as "warning:
+ * NOTE" on fp, or the error as "error: ..."; the notes' count, or -1 if the
+ * file cannot be used -- what `wseq_config --check` and the tools show.
+ */
+int plan_classes_check_file(const char *project_dir, struct plan_classes *pcs, FILE *fp);
 const struct plan_class *plan_class_find(const struct plan_classes *pcs, const char *name);
 
 /*

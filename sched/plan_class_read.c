@@ -137,6 +137,9 @@ static int read_tag(struct reader *r, struct tok *t)
 		n = sizeof(t->name) - 1;
 	memcpy(t->name, q, n);
 	t->name[n] = '\0';
+	for (char *c = t->name; *c; c++)     /* a name goes into notes as it is */
+		if (!isgraph((unsigned char)*c))
+			*c = '?';
 	return 0;
 }
 
@@ -355,28 +358,38 @@ static int read_feature(struct plan_class *pc, const char *v, struct sbuf *why)
 	return FIELD_OK;
 }
 
+/* <name>, <gpu_type>, <project_prefs_tag>: text of fewer than 128 bytes. */
+static int read_name(struct plan_class *pc, const struct elem *e, const char *v, struct sbuf *why)
+{
+	char *s = NULL;
+	int rc = field_str(e->tag, v, PLAN_CLASS_NAME_LEN - 1, 0, &s, why);
+
+	if (rc == FIELD_OK && strlen(s) >= PLAN_CLASS_NAME_LEN) {
+		sbuf_addf(why, "%s: longer than %d bytes", e->tag, PLAN_CLASS_NAME_LEN - 1);
+		rc = FIELD_BAD;
+	}
+	if (rc == FIELD_OK && e->type == E_NAME) {
+		wstrlcpy(pc->name, s, sizeof(pc->name));
+	} else if (rc == FIELD_OK && e->type == E_GPU_TYPE) {
+		set_gpu_type(pc, s);
+	} else if (rc == FIELD_OK) {
+		free(pc->project_prefs_tag);
+		pc->project_prefs_tag = xstrdup(s);
+	}
+	free(s);
+	return rc;
+}
+
 /* Put one element's value into pc; FIELD_BAD (why says why) leaves the default. */
 static int set_value(struct plan_class *pc, const struct elem *e, const char *v, struct sbuf *why)
 {
-	char *s = NULL;
 	bool b = true;
-	int rc;
 
 	switch (e->type) {
 	case E_NAME:
 	case E_GPU_TYPE:
 	case E_TAG:
-		rc = field_str(e->tag, v, PLAN_CLASS_NAME_LEN - 1, 0, &s, why);
-		if (rc == FIELD_OK && strlen(s) >= PLAN_CLASS_NAME_LEN)
-			rc = sbuf_fail(why, "%s: longer than %d bytes", e->tag, PLAN_CLASS_NAME_LEN - 1);
-		if (rc == FIELD_OK && e->type == E_NAME)
-			wstrlcpy(pc->name, s, sizeof(pc->name));
-		else if (rc == FIELD_OK && e->type == E_GPU_TYPE)
-			set_gpu_type(pc, s);
-		else if (rc == FIELD_OK)
-			free(pc->project_prefs_tag), pc->project_prefs_tag = xstrdup(s);
-		free(s);
-		return rc < 0 ? FIELD_BAD : rc;
+		return read_name(pc, e, v, why);
 	case E_BOOL:
 		return read_bool(e->tag, v, FIELD(pc, e, bool), why);
 	case E_INT:
@@ -520,6 +533,19 @@ static void class_free(struct plan_class *pc)
 	memset(pc, 0, sizeof(*pc));
 }
 
+/* What a whole class asks that wseq cannot check: it matches no host (noted). */
+static void class_never(struct reader *r, struct plan_class *pc)
+{
+	bool had = *pc->never != '\0';
+
+	if (pc->virtualbox)
+		set_never(pc, "virtualbox", "needs the host's VirtualBox version, which wseq does not read");
+	else if (pc->opencl && !*pc->gpu_type && !pc->have_gpu_type_regex)
+		set_never(pc, "opencl", "without a GPU type (OpenCL on the CPU) is not checked by wseq");
+	if (!had && *pc->never)
+		note(r, pc->line, "plan class %s: %s: the class matches no host", pc->name, pc->never);
+}
+
 /* Keep pc in pcs if it has a name not seen before; else noted and freed. */
 static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_class *pc)
 {
@@ -536,6 +562,7 @@ static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_c
 		class_free(pc);
 		return;
 	}
+	class_never(r, pc);
 	pc->mt = pc->max_threads > 1;
 	if (pc->ngpus == 0)     /* upstream: 0 is "one device" */
 		pc->ngpus = 1;
@@ -627,8 +654,10 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 		return -1;
 	if (t.kind == TOK_TEXT)
 		free(t.text);
-	if (t.kind != TOK_OPEN || strcmp(t.name, "plan_classes"))
+	if ((t.kind != TOK_OPEN && t.kind != TOK_EMPTY) || strcmp(t.name, "plan_classes"))
 		return fail(&r, t.line, "the document is not <plan_classes>");
+	if (t.kind == TOK_EMPTY)
+		return 0;       /* <plan_classes/>: none */
 	if (read_classes(&r, pcs) < 0) {
 		plan_classes_free(pcs);
 		pcs->path = xstrdup(path ? path : "");
@@ -670,6 +699,25 @@ void plan_classes_free(struct plan_classes *pcs)
 	free(pcs->v);
 	free(pcs->path);
 	memset(pcs, 0, sizeof(*pcs));
+}
+
+int plan_classes_check_file(const char *project_dir, struct plan_classes *pcs, FILE *fp)
+{
+	struct sbuf notes = SBUF_INIT(1 << 20), err = SBUF_INIT(4096);
+	char *path = xasprintf("%s/%s", project_dir, PLAN_CLASS_FILE);
+	const char *p, *nl;
+	int n = 0;
+
+	if (plan_classes_read(path, pcs, &notes, &err) < 0) {
+		fprintf(fp, "error: %s\n", sbuf_str(&err));
+		n = -1;
+	}
+	for (p = sbuf_str(&notes); n >= 0 && (nl = strchr(p, '\n')); p = nl + 1, n++)
+		fprintf(fp, "warning: %.*s\n", (int)(nl - p), p);
+	sbuf_free(&notes);
+	sbuf_free(&err);
+	free(path);
+	return n;
 }
 
 const struct plan_class *plan_class_find(const struct plan_classes *pcs, const char *name)
