@@ -46,8 +46,8 @@ static int record_one(const struct sched_ctx *ctx, const char *lbl, int64_t host
 {
 	double flops = fpops / j->elapsed;
 
-	if (!(fpops > 0))
-		return DB_OK;   /* no estimate, nothing measured */
+	if (!(flops > 0))
+		return DB_OK;   /* no estimate (or one below a double's range): nothing measured */
 	if (!isfinite(flops) || flops > SCHED_HAV_MAX_FLOPS) {
 		log_warn("%s: result %s: %g FLOPs in %g s is %g FLOPS, above %g; not taken as "
 			 "app version %" PRId64 "'s speed", lbl, j->name, fpops, j->elapsed, flops,
