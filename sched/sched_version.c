@@ -273,12 +273,16 @@ static bool usage_of(const struct sched_apps *a, const struct sched_request *req
 	return plan_class_check(pc, req, u, why, n);
 }
 
-int sched_usable(const struct sched_ctx *ctx, const struct sched_request *req,
+int sched_usable(const struct sched_ctx *ctx, const struct sched_request *request,
 		 const struct db_host *host, const struct sched_apps *a, struct sched_reply *reply)
 {
+	/* the host's CPUs as every limit counts them: at most max_ncpus */
+	struct sched_request capped = *request, *req = &capped;
 	struct havs h = { NULL, 0 };
 	size_t i;
 	int rc = DB_OK;
+
+	capped.host.p_ncpus = sched_host_ncpus(ctx, &request->host);
 
 	if (reply->usable_known)
 		return DB_OK;
@@ -310,13 +314,13 @@ int sched_usable(const struct sched_ctx *ctx, const struct sched_request *req,
 		b->platform = p;
 		b->platform_rank = rank;
 		b->latest = !superseded(a, v);
-		b->rsc_type = req->rsc[b->u.rsc].type;
+		b->rsc_type = request->rsc[b->u.rsc].type;
 		standing(b, &h);
 		reply->nusable++;
 	}
 	reply->usable_known = true;
 	free(h.v);
-	return sched_in_progress_room(ctx, req, host, reply);
+	return sched_in_progress_room(ctx, request, host, reply);
 }
 
 bool sched_rsc_wants(const struct sched_request *req, const struct sched_reply *reply, int rsc)
