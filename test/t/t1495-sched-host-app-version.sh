@@ -34,7 +34,7 @@ row() {
 	q "select n_jobs, n_valid, n_invalid, consecutive_valid from host_app_version
 		where host_id=$H"
 }
-# within DIFF (relative) of WANT?
+# near GOT WANT: GOT within 1% of WANT
 near() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.01 * w) }'; }
 validate() {
 	test_project bin/transitioner --one_pass >>daemons.log 2>&1 &&
@@ -73,7 +73,7 @@ test_expect_success 'one success: a row for the host and version, at rsc_fpops_e
 	test "$(q "select last_update >= unix_timestamp() - 600 from host_app_version")" = 1
 '
 
-test_expect_success 'more successes move the average (1/n each); an error and a repeated report do not count' '
+test_expect_success 'more successes move the average (1/n each); errors and repeats do not count' '
 	H=$(cat hid) &&
 	upload j2_0 && upload j3_0 &&
 	req "$H" "$(report j1_0 5 0 100; report j2_0 5 0 300; report j3_0 5 0 600;
