@@ -379,7 +379,9 @@ static void finish_resources(struct sched_request *r)
 	cpu->count = r->host.p_ncpus ? r->host.p_ncpus : 1;
 	cpu->peak_flops = r->host.p_fpops;
 	cpu->ram = r->host.m_nbytes;
-	cpu->req_secs = r->cpu_req_secs;
+	/* a client without coprocessors may ask in work_req_seconds alone (before BOINC 6.6) */
+	cpu->req_secs = r->nrsc == 1 && r->work_req_seconds > r->cpu_req_secs ? r->work_req_seconds
+									    : r->cpu_req_secs;
 	cpu->req_instances = r->cpu_req_instances;
 	cpu->estimated_delay = r->estimated_delay;
 	r->host.p_ngpus = 0;

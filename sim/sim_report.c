@@ -25,8 +25,11 @@ void sim_report_gpus(FILE *fp, const struct sim_scenario *sc)
 		n, sc->gpus_per_host, sc->gpu_flops, sc->gpu_flops / SIM_REF_FLOPS,
 		sc->app_versions & SIM_VERSION_CPU ? " cpu" : "",
 		sc->app_versions & SIM_VERSION_GPU ? " gpu" : "");
-	fprintf(fp, "; seq: %ld sequence%s a GPU\n", sc->max_sequences_per_gpu,
-		sc->max_sequences_per_gpu == 1 ? "" : "s");
+	if (sc->max_sequences_per_cpu > 0 || sc->max_sequences_per_gpu > 0)
+		fprintf(fp, "; seq: %ld a CPU, %ld a GPU\n", sc->max_sequences_per_cpu,
+			sc->max_sequences_per_gpu);
+	else
+		fprintf(fp, "; seq: one a host\n");
 }
 
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,

@@ -33,7 +33,8 @@ static const struct key keys[] = {
 	{ "gpus_per_host", K_INT, F(gpus_per_host), 1, SIM_MAX_GPUS },
 	{ "gpu_flops", K_DOUBLE, F(gpu_flops), 1e6, 1e17 },
 	{ "app_versions", K_VERSIONS, F(app_versions), 1, 3 },
-	{ "max_sequences_per_gpu", K_INT, F(max_sequences_per_gpu), 1, SIM_MAX_SEQS_PER_GPU },
+	{ "max_sequences_per_cpu", K_INT, F(max_sequences_per_cpu), 0, SIM_MAX_SEQS_PER_RSC },
+	{ "max_sequences_per_gpu", K_INT, F(max_sequences_per_gpu), 0, SIM_MAX_SEQS_PER_RSC },
 	{ "sequences", K_INT, F(sequences), 1, 10000000 },
 	{ "length_days", K_DOUBLE, F(length_days), 1e-6, 1e5 },
 	{ "segment_days", K_DOUBLE, F(segment_days), 1e-6, 1e5 },
@@ -71,7 +72,8 @@ void sim_scenario_defaults(struct sim_scenario *sc)
 	sc->gpus_per_host = 1;
 	sc->gpu_flops = 1e10;
 	sc->app_versions = SIM_VERSION_CPU;
-	sc->max_sequences_per_gpu = 1;
+	sc->max_sequences_per_cpu = 0;
+	sc->max_sequences_per_gpu = 0;
 	sc->sequences = 100;
 	sc->length_days = 30;
 	sc->segment_days = 1;
@@ -365,9 +367,10 @@ const char *sim_scenario_limits(const struct sim_scenario *sc)
 			return "an avail or leave line names a host past `hosts`";
 	if (sim_scenario_segments(sc) > 1000000)
 		return "more than 1000000 segments a component";
-	if (sc->gpu_share > 0 &&
-	    sc->hosts * sc->gpu_share * sc->gpus_per_host * sc->max_sequences_per_gpu > 1e7)
-		return "more than 10^7 GPU slots (hosts x gpu_share x gpus_per_host x max_sequences_per_gpu)";
+	if (sc->hosts * (1 + sc->max_sequences_per_cpu +
+			 sc->gpu_share * sc->gpus_per_host * sc->max_sequences_per_gpu) > 2e7)
+		return "more than 2 x 10^7 sequences the hosts may hold (hosts x (1 + "
+		       "max_sequences_per_cpu + gpu_share x gpus_per_host x max_sequences_per_gpu))";
 	/* job numbers are 32-bit */
 	if ((double)sim_scenario_segments(sc) * sc->sequences * sc->replicas > 1e9)
 		return "more than 10^9 segments in all";

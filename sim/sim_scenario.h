@@ -20,9 +20,9 @@ struct sim_dist {
 
 #define SIM_MAX_REPLICAS 8
 #define SIM_MAX_SCRIPT 256
-/* GPUs a host, and sequences a GPU, at most: a host's slots stay few */
+/* GPUs a host, and sequences a CPU or a GPU, at most: a host's slots stay few */
 #define SIM_MAX_GPUS 16
-#define SIM_MAX_SEQS_PER_GPU 16
+#define SIM_MAX_SEQS_PER_RSC 16
 
 /* The app's versions (`app_versions cpu gpu`): which resources can run its jobs. */
 #define SIM_VERSION_CPU 1u
@@ -54,7 +54,9 @@ struct sim_scenario {
 	long gpus_per_host;          /* on a host with GPUs */
 	double gpu_flops;            /* the GPU version's speed on one GPU (reference CPU: 1e9) */
 	long app_versions;           /* SIM_VERSION_*: the resources the app has versions for */
-	long max_sequences_per_gpu;  /* seq: a GPU's allowance, beside the host's one on its CPU */
+	/* seq: sequences a host may hold a CPU and a GPU (both 0: one a host; seq_policy_allowance) */
+	long max_sequences_per_cpu;
+	long max_sequences_per_gpu;
 
 	long sequences;              /* S */
 	double length_days;          /* of one component, reference-CPU days */

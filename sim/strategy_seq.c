@@ -6,15 +6,17 @@
  * sequences (one member with replicas 1; a group's members are compared
  * segment by segment, a wrong one is outvoted).
  *
- * - A host holds sequences in slots: one on its CPU (the scheduler's default
- *   max_sequences_per_host) and max_sequences_per_gpu on each GPU
- *   (seq_policy_allowance of each resource), a slot usable only where the
- *   app has a version for its resource. At a host's RPC each empty usable
- *   slot, the GPUs' first, is offered the unassigned members lowest id
- *   first, 20 of them, as sched_seq.c's assign_new, and takes the first
- *   seq_policy_may_take allows at the slot's speed; then its sequences are
- *   topped up (seq_policy_segments_to_send) on their slot's lane: a
- *   sequence stays on the device it started on until relocated. The first
+ * - At a host's RPC: a host holding fewer sequences than its allowance
+ *   (seq_policy_allowance: max_sequences_per_cpu a CPU -- the sim's host
+ *   has one -- plus max_sequences_per_gpu a GPU, or with neither set the
+ *   scheduler's default of one a host) is offered the unassigned members
+ *   lowest id first, 20 of them, as sched_seq.c's assign_new, and takes the
+ *   first seq_policy_may_take allows at the speed of the app's fastest
+ *   version on the host. As sched_seq.c's top_up, a new sequence starts on
+ *   the fastest lane the app has a version for that holds no sequence (a
+ *   resource the request asks work for), else on the fastest such lane;
+ *   then its sequences are topped up (seq_policy_segments_to_send) on
+ *   their lane: a sequence stays on its device until relocated. The first
  *   segment sent to a host downloads the sequence's last uploaded state;
  *   the next ones read the state the one before leaves on the host.
  * - Segment k uploads what seq_policy_uploads says (answer every N, state
@@ -43,6 +45,7 @@ struct member {
 	int32_t comp;
 	int32_t host;                   /* -1: unassigned */
 	int32_t slot;                   /* of ss->held, while assigned */
+	int32_t lane;                   /* of its host, while assigned */
 	bool fresh;                     /* its next segment is the first on its host */
 	double unsaved;                 /* CPU of accepted segments after the last uploaded state */
 	int64_t *fl;                    /* its instances in flight on the live branch, oldest first */
@@ -55,7 +58,6 @@ struct seq_sim {
 	struct member *m;
 	long nm;
 	int32_t *held;                  /* per slot: the member it holds, or -1 */
-	int32_t *slot_lane;             /* per slot: the lane of its host it runs on */
 	int32_t *first_slot;            /* per host, and one past the last: its slots */
 	int32_t *heap;                  /* unassigned members: a min-heap of ids */
 	long nheap;
@@ -124,10 +126,39 @@ static void failed_add(struct member *m, int32_t host)
 	m->failed[m->nfailed++] = host;
 }
 
-/* the host as the policy sees it when it offers a sequence to one of its lanes */
-static void host_view_of(const struct sim *s, int32_t hi, int lane, struct host_view *hv)
+/*
+ * The fastest lane of host hi the app has a version for, among those that
+ * hold no sequence if idle (else any); -1: none.
+ */
+static int fastest_lane(const struct sim *s, const struct seq_sim *ss, int32_t hi, bool idle)
 {
-	*hv = (struct host_view){ hi, s->hosts[hi].lane[lane].speed * SIM_REF_FLOPS, 0, 1, 0 };
+	const struct sim_host *h = &s->hosts[hi];
+	int k, best = -1;
+	int32_t slot;
+
+	for (k = 0; k < h->nlanes; k++) {
+		bool held = false;
+
+		for (slot = ss->first_slot[hi]; idle && slot < ss->first_slot[hi + 1]; slot++)
+			held |= ss->held[slot] >= 0 && ss->m[ss->held[slot]].lane == k;
+		if (h->lane[k].usable && !held && (best < 0 || h->lane[k].speed > h->lane[best].speed))
+			best = k;
+	}
+	return best;
+}
+
+/*
+ * The host as the policy sees it: one CPU, its GPUs, and the speed of the
+ * app's fastest version on it (sched_app_flops).
+ */
+static void host_view_of(const struct sim *s, const struct seq_sim *ss, int32_t hi,
+			 struct host_view *hv)
+{
+	const struct sim_host *h = &s->hosts[hi];
+	int best = ss ? fastest_lane(s, ss, hi, false) : 0;
+
+	*hv = (struct host_view){ hi, h->lane[best < 0 ? 0 : best].speed * SIM_REF_FLOPS, 0, 1, 0,
+				  h->nlanes - 1 };
 }
 
 /*
@@ -169,10 +200,6 @@ static void release(struct seq_sim *ss, struct member *m)
 	m->host = -1;
 }
 
-static int member_lane(const struct seq_sim *ss, const struct member *m)
-{
-	return ss->slot_lane[m->slot];
-}
 
 /* the relocator: a new branch from the last uploaded state, elsewhere */
 static void relocate(struct sim *s, struct seq_sim *ss, struct member *m)
@@ -212,7 +239,7 @@ static void assign(struct sim *s, struct seq_sim *ss, int32_t hi, int32_t slot)
 	struct host_view hv;
 	int n = 0, i, took = -1;
 
-	host_view_of(s, hi, ss->slot_lane[slot], &hv);
+	host_view_of(s, ss, hi, &hv);
 	while (n < CANDIDATES && ss->nheap > 0)
 		cand[n++] = heap_pop(ss);
 	for (i = 0; i < n && took < 0; i++) {
@@ -227,8 +254,12 @@ static void assign(struct sim *s, struct seq_sim *ss, int32_t hi, int32_t slot)
 		if (i != took)
 			heap_push(ss, cand[i]);
 	if (took >= 0) {
-		ss->m[cand[took]].host = hi;
-		ss->m[cand[took]].slot = slot;
+		struct member *m = &ss->m[cand[took]];
+		int lane = fastest_lane(s, ss, hi, true);
+
+		m->host = hi;
+		m->slot = slot;
+		m->lane = lane >= 0 ? lane : fastest_lane(s, ss, hi, false);
 		ss->held[slot] = cand[took];
 	}
 }
@@ -258,21 +289,21 @@ static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 			m->capfl = m->capfl ? 2 * m->capfl : 2;
 			m->fl = xrealloc(m->fl, (size_t)m->capfl * sizeof(*m->fl));
 		}
-		m->fl[m->nfl++] = sim_send(s, hi, member_lane(ss, m), sim_job_new(s, &j));
+		m->fl[m->nfl++] = sim_send(s, hi, m->lane, sim_job_new(s, &j));
 		dlog_seg(s, m->fl[m->nfl - 1], "sent");
 		m->v.first_unsent = k + 1;
 		m->fresh = false;
 	}
 }
 
-/* the host's empty slots, the GPUs' first (last in the host's range), then its top-ups */
+/* the host's empty slots (if the app has a version for it), then its top-ups */
 static void seq_rpc(struct sim *s, int32_t hi)
 {
 	struct seq_sim *ss = s->priv;
 	int32_t slot;
 
-	for (slot = ss->first_slot[hi + 1] - 1; slot >= ss->first_slot[hi]; slot--)
-		if (ss->held[slot] < 0 && s->hosts[hi].lane[ss->slot_lane[slot]].usable)
+	for (slot = ss->first_slot[hi]; slot < ss->first_slot[hi + 1]; slot++)
+		if (ss->held[slot] < 0 && fastest_lane(s, ss, hi, false) >= 0)
 			assign(s, ss, hi, slot);
 	for (slot = ss->first_slot[hi]; slot < ss->first_slot[hi + 1]; slot++)
 		if (ss->held[slot] >= 0)
@@ -317,7 +348,7 @@ static void seq_accepted(struct sim *s, int32_t job)
 	const struct sim_job *j = &s->jobs[job];
 	struct member *m = &ss->m[j->seq];
 	struct seg_view g = { j->seg, j->branch, m->host, SEG_SUCCESS, 0,
-			      j->cpu / s->hosts[m->host].lane[member_lane(ss, m)].speed };
+			      j->cpu / s->hosts[m->host].lane[m->lane].speed };
 
 	if (s->dlog) {
 		int i;
@@ -367,7 +398,6 @@ static void seq_cleanup(struct sim *s)
 	}
 	free(ss->m);
 	free(ss->held);
-	free(ss->slot_lane);
 	free(ss->first_slot);
 	free(ss->heap);
 	free(ss->reading_initial);
@@ -377,25 +407,14 @@ static void seq_cleanup(struct sim *s)
 	s->priv = NULL;
 }
 
-/*
- * Host i's slots: seq_policy_allowance of its CPU (one a host), then of its
- * GPUs (max_sequences_per_gpu each, a GPU counted as the policy counts
- * CPUs), the GPUs' taken in turn; their lanes into lane[] if not NULL, their
- * number returned.
- */
-static long slots_of(const struct sim *s, long i, int32_t *lane)
+/* host i's allowance: the sequences it may hold (its slots) */
+static long slots_of(const struct sim *s, long i)
 {
-	const struct sim_host *h = &s->hosts[i];
 	struct host_view hv;
-	size_t cpu, gpu, k;
 
-	host_view_of(s, (int32_t)i, 0, &hv);
-	cpu = seq_policy_allowance(&hv, SEQS_PER_HOST, 0);
-	hv.ncpus = h->nlanes - 1;
-	gpu = h->nlanes > 1 ? seq_policy_allowance(&hv, 0, s->sc->max_sequences_per_gpu) : 0;
-	for (k = 0; lane && k < cpu + gpu; k++)
-		lane[k] = k < cpu ? 0 : 1 + (int32_t)((k - cpu) % (size_t)(h->nlanes - 1));
-	return (long)(cpu + gpu);
+	host_view_of(s, NULL, (int32_t)i, &hv);
+	return (long)seq_policy_allowance(&hv, SEQS_PER_HOST, s->sc->max_sequences_per_cpu,
+					  s->sc->max_sequences_per_gpu);
 }
 
 /* every host's slots, empty (the hosts' lanes are made by then) */
@@ -407,15 +426,12 @@ static void slots_create(struct sim *s, struct seq_sim *ss)
 	ss->first_slot = xmalloc((size_t)(sc->hosts + 1) * sizeof(*ss->first_slot));
 	for (i = 0; i < sc->hosts; i++) {
 		ss->first_slot[i] = (int32_t)n;
-		n += slots_of(s, i, NULL);
+		n += slots_of(s, i);
 	}
 	ss->first_slot[sc->hosts] = (int32_t)n;
 	ss->held = xmalloc((size_t)n * sizeof(*ss->held));
-	ss->slot_lane = xmalloc((size_t)n * sizeof(*ss->slot_lane));
 	for (i = 0; i < n; i++)
 		ss->held[i] = -1;
-	for (i = 0; i < sc->hosts; i++)
-		slots_of(s, i, ss->slot_lane + ss->first_slot[i]);
 }
 
 static int seq_setup(struct sim *s, char *why, size_t whylen)

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(sc.app_versions >= 1 && sc.app_versions <= (SIM_VERSION_CPU | SIM_VERSION_GPU));
 	FUZZ_CHECK(sc.gpu_share >= 0 && sc.gpu_share <= 1 && sc.gpu_flops > 0);
 	FUZZ_CHECK(sc.gpus_per_host >= 1 && sc.gpus_per_host <= SIM_MAX_GPUS);
-	FUZZ_CHECK(sc.max_sequences_per_gpu >= 1 && sc.max_sequences_per_gpu <= SIM_MAX_SEQS_PER_GPU);
+	FUZZ_CHECK(sc.max_sequences_per_cpu >= 0 && sc.max_sequences_per_cpu <= SIM_MAX_SEQS_PER_RSC);
+	FUZZ_CHECK(sc.max_sequences_per_gpu >= 0 && sc.max_sequences_per_gpu <= SIM_MAX_SEQS_PER_RSC);
 	a = written(&sc, &alen);
 	sim_scenario_defaults(&again);
 	FUZZ_CHECK(sim_scenario_parse(&again, a, alen, "written", err, sizeof(err)) == 0);

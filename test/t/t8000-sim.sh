@@ -226,7 +226,7 @@ test_expect_success 'advise refuses --plot (it is for runs and sweeps)' '
 
 test_expect_success 'GPU hosts: a GPU version runs at gpu_flops, ten times the CPU here' '
 	"$sim" --csv gpu.csv "$data/gpu.txt" >gpu.out &&
-	grep "^GPUs: 30 hosts with 1 of 1e+10 FLOPS (10 reference CPUs) each; app versions: gpu; seq: 1 sequence a GPU$" gpu.out &&
+	grep "^GPUs: 30 hosts with 1 of 1e+10 FLOPS (10 reference CPUs) each; app versions: gpu; seq: 0 a CPU, 1 a GPU$" gpu.out &&
 	{ cat "$data/gpu.txt" && echo "app_versions cpu"; } >cpu.txt &&
 	"$sim" --csv cpu.csv cpu.txt >cpu.out &&
 	for s in giant chunk seq; do
@@ -254,9 +254,10 @@ test_expect_success 'the GPU keys: bad values are refused naming the line, and t
 	printf "app_versions\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "no value for .app_versions." err &&
 	printf "gpu_share 1.5\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: number out of range" err &&
 	printf "gpus_per_host 17\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: integer out of range" err &&
-	printf "max_sequences_per_gpu 0\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: integer out of range" err &&
+	printf "max_sequences_per_gpu 17\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: integer out of range" err &&
+	printf "max_sequences_per_cpu -1\n" >bad.txt && ! "$sim" bad.txt 2>err && grep "bad.txt:1: integer out of range" err &&
 	printf "hosts 10000000\ngpu_share 1\nmax_sequences_per_gpu 2\n" >bad.txt && ! "$sim" bad.txt 2>err &&
-	grep "more than 10^7 GPU slots" err &&
+	grep "more than 2 x 10^7 sequences the hosts may hold" err &&
 	"$sim" --print_scenario "$data/gpu.txt" >gp1 && "$sim" --print_scenario gp1 >gp2 && cmp gp1 gp2 &&
 	grep "^app_versions gpu$" gp1 && grep "^gpu_share 0.5$" gp1 && grep "^gpu_flops 10000000000$" gp1 &&
 	printf "app_versions gpu cpu\n" >both.txt && "$sim" --print_scenario both.txt | grep "^app_versions cpu gpu$"
@@ -288,12 +289,13 @@ test_expect_success "doc/wseq_sim.md's worked GPU scenario: the figures it print
 	ex="$WSEQ_SRCDIR/doc/examples/sim/gpu.txt" doc="$WSEQ_SRCDIR/doc/wseq_sim.md" &&
 	"$sim" --strategy seq "$ex" >wg.out &&
 	grep -Fx "    $(sed -n 1p wg.out)" "$doc" && grep -Fx "    $(sed -n 2p wg.out)" "$doc" &&
-	for run in "gpu 7" "cpu 7" "cpu gpu 7" "cpu gpu 0.4" "gpu 0.4"; do
-		v=${run% *} d=${run##* } &&
-		sed "s/^app_versions.*/app_versions $v/; s/^segment_deadline_days.*/segment_deadline_days $d/" \
+	for run in "gpu 0 7" "cpu 0 7" "cpu gpu 0 7" "cpu gpu 1 7" "cpu gpu 0 0.4" "gpu 0 0.4"; do
+		d=${run##* } && run=${run% *} && g=${run##* } && v=${run% *} &&
+		sed "s/^app_versions.*/app_versions $v/; s/^segment_deadline_days.*/segment_deadline_days $d/
+			s/^max_sequences_per_gpu.*/max_sequences_per_gpu $g/" \
 			"$ex" | "$sim" --strategy seq - | seq_figures >fig &&
 		read -r med p90 waste reloc <fig &&
-		grep -E "^    $v +$d days? +100 +$med +$p90 +$waste +$reloc\$" "$doc" || return 1
+		grep -E "^    $v +$g +$d days? +100 +$med +$p90 +$waste +$reloc\$" "$doc" || return 1
 	done
 '
 

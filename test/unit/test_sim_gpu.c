@@ -92,9 +92,10 @@ static void test_gpu_share_shortens_makespan(void **state)
 }
 
 /*
- * A host with two GPUs runs two sequences side by side; one GPU holding two
- * (max_sequences_per_gpu 2) runs their segments in turn, each taking twice
- * as long.
+ * By default a host holds one sequence. With max_sequences_per_gpu 1 a host
+ * with two GPUs holds two and runs them side by side, one a GPU; one GPU
+ * holding two (max_sequences_per_gpu 2, a GPU-only app) runs their segments
+ * in turn, each taking twice as long.
  */
 static void test_gpus_per_host_and_sequences_per_gpu(void **state)
 {
@@ -104,7 +105,7 @@ static void test_gpus_per_host_and_sequences_per_gpu(void **state)
 	(void)state;
 	one = makespan("hosts 10\nsequences 10\ngpu_share 1\napp_versions gpu\n", &a);
 	two_gpus = makespan("hosts 10\nsequences 20\ngpu_share 1\napp_versions gpu\n"
-			    "gpus_per_host 2\n", &b);
+			    "gpus_per_host 2\nmax_sequences_per_gpu 1\n", &b);
 	two_seqs = makespan("hosts 10\nsequences 20\ngpu_share 1\napp_versions gpu\n"
 			    "max_sequences_per_gpu 2\n", &c);
 	assert_true(fabs(one - 2) < 0.01);
@@ -113,9 +114,10 @@ static void test_gpus_per_host_and_sequences_per_gpu(void **state)
 }
 
 /*
- * An app with both versions on hosts with a GPU: the GPU takes a sequence
- * and the CPU another, so 20 hosts finish 40 sequences, 20 in 2 days on the
- * GPUs and 20 in 20 days on the CPUs.
+ * An app with both versions on hosts with a GPU, one sequence a CPU and one
+ * a GPU: the first a host takes starts on its GPU (the fastest lane holding
+ * none), the second on its CPU, so 20 hosts finish 40 sequences, 20 in 2
+ * days on the GPUs and 20 in 20 days on the CPUs.
  */
 static void test_cpu_and_gpu_side_by_side(void **state)
 {
@@ -126,7 +128,8 @@ static void test_cpu_and_gpu_side_by_side(void **state)
 	int i, fast = 0;
 
 	(void)state;
-	scenario(&sc, no_churn, "hosts 20\nsequences 40\ngpu_share 1\napp_versions cpu gpu\n");
+	scenario(&sc, no_churn, "hosts 20\nsequences 40\ngpu_share 1\napp_versions cpu gpu\n"
+		 "max_sequences_per_cpu 1\nmax_sequences_per_gpu 1\n");
 	assert_int_equal(sim_run_finish(&sc, &sim_strategy_seq, &out, finish, why, sizeof(why)), 0);
 	assert_int_equal(out.finished, 40);
 	for (i = 0; i < 40; i++) {
@@ -227,6 +230,31 @@ static void test_max_result_time_at_the_version_speed(void **state)
 	free(log);
 }
 
+/*
+ * max_sequences_per_gpu without max_sequences_per_cpu: as the scheduler's
+ * seq_policy_allowance, a host without a GPU may hold none, even of an app
+ * with a CPU version; half the hosts have a GPU and take all 20 sequences,
+ * 10 at a time.
+ */
+static void test_allowance_per_gpu_alone_keeps_cpu_hosts_out(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_stats out;
+	long ngpu, ncpu;
+	char *log;
+
+	(void)state;
+	scenario(&sc, no_churn, "hosts 20\nsequences 20\ngpu_share 0.5\napp_versions cpu gpu\n"
+		 "max_sequences_per_gpu 1\n");
+	log = run_logged(&sc, &out);
+	hosts_sent(&sc, log, &ngpu, &ncpu);
+	assert_int_equal(out.finished, 20);
+	assert_int_equal(ncpu, 0);
+	assert_int_equal(ngpu, 20 * 20);
+	assert_true(fabs(out.p90_days - 4) < 0.01);
+	free(log);
+}
+
 /* A GPU-only app and no GPU host: no segment is ever sent, nothing finishes. */
 static void test_no_usable_host_nothing_runs(void **state)
 {
@@ -270,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_and_gpu_side_by_side),
 		cmocka_unit_test(test_sequences_only_where_a_version_runs),
 		cmocka_unit_test(test_max_result_time_at_the_version_speed),
+		cmocka_unit_test(test_allowance_per_gpu_alone_keeps_cpu_hosts_out),
 		cmocka_unit_test(test_no_usable_host_nothing_runs),
 		cmocka_unit_test(test_giant_on_gpus),
 	};
