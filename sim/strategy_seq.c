@@ -235,19 +235,24 @@ static void relocate(struct sim *s, struct seq_sim *ss, struct member *m)
 /* assign_new: the first of the lowest-id unassigned members the host's slot may take */
 static void assign(struct sim *s, struct seq_sim *ss, int32_t hi, int32_t slot)
 {
-	int32_t cand[CANDIDATES];
+	int32_t cand[CANDIDATES], k;
+	struct seq_view held[SIM_MAX_SEQS_PER_RSC * (1 + SIM_MAX_GPUS)];
 	struct host_view hv;
 	int n = 0, i, took = -1;
+	size_t nheld = 0;
 
 	host_view_of(s, ss, hi, &hv);
+	/* what the host holds: no two members of a group on one host */
+	for (k = ss->first_slot[hi]; k < ss->first_slot[hi + 1]; k++)
+		if (ss->held[k] >= 0 && nheld < ARRAY_SIZE(held))
+			held[nheld++] = ss->m[ss->held[k]].v;
 	while (n < CANDIDATES && ss->nheap > 0)
 		cand[n++] = heap_pop(ss);
 	for (i = 0; i < n && took < 0; i++) {
 		struct member *m = &ss->m[cand[i]];
 
 		hv.failures = failures(m, hi);
-		/* the host holds nothing yet: no other member of a group to compare with */
-		if (seq_policy_may_take(&hv, &m->v, NULL, 0))
+		if (seq_policy_may_take(&hv, &m->v, held, nheld))
 			took = i;
 	}
 	for (i = 0; i < n; i++)

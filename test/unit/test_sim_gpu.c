@@ -255,6 +255,36 @@ static void test_allowance_per_gpu_alone_keeps_cpu_hosts_out(void **state)
 	free(log);
 }
 
+/*
+ * A host holding two sequences (one a CPU, one a GPU) never holds two
+ * members of one group (replicas 2): seq_policy_may_take sees what it holds.
+ */
+static void test_group_members_apart(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_stats out;
+	long host[11] = { 0 }, seq, h;
+	int seg, branch, n;
+	char *log, *p;
+
+	(void)state;
+	scenario(&sc, no_churn, "hosts 10\nsequences 5\nreplicas 2\ngpu_share 1\n"
+		 "app_versions cpu gpu\nmax_sequences_per_cpu 1\nmax_sequences_per_gpu 1\n");
+	log = run_logged(&sc, &out);
+	assert_int_equal(out.finished, 5);
+	for (p = log; (p = strstr(p, "seq ")) != NULL; p++) {
+		n = 0;
+		if (sscanf(p, "seq %ld branch %d seg %d host %ld sent%n", &seq, &branch, &seg, &h, &n) == 4 &&
+		    n > 0 && seg == 1)
+			host[seq] = h;
+	}
+	for (seq = 1; seq <= 10; seq += 2) {
+		assert_true(host[seq] > 0 && host[seq + 1] > 0);
+		assert_true(host[seq] != host[seq + 1]);
+	}
+	free(log);
+}
+
 /* A GPU-only app and no GPU host: no segment is ever sent, nothing finishes. */
 static void test_no_usable_host_nothing_runs(void **state)
 {
@@ -299,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_sequences_only_where_a_version_runs),
 		cmocka_unit_test(test_max_result_time_at_the_version_speed),
 		cmocka_unit_test(test_allowance_per_gpu_alone_keeps_cpu_hosts_out),
+		cmocka_unit_test(test_group_members_apart),
 		cmocka_unit_test(test_no_usable_host_nothing_runs),
 		cmocka_unit_test(test_giant_on_gpus),
 	};
