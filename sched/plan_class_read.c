@@ -538,9 +538,7 @@ static void class_never(struct reader *r, struct plan_class *pc)
 {
 	bool had = *pc->never != '\0';
 
-	if (pc->virtualbox)
-		set_never(pc, "virtualbox", "needs the host's VirtualBox version, which wseq does not read");
-	else if (pc->opencl && !*pc->gpu_type && !pc->have_gpu_type_regex)
+	if (pc->opencl && !*pc->gpu_type && !pc->have_gpu_type_regex)
 		set_never(pc, "opencl", "without a GPU type (OpenCL on the CPU) is not checked by wseq");
 	if (!had && *pc->never)
 		note(r, pc->line, "plan class %s: %s: the class matches no host", pc->name, pc->never);

@@ -457,7 +457,8 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 static int send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		     const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
 {
-	int rc = sched_usable(ctx, req, host, apps, reply);
+	/* the versions the host can use: now if it asks for work, else only if its sequences need them */
+	int rc = sched_any_rsc_wants(req, reply) ? sched_usable(ctx, req, host, apps, reply) : DB_OK;
 
 	if (rc == DB_OK)
 		rc = sched_resend_lost(ctx, req, host, apps, reply);

@@ -11,23 +11,6 @@
 #include "log.h"
 #include "wtime.h"
 
-struct list_arg {
-	void **items;
-	size_t *n;
-	size_t size;
-};
-
-static int take(void *rec, void *arg)
-{
-	struct list_arg *l = arg;
-
-	*l->items = xrealloc(*l->items, (*l->n + 1) * l->size);
-	memcpy((char *)*l->items + *l->n * l->size, rec, l->size);
-	memset(rec, 0, l->size);        /* the strings are ours now */
-	(*l->n)++;
-	return 0;
-}
-
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid)
 {
 	size_t i;
@@ -92,13 +75,13 @@ struct cand_wus {
 	size_t n;
 };
 
-static int take_wu(struct db_workunit *r, void *a) { return take(r, a); }
+static int take_wu(struct db_workunit *r, void *a) { return sched_list_take(r, a); }
 
 static int cand_wus_read(const struct sched_ctx *ctx, const struct db_host *host,
 			 const struct sched_apps *apps, const struct db_result_list *c,
 			 struct cand_wus *w)
 {
-	struct list_arg l = { (void **)&w->v, &w->n, sizeof(struct db_workunit) };
+	struct sched_list l = { (void **)&w->v, &w->n, sizeof(struct db_workunit) };
 	int64_t ids[DB_SEQ_BATCH], user = sched_quorum_user(ctx, host);
 	size_t i, n = 0;
 	int rc = DB_OK;

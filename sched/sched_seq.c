@@ -410,8 +410,8 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host, dou
  * made-up host_cpids gain nothing).
  */
 static int assign_new(const struct sched_ctx *ctx, const struct sched_request *req,
-		      const struct db_host *host, struct host_seqs *h,
-		      const struct sched_reply *reply)
+		      const struct db_host *host, const struct sched_apps *apps,
+		      struct host_seqs *h, struct sched_reply *reply)
 {
 	struct host_seqs cand = { 0 }, user = { 0 };
 	struct host_view hv;
@@ -433,6 +433,8 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 			 host->id, nuser);
 	if (rc == DB_OK && nuser < user_want)
 		rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+	if (rc == DB_OK && cand.n > 0)
+		rc = sched_usable(ctx, req, host, apps, reply);
 	for (i = 0; rc == DB_OK && i < cand.n && h->n < want && nuser < user_want; i++) {
 		struct db_sequence *s = &cand.s[i];
 		/* judged by the speed of its app's best version here (none: not for this host) */
@@ -562,9 +564,9 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	if (rc == DB_OK)
 		rc = check_sticky(ctx, req, &h, reply);
 	if (rc == DB_OK)
-		rc = assign_new(ctx, req, host, &h, reply);
+		rc = assign_new(ctx, req, host, apps, &h, reply);
 	for (i = 0; rc == DB_OK && i < h.n; i++)
-		if (h.s[i].id > 0)
+		if (h.s[i].id > 0 && (rc = sched_usable(ctx, req, host, apps, reply)) == DB_OK)
 			rc = top_up(ctx, req, host, apps, &h, &h.s[i], reply);
 	host_seqs_free(&h);
 	return rc;

@@ -75,6 +75,7 @@ struct sched_request {
 	 */
 	struct db_host host;
 	char *p_features;       /* the CPU's features, space-separated ("" if not sent) */
+	char *vbox_version;     /* <virtualbox_version> ("6.1.38"), or NULL: none reported */
 	/* rsc[0] the CPU (p_ncpus, p_fpops, cpu_req_*), then each coprocessor type of <coprocs> */
 	struct sched_rsc rsc[SCHED_MAX_RSC];
 	int nrsc;

@@ -24,15 +24,9 @@
 
 /* ---- the apps, platforms, versions and plan classes kept across requests ---- */
 
-struct list_arg {
-	void **items;
-	size_t *n;
-	size_t size;
-};
-
-static int take(void *rec, void *arg)
+int sched_list_take(void *rec, void *arg)
 {
-	struct list_arg *l = arg;
+	struct sched_list *l = arg;
 
 	*l->items = xrealloc(*l->items, (*l->n + 1) * l->size);
 	memcpy((char *)*l->items + *l->n * l->size, rec, l->size);
@@ -41,9 +35,9 @@ static int take(void *rec, void *arg)
 	return 0;
 }
 
-static int take_app(struct db_app *r, void *a) { return take(r, a); }
-static int take_platform(struct db_platform *r, void *a) { return take(r, a); }
-static int take_version(struct db_app_version *r, void *a) { return take(r, a); }
+static int take_app(struct db_app *r, void *a) { return sched_list_take(r, a); }
+static int take_platform(struct db_platform *r, void *a) { return sched_list_take(r, a); }
+static int take_version(struct db_app_version *r, void *a) { return sched_list_take(r, a); }
 
 /*
  * The fingerprint is asked for at most once a second (a process answering
@@ -89,9 +83,9 @@ static void plan_classes_get(const char *project_dir, struct sched_apps *a)
 
 int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 {
-	struct list_arg la = { (void **)&a->apps, &a->napps, sizeof(struct db_app) };
-	struct list_arg lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
-	struct list_arg lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
+	struct sched_list la = { (void **)&a->apps, &a->napps, sizeof(struct db_app) };
+	struct sched_list lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
+	struct sched_list lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
 	struct plan_classes *pcs;
 	double t = dnow();
 	int64_t fp = 0, maxasg = 0;

@@ -14,21 +14,6 @@ test_sandbox_up sb --no-daemons || exit 1
 SLOG="$PROJECT_DIR/log/scheduler.log"
 q() { test_sql_value "$1"; }
 req() { sched_host_request "$ADMIN_AUTHENTICATOR" "$1" hav 100000 "${2:-}"; }
-# report NAME STATE EXIT ELAPSED: one result's report
-report() {
-	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n' "$1"
-	printf '    <final_elapsed_time>%s</final_elapsed_time>\n' "$4"
-	printf '    <exit_status>%s</exit_status>\n    <state>%s</state>\n</result>\n' "$3" "$2"
-}
-# upload NAME: result NAME's output, uploaded as its host would
-upload() {
-	set -- "$1" $(host_output "$1" 1) &&
-	echo "output of $1" >out.txt &&
-	host_upload_req "$2" "$3" out.txt >up.req &&
-	curl -sS --data-binary @up.req -H 'Content-Type: application/octet-stream' \
-		"$(wseq_config --project "$PROJECT_DIR" upload_url)" >up.reply &&
-	test_grep "<status>0</status>" up.reply
-}
 # the host's row: n_jobs n_valid n_invalid consecutive_valid
 row() {
 	q "select n_jobs, n_valid, n_invalid, consecutive_valid from host_app_version
@@ -64,8 +49,8 @@ test_expect_success 'a new host gets the six jobs; it has no measured speed yet'
 
 test_expect_success 'one success: a row for the host and version, at rsc_fpops_est / elapsed' '
 	H=$(cat hid) && AV=$(cat avid) &&
-	upload j1_0 &&
-	req "$H" "$(report j1_0 5 0 100)" >r && sched_rpc r reply &&
+	host_upload_output j1_0 &&
+	req "$H" "$(sched_report j1_0 5 0 100)" >r && sched_rpc r reply &&
 	test "$(row)" = "1	0	0	0" &&
 	test "$(q "select app_version_id from host_app_version where host_id=$H")" = "$AV" &&
 	near "$(q "select flops_avg from host_app_version where host_id=$H")" 3e10 &&
@@ -75,9 +60,9 @@ test_expect_success 'one success: a row for the host and version, at rsc_fpops_e
 
 test_expect_success 'more successes move the average (1/n each); errors and repeats do not count' '
 	H=$(cat hid) &&
-	upload j2_0 && upload j3_0 &&
-	req "$H" "$(report j1_0 5 0 100; report j2_0 5 0 300; report j3_0 5 0 600;
-		report j6_0 3 1 50)" >r &&
+	host_upload_output j2_0 && host_upload_output j3_0 &&
+	req "$H" "$(sched_report j1_0 5 0 100; sched_report j2_0 5 0 300; sched_report j3_0 5 0 600;
+		sched_report j6_0 3 1 50)" >r &&
 	sched_rpc r reply &&
 	test_grep "<name>j6_0</name>" reply &&
 	test "$(row)" = "3	0	0	0" &&
@@ -95,7 +80,7 @@ test_expect_success 'the validator counts valid results, one after another' '
 
 test_expect_success 'an absurd speed (6e12 FLOPs in a picosecond) is logged, not recorded' '
 	H=$(cat hid) &&
-	req "$H" "$(report j5_0 5 0 0.000000000001)" >r && sched_rpc r reply &&
+	req "$H" "$(sched_report j5_0 5 0 0.000000000001)" >r && sched_rpc r reply &&
 	test_grep "<name>j5_0</name>" reply &&
 	test_grep "result j5_0: .* FLOPS, above 1e+18; not taken as app version" "$SLOG" &&
 	test "$(row)" = "3	3	0	3" &&
@@ -104,7 +89,7 @@ test_expect_success 'an absurd speed (6e12 FLOPs in a picosecond) is logged, not
 
 test_expect_success 'an invalid result counts and resets the run of valid ones' '
 	H=$(cat hid) &&
-	req "$H" "$(report j4_0 5 0 200)" >r && sched_rpc r reply &&
+	req "$H" "$(sched_report j4_0 5 0 200)" >r && sched_rpc r reply &&
 	test "$(row)" = "4	3	0	3" &&
 	validate &&
 	test "$(q "select validate_state from result where name=\"j4_0\"")" = 2 &&

@@ -15,19 +15,6 @@ F=4e12                  # each job's rsc_fpops_est
 q() { test_sql_value "$1"; }
 # req HOSTID CPID [MORE]: a 4-CPU host (p_fpops 1e9) asking for 4000 s of work
 req() { NCPUS=4 sched_host_request "$ADMIN_AUTHENTICATOR" "$1" "$2" 4000 "${3:-}"; }
-report() {
-	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n' "$1"
-	printf '    <final_elapsed_time>%s</final_elapsed_time>\n' "$2"
-	printf '    <exit_status>0</exit_status>\n    <state>5</state>\n</result>\n'
-}
-upload() {
-	set -- "$1" $(host_output "$1" 1) &&
-	echo "output of $1" >out.txt &&
-	host_upload_req "$2" "$3" out.txt >up.req &&
-	curl -sS --data-binary @up.req -H 'Content-Type: application/octet-stream' \
-		"$(wseq_config --project "$PROJECT_DIR" upload_url)" >up.reply &&
-	test_grep "<status>0</status>" up.reply
-}
 # classes REPLY: the plan class of each job of the reply ("-" for none), sorted, unique
 classes() {
 	awk '/^<result>/ { r = 1; pc = "-" }
@@ -66,8 +53,8 @@ test_expect_success 'by projection a 4-CPU host gets the mt version (4 threads: 
 
 test_expect_success 'its mt jobs run at 5e8 FLOPS: after two, it gets the plain version' '
 	H=$(cat hid_a) && j1=$(sed -n 1p sent_a) && j2=$(sed -n 2p sent_a) &&
-	upload "$j1" && upload "$j2" &&
-	req "$H" a "$(report "$j1" 8000; report "$j2" 8000)" >r && sched_rpc r reply2 &&
+	host_upload_output "$j1" && host_upload_output "$j2" &&
+	req "$H" a "$(sched_report "$j1" 5 0 8000; sched_report "$j2" 5 0 8000)" >r && sched_rpc r reply2 &&
 	test "$(classes reply2)" = - &&
 	test "$(q "select round(flops_avg) from host_app_version h join app_version v
 		on v.id=h.app_version_id where h.host_id=$H and v.plan_class=\"mt\"")" = 500000000
@@ -79,7 +66,7 @@ test_expect_success 'another host whose mt jobs run at 1.5e9 FLOPS keeps getting
 	test "$(classes reply3)" = mt &&
 	sched_reply_jobs reply3 >sent_b &&
 	j1=$(sed -n 1p sent_b) && j2=$(sed -n 2p sent_b) &&
-	req "$H" b "$(report "$j1" 2666.667; report "$j2" 2666.667)" >r && sched_rpc r reply4 &&
+	req "$H" b "$(sched_report "$j1" 5 0 2666.667; sched_report "$j2" 5 0 2666.667)" >r && sched_rpc r reply4 &&
 	test "$(classes reply4)" = mt
 '
 
