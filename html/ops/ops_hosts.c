@@ -2,11 +2,12 @@
  * Hosts: those that asked for work in the last days (?days=N, default 30),
  * latest first, with their error rate (results ended in error of those
  * ended), average turnaround and last RPC; and a page per host with its
- * results and sequences.
+ * resources (CPUs and GPUs, web_host.h), results and sequences.
  */
 #include "ops.h"
 #include "db_ops.h"
 #include "log.h"
+#include "web_host.h"
 #include "wtime.h"
 
 #define HOSTS_PER_PAGE 100
@@ -140,8 +141,7 @@ static void host_facts(struct ops *o, const struct db_host *h, const struct host
 		ops_esc(o->b, u.name);
 	db_user_free(&u);
 	sbuf_addf(o->b, " (user %" PRId64 ")</td></tr>\n", h->userid);
-	fact(o, "CPU", h->p_model);
-	sbuf_addf(o->b, "<tr><th>CPUs</th><td>%d</td></tr>\n", h->p_ncpus);
+	web_host_resources(o->b, h);
 	fact(o, "OS", h->os_name);
 	fact(o, "OS version", h->os_version);
 	fact(o, "Last IP address", h->last_ip_addr);
