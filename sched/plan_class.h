@@ -6,6 +6,12 @@
  * A version without a plan class is a CPU version using one CPU. A version
  * whose plan class the file does not define is sent nowhere (logged once
  * per load; `wseq_config --check` and `update_versions` say so too).
+ *
+ * The reader (plan_class_read.c) reads the file as upstream's tag reader
+ * does, not as strict XML: upstream's own sample leaves an element unclosed.
+ * The matcher (plan_class.c) makes no database call; the scheduler keeps the
+ * parsed file and reads it again when its mtime changes. doc/plan_classes.md
+ * is the reference: every element, its default, what differs from upstream.
  */
 #ifndef WSEQ_PLAN_CLASS_H
 #define WSEQ_PLAN_CLASS_H
@@ -16,9 +22,12 @@
 
 #include <regex.h>
 
+#define PLAN_CLASS_FILE "plan_class_spec.xml"   /* in the project directory, as upstream */
 #define PLAN_CLASS_NAME_LEN 128         /* app_version.plan_class is varchar(128) */
 #define PLAN_CLASS_MAX_FEATURES 16
 #define PLAN_CLASS_CMDLINE_LEN 256
+#define PLAN_CLASS_MAX 1000             /* classes kept from one file */
+#define PLAN_CLASS_FILE_MAX (4 << 20)   /* bytes read of plan_class_spec.xml */
 
 /* One <plan_class>; every figure 0 (or false, "") when the file does not set it. */
 struct plan_class {
@@ -39,9 +48,15 @@ struct plan_class {
 	double gpu_ram_used_mb;                 /* a job uses this much of it */
 	double ngpus;                           /* devices a job uses (GPU class: default 1) */
 	double gpu_peak_flops_scale;            /* default 1 */
-	double cpu_frac;                        /* CPUs a GPU job uses besides (default 0.1 upstream... see .c) */
-	bool mt;                                /* multi-threaded (<min_ncpus>/<max_threads> given) */
-	int min_ncpus, max_threads;
+	double cpu_frac;                        /* CPUs a GPU job uses besides (default 0.1, upstream's) */
+	double min_gpu_peak_flops, max_gpu_peak_flops;  /* per device, when the host reports it */
+	int max_opencl_version;
+	int min_metal_support;                  /* Apple GPUs */
+	bool without_opencl;                    /* AMD: only GPUs without OpenCL */
+	bool have_gpu_type_regex;               /* any coprocessor whose type matches */
+	regex_t gpu_type_regex;
+	bool mt;                                /* multi-threaded: max_threads > 1 */
+	int min_ncpus, max_threads;             /* max_threads: default 1, as upstream */
 	bool nthreads_cmdline;                  /* send "--nthreads N" in the version's cmdline */
 	double avg_ncpus;                       /* CPUs a job uses (CPU class; 0: 1 or threads) */
 	double projected_flops_scale;           /* default 1 */
@@ -49,14 +64,24 @@ struct plan_class {
 	int ncpu_features;
 	int min_core_client_version, max_core_client_version;  /* major * 10000 + minor * 100 + release */
 	bool have_os_regex;
-	regex_t os_regex;                       /* matched against os_name + os_version */
+	regex_t os_regex;                       /* matched against os_version, as upstream */
 	bool have_cpu_vendor_regex, have_cpu_model_regex;
 	regex_t cpu_vendor_regex, cpu_model_regex;
-	double min_os_version, max_os_version;  /* Windows/macOS numeric os version, as upstream */
+	double min_os_version, max_os_version;  /* numeric OS version (doc/plan_classes.md) */
+	int min_android_version, max_android_version;   /* major * 10000 + minor * 100 + release */
+	int min_libc_version;                   /* Linux "|libc 2.36": major * 100 + minor */
+	int64_t min_wu_id, max_wu_id, min_batch, max_batch;     /* see plan_class_wu_ok() */
 	bool virtualbox, is64bit;               /* matched on what the client reports */
 	double min_vbox_version, max_vbox_version;
 	bool disabled;                          /* <disabled/>: the class matches no host */
 	char *project_prefs_tag;                /* accepted; used by the preferences issue */
+	/*
+	 * Not "": why the class matches no host -- it asks for what wseq cannot
+	 * check (<docker/>, <user_id>, ...) or its regex does not compile. Safer
+	 * than ignoring a requirement, which would send the version everywhere.
+	 */
+	char never[128];
+	long line;                              /* where its <plan_class> starts */
 };
 
 struct plan_classes {
@@ -79,7 +104,19 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 int plan_classes_read(const char *path, struct plan_classes *pcs, struct sbuf *notes,
 		      struct sbuf *err);
 void plan_classes_free(struct plan_classes *pcs);
+/*
+ * Read PROJECT_DIR/plan_class_spec.xml and print each note as "warning:
+ * NOTE" on fp, or the error as "error: ..."; the notes' count, or -1 if the
+ * file cannot be used -- what `wseq_config --check` and the tools show.
+ */
+int plan_classes_check_file(const char *project_dir, struct plan_classes *pcs, FILE *fp);
 const struct plan_class *plan_class_find(const struct plan_classes *pcs, const char *name);
+
+/*
+ * Upstream's <min_wu_id>/<max_wu_id>/<min_batch>/<max_batch>: may a job of
+ * this workunit go out with a version of pc? (0 in the file: no bound.)
+ */
+bool plan_class_wu_ok(const struct plan_class *pc, int64_t wuid, int64_t batch);
 
 /* How a version of a plan class uses a host (upstream's HOST_USAGE). */
 struct host_usage {

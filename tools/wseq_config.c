@@ -7,6 +7,7 @@
 #include "config.h"
 #include "log.h"
 #include "param.h"
+#include "plan_class.h"
 
 struct options {
 	char *project;
@@ -18,8 +19,9 @@ static const struct param options[] = {
 	{ "project", PARAM_STR, offsetof(struct options, project), NULL, 0, 0, 0, "DIR",
 	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
 	{ "check", PARAM_BOOL, offsetof(struct options, check), "0", 0, 0, 0, NULL,
-	  "only check config.xml: exit 1 with the errors if it is not valid; warn about each "
-	  "option no wseq program reads (upstream BOINC's, or misspelt)" },
+	  "only check config.xml and plan_class_spec.xml: exit 1 with the errors if one is not "
+	  "valid; warn about each option no wseq program reads (upstream BOINC's, or misspelt) "
+	  "and each plan class element or value wseq does not use" },
 	{ "daemons", PARAM_BOOL, offsetof(struct options, daemons), "0", 0, 0, 0, NULL,
 	  "list the daemons and tasks" },
 	PARAM_TABLE_END
@@ -58,6 +60,23 @@ static void print_value(const struct project_config *c, const struct param *p, F
 	}
 }
 
+/* --check: config.xml's ignored options, then the plan classes' notes; 1 if one cannot be used. */
+static int check(const struct project_config *c)
+{
+	struct plan_classes pcs;
+	int n;
+
+	config_warn_ignored(c, stdout);
+	n = plan_classes_check_file(c->project_dir, &pcs, stdout);
+	if (n >= 0 && *pcs.path)
+		printf("%s: %zu plan class%s\n", pcs.path, pcs.n, pcs.n == 1 ? "" : "es");
+	plan_classes_free(&pcs);
+	if (n < 0)
+		return 1;
+	printf("%s: ok%s\n", c->path, c->nignored || n ? " (with the warnings above)" : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -83,8 +102,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.check) {
-		config_warn_ignored(&c, stdout);
-		printf("%s: ok%s\n", c.path, c.nignored ? " (with the warnings above)" : "");
+		rc = check(&c);
 	} else if (o.daemons) {
 		size_t k;
 		for (k = 0; k < c.ndaemons; k++)

@@ -3,7 +3,8 @@
 # every <config> option no wseq program reads is named as a warning (by
 # wseq_config --check, a daemon's --check_config and every daemon at
 # start), never ignored in silence; upstream's daemon flags and their
-# single-dash spelling start a daemon.
+# single-dash spelling start a daemon. wseq_config --check reads
+# plan_class_spec.xml too and names what of it wseq does not use.
 test_description='upstream BOINC settings carry over or are named'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
@@ -58,6 +59,42 @@ test_expect_success 'options wseq reads are not warned about' '
 	wseq_config --project clean --check >out &&
 	test_grep -v "warning" out &&
 	test_grep "ok$" out
+'
+
+test_expect_success 'wseq_config --check reads plan_class_spec.xml: each note a warning with its line' '
+	mkdir pc && cp clean.xml pc/config.xml &&
+	{
+		sed "\$d" "$WSEQ_SRCDIR/test/data/plan_class/plan_class_spec.xml" &&
+		cat <<-\EOF
+		    <plan_class>
+		        <name>typo</name>
+		        <max_thread>4</max_thread>
+		        <min_cuda_version>eleven</min_cuda_version>
+		    </plan_class>
+		</plan_classes>
+		EOF
+	} >pc/plan_class_spec.xml &&
+	wseq_config --project pc --check >out 2>err &&
+	n=$(grep -n "<max_thread>" pc/plan_class_spec.xml | cut -d: -f1) &&
+	test_grep "^warning: .*plan_class_spec.xml:$n: <max_thread> is not a plan class element; ignored" out &&
+	test_grep "^warning: .*plan_class_spec.xml:$((n + 1)): <min_cuda_version>: .*eleven.* is not a number; ignored" out &&
+	test_grep "^warning: .*plan_class_spec.xml:73: <min_opencl_version> is closed with <min_opencl_version>" out &&
+	test_grep "^warning: .*plan_class_spec.xml:90: <wsl> is not checked by wseq: the class matches no host" out &&
+	test $(grep -c "^warning:" out) = 5 &&
+	test_grep "plan_class_spec.xml: 14 plan classes" out &&
+	test_grep "ok (with the warnings above)" out
+'
+
+test_expect_success 'wseq_config --check fails on a plan_class_spec.xml that is not one' '
+	printf "<plan_classes>\n<plan_class><name>cut</name>\n" >pc/plan_class_spec.xml &&
+	test_must_fail wseq_config --project pc --check >out 2>err &&
+	test_grep "^error: .*plan_class_spec.xml:2: <plan_class> is not closed before the end of the file" out &&
+	test_grep -v "ok" out &&
+	echo "<boinc/>" >pc/plan_class_spec.xml &&
+	test_must_fail wseq_config --project pc --check >out 2>err &&
+	test_grep "^error: .*plan_class_spec.xml:1: the document is not <plan_classes>" out &&
+	rm pc/plan_class_spec.xml && wseq_config --project pc --check >out &&
+	test_grep -v "plan class" out && test_grep "ok$" out
 '
 
 test_expect_success 'a daemon names them with --check_config and in its log at start' '
