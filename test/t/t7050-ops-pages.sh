@@ -492,7 +492,7 @@ test_expect_success 'Chromium: the apps page shows each version'"'"'s class, res
 	test_grep "^td.undefined: 1$" apc.out && test_grep "^td.needs: 3$" apc.out &&
 	test_grep "^version: wseq_sample .* 1.00 CPU 1 CPU " apc.out &&
 	test_grep "^version: wseq_sample .* 2.00 cuda NVIDIA GPU .*CUDA" apc.out &&
-	test_grep "^version: wseq_sample .* 2.10 mt CPU .*2" apc.out &&
+	test_grep "^version: wseq_sample .* 2.10 mt CPU multi-threaded" apc.out &&
 	test_grep "^version: wseq_sample .* 2.20 nosuch - not defined in plan_class_spec.xml: sent to no host " apc.out
 '
 
