@@ -34,7 +34,7 @@ const struct plan_classes *web_plan_classes(const struct web_ctx *c)
 		plan_classes_free(&cache);
 		memset(&cache, 0, sizeof(cache));
 		if (plan_classes_read(path, &cache, NULL, &err) < 0) {
-			log_error("%s: %s", path, sbuf_str(&err));
+			log_error("the pages take plan_class_spec.xml as no classes: %s", sbuf_str(&err));
 			plan_classes_free(&cache);
 			memset(&cache, 0, sizeof(cache));
 		}
