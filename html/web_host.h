@@ -22,7 +22,7 @@
 
 /* One [KIND|model|count|MB|driver|opencl] group: a type of GPU and how many the host has. */
 struct web_gpu {
-	const char *rsc;        /* upstream's resource name: NVIDIA, ATI, intel_gpu, apple_gpu, or a generic type */
+	const char *rsc;        /* upstream's resource: NVIDIA, ATI, intel_gpu, apple_gpu, or a type */
 	const char *model;      /* "NVIDIA H200"; "" if not said */
 	int count;              /* in [1, WEB_HOST_MAX_COUNT] */
 	int64_t ram_mb;         /* available RAM a device, MB; -1 unknown */

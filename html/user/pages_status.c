@@ -439,7 +439,7 @@ void page_server_status(struct page *p)
 
 /* ---- apps ---- */
 
-/* What a version runs on, for volunteers: "NVIDIA GPU"; a class the project did not define runs nowhere. */
+/* What a version runs on, for volunteers: "NVIDIA GPU"; of a class the file lacks, nothing. */
 static void runs_on(struct sbuf *b, const struct plan_classes *pcs, const char *plan_class)
 {
 	enum web_plan_state st;
@@ -448,10 +448,10 @@ static void runs_on(struct sbuf *b, const struct plan_classes *pcs, const char *
 	web_html(b, st == WEB_PLAN_UNDEFINED ? "not sent (no such plan class)" : web_rsc_label(rsc));
 }
 
-static void app_versions(struct page *p, int64_t appid, const struct version_list *vs)
+static void app_versions(struct page *p, int64_t appid, const struct version_list *vs,
+			 const struct plan_classes *pcs)
 {
 	struct sbuf *b = &p->o->body;
-	const struct plan_classes *pcs = web_plan_classes(p->c);
 	size_t i;
 	int n = 0;
 
@@ -483,6 +483,7 @@ void page_apps(struct page *p)
 	struct sbuf *b = &p->o->body;
 	struct app_list apps = { 0 };
 	struct version_list vs = { 0 };
+	const struct plan_classes *pcs = web_plan_classes(p->c);
 	size_t i;
 
 	if (!p->c->db || db_status_apps(p->c->db, take_app, &apps) != DB_OK ||
@@ -506,7 +507,7 @@ void page_apps(struct page *p)
 		sbuf_addstr(b, " tasks in progress, ");
 		page_int(b, a->unsent);
 		sbuf_addstr(b, " ready to send.</p>\n");
-		app_versions(p, a->id, &vs);
+		app_versions(p, a->id, &vs, pcs);
 		sbuf_addstr(b, "</section>\n");
 	}
 	if (!apps.n)
