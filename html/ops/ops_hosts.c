@@ -1,8 +1,9 @@
 /*
  * Hosts: those that asked for work in the last days (?days=N, default 30),
- * latest first, with their error rate (results ended in error of those
- * ended), average turnaround and last RPC; and a page per host with its
- * resources (CPUs and GPUs, web_host.h), results and sequences.
+ * latest first, with their CPUs and GPUs, error rate (results ended in
+ * error of those ended), average turnaround and last RPC; and a page per
+ * host with its resources (CPUs and GPUs, web_host.h), results and
+ * sequences.
  */
 #include "ops.h"
 #include "db_ops.h"
@@ -75,7 +76,8 @@ static int host_row(struct db_host *h, void *arg)
 	ops_esc(o->b, h->domain_name);
 	sbuf_addstr(o->b, "</td><td>");
 	ops_esc(o->b, h->os_name);
-	sbuf_addf(o->b, "</td><td class=\"num\">%d</td>", h->p_ncpus);
+	sbuf_addf(o->b, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td>", h->p_ncpus,
+		  h->p_ngpus);
 	error_rate(o, &t);
 	sbuf_addf(o->b, "<td class=\"num\">%" PRId64 "</td><td class=\"num\">", t.in_progress);
 	turnaround(o, h->avg_turnaround);
@@ -103,13 +105,13 @@ void ops_hosts(struct ops *o)
 			"first. Error rate: results ended in error (client error, no reply, "
 			"validate error, detached) of all ended.</p>\n", days);
 	sbuf_addstr(o->b, "<table id=\"hosts\">\n<tr><th>Host</th><th>Name</th><th>OS</th>"
-			  "<th>CPUs</th><th>Error rate</th><th>In progress</th><th>Turnaround</th>"
-			  "<th>Last RPC</th></tr>\n");
+			  "<th>CPUs</th><th>GPUs</th><th>Error rate</th><th>In progress</th>"
+			  "<th>Turnaround</th><th>Last RPC</th></tr>\n");
 	if (db_ops_hosts_recent(o->c->db, now() - days * 86400L, offset, HOSTS_PER_PAGE, host_row,
 				&w) != DB_OK)
-		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"error\">cannot be read</td></tr>\n");
+		sbuf_addstr(o->b, "<tr><td colspan=\"9\" class=\"error\">cannot be read</td></tr>\n");
 	else if (!w.n)
-		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"dim\">none</td></tr>\n");
+		sbuf_addstr(o->b, "<tr><td colspan=\"9\" class=\"dim\">none</td></tr>\n");
 	sbuf_addstr(o->b, "</table>\n<p>");
 	if (offset)
 		ops_linkf(o, "Newer", "hosts?days=%ld&offset=%ld", days,

@@ -418,7 +418,7 @@ test_expect_success 'setup: the H200 host, and one whose GPU name holds markup, 
 	q "update user set show_hosts=1 where id=1"
 '
 
-test_expect_success 'Chromium: the ops host page shows the CPUs, the GPU, its peak speed and the client' '
+test_expect_success 'Chromium: the ops host page shows the CPUs, the GPU, its peak speed and the client; the hosts list its GPUs' '
 	G=$(cat G) &&
 	ops gpu login "$ADMIN_AUTHENTICATOR" "host?id=$G" >/dev/null &&
 	ops gpu shot "host?id=$G" ops-15-host-gpu "table#host tr.gpu" "table#host tr.no-gpu" >hg.out &&
@@ -428,7 +428,9 @@ test_expect_success 'Chromium: the ops host page shows the CPUs, the GPU, its pe
 	test_grep "^cpu: 16 × Intel(R) Xeon(R) Processor \[Family 6 Model 207 Stepping 2\] (GenuineIntel), [0-9,.]* GFLOPS each$" hg.out &&
 	status -b jar.apps "${OPS}host?id=$G" >/dev/null &&
 	test_grep "<th>GPU peak speed</th><td>33,454.08 GFLOPS (1 GPU in all)</td>" out.html &&
-	test_grep "<th>BOINC client</th><td>7.20.5</td>" out.html
+	test_grep "<th>BOINC client</th><td>7.20.5</td>" out.html &&
+	status -b jar.apps "${OPS}hosts" >/dev/null &&
+	test_grep "host?id=$G\">$G</a></td><td>vm</td><td>Linux Ubuntu</td><td class=\"num\">16</td><td class=\"num\">1</td>" out.html
 '
 
 test_expect_success 'Chromium: the volunteers'"'"' host page shows the GPU the same way' '
