@@ -62,10 +62,12 @@ bool seq_policy_segment_lost(bool resend_lost_results, bool lists_results, const
 	return false;
 }
 
-size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu)
+size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu,
+			    long seqs_per_gpu)
 {
-	if (seqs_per_cpu > 0)
-		return (size_t)(seqs_per_cpu * (h->ncpus > 0 ? h->ncpus : 1));
+	if (seqs_per_cpu > 0 || seqs_per_gpu > 0)
+		return (size_t)(seqs_per_cpu * (h->ncpus > 0 ? h->ncpus : 1) +
+				seqs_per_gpu * (h->ngpus > 0 ? h->ngpus : 0));
 	return seqs_per_host > 0 ? (size_t)seqs_per_host : 0;
 }
 

@@ -72,6 +72,7 @@ struct host_view {
 	int ncpus;                      /* <= 0: unknown (1 assumed) */
 	int failures;                   /* segments of the candidate sequence this host failed
 					   (error, invalid, too slow: db_result_seq_host_failed) */
+	int ngpus;                      /* its GPUs and other coprocessors (0: none) */
 };
 
 /* ---- Layout: which outputs segment seqno uploads (the rest stay on the host). */
@@ -118,8 +119,12 @@ bool seq_policy_segment_lost(bool resend_lost_results, bool lists_results, const
 			     size_t n);
 
 /* ---- Assignment: which sequence a host gets. */
-/* How many sequences a host may hold: seqs_per_cpu per CPU if > 0, else seqs_per_host. */
-size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu);
+/*
+ * How many sequences a host may hold: seqs_per_cpu per CPU plus seqs_per_gpu
+ * per GPU if either is > 0, else seqs_per_host.
+ */
+size_t seq_policy_allowance(const struct host_view *h, long seqs_per_host, long seqs_per_cpu,
+			    long seqs_per_gpu);
 /*
  * May host h take the unassigned sequence s, holding held[0..nheld)? Only if
  * it can finish a segment within max_result_time (by its benchmark, and by

@@ -599,6 +599,21 @@ static int grant(struct db *db, const struct vitem *it)
 	return rc;
 }
 
+/*
+ * A verdict just reached on a result counts for its host's record of its
+ * app version (host_app_version), in the same transaction.
+ */
+static int count_verdict(struct db *db, const struct vitem *it)
+{
+	const struct db_result *r = it->r;
+	int v = r->validate_state;
+
+	if (r->app_version_id <= 0 || v == it->was ||
+	    (v != VALIDATE_STATE_VALID && v != VALIDATE_STATE_INVALID))
+		return DB_OK;
+	return db_hav_validated(db, r->hostid, r->app_version_id, v == VALIDATE_STATE_VALID);
+}
+
 static int validate(struct db *db, void *arg)
 {
 	struct val_job *j = arg;
@@ -649,6 +664,9 @@ static int validate(struct db *db, void *arg)
 	for (i = 0; rc == DB_OK && i < rs.n; i++)
 		if (items[i].changed)
 			rc = grant(db, &items[i]);
+	for (i = 0; rc == DB_OK && i < rs.n; i++)
+		if (items[i].changed)
+			rc = count_verdict(db, &items[i]);
 done:
 	for (k = 0; (rc == DB_OK || rc == DB_NOT_FOUND) && k < nwus; k++) {
 		wus[k].need_validate = 0;

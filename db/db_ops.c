@@ -25,6 +25,7 @@ COUNT_TABLE(batch_state_t, "batch", "state", "0", "0");
 COUNT_TABLE(outcome_t, "result", "outcome", "0", "0");
 COUNT_TABLE(error_app_t, "result", "appid", "outcome", "exit_status");
 COUNT_TABLE(error_host_t, "result", "hostid", "outcome", "0");
+COUNT_TABLE(version_t, "result", "app_version_id", "0", "0");
 COUNT_TABLE(batch_wu_t, "workunit", "canonical_resultid<>0", "error_mask<>0",
 	    "(error_mask&16)<>0");
 
@@ -64,6 +65,10 @@ const struct db_query dbq_ops_errors_by_host = {
 };
 const struct db_query dbq_ops_host_counts = {
 	"ops_host_counts", &result_state_t, "WHERE hostid=? GROUP BY server_state, outcome", "i"
+};
+const struct db_query dbq_host_versions_in_progress = {
+	"host_versions_in_progress", &version_t,
+	"WHERE hostid=? AND server_state=4 GROUP BY app_version_id", "i"
 };
 const struct db_query dbq_ops_batch_wu_counts = {
 	"ops_batch_wu_counts", &batch_wu_t, "WHERE batch=? AND seq_id=0 GROUP BY 1, 2, 3", "i"
@@ -127,6 +132,13 @@ int db_ops_host_counts(struct db *db, int64_t hostid, db_ops_count_fn *fn, void 
 	struct db_val v[] = { DBV_INT(hostid) };
 
 	return counts(db, &dbq_ops_host_counts, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_host_versions_in_progress(struct db *db, int64_t hostid, db_ops_count_fn *fn, void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid) };
+
+	return counts(db, &dbq_host_versions_in_progress, v, ARRAY_SIZE(v), fn, arg);
 }
 
 int db_ops_batch_wu_counts(struct db *db, int64_t batch, db_ops_count_fn *fn, void *arg)

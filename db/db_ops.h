@@ -19,7 +19,7 @@ typedef int db_ops_count_fn(struct db_ops_count *, void *);
 
 extern const struct db_query dbq_ops_result_states, dbq_ops_wu_states, dbq_ops_seq_states,
 	dbq_ops_batch_states, dbq_ops_outcomes_since, dbq_ops_errors_by_app, dbq_ops_errors_by_host,
-	dbq_ops_host_counts, dbq_ops_batch_wu_counts, dbq_ops_batch_result_counts;
+	dbq_ops_host_counts, dbq_host_versions_in_progress, dbq_ops_batch_wu_counts, dbq_ops_batch_result_counts;
 
 /* Results not over (inactive, unsent, in progress) by (server_state, 0). */
 int db_ops_result_states(struct db *db, db_ops_count_fn *fn, void *arg);
@@ -38,6 +38,8 @@ int db_ops_errors_by_host(struct db *db, int64_t since, int limit, db_ops_count_
 			  void *arg);
 /* A host's results by (server_state, outcome). */
 int db_ops_host_counts(struct db *db, int64_t hostid, db_ops_count_fn *fn, void *arg);
+/* A host's jobs in progress by app version (a: app_version_id) -- the scheduler's limits per resource. */
+int db_host_versions_in_progress(struct db *db, int64_t hostid, db_ops_count_fn *fn, void *arg);
 /* A batch's ordinary workunits by (done: canonical result, failed, cancelled). */
 int db_ops_batch_wu_counts(struct db *db, int64_t batch, db_ops_count_fn *fn, void *arg);
 /* A batch's results by (server_state, outcome). */

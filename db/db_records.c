@@ -6,6 +6,7 @@
  */
 #include "db_records.h"
 #include "db_queries.h"
+#include "db_sched.h"
 #include "log.h"
 
 #include <stddef.h>
@@ -420,6 +421,7 @@ const struct db_table *const db_all_tables[] = {
 	&db_job_file_table, &db_batch_file_assoc_table, &db_user_submit_table,
 	&db_user_submit_app_table, &db_sequence_table, &db_sequence_group_table,
 	&db_seq_file_table, &db_schema_version_table, &db_web_session_table, &db_assignment_table,
+	&db_host_app_version_table,
 };
 const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 

@@ -628,6 +628,32 @@ int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64
 	return db_workunit_query(db, &dbq_wu_for_host[k], v, width + 2, fn, arg);
 }
 
+/* What the measured speed of a host's reported jobs needs of their workunits (sched_hav.c). */
+static const struct db_column wu_fpops_cols[] = {
+	{ "id", DB_T_I64, offsetof(struct db_wu_fpops, id), DB_COL_ID },
+	{ "rsc_fpops_est", DB_T_DOUBLE, offsetof(struct db_wu_fpops, rsc_fpops_est), 0 },
+};
+const struct db_table db_wu_fpops_table = {
+	"workunit", sizeof(struct db_wu_fpops), wu_fpops_cols, ARRAY_SIZE(wu_fpops_cols), false
+};
+const struct db_query dbq_wu_fpops[3] = {
+	{ "wu_fpops_1", &db_wu_fpops_table, "WHERE id IN (?)", "i" },
+	{ "wu_fpops_4", &db_wu_fpops_table, "WHERE id IN (" Q4 ")", "iiii" },
+	{ "wu_fpops_32", &db_wu_fpops_table, "WHERE id IN (" Q32 ")", I32 },
+};
+
+int db_workunit_enum_fpops(struct db *db, const int64_t *ids, size_t n,
+			   int (*fn)(struct db_wu_fpops *, void *), void *arg)
+{
+	struct db_val v[DB_SEQ_BATCH];
+	size_t width;
+	int k = id_list(v, ids, n, &width);
+
+	if (k < 0)
+		return DB_ERROR;
+	return db_query_rows(db, &dbq_wu_fpops[k], v, width, (db_row_fn)fn, arg);
+}
+
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			 int64_t userid, int64_t t, int64_t deadline, int64_t av_id, int av_num,
 			 int64_t *matched)

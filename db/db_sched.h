@@ -103,6 +103,51 @@ int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64
  */
 int db_workunit_touch_each(struct db *db, const int64_t *ids, const int64_t *times, size_t n);
 
+/* ---- the measured speed of app versions on hosts (db_hav.c) ---- */
+extern const struct db_query dbq_hav_host, dbq_hav_report, dbq_hav_validated;
+extern const struct db_table db_host_app_version_table;
+
+/*
+ * A host_app_version row: what host_id's jobs of app_version_id showed.
+ * flops_avg and elapsed_avg are moving averages (1/n up to n = 10 jobs,
+ * then 0.1) of rsc_fpops_est / elapsed_time and of elapsed_time over its
+ * n_jobs successful jobs; n_valid, n_invalid and consecutive_valid count
+ * the validator's verdicts (an invalid one resets consecutive_valid).
+ */
+struct db_host_app_version {
+	int64_t host_id, app_version_id, n_jobs, n_valid, n_invalid, consecutive_valid;
+	double flops_avg, elapsed_avg;
+	int64_t last_update;
+};
+
+/* Every row of hostid, by app_version_id (the primary key's range). */
+int db_hav_enum_host(struct db *db, int64_t hostid,
+		     int (*fn)(struct db_host_app_version *, void *), void *arg);
+/*
+ * One successful job of avid on hostid, measured at flops FLOPS (finite,
+ * > 0) in elapsed seconds: the row made or its averages moved, in one
+ * statement (safe when two schedulers report for one host at once).
+ * Inside the caller's transaction.
+ */
+int db_hav_report(struct db *db, int64_t hostid, int64_t avid, double flops, double elapsed);
+/*
+ * The validator's verdict on a result of avid on hostid: n_valid or
+ * n_invalid one more, consecutive_valid one more or 0. Inside the
+ * caller's transaction.
+ */
+int db_hav_validated(struct db *db, int64_t hostid, int64_t avid, bool valid);
+
+/* The estimated FLOPs of a workunit (db_workunit_enum_fpops). */
+struct db_wu_fpops {
+	int64_t id;
+	double rsc_fpops_est;
+};
+extern const struct db_table db_wu_fpops_table;
+extern const struct db_query dbq_wu_fpops[3];
+/* The rsc_fpops_est of the workunits ids (at most DB_SEQ_BATCH; each once, in no order). */
+int db_workunit_enum_fpops(struct db *db, const int64_t *ids, size_t n,
+			   int (*fn)(struct db_wu_fpops *, void *), void *arg);
+
 #endif
 
 /* ---- work sequences (db_sched.c) ---- */

@@ -533,6 +533,27 @@ CREATE TABLE `assignment` (
     KEY asgn_wu (workunitid)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- The measured speed of each app version on each host (upstream's
+-- host_app_version, simplified): the scheduler adds every successful job it
+-- records (n_jobs; flops_avg, the moving average of rsc_fpops_est /
+-- elapsed_time; elapsed_avg, of elapsed_time -- each new job weighs 1/n up
+-- to n = 10, then 0.1), the validator every verdict (n_valid, n_invalid,
+-- consecutive_valid, which an invalid result resets to 0). last_update is
+-- the unix time of the last change. The scheduler's choice of version reads
+-- a host's rows (db_hav_enum_host).
+CREATE TABLE `host_app_version` (
+    host_id             BIGINT NOT NULL,
+    app_version_id      BIGINT NOT NULL,
+    n_jobs              BIGINT NOT NULL DEFAULT 0,
+    n_valid             BIGINT NOT NULL DEFAULT 0,
+    n_invalid           BIGINT NOT NULL DEFAULT 0,
+    consecutive_valid   BIGINT NOT NULL DEFAULT 0,
+    flops_avg           DOUBLE NOT NULL DEFAULT 0,
+    elapsed_avg         DOUBLE NOT NULL DEFAULT 0,
+    last_update         BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (host_id, app_version_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- Applied schema versions: the current version is MAX(version).
 CREATE TABLE `schema_version` (
     version             INT NOT NULL,
@@ -542,4 +563,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (12, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (13, UNIX_TIMESTAMP(), 'schema.sql');

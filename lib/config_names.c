@@ -36,6 +36,7 @@ static const char *const wseq_names[] = {
 	"disable_account_creation_rpc",
 	"download_dir",
 	"download_url",
+	"gpu_multiplier",
 	"gzip",                         /* db_purge */
 	"home_page_text",
 	"ignore_upload_certificates",
@@ -46,12 +47,14 @@ static const char *const wseq_names[] = {
 	"long_name",
 	"master_url",
 	"max_sequences_per_cpu",
+	"max_sequences_per_gpu",
 	"max_granted_credit",           /* validator */
 	"max_ncpus",
 	"max_sequences_per_host",
 	"max_sequences_per_user",
 	"max_wu_per_file",              /* db_purge */
 	"max_wus_in_progress",
+	"max_wus_in_progress_gpu",
 	"max_wus_to_send",
 	"min_age_days",                 /* db_purge */
 	"min_passwd_length",
@@ -93,13 +96,13 @@ static const char *const upstream_names[] = {
 	"enable_delete_account", "enable_login_mustagree_termsofuse", "enable_privacy_by_default",
 	"enable_vda", "estimate_flops_from_hav_pfc", "feeder_query_size", "file_deletion_strategy",
 	"fuh_debug_level", "fuh_set_completed_permission", "fuh_set_initial_permission",
-	"gpu_multiplier", "grace_period_hours", "homogeneous_redundancy", "hr_allocate_slots",
+	"grace_period_hours", "homogeneous_redundancy", "hr_allocate_slots",
 	"hr_class_static", "httpd_user", "ignore_delay_bound", "job_size_matching",
 	"keyword_sched", "locality_scheduler_fraction", "locality_scheduling",
 	"locality_scheduling_send_timeout", "locality_scheduling_sorted_order",
 	"locality_scheduling_sticky_file", "locality_scheduling_wait_period",
 	"locality_scheduling_workunit_file", "maintenance_delay", "max_download_urls_per_file",
-	"max_results_accepted", "max_wus_in_progress_gpu",
+	"max_results_accepted",
 	"min_core_client_upgrade_deadline", "min_core_client_version",
 	"min_core_client_version_announced", "min_sendwork_interval", "moderators_allowed_to_ban",
 	"moderators_vote_to_ban", "msg_to_host", "no_amd_k6", "no_forum_rating",

@@ -94,9 +94,11 @@ struct plan_classes {
 /*
  * Read plan_class_spec.xml (buffer form for the fuzzer). Lenient as
  * upstream is: unknown elements and unusable values are written, one line
- * each with the file's line number, into notes (NULL: logged) and skipped; a
- * class without a <name> or with one seen before is left out, noted. -1
- * only if the document is not XML or its root is not <plan_classes> (err).
+ * "PATH:LINE: message" each, into notes (NULL: logged) and skipped; a class
+ * without a <name> or with one seen before is left out, noted; a class
+ * asking what wseq cannot check gets never[] (noted). -1, with "PATH:LINE:
+ * why" in err and no class kept, only if the document is not tags, its root
+ * is not <plan_classes>, or it ends before </plan_classes>.
  */
 int plan_classes_parse(const char *buf, size_t len, const char *path, struct plan_classes *pcs,
 		       struct sbuf *notes, struct sbuf *err);

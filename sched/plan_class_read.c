@@ -358,28 +358,38 @@ static int read_feature(struct plan_class *pc, const char *v, struct sbuf *why)
 	return FIELD_OK;
 }
 
+/* <name>, <gpu_type>, <project_prefs_tag>: text of fewer than 128 bytes. */
+static int read_name(struct plan_class *pc, const struct elem *e, const char *v, struct sbuf *why)
+{
+	char *s = NULL;
+	int rc = field_str(e->tag, v, PLAN_CLASS_NAME_LEN - 1, 0, &s, why);
+
+	if (rc == FIELD_OK && strlen(s) >= PLAN_CLASS_NAME_LEN) {
+		sbuf_addf(why, "%s: longer than %d bytes", e->tag, PLAN_CLASS_NAME_LEN - 1);
+		rc = FIELD_BAD;
+	}
+	if (rc == FIELD_OK && e->type == E_NAME) {
+		wstrlcpy(pc->name, s, sizeof(pc->name));
+	} else if (rc == FIELD_OK && e->type == E_GPU_TYPE) {
+		set_gpu_type(pc, s);
+	} else if (rc == FIELD_OK) {
+		free(pc->project_prefs_tag);
+		pc->project_prefs_tag = xstrdup(s);
+	}
+	free(s);
+	return rc;
+}
+
 /* Put one element's value into pc; FIELD_BAD (why says why) leaves the default. */
 static int set_value(struct plan_class *pc, const struct elem *e, const char *v, struct sbuf *why)
 {
-	char *s = NULL;
 	bool b = true;
-	int rc;
 
 	switch (e->type) {
 	case E_NAME:
 	case E_GPU_TYPE:
 	case E_TAG:
-		rc = field_str(e->tag, v, PLAN_CLASS_NAME_LEN - 1, 0, &s, why);
-		if (rc == FIELD_OK && strlen(s) >= PLAN_CLASS_NAME_LEN)
-			rc = sbuf_fail(why, "%s: longer than %d bytes", e->tag, PLAN_CLASS_NAME_LEN - 1);
-		if (rc == FIELD_OK && e->type == E_NAME)
-			wstrlcpy(pc->name, s, sizeof(pc->name));
-		else if (rc == FIELD_OK && e->type == E_GPU_TYPE)
-			set_gpu_type(pc, s);
-		else if (rc == FIELD_OK)
-			free(pc->project_prefs_tag), pc->project_prefs_tag = xstrdup(s);
-		free(s);
-		return rc < 0 ? FIELD_BAD : rc;
+		return read_name(pc, e, v, why);
 	case E_BOOL:
 		return read_bool(e->tag, v, FIELD(pc, e, bool), why);
 	case E_INT:
@@ -523,6 +533,17 @@ static void class_free(struct plan_class *pc)
 	memset(pc, 0, sizeof(*pc));
 }
 
+/* What a whole class asks that wseq cannot check: it matches no host (noted). */
+static void class_never(struct reader *r, struct plan_class *pc)
+{
+	bool had = *pc->never != '\0';
+
+	if (pc->opencl && !*pc->gpu_type && !pc->have_gpu_type_regex)
+		set_never(pc, "opencl", "without a GPU type (OpenCL on the CPU) is not checked by wseq");
+	if (!had && *pc->never)
+		note(r, pc->line, "plan class %s: %s: the class matches no host", pc->name, pc->never);
+}
+
 /* Keep pc in pcs if it has a name not seen before; else noted and freed. */
 static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_class *pc)
 {
@@ -539,6 +560,7 @@ static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_c
 		class_free(pc);
 		return;
 	}
+	class_never(r, pc);
 	pc->mt = pc->max_threads > 1;
 	if (pc->ngpus == 0)     /* upstream: 0 is "one device" */
 		pc->ngpus = 1;
@@ -630,8 +652,10 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 		return -1;
 	if (t.kind == TOK_TEXT)
 		free(t.text);
-	if (t.kind != TOK_OPEN || strcmp(t.name, "plan_classes"))
+	if ((t.kind != TOK_OPEN && t.kind != TOK_EMPTY) || strcmp(t.name, "plan_classes"))
 		return fail(&r, t.line, "the document is not <plan_classes>");
+	if (t.kind == TOK_EMPTY)
+		return 0;       /* <plan_classes/>: none */
 	if (read_classes(&r, pcs) < 0) {
 		plan_classes_free(pcs);
 		pcs->path = xstrdup(path ? path : "");

@@ -22,12 +22,11 @@
  */
 static int send_one(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct db_result *r, struct sched_reply *reply, double *seconds)
+		    struct db_result *r, struct sched_reply *reply)
 {
 	struct db_workunit wu = { 0 };
-	const struct db_app_version *av;
+	const struct sched_bav *bav;
 	const struct db_app *app;
-	const char *platform = NULL;
 	int64_t had = 0;
 	int rc;
 
@@ -42,16 +41,16 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	app = sched_app_by_id(apps, r->appid);
-	av = app ? sched_best_version(apps, r->appid, wu.app_version_num, req, &platform) : NULL;
-	if (!av || !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)) {
+	bav = app ? sched_choose(req, reply, r->appid, &wu, SCHED_RSC_WANTED) : NULL;
+	if (!bav || !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)) {
 		db_workunit_free(&wu);
 		return DB_OK;
 	}
-	sched_result_assign(host, av, &wu, r);
+	sched_result_assign(host, bav, &wu, r);
 	rc = db_result_claim_assigned(ctx->db, r);
 	if (rc == DB_OK) {
 		log_info("host %" PRId64 ": assigned job %s sent", host->id, r->name);
-		rc = sched_job_append(host, app, av, platform, r, &wu, reply, seconds, true);
+		rc = sched_job_append(app, bav, r, &wu, reply, true);
 	}
 	db_workunit_free(&wu);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;    /* another of the user's hosts was first */
@@ -59,21 +58,20 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 
 int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request *req,
 			const struct db_host *host, const struct sched_apps *apps,
-			struct sched_reply *reply, double *seconds)
+			struct sched_reply *reply)
 {
 	struct db_result_list w = { NULL, 0 };
 	size_t i;
 	int rc;
 
-	if (!apps->have_assignments || (req->work_req_seconds <= 0 && req->cpu_req_secs <= 0 &&
-					req->cpu_req_instances <= 0))
+	if (!apps->have_assignments || !sched_any_rsc_wants(req, reply))
 		return DB_OK;
 	rc = db_result_enum_assigned(ctx->db, host->id, host->userid, ASSIGNED_PER_RPC,
 				     db_result_list_take, &w);
 	for (i = 0; rc == DB_OK && i < w.n; i++)
 		if ((long)reply->njobs < ctx->cfg->max_wus_to_send &&
 		    sched_quota_left(ctx, host, reply->njobs) > 0)
-			rc = send_one(ctx, req, host, apps, &w.v[i], reply, seconds);
+			rc = send_one(ctx, req, host, apps, &w.v[i], reply);
 	db_result_list_free(&w);
 	return rc;
 }

@@ -5,6 +5,7 @@
  * client shows and a request_delay -- never an HTTP error.
  */
 #include "sched_policy.h"
+#include "sched_hav.h"
 #include "db_sched.h"
 #include "db_account.h"
 #include "account.h"
@@ -26,12 +27,19 @@ const struct param sched_params[] = {
 	S("sched_error_delay", error_delay, "3600", 0, 1e7, "S", "request_delay after a refused request"),
 	S("sched_down_delay", down_delay, "600", 0, 1e7, "S", "request_delay while the database is unavailable"),
 	S("max_wus_in_progress", max_wus_in_progress, "0", 0, 1e6, "N",
-	  "most jobs in progress per CPU of a host (0: no limit)"),
+	  "most CPU jobs in progress per CPU of a host (0: no limit)"),
+	S("max_wus_in_progress_gpu", max_wus_in_progress_gpu, "0", 0, 1e6, "N",
+	  "most GPU jobs in progress per GPU of a host (0: no limit)"),
+	{ "gpu_multiplier", PARAM_DOUBLE, offsetof(struct sched_settings, gpu_multiplier), "1",
+	  PARAM_BOUNDED, 0, 1000, "F",
+	  "in the daily quota a host's GPU counts as F CPUs (upstream's gpu_multiplier)" },
 	S("sched_candidates", candidates, "200", 1, 1e5, "N", "unsent results examined per request"),
 	S("max_sequences_per_host", seqs_per_host, "1", 0, 1000, "N",
 	  "work sequences a host holds at once (0: none)"),
 	S("max_sequences_per_cpu", seqs_per_cpu, "0", 0, 1000, "N",
 	  "if set, a host holds N work sequences per CPU instead"),
+	S("max_sequences_per_gpu", seqs_per_gpu, "0", 0, 1000, "N",
+	  "if set, a host holds N work sequences per GPU (beside max_sequences_per_cpu's)"),
 	{ "sequence_share", PARAM_DOUBLE, offsetof(struct sched_settings, sequence_share), "0.5",
 	  PARAM_BOUNDED, 0, 1, "F",
 	  "sequence segments fill at most this fraction of the work a client asks for; ordinary "
@@ -261,13 +269,17 @@ static void report_free(struct report *r)
 /*
  * What follows a report recorded: the host's quota and turnaround (in the
  * host row the RPC writes at its end), the sequence's next step, the
- * workunit's transition time.
+ * workunit's transition time, a success's measured speed (in hav, written
+ * after the reports).
  */
 static int report_recorded(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
-			   struct report *r, struct sched_reply *reply)
+			   struct report *r, struct sched_reply *reply, struct sched_hav *hav)
 {
 	const struct db_result *res = r->res;
 	int rc = DB_OK;
+
+	if (r->ok)
+		sched_hav_add(hav, res, r->rep.elapsed_time);
 
 	/* only a report recorded counts: one sent twice is not a second error */
 	sched_quota_report(ctx, lbl, host, r->ok);
@@ -302,7 +314,7 @@ static bool reportable(const struct db_result *res)
  * moved it meanwhile), DB_RETRY: the RPC runs again and reads it anew.
  */
 static int record_batch(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
-			struct report *r, size_t n, struct sched_reply *reply)
+			struct report *r, size_t n, struct sched_reply *reply, struct sched_hav *hav)
 {
 	struct db_result_report rep[DB_SEQ_BATCH];
 	size_t i, k;
@@ -321,7 +333,7 @@ static int record_batch(const struct sched_ctx *ctx, const char *lbl, struct db_
 		}
 	}
 	for (i = 0; rc == DB_OK && i < n; i++)
-		rc = report_recorded(ctx, lbl, host, &r[i], reply);
+		rc = report_recorded(ctx, lbl, host, &r[i], reply, hav);
 	return rc;
 }
 
@@ -384,6 +396,7 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 {
 	struct db_result_list f = { NULL, 0 };
 	struct report *batch = xcalloc(req->nresults + 1, sizeof(*batch));
+	struct sched_hav hav = { NULL, 0 };
 	size_t i, j, nbatch = 0;
 	char lbl[96];
 	int rc = read_reported(ctx, req, &f);
@@ -412,7 +425,7 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 			report_prepare(lbl, host, &f.v[j], rr, &one);
 			rc = db_result_report(ctx->db, &one.rep);
 			if (rc == DB_OK)
-				rc = report_recorded(ctx, lbl, host, &one, reply);
+				rc = report_recorded(ctx, lbl, host, &one, reply, &hav);
 			else if (rc == DB_NOT_FOUND)
 				rc = DB_RETRY;  /* reportable when read: moved meanwhile */
 			report_free(&one);
@@ -422,7 +435,10 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 			sched_reply_add(&reply->acks, &reply->nacks, rr->name);
 	}
 	if (rc == DB_OK && nbatch)
-		rc = record_batch(ctx, lbl, host, batch, nbatch, reply);
+		rc = record_batch(ctx, lbl, host, batch, nbatch, reply, &hav);
+	if (rc == DB_OK)
+		rc = sched_hav_record(ctx, lbl, host->id, &hav);
+	sched_hav_free(&hav);
 	for (i = 0; i < nbatch; i++)
 		report_free(&batch[i]);
 	free(batch);
@@ -441,15 +457,17 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 static int send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		     const struct db_host *host, struct sched_apps *apps, struct sched_reply *reply)
 {
-	double seconds = 0;
-	int rc = sched_resend_lost(ctx, req, host, apps, reply, &seconds);
+	/* the versions the host can use: now if it asks for work, else only if its sequences need them */
+	int rc = sched_any_rsc_wants(req, reply) ? sched_usable(ctx, req, host, apps, reply) : DB_OK;
 
 	if (rc == DB_OK)
-		rc = sched_send_assigned(ctx, req, host, apps, reply, &seconds);
+		rc = sched_resend_lost(ctx, req, host, apps, reply);
 	if (rc == DB_OK)
-		rc = sched_seq_work(ctx, req, host, apps, reply, &seconds);
+		rc = sched_send_assigned(ctx, req, host, apps, reply);
 	if (rc == DB_OK)
-		rc = sched_send_work(ctx, req, host, apps, reply, seconds, reply->njobs);
+		rc = sched_seq_work(ctx, req, host, apps, reply);
+	if (rc == DB_OK)
+		rc = sched_send_work(ctx, req, host, apps, reply);
 	return rc;
 }
 
@@ -549,6 +567,7 @@ static int adopt_cpid(const struct sched_ctx *ctx, const struct sched_request *r
 static void reply_back_to_start(struct sched_reply *reply, struct sched_reply_mark mark)
 {
 	sched_reply_back_to(reply, mark);
+	reply->usable_known = false;    /* the apps may be read again: worked out again */
 	reply->hostid = 0;
 	free(reply->account.user_name);
 	free(reply->account.cross_project_id);
@@ -593,7 +612,7 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 				  "outputs would have no upload certificates", ctx->cfg->key_dir);
 			send = false;
 		}
-		rc = send ? sched_apps_get(ctx->db, apps) : DB_OK;
+		rc = send ? sched_apps_get(ctx->db, ctx->cfg->project_dir, apps) : DB_OK;
 		if (rc == DB_OK)
 			rc = db_begin(ctx->db);
 		if (rc == DB_OK)

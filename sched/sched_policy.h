@@ -4,8 +4,19 @@
 
 #include "scheduler.h"
 #include "sched_types.h"
+#include "plan_class.h"
 
-/* The apps and app versions the host can run, loaded once per request. */
+struct plan_classes;
+
+/* A growing array of records a db_*_enum callback fills (sched_list_take takes each over). */
+struct sched_list {
+	void **items;
+	size_t *n;
+	size_t size;
+};
+int sched_list_take(void *rec, void *arg);
+
+/* The apps, app versions and plan classes, kept across requests. */
 struct sched_apps {
 	struct db_app *apps;
 	size_t napps;
@@ -13,6 +24,7 @@ struct sched_apps {
 	size_t nplatforms;
 	struct db_app_version *versions;
 	size_t nversions;
+	struct plan_classes *pcs;       /* the project's plan_class_spec.xml (NULL: not read yet) */
 	/* a copy kept across requests (FastCGI): when it was read and checked, and its fingerprint */
 	bool loaded;
 	double loaded_at, checked_at;
@@ -21,32 +33,66 @@ struct sched_apps {
 };
 
 /*
- * The apps, platforms and app versions not deprecated: a copy kept in a,
- * read again when the database's differ (db_apps_fingerprint, asked at most
- * once a second) or the copy is a minute old. Jobs put into a reply point into it: not called again
- * while the reply is in use.
+ * The apps, platforms and app versions not deprecated, and the plan classes
+ * of project_dir/plan_class_spec.xml: a copy kept in a, read again when the
+ * database's differ (db_apps_fingerprint, asked at most once a second), the
+ * copy is a minute old, or the file changed. Jobs put into a reply point
+ * into it: not called again while the reply is in use (sched_version.c).
  */
-int sched_apps_get(struct db *db, struct sched_apps *a);
+int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a);
 void sched_apps_free(struct sched_apps *a);
 const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid);
-/*
- * The newest app version of appid for the host's platforms (the first
- * platform listed wins ties) -- only version version_num if it is not 0 (a
- * job pinned to one version); *platform gets its platform name.
- */
-const struct db_app_version *sched_best_version(const struct sched_apps *a, int64_t appid,
-						 int version_num, const struct sched_request *req,
-						 const char **platform);
+
+/* An app version as it would go to this host: its record, platform and usage. */
+struct sched_bav {
+	const struct db_app_version *av;
+	const char *platform;
+	int platform_rank;      /* where the host lists the platform (0: its own) */
+	bool latest;            /* the newest of its app, platform and plan class */
+	bool measured;          /* u.projected_flops is the host's measured speed */
+	struct host_usage u;
+	const struct plan_class *pc;    /* its plan class (NULL: none) */
+	const char *rsc_type;   /* its resource's name: "CPU", "NVIDIA", ... (req->rsc[u.rsc].type) */
+};
 
 /*
- * Add ordinary jobs to the reply until the request's seconds of work are
- * covered (sched_send.c). The reply already carries nseq_jobs sequence
- * segments worth seq_seconds; they count for at most sequence_share of the
- * request, and not against max_wus_to_send.
+ * The versions the host can use (its platforms, the versions' client
+ * limits and plan classes, the measured speeds of host_app_version), into
+ * reply->usable once per RPC.
+ */
+int sched_usable(const struct sched_ctx *ctx, const struct sched_request *req,
+		 const struct db_host *host, const struct sched_apps *a, struct sched_reply *reply);
+#define SCHED_RSC_ANY (-1)      /* sched_choose(): of any resource */
+#define SCHED_RSC_WANTED (-2)   /* of a resource the request still wants work for */
+/*
+ * The best usable version of appid for a job of wu (NULL: any job of the
+ * app): the newest of each platform and plan class (or exactly
+ * wu->app_version_num if set: a job pinned to one version) whose plan
+ * class takes the workunit (min/max_wu_id, min/max_batch), on resource rsc
+ * (an index of req->rsc, or SCHED_RSC_*), expected fastest.
+ */
+const struct sched_bav *sched_choose(const struct sched_request *req,
+				     const struct sched_reply *reply, int64_t appid,
+				     const struct db_workunit *wu, int rsc);
+/* The usable version with this id, or NULL. */
+const struct sched_bav *sched_usable_by_id(const struct sched_reply *reply, int64_t avid);
+/* The speed of appid's best version on the host (0: none usable). */
+double sched_app_flops(const struct sched_request *req, const struct sched_reply *reply,
+		       int64_t appid);
+/* Does the request still want work for resource rsc (seconds or idle instances)? */
+bool sched_rsc_wants(const struct sched_request *req, const struct sched_reply *reply, int rsc);
+bool sched_any_rsc_wants(const struct sched_request *req, const struct sched_reply *reply);
+
+/*
+ * Add ordinary jobs to the reply until each resource's seconds and idle
+ * instances the request asks for are covered (sched_send.c). The jobs the
+ * reply already carries (resent, assigned, sequence segments) count for at
+ * most sequence_share of each resource's request, and not against
+ * max_wus_to_send.
  */
 int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		    const struct db_host *host, const struct sched_apps *apps,
-		    struct sched_reply *reply, double seq_seconds, size_t nseq_jobs);
+		    struct sched_reply *reply);
 /*
  * Has the host the memory and free disk a job declares (rsc_memory_bound,
  * rsc_disk_bound)? A host that reports none has none.
@@ -79,7 +125,7 @@ int sched_exec_check(const struct sched_ctx *ctx, const struct db_app *app,
  */
 int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request *req,
 			const struct db_host *host, const struct sched_apps *apps,
-			struct sched_reply *reply, double *seconds);
+			struct sched_reply *reply);
 
 /* ---- lost jobs (sched_resend.c) ---- */
 
@@ -92,7 +138,7 @@ bool sched_client_has(const struct sched_request *req, const char *name);
  */
 int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
-		      struct sched_reply *reply, double *seconds);
+		      struct sched_reply *reply);
 
 /* ---- daily result quota (sched_quota.c) ---- */
 
@@ -113,36 +159,40 @@ int sched_host_ncpus(const struct sched_ctx *ctx, const struct db_host *host);
 /* Has the host no history of its own (it never reported a result)? */
 bool sched_host_untried(const struct db_host *host);
 /*
- * *room: how many more jobs the host may hold in progress (LONG_MAX without
- * max_wus_in_progress); an untried host counts its user's other untried
- * hosts' jobs as its own.
+ * How many more jobs the host may hold in progress on each resource, into
+ * reply->rsc_room (max_wus_in_progress per CPU, max_wus_in_progress_gpu per
+ * device; rooms_known false without either). An untried host counts its
+ * user's other untried hosts' jobs as its own CPU jobs.
  */
-int sched_in_progress_room(const struct sched_ctx *ctx, const struct db_host *host, long *room);
+int sched_in_progress_room(const struct sched_ctx *ctx, const struct sched_request *req,
+			   const struct db_host *host, struct sched_reply *reply);
+/* The host's GPUs and other coprocessors, at most max_ncpus. */
+int sched_host_ngpus(const struct sched_ctx *ctx, const struct db_host *host);
 /* A reported result: an error halves the host's quota, a success doubles it back. */
 void sched_quota_report(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
 			bool success);
 
 /* Fill r's sending fields (host, times, deadline, app version). */
-void sched_result_assign(const struct db_host *host, const struct db_app_version *av,
+void sched_result_assign(const struct db_host *host, const struct sched_bav *bav,
 			 const struct db_workunit *wu, struct db_result *r);
 /*
- * Add a result and its workunit to the reply (taking their strings) and,
- * if touch, have the workunit's transition time moved to the deadline at
- * the RPC's end (else the caller does, when it knows the deadline).
+ * Add a result and its workunit to the reply (taking their strings), its
+ * seconds and instances counted on its version's resource, and, if touch,
+ * have the workunit's transition time moved to the deadline at the RPC's
+ * end (else the caller does, when it knows the deadline).
  */
-int sched_job_append(const struct db_host *host, const struct db_app *app,
-		     const struct db_app_version *av, const char *platform, struct db_result *r,
-		     struct db_workunit *wu, struct sched_reply *reply, double *seconds, bool touch);
+int sched_job_append(const struct db_app *app, const struct sched_bav *bav, struct db_result *r,
+		     struct db_workunit *wu, struct sched_reply *reply, bool touch);
 
 /*
  * Work sequences (sched_seq.c): check the host's sequences against the
  * sticky files it lists (abort and delete what it should no longer hold),
  * top up its segments to the high-water mark, assign it sequences up to its
- * allowance (max_sequences_per_host or _per_cpu); *seconds gets the work sent.
+ * allowance (max_sequences_per_host or _per_cpu).
  */
 int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		   const struct db_host *host, const struct sched_apps *apps,
-		   struct sched_reply *reply, double *seconds);
+		   struct sched_reply *reply);
 /* The files of a report that are the result's own uploaded outputs. */
 struct sched_outputs {
 	const struct sched_file_report **f;

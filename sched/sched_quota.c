@@ -19,6 +19,7 @@
 #include "sched_policy.h"
 #include "db_records.h"
 #include "db_sched.h"
+#include "db_ops.h"
 #include "log.h"
 #include "wtime.h"
 
@@ -30,6 +31,13 @@ int64_t sched_day(int64_t t)
 int sched_host_ncpus(const struct sched_ctx *ctx, const struct db_host *host)
 {
 	long n = host->p_ncpus > 0 ? host->p_ncpus : 1;
+
+	return (int)(ctx->set->max_ncpus > 0 && n > ctx->set->max_ncpus ? ctx->set->max_ncpus : n);
+}
+
+int sched_host_ngpus(const struct sched_ctx *ctx, const struct db_host *host)
+{
+	long n = host->p_ngpus > 0 ? host->p_ngpus : 0;
 
 	return (int)(ctx->set->max_ncpus > 0 && n > ctx->set->max_ncpus ? ctx->set->max_ncpus : n);
 }
@@ -78,7 +86,8 @@ static long limit_of(const struct sched_ctx *ctx, const struct db_host *host,
 	if (ctx->set->daily_result_quota <= 0)
 		return LONG_MAX;
 	/* upstream's rule: a quota of 1 is not multiplied -- the host can barely run anything */
-	return q == 1 ? 1 : q * sched_host_ncpus(ctx, host);
+	return q == 1 ? 1 : (long)((double)q * (sched_host_ncpus(ctx, host) +
+					    ctx->set->gpu_multiplier * sched_host_ngpus(ctx, host)));
 }
 
 long sched_quota_limit(const struct sched_ctx *ctx, const struct db_host *host)
@@ -101,23 +110,47 @@ long sched_quota_left(const struct sched_ctx *ctx, const struct db_host *host, s
 	return limit_of(ctx, host, &p) - host->nresults_today - (long)p.sent_today - (long)sent_now;
 }
 
-int sched_in_progress_room(const struct sched_ctx *ctx, const struct db_host *host, long *room)
-{
-	struct db_untried_pool p;
-	int64_t busy = 0;
-	long limit = ctx->set->max_wus_in_progress * sched_host_ncpus(ctx, host);
-	int rc;
+struct busy {
+	const struct sched_request *req;
+	const struct sched_reply *reply;
+	int64_t n[SCHED_MAX_RSC];
+};
 
-	*room = LONG_MAX;
-	if (ctx->set->max_wus_in_progress <= 0)
+/* A job in progress counts on the resource its version uses here (the CPU if unknown). */
+static int count_busy(struct db_ops_count *c, void *arg)
+{
+	struct busy *b = arg;
+	const struct sched_bav *bav = sched_usable_by_id(b->reply, c->a);
+
+	b->n[bav ? bav->u.rsc : 0] += c->n;
+	return 0;
+}
+
+int sched_in_progress_room(const struct sched_ctx *ctx, const struct sched_request *req,
+			   const struct db_host *host, struct sched_reply *reply)
+{
+	struct busy b = { req, reply, { 0 } };
+	struct db_untried_pool p;
+	int i, rc = DB_OK;
+
+	reply->rooms_known = false;
+	if (ctx->set->max_wus_in_progress <= 0 && ctx->set->max_wus_in_progress_gpu <= 0)
 		return DB_OK;
-	rc = db_result_count_host_in_progress(ctx->db, host->id, &busy);
+	if (host->id > 0)
+		rc = db_host_versions_in_progress(ctx->db, host->id, count_busy, &b);
 	if (rc == DB_OK)
 		rc = pool_of(ctx, host, &p);
 	if (rc != DB_OK)
 		return rc;
-	busy += p.in_progress;
-	*room = busy >= limit ? 0 : (long)(limit - busy);
+	b.n[0] += p.in_progress;
+	for (i = 0; i < req->nrsc; i++) {
+		long per = i ? ctx->set->max_wus_in_progress_gpu : ctx->set->max_wus_in_progress;
+		long count = i ? req->rsc[i].count : sched_host_ncpus(ctx, host);
+		long limit = per * (count < ctx->set->max_ncpus ? count : ctx->set->max_ncpus);
+
+		reply->rsc_room[i] = per <= 0 ? LONG_MAX : b.n[i] >= limit ? 0 : limit - (long)b.n[i];
+	}
+	reply->rooms_known = true;
 	return DB_OK;
 }
 

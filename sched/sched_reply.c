@@ -6,6 +6,7 @@
  * the file_refs, the result's xml_doc_in the output file_infos and file_refs.
  */
 #include "sched_types.h"
+#include "sched_policy.h"
 #include "crypt_rsa.h"
 #include "upload_cert.h"
 #include "log.h"
@@ -45,6 +46,7 @@ void sched_reply_free(struct sched_reply *r)
 	}
 	free(r->jobs);
 	free(r->touches);
+	free(r->usable);
 	sbuf_free(&r->extra);
 	free(r->account.user_name);
 	free(r->account.cross_project_id);
@@ -91,6 +93,9 @@ void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m)
 {
 	while (r->njobs > m.njobs) {
 		r->njobs--;
+		r->rsc_secs[r->jobs[r->njobs].rsc] -= r->jobs[r->njobs].seconds;
+		r->rsc_insts[r->jobs[r->njobs].rsc] -= r->jobs[r->njobs].instances;
+		r->rsc_room[r->jobs[r->njobs].rsc]++;
 		db_result_free(&r->jobs[r->njobs].result);
 		db_workunit_free(&r->jobs[r->njobs].wu);
 	}
@@ -273,6 +278,53 @@ out:
 	return rc;
 }
 
+/*
+ * The version's stored <app_version> (after its file_infos), with how it
+ * uses this host before its end, as upstream's APP_VERSION::write does:
+ * the CPUs, the speed the client estimates runtimes and limits with, the
+ * coprocessor (the client then runs the job on one of them and passes
+ * --device N), and the plan class's command line after the version's own
+ * (the client keeps the last <cmdline>).
+ */
+static void write_app_version(struct sbuf *b, const struct sched_job *j)
+{
+	const char *doc = j->av->xml_doc ? j->av->xml_doc : "";
+	const char *end = NULL, *p, *c0, *c1;
+	const struct host_usage *u = j->bav ? &j->bav->u : NULL;
+
+	for (p = strstr(doc, "</app_version>"); p; p = strstr(p + 1, "</app_version>"))
+		end = p;
+	if (!u || !end) {
+		sbuf_addstr(b, doc);
+		sbuf_addch(b, '\n');
+		return;
+	}
+	sbuf_add(b, doc, (size_t)(end - doc));
+	sbuf_addf(b, "    <avg_ncpus>%g</avg_ncpus>\n    <max_ncpus>%g</max_ncpus>\n"
+		     "    <flops>%.17g</flops>\n", u->avg_ncpus, u->max_ncpus, u->projected_flops);
+	if (u->rsc > 0 && u->ncoproc > 0) {
+		sbuf_addstr(b, "    <coproc>\n");
+		elem_str(b, "type", j->bav->rsc_type);
+		sbuf_addf(b, "        <count>%g</count>\n    </coproc>\n", u->ncoproc);
+		if (u->gpu_ram > 0)
+			sbuf_addf(b, "    <gpu_ram>%.0f</gpu_ram>\n", u->gpu_ram);
+	}
+	if (*u->cmdline) {
+		/* the stored one is escaped already: copied as it is */
+		c0 = strstr(doc, "<cmdline>");
+		c1 = c0 ? strstr(c0, "</cmdline>") : NULL;
+		sbuf_addstr(b, "    <cmdline>");
+		if (c0 && c1 && c1 < end && c1 > c0 + 9) {
+			sbuf_add(b, c0 + 9, (size_t)(c1 - c0 - 9));
+			sbuf_addch(b, ' ');
+		}
+		sbuf_add_xml_escaped(b, u->cmdline);
+		sbuf_addstr(b, "</cmdline>\n");
+	}
+	sbuf_addstr(b, end);
+	sbuf_addch(b, '\n');
+}
+
 /* The user, host and team fields the client keeps and the Manager shows. */
 static void write_account(struct sbuf *b, const struct sched_reply_account *a)
 {
@@ -358,10 +410,8 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 		{
 			char key[32];
 			snprintf(key, sizeof(key), "%" PRId64, j->av->id);
-			if (seen_add(&versions, key)) {
-				sbuf_addstr(b, j->av->xml_doc);
-				sbuf_addch(b, '\n');
-			}
+			if (seen_add(&versions, key))
+				write_app_version(b, j);
 		}
 		rc = write_job(b, j, &files, r->upload_key);
 	}

@@ -144,6 +144,10 @@ static void parse_host_figures(struct parse *ps, const xmlNode *parent, struct d
 			get_text(ps, n, P_FEATURES_CHARS, &ps->r->p_features);
 			continue;
 		}
+		if (!strcmp(tag, "virtualbox_version")) {
+			get_text(ps, n, 63, &ps->r->vbox_version);
+			continue;
+		}
 		for (i = 0; i < ARRAY_SIZE(host_dbls); i++)
 			if (!strcmp(tag, host_dbls[i].tag))
 				get_double(ps, n, host_dbls[i].min, host_dbls[i].max, &HOST_DBL(h, i));
@@ -379,7 +383,9 @@ static void finish_resources(struct sched_request *r)
 	cpu->count = r->host.p_ncpus ? r->host.p_ncpus : 1;
 	cpu->peak_flops = r->host.p_fpops;
 	cpu->ram = r->host.m_nbytes;
-	cpu->req_secs = r->cpu_req_secs;
+	/* a client without coprocessors may ask in work_req_seconds alone (before BOINC 6.6) */
+	cpu->req_secs = r->nrsc == 1 && r->work_req_seconds > r->cpu_req_secs ? r->work_req_seconds
+									    : r->cpu_req_secs;
 	cpu->req_instances = r->cpu_req_instances;
 	cpu->estimated_delay = r->estimated_delay;
 	r->host.p_ngpus = 0;
@@ -431,6 +437,7 @@ void sched_request_free(struct sched_request *r)
 	free(r->authenticator);
 	free(r->cross_project_id);
 	free(r->p_features);
+	free(r->vbox_version);
 	for (k = 0; k < r->nplatforms; k++)
 		free(r->platforms[k]);
 	db_host_free(&r->host);

@@ -32,13 +32,11 @@ bool sched_client_has(const struct sched_request *req, const char *name)
 /* One lost job: sent again, or given up. */
 static int resend_one(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
-		      struct db_result *r, struct sched_reply *reply, double *seconds)
+		      struct db_result *r, struct sched_reply *reply)
 {
 	struct db_workunit wu = { 0 };
-	const struct db_app_version *av = NULL;
+	const struct sched_bav *bav = NULL;
 	const struct db_app *app;
-	const char *platform = NULL;
-	double flops = host->p_fpops > 0 ? host->p_fpops : 1e9;
 	int rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
 
 	if (rc != DB_OK) {
@@ -50,27 +48,29 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 		db_workunit_free(&wu);
 		return DB_OK;
 	}
+	/* the version it was sent as, if the host can still use it; else the best */
 	app = sched_app_by_id(apps, r->appid);
-	if (app)
-		av = sched_best_version(apps, r->appid, wu.app_version_num, req, &platform);
-	if (!av || (double)now() + wu.rsc_fpops_est / flops >= (double)r->report_deadline) {
+	if (app && !(bav = sched_usable_by_id(reply, r->app_version_id)))
+		bav = sched_choose(req, reply, r->appid, &wu, SCHED_RSC_ANY);
+	if (!bav || (double)now() + wu.rsc_fpops_est / bav->u.projected_flops >=
+			    (double)r->report_deadline) {
 		rc = db_result_mark_lost(ctx->db, r->id, host->id);
 		if (rc == DB_OK)
 			sched_reply_touch(reply, wu.id, now());
 		if (rc == DB_OK) {
 			log_info("host %" PRId64 ": lost job %s given up (%s)", host->id, r->name,
-				 av ? "it cannot be done by its deadline" : "no version of its app");
+				 bav ? "it cannot be done by its deadline" : "no version of its app");
 			sched_reply_message(reply, "low", "Didn't resend lost task %s (expired)", r->name);
 		}
 		db_workunit_free(&wu);
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
-	sched_result_assign(host, av, &wu, r);
+	sched_result_assign(host, bav, &wu, r);
 	rc = db_result_resend(ctx->db, r);
 	if (rc == DB_OK) {
 		log_info("host %" PRId64 ": lost job %s sent again", host->id, r->name);
 		sched_reply_message(reply, "low", "Resent lost task %s", r->name);
-		rc = sched_job_append(host, app, av, platform, r, &wu, reply, seconds, true);
+		rc = sched_job_append(app, bav, r, &wu, reply, true);
 	}
 	db_workunit_free(&wu);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
@@ -78,20 +78,20 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 
 int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
-		      struct sched_reply *reply, double *seconds)
+		      struct sched_reply *reply)
 {
 	struct db_result_list j = { NULL, 0 };
 	size_t i;
 	int rc;
 
 	if (!ctx->set->resend_lost_results || !req->has_other || host->id <= 0 ||
-	    (req->work_req_seconds <= 0 && req->cpu_req_secs <= 0))
+	    !sched_any_rsc_wants(req, reply))
 		return DB_OK;
 	rc = db_result_enum_host_jobs_in_progress(ctx->db, host->id, db_result_list_take, &j);
 	for (i = 0; rc == DB_OK && i < j.n; i++)
 		if (!sched_client_has(req, j.v[i].name) &&
 		    (long)reply->njobs < ctx->cfg->max_wus_to_send)
-			rc = resend_one(ctx, req, host, apps, &j.v[i], reply, seconds);
+			rc = resend_one(ctx, req, host, apps, &j.v[i], reply);
 	db_result_list_free(&j);
 	return rc;
 }

@@ -256,21 +256,57 @@ static bool segment_lost(const struct sched_ctx *ctx, const struct sched_request
 	return lost;
 }
 
-/* Send segments of s until high_water are in flight on the host. */
+/*
+ * The resource s runs on at this host: that of its segment in progress here
+ * or of one the request reports; -1 if neither (a new sequence, or none
+ * here now) -- the sequence stays on one device type while it is here.
+ */
+static int sequence_rsc(const struct sched_request *req, const struct sched_reply *reply,
+			const struct host_seqs *h, const struct db_sequence *s)
+{
+	const struct sched_bav *b;
+	size_t i;
+	int branch;
+
+	for (i = 0; i < h->ninprog; i++)
+		if (h->inprog[i].seq_id == s->id &&
+		    (b = sched_usable_by_id(reply, h->inprog[i].app_version_id)))
+			return b->u.rsc;
+	for (i = 0; i < req->nresults; i++) {
+		const struct sched_result_report *rr = &req->results[i];
+
+		if (segment_of(s, rr->name, &branch) < 0)
+			continue;
+		for (b = reply->usable; b < reply->usable + reply->nusable; b++)
+			if (b->av->appid == s->appid && b->av->version_num == rr->app_version_num &&
+			    !strcmp(b->av->plan_class ? b->av->plan_class : "",
+				    rr->plan_class ? rr->plan_class : ""))
+				return b->u.rsc;
+	}
+	return -1;
+}
+
+/*
+ * Send segments of s until high_water are in flight on the host, as the
+ * best version on the sequence's resource here; a sequence not yet running
+ * here starts on a resource the request wants work for if it can.
+ */
 static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 		  const struct db_host *host, const struct sched_apps *apps,
-		  struct host_seqs *h, struct db_sequence *s, struct sched_reply *reply,
-		  double *seconds)
+		  struct host_seqs *h, struct db_sequence *s, struct sched_reply *reply)
 {
 	const struct db_app *app = sched_app_by_id(apps, s->appid);
-	const char *platform = NULL;
-	const struct db_app_version *av = app ? sched_best_version(apps, s->appid, 0, req, &platform) : NULL;
+	int rsc = sequence_rsc(req, reply, h, s);
+	const struct sched_bav *bav;
 	struct seq_view v;
 	int inflight, rc = DB_OK, *send;
 	size_t i, nsend;
 
 	lowest_in_progress(h, s, &inflight);
-	if (!av)
+	bav = app ? sched_choose(req, reply, s->appid, NULL, rsc >= 0 ? rsc : SCHED_RSC_WANTED) : NULL;
+	if (!bav && app && inflight == 0)
+		bav = sched_choose(req, reply, s->appid, NULL, rsc >= 0 ? rsc : SCHED_RSC_ANY);
+	if (!bav)
 		return DB_OK;
 	seq_view_of(s, &v);
 	send = xcalloc(s->high_water > 0 ? (size_t)s->high_water : 1, sizeof(*send));
@@ -296,15 +332,14 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 		if (rc == DB_OK)
 			rc = sched_exec_check(ctx, app, &wu);
 		if (rc == DB_OK) {
-			sched_result_assign(host, av, &wu, &r);
+			sched_result_assign(host, bav, &wu, &r);
 			rc = db_result_activate(ctx->db, &r);
 		}
 		if (rc == DB_OK)
 			rc = db_sequence_advance(ctx->db, s->id, host->id, s->first_unsent_seqno,
 						 s->first_unsent_seqno + 1);
 		if (rc == DB_OK)
-			rc = sched_job_append(host, app, av, platform, &r, &wu, reply, seconds,
-					      true);
+			rc = sched_job_append(app, bav, &r, &wu, reply, true);
 		if (rc == DB_OK) {
 			log_info("host %" PRId64 ": sequence %s segment %d sent", host->id, s->name,
 				 s->first_unsent_seqno);
@@ -321,11 +356,13 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
-static void host_view_of(const struct sched_ctx *ctx, const struct db_host *host,
+/* The host as the sequence policy sees it; its speed that of flops (0: its benchmark). */
+static void host_view_of(const struct sched_ctx *ctx, const struct db_host *host, double flops,
 			 struct host_view *hv)
 {
-	*hv = (struct host_view){ host->id, host->p_fpops, host->avg_turnaround,
-				  sched_host_ncpus(ctx, host), 0 };
+	*hv = (struct host_view){ host->id, flops > 0 ? flops : host->p_fpops,
+				  host->avg_turnaround, sched_host_ncpus(ctx, host), 0,
+				  sched_host_ngpus(ctx, host) };
 }
 
 /*
@@ -334,7 +371,7 @@ static void host_view_of(const struct sched_ctx *ctx, const struct db_host *host
  * hosts hold (one_result_per_user_per_wu: no two of a group in one account,
  * at once or one after the other).
  */
-static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
+static int may_take(const struct sched_ctx *ctx, const struct db_host *host, double flops,
 		    const struct host_seqs *h, const struct host_seqs *user,
 		    const struct db_sequence *s, bool *ok)
 {
@@ -344,7 +381,7 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
 	int64_t failed = 0, ran = 0;
 	int rc = DB_OK;
 
-	host_view_of(ctx, host, &hv);
+	host_view_of(ctx, host, flops, &hv);
 	seq_view_of(s, &v);
 	for (i = 0; i < h->n; i++)
 		seq_view_of(&h->s[i], &held[i]);
@@ -374,15 +411,16 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host,
  */
 static int assign_new(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
-		      struct host_seqs *h)
+		      struct host_seqs *h, struct sched_reply *reply)
 {
 	struct host_seqs cand = { 0 }, user = { 0 };
 	struct host_view hv;
 	size_t i, want, user_want, nuser;
 	int rc;
 
-	host_view_of(ctx, host, &hv);
-	want = seq_policy_allowance(&hv, ctx->set->seqs_per_host, ctx->set->seqs_per_cpu);
+	host_view_of(ctx, host, 0, &hv);
+	want = seq_policy_allowance(&hv, ctx->set->seqs_per_host, ctx->set->seqs_per_cpu,
+				    ctx->set->seqs_per_gpu);
 	user_want = ctx->set->seqs_per_user > 0 ? (size_t)ctx->set->seqs_per_user : want;
 
 	/* a host over its daily quota takes no new sequence (the ones it holds go on) */
@@ -395,16 +433,17 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 			 host->id, nuser);
 	if (rc == DB_OK && nuser < user_want)
 		rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+	if (rc == DB_OK && cand.n > 0)
+		rc = sched_usable(ctx, req, host, apps, reply);
 	for (i = 0; rc == DB_OK && i < cand.n && h->n < want && nuser < user_want; i++) {
 		struct db_sequence *s = &cand.s[i];
-		const char *platform;
+		/* judged by the speed of its app's best version here (none: not for this host) */
+		double flops = sched_app_flops(req, reply, s->appid);
 		bool ok;
 
-		if (!sched_best_version(apps, s->appid, 0, req, &platform))
+		if (flops <= 0 || !sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
 			continue;
-		if (!sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
-			continue;
-		rc = may_take(ctx, host, h, &user, s, &ok);
+		rc = may_take(ctx, host, flops, h, &user, s, &ok);
 		if (rc != DB_OK || !ok)
 			continue;
 		rc = db_sequence_assign(ctx->db, s->id, host->id, now(), s->first_unsent_seqno);
@@ -480,7 +519,7 @@ static int abort_others(const struct sched_ctx *ctx, const struct sched_request 
 
 int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 		   const struct db_host *host, const struct sched_apps *apps,
-		   struct sched_reply *reply, double *seconds)
+		   struct sched_reply *reply)
 {
 	struct host_seqs h = { 0 };
 	size_t i;
@@ -525,10 +564,10 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	if (rc == DB_OK)
 		rc = check_sticky(ctx, req, &h, reply);
 	if (rc == DB_OK)
-		rc = assign_new(ctx, req, host, apps, &h);
+		rc = assign_new(ctx, req, host, apps, &h, reply);
 	for (i = 0; rc == DB_OK && i < h.n; i++)
-		if (h.s[i].id > 0)
-			rc = top_up(ctx, req, host, apps, &h, &h.s[i], reply, seconds);
+		if (h.s[i].id > 0 && (rc = sched_usable(ctx, req, host, apps, reply)) == DB_OK)
+			rc = top_up(ctx, req, host, apps, &h, &h.s[i], reply);
 	host_seqs_free(&h);
 	return rc;
 }

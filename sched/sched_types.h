@@ -75,6 +75,7 @@ struct sched_request {
 	 */
 	struct db_host host;
 	char *p_features;       /* the CPU's features, space-separated ("" if not sent) */
+	char *vbox_version;     /* <virtualbox_version> ("6.1.38"), or NULL: none reported */
 	/* rsc[0] the CPU (p_ncpus, p_fpops, cpu_req_*), then each coprocessor type of <coprocs> */
 	struct sched_rsc rsc[SCHED_MAX_RSC];
 	int nrsc;
@@ -88,6 +89,8 @@ struct sched_request {
 	char *notes;            /* fields corrected or ignored while parsing ("" if none) */
 };
 
+struct sched_bav;       /* an app version as it goes to this host (sched_policy.h) */
+
 /* A job to send: the records the reply is written from. */
 struct sched_job {
 	struct db_result result;
@@ -95,6 +98,9 @@ struct sched_job {
 	const struct db_app *app;
 	const struct db_app_version *av;
 	const char *platform;
+	const struct sched_bav *bav;    /* av with how it uses the host (the reply's <app_version>) */
+	int rsc;                        /* the resource it runs on (index of the request's rsc) */
+	double seconds, instances;      /* the work it is on that resource */
 };
 
 struct sched_message {
@@ -154,6 +160,15 @@ struct sched_reply {
 	 */
 	struct sched_touch *touches;
 	size_t ntouches;
+	/* Not sent: the app versions the host can use (sched_usable), worked out once */
+	struct sched_bav *usable;
+	size_t nusable;
+	bool usable_known;
+	/* Not sent: the seconds and instances of the jobs in the reply, per resource */
+	double rsc_secs[SCHED_MAX_RSC], rsc_insts[SCHED_MAX_RSC];
+	/* Not sent: more jobs each resource may hold in progress (if rooms_known) */
+	long rsc_room[SCHED_MAX_RSC];
+	bool rooms_known;
 };
 
 void sched_request_free(struct sched_request *r);

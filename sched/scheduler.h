@@ -20,9 +20,12 @@ struct sched_settings {
 	long error_delay;         /* request_delay after a refused request */
 	long down_delay;          /* request_delay while the database is unavailable */
 	long max_wus_in_progress; /* per CPU; 0: no limit */
+	long max_wus_in_progress_gpu; /* per GPU; 0: no limit */
+	double gpu_multiplier;    /* a GPU counts as this many CPUs in the daily quota */
 	long candidates;          /* unsent results examined per request */
 	long seqs_per_host;       /* work sequences a host holds at once ... */
 	long seqs_per_cpu;        /* ... or, if > 0, this many per CPU */
+	long seqs_per_gpu;        /* ... plus, if > 0, this many per GPU */
 	double sequence_share;    /* fraction of a request's seconds sequence work may take */
 	long daily_result_quota;  /* jobs a day per CPU a reliable host gets; 0: no quota */
 	bool resend_lost_results; /* jobs a client lost are sent again (or given up) */

@@ -122,7 +122,7 @@ static void failed_add(struct member *m, int32_t host)
 
 static void host_view_of(const struct sim *s, int32_t hi, struct host_view *hv)
 {
-	*hv = (struct host_view){ hi, s->hosts[hi].speed * REF_FLOPS, 0, 1, 0 };
+	*hv = (struct host_view){ hi, s->hosts[hi].speed * REF_FLOPS, 0, 1, 0, 0 };
 }
 
 /*
@@ -260,7 +260,7 @@ static void seq_rpc(struct sim *s, int32_t hi)
 	struct host_view hv;
 
 	host_view_of(s, hi, &hv);
-	if (ss->held[hi] < 0 && seq_policy_allowance(&hv, SEQS_PER_HOST, 0) > 0)
+	if (ss->held[hi] < 0 && seq_policy_allowance(&hv, SEQS_PER_HOST, 0, 0) > 0)
 		assign(s, ss, hi);
 	if (ss->held[hi] >= 0)
 		top_up(s, ss, ss->held[hi], hi);

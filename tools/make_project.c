@@ -472,6 +472,17 @@ static int write_home_text(struct project *p)
 	return rc;
 }
 
+/* A starter plan_class_spec.xml with commented, working classes (doc/plan_classes.md). */
+static int write_plan_classes(struct project *p)
+{
+	char *src = data_file("plan_class_spec.xml.sample"), *dst = path_in(p, "plan_class_spec.xml");
+	int rc = copy_file(src, dst, 0644);
+
+	free(src);
+	free(dst);
+	return rc;
+}
+
 static int write_master_page(struct project *p)
 {
 	struct sbuf b = SBUF_INIT(1 << 16);
@@ -719,6 +730,8 @@ static int make(struct project *p)
 		rc = install_programs(p);
 	if (rc == 0)
 		rc = write_config(p);
+	if (rc == 0)
+		rc = write_plan_classes(p);
 	if (rc == 0)
 		rc = write_master_page(p);
 	if (rc == 0)

@@ -10,7 +10,10 @@
  * as upstream advises, its signature is taken from FILE.sig beside it,
  * checked against keys/code_sign_public -- and an app_version row is inserted whose xml_doc
  * is what the scheduler sends. All of one run is one transaction; a failure
- * leaves neither rows nor newly copied files.
+ * leaves neither rows nor newly copied files. version.xml is read as
+ * upstream's update_versions reads it (unknown elements are warned about,
+ * not refused), and each version's plan class is shown with what it needs
+ * from plan_class_spec.xml -- or a warning that no host will get it.
  */
 #include "common.h"
 #include "config.h"
@@ -20,6 +23,7 @@
 #include "db_work.h"
 #include "log.h"
 #include "param.h"
+#include "plan_class.h"
 #include "work.h"
 #include "wtime.h"
 #include "xml.h"
@@ -52,7 +56,9 @@ static void usage(FILE *fp)
 		    "Add the app versions found in the project's apps/ directory\n"
 		    "(apps/APP/APP_VERSION_PLATFORM[__PLAN_CLASS]/) that the database lacks:\n"
 		    "copy their files to the download directory, sign them with\n"
-		    "keys/code_sign_private and insert app_version rows.\n\noptions:\n");
+		    "keys/code_sign_private and insert app_version rows. Each version's plan\n"
+		    "class is shown with what it needs (plan_class_spec.xml), or a warning\n"
+		    "that no host will get it.\n\noptions:\n");
 	param_print_help(options, fp);
 }
 
@@ -61,6 +67,8 @@ struct vfile {
 	char *logical_name;     /* open_name, or NULL */
 	bool main_program;
 	bool copy_file;
+	char **urls;            /* <url>s of version.xml: where clients fetch it (else ours) */
+	size_t nurls;
 	struct work_file wf;
 	char *signature;
 };
@@ -73,6 +81,8 @@ struct version {
 	char *plan_class;
 	char *api_version;
 	char *cmdline;
+	char *file_prefix;
+	bool beta;
 	/* upstream's per-version flags, passed to the client: <is_wrapper/> makes it run the version at high priority */
 	bool is_wrapper, dont_throttle, needs_network;
 	struct vfile *files;
@@ -81,6 +91,7 @@ struct version {
 
 struct run {
 	struct project_config cfg;
+	struct plan_classes pcs;        /* the project's plan_class_spec.xml */
 	struct options o;
 	struct db *db;
 	EVP_PKEY *key;
@@ -97,6 +108,9 @@ static void version_free(struct version *v)
 		free(v->files[i].name);
 		free(v->files[i].logical_name);
 		free(v->files[i].signature);
+		for (size_t k = 0; k < v->files[i].nurls; k++)
+			free(v->files[i].urls[k]);
+		free(v->files[i].urls);
 		work_file_free(&v->files[i].wf);
 	}
 	free(v->files);
@@ -106,6 +120,7 @@ static void version_free(struct version *v)
 	free(v->plan_class);
 	free(v->api_version);
 	free(v->cmdline);
+	free(v->file_prefix);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -171,12 +186,74 @@ static struct vfile *find_file(struct version *v, const char *name)
 	return NULL;
 }
 
+/* An element of version.xml (or of its <file>) wseq does not know: warned about, skipped. */
+static void unknown_element(const char *path, const xmlNode *c, const char *where)
+{
+	log_warn("%s:%ld: <%s> is not an element of %s that update_versions knows; ignored", path,
+		 xml_line(c), (const char *)c->name, where);
+}
+
+/* Is boolean element c true? <x/>, <x>1</x> (upstream: empty or a number > 0). */
+static bool xml_true(const xmlNode *c)
+{
+	char *t = xml_text(c);
+	bool b = !*t || atol(t) > 0;
+
+	free(t);
+	return b;
+}
+
+/* One <file>: upstream's physical_name, logical_name, url, main_program, copy_file, gzip. */
+static int read_file_elem(struct version *v, const char *path, const xmlNode *e)
+{
+	char *name = xml_child_text(e, "physical_name");
+	const xmlNode *c;
+	struct vfile *f;
+
+	if (!name || !*name) {
+		free(name);
+		return log_error("%s:%ld: <file> without <physical_name>", path, xml_line(e));
+	}
+	f = find_file(v, name);
+	if (!f) {
+		log_error("%s:%ld: file %s is not in %s", path, xml_line(e), name, v->dir);
+		free(name);
+		return -1;
+	}
+	free(name);
+	xml_for_each(c, e, NULL) {
+		if (xml_is(c, "main_program")) {
+			f->main_program = xml_true(c);
+		} else if (xml_is(c, "copy_file")) {
+			f->copy_file = xml_true(c);
+		} else if (xml_is(c, "logical_name") || xml_is(c, "open_name")) {
+			free(f->logical_name);
+			f->logical_name = xml_text(c);
+		} else if (xml_is(c, "url")) {
+			f->urls = xrealloc(f->urls, (f->nurls + 1) * sizeof(*f->urls));
+			f->urls[f->nurls++] = xml_text(c);
+		} else if (xml_is(c, "gzip")) {
+			if (xml_true(c))
+				log_warn("%s:%ld: <gzip/>: wseq sends %s uncompressed", path, xml_line(c),
+					 f->name);
+		} else if (!xml_is(c, "physical_name")) {
+			unknown_element(path, c, "<file>");
+		}
+	}
+	return 0;
+}
+
+/* A text element of <version> into *dst (the last one given wins). */
+static void set_text(char **dst, const xmlNode *c)
+{
+	free(*dst);
+	*dst = xml_text(c);
+}
+
 static int read_version_xml(struct version *v, const char *path)
 {
 	xmlDoc *doc = xml_read_file(path, NULL);
 	const xmlNode *root, *c;
-	struct vfile *f;
-	char *name;
 	int rc = -1;
 
 	if (!doc)
@@ -188,41 +265,28 @@ static int read_version_xml(struct version *v, const char *path)
 	}
 	xml_for_each(c, root, NULL) {
 		if (xml_is(c, "file")) {
-			name = xml_child_text(c, "physical_name");
-			if (!name || !*name) {
-				log_error("%s:%ld: <file> without <physical_name>", path, xml_line(c));
-				free(name);
+			if (read_file_elem(v, path, c))
 				goto out;
-			}
-			f = find_file(v, name);
-			if (!f) {
-				log_error("%s:%ld: file %s is not in %s", path, xml_line(c), name,
-					  v->dir);
-				free(name);
-				goto out;
-			}
-			free(name);
-			f->main_program = xml_child(c, "main_program") != NULL;
-			f->copy_file = xml_child(c, "copy_file") != NULL;
-			free(f->logical_name);
-			f->logical_name = xml_child_text(c, "logical_name");
-			if (!f->logical_name)
-				f->logical_name = xml_child_text(c, "open_name");
 		} else if (xml_is(c, "api_version")) {
-			free(v->api_version);
-			v->api_version = xml_text(c);
+			set_text(&v->api_version, c);
 		} else if (xml_is(c, "cmdline")) {
-			free(v->cmdline);
-			v->cmdline = xml_text(c);
+			set_text(&v->cmdline, c);
+		} else if (xml_is(c, "file_prefix")) {
+			set_text(&v->file_prefix, c);
 		} else if (xml_is(c, "is_wrapper")) {
-			v->is_wrapper = true;
+			v->is_wrapper = xml_true(c);
 		} else if (xml_is(c, "dont_throttle")) {
-			v->dont_throttle = true;
+			v->dont_throttle = xml_true(c);
 		} else if (xml_is(c, "needs_network")) {
-			v->needs_network = true;
+			v->needs_network = xml_true(c);
+		} else if (xml_is(c, "beta")) {
+			v->beta = xml_true(c);
+			if (v->beta)
+				log_warn("%s:%ld: <beta/>: stored in app_version.beta, but wseq has no "
+					 "beta testers and sends the version like any other", path,
+					 xml_line(c));
 		} else {
-			log_error("%s:%ld: unexpected <%s>", path, xml_line(c), (const char *)c->name);
-			goto out;
+			unknown_element(path, c, "version.xml");
 		}
 	}
 	rc = 0;
@@ -305,7 +369,10 @@ static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b
 
 		sbuf_addstr(b, "<file_info>\n");
 		add_escaped_elem(b, "name", f->wf.name);
-		add_escaped_elem(b, "url", f->wf.url);
+		if (!f->nurls)
+			add_escaped_elem(b, "url", f->wf.url);
+		for (size_t k = 0; k < f->nurls; k++)
+			add_escaped_elem(b, "url", f->urls[k]);
 		sbuf_addstr(b, "<executable/>\n");
 		sbuf_addf(b, "<file_signature>\n%s</file_signature>\n", f->signature);
 		sbuf_addf(b, "<nbytes>%.0f</nbytes>\n", f->wf.nbytes);
@@ -327,6 +394,8 @@ static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b
 		sbuf_addstr(b, "<dont_throttle/>\n");
 	if (v->needs_network)
 		sbuf_addstr(b, "<needs_network/>\n");
+	if (v->file_prefix && *v->file_prefix)
+		add_escaped_elem(b, "file_prefix", v->file_prefix);
 	for (i = 0; i < v->nfiles; i++) {
 		const struct vfile *f = &v->files[i];
 
@@ -396,6 +465,28 @@ static int sign_file(struct run *r, const struct version *v, const struct vfile 
 	return sbuf_addstr(sig, buf) < 0 ? log_error("signature too long") : 0;
 }
 
+/*
+ * A version's plan class and what it needs of a host, or -- always, for a
+ * version being added -- the warning that no host will get it.
+ */
+static void show_plan_class(const struct run *r, const struct version *v, bool adding)
+{
+	const struct plan_class *pc;
+	struct sbuf d = SBUF_INIT(4096);
+
+	if (!*v->plan_class)
+		return;
+	pc = plan_class_find(&r->pcs, v->plan_class);
+	if (!pc && (adding || !r->o.quiet)) {
+		printf("warning: %s: plan class %s is not in %s: this version will be sent to no "
+		       "host\n", v->dir, v->plan_class, PLAN_CLASS_FILE);
+	} else if (pc && !r->o.quiet) {
+		plan_class_describe(pc, &d);
+		printf("    plan class %s: %s\n", v->plan_class, sbuf_str(&d));
+	}
+	sbuf_free(&d);
+}
+
 static int add_version(struct run *r, const struct db_app *app, const char *dirname)
 {
 	struct version v = { 0 };
@@ -424,6 +515,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 		r->existing++;
 		if (!r->o.quiet)
 			printf("app version %s exists (id %" PRId64 ")\n", dirname, av.id);
+		show_plan_class(r, &v, false);
 		rc = 0;
 		goto out;
 	}
@@ -458,12 +550,14 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 	av.version_num = v.version_num;
 	av.plan_class = xstrdup(v.plan_class);
 	av.xml_doc = sbuf_detach(&doc, NULL);
+	av.beta = v.beta;
 	if (db_app_version_insert(r->db, &av) != DB_OK)
 		goto out;
 	r->added++;
 	if (!r->o.quiet)
 		printf("added app version %s: %s %d %s%s%s (id %" PRId64 ")\n", dirname, app->name,
 		       v.version_num, v.platform, *v.plan_class ? " " : "", v.plan_class, av.id);
+	show_plan_class(r, &v, true);
 	rc = 0;
 out:
 	sbuf_free(&sig);
@@ -536,6 +630,22 @@ static int run_all(struct run *r)
 	return rc;
 }
 
+/* The project's plan classes; a file that cannot be used is warned about (no classes). */
+static void load_plan_classes(struct run *r)
+{
+	struct sbuf notes = SBUF_INIT(1 << 20), err = SBUF_INIT(4096);
+	char *path = xasprintf("%s/%s", r->cfg.project_dir, PLAN_CLASS_FILE);
+
+	if (plan_classes_read(path, &r->pcs, &notes, &err) < 0)
+		printf("warning: %s: no plan class is usable\n", sbuf_str(&err));
+	else if (notes.len && !r->o.quiet)
+		printf("warning: %s has things wseq does not use (wseq_config --check lists them)\n",
+		       path);
+	free(path);
+	sbuf_free(&notes);
+	sbuf_free(&err);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r;
@@ -564,6 +674,7 @@ int main(int argc, char **argv)
 		path = xasprintf("%s/config.xml", r.o.config_dir);
 	if (config_load(&r.cfg, path, NULL, NULL))
 		goto out;
+	load_plan_classes(&r);
 	db_params_from_config(&dp, &r.cfg);
 	if (db_open(&r.db, &dp, 0) != DB_OK || db_begin(r.db) != DB_OK)
 		goto out;
@@ -588,6 +699,7 @@ out:
 		EVP_PKEY_free(r.key);
 	if (r.db)
 		db_close(r.db);
+	plan_classes_free(&r.pcs);
 	config_free(&r.cfg);
 	free(path);
 	param_free(options, &r.o);

@@ -45,6 +45,16 @@ host_returns() {
 			where r.name=\"$1\""
 }
 
+# host_upload_output NAME: result NAME's first output ("output of NAME"), uploaded as its host would
+host_upload_output() {
+	set -- "$1" $(host_output "$1" 1) &&
+	echo "output of $1" >host_out.txt &&
+	host_upload_req "$2" "$3" host_out.txt >host_up.req &&
+	curl -sS --data-binary @host_up.req -H 'Content-Type: application/octet-stream' \
+		"$(wseq_config --project "$PROJECT_DIR" upload_url)" >host_up.reply &&
+	grep -q "<status>0</status>" host_up.reply
+}
+
 # host_zip ZIP NAME=TEXT...: a zip of entries (TEXT with \n escapes, or @FILE) as a host may make it
 host_zip() {
 	python3 - "$@" <<-\EOF

@@ -56,10 +56,13 @@ sched_host_request() {
 	EOT
 }
 
-# sched_report NAME: the report of job NAME as a success (nothing for no name).
+# sched_report NAME [STATE EXIT ELAPSED]: the report of job NAME, by default a
+# success with no elapsed time (nothing for no name).
 sched_report() {
 	[ -n "$1" ] || return 0
-	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n    <exit_status>0</exit_status>\n    <state>5</state>\n</result>\n' "$1"
+	printf '<result>\n    <name>%s</name>\n    <final_cpu_time>1</final_cpu_time>\n' "$1"
+	[ -z "${4:-}" ] || printf '    <final_elapsed_time>%s</final_elapsed_time>\n' "$4"
+	printf '    <exit_status>%s</exit_status>\n    <state>%s</state>\n</result>\n' "${3:-0}" "${2:-5}"
 }
 
 # The names of the jobs a reply sends.

@@ -34,6 +34,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	batch	InnoDB	utf8mb4_bin
 	batch_file_assoc	InnoDB	utf8mb4_bin
 	host	InnoDB	utf8mb4_bin
+	host_app_version	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin
 	ops_admin	InnoDB	utf8mb4_bin
 	platform	InnoDB	utf8mb4_bin
@@ -154,7 +155,7 @@ test_expect_success 'a database newer than the code is refused' '
 	test_grep "newer than this wseq" out
 '
 
-test_expect_success 'upgrading from version 10: every account keeps exactly its powers, and the upgrade says so' '
+test_expect_success 'upgrading from version 10: every account keeps exactly its powers, host_app_version is made, and each upgrade says so' '
 	(
 		WSEQ_DB_NAME=wseq_up10 && export WSEQ_DB_NAME &&
 		db_tool create "$SCHEMA" 2>/dev/null &&
@@ -180,6 +181,10 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		q "select * from user_submit_app order by user_id" >app.after &&
 		test_cmp submit.before submit.after && test_cmp app.before app.after &&
 		test "$(q "select count(*) from auth_throttle")" = 0 &&
+		test_grep "013_host_app_version.sql: 013: the measured speed of each app version on each host" up.out &&
+		test "$(q "select count(*) from host_app_version")" = 0 &&
+		q "show create table host_app_version" >hav.sql &&
+		test_grep "PRIMARY KEY (.host_id.,.app_version_id.)" hav.sql &&
 		! q "select 1 from login_failure" 2>/dev/null
 	)
 '

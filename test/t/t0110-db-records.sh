@@ -7,11 +7,14 @@ test_description='database records and query plans'
 
 test_mariadb_up
 
-test_expect_success 'every record type round-trips; transactions; duplicates' '
+test_expect_success 'every record type round-trips; transactions; duplicates; host_app_version' '
 	"$WSEQ_BUILDDIR/test/unit/test_db_records" >out 2>&1 &&
 	test_grep "^ok 6 - test_list_and_nested_statements" out &&
 	test_grep "^ok 7 - test_insert_many" out &&
 	test_grep "^ok 8 - test_sql_reused_buffers" out &&
+	test_grep "^ok 9 - test_hav_moving_average" out &&
+	test_grep "^ok 10 - test_hav_validated" out &&
+	test_grep "^ok 11 - test_wu_fpops" out &&
 	test_grep -v "not ok" out
 '
 

@@ -31,6 +31,16 @@ test_expect_success 'config.xml parses and holds what was asked for' '
 	test_grep -v "$WSEQ_DB_PASSWD" all
 '
 
+test_expect_success 'a new project has a starter plan_class_spec.xml whose classes all work' '
+	test -f proj/plan_class_spec.xml &&
+	wseq_config --project proj --check >out &&
+	test_grep "plan_class_spec.xml: 5 plan classes" out &&
+	test_grep -v "warning" out &&
+	for c in mt cuda opencl_nvidia opencl_ati opencl_intel_gpu; do
+		test_grep "<name>$c</name>" proj/plan_class_spec.xml || return 1
+	done
+'
+
 test_expect_success 'the database password is not world-readable' '
 	test "$(stat -c %a proj/config.xml)" = 640
 '

@@ -128,4 +128,72 @@ test_expect_success 'refused: a physical name already used with other content' '
 	test "$(nav)" = "$((before + 1))"
 '
 
+test_expect_success 'each plan class version is shown with what it needs (plan_class_spec.xml)' '
+	cp "$WSEQ_SRCDIR/test/data/plan_class/plan_class_spec.xml" "$PROJECT_DIR/" &&
+	(cd "$PROJECT_DIR" && update_versions) >uv.out &&
+	test_grep "app version sim_1.03_${PLAT}__mt exists" uv.out &&
+	test_grep "^    plan class mt: multi-threaded, 2..8 CPUs, --nthreads N, speed x 0.98$" uv.out &&
+	V7="$PROJECT_DIR/apps/sim/sim_1.07_${PLAT}__cuda" && mkdir -p "$V7" &&
+	printf "#!/bin/sh\nexit 0\n" >"$V7/sim_cuda" &&
+	(cd "$PROJECT_DIR" && update_versions) >uv.out &&
+	test_grep "added app version sim_1.07_${PLAT}__cuda: sim 107 $PLAT cuda" uv.out &&
+	test_grep "^    plan class cuda: NVIDIA GPU, CUDA, CUDA >= 11.0, compute capability >= 5.0" uv.out
+'
+
+test_expect_success 'a version whose plan class the file lacks is added with a warning: no host will get it' '
+	V8="$PROJECT_DIR/apps/sim/sim_1.08_${PLAT}__cuda_fermi" && mkdir -p "$V8" &&
+	printf "#!/bin/sh\nexit 0\n" >"$V8/sim_fermi" &&
+	(cd "$PROJECT_DIR" && update_versions --quiet) >uv.out &&
+	test_grep "^warning: .*sim_1.08_${PLAT}__cuda_fermi: plan class cuda_fermi is not in plan_class_spec.xml: this version will be sent to no host" uv.out &&
+	test "$(sql "select plan_class from app_version where version_num=108")" = cuda_fermi &&
+	rm "$PROJECT_DIR/plan_class_spec.xml" &&
+	(cd "$PROJECT_DIR" && update_versions) >uv.out &&
+	test_grep "plan class mt is not in plan_class_spec.xml" uv.out &&
+	test_grep "plan class cuda is not in plan_class_spec.xml" uv.out
+'
+
+test_expect_success 'version.xml as upstream writes it: every element taken, an unknown one warned about' '
+	V9="$PROJECT_DIR/apps/sim/sim_1.09_${PLAT}__mt" && mkdir -p "$V9" &&
+	printf "#!/bin/sh\nexit 0\n" >"$V9/sim_main" &&
+	echo data >"$V9/sim_data_109.dat" &&
+	cat >"$V9/version.xml" <<-EOF &&
+	<version>
+	    <file>
+	        <physical_name>sim_main</physical_name>
+	        <main_program/>
+	        <url>https://mirror.example.org/sim_main</url>
+	        <gzip/>
+	    </file>
+	    <file>
+	        <physical_name>sim_data_109.dat</physical_name>
+	        <logical_name>data.dat</logical_name>
+	        <copy_file>1</copy_file>
+	    </file>
+	    <dont_throttle/>
+	    <is_wrapper/>
+	    <needs_network/>
+	    <api_version>7.22.0</api_version>
+	    <file_prefix>sim109</file_prefix>
+	    <beta/>
+	    <frobnicate>1</frobnicate>
+	</version>
+	EOF
+	(cd "$PROJECT_DIR" && update_versions) >uv.out 2>err &&
+	test_grep "added app version sim_1.09_${PLAT}__mt" uv.out &&
+	test_grep "version.xml:19: <frobnicate> is not an element of version.xml that update_versions knows; ignored" err &&
+	test_grep "version.xml:6: <gzip/>: wseq sends sim_main uncompressed" err &&
+	test_grep "version.xml:18: <beta/>: stored in app_version.beta" err &&
+	test "$(sql "select beta from app_version where version_num=109")" = 1 &&
+	av_doc 109 >doc109 &&
+	test_grep "<url>https://mirror.example.org/sim_main</url>" doc109 &&
+	test "$(grep -c "<url>" doc109)" = 2 &&
+	test_grep "<file_prefix>sim109</file_prefix>" doc109 &&
+	test_grep "<api_version>7.22.0</api_version>" doc109 &&
+	test_grep "<dont_throttle/>" doc109 && test_grep "<is_wrapper/>" doc109 &&
+	test_grep "<needs_network/>" doc109 &&
+	awk "/<file_ref>/,/<\/file_ref>/" doc109 | tr -d "\n" >refs109 &&
+	test_grep "<file_name>sim_data_109.dat</file_name><open_name>data.dat</open_name><copy_file/></file_ref>" refs109 &&
+	test_grep "<file_name>sim_main</file_name><main_program/></file_ref>" refs109
+'
+
 test_done

@@ -72,6 +72,17 @@ test_expect_success 'the quota is per CPU: a two-CPU host gets 8' '
 	test_line_count = 8 last
 '
 
+test_expect_success 'a GPU counts as gpu_multiplier CPUs: with one at 0.5 the two-CPU host gets 4 x 2.5 = 10' '
+	sed -i "s|<config>|<config>\n    <gpu_multiplier>0.5</gpu_multiplier>|" "$PROJECT_DIR/config.xml" &&
+	sleep 1 &&
+	H=$(q "select id from host where domain_name=\"host-two\"") &&
+	gpu="<coprocs><coproc><type>miner_asic</type><count>1</count><peak_flops>5e12</peak_flops>" &&
+	gpu="$gpu<req_secs>0</req_secs><req_instances>0</req_instances></coproc></coprocs>" &&
+	req "$H" two 2 "$gpu" >r && sched_rpc r reply &&
+	test "$(sent reply | wc -l)" = 2 &&
+	test "$(q "select nresults_today from host where id=$H")" = 10
+'
+
 test_expect_success 'a job that times out halves its host'"'"'s quota, as an error does' '
 	H=$(q "select id from host where domain_name=\"host-two\"") &&
 	test "$(q "select max_results_day from host where id=$H")" = 0 &&

@@ -73,6 +73,23 @@ test_expect_success 'the host is told to delete the sequence'"'"'s sticky files'
 	test_boinc_poll cA "$PROJECT_URL" 120 no_sticky_states
 '
 
+# flops_avg is a moving average of the segments' speeds: between the slowest and the fastest
+hav_segments_valid() {
+	test "$(test_sql_value "select n_valid from host_app_version where host_id=$h")" = 12
+}
+
+test_expect_success 'the host'"'"'s record of the version counts its 12 segments and their verdicts' '
+	h=$(test_sql_value "select distinct hostid from result where seq_id>0") &&
+	av=$(test_sql_value "select distinct app_version_id from result where seq_id>0") &&
+	test "$(test_sql_value "select app_version_id, n_jobs from host_app_version where host_id=$h")" = "$av	12" &&
+	test "$(test_sql_value "select count(*) from host_app_version h,
+		(select min(1e9/elapsed_time) lo, max(1e9/elapsed_time) hi from result
+		where seq_id>0 and elapsed_time>0) r
+		where h.host_id=$h and h.flops_avg between r.lo*0.999 and r.hi*1.001")" = 1 &&
+	test_wait_for 120 hav_segments_valid &&
+	test "$(test_sql_value "select n_invalid, consecutive_valid from host_app_version where host_id=$h")" = "0	12"
+'
+
 test_expect_success 'db_check: the database is whole' '
 	test_project bin/db_check
 '

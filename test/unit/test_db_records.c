@@ -13,6 +13,8 @@
 #include "log.h"
 #include "wtime.h"
 
+#include <math.h>
+
 #define TEST_DB "wseq_t_records"
 
 static struct db *db;
@@ -225,7 +227,7 @@ static void test_round_trip_every_table(void **state)
 
 	for (i = 0; i < db_ntables; i++)
 		round_trip(db_all_tables[i]);
-	assert_int_equal(db_ntables, 19);
+	assert_int_equal(db_ntables, 20);
 }
 
 static void test_auto_id_and_typed_wrappers(void **state)
@@ -528,6 +530,152 @@ static void test_list_and_nested_statements(void **state)
 	db_rec_list_free(&db_result_table, list, n);
 }
 
+/* ---- host_app_version (db_hav.c) ------------------------------------------ */
+
+struct havs {
+	struct db_host_app_version v[8];
+	size_t n;
+};
+
+static int collect_hav(struct db_host_app_version *h, void *arg)
+{
+	struct havs *x = arg;
+
+	assert_true(x->n < ARRAY_SIZE(x->v));
+	x->v[x->n++] = *h;
+	return 0;
+}
+
+static struct db_host_app_version hav_row(int64_t hostid, int64_t avid)
+{
+	struct havs x = { .n = 0 };
+	size_t i;
+
+	assert_int_equal(db_hav_enum_host(db, hostid, collect_hav, &x), DB_OK);
+	for (i = 0; i < x.n && x.v[i].app_version_id != avid; i++)
+		;
+	assert_true(i < x.n);
+	return x.v[i];
+}
+
+static void assert_close(double got, double want)
+{
+	if (fabs(got - want) > 1e-9 * fabs(want))
+		fail_msg("%.17g, expected %.17g", got, want);
+}
+
+/*
+ * The moving average: job n weighs 1/n up to n = 10, then 0.1 -- the
+ * first job's speed is the average, the fifteenth moves it by a tenth.
+ */
+static void test_hav_moving_average(void **state)
+{
+	double flops[15] = { 100, 200, 300, 50, 400, 1000, 1000, 70, 1e9, 1, 5e3, 5e3, 5e3, 2, 9e12 };
+	double want = 0, want_el = 0;
+	struct db_host_app_version h;
+	int n;
+
+	for (n = 1; n <= 15; n++) {
+		double w = n <= 10 ? 1.0 / n : 0.1;
+
+		assert_int_equal(db_hav_report(db, 901, 31, flops[n - 1], 10.0 * n), DB_OK);
+		want += (flops[n - 1] - want) * w;
+		want_el += (10.0 * n - want_el) * w;
+		h = hav_row(901, 31);
+		assert_int_equal(h.n_jobs, n);
+		assert_close(h.flops_avg, want);
+		assert_close(h.elapsed_avg, want_el);
+		if (n == 1)
+			assert_close(h.flops_avg, 100);
+		if (n == 3)
+			assert_close(h.flops_avg, 200);
+	}
+	assert_int_equal(h.host_id, 901);
+	assert_int_equal(h.n_valid + h.n_invalid + h.consecutive_valid, 0);
+	assert_true(h.last_update >= now() - 60);
+	/* no measurement, no change */
+	assert_int_equal(db_hav_report(db, 901, 31, NAN, 1), DB_ERROR);
+	assert_int_equal(db_hav_report(db, 901, 31, 0, 1), DB_ERROR);
+	assert_int_equal(db_hav_report(db, 901, 31, INFINITY, 1), DB_ERROR);
+	assert_int_equal(hav_row(901, 31).n_jobs, 15);
+}
+
+/* Verdicts count; an invalid one ends the run of valid ones; a row is made if need be. */
+static void test_hav_validated(void **state)
+{
+	static const bool verdicts[] = { true, true, false, true, true };
+	struct db_host_app_version h;
+	struct havs x = { .n = 0 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(verdicts); i++)
+		assert_int_equal(db_hav_validated(db, 902, 7, verdicts[i]), DB_OK);
+	h = hav_row(902, 7);
+	assert_int_equal(h.n_valid, 4);
+	assert_int_equal(h.n_invalid, 1);
+	assert_int_equal(h.consecutive_valid, 2);
+	assert_int_equal(h.n_jobs, 0);
+	assert_int_equal(db_hav_report(db, 902, 7, 5e9, 20), DB_OK);
+	assert_int_equal(db_hav_validated(db, 902, 7, false), DB_OK);
+	h = hav_row(902, 7);
+	assert_int_equal(h.n_jobs, 1);
+	assert_close(h.flops_avg, 5e9);
+	assert_int_equal(h.n_invalid, 2);
+	assert_int_equal(h.consecutive_valid, 0);
+	/* a host's rows only, by app version; the caller's transaction rolls them back */
+	assert_int_equal(db_hav_report(db, 902, 3, 1e9, 20), DB_OK);
+	assert_int_equal(db_begin(db), DB_OK);
+	assert_int_equal(db_hav_report(db, 902, 5, 1e9, 20), DB_OK);
+	assert_int_equal(db_hav_validated(db, 902, 3, true), DB_OK);
+	assert_int_equal(db_rollback(db), DB_OK);
+	assert_int_equal(db_hav_enum_host(db, 902, collect_hav, &x), DB_OK);
+	assert_int_equal(x.n, 2);
+	assert_int_equal(x.v[0].app_version_id, 3);
+	assert_int_equal(x.v[0].n_valid, 0);
+	assert_int_equal(x.v[1].app_version_id, 7);
+	x.n = 0;
+	assert_int_equal(db_hav_enum_host(db, 903, collect_hav, &x), DB_OK);
+	assert_int_equal(x.n, 0);
+}
+
+static int collect_fpops(struct db_wu_fpops *f, void *arg)
+{
+	double *sum = arg;
+
+	sum[0] += f->rsc_fpops_est;
+	sum[1] += 1;
+	return 0;
+}
+
+/* The estimates of 1, 3 and 6 workunits, each read once whatever the padding. */
+static void test_wu_fpops(void **state)
+{
+	struct db_workunit wu = { 0 };
+	int64_t ids[6];
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		wu.id = 0;
+		free(wu.name);
+		wu.name = xasprintf("fpops_wu_%zu", i);
+		wu.rsc_fpops_est = 1e12 * (double)(i + 1);
+		assert_int_equal(db_workunit_insert(db, &wu), DB_OK);
+		ids[i] = wu.id;
+	}
+	db_workunit_free(&wu);
+	for (i = 1; i <= 6; i += 2 + (i == 3)) {
+		double sum[2] = { 0, 0 };
+		size_t k;
+		double want = 0;
+
+		for (k = 0; k < i; k++)
+			want += 1e12 * (double)(k + 1);
+		assert_int_equal(db_workunit_enum_fpops(db, ids, i, collect_fpops, sum), DB_OK);
+		assert_close(sum[1], (double)i);
+		assert_close(sum[0], want);
+	}
+}
+
 /* 71 rows: chunks of 64, 4, 2 and 1; every id set, and each row where its id says. */
 static void test_insert_many(void **state)
 {
@@ -565,6 +713,9 @@ int main(void)
 		cmocka_unit_test(test_list_and_nested_statements),
 		cmocka_unit_test(test_insert_many),
 		cmocka_unit_test(test_sql_reused_buffers),
+		cmocka_unit_test(test_hav_moving_average),
+		cmocka_unit_test(test_hav_validated),
+		cmocka_unit_test(test_wu_fpops),
 	};
 
 	if (!getenv("WSEQ_DB_USER")) {

@@ -4,8 +4,9 @@
  * (test/data/plan_class/), and each rule's pass and fail against the
  * requests a real 7.20.5 client sent (test/data/client-7.20.5/) and edited
  * copies of them: compute capability too low, CUDA too old, too little GPU
- * RAM, two GPUs, an AMD GPU, one CPU. Every FLOPS figure is worked by hand
- * in the comment beside it.
+ * RAM, two GPUs, an AMD GPU, one CPU; and the starter file make_project
+ * writes (doc/plan_class_spec.xml.sample). Every FLOPS figure is worked by
+ * hand in the comment beside it.
  */
 #include "unit.h"
 #include "fileutil.h"
@@ -178,13 +179,19 @@ static void test_notes_and_refusals(void **state)
 	assert_non_null(plan_class_find(&pcs, "after"));
 	plan_classes_free(&pcs);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		size_t len = i == ARRAY_SIZE(bad) - 1 ? 32 : strlen(bad[i]);
+		/* the last holds a NUL: its length is the literal's, without the final NUL */
+		size_t len = i == ARRAY_SIZE(bad) - 1 ? sizeof("<plan_classes>\0</plan_classes>") - 1
+						      : strlen(bad[i]);
 
 		sbuf_reset(&err);
 		assert_int_equal(plan_classes_parse(bad[i], len, "f.xml", &pcs, &notes, &err), -1);
 		assert_non_null(strstr(sbuf_str(&err), "f.xml:"));
 		plan_classes_free(&pcs);
 	}
+	assert_int_equal(plan_classes_parse("<?xml version=\"1.0\"?><plan_classes/>", 36, "f.xml", &pcs,
+					    &notes, &err), 0);
+	assert_int_equal(pcs.n, 0);
+	plan_classes_free(&pcs);
 	assert_int_equal(plan_classes_read("/nonexistent/plan_class_spec.xml", &pcs, NULL, &err), 0);
 	assert_int_equal(pcs.n, 0);
 	plan_classes_free(&pcs);
@@ -224,7 +231,15 @@ static void test_h200(void **state)
 	check(&pcs, "opencl_nvidia", &r, &u, "the NVIDIA GPU has no OpenCL");
 	check(&pcs, "amd_gpu", &r, &u, "no ATI GPU");
 	check(&pcs, "asic", &r, &u, "no miner_asic GPU");
-	check(&pcs, "vbox64", &r, &u, "no VirtualBox");
+	/* VirtualBox: what the client reports, within the class's versions (min 50000) */
+	check(&pcs, "vbox64", &r, &u, "the client reports no usable VirtualBox");
+	r.vbox_version = xstrdup("4.3.40");
+	check(&pcs, "vbox64", &r, &u, "VirtualBox 40340 < 50000");
+	free(r.vbox_version);
+	r.vbox_version = xstrdup("6.1.38");
+	check(&pcs, "vbox64", &r, &u, NULL);
+	free(r.vbox_version);
+	r.vbox_version = NULL;
 	check(&pcs, "in_wsl", &r, &u, "<wsl> is not checked by wseq");
 	check(&pcs, "in_docker", &r, &u, "<docker> is not checked by wseq");
 
@@ -349,6 +364,46 @@ static void test_ati_and_generic(void **state)
 	plan_classes_free(&pcs);
 }
 
+/* The starter file make_project writes: no note, and each class takes the hosts it should. */
+static void test_starter_file(void **state)
+{
+	static const char *const ati[] = { "<coproc_cuda>", ATI "<dropped>", "</coproc_cuda>",
+					   "</dropped>", NULL };
+	const char *src = getenv("WSEQ_SRCDIR");
+	char *path = xasprintf("%s/doc/plan_class_spec.xml.sample", src ? src : ".");
+	struct sbuf notes = SBUF_INIT(1 << 16), err = SBUF_INIT(1024);
+	struct plan_classes pcs;
+	struct sched_request r;
+	struct host_usage u;
+
+	assert_int_equal(plan_classes_read(path, &pcs, &notes, &err), 0);
+	assert_string_equal(sbuf_str(&notes), "");
+	assert_int_equal(pcs.n, 5);
+	request("h200_request_2.xml", NULL, &r);
+	check(&pcs, "mt", &r, &u, NULL);        /* 16 threads x 1e9 x 0.99 */
+	assert_near(u.projected_flops, 1.584e10);
+	assert_string_equal(u.cmdline, "--nthreads 16");
+	check(&pcs, "cuda", &r, &u, NULL);      /* 3.345408e13 x 0.2 + 0.1 x 1e9 */
+	assert_near(u.projected_flops, 6.690816e12 + 1e8);
+	check(&pcs, "opencl_nvidia", &r, &u, "the NVIDIA GPU has no OpenCL");
+	check(&pcs, "opencl_ati", &r, &u, "no ATI GPU");
+	check(&pcs, "opencl_intel_gpu", &r, &u, "no intel_gpu GPU");
+	sched_request_free(&r);
+	request("h200_request_2.xml", ati, &r); /* its OpenCL version is not sent: not held against it */
+	check(&pcs, "opencl_ati", &r, &u, NULL);
+	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
+	sched_request_free(&r);
+	request("cc_config_coproc_request.xml", NULL, &r);
+	check(&pcs, "mt", &r, &u, NULL);
+	assert_string_equal(u.cmdline, "--nthreads 2");
+	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
+	sched_request_free(&r);
+	plan_classes_free(&pcs);
+	free(path);
+	sbuf_free(&notes);
+	sbuf_free(&err);
+}
+
 static void test_describe(void **state)
 {
 	struct plan_classes pcs;
@@ -380,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_h200),
 		cmocka_unit_test(test_h200_variants),
 		cmocka_unit_test(test_ati_and_generic),
+		cmocka_unit_test(test_starter_file),
 		cmocka_unit_test(test_describe),
 	};
 

@@ -145,10 +145,16 @@ static void test_allowance(void **state)
 	struct host_view h = host();
 
 	(void)state;
-	assert_int_equal(seq_policy_allowance(&h, 1, 0), 1);
-	assert_int_equal(seq_policy_allowance(&h, 1, 2), 8);
+	assert_int_equal(seq_policy_allowance(&h, 1, 0, 0), 1);
+	assert_int_equal(seq_policy_allowance(&h, 1, 2, 0), 8);
 	h.ncpus = 0;
-	assert_int_equal(seq_policy_allowance(&h, 3, 2), 2);
+	assert_int_equal(seq_policy_allowance(&h, 3, 2, 0), 2);
+	/* per GPU beside per CPU: a host without a GPU gets only its CPUs' */
+	h.ncpus = 4;
+	assert_int_equal(seq_policy_allowance(&h, 1, 0, 2), 0);
+	h.ngpus = 2;
+	assert_int_equal(seq_policy_allowance(&h, 1, 0, 2), 4);
+	assert_int_equal(seq_policy_allowance(&h, 1, 1, 2), 8);
 }
 
 static void test_too_slow_host(void **state)

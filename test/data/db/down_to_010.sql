@@ -1,6 +1,7 @@
 -- Today's schema.sql taken back to version 10, for the test of upgrading
--- from it (t0100): what 011 (auth_throttle) and 012 (ops_admin) changed,
--- undone.
+-- from it (t0100): what 011 (auth_throttle), 012 (ops_admin) and 013
+-- (host_app_version) changed, undone.
+DROP TABLE `host_app_version`;
 DROP TABLE `ops_admin`;
 DROP TABLE `auth_throttle`;
 CREATE TABLE `login_failure` (

@@ -1,0 +1,90 @@
+/*
+ * host_app_version: the measured speed and validity of each app version on
+ * each host (upstream's table of that name, simplified). The scheduler adds
+ * a host's successful jobs as it records their reports (db_hav_report), the
+ * validator its verdicts (db_hav_validated), and the scheduler's choice of
+ * version reads a host's rows (db_hav_enum_host). Each change is one
+ * upsert, so two schedulers or a scheduler and the validator touching one
+ * row at once serialize on its lock and lose nothing.
+ */
+#include "db_sched.h"
+#include "log.h"
+#include "wtime.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define HAV_COL(f, type, flags) \
+	{ #f, type, offsetof(struct db_host_app_version, f), flags }
+
+static const struct db_column hav_cols[] = {
+	HAV_COL(host_id, DB_T_I64, DB_COL_KEY),
+	HAV_COL(app_version_id, DB_T_I64, DB_COL_KEY),
+	HAV_COL(n_jobs, DB_T_I64, 0),
+	HAV_COL(n_valid, DB_T_I64, 0),
+	HAV_COL(n_invalid, DB_T_I64, 0),
+	HAV_COL(consecutive_valid, DB_T_I64, 0),
+	HAV_COL(flops_avg, DB_T_DOUBLE, 0),
+	HAV_COL(elapsed_avg, DB_T_DOUBLE, 0),
+	HAV_COL(last_update, DB_T_I64, 0),
+};
+const struct db_table db_host_app_version_table = {
+	"host_app_version", sizeof(struct db_host_app_version), hav_cols, ARRAY_SIZE(hav_cols),
+	false
+};
+
+const struct db_query dbq_hav_host = {
+	"hav_host", &db_host_app_version_table, "WHERE host_id=? ORDER BY app_version_id", "i"
+};
+/*
+ * The averages move before n_jobs does (MariaDB assigns left to right, each
+ * seeing the ones before): the new job weighs 1/(n_jobs + 1), at least 0.1.
+ */
+#define HAV_MOVE(c) c "=" c "+(VALUES(" c ")-" c ")/LEAST(n_jobs+1, 10)"
+const struct db_query dbq_hav_report = {
+	"hav_report", NULL,
+	"INSERT INTO host_app_version (host_id, app_version_id, n_jobs, flops_avg, elapsed_avg, "
+	"last_update) VALUES (?, ?, 1, ?, ?, ?) ON DUPLICATE KEY UPDATE "
+	HAV_MOVE("flops_avg") ", " HAV_MOVE("elapsed_avg") ", n_jobs=n_jobs+1, "
+	"last_update=VALUES(last_update)", "iiddi"
+};
+const struct db_query dbq_hav_validated = {
+	"hav_validated", NULL,
+	"INSERT INTO host_app_version (host_id, app_version_id, n_valid, n_invalid, "
+	"consecutive_valid, last_update) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE "
+	"n_valid=n_valid+VALUES(n_valid), n_invalid=n_invalid+VALUES(n_invalid), "
+	"consecutive_valid=IF(VALUES(n_valid)>0, consecutive_valid+1, 0), "
+	"last_update=VALUES(last_update)", "iiiiii"
+};
+
+int db_hav_enum_host(struct db *db, int64_t hostid,
+		     int (*fn)(struct db_host_app_version *, void *), void *arg)
+{
+	struct db_val v[] = { DBV_INT(hostid) };
+
+	return db_query_rows(db, &dbq_hav_host, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
+}
+
+int db_hav_report(struct db *db, int64_t hostid, int64_t avid, double flops, double elapsed)
+{
+	struct db_val v[] = {
+		DBV_INT(hostid), DBV_INT(avid), DBV_DBL(flops), DBV_DBL(elapsed),
+		DBV_INT(now()),
+	};
+
+	if (!isfinite(flops) || !(flops > 0) || !isfinite(elapsed) || elapsed < 0)
+		return log_error("database error: host %" PRId64 " app version %" PRId64
+				 ": speed %g in %g s is no measurement", hostid, avid, flops,
+				 elapsed);
+	return db_query_exec(db, &dbq_hav_report, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_hav_validated(struct db *db, int64_t hostid, int64_t avid, bool valid)
+{
+	struct db_val v[] = {
+		DBV_INT(hostid), DBV_INT(avid), DBV_INT(valid), DBV_INT(!valid), DBV_INT(valid),
+		DBV_INT(now()),
+	};
+
+	return db_query_exec(db, &dbq_hav_validated, v, ARRAY_SIZE(v), NULL);
+}

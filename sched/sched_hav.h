@@ -1,0 +1,41 @@
+/*
+ * The measured speed of a host's app versions, from its reports
+ * (sched_hav.c): the successful jobs an RPC recorded are gathered, and at
+ * the end of the reports each becomes a host_app_version sample
+ * (db_hav_report) -- their workunits' estimates read DB_SEQ_BATCH a
+ * statement.
+ */
+#ifndef WSEQ_SCHED_HAV_H
+#define WSEQ_SCHED_HAV_H
+
+#include "scheduler.h"
+#include "db_sched.h"
+
+/* Fastest speed taken as a measurement; above it the elapsed time is nonsense. */
+#define SCHED_HAV_MAX_FLOPS 1e18
+
+struct sched_hav_job {
+	const char *name;       /* the result's, for the log (the caller's string) */
+	int64_t wuid, avid;
+	double elapsed;
+};
+
+struct sched_hav {
+	struct sched_hav_job *v;
+	size_t n;
+};
+
+/*
+ * A successful report of res in elapsed seconds, recorded: a sample if it
+ * ran an app version (app_version_id > 0) for a while (elapsed > 0).
+ */
+void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elapsed);
+/*
+ * The samples of h, for hostid, into host_app_version in the RPC's
+ * transaction; a speed above SCHED_HAV_MAX_FLOPS is logged and left out.
+ */
+int sched_hav_record(const struct sched_ctx *ctx, const char *lbl, int64_t hostid,
+		     const struct sched_hav *h);
+void sched_hav_free(struct sched_hav *h);
+
+#endif
