@@ -169,3 +169,30 @@ int db_status_versions(struct db *db, int (*fn)(struct db_status_version *, void
 {
 	return db_query_rows(db, &dbq_status_versions, NULL, 0, (db_row_fn)fn, arg);
 }
+
+/* ---- tasks in progress by plan class ---- */
+
+static const struct db_column class_cols[] = {
+	{ "COALESCE(app_version.plan_class, '')", DB_T_STR,
+	  offsetof(struct db_status_class, plan_class), DB_COL_EXPR },
+	{ "COUNT(*)", DB_T_I64, offsetof(struct db_status_class, in_progress), DB_COL_EXPR },
+};
+static const struct db_table class_table = {
+	"result", sizeof(struct db_status_class), class_cols, ARRAY_SIZE(class_cols), false
+};
+/*
+ * The in-progress range of ind_res_st, each row's version by its key. The
+ * rows are read (app_version_id is in no index of result): this costs what
+ * the tasks in progress number, not the table.
+ */
+const struct db_query dbq_status_in_progress_by_class = {
+	"status_in_progress_by_class", &class_table,
+	"LEFT JOIN app_version ON app_version.id=result.app_version_id "
+	"WHERE result.server_state=4 GROUP BY app_version.plan_class", ""
+};
+
+int db_status_in_progress_by_class(struct db *db, int (*fn)(struct db_status_class *, void *),
+				   void *arg)
+{
+	return db_query_rows(db, &dbq_status_in_progress_by_class, NULL, 0, (db_row_fn)fn, arg);
+}

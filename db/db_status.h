@@ -1,8 +1,8 @@
 /*
  * What the server status and applications pages read (db_status.c): the
  * project's counters, each one COUNT over an index (never a row a result
- * in C), the apps with their unsent and in-progress tasks, and the current
- * app versions per platform.
+ * in C), the apps with their unsent and in-progress tasks, the current
+ * app versions per platform, and the tasks in progress per plan class.
  */
 #ifndef WSEQ_DB_STATUS_H
 #define WSEQ_DB_STATUS_H
@@ -50,12 +50,18 @@ struct db_status_version {
 	char *platform;         /* the platform's user-friendly name, else its name */
 };
 
+/* Tasks in progress of one plan class ("": versions without one, and results without a version). */
+struct db_status_class {
+	char *plan_class;
+	int64_t in_progress;
+};
+
 extern const struct db_query dbq_status_unsent, dbq_status_in_progress,
 	dbq_status_result_file_delete, dbq_status_wu_validate, dbq_status_wu_assimilate,
 	dbq_status_wu_file_delete, dbq_status_transition, dbq_status_users_recent,
 	dbq_status_users_credit, dbq_status_users_new, dbq_status_hosts_recent,
 	dbq_status_hosts_credit, dbq_status_hosts_new, dbq_status_sequences, dbq_status_rac,
-	dbq_status_apps, dbq_status_versions;
+	dbq_status_apps, dbq_status_versions, dbq_status_in_progress_by_class;
 
 /* The six job counts only; the rest of *s is zeroed. */
 int db_status_job_counts(struct db *db, struct db_status *s);
@@ -65,5 +71,11 @@ int db_status_counts(struct db *db, int64_t since, struct db_status *s);
 int db_status_apps(struct db *db, int (*fn)(struct db_status_app *, void *), void *arg);
 /* The versions to show of the apps not deprecated, by app, platform and plan class. */
 int db_status_versions(struct db *db, int (*fn)(struct db_status_version *, void *), void *arg);
+/*
+ * The tasks in progress counted by their version's plan class, in one
+ * GROUP BY (a class may come twice as ""); fn's record is the enumerator's.
+ */
+int db_status_in_progress_by_class(struct db *db, int (*fn)(struct db_status_class *, void *),
+				   void *arg);
 
 #endif

@@ -1,12 +1,17 @@
 /*
  * Apps and app versions: every app (deprecated ones too) with its flags
- * and its work waiting and out, and every version per platform.
+ * and its work waiting and out, and every version per platform with its
+ * plan class, the resource it runs on and what it needs of a host, as
+ * plan_class_spec.xml says (web_plan.h) -- or that the file does not
+ * define its class, so the scheduler sends it to no host.
  */
 #include "ops.h"
 #include "db_daemons.h"
 #include "db_ops.h"
 #include "db_status.h"
 #include "log.h"
+#include "web_host.h"
+#include "web_plan.h"
 
 struct lists {
 	struct db_app *apps;
@@ -89,7 +94,31 @@ static void app_row(struct ops *o, const struct lists *l, const struct db_app *a
 	sbuf_addstr(o->b, "</td></tr>\n");
 }
 
-static void version_row(struct ops *o, const struct lists *l, const struct db_app_version *v)
+/* The plan class's cells: the class, the resource, what it needs. */
+static void version_class(struct ops *o, const struct plan_classes *pcs, const char *name)
+{
+	const struct plan_class *pc;
+	enum web_plan_state st;
+	const char *rsc = web_plan_resource(pcs, name, &pc, &st);
+	struct sbuf needs = SBUF_INIT(4096);
+
+	ops_esc(o->b, name);
+	if (st == WEB_PLAN_UNDEFINED) {
+		sbuf_addstr(o->b, "</td><td>-</td><td class=\"bad undefined\">not defined in "
+				  "plan_class_spec.xml: sent to no host");
+		return;
+	}
+	if (pc)
+		plan_class_describe(pc, &needs);
+	sbuf_addstr(o->b, "</td><td class=\"rsc\">");
+	ops_esc(o->b, web_rsc_label(rsc));
+	sbuf_addstr(o->b, "</td><td class=\"needs\">");
+	ops_esc(o->b, pc ? sbuf_str(&needs) : "1 CPU");
+	sbuf_free(&needs);
+}
+
+static void version_row(struct ops *o, const struct lists *l, const struct plan_classes *pcs,
+			const struct db_app_version *v)
 {
 	const char *app = "?";
 	size_t i;
@@ -102,7 +131,7 @@ static void version_row(struct ops *o, const struct lists *l, const struct db_ap
 	sbuf_addstr(o->b, "</td><td>");
 	ops_esc(o->b, platform_name(l, v->platformid));
 	sbuf_addf(o->b, "</td><td>%d.%02d</td><td>", v->version_num / 100, v->version_num % 100);
-	ops_esc(o->b, v->plan_class);
+	version_class(o, pcs, v->plan_class);
 	sbuf_addf(o->b, "</td><td>%s</td><td>", v->deprecated ? "deprecated" : "");
 	ops_time(o->b, v->create_time);
 	sbuf_addstr(o->b, "</td></tr>\n");
@@ -112,6 +141,7 @@ void ops_apps(struct ops *o)
 {
 	struct lists l = { 0 };
 	struct db *db = o->c->db;
+	const struct plan_classes *pcs = web_plan_classes(o->c);
 	size_t i;
 
 	if (!db || db_app_enum_all(db, take_app, &l) != DB_OK ||
@@ -130,12 +160,12 @@ void ops_apps(struct ops *o)
 	if (!l.napps)
 		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"dim\">No app yet: see xadd.</td></tr>\n");
 	sbuf_addstr(o->b, "</table>\n<h2>Versions</h2>\n<table id=\"versions\">\n<tr><th>App</th>"
-			  "<th>Platform</th><th>Version</th><th>Plan class</th><th></th>"
-			  "<th>Released</th></tr>\n");
+			  "<th>Platform</th><th>Version</th><th>Plan class</th><th>Runs on</th>"
+			  "<th>Needs</th><th></th><th>Released</th></tr>\n");
 	for (i = 0; i < l.nvs; i++)
-		version_row(o, &l, &l.vs[i]);
+		version_row(o, &l, pcs, &l.vs[i]);
 	if (!l.nvs)
-		sbuf_addstr(o->b, "<tr><td colspan=\"6\" class=\"dim\">No version yet: see "
+		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"dim\">No version yet: see "
 				  "update_versions.</td></tr>\n");
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);

@@ -1,12 +1,14 @@
 /*
  * Hosts: those that asked for work in the last days (?days=N, default 30),
- * latest first, with their error rate (results ended in error of those
- * ended), average turnaround and last RPC; and a page per host with its
- * results and sequences.
+ * latest first, with their CPUs and GPUs, error rate (results ended in
+ * error of those ended), average turnaround and last RPC; and a page per
+ * host with its resources (CPUs and GPUs, web_host.h), results and
+ * sequences.
  */
 #include "ops.h"
 #include "db_ops.h"
 #include "log.h"
+#include "web_host.h"
 #include "wtime.h"
 
 #define HOSTS_PER_PAGE 100
@@ -74,7 +76,8 @@ static int host_row(struct db_host *h, void *arg)
 	ops_esc(o->b, h->domain_name);
 	sbuf_addstr(o->b, "</td><td>");
 	ops_esc(o->b, h->os_name);
-	sbuf_addf(o->b, "</td><td class=\"num\">%d</td>", h->p_ncpus);
+	sbuf_addf(o->b, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td>", h->p_ncpus,
+		  h->p_ngpus);
 	error_rate(o, &t);
 	sbuf_addf(o->b, "<td class=\"num\">%" PRId64 "</td><td class=\"num\">", t.in_progress);
 	turnaround(o, h->avg_turnaround);
@@ -102,13 +105,13 @@ void ops_hosts(struct ops *o)
 			"first. Error rate: results ended in error (client error, no reply, "
 			"validate error, detached) of all ended.</p>\n", days);
 	sbuf_addstr(o->b, "<table id=\"hosts\">\n<tr><th>Host</th><th>Name</th><th>OS</th>"
-			  "<th>CPUs</th><th>Error rate</th><th>In progress</th><th>Turnaround</th>"
-			  "<th>Last RPC</th></tr>\n");
+			  "<th>CPUs</th><th>GPUs</th><th>Error rate</th><th>In progress</th>"
+			  "<th>Turnaround</th><th>Last RPC</th></tr>\n");
 	if (db_ops_hosts_recent(o->c->db, now() - days * 86400L, offset, HOSTS_PER_PAGE, host_row,
 				&w) != DB_OK)
-		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"error\">cannot be read</td></tr>\n");
+		sbuf_addstr(o->b, "<tr><td colspan=\"9\" class=\"error\">cannot be read</td></tr>\n");
 	else if (!w.n)
-		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"dim\">none</td></tr>\n");
+		sbuf_addstr(o->b, "<tr><td colspan=\"9\" class=\"dim\">none</td></tr>\n");
 	sbuf_addstr(o->b, "</table>\n<p>");
 	if (offset)
 		ops_linkf(o, "Newer", "hosts?days=%ld&offset=%ld", days,
@@ -140,8 +143,7 @@ static void host_facts(struct ops *o, const struct db_host *h, const struct host
 		ops_esc(o->b, u.name);
 	db_user_free(&u);
 	sbuf_addf(o->b, " (user %" PRId64 ")</td></tr>\n", h->userid);
-	fact(o, "CPU", h->p_model);
-	sbuf_addf(o->b, "<tr><th>CPUs</th><td>%d</td></tr>\n", h->p_ncpus);
+	web_host_resources(o->b, h);
 	fact(o, "OS", h->os_name);
 	fact(o, "OS version", h->os_version);
 	fact(o, "Last IP address", h->last_ip_addr);

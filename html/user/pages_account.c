@@ -10,6 +10,7 @@
 #include "field.h"
 #include "log.h"
 #include "passwd.h"
+#include "web_host.h"
 #include "wtime.h"
 
 #define RESULTS_PER_PAGE 20
@@ -400,11 +401,8 @@ void page_host(struct page *p)
 		web_html(b, h.domain_name);
 		sbuf_addstr(b, "</td></tr>\n");
 	}
-	sbuf_addf(b, "<tr><th>CPU</th><td>%d &times; ", h.p_ncpus);
-	web_html(b, h.p_vendor);
-	sbuf_addstr(b, " ");
-	web_html(b, h.p_model);
-	sbuf_addstr(b, "</td></tr>\n<tr><th>Operating system</th><td>");
+	web_host_resources(b, &h);
+	sbuf_addstr(b, "<tr><th>Operating system</th><td>");
 	web_html(b, h.os_name);
 	sbuf_addstr(b, " ");
 	web_html(b, h.os_version);

@@ -4,6 +4,10 @@
  * with ?counts=1 its <job_counts>) and apps (the applications and their
  * current versions per platform). Whether a daemon runs is what bin/status
  * says (daemon_proc.h); every count is one indexed query (db_status.h).
+ * Tasks in progress are also counted per resource -- CPU, NVIDIA, ATI, ... --
+ * from one GROUP BY of their versions' plan classes, each class's resource
+ * from plan_class_spec.xml (web_plan.h): a task without a version, or of a
+ * class the file does not define, counts as CPU.
  * With the database down the status page still answers: the daemons, and
  * the counters left out (see doc/server_status.md).
  */
@@ -12,10 +16,23 @@
 #include "daemon_proc.h"
 #include "db_status.h"
 #include "log.h"
+#include "web_host.h"
+#include "web_plan.h"
 #include "wtime.h"
 
 #define MAX_APPS 1000
 #define MAX_VERSIONS 10000
+#define MAX_RSC 64
+
+/* Tasks in progress per resource: CPU first, then each resource a class of the file names. */
+struct rsc_counts {
+	const struct plan_classes *pcs;
+	struct {
+		const char *rsc;        /* "CPU" or the classes' own string */
+		int64_t in_progress;
+	} v[MAX_RSC];
+	size_t n;
+};
 
 struct app_list {
 	struct db_status_app *v;
@@ -80,14 +97,53 @@ static bool flag_param(const struct page *p, const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
+static void rsc_add(struct rsc_counts *t, const char *rsc, int64_t n)
+{
+	size_t i;
+
+	for (i = 0; i < t->n && strcmp(t->v[i].rsc, rsc); i++)
+		;
+	if (i == t->n) {
+		if (t->n == MAX_RSC) {
+			log_warn("server status: more than %d resources, %s left out", MAX_RSC, rsc);
+			return;
+		}
+		t->v[t->n].rsc = rsc;
+		t->v[t->n++].in_progress = 0;
+	}
+	t->v[i].in_progress += n;
+}
+
+static void rsc_init(struct page *p, struct rsc_counts *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->pcs = web_plan_classes(p->c);
+	rsc_add(t, "CPU", 0);
+	for (i = 0; i < t->pcs->n; i++)
+		rsc_add(t, plan_class_resource(&t->pcs->v[i]), 0);
+}
+
+static int take_class(struct db_status_class *c, void *arg)
+{
+	struct rsc_counts *t = arg;
+
+	rsc_add(t, web_plan_resource(t->pcs, c->plan_class, NULL, NULL), c->in_progress);
+	return 0;
+}
+
 /* What the daemons and the database say; false when the database cannot be read. */
-static bool status_read(struct page *p, struct db_status *s, struct app_list *apps)
+static bool status_read(struct page *p, struct db_status *s, struct app_list *apps,
+			struct rsc_counts *rsc)
 {
 	memset(s, 0, sizeof(*s));
+	rsc_init(p, rsc);
 	if (!p->c->db)
 		return false;
 	if (db_status_counts(p->c->db, (int64_t)now() - 86400, s) != DB_OK ||
-	    db_status_apps(p->c->db, take_app, apps) != DB_OK) {
+	    db_status_apps(p->c->db, take_app, apps) != DB_OK ||
+	    db_status_in_progress_by_class(p->c->db, take_class, rsc) != DB_OK) {
 		log_error("server status: the database cannot be read");
 		memset(s, 0, sizeof(*s));
 		return false;
@@ -166,6 +222,20 @@ static void xml_job_counts(struct sbuf *b, const struct db_status *s)
 	xml_int(b, "wus_need_file_delete", s->wus_need_file_delete);
 }
 
+static void xml_resources(struct sbuf *b, const struct rsc_counts *t)
+{
+	size_t i;
+
+	sbuf_addstr(b, "    <tasks_by_resource>\n");
+	for (i = 0; i < t->n; i++) {
+		sbuf_addstr(b, "        <resource>\n            <name>");
+		web_html(b, t->v[i].rsc);
+		sbuf_addf(b, "</name>\n            <in_progress>%" PRId64 "</in_progress>\n"
+			     "        </resource>\n", t->v[i].in_progress);
+	}
+	sbuf_addstr(b, "    </tasks_by_resource>\n");
+}
+
 static void xml_counters(struct sbuf *b, const struct db_status *s, const struct app_list *apps)
 {
 	size_t i;
@@ -203,6 +273,7 @@ static void status_xml(struct page *p, bool job_counts_only)
 {
 	struct sbuf *b = &p->o->body;
 	struct app_list apps = { 0 };
+	struct rsc_counts rsc;
 	struct db_status s;
 	bool db_ok;
 
@@ -218,12 +289,14 @@ static void status_xml(struct page *p, bool job_counts_only)
 		sbuf_addstr(b, "</job_counts>\n");
 		return;
 	}
-	db_ok = status_read(p, &s, &apps);
+	db_ok = status_read(p, &s, &apps, &rsc);
 	sbuf_addstr(b, "<server_status>\n<daemon_status>\n");
 	each_daemon(p, xml_daemon);
 	sbuf_addstr(b, "</daemon_status>\n<database_file_states>\n");
-	if (db_ok)
+	if (db_ok) {
 		xml_counters(b, &s, &apps);
+		xml_resources(b, &rsc);
+	}
 	sbuf_addstr(b, "</database_file_states>\n</server_status>\n");
 	apps_free(&apps);
 }
@@ -303,12 +376,29 @@ static void html_apps(struct page *p, const struct app_list *apps)
 	sbuf_addstr(b, "</table>\n");
 }
 
+static void html_resources(struct sbuf *b, const struct rsc_counts *t)
+{
+	size_t i;
+
+	sbuf_addstr(b, "<h2>Tasks in progress by resource</h2>\n<table class=\"resources\">\n"
+		       "<tr><th>Resource</th><th>In progress</th></tr>\n");
+	for (i = 0; i < t->n; i++) {
+		sbuf_addstr(b, "<tr><td>");
+		web_html(b, web_rsc_label(t->v[i].rsc));
+		sbuf_addstr(b, "</td><td class=\"num\">");
+		page_int(b, t->v[i].in_progress);
+		sbuf_addstr(b, "</td></tr>\n");
+	}
+	sbuf_addstr(b, "</table>\n");
+}
+
 static void status_html(struct page *p)
 {
 	struct sbuf *b = &p->o->body;
 	struct app_list apps = { 0 };
+	struct rsc_counts rsc;
 	struct db_status s;
-	bool db_ok = status_read(p, &s, &apps);
+	bool db_ok = status_read(p, &s, &apps, &rsc);
 
 	page_start(p, "Server status");
 	sbuf_addstr(b, "<h2>Daemons</h2>\n");
@@ -323,6 +413,7 @@ static void status_html(struct page *p)
 	if (db_ok) {
 		html_counters(b, &s);
 		html_apps(p, &apps);
+		html_resources(b, &rsc);
 	} else {
 		sbuf_addstr(b, "<p class=\"error\">The database cannot be reached at the moment, "
 			       "so the project's counts are not shown.</p>\n");
@@ -348,14 +439,24 @@ void page_server_status(struct page *p)
 
 /* ---- apps ---- */
 
-static void app_versions(struct page *p, int64_t appid, const struct version_list *vs)
+/* What a version runs on, for volunteers: "NVIDIA GPU"; of a class the file lacks, nothing. */
+static void runs_on(struct sbuf *b, const struct plan_classes *pcs, const char *plan_class)
+{
+	enum web_plan_state st;
+	const char *rsc = web_plan_resource(pcs, plan_class, NULL, &st);
+
+	web_html(b, st == WEB_PLAN_UNDEFINED ? "not sent (no such plan class)" : web_rsc_label(rsc));
+}
+
+static void app_versions(struct page *p, int64_t appid, const struct version_list *vs,
+			 const struct plan_classes *pcs)
 {
 	struct sbuf *b = &p->o->body;
 	size_t i;
 	int n = 0;
 
 	sbuf_addstr(b, "<table class=\"versions\">\n<tr><th>Platform</th><th>Version</th>"
-		       "<th>Plan class</th><th>Released</th></tr>\n");
+		       "<th>Plan class</th><th>Runs on</th><th>Released</th></tr>\n");
 	for (i = 0; i < vs->n; i++) {
 		const struct db_status_version *v = &vs->v[i];
 
@@ -366,12 +467,14 @@ static void app_versions(struct page *p, int64_t appid, const struct version_lis
 		sbuf_addf(b, "</td><td>%d.%02d</td><td>", v->version_num / 100, v->version_num % 100);
 		web_html(b, v->plan_class);
 		sbuf_addstr(b, "</td><td>");
+		runs_on(b, pcs, v->plan_class);
+		sbuf_addstr(b, "</td><td>");
 		page_time(b, v->create_time);
 		sbuf_addstr(b, "</td></tr>\n");
 		n++;
 	}
 	if (!n)
-		sbuf_addstr(b, "<tr><td colspan=\"4\">No version released yet.</td></tr>\n");
+		sbuf_addstr(b, "<tr><td colspan=\"5\">No version released yet.</td></tr>\n");
 	sbuf_addstr(b, "</table>\n");
 }
 
@@ -380,6 +483,7 @@ void page_apps(struct page *p)
 	struct sbuf *b = &p->o->body;
 	struct app_list apps = { 0 };
 	struct version_list vs = { 0 };
+	const struct plan_classes *pcs = web_plan_classes(p->c);
 	size_t i;
 
 	if (!p->c->db || db_status_apps(p->c->db, take_app, &apps) != DB_OK ||
@@ -403,7 +507,7 @@ void page_apps(struct page *p)
 		sbuf_addstr(b, " tasks in progress, ");
 		page_int(b, a->unsent);
 		sbuf_addstr(b, " ready to send.</p>\n");
-		app_versions(p, a->id, &vs);
+		app_versions(p, a->id, &vs, pcs);
 		sbuf_addstr(b, "</section>\n");
 	}
 	if (!apps.n)

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='server_status (HTML, ?xml=1 as monitoring tools read it, ?counts=1) and the apps page: the counters are the database'"'"'s, the daemons are as bin/status sees them, typed names are escaped, and the status page answers with the database down'
+test_description='server_status (HTML, ?xml=1 as monitoring tools read it, ?counts=1) and the apps page: the counters are the database'"'"'s, tasks in progress are counted per resource by plan class, the daemons are as bin/status sees them, typed names are escaped, and the status page answers with the database down'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 test_sandbox_up sb --no-daemons || exit 1
@@ -16,7 +16,7 @@ get() {
 
 # The XML as section 10 of the fact sheet has it: the element names and
 # their order, then "name value" lines to compare (daemon NAME STATUS,
-# app ID NAME UNSENT IN_PROGRESS, and each counter).
+# app ID NAME UNSENT IN_PROGRESS, resource NAME IN_PROGRESS, and each counter).
 cat >status_xml.py <<'EOF'
 import sys, xml.etree.ElementTree as ET
 COUNTERS = ["results_ready_to_send", "results_in_progress", "workunits_waiting_for_validation",
@@ -44,15 +44,20 @@ fs = root.find("database_file_states")
 if len(fs) == 0:
     print("no counters")
     sys.exit(0)
-assert tags(fs) == COUNTERS + ["tasks_by_app"], tags(fs)
+assert tags(fs) == COUNTERS + ["tasks_by_app", "tasks_by_resource"], tags(fs)
 for c in fs:
-    if c.tag != "tasks_by_app":
+    if c.tag not in ("tasks_by_app", "tasks_by_resource"):
         float(c.text)
         print(c.tag, c.text)
 for a in fs.find("tasks_by_app"):
     assert a.tag == "app" and tags(a) == ["id", "name", "unsent", "in_progress"], tags(a)
     print("app", a.find("id").text, a.find("name").text, a.find("unsent").text,
           a.find("in_progress").text)
+res = fs.find("tasks_by_resource")
+assert tags(res)[:1] == ["resource"], "CPU comes first"
+for r in res:
+    assert r.tag == "resource" and tags(r) == ["name", "in_progress"], tags(r)
+    print("resource", r.find("name").text, r.find("in_progress").text)
 EOF
 
 # The HTML: every element closed in order (void ones aside), no script;
@@ -226,6 +231,105 @@ test_expect_success 'the apps page: each app and its current version per platfor
 	grep -A2 "^OS <b>&</b> more$" apps.txt | tr "\n" " " | test_grep "1.50 mt" &&
 	test_grep "2 tasks in progress, 3 ready to send" apps.txt &&
 	! test_grep "old_app" apps.txt
+'
+
+# Tasks in progress per resource. esc_app gets versions of plan classes
+# cuda (NVIDIA), asic (a generic coprocessor) and nosuch (a class the file
+# never defines), and tasks in progress of them, of the mt version (a
+# CPU class), of no version (p1, p2) and of a version that is gone.
+cat >pcs.xml <<'EOF'
+<plan_classes>
+  <plan_class>
+    <name>cuda</name>
+    <gpu_type>nvidia</gpu_type>
+    <cuda/>
+    <min_cuda_version>11000</min_cuda_version>
+    <cpu_frac>0.1</cpu_frac>
+  </plan_class>
+  <plan_class>
+    <name>mt</name>
+    <min_ncpus>2</min_ncpus>
+    <max_threads>16</max_threads>
+  </plan_class>
+  <plan_class>
+    <name>opencl_ati</name>
+    <gpu_type>ati</gpu_type>
+    <opencl/>
+  </plan_class>
+  <plan_class>
+    <name>asic</name>
+    <gpu_type>miner_asic</gpu_type>
+  </plan_class>
+</plan_classes>
+EOF
+# resources FILE: the "resource NAME N" lines of server_status.php?xml=1, in order, on one line
+resources() {
+	get "server_status.php?xml=1" "$1.xml" && python3 status_xml.py "$1.xml" >"$1" &&
+	sed -n "s/^resource //p" "$1" | tr "\n" " "
+}
+
+test_expect_success 'setup: versions of plan classes cuda, asic and nosuch; tasks in progress of each kind' '
+	esc=$(test_sql_value "select id from app where name=\"esc_app\"") &&
+	for v in "400 cuda" "410 nosuch" "420 asic"; do
+		set -- $v &&
+		test_sql_value "insert into app_version (appid, platformid, version_num, plan_class, create_time)
+			select $esc, id, $1, \"$2\", 1700000000 from platform where name=\"esc_os\"" || return 1
+	done &&
+	vid() { test_sql_value "select id from app_version where appid=$esc and plan_class=\"$1\" and deprecated=0 order by version_num desc limit 1"; } &&
+	test_sql_value "insert into result (workunitid, name, server_state, appid, app_version_id) values
+		(1, \"g1\", 4, $esc, $(vid cuda)), (1, \"g2\", 4, $esc, $(vid cuda)), (1, \"g3\", 4, $esc, $(vid cuda)),
+		(1, \"m1\", 4, $esc, $(vid mt)), (1, \"m2\", 4, $esc, $(vid mt)),
+		(1, \"n1\", 4, $esc, $(vid nosuch)), (1, \"x1\", 4, $esc, 999999),
+		(1, \"g4\", 2, $esc, $(vid cuda)), (1, \"g5\", 5, $esc, $(vid cuda))" &&
+	test "$(test_sql_value "select count(*) from result where server_state=4")" = 9
+'
+
+test_expect_success 'no plan_class_spec.xml: every task in progress counts as CPU' '
+	rm -f "$PROJECT_DIR/plan_class_spec.xml" &&
+	test "$(resources r0)" = "CPU 9 " &&
+	test "$(value results_in_progress r0)" = 9
+'
+
+test_expect_success 'server_status.php?xml=1: tasks in progress per resource, by the classes of plan_class_spec.xml' '
+	cp pcs.xml "$PROJECT_DIR/plan_class_spec.xml" &&
+	test "$(resources r1)" = "CPU 6 NVIDIA 3 ATI 0 miner_asic 0 " &&
+	test "$(sed -n "s/^resource [^ ]* //p" r1 | awk "{ n += \$1 } END { print n }")" = "$(value results_in_progress r1)"
+'
+
+test_expect_success 'the HTML page shows the same counts, resources named for people' '
+	get server_status res.html &&
+	python3 page_html.py res.html >res.txt &&
+	sed -n "/^Tasks in progress by resource$/,\$p" res.txt | head -n 11 | tr "\n" " " >res.row &&
+	cat res.row &&
+	test_grep "^Tasks in progress by resource Resource In progress CPU 6 NVIDIA GPU 3 AMD GPU 0 miner_asic 0 " res.row
+'
+
+test_expect_success 'plan_class_spec.xml changed: the next request reads it (nosuch now an AMD class)' '
+	sed "s|</plan_classes>|<plan_class><name>nosuch</name><gpu_type>amd</gpu_type></plan_class>\n</plan_classes>|" \
+		pcs.xml >"$PROJECT_DIR/plan_class_spec.xml.new" &&
+	mv "$PROJECT_DIR/plan_class_spec.xml.new" "$PROJECT_DIR/plan_class_spec.xml" &&
+	test "$(resources r2)" = "CPU 5 NVIDIA 3 ATI 1 miner_asic 0 " &&
+	cp pcs.xml "$PROJECT_DIR/plan_class_spec.xml" &&
+	test "$(resources r3)" = "CPU 6 NVIDIA 3 ATI 0 miner_asic 0 "
+'
+
+test_expect_success 'a plan_class_spec.xml that is not XML: all CPU, logged, still 200' '
+	echo "<plan_classes><plan_class>" >"$PROJECT_DIR/plan_class_spec.xml" &&
+	test "$(resources r4)" = "CPU 9 " &&
+	test_grep "^200 text/xml" r4.xml.code &&
+	test_grep "plan_class_spec.xml" "$PROJECT_DIR/log/web.log" &&
+	cp pcs.xml "$PROJECT_DIR/plan_class_spec.xml"
+'
+
+test_expect_success 'the apps page says what each version runs on' '
+	get apps apps2.html &&
+	python3 page_html.py apps2.html >apps2.txt &&
+	grep -A4 "^OS <b>&</b> more$" apps2.txt | tr "\n" " " >apps2.row && cat apps2.row &&
+	test_grep "2.05 CPU " apps2.row &&
+	test_grep "1.50 mt CPU " apps2.row &&
+	test_grep "4.00 cuda NVIDIA GPU " apps2.row &&
+	test_grep "4.20 asic miner_asic " apps2.row &&
+	test_grep "4.10 nosuch not sent (no such plan class) " apps2.row
 '
 
 test_expect_success 'bin/start: the daemons show running; bin/stop: not running' '

@@ -5,7 +5,9 @@
 # their CSRF token; headless Chromium signs in and opens the overview, a
 # host, a batch and a relocated sequence whose SVG timeline has a row per
 # branch, the dead one marked and its hosts named; the cancel actions do
-# what they say in the database. Screenshots stay in web/*.png.
+# what they say in the database; a host's CPUs and GPUs (from a real
+# client's recorded request) on both host pages, escaped; each version's
+# plan class, resource and needs. Screenshots stay in web/*.png.
 test_description='ops pages: admins only, CSRF, the pages and the timeline of a relocated sequence in Chromium, cancel actions'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
@@ -389,6 +391,111 @@ test_expect_success 'the apps page says which app runs each job'"'"'s own execut
 	test "$(status -b jar.apps "${OPS}apps")" = 200 &&
 	grep "own_prog</td><td>[^<]*</td><td>jobs with their own executable</td>" out.html &&
 	grep "wseq_sample</td><td>[^<]*</td><td>jobs</td>" out.html
+'
+
+# A host's resources, as the scheduler keeps them from the recorded H200
+# client's request (test/data/client-7.20.5): on the ops host page and on the
+# volunteers' host page, the GPU's name escaped when it holds markup.
+DATA="$WSEQ_SRCDIR/test/data/client-7.20.5"
+MARK='<script>alert(1)</script> & "x"'
+GPU_ROW='1 × NVIDIA H200 (NVIDIA GPU, 143,155 MB, driver 580.99)'
+# h200 CPID [SED ARGS...]: the H200 host's first request as a new host of the admin
+h200() {
+	_cpid=$1; shift
+	sed -e "s|<authenticator>.*</authenticator>|<authenticator>$ADMIN_AUTHENTICATOR</authenticator>|" \
+		-e "s|<host_cpid>.*</host_cpid>|<host_cpid>$_cpid</host_cpid>|" "$@" "$DATA/h200_request_1.xml"
+}
+cat >mark.sed <<'EOF'
+s|<name>NVIDIA H200</name>|<name>\&lt;script\&gt;alert(1)\&lt;/script\&gt; \&amp; "x"</name>|
+EOF
+
+test_expect_success 'setup: the H200 host, and one whose GPU name holds markup, through the scheduler' '
+	h200 gpu1 >r && sched_rpc r reply && G=$(sched_reply_hostid reply) && echo $G >G &&
+	h200 gpu2 -f mark.sed >r && sched_rpc r reply && M=$(sched_reply_hostid reply) && echo $M >M &&
+	test "$G" != "$M" &&
+	test "$(q "select serialnum from host where id=$G")" = "[BOINC|7.20.5][CUDA|NVIDIA H200|1|143155MB|58099|0]" &&
+	test "$(q "select serialnum from host where id=$M")" = "[BOINC|7.20.5][CUDA|$MARK|1|143155MB|58099|0]" &&
+	q "update user set show_hosts=1 where id=1"
+'
+
+test_expect_success 'Chromium: the ops host page shows the CPUs, the GPU, its peak speed and the client; the hosts list its GPUs' '
+	G=$(cat G) &&
+	ops gpu login "$ADMIN_AUTHENTICATOR" "host?id=$G" >/dev/null &&
+	ops gpu shot "host?id=$G" ops-15-host-gpu "table#host tr.gpu" "table#host tr.no-gpu" >hg.out &&
+	cat hg.out &&
+	test_grep "^table#host tr.gpu: 1$" hg.out && test_grep "^table#host tr.no-gpu: 0$" hg.out &&
+	test_grep "^gpu: $GPU_ROW$" hg.out &&
+	test_grep "^cpu: 16 × Intel(R) Xeon(R) Processor \[Family 6 Model 207 Stepping 2\] (GenuineIntel), [0-9,.]* GFLOPS each$" hg.out &&
+	status -b jar.apps "${OPS}host?id=$G" >/dev/null &&
+	test_grep "<th>GPU peak speed</th><td>33,454.08 GFLOPS (1 GPU in all)</td>" out.html &&
+	test_grep "<th>BOINC client</th><td>7.20.5</td>" out.html &&
+	status -b jar.apps "${OPS}hosts" >/dev/null &&
+	test_grep "host?id=$G\">$G</a></td><td>vm</td><td>Linux Ubuntu</td><td class=\"num\">16</td><td class=\"num\">1</td>" out.html
+'
+
+test_expect_success 'Chromium: the volunteers'"'"' host page shows the GPU the same way' '
+	G=$(cat G) &&
+	ops anon public "${PROJECT_URL}host?id=$G" web-host-gpu "tr.gpu" >vg.out && cat vg.out &&
+	test_grep "^h1: Computer $G$" vg.out &&
+	test_grep "^tr.gpu: 1$" vg.out && test_grep "^gpu: $GPU_ROW$" vg.out
+'
+
+test_expect_success 'a host without a GPU says none' '
+	B=$(cat B) &&
+	ops gpu shot "host?id=$B" ops-16-host-no-gpu "table#host tr.gpu" "table#host tr.no-gpu" >hn.out &&
+	test_grep "^table#host tr.gpu: 0$" hn.out && test_grep "^table#host tr.no-gpu: 1$" hn.out
+'
+
+test_expect_success 'Chromium: a GPU name holding markup is shown as text on both host pages' '
+	M=$(cat M) &&
+	ops gpu shot "host?id=$M" ops-17-host-markup "table#host tr.gpu" "table#host tr.gpu *" >hm.out &&
+	cat hm.out &&
+	test_grep "^table#host tr.gpu: 1$" hm.out && test_grep "^table#host tr.gpu \*: 2$" hm.out &&
+	grep -Fx "gpu: 1 × $MARK (NVIDIA GPU, 143,155 MB, driver 580.99)" hm.out &&
+	ops anon public "${PROJECT_URL}host?id=$M" web-host-markup "tr.gpu *" >vm.out && cat vm.out &&
+	test_grep "^tr.gpu \*: 2$" vm.out &&
+	grep -Fx "gpu: 1 × $MARK (NVIDIA GPU, 143,155 MB, driver 580.99)" vm.out &&
+	status -b jar.apps "${OPS}host?id=$M" >/dev/null && cp out.html ops-markup.html &&
+	curl -sS "${PROJECT_URL}host?id=$M" >web-markup.html &&
+	for f in ops-markup.html web-markup.html; do
+		grep -F "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;" $f &&
+		! grep -q "<script" $f || return 1
+	done
+'
+
+# Plan classes on the apps page: a CUDA class and a multi-threaded one in
+# plan_class_spec.xml, and a version of a class the file does not define.
+cat >plan_class_spec.xml <<'EOF'
+<plan_classes>
+  <plan_class>
+    <name>cuda</name>
+    <gpu_type>nvidia</gpu_type>
+    <cuda/>
+    <min_cuda_version>11000</min_cuda_version>
+  </plan_class>
+  <plan_class>
+    <name>mt</name>
+    <min_ncpus>2</min_ncpus>
+    <max_threads>16</max_threads>
+  </plan_class>
+</plan_classes>
+EOF
+
+test_expect_success 'Chromium: the apps page shows each version'"'"'s class, resource and needs; an undefined class goes to no host' '
+	cp plan_class_spec.xml "$PROJECT_DIR/" &&
+	for v in "200 cuda" "210 mt" "220 nosuch"; do
+		set -- $v &&
+		q "insert into app_version (appid, platformid, version_num, plan_class, create_time)
+			select appid, platformid, $1, \"$2\", unix_timestamp() from app_version
+			where plan_class=\"\" order by id limit 1" || return 1
+	done &&
+	ops gpu shot apps ops-18-apps-plan-classes "table#versions tr" "td.undefined" "td.needs" >apc.out &&
+	cat apc.out &&
+	test_grep "^td.undefined: 1$" apc.out && test_grep "^td.needs: 3$" apc.out &&
+	test_grep "^version: wseq_sample .* 1.00 CPU 1 CPU " apc.out &&
+	test_grep "^version: wseq_sample .* 2.00 cuda NVIDIA GPU .*CUDA" apc.out &&
+	test_grep "^version: wseq_sample .* 2.10 mt CPU multi-threaded" apc.out &&
+	test_grep "^version: wseq_sample .* 2.20 nosuch - not defined in plan_class_spec.xml: sent to no host " apc.out
 '
 
 test_done

@@ -10,7 +10,11 @@ that keeps its cookies in a profile directory, as an admin's browser would:
     refused FIELD VALUE     a sign-in with authenticator (FIELD "key") or
                             "email:password" (FIELD "pw") that must be refused
     shot REL NAME CSS...    open page REL, screenshot NAME.png, print "CSS: N"
-                            (how many elements match) for each selector
+                            (how many elements match) for each selector, and
+                            the text of the rows a host's resources and the
+                            versions of apps are shown in (facts)
+    public URL NAME CSS...  the same for a page of the volunteers' site, no
+                            sign-in (the host page)
     cancel REL NAME         open page REL and press its cancel button
 
 Each step prints facts as "key: value" lines and exits 1 on a failed check.
@@ -111,6 +115,28 @@ def step_shot(b, args):
         print("%s: %d" % (css, count(b, css)))
     for t in texts(b, "svg#timeline text.host"):
         print("host label: " + t)
+    facts(b)
+
+
+def facts(b):
+    """The texts of a host's CPU and GPU cells and of the apps' version rows."""
+    for t in texts(b, "tr.cpu td"):
+        print("cpu: " + t)
+    for t in texts(b, "tr.gpu td"):
+        print("gpu: " + t)
+    for t in texts(b, "table#versions tr"):
+        print("version: " + " ".join(t.split()))
+
+
+def step_public(b, args):
+    url, name = args[0], args[1]
+    b.get(url)
+    full_shot(b, name + ".png")
+    check(not b.alert_open(), "no script ran")
+    print("h1: " + b.text("h1"))
+    for css in args[2:]:
+        print("%s: %d" % (css, count(b, css)))
+    facts(b)
 
 
 def step_cancel(b, args):
@@ -123,7 +149,7 @@ def step_cancel(b, args):
 
 
 STEPS = {"login": step_login, "login_pw": step_login_pw, "refused": step_refused,
-         "shot": step_shot, "cancel": step_cancel}
+         "shot": step_shot, "public": step_public, "cancel": step_cancel}
 
 if __name__ == "__main__":
     prof = os.path.join(OUT, "profile-" + os.environ.get("WEB_PROFILE", "a"))
