@@ -88,7 +88,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_status_users_new, &dbq_status_hosts_recent, &dbq_status_hosts_credit,
 	&dbq_status_hosts_new, &dbq_status_sequences, &dbq_status_rac, &dbq_status_apps,
 	&dbq_status_versions,
-	&dbq_status_in_progress_by_class,
+	&dbq_status_in_progress_by_version,
 	&dbq_purge_candidates, &dbq_purge_seq_segments, &dbq_purge_result_delete,
 	&dbq_purge_wu_delete,
 };

@@ -172,27 +172,81 @@ int db_status_versions(struct db *db, int (*fn)(struct db_status_version *, void
 
 /* ---- tasks in progress by plan class ---- */
 
-static const struct db_column class_cols[] = {
-	{ "COALESCE(app_version.plan_class, '')", DB_T_STR,
-	  offsetof(struct db_status_class, plan_class), DB_COL_EXPR },
-	{ "COUNT(*)", DB_T_I64, offsetof(struct db_status_class, in_progress), DB_COL_EXPR },
-};
-static const struct db_table class_table = {
-	"result", sizeof(struct db_status_class), class_cols, ARRAY_SIZE(class_cols), false
-};
-/*
- * The in-progress range of ind_res_st, each row's version by its key. The
- * rows are read (app_version_id is in no index of result): this costs what
- * the tasks in progress number, not the table.
- */
-const struct db_query dbq_status_in_progress_by_class = {
-	"status_in_progress_by_class", &class_table,
-	"LEFT JOIN app_version ON app_version.id=result.app_version_id "
-	"WHERE result.server_state=4 GROUP BY app_version.plan_class", ""
+struct version_count {
+	int64_t id, n;
+	char *plan_class;       /* the version's class, once read */
 };
 
+static const struct db_column vcount_cols[] = {
+	{ "app_version_id", DB_T_I64, offsetof(struct version_count, id), DB_COL_EXPR },
+	{ "COUNT(*)", DB_T_I64, offsetof(struct version_count, n), DB_COL_EXPR },
+};
+static const struct db_table vcount_table = {
+	"result", sizeof(struct version_count), vcount_cols, ARRAY_SIZE(vcount_cols), false
+};
+/* The in-progress range of res_deadline, which holds app_version_id: read from the index alone. */
+const struct db_query dbq_status_in_progress_by_version = {
+	"status_in_progress_by_version", &vcount_table,
+	"FORCE INDEX (res_deadline) WHERE server_state=4 GROUP BY app_version_id", ""
+};
+
+struct counts {
+	struct version_count *v;
+	size_t n;
+};
+
+static int take_count(struct version_count *c, void *arg)
+{
+	struct counts *t = arg;
+
+	t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+	t->v[t->n++] = *c;
+	return 0;
+}
+
+/* A version's plan class onto its count. */
+static int version_class(struct db_app_version *av, void *arg)
+{
+	struct counts *t = arg;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].id == av->id && !t->v[i].plan_class)
+			t->v[i].plan_class = xstrdup(av->plan_class ? av->plan_class : "");
+	db_app_version_free(av);
+	memset(av, 0, sizeof(*av));
+	return 0;
+}
+
+/*
+ * Counted per app version from the index, then summed per plan class (a
+ * job without a version, or of one deleted, counts under ""): the cost is
+ * the jobs in progress read from an index, and the few versions.
+ */
 int db_status_in_progress_by_class(struct db *db, int (*fn)(struct db_status_class *, void *),
 				   void *arg)
 {
-	return db_query_rows(db, &dbq_status_in_progress_by_class, NULL, 0, (db_row_fn)fn, arg);
+	struct counts t = { NULL, 0 };
+	size_t i, j;
+	int rc = db_query_rows(db, &dbq_status_in_progress_by_version, NULL, 0,
+			       (db_row_fn)take_count, &t);
+
+	if (rc == DB_OK && t.n > 0)
+		rc = db_app_version_enum(db, "", NULL, 0, version_class, &t);
+	for (i = 0; rc == DB_OK && i < t.n; i++) {
+		struct db_status_class c = { t.v[i].plan_class ? t.v[i].plan_class : "", t.v[i].n };
+
+		if (t.v[i].n < 0)
+			continue;               /* summed into an earlier one of its class */
+		for (j = i + 1; j < t.n; j++)
+			if (!strcmp(c.plan_class, t.v[j].plan_class ? t.v[j].plan_class : "")) {
+				c.in_progress += t.v[j].n;
+				t.v[j].n = -1;
+			}
+		rc = fn(&c, arg) ? DB_ERROR : DB_OK;
+	}
+	for (i = 0; i < t.n; i++)
+		free(t.v[i].plan_class);
+	free(t.v);
+	return rc;
 }

@@ -61,7 +61,7 @@ extern const struct db_query dbq_status_unsent, dbq_status_in_progress,
 	dbq_status_wu_file_delete, dbq_status_transition, dbq_status_users_recent,
 	dbq_status_users_credit, dbq_status_users_new, dbq_status_hosts_recent,
 	dbq_status_hosts_credit, dbq_status_hosts_new, dbq_status_sequences, dbq_status_rac,
-	dbq_status_apps, dbq_status_versions, dbq_status_in_progress_by_class;
+	dbq_status_apps, dbq_status_versions, dbq_status_in_progress_by_version;
 
 /* The six job counts only; the rest of *s is zeroed. */
 int db_status_job_counts(struct db *db, struct db_status *s);

@@ -320,7 +320,8 @@ CREATE TABLE `result` (
     -- index in order instead of sorting every unsent result (MariaDB >= 10.8)
     KEY ind_res_st (server_state, priority DESC, id),
     KEY res_app_state (appid, server_state),
-    KEY res_deadline (server_state, report_deadline),
+    -- app_version_id too: jobs in progress counted per version from the index alone
+    KEY res_deadline (server_state, report_deadline, app_version_id),
     KEY res_filedel (file_delete_state),
     KEY res_hostid_state (hostid, server_state),
     KEY res_userid_id (userid, id),
@@ -563,4 +564,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (13, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (14, UNIX_TIMESTAMP(), 'schema.sql');

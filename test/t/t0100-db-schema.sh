@@ -185,6 +185,9 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		test "$(q "select count(*) from host_app_version")" = 0 &&
 		q "show create table host_app_version" >hav.sql &&
 		test_grep "PRIMARY KEY (.host_id.,.app_version_id.)" hav.sql &&
+		test_grep "014_result_deadline_version.sql: 014: " up.out &&
+		q "show create table result" >result.sql &&
+		test_grep "KEY .res_deadline. (.server_state.,.report_deadline.,.app_version_id.)" result.sql &&
 		! q "select 1 from login_failure" 2>/dev/null
 	)
 '

@@ -1,7 +1,8 @@
 -- Today's schema.sql taken back to version 10, for the test of upgrading
--- from it (t0100): what 011 (auth_throttle), 012 (ops_admin) and 013
--- (host_app_version) changed, undone.
+-- from it (t0100): what 011 (auth_throttle), 012 (ops_admin), 013
+-- (host_app_version) and 014 (res_deadline's app_version_id) changed, undone.
 DROP TABLE `host_app_version`;
+ALTER TABLE `result` DROP INDEX `res_deadline`, ADD KEY `res_deadline` (server_state, report_deadline);
 DROP TABLE `ops_admin`;
 DROP TABLE `auth_throttle`;
 CREATE TABLE `login_failure` (
