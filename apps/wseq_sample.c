@@ -16,7 +16,9 @@
  * Options: --steps N (default 1000), --state, --words N (state size in
  * 64-bit words, for a new state when "state_in" is empty), --step_ms M
  * (sleep per step, to make a job take time), --init (write a fresh state
- * without reading one).
+ * without reading one). --device N, which the client adds for a version
+ * that uses a coprocessor, changes nothing but is written to stderr (so
+ * the result's stderr_out shows which device the job was given).
  *
  * For validator tests a client can be told to lie: if the file
  * wseq_corrupt exists in the BOINC client's data directory (../../ from the
@@ -265,6 +267,7 @@ int main(int argc, char **argv)
 {
 	long steps = 1000, words = 1024, step_ms = 0;
 	int state_mode = 0, init_only = 0, aux = 0, i, r;
+	const char *device = NULL;
 	char in[1024], out[1024], answer[1024], ckpt[1024];
 	struct state s = { 0, 0, NULL };
 	uint64_t start_step;
@@ -283,8 +286,10 @@ int main(int argc, char **argv)
 			init_only = 1;
 		else if (!strcmp(argv[i], "--aux"))
 			aux = 1;
+		else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			device = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: wseq_sample [--state [--aux]] [--init] [--steps N] [--words N] [--step_ms M]\n");
+			printf("usage: wseq_sample [--state [--aux]] [--init] [--steps N] [--words N] [--step_ms M] [--device N]\n");
 			return 0;
 		}
 	}
@@ -297,6 +302,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "boinc_init failed: %d\n", r);
 		return 1;
 	}
+	if (device)
+		fprintf(stderr, "wseq_sample: started with --device %.16s\n", device);
 	{
 		FILE *sp = fopen("../../wseq_slow", "r");
 		long extra = 0;

@@ -176,10 +176,12 @@ test_sql() {
 # --- real BOINC clients ----------------------------------------------------
 
 # Start a private BOINC client (tools/wseq_client) with its data in
-# $TRASH_DIRECTORY/$1; it is stopped at exit.
+# $TRASH_DIRECTORY/$1 (options of "wseq_client up" follow, e.g. --coproc);
+# it is stopped at exit.
 test_boinc_client_up() {
-	test_atexit "wseq_client down '$TRASH_DIRECTORY/$1'"
-	wseq_client up "$TRASH_DIRECTORY/$1"
+	_bc=$1; shift
+	test_atexit "wseq_client down '$TRASH_DIRECTORY/$_bc'"
+	wseq_client up "$TRASH_DIRECTORY/$_bc" "$@"
 }
 
 # boinccmd against the named client
