@@ -322,6 +322,22 @@ static int read_bool(const char *tag, const char *v, bool *out, struct sbuf *why
 	return FIELD_OK;
 }
 
+/* Does an extended regex put a quantifier (*, +, ?, {}) right after another one? */
+static bool stacked_quantifiers(const char *v)
+{
+	const char *p;
+
+	for (p = v; *p && p[1]; p++) {
+		if (*p == '\\') {
+			p++;            /* an escaped character quantifies nothing */
+			continue;
+		}
+		if (strchr("*+?}", *p) && strchr("*+?{", p[1]))
+			return true;
+	}
+	return false;
+}
+
 /* A regex element: e->off is its regex_t, e->min the offset of its have_ flag. */
 static int read_regex(struct plan_class *pc, const struct elem *e, const char *v)
 {
@@ -331,6 +347,11 @@ static int read_regex(struct plan_class *pc, const struct elem *e, const char *v
 	if (*have)
 		regfree(re);
 	*have = false;
+	/* a quantifier on a quantifier ("a+++", "a{9}{9}") makes glibc's regcomp exponential */
+	if (stacked_quantifiers(v)) {
+		set_never(pc, e->tag, "has a quantifier on a quantifier");
+		return FIELD_OK;
+	}
 	if (regcomp(re, v, REG_EXTENDED | REG_NOSUB) != 0) {
 		set_never(pc, e->tag, "is not a regular expression");
 		return FIELD_OK;        /* noted by the caller with the class's fate */
