@@ -93,15 +93,22 @@ long config_parse_period(const char *s)
 }
 
 /* Make a relative directory absolute against the project directory. */
-static void absolutize(char **dir, const char *base)
+/* A directory setting relative to the project directory becomes absolute;
+ * an empty one is an error (it would name the daemons' working directory). */
+static int absolutize(char **dir, const char *base, const char *path, const char *name)
 {
 	char *a;
 
-	if (!*dir || !**dir || (*dir)[0] == '/')
-		return;
+	if (*dir && !**dir) {
+		log_error("%s: <%s> is empty; give a directory or leave the element out", path, name);
+		return -1;
+	}
+	if (!*dir || (*dir)[0] == '/')
+		return 0;
 	a = xasprintf("%s/%s", base, *dir);
 	free(*dir);
 	*dir = a;
+	return 0;
 }
 
 static char *abs_path(const char *path)
@@ -266,12 +273,13 @@ static int config_from_doc(struct project_config *c, xmlDoc *doc, const struct p
 		rc = -1;
 	if (rc == 0)
 		rc = check_urls(c, c->path);
-	absolutize(&c->upload_dir, c->project_dir);
-	absolutize(&c->download_dir, c->project_dir);
-	absolutize(&c->key_dir, c->project_dir);
-	absolutize(&c->log_dir, c->project_dir);
-	absolutize(&c->pid_dir, c->project_dir);
-	absolutize(&c->app_dir, c->project_dir);
+	if (absolutize(&c->upload_dir, c->project_dir, c->path, "upload_dir") < 0 ||
+	    absolutize(&c->download_dir, c->project_dir, c->path, "download_dir") < 0 ||
+	    absolutize(&c->key_dir, c->project_dir, c->path, "key_dir") < 0 ||
+	    absolutize(&c->log_dir, c->project_dir, c->path, "log_dir") < 0 ||
+	    absolutize(&c->pid_dir, c->project_dir, c->path, "pid_dir") < 0 ||
+	    absolutize(&c->app_dir, c->project_dir, c->path, "app_dir") < 0)
+		rc = -1;
 	return rc;
 }
 

@@ -224,6 +224,23 @@ static void test_bad_master_url(void **state)
 	free(path);
 }
 
+/* An empty directory element would leave the path relative to wherever a
+ * daemon runs (found by fuzz_config): it is an error naming the element. */
+static void test_empty_dir_is_named(void **state)
+{
+	char *path = write_config("<boinc><config><master_url>http://x/</master_url><db_name>x</db_name>"
+				  "<upload_dir></upload_dir></config></boinc>");
+	struct project_config c;
+	char *log;
+
+	assert_int_equal(config_load(&c, path, NULL, NULL), -1);
+	log = take_log();
+	assert_non_null(strstr(log, "<upload_dir> is empty"));
+	free(log);
+	config_free(&c);
+	free(path);
+}
+
 static void test_periods(void **state)
 {
 	assert_int_equal(config_parse_period("5"), 300);       /* minutes, as upstream */
@@ -314,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values_are_named_with_line),
 		cmocka_unit_test(test_wrong_root_and_missing_file),
 		cmocka_unit_test(test_bad_master_url),
+		cmocka_unit_test(test_empty_dir_is_named),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_parse_args),
 		cmocka_unit_test(test_parse_args_single_dash),
