@@ -19,10 +19,13 @@ PORT=$(sshd_free_port_) || exit 1
 
 # make_sweep DIR TIMEOUT ROWS [N=MODE ...]: a sweep in DIR of ROWS sets "n | mode"
 # (mode ok unless named) over the three slaves, $JOBS tasks at once on each.
+# While the file DIR.hold exists, the sets above 9 wait (test/data/sweep-run/worker.sh).
 make_sweep() {
 	_dir=$1 _to=$2 _rows=$3
 	shift 3
-	mkdir -p "$_dir" && cp "$DATA/worker.sh" "$DATA/check.sh" "$_dir/" &&
+	mkdir -p "$_dir" && cp "$DATA/check.sh" "$_dir/" &&
+	sed "s|^hold=HOLD$|hold=$TRASH_DIRECTORY/$_dir.hold|" "$DATA/worker.sh" >"$_dir/worker.sh" &&
+	chmod 755 "$_dir/worker.sh" &&
 	sed -e "s/TIMEOUT/$_to/" -e "s/PORT/$PORT/" -e "s/JOBS/${JOBS:-1}/" "$DATA/spec.in" \
 		>"$_dir/spec" &&
 	cp "$D/cluster" "$_dir/cluster" &&
@@ -154,7 +157,12 @@ test_expect_success 'a slave whose sweep_client is not this master'"'"'s (an old
 	! cmp -s "$f" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
 '
 
+# The sweep is held (sets 10..45 wait at s2.hold), so the master is surely
+# still running when it is killed, however fast the machine finishes sets 1..9.
+# The "reboot" takes the slaves' clients and workers with it; the hold goes
+# before the resume.
 test_expect_success 'the master killed with -9 mid-run, the server stopped too; sweep resume completes it' '
+	: >s2.hold || return 1
 	(cd s2 && exec $RUN run spec >stats 2>run.log) &
 	master=$! &&
 	test_wait_for 60 grep -q "^sweep: session [0-9a-f]*:" s2/run.log &&
@@ -166,6 +174,10 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	sweep --sandbox "$SB" status "$sid" >before &&
 	! grep -q "45 done" before &&
 	wseq_sandbox down "$SB" 2>/dev/null &&
+	for u in $SSHD_SLAVE_USERS; do
+		pkill -KILL -u "$u" -x sweep_client; pkill -KILL -u "$u" -f "worker [0-9]" || :
+	done &&
+	rm s2.hold &&
 	(cd s2 && $RUN resume "$sid" >stats 2>resume.log) &&
 	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
 	expect_blocks s2 ok $(seq 1 45) &&
