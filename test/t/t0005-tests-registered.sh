@@ -58,6 +58,7 @@ test_expect_success 'an unregistered, a missing and a doubly listed test are eac
 	mkdir -p copy/test &&
 	cp -R "$WSEQ_SRCDIR/test/t" "$WSEQ_SRCDIR/test/unit" "$WSEQ_SRCDIR/test/fuzz" \
 		"$WSEQ_SRCDIR/test/test-lib.sh" "$WSEQ_SRCDIR/test/lib-one-account.sh" copy/test/ &&
+	chmod -R u+w copy &&
 	echo "test_done" >copy/test/t/t9999-forgotten.sh &&
 	echo "int main(void) { return 0; }" >copy/test/unit/test_forgotten.c &&
 	rm copy/test/t/t0010-help.sh &&
