@@ -19,7 +19,8 @@ PORT=$(sshd_free_port_) || exit 1
 
 # make_sweep DIR TIMEOUT ROWS [N=MODE ...]: a sweep in DIR of ROWS sets "n | mode"
 # (mode ok unless named) over the three slaves, $JOBS tasks at once on each.
-# While the file DIR.hold exists, the sets above 9 wait (test/data/sweep-run/worker.sh).
+# While the file DIR.hold exists the sets above 9 wait, while DIR.hold.USER
+# exists the sets of slave login USER wait (test/data/sweep-run/worker.sh).
 make_sweep() {
 	_dir=$1 _to=$2 _rows=$3
 	shift 3
@@ -202,12 +203,16 @@ test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
 
 make_sweep s3 8 6 1=slow 2=slow 3=slow 4=slow 5=slow 6=slow
 
+# The victim's worker waits at s3.hold.VICTIM until its client is killed, so
+# the kill surely lands mid-task, however long the test takes to see it.
 test_expect_success 'a client killed mid-task: its task is handed out again after the timeout' '
+	victim=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) &&
+	: >"s3.hold.$victim" || return 1
 	(cd s3 && exec $RUN run spec >stats 2>run.log) &
 	master=$! &&
-	victim=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) &&
 	test_wait_for 60 pgrep -u "$victim" -f "worker [0-9]+ slow" &&
 	pkill -KILL -u "$victim" -x sweep_client &&
+	rm "s3.hold.$victim" &&
 	wait $master &&
 	grep "6 tasks, 6 done" s3/stats &&
 	expect_blocks s3 slow 1 2 3 4 5 6 &&
