@@ -397,9 +397,9 @@ bench_unsent_work() {
 }
 
 # bench_certify: the copies' upload certificates made for their own names, as
-# the transitioner makes them for a result it makes (work_tool certify).
+# the transitioner makes them for a result it makes (wseq_test work certify).
 bench_certify() {
-	WSEQ_PROJECT_DIR=$PROJECT_DIR "$WSEQ_BUILDDIR/test/work_tool" certify
+	WSEQ_PROJECT_DIR=$PROJECT_DIR "$WSEQ_BUILDDIR/test/wseq_test" work certify
 }
 
 # bench_copy_sequences PREFIX N HOSTID: copies of the sequences named
