@@ -27,7 +27,7 @@ enum param_flags {
 };
 
 struct param {
-	const char *name;
+	const char *name;       /* lower case with underscores (never dashes) */
 	enum param_type type;
 	size_t offset;          /* offsetof(settings struct, field) */
 	const char *def;        /* default, as text; NULL for none */
