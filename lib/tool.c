@@ -14,22 +14,24 @@
 
 #include <stdarg.h>
 
-/* The project directory option and its other spellings (upstream's first). */
-static const char *const project_dir_names[] = {
-	"project_dir", "config_dir", "project", "project_root",
+/*
+ * The project directory option, then its other spellings: upstream BOINC's
+ * (--config_dir; make_project's --project_root) and wseq's earlier --project.
+ */
+static const struct param project_dir_names[] = {
+	{ "project_dir", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	{ "config_dir", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	{ "project", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	{ "project_root", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	PARAM_TABLE_END
 };
 
-/* Does arg (an option's name, up to any '=') name the project directory for this tool? */
-static bool is_project_dir_option(const struct tool_spec *spec, const char *name, size_t n)
+/* Does name (an option's text after the dashes) name the project directory for this tool? */
+static bool is_project_dir_option(const struct tool_spec *spec, const char *name)
 {
-	size_t i;
-
-	if (spec->flags & TOOL_NO_PROJECT_DIR)
+	if ((spec->flags & TOOL_NO_PROJECT_DIR) || !param_find_option(project_dir_names, name))
 		return false;
-	for (i = 0; i < ARRAY_SIZE(project_dir_names); i++)
-		if (strlen(project_dir_names[i]) == n && !strncmp(project_dir_names[i], name, n))
-			return !param_find_option(spec->params, name); /* the tool's own wins */
-	return false;
+	return !param_find_option(spec->params, name);  /* the tool's own option wins */
 }
 
 int tool_usage_error(const char *fmt, ...)
@@ -56,7 +58,7 @@ static void usage(const struct tool_spec *spec)
 	if (!(spec->flags & TOOL_NO_PROJECT_DIR))
 		printf("  %-28s %s;\n  %-28s %s\n", "--project_dir DIR",
 		       spec->project_dir_help ? spec->project_dir_help
-		       : "the project's directory (default: $WSEQ_PROJECT_DIR, else the current one)",
+		       : "the project's directory (default: $WSEQ_PROJECT_DIR, else . or ..)",
 		       "", "also spelled --config_dir, --project, --project_root");
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
 	if (spec->epilog)
@@ -103,7 +105,7 @@ static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, 
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return 1;
-		if (name && is_project_dir_option(spec, name, strcspn(name, "="))) {
+		if (name && is_project_dir_option(spec, name)) {
 			if (take_project_dir(ctx, name, argc, argv, &i) < 0)
 				return TOOL_USAGE;
 			continue;

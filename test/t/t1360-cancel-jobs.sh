@@ -82,7 +82,7 @@ test_expect_success 'bad arguments: a clear error, exit 2 (usage) or 1 (nothing 
 test_expect_success 'the project directory from anywhere: --project_dir and its other spellings' '
 	(cd / && unset WSEQ_PROJECT_DIR && "$PROJECT_DIR/bin/cancel_jobs" --batch 999 2>"$TRASH_DIRECTORY/err"
 	 test $? = 1) && test_grep "config.xml" err &&
-	for opt in --project_dir --config_dir --project --project_root -config_dir; do
+	for opt in --project_dir --config_dir --project --project_root -config_dir --project-dir; do
 		(cd / && unset WSEQ_PROJECT_DIR &&
 		 "$PROJECT_DIR/bin/cancel_jobs" $opt "$PROJECT_DIR" --batch 999 2>"$TRASH_DIRECTORY/err"
 		 test $? = 1) && test_grep "no batch has id 999" err || return 1
