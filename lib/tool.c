@@ -52,7 +52,8 @@ static void usage(const struct tool_spec *spec)
 
 	fputs(spec->usage, stdout);
 	for (c = spec->cmds; c && c->name; c++)
-		printf("  %s\n", c->usage);
+		if (c->usage)
+			printf("  %s\n", c->usage);
 	printf("\noptions:\n");
 	param_print_help(spec->params, stdout);
 	if (!(spec->flags & TOOL_NO_PROJECT_DIR))
@@ -63,6 +64,8 @@ static void usage(const struct tool_spec *spec)
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
 	if (spec->epilog)
 		fputs(spec->epilog, stdout);
+	if (spec->help)
+		spec->help(stdout);
 }
 
 /* Take the project directory option's value out of argv[*i] (and argv[*i + 1]). */
@@ -126,10 +129,14 @@ static int pick_cmd(struct tool_ctx *ctx)
 	const struct tool_cmd *c;
 	int i;
 
+	if (ctx->argc < 1 && (spec->flags & TOOL_CMD_OPTIONAL))
+		return 0;
 	if (ctx->argc < 1)
 		return tool_usage_error("a command is needed");
 	for (c = spec->cmds; c->name && strcmp(c->name, ctx->argv[0]); c++)
 		;
+	if (!c->name && (spec->flags & TOOL_CMD_OPTIONAL))
+		return 0;
 	if (!c->name)
 		return tool_usage_error("unknown command '%s'", ctx->argv[0]);
 	ctx->cmd = c;
@@ -220,6 +227,8 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.spec = spec;
 	ctx.settings = spec->settings;
+	ctx.all_argc = argc;
+	ctx.all_argv = argv;
 	log_init(spec->name, NULL);
 	param_set_defaults(spec->params, spec->settings);
 	param_set_defaults(spec->config_params, spec->config_settings);

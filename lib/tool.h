@@ -34,13 +34,15 @@ struct tool_ctx;
 struct tool_cmd {
 	const char *name;
 	int (*fn)(struct tool_ctx *ctx);
-	const char *usage;
+	const char *usage;              /* NULL: the tool's usage text covers it */
 	int min_args, max_args;         /* its positional arguments (max_args < 0: no limit) */
 };
 
 enum tool_flags {
 	TOOL_CONFIG = 1 << 0,           /* read config.xml before run() */
 	TOOL_NO_PROJECT_DIR = 1 << 1,   /* the tool works without a project: no --project_dir */
+	TOOL_CMD_OPTIONAL = 1 << 2,     /* a first argument that names no command is an
+					   argument: run() with ctx->cmd NULL */
 };
 
 struct tool_spec {
@@ -70,6 +72,8 @@ struct tool_spec {
 	void (*fini)(struct tool_ctx *ctx);
 	/* --help's text for --project_dir when the tool's meaning differs; may be NULL. */
 	const char *project_dir_help;
+	/* --help: more text made at run time, after epilog; may be NULL. */
+	void (*help)(FILE *fp);
 };
 
 struct tool_ctx {
@@ -82,6 +86,8 @@ struct tool_ctx {
 	int argc;                       /* the positional arguments (after the */
 	char **argv;                    /*   subcommand's name) */
 	const struct tool_cmd *cmd;     /* the subcommand chosen, or NULL */
+	int all_argc;                   /* the command line as given, for an option */
+	char **all_argv;                /*   given more than once (param.h keeps the last) */
 };
 
 /* Run the tool; returns main's exit status. Never calls exit(). */

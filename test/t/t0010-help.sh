@@ -32,7 +32,7 @@ done
 # The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
 skeleton_tools="account boinc_gahp cancel_jobs crypt_prog db_check db_dump db_upgrade
 	extend_sequence make_project seq_status sign_executable sweep update_stats
-	update_versions wseq_config xadd"
+	update_versions wseq_config wseq_sim xadd"
 
 for p in $skeleton_tools; do
 	test_expect_success "$p: an unknown option is one line on stderr, exit 2, nothing on stdout" "
