@@ -169,6 +169,8 @@ static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
 	i = split_args(ctx, argc, argv, rest, &nrest);
 	if (i != 0)
 		return i;
+	ctx->opt_argc = nrest;
+	ctx->opt_argv = rest;
 	i = param_parse_args(spec->params ? spec->params : none, spec->settings, nrest, rest);
 	if (i == -2)
 		return 1;
@@ -193,19 +195,23 @@ char *tool_config_path(const struct tool_ctx *ctx)
 	return ctx->project_dir ? xasprintf("%s/config.xml", ctx->project_dir) : NULL;
 }
 
+int tool_load_config(struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
+	char *path = tool_config_path(ctx);
+	int rc = config_load(&ctx->cfg, path, spec->config_params, spec->config_settings);
+
+	free(path);
+	return rc;
+}
+
 /* config.xml, the database, then the work. */
 static int run(struct tool_ctx *ctx)
 {
 	const struct tool_spec *spec = ctx->spec;
 
-	if (spec->flags & TOOL_CONFIG) {
-		char *path = tool_config_path(ctx);
-		int rc = config_load(&ctx->cfg, path, spec->config_params, spec->config_settings);
-
-		free(path);
-		if (rc < 0)
-			return -1;
-	}
+	if ((spec->flags & TOOL_CONFIG) && tool_load_config(ctx) < 0)
+		return -1;
 	if (spec->open_db && spec->open_db(ctx) < 0)
 		return -1;
 	return spec->run ? spec->run(ctx) : ctx->cmd->fn(ctx);

@@ -88,6 +88,8 @@ struct tool_ctx {
 	const struct tool_cmd *cmd;     /* the subcommand chosen, or NULL */
 	int all_argc;                   /* the command line as given, for an option */
 	char **all_argv;                /*   given more than once (param.h keeps the last) */
+	int opt_argc;                   /* the command line without the skeleton's options */
+	char **opt_argv;                /*   (argv[0] first), to parse the options again */
 };
 
 /* Run the tool; returns main's exit status. Never calls exit(). */
@@ -98,5 +100,10 @@ int tool_usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 /* config.xml's path from --project_dir (allocated), or NULL for config_locate(). */
 char *tool_config_path(const struct tool_ctx *ctx);
+/*
+ * Read config.xml into ctx->cfg, for a tool that needs it on some paths only
+ * (no TOOL_CONFIG); 0, or -1 (logged).
+ */
+int tool_load_config(struct tool_ctx *ctx);
 
 #endif

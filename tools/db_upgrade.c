@@ -96,18 +96,13 @@ static int check(struct db *db, const char *dir)
 static int db_params_get(struct tool_ctx *ctx, struct db_params *p)
 {
 	const struct options *o = ctx->settings;
-	char *path;
-	int rc;
 
 	if (o->db_name) {
 		*p = (struct db_params){ o->db_name, o->db_user, o->db_passwd, o->db_host,
 					 o->db_socket, o->db_port };
 		return 0;
 	}
-	path = tool_config_path(ctx);
-	rc = config_load(&ctx->cfg, path, NULL, NULL);
-	free(path);
-	if (rc < 0)
+	if (tool_load_config(ctx) < 0)
 		return log_error("no database settings: give --project_dir or --db_name");
 	db_params_from_config(p, &ctx->cfg);
 	return 0;

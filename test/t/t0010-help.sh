@@ -30,7 +30,7 @@ for p in $programs; do
 done
 
 # The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
-skeleton_tools="account boinc_gahp cancel_jobs crypt_prog db_check db_dump db_upgrade
+skeleton_tools="account boinc_gahp cancel_jobs create_sequence crypt_prog db_check db_dump db_upgrade
 	extend_sequence make_project seq_status sign_executable sweep update_stats
 	update_versions wseq_config wseq_sim xadd"
 
