@@ -1,5 +1,5 @@
 /*
- * sweep: the parameter sweep's master (seed 004). `sweep run SPEC` does the
+ * sweep: the parameter sweep's master (the sweep design, doc/seeds.md). `sweep run SPEC` does the
  * whole sweep (sweep_run.c); `resume` goes on with one; `status` shows its
  * statistics; `create` and `collect` are its parts for those who start the
  * clients themselves. See doc/sweep.md.

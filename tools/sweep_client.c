@@ -1,6 +1,6 @@
 /*
- * sweep_client SESSION COMMAND MD5 URL (or HOST PORT, the seed's form): the
- * client of a parameter sweep (seed 004), started by the sweep master on
+ * sweep_client SESSION COMMAND MD5 URL (or HOST PORT, the sweep design's form): the
+ * client of a parameter sweep (the sweep design, doc/seeds.md), started by the sweep master on
  * every host. It fetches
  * the configuration, makes sure it has the worker with the MD5 it was
  * given (fetching it for its platform when not), then runs task after task
@@ -70,7 +70,7 @@ static void usage(FILE *fp)
 		"It registers with the master under SESSION (\"-\": read it from the first\n"
 		"line of stdin, to keep it off the process list) at the sweep endpoints'\n"
 		"base URL, a project's http://HOST:PORT/NAME_cgi/sweep (the requests are\n"
-		"URL/config, URL/task ...); HOST PORT, the seed's form, is the server's\n"
+		"URL/config, URL/task ...); HOST PORT, the sweep design's form, is the server's\n"
 		"root, http://HOST:PORT (/config, /task ...). It makes\n"
 		"sure the worker COMMAND has the given MD5 (fetching it for its platform\n"
 		"when missing or different), then fetches tasks, runs the worker on each\n"
@@ -149,7 +149,7 @@ static int check_md5(const char *arg, char out[MD5_HEX_LEN + 1])
 
 /*
  * The master's base URL: the URL argument, or http://HOST:PORT (the
- * server's root) from the seed's two. NULL when it is not usable.
+ * server's root) from the sweep design's two. NULL when it is not usable.
  */
 static char *master_url(char **args, int nargs)
 {

@@ -29,6 +29,27 @@ for p in $programs; do
 	fi
 done
 
+# The README's two commands run as root: asked for help they answer as
+# anyone; run by another user on a machine without sudo they say so.
+for cmd in tools/demo.sh test/run-all.sh; do
+	test_expect_success "$cmd --help answers without root" "
+		bash '$WSEQ_SRCDIR/$cmd' --help >help.out 2>&1 &&
+		grep -q '$cmd' help.out
+	"
+done
+
+test_expect_success 'not root and no sudo: the README commands ask for root, exit 1' '
+	test "$(id -u)" = 0 || { echo "needs root to become another user"; return 1; }
+	mkdir -p nosudo && chmod 755 nosudo "$TRASH_DIRECTORY" &&
+	for p in bash id dirname; do ln -sf "$(command -v $p)" nosudo/$p || return 1; done &&
+	for cmd in tools/demo.sh test/run-all.sh; do
+		{ setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env -i PATH="$TRASH_DIRECTORY/nosudo" \
+			bash "$WSEQ_SRCDIR/$cmd" >out 2>&1; rc=$?; } &&
+		test $rc = 1 && test_grep "run this as root" out || return 1
+	done
+'
+
 # The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
 skeleton_tools="account boinc_gahp cancel_jobs create_sequence crypt_prog db_check db_dump db_upgrade
 	extend_sequence make_project seq_status sign_executable sweep update_stats

@@ -49,7 +49,7 @@ test_expect_success '--keep_ahead L tops up open-ended sequences only as needed'
 '
 
 test_expect_success '--policy reads the latest answer and says end or extend' '
-	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload A_b0_s1_answer) &&
+	path=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload A_b0_s1_answer) &&
 	echo "please stop" >"$path" &&
 	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"A_b0_s1_answer\"" &&
 	cat >policy <<-\EOT &&
@@ -66,7 +66,7 @@ test_expect_success '--policy reads the latest answer and says end or extend' '
 # echo part of it: its "extend N" is read as any number from outside.
 test_expect_success '--policy: extend N extends by N; anything but a count of 1 to 1e6 extends by 1, logged' '
 	create D --segments 1 &&
-	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload D_b0_s1_answer) &&
+	path=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload D_b0_s1_answer) &&
 	echo "go on" >"$path" &&
 	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"D_b0_s1_answer\"" &&
 	cat >policy <<-EOT &&
