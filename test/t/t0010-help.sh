@@ -50,4 +50,31 @@ test_expect_success 'not root and no sudo: the README commands ask for root, exi
 	done
 '
 
+# The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
+skeleton_tools="account boinc_gahp cancel_jobs create_sequence crypt_prog db_check db_dump db_upgrade
+	extend_sequence make_project seq_status sign_executable sweep update_stats
+	update_versions wseq_config wseq_sim xadd"
+
+for p in $skeleton_tools; do
+	test_expect_success "$p: an unknown option is one line on stderr, exit 2, nothing on stdout" "
+		$p --no_such_option </dev/null >out.$p 2>err.$p; test \$? = 2 &&
+		test_line_count = 1 err.$p && grep -e '--no_such_option' err.$p &&
+		grep -e 'see --help' err.$p && ! test -s out.$p
+	"
+done
+
+test_expect_success 'a dash in an option name is read as an underscore' '
+	sweep --max-starts=x status s 2>err; test $? = 2 &&
+	test_grep "max_starts needs a whole number" err &&
+	sweep --max_starts=x status s 2>err; test $? = 2 &&
+	test_grep "max_starts needs a whole number" err
+'
+
+test_expect_success 'subcommands: a missing or unknown one, or a wrong count, is a usage error' '
+	account 2>e1; test $? = 2 && test_grep "a command is needed" e1 &&
+	account frob 2>e2; test $? = 2 && test_grep "unknown command .frob." e2 &&
+	crypt_prog -sign onlyone 2>e3; test $? = 2 && test_grep "too few arguments for -sign" e3 &&
+	sign_executable a 2>e4; test $? = 2 && test_grep "usage: sign_executable FILE PRIVATE_KEY" e4
+'
+
 test_done
