@@ -9,6 +9,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "xml.h"
+#include "xml_write.h"
 
 #include <ctype.h>
 
@@ -639,7 +640,7 @@ static int emit(struct rt_build *b, const xmlNode *n)
 		xmlChar *v = xmlNodeListGetString(n->doc, a->children, 1);
 
 		r |= sbuf_addf(&b->lit, " %s=\"", (const char *)a->name);
-		r |= sbuf_add_xml_escaped(&b->lit, v ? (const char *)v : "");
+		r |= xml_add_text(&b->lit, v ? (const char *)v : "");
 		r |= sbuf_addch(&b->lit, '"');
 		xmlFree(v);
 	}

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "purge_archive.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -126,22 +127,20 @@ static void xml_record(struct sbuf *b, const char *elem, const struct db_table *
 
 		if (c->flags & DB_COL_EXPR)
 			continue;
-		sbuf_addf(b, "  <%s>", c->name);
 		switch (c->type) {
 		case DB_T_INT:
-			sbuf_addf(b, "%d", *(const int *)v);
+			xml_elem_fmt(b, 2, c->name, "%d", *(const int *)v);
 			break;
 		case DB_T_I64:
-			sbuf_addf(b, "%" PRId64, *(const int64_t *)v);
+			xml_elem_i64(b, 2, c->name, *(const int64_t *)v);
 			break;
 		case DB_T_DOUBLE:
-			sbuf_addf(b, "%.17g", *(const double *)v);
+			xml_elem_fmt(b, 2, c->name, "%.17g", *(const double *)v);
 			break;
 		case DB_T_STR:
-			field_add_xml_text(b, *(char *const *)v);
+			xml_elem_str(b, 2, c->name, *(char *const *)v);
 			break;
 		}
-		sbuf_addf(b, "</%s>\n", c->name);
 	}
 	sbuf_addf(b, "</%s>\n", elem);
 }

@@ -6,6 +6,7 @@
 #include "db_daemons.h"
 #include "log.h"
 #include "sbuf.h"
+#include "xml_write.h"
 
 #define DB_TXN_TRIES 5
 #define ER_LOCK_WAIT_TIMEOUT 1205
@@ -390,7 +391,7 @@ int db_app_version_count_file(struct db *db, const char *name, int64_t *n)
 	int rc;
 
 	sbuf_addstr(&tag, "<name>");
-	sbuf_add_xml_escaped(&tag, name);
+	xml_add_text(&tag, name);
 	sbuf_addstr(&tag, "</name>");
 	v[0] = DBV_STR(sbuf_str(&tag));
 	*n = 0;

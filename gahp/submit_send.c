@@ -8,6 +8,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
+#include "xml_write.h"
 
 #include <sys/stat.h>
 
@@ -189,9 +190,9 @@ static int create_batch(const struct send_batch *b, char *id, size_t idlen,
 	snprintf(when, sizeof(when), "%f",
 		 b->expire_time > 0 ? b->expire_time : (double)time(NULL) + 3600);
 	rpc_begin(&req, "create_batch", b->auth);
-	rpc_elem(&req, "batch_name", b->batch);
-	rpc_elem(&req, "app_name", b->app);
-	rpc_elem(&req, "expire_time", when);
+	xml_elem_str(&req, 0, "batch_name", b->batch);
+	xml_elem_str(&req, 0, "app_name", b->app);
+	xml_elem_str(&req, 0, "expire_time", when);
 	rpc_end(&req, "create_batch");
 	if (rpc_post(b->url, "submit_rpc_handler.php", &req, NULL, 0, "create_batch", &doc, err) == 0) {
 		bid = rpc_child_text(xmlDocGetRootElement(doc), "batch_id");
@@ -217,9 +218,9 @@ static int query_files(const struct send_batch *b, struct submit_state *st, cons
 	int ret = -1;
 
 	rpc_begin(&req, "query_files", b->auth);
-	rpc_elem(&req, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
 	for (i = 0; i < st->nfiles; i++)
-		rpc_elem(&req, "phys_name", st->files[i].phys);
+		xml_elem_str(&req, 0, "phys_name", st->files[i].phys);
 	rpc_end(&req, "query_files");
 	if (rpc_post(b->url, "job_file.php", &req, NULL, 0, "query_files", &doc, err) == 0) {
 		list = xml_child(xmlDocGetRootElement(doc), "absent_files");
@@ -256,9 +257,9 @@ static int upload_some(const struct send_batch *b, struct submit_state *st, cons
 	int ret = -1;
 
 	rpc_begin(&req, "upload_files", b->auth);
-	rpc_elem(&req, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
 	for (i = 0; i < n; i++) {
-		rpc_elem(&req, "phys_name", st->files[which[i]].phys);
+		xml_elem_str(&req, 0, "phys_name", st->files[which[i]].phys);
 		paths[i] = (char *)st->files[which[i]].path;
 	}
 	rpc_end(&req, "upload_files");
@@ -317,7 +318,7 @@ static void discard_batch(const struct send_batch *b, const char *batch_id)
 	struct sbuf err = SBUF_INIT(64 * 1024);
 
 	rpc_begin(&req, "retire_batch", b->auth);
-	rpc_elem(&req, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
 	rpc_end(&req, "retire_batch");
 	if (rpc_simple(b->url, &req, "retire_batch", &err) == 0)
 		log_info("%s: batch id %s discarded", b->label, batch_id);
@@ -365,10 +366,10 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 
 	rpc_begin(&req, "submit_batch", b->auth);
 	sbuf_addstr(&req, "<batch>\n");
-	rpc_elem(&req, "batch_id", batch_id);
-	rpc_elem(&req, "app_name", b->app);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "app_name", b->app);
 	snprintf(num, sizeof(num), "%ld", b->app_version_num);
-	rpc_elem(&req, "app_version_num", num);
+	xml_elem_str(&req, 0, "app_version_num", num);
 	sbuf_addf(&req, "<job_params>\n<rsc_disk_bound>%f</rsc_disk_bound>\n"
 			"<rsc_fpops_est>%f</rsc_fpops_est>\n<rsc_fpops_bound>%f</rsc_fpops_bound>\n"
 			"<rsc_memory_bound>%f</rsc_memory_bound>\n<delay_bound>%f</delay_bound>\n"
@@ -378,17 +379,17 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 		const struct send_job *jb = &b->jobs[j];
 
 		sbuf_addstr(&req, "<job>\n");
-		rpc_elem(&req, "name", jb->name);
+		xml_elem_str(&req, 0, "name", jb->name);
 		if (jb->nargs > 0) {
 			sbuf_reset(&cl);
 			send_command_line(&cl, jb->args, jb->nargs);
-			rpc_elem(&req, "command_line", sbuf_str(&cl));
+			xml_elem_str(&req, 0, "command_line", sbuf_str(&cl));
 		}
 		for (f = 0; f < jb->nfiles; f++) {
 			sbuf_addstr(&req, "<input_file>\n<mode>local_staged</mode>\n");
-			rpc_elem(&req, "source", st->files[st->job_file[k++]].phys);
+			xml_elem_str(&req, 0, "source", st->files[st->job_file[k++]].phys);
 			if (b->executable)
-				rpc_elem(&req, "open_name", jb->open_names[f]);
+				xml_elem_str(&req, 0, "open_name", jb->open_names[f]);
 			sbuf_addstr(&req, "</input_file>\n");
 		}
 		if (sbuf_addstr(&req, "</job>\n") < 0) {

@@ -16,6 +16,7 @@
 #include "field.h"
 #include "log.h"
 #include "md5.h"
+#include "xml_write.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -67,7 +68,7 @@ void upload_reply(struct sbuf *reply, enum upload_status status, const char *mes
 	sbuf_addf(reply, "<data_server_reply>\n    <status>%d</status>\n", (int)status);
 	if (message) {
 		sbuf_addstr(reply, "    <message>");
-		sbuf_add_xml_escaped(reply, message);
+		xml_add_text(reply, message);
 		sbuf_addstr(reply, "</message>\n");
 	}
 	sbuf_addstr(reply, "</data_server_reply>\n");

@@ -1,8 +1,9 @@
-/* Unit tests for the bounded string buffer and the log redaction. */
+/* Unit tests for the bounded string buffer, the XML writers, array growth and the log redaction. */
 #include "unit.h"
 #include "sbuf.h"
 #include "log.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #include <fcntl.h>
 
@@ -49,10 +50,57 @@ static void test_xml_escape_all_or_nothing(void **state)
 {
 	struct sbuf b = SBUF_INIT(12);
 
-	assert_int_equal(sbuf_add_xml_escaped(&b, "<a&'\">"), -1);
+	assert_int_equal(xml_add_text(&b, "<a&'\">"), -1);
 	assert_string_equal(sbuf_str(&b), "");
-	assert_int_equal(sbuf_add_xml_escaped(&b, "a<b"), 0);
+	assert_int_equal(xml_add_text(&b, "a<b"), 0);
 	assert_string_equal(sbuf_str(&b), "a&lt;b");
+	sbuf_free(&b);
+}
+
+/* The one escaping rule: five entities; what XML cannot carry becomes '?'. */
+static void test_xml_text_one_rule(void **state)
+{
+	struct sbuf b = SBUF_INIT(256);
+
+	assert_int_equal(xml_add_text(&b, "a&b<c>d\"e'f"), 0);
+	assert_string_equal(sbuf_str(&b), "a&amp;b&lt;c&gt;d&quot;e&apos;f");
+	sbuf_reset(&b);
+	/* tab, LF and CR stay; other controls, DEL and bytes that are not UTF-8 do not */
+	assert_int_equal(xml_add_text(&b, "x\ty\nz\r\x01\x7f\xff\xc3(\xef\xbf\xbe"), 0);
+	assert_string_equal(sbuf_str(&b), "x\ty\nz\r????" "(???");
+	sbuf_reset(&b);
+	assert_int_equal(xml_add_text(&b, "caf\xc3\xa9 \xe2\x82\xac"), 0);
+	assert_string_equal(sbuf_str(&b), "caf\xc3\xa9 \xe2\x82\xac");
+	sbuf_reset(&b);
+	assert_int_equal(xml_add_text(&b, NULL), 0);
+	assert_string_equal(sbuf_str(&b), "");
+	sbuf_free(&b);
+}
+
+static void test_xml_elements(void **state)
+{
+	struct sbuf b = SBUF_INIT(512);
+
+	xml_elem_str(&b, 4, "name", "<x>");
+	xml_elem_str(&b, 0, "empty", NULL);
+	xml_elem_i64(&b, 1, "id", INT64_MIN);
+	xml_elem_f(&b, 2, "credit", 1.5);
+	xml_elem_fmt(&b, 0, "g", "%.17g", 0.1);
+	assert_string_equal(sbuf_str(&b), "    <name>&lt;x&gt;</name>\n<empty></empty>\n"
+			    " <id>-9223372036854775808</id>\n  <credit>1.500000</credit>\n"
+			    "<g>0.10000000000000001</g>\n");
+	sbuf_reset(&b);
+	xml_elem_cdata(&b, 1, "out", "a]]>b<\x02");
+	assert_string_equal(sbuf_str(&b), " <out><![CDATA[a]]]]><![CDATA[>b<?]]></out>\n");
+	sbuf_free(&b);
+}
+
+static void test_xml_element_past_max_fails(void **state)
+{
+	struct sbuf b = SBUF_INIT(16);
+
+	assert_int_equal(xml_elem_str(&b, 0, "name", "0123456789"), -1);
+	assert_true(b.len <= 16);
 	sbuf_free(&b);
 }
 
@@ -146,6 +194,9 @@ int main(void)
 		cmocka_unit_test(test_refuses_past_max_and_keeps_contents),
 		cmocka_unit_test(test_binary_and_detach),
 		cmocka_unit_test(test_xml_escape_all_or_nothing),
+		cmocka_unit_test(test_xml_text_one_rule),
+		cmocka_unit_test(test_xml_elements),
+		cmocka_unit_test(test_xml_element_past_max_fails),
 		cmocka_unit_test(test_log_never_writes_a_secret),
 		cmocka_unit_test(test_log_level_filters),
 		cmocka_unit_test(test_clock_shift),
