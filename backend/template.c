@@ -744,7 +744,7 @@ static int check_out_file_info(const char *tname, const xmlNode *fi, struct out_
 			free(key);
 			return -1;
 		}
-	names->keys = xrealloc(names->keys, (names->n + 1) * sizeof(*names->keys));
+	ARRAY_GROW(names->keys, names->n);
 	names->keys[names->n++] = key;
 
 	mx = xml_child(fi, "max_nbytes");

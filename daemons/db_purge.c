@@ -163,7 +163,7 @@ static bool cache_find(const struct pg_cache *c, size_t n, int64_t id, bool *ok)
 
 static void cache_add(struct pg_cache **c, size_t *n, int64_t id, bool ok)
 {
-	*c = xrealloc(*c, (*n + 1) * sizeof(**c));
+	ARRAY_GROW(*c, *n);
 	(*c)[*n].id = id;
 	(*c)[(*n)++].ok = ok;
 }
@@ -215,7 +215,7 @@ static void batch_add(struct pg_state *st, const struct db_workunit *wu,
 	struct pg_wu *w;
 	size_t i;
 
-	st->wus = xrealloc(st->wus, (st->nwu + 1) * sizeof(*st->wus));
+	ARRAY_GROW(st->wus, st->nwu);
 	w = &st->wus[st->nwu++];
 	w->id = wu->id;
 	w->nr = rs->n;
@@ -252,11 +252,9 @@ struct pg_segs {
 static int take_seg(struct db_workunit *wu, void *arg)
 {
 	struct pg_segs *s = arg;
+	struct db_rows rows = DB_ROWS(s->v, s->n, 0);
 
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = *wu;
-	memset(wu, 0, sizeof(*wu));
-	return 0;
+	return db_rows_take(wu, &rows);
 }
 
 static int seq_member_live(struct db_sequence *s, void *arg)

@@ -112,7 +112,7 @@ static int take_wu_id(struct db_workunit *wu, void *arg)
 {
 	struct idlist *l = arg;
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	ARRAY_GROW(l->v, l->n);
 	l->v[l->n++] = wu->id;
 	return 0;
 }
@@ -325,11 +325,9 @@ struct rlist {
 static int take_result(struct db_result *r, void *arg)
 {
 	struct rlist *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, 0);
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 static int delete_results(struct daemon_ctx *ctx, bool *worked)
@@ -444,7 +442,7 @@ static int take_jf(struct db_job_file *jf, void *arg)
 {
 	struct jflist *l = arg;
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	ARRAY_GROW(l->v, l->n);
 	l->v[l->n++] = jf->id;
 	return 0;
 }

@@ -322,7 +322,7 @@ static int take_id(struct db_sequence *s, void *arg)
 {
 	struct list *l = arg;
 
-	l->ids = xrealloc(l->ids, (l->n + 1) * sizeof(*l->ids));
+	ARRAY_GROW(l->ids, l->n);
 	l->ids[l->n++] = s->id;
 	return 0;
 }

@@ -91,11 +91,9 @@ struct vitem {
 static int take_result(struct db_result *r, void *arg)
 {
 	struct results *rs = arg;
+	struct db_rows rows = DB_ROWS(rs->v, rs->n, 0);
 
-	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
-	rs->v[rs->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 static void vresult_free(struct vresult *vr)
@@ -492,7 +490,7 @@ static int take_member(struct db_sequence *s, void *arg)
 
 	while ((*v)[n].id)
 		n++;
-	*v = xrealloc(*v, (n + 2) * sizeof(**v));
+	ARRAY_GROW(*v, n + 1);
 	(*v)[n] = *s;
 	memset(&(*v)[n + 1], 0, sizeof(**v));
 	memset(s, 0, sizeof(*s));
@@ -542,7 +540,7 @@ static int gather(struct db *db, struct db_workunit *first, struct db_sequence_g
 			if (w.id != (*wus)[0].id)
 				rc = DB_NOT_FOUND;
 		} else if (rc == DB_OK) {
-			*wus = xrealloc(*wus, (*nwus + 1) * sizeof(**wus));
+			ARRAY_GROW(*wus, *nwus);
 			(*wus)[(*nwus)++] = w;
 			memset(&w, 0, sizeof(w));
 		}
@@ -703,7 +701,7 @@ static int take_id(struct db_workunit *wu, void *arg)
 {
 	struct idlist *l = arg;
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	ARRAY_GROW(l->v, l->n);
 	l->v[l->n++] = wu->id;
 	return 0;
 }

@@ -141,7 +141,7 @@ static int take_id(void *rec, void *arg)
 {
 	struct id_list *l = arg;
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	ARRAY_GROW(l->v, l->n);
 	l->v[l->n++] = *(int64_t *)rec;
 	return 0;
 }

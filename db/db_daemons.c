@@ -159,7 +159,7 @@ static int take_app_id(struct db_app *a, void *arg)
 {
 	struct id_list *l = arg;
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	ARRAY_GROW(l->v, l->n);
 	l->v[l->n++] = a->id;
 	return 0;
 }

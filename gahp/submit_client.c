@@ -338,7 +338,7 @@ static void collect_open_names(xmlNode *n, char ***v, size_t *count)
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		if (xml_is(c, "open_name")) {
-			*v = xrealloc(*v, (*count + 1) * sizeof(**v));
+			ARRAY_GROW(*v, *count);
 			(*v)[(*count)++] = xml_text(c);
 		} else {
 			collect_open_names(c, v, count);

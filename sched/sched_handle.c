@@ -214,7 +214,7 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 			sbuf_free(&q);
 			continue;
 		}
-		own->f = xrealloc(own->f, (own->n + 1) * sizeof(*own->f));
+		ARRAY_GROW(own->f, own->n);
 		own->f[own->n++] = f;
 		sbuf_addstr(doc, "<file_info>\n    <name>");
 		xml_add_text(doc, f->name);

@@ -68,7 +68,7 @@ void sched_reply_message(struct sched_reply *r, const char *priority, const char
 	va_end(ap);
 	if (!text)
 		return;
-	r->messages = xrealloc(r->messages, (r->nmessages + 1) * sizeof(*r->messages));
+	ARRAY_GROW(r->messages, r->nmessages);
 	r->messages[r->nmessages].text = text;
 	r->messages[r->nmessages].priority = priority;
 	r->nmessages++;
@@ -78,7 +78,7 @@ void sched_reply_add(char ***list, size_t *n, const char *name)
 {
 	if (*n >= MAX_REPLY_NAMES)
 		return;
-	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	ARRAY_GROW(*list, *n);
 	(*list)[(*n)++] = xstrdup(name);
 }
 
@@ -131,7 +131,7 @@ void sched_reply_touch(struct sched_reply *r, int64_t wuid, int64_t t)
 			return;
 		}
 	}
-	r->touches = xrealloc(r->touches, (r->ntouches + 1) * sizeof(*r->touches));
+	ARRAY_GROW(r->touches, r->ntouches);
 	r->touches[r->ntouches].wuid = wuid;
 	r->touches[r->ntouches++].t = t;
 }
@@ -173,7 +173,7 @@ static bool seen_add(struct seen *s, const char *name)
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->names[i], name))
 			return false;
-	s->names = xrealloc(s->names, (s->n + 1) * sizeof(*s->names));
+	ARRAY_GROW(s->names, s->n);
 	s->names[s->n++] = xstrdup(name);
 	return true;
 }

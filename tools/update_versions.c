@@ -231,7 +231,7 @@ static int read_file_elem(struct version *v, const char *path, const xmlNode *e)
 			free(f->logical_name);
 			f->logical_name = xml_text(c);
 		} else if (xml_is(c, "url")) {
-			f->urls = xrealloc(f->urls, (f->nurls + 1) * sizeof(*f->urls));
+			ARRAY_GROW(f->urls, f->nurls);
 			f->urls[f->nurls++] = xml_text(c);
 		} else if (xml_is(c, "gzip")) {
 			if (xml_true(c))
@@ -314,7 +314,7 @@ static int read_version_dir(struct version *v)
 			continue;
 		path = xasprintf("%s/%s", v->dir, name);
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
+			ARRAY_GROW(v->files, v->nfiles);
 			memset(&v->files[v->nfiles], 0, sizeof(*v->files));
 			v->files[v->nfiles++].name = xstrdup(name);
 		}
@@ -526,7 +526,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 		if (dbrc)
 			goto out;
 		if (f->wf.staged) {
-			r->staged = xrealloc(r->staged, (r->nstaged + 1) * sizeof(char *));
+			ARRAY_GROW(r->staged, r->nstaged);
 			r->staged[r->nstaged++] = xstrdup(f->wf.path);
 		}
 		sbuf_reset(&sig);

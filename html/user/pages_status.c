@@ -48,13 +48,9 @@ struct version_list {
 static int take_app(struct db_status_app *a, void *arg)
 {
 	struct app_list *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, MAX_APPS);
 
-	if (l->n == MAX_APPS)
-		return 1;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *a;
-	a->name = a->user_friendly_name = NULL;
-	return 0;
+	return db_rows_take(a, &rows);
 }
 
 static void apps_free(struct app_list *l)
@@ -71,13 +67,9 @@ static void apps_free(struct app_list *l)
 static int take_version(struct db_status_version *v, void *arg)
 {
 	struct version_list *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, MAX_VERSIONS);
 
-	if (l->n == MAX_VERSIONS)
-		return 1;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *v;
-	v->plan_class = v->platform = NULL;
-	return 0;
+	return db_rows_take(v, &rows);
 }
 
 static void versions_free(struct version_list *l)

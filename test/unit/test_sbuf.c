@@ -104,6 +104,35 @@ static void test_xml_element_past_max_fails(void **state)
 	sbuf_free(&b);
 }
 
+/* ARRAY_GROW doubles at each power of two: a thousand pushes, eleven reallocations. */
+static void test_array_grow_amortized(void **state)
+{
+	int64_t *v = NULL;
+	size_t n, grows = 0;
+
+	for (n = 0; n < 1000; n++) {
+		grows += array_grow_bytes(n, sizeof(*v)) != 0;
+		ARRAY_GROW(v, n);
+		v[n] = (int64_t)n;      /* ASan checks the room is there */
+	}
+	assert_int_equal(grows, 11);
+	assert_int_equal(v[999], 999);
+	assert_int_equal(array_grow_bytes(4, 8), 64);
+	assert_int_equal(array_grow_bytes(5, 8), 0);
+	free(v);
+}
+
+/* A size past SIZE_MAX is refused, never wrapped around to a small block. */
+static void test_array_grow_overflow(void **state)
+{
+	size_t top = (size_t)1 << (sizeof(size_t) * 8 - 1);
+
+	assert_int_equal(array_grow_bytes(top, 1), SIZE_MAX);
+	assert_int_equal(array_grow_bytes(top / 2, 2), SIZE_MAX);
+	assert_int_equal(array_grow_bytes((size_t)1 << 20, (size_t)1 << 44), SIZE_MAX);
+	assert_int_equal(array_grow_bytes(top / 4, 1), top / 2);
+}
+
 static void test_log_never_writes_a_secret(void **state)
 {
 	char path[] = "/tmp/wseq-log-XXXXXX";
@@ -197,6 +226,8 @@ int main(void)
 		cmocka_unit_test(test_xml_text_one_rule),
 		cmocka_unit_test(test_xml_elements),
 		cmocka_unit_test(test_xml_element_past_max_fails),
+		cmocka_unit_test(test_array_grow_amortized),
+		cmocka_unit_test(test_array_grow_overflow),
 		cmocka_unit_test(test_log_never_writes_a_secret),
 		cmocka_unit_test(test_log_level_filters),
 		cmocka_unit_test(test_clock_shift),
