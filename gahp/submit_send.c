@@ -368,13 +368,13 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 	sbuf_addstr(&req, "<batch>\n");
 	xml_elem_str(&req, 0, "batch_id", batch_id);
 	xml_elem_str(&req, 0, "app_name", b->app);
-	snprintf(num, sizeof(num), "%ld", b->app_version_num);
+	snprintf(num, sizeof(num), "%ld", b->params.app_version_num);
 	xml_elem_str(&req, 0, "app_version_num", num);
 	sbuf_addf(&req, "<job_params>\n<rsc_disk_bound>%f</rsc_disk_bound>\n"
 			"<rsc_fpops_est>%f</rsc_fpops_est>\n<rsc_fpops_bound>%f</rsc_fpops_bound>\n"
 			"<rsc_memory_bound>%f</rsc_memory_bound>\n<delay_bound>%f</delay_bound>\n"
 			"</job_params>\n",
-		  b->disk_bound, b->fpops_est, b->fpops_bound, b->mem_bound, b->delay_bound);
+		  b->params.disk_bound, b->params.fpops_est, b->params.fpops_bound, b->params.mem_bound, b->params.delay_bound);
 	for (j = 0; j < b->njobs; j++) {
 		const struct send_job *jb = &b->jobs[j];
 
@@ -439,15 +439,13 @@ static void with_executable(const struct send_batch *b, struct send_batch *e)
 	long j, f;
 
 	*e = *b;
-	e->jobs = xcalloc((size_t)b->njobs + 1, sizeof(*e->jobs));
+	send_batch_jobs(e, b->njobs);
 	for (j = 0; j < b->njobs; j++) {
 		const struct send_job *from = &b->jobs[j];
 		struct send_job *to = &e->jobs[j];
 
 		*to = *from;
-		to->nfiles = from->nfiles + 1;
-		to->files = xcalloc((size_t)to->nfiles + 1, sizeof(char *));
-		to->open_names = xcalloc((size_t)to->nfiles + 1, sizeof(char *));
+		send_job_files(to, from->nfiles + 1, true);
 		to->files[0] = (char *)b->executable;
 		to->open_names[0] = (char *)SEND_EXEC_OPEN_NAME;
 		for (f = 0; f < from->nfiles; f++) {
@@ -459,15 +457,30 @@ static void with_executable(const struct send_batch *b, struct send_batch *e)
 	}
 }
 
-static void with_executable_free(struct send_batch *e)
+void send_batch_jobs(struct send_batch *b, long njobs)
+{
+	b->njobs = njobs;
+	b->jobs = xcalloc((size_t)njobs + 1, sizeof(*b->jobs));
+}
+
+void send_job_files(struct send_job *j, long nfiles, bool open_names)
+{
+	j->nfiles = nfiles;
+	j->files = xcalloc((size_t)nfiles + 1, sizeof(char *));
+	j->open_names = open_names ? xcalloc((size_t)nfiles + 1, sizeof(char *)) : NULL;
+}
+
+void send_batch_jobs_free(struct send_batch *b)
 {
 	long j;
 
-	for (j = 0; j < e->njobs; j++) {
-		free(e->jobs[j].files);
-		free(e->jobs[j].open_names);
+	for (j = 0; j < b->njobs; j++) {
+		free(b->jobs[j].files);
+		free(b->jobs[j].open_names);
 	}
-	free(e->jobs);
+	free(b->jobs);
+	b->jobs = NULL;
+	b->njobs = 0;
 }
 
 /* get_templates: is the app there, and does it run the submitter's executable when asked to? */
@@ -535,6 +548,6 @@ out:
 	free(absent);
 	state_free(&st);
 	if (given->executable)
-		with_executable_free(&exec_b);
+		send_batch_jobs_free(&exec_b);
 	return ret;
 }
