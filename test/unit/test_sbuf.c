@@ -1,9 +1,13 @@
-/* Unit tests for the bounded string buffer, the XML writers, array growth and the log redaction. */
+/*
+ * Unit tests for lib's small helpers: the bounded string buffer, the XML
+ * writers, array growth, signal setup and the log redaction.
+ */
 #include "unit.h"
 #include "sbuf.h"
 #include "log.h"
 #include "wtime.h"
 #include "xml_write.h"
+#include "sig.h"
 
 #include <fcntl.h>
 
@@ -133,6 +137,33 @@ static void test_array_grow_overflow(void **state)
 	assert_int_equal(array_grow_bytes(top / 4, 1), top / 2);
 }
 
+static volatile sig_atomic_t got_usr2;
+
+static void on_usr2(int sig)
+{
+	got_usr2 = sig;
+}
+
+/* sig_set catches and hands back the old actions; sig_restore puts them back. */
+static void test_sig_set_and_restore(void **state)
+{
+	static const int sigs[] = { SIGUSR2 };
+	struct sigaction old[1], now;
+
+	assert_int_equal(sig_set(sigs, 1, on_usr2, 0, old), 0);
+	raise(SIGUSR2);
+	assert_int_equal(got_usr2, SIGUSR2);
+	sig_save(sigs, 1, &now);
+	assert_true(now.sa_handler == on_usr2);
+	assert_false(now.sa_flags & SA_RESTART);
+	sig_restore(sigs, 1, old);
+	sig_save(sigs, 1, &now);
+	assert_true(now.sa_handler == old[0].sa_handler);
+	assert_int_equal(SIG_SET(SIG_IGN, 0, SIGUSR2, SIGPIPE), 0);
+	raise(SIGUSR2);         /* ignored: the test goes on */
+	sig_restore(sigs, 1, old);
+}
+
 static void test_log_never_writes_a_secret(void **state)
 {
 	char path[] = "/tmp/wseq-log-XXXXXX";
@@ -228,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_xml_element_past_max_fails),
 		cmocka_unit_test(test_array_grow_amortized),
 		cmocka_unit_test(test_array_grow_overflow),
+		cmocka_unit_test(test_sig_set_and_restore),
 		cmocka_unit_test(test_log_never_writes_a_secret),
 		cmocka_unit_test(test_log_level_filters),
 		cmocka_unit_test(test_clock_shift),
