@@ -355,11 +355,8 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 
 	sbuf_addstr(b, "<scheduler_reply>\n");
 	sbuf_addstr(b, "<scheduler_version>720</scheduler_version>\n");
-	if (r->project_name) {
-		sbuf_addstr(b, "<project_name>");
-		xml_add_text(b, r->project_name);
-		sbuf_addstr(b, "</project_name>\n");
-	}
+	if (r->project_name)
+		xml_elem_str(b, 0, "project_name", r->project_name);
 	if (r->project_is_down)
 		sbuf_addstr(b, "<project_is_down/>\n");
 	for (i = 0; i < r->nmessages; i++) {
@@ -386,11 +383,8 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 	name_list(b, "result_ack", r->acks, r->nacks);
 	name_list(b, "result_abort", r->aborts, r->naborts);
 	name_list(b, "result_abort_if_not_started", r->abort_if_not_started, r->nabort_if_not_started);
-	for (i = 0; i < r->ndelete_files; i++) {
-		sbuf_addstr(b, "<delete_file_info>");
-		xml_add_text(b, r->delete_files[i]);
-		sbuf_addstr(b, "</delete_file_info>\n");
-	}
+	for (i = 0; i < r->ndelete_files; i++)
+		xml_elem_str(b, 0, "delete_file_info", r->delete_files[i]);
 	for (i = 0; i < r->njobs && rc == 0; i++) {
 		const struct sched_job *j = &r->jobs[i];
 

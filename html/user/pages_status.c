@@ -193,11 +193,11 @@ static void xml_daemon(struct page *p, const char *host, const struct proc_daemo
 {
 	struct sbuf *b = &p->o->body;
 
-	sbuf_addstr(b, "    <daemon>\n        <host>");
-	web_html(b, host);
-	sbuf_addstr(b, "</host>\n        <command>");
-	web_html(b, d->name);
-	sbuf_addf(b, "</command>\n        <status>%s</status>\n    </daemon>\n", daemon_status(d));
+	sbuf_addstr(b, "    <daemon>\n");
+	xml_elem_str(b, 8, "host", host);
+	xml_elem_str(b, 8, "command", d->name);
+	xml_elem_str(b, 8, "status", daemon_status(d));
+	sbuf_addstr(b, "    </daemon>\n");
 }
 
 static void xml_job_counts(struct sbuf *b, const struct db_status *s)
@@ -216,10 +216,10 @@ static void xml_resources(struct sbuf *b, const struct rsc_counts *t)
 
 	sbuf_addstr(b, "    <tasks_by_resource>\n");
 	for (i = 0; i < t->n; i++) {
-		sbuf_addstr(b, "        <resource>\n            <name>");
-		web_html(b, t->v[i].rsc);
-		sbuf_addf(b, "</name>\n            <in_progress>%" PRId64 "</in_progress>\n"
-			     "        </resource>\n", t->v[i].in_progress);
+		sbuf_addstr(b, "        <resource>\n");
+		xml_elem_str(b, 12, "name", t->v[i].rsc);
+		xml_elem_i64(b, 12, "in_progress", t->v[i].in_progress);
+		sbuf_addstr(b, "        </resource>\n");
 	}
 	sbuf_addstr(b, "    </tasks_by_resource>\n");
 }

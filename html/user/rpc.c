@@ -96,11 +96,9 @@ static int add_platform(struct db_platform *p, void *arg)
 	struct sbuf *b = arg;
 
 	sbuf_addstr(b, "        <platform>\n");
-	sbuf_addstr(b, "            <platform_name>");
-	web_html(b, p->name);
-	sbuf_addstr(b, "</platform_name>\n            <user_friendly_name>");
-	web_html(b, p->user_friendly_name);
-	sbuf_addstr(b, "</user_friendly_name>\n        </platform>\n");
+	xml_elem_str(b, 12, "platform_name", p->name);
+	xml_elem_str(b, 12, "user_friendly_name", p->user_friendly_name);
+	sbuf_addstr(b, "        </platform>\n");
 	return 0;
 }
 
