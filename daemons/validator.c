@@ -692,18 +692,9 @@ out:
 	return rc;
 }
 
-struct idlist {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_id(struct db_workunit *wu, void *arg)
 {
-	struct idlist *l = arg;
-
-	ARRAY_GROW(l->v, l->n);
-	l->v[l->n++] = wu->id;
-	return 0;
+	return db_ids_add(arg, wu->id);
 }
 
 /* Every workunit of the app needing validation; a cursor steps past ones left for later. */
@@ -712,7 +703,7 @@ static int validate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
 	int64_t after = 0;
 
 	for (;;) {
-		struct idlist l = { NULL, 0 };
+		struct db_ids l = { NULL, 0 };
 		size_t i;
 		int rc = db_workunit_enum_need_validate_mod(ctx->db, appid, ctx->mod_n, ctx->mod_i,
 							    after, (int)settings.batch, take_id, &l);

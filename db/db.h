@@ -177,6 +177,12 @@ struct db_rows {
 };
 #define DB_ROWS(v, n, max) { &(v), &(n), sizeof(*(v)), (max) }
 int db_rows_take(void *rec, void *rows);
+/* Ids collected from an enumeration: a callback returns db_ids_add(ids, rec->id). */
+struct db_ids {
+	int64_t *v;
+	size_t n;
+};
+int db_ids_add(void *ids, int64_t id);
 /* static int name(type *rec, void *rows): db_rows_take for a typed enumerator. */
 #define DB_ROWS_TAKER(name, type) \
 	static int name(type *rec, void *rows) { return db_rows_take(rec, rows); }

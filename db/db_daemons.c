@@ -150,18 +150,9 @@ int db_app_enum_all(struct db *db, int (*fn)(struct db_app *, void *), void *arg
 	return db_app_query(db, &dbq_app_all, NULL, 0, fn, arg);
 }
 
-struct id_list {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_app_id(struct db_app *a, void *arg)
 {
-	struct id_list *l = arg;
-
-	ARRAY_GROW(l->v, l->n);
-	l->v[l->n++] = a->id;
-	return 0;
+	return db_ids_add(arg, a->id);
 }
 
 int db_app_id(struct db *db, const char *name, int64_t *id)
@@ -178,7 +169,7 @@ int db_app_id(struct db *db, const char *name, int64_t *id)
 
 int db_app_ids(struct db *db, int64_t **ids, size_t *n)
 {
-	struct id_list l = { NULL, 0 };
+	struct db_ids l = { NULL, 0 };
 	int rc = db_app_enum_all(db, take_app_id, &l);
 
 	*ids = l.v;

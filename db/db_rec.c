@@ -606,6 +606,15 @@ int db_rec_enum(struct db *db, const struct db_table *t, const char *tail,
 	return rc;
 }
 
+int db_ids_add(void *ids, int64_t id)
+{
+	struct db_ids *l = ids;
+
+	ARRAY_GROW(l->v, l->n);
+	l->v[l->n++] = id;
+	return 0;
+}
+
 int db_rows_take(void *rec, void *rows)
 {
 	struct db_rows *l = rows;
