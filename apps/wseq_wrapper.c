@@ -280,7 +280,7 @@ static int proc_start(const struct wjob_task *t, struct proc *p)
 	if (t->command_line)
 		wjob_split(t->command_line, &argv, &argc);
 	if (t->append_cmdline_args) {
-		ARRAY_GROW(argv, argc + W.nargs);
+		argv = xrealloc(argv, (argc + W.nargs + 1) * sizeof(*argv));
 		for (i = 0; i < W.nargs; i++)
 			argv[argc++] = xstrdup(W.args[i]);
 		argv[argc] = NULL;

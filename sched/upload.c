@@ -66,11 +66,8 @@ void upload_reply(struct sbuf *reply, enum upload_status status, const char *mes
 {
 	sbuf_reset(reply);
 	sbuf_addf(reply, "<data_server_reply>\n    <status>%d</status>\n", (int)status);
-	if (message) {
-		sbuf_addstr(reply, "    <message>");
-		xml_add_text(reply, message);
-		sbuf_addstr(reply, "</message>\n");
-	}
+	if (message)
+		xml_elem_str(reply, 4, "message", message);
 	sbuf_addstr(reply, "</data_server_reply>\n");
 }
 
