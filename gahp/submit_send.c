@@ -500,6 +500,41 @@ static int check_app(const struct send_batch *b, struct sbuf *err)
 	return rc;
 }
 
+static bool xml_ok(const char *s)
+{
+	return !s || field_text_ok(s, strlen(s), true);
+}
+
+/*
+ * Every name and argument the requests carry is text XML can carry: the one
+ * escaping rule would make anything else '?', so it is refused here, before
+ * the server sees any of the batch.
+ */
+static int check_text(const struct send_batch *b, struct sbuf *err)
+{
+	long j, a;
+
+	if (!xml_ok(b->batch) || !xml_ok(b->app))
+		return sbuf_fail(err, "the batch or app name is not UTF-8 text without control "
+				 "characters");
+	for (j = 0; j < b->njobs; j++) {
+		const struct send_job *jb = &b->jobs[j];
+
+		if (!xml_ok(jb->name))
+			return sbuf_fail(err, "job %ld: its name is not UTF-8 text without control "
+					 "characters", j + 1);
+		for (a = 0; a < jb->nargs; a++)
+			if (!xml_ok(jb->args[a]))
+				return sbuf_fail(err, "job %ld: argument %ld is not UTF-8 text without "
+						 "control characters", j + 1, a + 1);
+		for (a = 0; jb->open_names && a < jb->nfiles; a++)
+			if (!xml_ok(jb->open_names[a]))
+				return sbuf_fail(err, "job %ld: the name of input %ld is not UTF-8 text "
+						 "without control characters", j + 1, a + 1);
+	}
+	return 0;
+}
+
 int send_batch(const struct send_batch *given, struct send_result *res, struct sbuf *err)
 {
 	struct submit_state st;
@@ -513,6 +548,10 @@ int send_batch(const struct send_batch *given, struct send_result *res, struct s
 	if (given->executable) {
 		with_executable(given, &exec_b);
 		b = &exec_b;
+	}
+	if (check_text(b, err) < 0) {
+		res->failed = SEND_SUBMIT;
+		goto out;
 	}
 	if (hash_inputs(b, &st, err) < 0) {
 		res->failed = SEND_INPUTS;
