@@ -209,19 +209,6 @@ static bool takes_value(const struct param *p, const char *arg)
 	return p && p->type != PARAM_BOOL && !strchr(arg, '=');
 }
 
-static const struct param *find_option(const struct param *t, const char *arg)
-{
-	char name[128];
-	const char *eq = strchr(arg, '=');
-	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-
-	if (n >= sizeof(name))
-		return NULL;
-	memcpy(name, arg, n);
-	name[n] = '\0';
-	return param_find(t, name);
-}
-
 /*
  * Take the skeleton's own options out of argv: -d and --mod here, the
  * daemon_params ones into *common, the rest (the daemon's) into *rest. Both
@@ -262,15 +249,15 @@ static int split_args(struct daemon_ctx *ctx, int argc, char **argv, char **comm
 				      i + 2 < argc ? argv[i + 2] : NULL) < 0)
 				return -1;
 			i += 2;
-		} else if (name && (p = find_option(daemon_params, name)) != NULL) {
+		} else if (name && (p = param_find_option(daemon_params, name)) != NULL) {
 			common[(*ncommon)++] = argv[i];
 			if (takes_value(p, name) && i + 1 < argc)
 				common[(*ncommon)++] = argv[++i];
-		} else if (a[0] == '-' && a[1] != '-' && !(name && find_option(ctx->spec->params, name))) {
+		} else if (a[0] == '-' && a[1] != '-' && !(name && param_find_option(ctx->spec->params, name))) {
 			return log_error("unknown option %s (see --help)", a);
 		} else {
 			rest[(*nrest)++] = argv[i];
-			if (name && takes_value(find_option(ctx->spec->params, name), name) && i + 1 < argc)
+			if (name && takes_value(param_find_option(ctx->spec->params, name), name) && i + 1 < argc)
 				rest[(*nrest)++] = argv[++i];
 		}
 	}

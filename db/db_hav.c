@@ -41,12 +41,19 @@ const struct db_query dbq_hav_host = {
  * seeing the ones before): the new job weighs 1/(n_jobs + 1), at least 0.1.
  */
 #define HAV_MOVE(c) c "=" c "+(VALUES(" c ")-" c ")/LEAST(n_jobs+1, 10)"
+/*
+ * A job's speed, its workunit's estimate over its elapsed time, read and
+ * written in one statement: nothing when the workunit has no estimate or
+ * the speed is above the bound (the estimate above the bound times the
+ * elapsed time: no division in SQL can overflow).
+ */
 const struct db_query dbq_hav_report = {
 	"hav_report", NULL,
 	"INSERT INTO host_app_version (host_id, app_version_id, n_jobs, flops_avg, elapsed_avg, "
-	"last_update) VALUES (?, ?, 1, ?, ?, ?) ON DUPLICATE KEY UPDATE "
+	"last_update) SELECT ?, ?, 1, rsc_fpops_est/?, ?, ? FROM workunit WHERE id=? AND "
+	"rsc_fpops_est>0 AND rsc_fpops_est<=? ON DUPLICATE KEY UPDATE "
 	HAV_MOVE("flops_avg") ", " HAV_MOVE("elapsed_avg") ", n_jobs=n_jobs+1, "
-	"last_update=VALUES(last_update)", "iiddi"
+	"last_update=VALUES(last_update)", "iiddiid"
 };
 const struct db_query dbq_hav_validated = {
 	"hav_validated", NULL,
@@ -65,18 +72,23 @@ int db_hav_enum_host(struct db *db, int64_t hostid,
 	return db_query_rows(db, &dbq_hav_host, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
 }
 
-int db_hav_report(struct db *db, int64_t hostid, int64_t avid, double flops, double elapsed)
+int db_hav_report(struct db *db, int64_t hostid, int64_t avid, int64_t wuid, double elapsed,
+		  double max_flops, bool *taken)
 {
 	struct db_val v[] = {
-		DBV_INT(hostid), DBV_INT(avid), DBV_DBL(flops), DBV_DBL(elapsed),
-		DBV_INT(now()),
+		DBV_INT(hostid), DBV_INT(avid), DBV_DBL(elapsed), DBV_DBL(elapsed), DBV_INT(now()),
+		DBV_INT(wuid), DBV_DBL(max_flops * elapsed),
 	};
+	int64_t n = 0;
+	int rc;
 
-	if (!isfinite(flops) || !(flops > 0) || !isfinite(elapsed) || elapsed < 0)
+	*taken = false;
+	if (!(elapsed > 0) || !isfinite(max_flops * elapsed) || !(max_flops > 0))
 		return log_error("database error: host %" PRId64 " app version %" PRId64
-				 ": speed %g in %g s is no measurement", hostid, avid, flops,
-				 elapsed);
-	return db_query_exec(db, &dbq_hav_report, v, ARRAY_SIZE(v), NULL);
+				 ": %g s is no elapsed time", hostid, avid, elapsed);
+	rc = db_query_exec(db, &dbq_hav_report, v, ARRAY_SIZE(v), &n);
+	*taken = rc == DB_OK && n > 0;
+	return rc;
 }
 
 int db_hav_validated(struct db *db, int64_t hostid, int64_t avid, bool valid)

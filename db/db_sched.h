@@ -124,12 +124,15 @@ struct db_host_app_version {
 int db_hav_enum_host(struct db *db, int64_t hostid,
 		     int (*fn)(struct db_host_app_version *, void *), void *arg);
 /*
- * One successful job of avid on hostid, measured at flops FLOPS (finite,
- * > 0) in elapsed seconds: the row made or its averages moved, in one
- * statement (safe when two schedulers report for one host at once).
- * Inside the caller's transaction.
+ * One successful job of avid on hostid, workunit wuid, in elapsed seconds
+ * (finite, > 0): measured at the workunit's rsc_fpops_est / elapsed FLOPS,
+ * the row made or its averages moved, in one statement (safe when two
+ * schedulers report for one host at once). *taken false: no sample, the
+ * workunit having no estimate or the speed being above max_flops. Inside
+ * the caller's transaction.
  */
-int db_hav_report(struct db *db, int64_t hostid, int64_t avid, double flops, double elapsed);
+int db_hav_report(struct db *db, int64_t hostid, int64_t avid, int64_t wuid, double elapsed,
+		  double max_flops, bool *taken);
 /*
  * The validator's verdict on a result of avid on hostid: n_valid or
  * n_invalid one more, consecutive_valid one more or 0. Inside the

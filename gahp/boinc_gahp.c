@@ -11,6 +11,7 @@
 #include "field.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 
 #include <signal.h>
 
@@ -51,15 +52,12 @@ static const struct param options[] = {
 static char *project_url;
 static char *project_auth;
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: boinc_gahp [--config FILE] [--exec_app APP] [--workers N] [--log_level N]\n\n"
-		    "The BOINC GAHP server: HTCondor's gridmanager runs it (BOINC_GAHP in the\n"
-		    "HTCondor configuration) and drives BOINC remote job submission through it\n"
-		    "over stdin and stdout. Diagnostics go to stderr. See doc/boinc_gahp.md.\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: boinc_gahp [--config FILE] [--exec_app APP] [--workers N] [--log_level N]\n"
+	"\n"
+	"The BOINC GAHP server: HTCondor's gridmanager runs it (BOINC_GAHP in the\n"
+	"HTCondor configuration) and drives BOINC remote job submission through it\n"
+	"over stdin and stdout. Diagnostics go to stderr. See doc/boinc_gahp.md.\n";
 
 static void select_project(const char *url, const char *auth)
 {
@@ -294,40 +292,21 @@ static enum loop_end command_loop(void)
 	return LOOP_EOF;
 }
 
-int main(int argc, char **argv)
+static int run(struct tool_ctx *ctx)
 {
-	struct options o;
+	const struct options *o = ctx->settings;
 	enum loop_end how;
-	int i;
 
-	log_init("boinc_gahp", NULL);
-	memset(&o, 0, sizeof(o));
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
-	}
-	if (i < 0 || i < argc) {
-		if (i >= 0)
-			log_error("unexpected argument %s (see --help)", argv[i]);
-		param_free(options, &o);
-		return 2;
-	}
-	if (o.version) {
+	if (o->version) {
 		printf("boinc_gahp (wseq %s) %s\n", PACKAGE_VERSION, version_string);
-		param_free(options, &o);
 		return 0;
 	}
-	log_set_level((int)o.log_level);
-	gahp_exec_app = o.exec_app;
+	log_set_level((int)o->log_level);
+	gahp_exec_app = o->exec_app;
 	signal(SIGPIPE, SIG_IGN);
 	rpc_set_stop_hook(gahp_quitting);
-	if (read_config(o.config) < 0 || rpc_global_init() < 0 || gahp_pool_start((int)o.workers) < 0) {
-		param_free(options, &o);
-		return 1;
-	}
+	if (read_config(o->config) < 0 || rpc_global_init() < 0 || gahp_pool_start((int)o->workers) < 0)
+		return -1;
 	gahp_print(version_string);
 	how = command_loop();
 	/*
@@ -342,7 +321,21 @@ int main(int argc, char **argv)
 	rpc_global_cleanup();
 	free(project_url);
 	free(project_auth);
-	param_free(options, &o);
-	log_close();
 	return 0;
+}
+
+static struct options opts;
+
+static const struct tool_spec boinc_gahp_spec = {
+	.name = "boinc_gahp",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_NO_PROJECT_DIR,
+	.run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&boinc_gahp_spec, argc, argv);
 }

@@ -129,6 +129,24 @@ const char *param_option_name(const char *arg)
 	return arg[1] && arg[2] ? arg + 1 : NULL;
 }
 
+/* An option's name from "name[=value]" into buf, dashes read as underscores. */
+static void option_key(char *buf, size_t size, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && arg[i] && arg[i] != '='; i++)
+		buf[i] = arg[i] == '-' ? '_' : arg[i];
+	buf[i] = '\0';
+}
+
+const struct param *param_find_option(const struct param *t, const char *arg)
+{
+	char name[128];
+
+	option_key(name, sizeof(name), arg);
+	return param_find(t, name);
+}
+
 int param_parse_args(const struct param *t, void *s, int argc, char **argv)
 {
 	int i;
@@ -148,7 +166,7 @@ int param_parse_args(const struct param *t, void *s, int argc, char **argv)
 		if (!(a = param_option_name(argv[i])))
 			break;
 		eq = strchr(a, '=');
-		wstrlcpy(name, a, eq && (size_t)(eq - a) < sizeof(name) ? (size_t)(eq - a) + 1 : sizeof(name));
+		option_key(name, sizeof(name), a);
 		p = param_find(t, name);
 		/* upstream's single-dash spelling, for names of the table only: "-x" stays an argument */
 		if (argv[i][1] != '-' && (!p || (p->flags & PARAM_NOOPTION)))

@@ -27,7 +27,7 @@ enum param_flags {
 };
 
 struct param {
-	const char *name;
+	const char *name;       /* lower case with underscores (never dashes) */
 	enum param_type type;
 	size_t offset;          /* offsetof(settings struct, field) */
 	const char *def;        /* default, as text; NULL for none */
@@ -55,12 +55,19 @@ void param_free(const struct param *t, void *settings);
  * stopping at the first non-option or after "--". Upstream BOINC's
  * single-dash spelling (-name VALUE) is taken for the names of t; any other
  * single-dash word ("-", "-x") ends the options like a non-option. Returns
- * the index of the first argument left, -1 on an error (logged, naming the
+ * the index of the first argument left (dashes in a name are read as
+ * underscores: --one-pass is --one_pass), -1 on an error (logged, naming the
  * option), or -2 when -h/--help was given.
  */
 int param_parse_args(const struct param *t, void *settings, int argc, char **argv);
 /* "--name[=v]" or "-name[=v]" (two characters at least): the name part, else NULL. */
 const char *param_option_name(const char *arg);
+/*
+ * The entry of t an option's text names ("name" or "name=value", without the
+ * dashes before it); a dash in the name is read as an underscore, so
+ * --max-starts is --max_starts. NULL if none.
+ */
+const struct param *param_find_option(const struct param *t, const char *arg);
 /* Print "  --name ARG   help (default: x)" lines for each command-line parameter. */
 void param_print_help(const struct param *t, FILE *fp);
 

@@ -151,11 +151,12 @@ static bool read_fields(const xmlNode *parent, const struct field *table, size_t
 /* "OpenCL 3.0 CUDA" -> 300 (upstream's opencl_device_version_int); 0 if not that form. */
 static int opencl_version(const char *v)
 {
-	unsigned major = 0, minor = 0;
+	char major[4], minor[4];
 
-	if (sscanf(v, "OpenCL %3u.%3u", &major, &minor) != 2)
+	/* digits only: %u would take "-13" and wrap it */
+	if (sscanf(v, "OpenCL %3[0-9].%3[0-9]", major, minor) != 2)
 		return 0;
-	return (int)(major * 100 + minor);
+	return atoi(major) * 100 + atoi(minor);
 }
 
 /* What upstream's parsers fill in when the client left it out. */

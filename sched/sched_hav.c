@@ -9,7 +9,7 @@
 
 void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elapsed)
 {
-	if (res->app_version_id <= 0 || !(elapsed > 0) || !isfinite(elapsed))
+	if (res->app_version_id <= 0 || !(elapsed > 0) || !(elapsed <= SCHED_HAV_MAX_ELAPSED))
 		return;
 	ARRAY_GROW(h->v, h->n);
 	h->v[h->n++] = (struct sched_hav_job){ res->name, res->workunitid, res->app_version_id,
@@ -23,67 +23,43 @@ void sched_hav_free(struct sched_hav *h)
 	h->n = 0;
 }
 
-struct fpops_batch {
-	const struct sched_hav_job *jobs;
-	size_t n;
-	double *fpops;          /* per job; 0: its workunit not read */
-};
-
 static int take_fpops(struct db_wu_fpops *f, void *arg)
 {
-	struct fpops_batch *b = arg;
-	size_t i;
-
-	for (i = 0; i < b->n; i++)
-		if (b->jobs[i].wuid == f->id)
-			b->fpops[i] = f->rsc_fpops_est;
+	*(double *)arg = f->rsc_fpops_est;
 	return 0;
 }
 
-/* One job's sample, unless its speed is no speed. */
+/*
+ * One job's sample; a job not taken is looked at again (its estimate read)
+ * to say why when its speed is too high -- rare, so the common path is one
+ * statement a job.
+ */
 static int record_one(const struct sched_ctx *ctx, const char *lbl, int64_t hostid,
-		      const struct sched_hav_job *j, double fpops)
+		      const struct sched_hav_job *j)
 {
-	double flops = fpops / j->elapsed;
+	double fpops = 0, flops;
+	bool taken;
+	int rc = db_hav_report(ctx->db, hostid, j->avid, j->wuid, j->elapsed, SCHED_HAV_MAX_FLOPS,
+			       &taken);
 
-	if (!(flops > 0))
-		return DB_OK;   /* no estimate (or one below a double's range): nothing measured */
-	if (!isfinite(flops) || flops > SCHED_HAV_MAX_FLOPS) {
+	if (rc != DB_OK || taken)
+		return rc;
+	rc = db_workunit_enum_fpops(ctx->db, &j->wuid, 1, take_fpops, &fpops);
+	flops = fpops / j->elapsed;
+	if (rc == DB_OK && flops > 0)   /* no estimate: nothing measured, nothing to say */
 		log_warn("%s: result %s: %g FLOPs in %g s is %g FLOPS, above %g; not taken as "
 			 "app version %" PRId64 "'s speed", lbl, j->name, fpops, j->elapsed, flops,
 			 SCHED_HAV_MAX_FLOPS, j->avid);
-		return DB_OK;
-	}
-	return db_hav_report(ctx->db, hostid, j->avid, flops, j->elapsed);
-}
-
-/* Jobs j[0..n), n at most DB_SEQ_BATCH: their estimates in one statement. */
-static int hav_batch(const struct sched_ctx *ctx, const char *lbl, int64_t hostid,
-		     const struct sched_hav_job *j, size_t n)
-{
-	int64_t ids[DB_SEQ_BATCH];
-	double fpops[DB_SEQ_BATCH] = { 0 };
-	struct fpops_batch b = { j, n, fpops };
-	size_t i;
-	int rc;
-
-	for (i = 0; i < n; i++)
-		ids[i] = j[i].wuid;
-	rc = db_workunit_enum_fpops(ctx->db, ids, n, take_fpops, &b);
-	for (i = 0; rc == DB_OK && i < n; i++)
-		rc = record_one(ctx, lbl, hostid, &j[i], fpops[i]);
 	return rc;
 }
 
 int sched_hav_record(const struct sched_ctx *ctx, const char *lbl, int64_t hostid,
 		     const struct sched_hav *h)
 {
-	size_t i, k;
+	size_t i;
 	int rc = DB_OK;
 
-	for (i = 0; rc == DB_OK && i < h->n; i += k) {
-		k = h->n - i < DB_SEQ_BATCH ? h->n - i : DB_SEQ_BATCH;
-		rc = hav_batch(ctx, lbl, hostid, &h->v[i], k);
-	}
+	for (i = 0; rc == DB_OK && i < h->n; i++)
+		rc = record_one(ctx, lbl, hostid, &h->v[i]);
 	return rc;
 }

@@ -2,8 +2,8 @@
  * The measured speed of a host's app versions, from its reports
  * (sched_hav.c): the successful jobs an RPC recorded are gathered, and at
  * the end of the reports each becomes a host_app_version sample
- * (db_hav_report) -- their workunits' estimates read DB_SEQ_BATCH a
- * statement.
+ * (db_hav_report), read from its workunit's estimate and written in one
+ * statement a job.
  */
 #ifndef WSEQ_SCHED_HAV_H
 #define WSEQ_SCHED_HAV_H
@@ -13,6 +13,8 @@
 
 /* Fastest speed taken as a measurement; above it the elapsed time is nonsense. */
 #define SCHED_HAV_MAX_FLOPS 1e18
+/* Longest elapsed time taken as a measurement (about 30 years). */
+#define SCHED_HAV_MAX_ELAPSED 1e9
 
 struct sched_hav_job {
 	const char *name;       /* the result's, for the log (the caller's string) */
@@ -27,7 +29,8 @@ struct sched_hav {
 
 /*
  * A successful report of res in elapsed seconds, recorded: a sample if it
- * ran an app version (app_version_id > 0) for a while (elapsed > 0).
+ * ran an app version (app_version_id > 0) for a while (0 < elapsed <=
+ * SCHED_HAV_MAX_ELAPSED).
  */
 void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elapsed);
 /*

@@ -420,14 +420,15 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 	/* a host over its daily quota takes no new sequence (the ones it holds go on) */
 	if (h->n >= want || sched_quota_left(ctx, host, 0) <= 0)
 		return DB_OK;
-	rc = db_sequence_enum_user(ctx->db, host->userid, take_seq, &user);
+	/* the free ones first: most RPCs find none and need not count the user's */
+	rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
+	if (rc == DB_OK && cand.n > 0)
+		rc = db_sequence_enum_user(ctx->db, host->userid, take_seq, &user);
 	nuser = user.n;
-	if (rc == DB_OK && nuser >= user_want)
+	if (rc == DB_OK && cand.n > 0 && nuser >= user_want)
 		log_info("host %" PRId64 ": its user holds %zu sequences, the most an account may",
 			 host->id, nuser);
-	if (rc == DB_OK && nuser < user_want)
-		rc = db_sequence_enum_unassigned(ctx->db, 20, take_seq, &cand);
-	if (rc == DB_OK && cand.n > 0)
+	if (rc == DB_OK && cand.n > 0 && nuser < user_want)
 		rc = sched_usable(ctx, req, host, apps, reply);
 	for (i = 0; rc == DB_OK && i < cand.n && h->n < want && nuser < user_want; i++) {
 		struct db_sequence *s = &cand.s[i];

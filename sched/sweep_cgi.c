@@ -1,5 +1,5 @@
 /*
- * sweep: the parameter sweep's HTTP endpoints (seed 004, doc/sweep-protocol.md)
+ * sweep: the parameter sweep's HTTP endpoints (the sweep design, doc/seeds.md; doc/sweep-protocol.md)
  * as one CGI program, cgi-bin/sweep: the project's <cgi_url>sweep is the
  * endpoints' base URL and the protocol's path follows it as PATH_INFO
  * (sweep_client asks http://HOST:PORT/NAME_cgi/sweep/task?...), so two
@@ -559,7 +559,7 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 /*
  * The request's name: PATH_INFO's one part (<cgi_url>sweep/task gives
  * "task"), or, with no PATH_INFO, the last part of SCRIPT_NAME -- for an
- * admin who maps the seed's root paths (/task) to the program himself with
+ * admin who maps the sweep design's root paths (/task) to the program himself with
  * ScriptAliasMatch. Anything else is "" (404).
  */
 static const char *request_op(struct req *r)

@@ -1,6 +1,6 @@
 /*
  * What the sweep endpoints check in a /complete body before they take it
- * (seed 004, doc/sweep-protocol.md): a results body with a [Result] for
+ * (the sweep design, doc/seeds.md; doc/sweep-protocol.md): a results body with a [Result] for
  * every result the ticket's task asks for, and no other.
  */
 #ifndef WSEQ_SWEEP_CHECK_H

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "sim_advise.h"
 #include "sim_plot.h"
 #include "sim_report.h"
@@ -20,7 +21,7 @@ struct options {
 	char *finish_csv;
 	char *plot;
 	char *decision_log;
-	char *sweep;    /* the last one: every --sweep is read by sweeps() */
+	char *sweep;    /* the last one: every --sweep is read by take_sweeps() */
 	long seed;
 	bool print_scenario;
 	double waste_within, finish_within;     /* advise */
@@ -56,20 +57,22 @@ static const struct param options[] = {
 
 static const char *const names[] = { "giant", "chunk", "seq" };
 
-static void usage(FILE *fp)
+static const char usage[] =
+	"usage: wseq_sim [options] SCENARIO\n"
+	"       wseq_sim advise [options] SCENARIO\n"
+	"\n"
+	"Simulate long components on volunteer hosts under each strategy and print\n"
+	"bytes moved, server storage, wasted CPU, restarts and completion times.\n"
+	"advise: run seq over a sweep (by default M 1,2,4,8,16 and segment\n"
+	"6h,12h,1d,2d) and pick the N, M and segment length uploading least within\n"
+	"--waste_within and --finish_within of the best runs.\n"
+	"SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n";
+
+/* --help after the options: the strategies and the columns. */
+static void help_more(FILE *fp)
 {
 	size_t i;
 
-	fprintf(fp, "usage: wseq_sim [options] SCENARIO\n"
-		    "       wseq_sim advise [options] SCENARIO\n\n"
-		    "Simulate long components on volunteer hosts under each strategy and print\n"
-		    "bytes moved, server storage, wasted CPU, restarts and completion times.\n"
-		    "advise: run seq over a sweep (by default M 1,2,4,8,16 and segment\n"
-		    "6h,12h,1d,2d) and pick the N, M and segment length uploading least within\n"
-		    "--waste_within and --finish_within of the best runs.\n"
-		    "SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
 	fprintf(fp, "\nstrategies:\n");
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		fprintf(fp, "  %-8s %s\n", names[i], sim_strategy_find(names[i])->summary);
@@ -97,18 +100,13 @@ static int sweeps(int argc, char **argv, struct sim_sweep *w)
 	char err[256];
 	int i;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *a = param_option_name(argv[i]), *eq, *value = NULL;
-		const struct param *p;
-		char name[64];
+		const struct param *p = a ? param_find_option(options, a) : NULL;
 
-		if (!a || !strcmp(argv[i], "--"))
-			break;
-		eq = strchr(a, '=');
-		wstrlcpy(name, a, eq && (size_t)(eq - a) < sizeof(name) ? (size_t)(eq - a) + 1 : sizeof(name));
-		p = param_find(options, name);
 		if (!p)
-			break;  /* param_parse_args() says what is wrong */
+			continue;       /* "advise" or SCENARIO: the skeleton checked the rest */
+		eq = strchr(a, '=');
 		if (eq)
 			value = eq + 1;
 		else if (p->type != PARAM_BOOL && i + 1 < argc)
@@ -290,43 +288,54 @@ static int advise(const struct options *o, const struct sim_scenario *sc, struct
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
-	struct options o = { 0 };
-	struct sim_scenario sc;
-	struct sim_sweep w;
-	bool advising = argc > 1 && !strcmp(argv[1], "advise");
-	int i, rc = -1;
+static struct options opts;
+static struct sim_sweep sweep_set;
 
-	log_init("wseq_sim", NULL);
-	if (advising) {
-		argc--;
-		argv++;
-	}
-	param_set_defaults(options, &o);
-	sim_sweep_init(&w);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i >= 0 && sweeps(argc, argv, &w) != 0)
-		i = -1;
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
+/* Every --sweep of the command line: param.h keeps only the last. */
+static int take_sweeps(struct tool_ctx *ctx)
+{
+	sim_sweep_init(&sweep_set);
+	return sweeps(ctx->all_argc, ctx->all_argv, &sweep_set) < 0 ? TOOL_USAGE : 0;
+}
+
+/* The scenario, then the runs or (advise) the advice. */
+static int simulate(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+	struct sim_scenario sc;
+
+	sim_scenario_defaults(&sc);
+	if (load(&sc, ctx->argv[0]) < 0)
+		return -1;
+	if (o->seed >= 0)
+		sc.seed = (uint64_t)o->seed;
+	if (o->print_scenario) {
+		sim_scenario_write(&sc, stdout);
 		return 0;
 	}
-	sim_scenario_defaults(&sc);
-	if (i >= 0 && i + 1 != argc)
-		log_error("one scenario file expected (see --help)");
-	else if (i >= 0 && load(&sc, argv[i]) == 0) {
-		if (o.seed >= 0)
-			sc.seed = (uint64_t)o.seed;
-		if (o.print_scenario) {
-			sim_scenario_write(&sc, stdout);
-			rc = 0;
-		} else {
-			rc = advising ? advise(&o, &sc, &w) : run(&o, &sc, &w);
-		}
-	}
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return ctx->cmd ? advise(o, &sc, &sweep_set) : run(o, &sc, &sweep_set);
+}
+
+static const struct tool_cmd commands[] = {
+	{ "advise", simulate, NULL, 1, 1 },     /* in usage[] */
+	{ NULL, NULL, NULL, 0, 0 }
+};
+
+static const struct tool_spec wseq_sim_spec = {
+	.name = "wseq_sim",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_NO_PROJECT_DIR | TOOL_CMD_OPTIONAL,
+	.min_args = 1,
+	.max_args = 1,
+	.cmds = commands,
+	.check = take_sweeps,
+	.run = simulate,
+	.help = help_more,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&wseq_sim_spec, argc, argv);
 }

@@ -1,10 +1,10 @@
 /*
- * Bodies of the sweep HTTP protocol (seed 004): the task a client fetches
+ * Bodies of the sweep HTTP protocol (the sweep design, doc/seeds.md): the task a client fetches
  * (GET /task), the results it posts (POST /complete) and the client
  * configuration (GET /config). Encoders and decoders for all three, shared
  * by the sweep CGI programs and sweep_client.
  *
- * Content blocks are binary safe. The seed frames a file between a
+ * Content blocks are binary safe. The sweep design frames a file between a
  * "--begin content--" line and a "--end content--" line, which breaks when
  * the file itself holds that text. The encoder therefore writes a
  * "Length=N" line before "--begin content--" (a reader that does not know

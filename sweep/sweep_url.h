@@ -1,7 +1,7 @@
 /*
  * Where the sweep endpoints are: a base URL to which the protocol's own
  * paths (/config, /ping, /worker, /task, /complete, /failed) are appended.
- * Seed 004 asks at the server's root (http://master/task); a wseq project
+ * The sweep design (doc/seeds.md) asks at the server's root (http://master/task); a wseq project
  * serves them under its own URL, <cgi_url>sweep (http://host/p_cgi/sweep/task),
  * so that projects sharing one web server never answer for each other.
  * The master builds the URL it hands its clients; sweep_client checks the

@@ -7,9 +7,12 @@
 # while (doc/fuzzing.md), checks `make distcheck`, stops anything left
 # running, and prints a last line "N passed, N failed".
 #
-#   sudo test/run-all.sh [--no-install] [--no-distcheck] [--no-fuzz] [--fuzz-seconds S] [-j N]
+#   test/run-all.sh [--no-install] [--no-distcheck] [--no-fuzz] [--fuzz-seconds S] [-j N]
+#
+# as root: in a root shell as it is, else under sudo (tools/as-root.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tools/as-root.sh" "$0" "$@"
 build="$top/_ci_build"
 install=1 distcheck=1 fuzz=1 fuzz_seconds=20 jobs=2
 
@@ -20,7 +23,7 @@ while [ $# -gt 0 ]; do
 	--no-fuzz) fuzz=0 ;;
 	--fuzz-seconds) fuzz_seconds=$2; shift ;;
 	-j) jobs=$2; shift ;;
-	-h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,12p' "$0"; exit 0 ;;
 	*) echo "run-all.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift

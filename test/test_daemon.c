@@ -2,7 +2,8 @@
  * A daemon on the skeleton for tests only (no database): each pass appends
  * "pass N pid P mod N/I start" and "... end" lines to --out, so a test can see
  * passes happen, and options make it report work, fail, take its time over a
- * pass, or ignore SIGTERM.
+ * pass, hold a pass until the test opens a gate (--pass_until FILE: a signal
+ * sent before the gate opens surely lands mid-pass), or ignore SIGTERM.
  */
 #include "daemon.h"
 #include "log.h"
@@ -12,6 +13,7 @@
 
 struct test_daemon_settings {
 	char *out;
+	char *pass_until;
 	long work;
 	long fail;
 	double pass_time;
@@ -32,6 +34,8 @@ static const struct param test_daemon_params[] = {
 	  "the first N passes fail (-1: every pass)"),
 	T("pass_time", PARAM_DOUBLE, pass_time, "0", PARAM_BOUNDED, 0, 3600, "S",
 	  "each pass takes S seconds, signals or not"),
+	T("pass_until", PARAM_STR, pass_until, NULL, PARAM_NOCONFIG, 0, 0, "FILE",
+	  "each pass waits until FILE exists, signals or not (before --pass_time)"),
 	T("ignore_term", PARAM_BOOL, ignore_term, NULL, PARAM_NOCONFIG, 0, 0, NULL, "ignore SIGTERM"),
 	T("init_fail", PARAM_BOOL, init_fail, NULL, PARAM_NOCONFIG, 0, 0, NULL, "fail in init()"),
 	PARAM_TABLE_END
@@ -64,6 +68,13 @@ static void busy_for(double s)
 		;
 }
 
+/* The test's gate: poll for the file, whatever signals come meanwhile. */
+static void wait_for_gate(const char *path)
+{
+	while (path && access(path, F_OK) < 0)
+		busy_for(0.05);
+}
+
 static int td_init(struct daemon_ctx *ctx)
 {
 	if (settings.init_fail)
@@ -80,6 +91,7 @@ static int td_pass(struct daemon_ctx *ctx)
 
 	if (out_line(ctx, "start") < 0)
 		return DAEMON_PASS_ERROR;
+	wait_for_gate(settings.pass_until);
 	busy_for(settings.pass_time);
 	if (out_line(ctx, "end") < 0)
 		return DAEMON_PASS_ERROR;

@@ -12,8 +12,10 @@
 #include "db_daemons.h"
 #include "db_ops.h"
 #include "db_records.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "passwd.h"
 #include "wtime.h"
 
@@ -49,26 +51,10 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: account COMMAND [options]\n\n"
-		    "Commands (run in the project directory):\n"
-		    "  create     --email A --name N --password_file F [--team T] [--submit_rights APP|all]\n"
-		    "             [--ops]  make an account; prints its id and account key\n"
-		    "  lookup     --email A [--password_file F] [--show_key]\n"
-		    "             print the account (checking the password if given)\n"
-		    "  password   --email A --password_file F    set a new password\n"
-		    "  grant      --email A --submit_rights APP|all [--any_executable]\n"
-		    "             let it submit jobs (and jobs with their own executable)\n"
-		    "  grant      --email A --ops                let it administer the project (ops pages)\n"
-		    "  revoke     --email A [--ops]              take submit rights (or with --ops:\n"
-		    "                                            ops administration) away\n"
-		    "  team_create --email FOUNDER --name TEAM   make a team, the founder joins\n"
-		    "  join       --email A --team T             join team T (\"\": leave)\n\n"
-		    "A password is never taken on the command line (other users could read it).\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: account COMMAND [options]\n"
+	"\n"
+	"Commands (run in the project directory):\n";
 
 /* The password from the first line of a file or standard input; NULL (logged) if none. */
 static char *read_password(const char *path)
@@ -214,9 +200,10 @@ static char *hash_of(const struct options *o, long *len)
 	return h;
 }
 
-static int cmd_create(struct db *db, const struct project_config *cfg,
-		      const struct account_settings *set, const struct options *o)
+static int cmd_create(struct tool_ctx *ctx)
 {
+	const struct options *o = ctx->settings;
+	struct db *db = ctx->db;
 	struct account_new a = { 0 };
 	struct account_error e;
 	struct db_user u = { 0 };
@@ -232,7 +219,7 @@ static int cmd_create(struct db *db, const struct project_config *cfg,
 	a.name = o->name;
 	a.team_name = o->team;
 	a.door = ACCT_DOOR_ADMIN;
-	rc = report(account_create(db, cfg, set, &a, &u, &e), &e);
+	rc = report(account_create(db, &ctx->cfg, ctx->spec->config_settings, &a, &u, &e), &e);
 	free(h);
 	if (rc == 0) {
 		printf("id %" PRId64 "\naccount_key %s\n", u.id, u.authenticator);
@@ -259,8 +246,11 @@ static int find(struct db *db, const struct options *o, bool check_pw, struct db
 	return rc;
 }
 
-static int cmd_password(struct db *db, const struct account_settings *set, const struct options *o)
+static int cmd_password(struct tool_ctx *ctx)
 {
+	const struct options *o = ctx->settings;
+	const struct account_settings *set = ctx->spec->config_settings;
+	struct db *db = ctx->db;
 	struct db_user u = { 0 };
 	struct account_error e;
 	long len = 0;
@@ -282,8 +272,10 @@ static int cmd_password(struct db *db, const struct account_settings *set, const
 	return rc;
 }
 
-static int cmd_team_create(struct db *db, const struct options *o)
+static int cmd_team_create(struct tool_ctx *ctx)
 {
+	const struct options *o = ctx->settings;
+	struct db *db = ctx->db;
 	struct db_user u = { 0 };
 	struct db_team t = { 0 };
 	struct team_new n = { .name = o->name };
@@ -301,8 +293,10 @@ static int cmd_team_create(struct db *db, const struct options *o)
 	return rc;
 }
 
-static int cmd_join(struct db *db, const struct options *o)
+static int cmd_join(struct tool_ctx *ctx)
 {
+	const struct options *o = ctx->settings;
+	struct db *db = ctx->db;
 	struct db_user u = { 0 };
 	struct db_team t = { 0 };
 	struct account_error e;
@@ -325,67 +319,62 @@ static int cmd_join(struct db *db, const struct options *o)
 	return rc;
 }
 
-static int run(struct db *db, const struct project_config *cfg, const struct account_settings *set,
-	       const char *cmd, const struct options *o)
+/* lookup, grant and revoke: the account named by --email, then what the command does. */
+static int cmd_on_user(struct tool_ctx *ctx)
 {
+	const struct options *o = ctx->settings;
+	const char *cmd = ctx->cmd->name;
 	struct db_user u = { 0 };
-	int rc;
+	int rc = find(ctx->db, o, !strcmp(cmd, "lookup"), &u);
 
-	if (!strcmp(cmd, "create"))
-		return cmd_create(db, cfg, set, o);
-	if (!strcmp(cmd, "password"))
-		return cmd_password(db, set, o);
-	if (!strcmp(cmd, "team_create"))
-		return cmd_team_create(db, o);
-	if (!strcmp(cmd, "join"))
-		return cmd_join(db, o);
-	if (strcmp(cmd, "lookup") && strcmp(cmd, "grant") && strcmp(cmd, "revoke"))
-		return log_error("unknown command %s (see --help)", cmd);
-	rc = find(db, o, !strcmp(cmd, "lookup"), &u);
 	if (rc == 0 && !strcmp(cmd, "lookup"))
 		print_user(&u, o->show_key);
 	else if (rc == 0 && !strcmp(cmd, "grant"))
-		rc = grant(db, u.id, o);
+		rc = grant(ctx->db, u.id, o);
 	else if (rc == 0)
-		rc = o->ops ? ops_right(db, u.id, false) : revoke_rights(db, u.id);
+		rc = o->ops ? ops_right(ctx->db, u.id, false) : revoke_rights(ctx->db, u.id);
 	db_user_free(&u);
 	return rc;
 }
 
+static const struct tool_cmd commands[] = {
+	{ "create", cmd_create,
+	  "create     --email A --name N --password_file F [--team T] [--submit_rights APP|all]\n"
+	  "             [--ops]  make an account; prints its id and account key", 0, 0 },
+	{ "lookup", cmd_on_user,
+	  "lookup     --email A [--password_file F] [--show_key]\n"
+	  "             print the account (checking the password if given)", 0, 0 },
+	{ "password", cmd_password, "password   --email A --password_file F    set a new password", 0, 0 },
+	{ "grant", cmd_on_user,
+	  "grant      --email A --submit_rights APP|all [--any_executable]\n"
+	  "             let it submit jobs (and jobs with their own executable)\n"
+	  "  grant      --email A --ops                let it administer the project (ops pages)", 0, 0 },
+	{ "revoke", cmd_on_user,
+	  "revoke     --email A [--ops]              take submit rights (or with --ops:\n"
+	  "                                            ops administration) away", 0, 0 },
+	{ "team_create", cmd_team_create,
+	  "team_create --email FOUNDER --name TEAM   make a team, the founder joins", 0, 0 },
+	{ "join", cmd_join, "join       --email A --team T             join team T (\"\": leave)", 0, 0 },
+	{ NULL, NULL, NULL, 0, 0 }
+};
+
+static struct options opts;
+static struct account_settings acct_set;
+
+static const struct tool_spec account_spec = {
+	.name = "account",
+	.usage = usage,
+	.epilog = "\nA password is never taken on the command line (other users could read it).\n",
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.config_params = account_params,
+	.config_settings = &acct_set,
+	.open_db = db_tool_open,
+	.cmds = commands,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o;
-	struct account_settings set;
-	struct project_config cfg;
-	struct db_params dp;
-	struct db *db = NULL;
-	int i, rc = -1;
-
-	log_init("account", NULL);
-	memset(&o, 0, sizeof(o));
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&set, 0, sizeof(set));
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc - 1, argv + 1);
-	if (i == -2) {
-		usage(stdout);
-		rc = 0;
-	} else if (i >= 0 && i + 1 < argc - 1) {
-		log_error("too many arguments (see --help)");
-	} else if (i >= 0 && config_load(&cfg, NULL, account_params, &set) == 0) {
-		db_params_from_config(&dp, &cfg);
-		if (db_open(&db, &dp, 5) == DB_OK)
-			rc = run(db, &cfg, &set, argv[1], &o);
-	}
-	if (db)
-		db_close(db);
-	param_free(options, &o);
-	param_free(account_params, &set);
-	config_free(&cfg);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&account_spec, argc, argv);
 }

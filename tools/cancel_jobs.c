@@ -11,8 +11,10 @@
 #include "config.h"
 #include "db.h"
 #include "db_cancel.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -23,6 +25,7 @@ struct options {
 	char *name;
 	long batch;
 	char *why;
+	int64_t min, max;       /* the id range, from the arguments */
 };
 
 static const struct param options[] = {
@@ -35,20 +38,16 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: cancel_jobs MIN_ID MAX_ID\n"
-		    "       cancel_jobs --name PATTERN\n"
-		    "       cancel_jobs --batch ID\n\n"
-		    "Cancel jobs as upstream BOINC's cancel_jobs does: an unfinished workunit's\n"
-		    "unsent results are not needed and it gets error bit 16 (cancelled); the\n"
-		    "transitioner finishes it. A segment of a work sequence cancels its sequence:\n"
-		    "it ends in error and its host is told to abort its segments. Finished or\n"
-		    "already cancelled jobs are left as they are, so running it twice is harmless.\n"
-		    "Prints each job it touches and a summary. Run it in the project directory.\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: cancel_jobs MIN_ID MAX_ID\n"
+	"       cancel_jobs --name PATTERN\n"
+	"       cancel_jobs --batch ID\n\n"
+	"Cancel jobs as upstream BOINC's cancel_jobs does: an unfinished workunit's\n"
+	"unsent results are not needed and it gets error bit 16 (cancelled); the\n"
+	"transitioner finishes it. A segment of a work sequence cancels its sequence:\n"
+	"it ends in error and its host is told to abort its segments. Finished or\n"
+	"already cancelled jobs are left as they are, so running it twice is harmless.\n"
+	"Prints each job it touches and a summary. Run it in the project directory.\n";
 
 struct run {
 	struct db *db;
@@ -173,34 +172,37 @@ static int parse_id(const char *s, int64_t *out)
 	return 0;
 }
 
-/* Which selection the arguments make: exactly one (an id range into min, max). */
-static int check_args(const struct options *o, char **args, int nargs, int64_t *min,
-		      int64_t *max)
+/* Which selection the arguments make: exactly one (an id range into o->min, o->max). */
+static int check_args(struct tool_ctx *ctx)
 {
+	struct options *o = ctx->settings;
+	char **args = ctx->argv;
+	int nargs = ctx->argc;
 	int nsel = (nargs > 0) + (o->name != NULL) + (o->batch != 0);
 
 	if (nsel == 0)
-		return log_error("nothing to cancel: give MIN_ID MAX_ID, --name or --batch (see --help)");
+		return tool_usage_error("nothing to cancel: give MIN_ID MAX_ID, --name or --batch");
 	if (nsel > 1)
-		return log_error("give one of MIN_ID MAX_ID, --name and --batch (see --help)");
+		return tool_usage_error("give one of MIN_ID MAX_ID, --name and --batch");
 	if (nargs && nargs != 2)
-		return log_error("an id range is MIN_ID MAX_ID (see --help)");
+		return tool_usage_error("an id range is MIN_ID MAX_ID");
 	if (o->name && !*o->name)
-		return log_error("--name: the pattern is empty");
-	if (nargs && (parse_id(args[0], min) < 0 || parse_id(args[1], max) < 0))
-		return -1;
-	if (nargs && *min > *max)
-		return log_error("MIN_ID %" PRId64 " is above MAX_ID %" PRId64, *min, *max);
+		return tool_usage_error("--name: the pattern is empty");
+	if (nargs && (parse_id(args[0], &o->min) < 0 || parse_id(args[1], &o->max) < 0))
+		return TOOL_USAGE;
+	if (nargs && o->min > o->max)
+		return tool_usage_error("MIN_ID %" PRId64 " is above MAX_ID %" PRId64, o->min, o->max);
 	return 0;
 }
 
-static int run(struct db *db, const struct options *o, int64_t min, int64_t max)
+static int run(struct tool_ctx *ctx)
 {
-	struct run r = { .db = db, .why = o->why };
+	const struct options *o = ctx->settings;
+	struct run r = { .db = ctx->db, .why = o->why };
 	int rc;
 
-	if (min)
-		rc = by_range(&r, min, max);
+	if (o->min)
+		rc = by_range(&r, o->min, o->max);
 	else if (o->name)
 		rc = by_name(&r, o->name);
 	else
@@ -215,32 +217,21 @@ static int run(struct db *db, const struct options *o, int64_t min, int64_t max)
 	return rc < 0 || r.failed ? -1 : 0;
 }
 
+static struct options opts;
+
+static const struct tool_spec cancel_jobs_spec = {
+	.name = "cancel_jobs",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.max_args = -1,
+	.open_db = db_tool_open,
+	.check = check_args,
+	.run = run,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	struct db_params dp;
-	struct db *db = NULL;
-	int64_t min = 0, max = 0;
-	int i, rc = -1;
-
-	log_init("cancel_jobs", NULL);
-	param_set_defaults(options, &o);
-	memset(&cfg, 0, sizeof(cfg));
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		rc = 0;
-	} else if (i >= 0 && check_args(&o, argv + i, argc - i, &min, &max) == 0 &&
-		   config_load(&cfg, NULL, NULL, NULL) == 0) {
-		db_params_from_config(&dp, &cfg);
-		if (db_open(&db, &dp, 5) == DB_OK)
-			rc = run(db, &o, min, max);
-	}
-	if (db)
-		db_close(db);
-	config_free(&cfg);
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&cancel_jobs_spec, argc, argv);
 }

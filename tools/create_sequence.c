@@ -9,8 +9,10 @@
 #include "config.h"
 #include "db_daemons.h"
 #include "db_records.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "sequence.h"
 #include "sim_advise.h"
 #include "wtime.h"
@@ -296,78 +298,91 @@ static int advise(const struct options *o, char *const *files, size_t nfiles)
 	return 0;
 }
 
-static void usage(FILE *fp)
+static const char usage[] =
+	"usage: create_sequence --appname APP --seq_name NAME --segments K [options] INITIAL_STATE...\n"
+	"       create_sequence --appname APP [options] --stdin < LINES\n"
+	"\n"
+	"Create a work sequence of K segments of APP starting from the state file\n"
+	"INITIAL_STATE (one per state file of --seq_template, in its order). Run it\n"
+	"in the project directory. With --replicas R (and\n"
+	"optionally --group), R sequences NAME_r0 .. NAME_r<R-1> with that initial\n"
+	"state form a group whose corresponding segments the validator compares.\n"
+	"With --stdin, one sequence a line: '--seq_name NAME [options] INITIAL_STATE...'.\n"
+	"Everything is created in one transaction: all of it, or nothing.\n"
+	"With --advise, nothing is created and no database is needed: wseq_sim's\n"
+	"advisor simulates these arguments on volunteer hosts and prints the N, M and\n"
+	"segment length that upload least within its limits (doc/wseq_sim.md).\n";
+
+static int check_args(struct tool_ctx *ctx)
 {
-	fprintf(fp, "usage: create_sequence --appname APP --seq_name NAME --segments K [options] INITIAL_STATE...\n"
-		    "       create_sequence --appname APP [options] --stdin < LINES\n\n"
-		    "Create a work sequence of K segments of APP starting from the state file\n"
-		    "INITIAL_STATE (one per state file of --seq_template, in its order). Run it\n"
-		    "in the project directory. With --replicas R (and\n"
-		    "optionally --group), R sequences NAME_r0 .. NAME_r<R-1> with that initial\n"
-		    "state form a group whose corresponding segments the validator compares.\n"
-		    "With --stdin, one sequence a line: '--seq_name NAME [options] INITIAL_STATE...'.\n"
-		    "Everything is created in one transaction: all of it, or nothing.\n"
-		    "With --advise, nothing is created and no database is needed: wseq_sim's\n"
-		    "advisor simulates these arguments on volunteer hosts and prints the N, M and\n"
-		    "segment length that upload least within its limits (doc/wseq_sim.md).\n"
-		    "\noptions:\n");
-	param_print_help(options, fp);
+	const struct options *o = ctx->settings;
+
+	if (o->advise)
+		return o->use_stdin ? tool_usage_error("--advise takes one sequence's arguments, not "
+						       "--stdin") : 0;
+	if (param_check_required(options, o, "create_sequence") < 0)
+		return TOOL_USAGE;
+	if (o->use_stdin && ctx->argc)
+		return tool_usage_error("with --stdin, initial states go on the lines ('%s')",
+					ctx->argv[0]);
+	if (!o->use_stdin && !ctx->argc)
+		return tool_usage_error("the initial state file is missing");
+	return 0;
 }
+
+/* Every sequence of the command line or the lines, in one transaction. */
+static int create_all(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+	struct run run = { ctx->db, &ctx->cfg, 0, ctx->opt_argc, ctx->opt_argv };
+	int rc;
+
+	if (db_app_id(run.db, o->appname, &run.appid) != DB_OK || db_begin(run.db) != DB_OK)
+		return -1;
+	rc = o->use_stdin ? param_read_lines(stdin, "create_sequence", options, global_only,
+					     ARRAY_SIZE(global_only), do_line, &run)
+			  : create(run.db, run.cfg, o, run.appid, ctx->argv, (size_t)ctx->argc);
+	if (rc == 0 && db_commit(run.db) == DB_OK) {
+		fputs(sbuf_str(&report), stdout);
+		return 0;
+	}
+	db_rollback(run.db);
+	return log_error(o->use_stdin ? "no sequence created" : "sequence %s not created",
+			 o->seq_name);
+}
+
+/* --advise needs neither config.xml nor the database. */
+static int run(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+
+	if (o->advise)
+		return advise(o, ctx->argv, (size_t)ctx->argc);
+	if (tool_load_config(ctx) < 0 || db_tool_open(ctx) < 0)
+		return -1;
+	return create_all(ctx);
+}
+
+static void fini(struct tool_ctx *ctx)
+{
+	(void)ctx;
+	sbuf_free(&report);
+}
+
+static struct options opts;
+
+static const struct tool_spec create_sequence_spec = {
+	.name = "create_sequence",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.max_args = -1,
+	.check = check_args,
+	.run = run,
+	.fini = fini,
+};
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	struct db_params dp;
-	struct db *db = NULL;
-	int64_t appid = 0;
-	int i, rc = -1;
-
-	log_init("create_sequence", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	if (i >= 0 && o.advise) {
-		if (o.use_stdin)
-			log_error("--advise takes one sequence's arguments, not --stdin");
-		else
-			rc = advise(&o, argv + i, (size_t)(argc - i));
-	} else if (i < 0 || param_check_required(options, &o, "create_sequence") < 0) {
-		;
-	} else if (o.use_stdin && i < argc) {
-		log_error("with --stdin, initial states go on the lines ('%s')", argv[i]);
-	} else if (!o.use_stdin && i >= argc) {
-		log_error("the initial state file is missing (see --help)");
-	} else if (config_load(&cfg, NULL, NULL, NULL) == 0) {
-		db_params_from_config(&dp, &cfg);
-		if (db_open(&db, &dp, 5) == DB_OK && db_app_id(db, o.appname, &appid) == DB_OK &&
-		    db_begin(db) == DB_OK) {
-			struct run run = { db, &cfg, appid, i, argv };
-
-			rc = o.use_stdin ? param_read_lines(stdin, "create_sequence", options,
-							    global_only, ARRAY_SIZE(global_only),
-							    do_line, &run)
-					 : create(db, &cfg, &o, appid, argv + i, (size_t)(argc - i));
-			if (rc == 0 && db_commit(db) == DB_OK) {
-				fputs(sbuf_str(&report), stdout);
-			} else {
-				db_rollback(db);
-				rc = -1;
-				log_error(o.use_stdin ? "no sequence created" : "sequence %s not created",
-					  o.seq_name);
-			}
-		}
-	}
-	if (db)
-		db_close(db);
-	sbuf_free(&report);
-	config_free(&cfg);
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&create_sequence_spec, argc, argv);
 }

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "crypt_rsa.h"
 #include "log.h"
+#include "tool.h"
 
 static const char usage[] =
 	"usage: crypt_prog -genkey BITS PRIVATE_KEY PUBLIC_KEY [PUBLIC_PEM]\n"
@@ -13,16 +14,7 @@ static const char usage[] =
 	"       crypt_prog -sign_string STRING PRIVATE_KEY\n"
 	"       crypt_prog -verify FILE SIGNATURE_FILE PUBLIC_KEY\n"
 	"       crypt_prog -pubkey PRIVATE_KEY\n"
-	"\n"
-	"-genkey       make a key pair: PRIVATE_KEY as PEM (mode 0600), PUBLIC_KEY in\n"
-	"              BOINC's key text (<code_sign_key>), PUBLIC_PEM as PEM; BITS at\n"
-	"              most 1024; existing files are never overwritten\n"
-	"-sign         print FILE's signature text (as sign_executable)\n"
-	"-sign_string  print the signature of STRING's MD5 (<code_sign_key_signature>)\n"
-	"-verify       check a signature as the BOINC client does; PUBLIC_KEY is\n"
-	"              BOINC key text or PEM; prints \"signature valid\" or\n"
-	"              \"signature invalid\" (exit 1)\n"
-	"-pubkey       print the BOINC key text of PRIVATE_KEY's public half\n";
+	"\n";
 
 enum { EXIT_INVALID = 1, EXIT_ERROR = 2 };
 
@@ -36,8 +28,10 @@ static int crypt_prog_print(struct sbuf *text)
 	return ret;
 }
 
-static int crypt_prog_genkey(char **args, int n)
+static int crypt_prog_genkey(struct tool_ctx *ctx)
 {
+	char **args = ctx->argv;
+	int n = ctx->argc;
 	long bits;
 
 	if (parse_long(args[0], &bits) < 0 || bits < 1 || bits > INT_MAX)
@@ -63,8 +57,9 @@ static int crypt_prog_sign(char **args, bool is_string)
 	return crypt_prog_print(&sig);
 }
 
-static int crypt_prog_pubkey(const char *path)
+static int crypt_prog_pubkey(struct tool_ctx *ctx)
 {
+	const char *path = ctx->argv[0];
 	struct sbuf text = SBUF_INIT(CRYPT_TEXT_MAX);
 	EVP_PKEY *key;
 	int ret;
@@ -81,8 +76,9 @@ static int crypt_prog_pubkey(const char *path)
 }
 
 /* Returns 0 valid, 1 invalid, -1 error. */
-static int crypt_prog_verify(char **args)
+static int crypt_prog_verify(struct tool_ctx *ctx)
 {
+	char **args = ctx->argv;
 	struct sbuf sig = SBUF_INIT(CRYPT_TEXT_MAX);
 	char buf[512];
 	size_t r;
@@ -106,31 +102,51 @@ static int crypt_prog_verify(char **args)
 	return ret;
 }
 
+static int crypt_prog_sign_file(struct tool_ctx *ctx)
+{
+	return crypt_prog_sign(ctx->argv, false);
+}
+
+static int crypt_prog_sign_string(struct tool_ctx *ctx)
+{
+	return crypt_prog_sign(ctx->argv, true);
+}
+
+static const struct tool_cmd commands[] = {
+	{ "-genkey", crypt_prog_genkey,
+	  "-genkey       make a key pair: PRIVATE_KEY as PEM (mode 0600), PUBLIC_KEY in\n"
+	  "                BOINC's key text (<code_sign_key>), PUBLIC_PEM as PEM; BITS at\n"
+	  "                most 1024; existing files are never overwritten", 3, 4 },
+	{ "-sign", crypt_prog_sign_file,
+	  "-sign         print FILE's signature text (as sign_executable)", 2, 2 },
+	{ "-sign_string", crypt_prog_sign_string,
+	  "-sign_string  print the signature of STRING's MD5 (<code_sign_key_signature>)", 2, 2 },
+	{ "-verify", crypt_prog_verify,
+	  "-verify       check a signature as the BOINC client does; PUBLIC_KEY is\n"
+	  "                BOINC key text or PEM; prints \"signature valid\" or\n"
+	  "                \"signature invalid\" (exit 1)", 3, 3 },
+	{ "-pubkey", crypt_prog_pubkey,
+	  "-pubkey       print the BOINC key text of PRIVATE_KEY's public half", 1, 1 },
+	{ NULL, NULL, NULL, 0, 0 }
+};
+
+/* Exit status 2 for an error (as upstream's), 1 for an invalid signature. */
+static int run(struct tool_ctx *ctx)
+{
+	int ret = ctx->cmd->fn(ctx);
+
+	return ret < 0 ? EXIT_ERROR : ret == 0 ? 0 : EXIT_INVALID;
+}
+
+static const struct tool_spec crypt_prog_spec = {
+	.name = "crypt_prog",
+	.usage = usage,
+	.flags = TOOL_NO_PROJECT_DIR,
+	.cmds = commands,
+	.run = run,
+};
+
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
-	int nargs = argc - 2, ret;
-
-	log_init("crypt_prog", NULL);
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "-genkey") && (nargs == 3 || nargs == 4))
-		ret = crypt_prog_genkey(argv + 2, nargs);
-	else if (!strcmp(cmd, "-sign") && nargs == 2)
-		ret = crypt_prog_sign(argv + 2, false);
-	else if (!strcmp(cmd, "-sign_string") && nargs == 2)
-		ret = crypt_prog_sign(argv + 2, true);
-	else if (!strcmp(cmd, "-verify") && nargs == 3)
-		ret = crypt_prog_verify(argv + 2);
-	else if (!strcmp(cmd, "-pubkey") && nargs == 1)
-		ret = crypt_prog_pubkey(argv[2]);
-	else {
-		fputs(usage, stderr);
-		return EXIT_ERROR;
-	}
-	if (ret < 0)
-		return EXIT_ERROR;
-	return ret == 0 ? 0 : EXIT_INVALID;
+	return tool_main(&crypt_prog_spec, argc, argv);
 }

@@ -16,17 +16,15 @@
 #include "config.h"
 #include "db_records.h"
 #include "db_sched.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
 #include "sequence.h"
+#include "tool.h"
 
-static const struct param options[] = { PARAM_TABLE_END };
-
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: db_check\n\nCheck the work-sequence invariants of the project's database\n"
-		    "(run in the project directory); print each violation, exit 1 if any.\n");
-}
+static const char usage[] =
+	"usage: db_check\n\nCheck the work-sequence invariants of the project's database\n"
+	"(run in the project directory); print each violation, exit 1 if any.\n";
 
 struct check {
 	struct db *db;
@@ -156,34 +154,25 @@ static int check_sequence(struct db_sequence *s, void *arg)
 	return 0;
 }
 
+static int run(struct tool_ctx *ctx)
+{
+	struct check c = { .db = ctx->db, .cfg = &ctx->cfg };
+
+	if (db_sequence_enum(c.db, "ORDER BY id", NULL, 0, check_sequence, &c) != DB_OK)
+		return -1;
+	printf("db_check: %ld sequences, %ld violations\n", c.nseq, c.violations);
+	return c.violations ? 1 : 0;
+}
+
+static const struct tool_spec db_check_spec = {
+	.name = "db_check",
+	.usage = usage,
+	.flags = TOOL_CONFIG,
+	.open_db = db_tool_open,
+	.run = run,
+};
+
 int main(int argc, char **argv)
 {
-	struct project_config cfg;
-	struct db_params dp;
-	struct check c = { 0 };
-	int i, rc = -1;
-
-	log_init("db_check", NULL);
-	i = param_parse_args(options, NULL, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	if (i >= 0 && i < argc) {
-		log_error("unexpected argument '%s' (see --help)", argv[i]);
-	} else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0) {
-		db_params_from_config(&dp, &cfg);
-		c.cfg = &cfg;
-		if (db_open(&c.db, &dp, 5) == DB_OK &&
-		    db_sequence_enum(c.db, "ORDER BY id", NULL, 0, check_sequence, &c) == DB_OK) {
-			printf("db_check: %ld sequences, %ld violations\n", c.nseq, c.violations);
-			rc = c.violations ? 1 : 0;
-		}
-	}
-	if (c.db)
-		db_close(c.db);
-	config_free(&cfg);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&db_check_spec, argc, argv);
 }

@@ -18,10 +18,12 @@
 #include "config.h"
 #include "db_daemons.h"
 #include "db_stats.h"
+#include "db_tool.h"
 #include "field.h"
 #include "fileutil.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "wtime.h"
 #include "xml_write.h"
 
@@ -49,14 +51,11 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: db_dump [options]\n\n"
-		    "Export the users, teams and hosts with credit for stats sites, as BOINC does:\n"
-		    "tables.xml, user.gz, team.gz, host.gz, user_deleted.gz, host_deleted.gz in\n"
-		    "html/stats/ (replaced whole). Run it in the project directory.\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: db_dump [options]\n\n"
+	"Export the users, teams and hosts with credit for stats sites, as BOINC does:\n"
+	"tables.xml, user.gz, team.gz, host.gz, user_deleted.gz, host_deleted.gz in\n"
+	"html/stats/ (replaced whole). Run it in the project directory.\n";
 
 /* ---- one gzip file of XML records ---------------------------------------- */
 
@@ -454,21 +453,19 @@ static char *out_dir(const struct options *o, const struct project_config *cfg)
 	return dir;
 }
 
-static int dump(const struct options *o, const struct project_config *cfg)
+static int dump(struct tool_ctx *ctx)
 {
-	struct run r = { .o = o, .apps = SBUF_INIT(RECORD_MAX) };
+	const struct options *o = ctx->settings;
+	const struct project_config *cfg = &ctx->cfg;
+	struct run r = { .o = o, .db = ctx->db, .apps = SBUF_INIT(RECORD_MAX) };
 	char *dir = out_dir(o, cfg), *tmp = xasprintf("%s_tmp", dir);
-	struct db_params dp;
 	double t0 = dnow();
 	int rc, lock = -1;
 	size_t t;
 
 	r.tmp = tmp;
-	db_params_from_config(&dp, cfg);
 	/* without the lock, tmp may be another run's: leave it alone */
 	rc = take_lock(cfg, &lock);
-	if (rc == 0)
-		rc = db_open(&r.db, &dp, 5) == DB_OK ? 0 : -1;
 	if (rc == 0 && (rc = make_tmp(tmp)) == 0 && (rc = write_all(&r)) < 0)
 		remove_tree(tmp);
 	if (rc < 0)
@@ -482,8 +479,6 @@ static int dump(const struct options *o, const struct project_config *cfg)
 	for (t = 0; t < T_NTABLES; t++)
 		sbuf_free(&r.d[t].out.rec);
 	sbuf_free(&r.apps);
-	if (r.db)
-		db_close(r.db);
 	if (lock >= 0)
 		close(lock);
 	free(tmp);
@@ -491,29 +486,29 @@ static int dump(const struct options *o, const struct project_config *cfg)
 	return rc;
 }
 
+static int check_options(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+
+	if (o->dir && !*o->dir)
+		return tool_usage_error("--dir must not be empty");
+	return 0;
+}
+
+static struct options opts;
+
+static const struct tool_spec db_dump_spec = {
+	.name = "db_dump",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.open_db = db_tool_open,
+	.check = check_options,
+	.run = dump,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	int i, rc = -1;
-
-	log_init("db_dump", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	if (i >= 0 && i < argc)
-		log_error("unexpected argument '%s' (see --help)", argv[i]);
-	else if (i >= 0 && o.dir && !*o.dir)
-		log_error("--dir must not be empty");
-	else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0)
-		rc = dump(&o, &cfg);
-	config_free(&cfg);
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&db_dump_spec, argc, argv);
 }

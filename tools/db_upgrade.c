@@ -10,9 +10,9 @@
 #include "db_upgrade.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 
 struct options {
-	char *project;
 	char *upgrade_dir;
 	bool check;
 	char *db_name;
@@ -28,8 +28,6 @@ struct options {
 	{ name, type, offsetof(struct options, field), def, flags, 0, 0, arg, help }
 
 static const struct param options[] = {
-	O("project", PARAM_STR, project, NULL, 0, "DIR",
-	  "project directory holding config.xml (default: WSEQ_PROJECT_DIR, . or ..)"),
 	O("upgrade_dir", PARAM_STR, upgrade_dir, NULL, 0, "DIR",
 	  "directory of the NNN_*.sql upgrade files (default: WSEQ_DATADIR or the installed data directory)"),
 	O("check", PARAM_BOOL, check, "0", 0, NULL,
@@ -48,15 +46,13 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: db_upgrade [options]\n\n"
-		    "Apply the pending schema upgrades to the project's database, each\n"
-		    "recorded in its schema_version table once it has run. Rerunning does\n"
-		    "nothing. Exit status: 0 up to date, 1 error (or behind, with --check).\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: db_upgrade [options]\n"
+	"\n"
+	"Apply the pending schema upgrades to the project's database, each\n"
+	"recorded in its schema_version table once it has run. Rerunning does\n"
+	"nothing. Exit status: 0 up to date, 1 error (or behind, with --check),\n"
+	"2 bad usage.\n";
 
 static char *default_upgrade_dir(void)
 {
@@ -96,47 +92,36 @@ static int check(struct db *db, const char *dir)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The database: from the --db_ options, else config.xml's settings. */
+static int db_params_get(struct tool_ctx *ctx, struct db_params *p)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	struct db_params p;
-	struct db *db = NULL;
-	bool have_cfg = false;
-	char *path = NULL, *dir;
-	long from, to;
-	int i, rc = 1;
+	const struct options *o = ctx->settings;
 
-	log_init("db_upgrade", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
+	if (o->db_name) {
+		*p = (struct db_params){ o->db_name, o->db_user, o->db_passwd, o->db_host,
+					 o->db_socket, o->db_port };
 		return 0;
 	}
-	if (i < 0 || i < argc) {
-		if (i >= 0)
-			log_error("unexpected argument '%s' (see --help)", argv[i]);
-		param_free(options, &o);
+	if (tool_load_config(ctx) < 0)
+		return log_error("no database settings: give --project_dir or --db_name");
+	db_params_from_config(p, &ctx->cfg);
+	return 0;
+}
+
+static int run(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+	struct db_params p;
+	struct db *db = NULL;
+	char *dir;
+	long from, to;
+	int rc = 1;
+
+	if (db_params_get(ctx, &p) < 0)
 		return 1;
-	}
-	if (o.db_name) {
-		p = (struct db_params){ o.db_name, o.db_user, o.db_passwd, o.db_host,
-					o.db_socket, o.db_port };
-	} else {
-		if (o.project)
-			path = xasprintf("%s/config.xml", o.project);
-		have_cfg = true;       /* config_free() is right even after a failed load */
-		if (config_load(&cfg, path, NULL, NULL) < 0) {
-			log_error("no database settings: give --project or --db_name");
-			goto out;
-		}
-		db_params_from_config(&p, &cfg);
-	}
-	dir = o.upgrade_dir ? xstrdup(o.upgrade_dir) : default_upgrade_dir();
-	if (db_open(&db, &p, (double)o.wait) == DB_OK) {
-		if (o.check) {
+	dir = o->upgrade_dir ? xstrdup(o->upgrade_dir) : default_upgrade_dir();
+	if (db_open(&db, &p, (double)o->wait) == DB_OK) {
+		if (o->check) {
 			rc = check(db, dir);
 		} else if (db_upgrade_apply(db, dir, &from, &to) == DB_OK) {
 			if (from == to)
@@ -147,11 +132,21 @@ int main(int argc, char **argv)
 		}
 	}
 	free(dir);
-out:
 	db_close(db);
-	if (have_cfg)
-		config_free(&cfg);
-	free(path);
-	param_free(options, &o);
 	return rc;
+}
+
+static struct options opts;
+
+static const struct tool_spec db_upgrade_spec = {
+	.name = "db_upgrade",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&db_upgrade_spec, argc, argv);
 }

@@ -9,10 +9,13 @@
 # as it goes; at the end the final state is checked against one
 # uninterrupted local run, and it says where to look.
 #
-#   sudo tools/demo.sh [DIR]        (default DIR: ./demo)
+#   tools/demo.sh [DIR]             (default DIR: ./demo; as root: in a root
+#                                   shell as it is, else under sudo)
 #   tools/wseq_sandbox down DIR     stops the project (the clients stop at the end)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+case "${1:-}" in -h | --help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;; esac
+. "$top/tools/as-root.sh" "$0" "$@"
 dir=${1:-$top/demo}
 build="$top/_build"
 nseg=8          # segments

@@ -9,8 +9,10 @@
 #include "db_records.h"
 #include "dirhier.h"
 #include "field.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "sequence.h"
 
 #include <sys/wait.h>
@@ -35,13 +37,11 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: extend_sequence [--seq_name NAME] (--add K | --end | --keep_ahead L | --policy CMD)\n\n"
-		    "Extend or end work sequences. Run it in the project directory, e.g. from\n"
-		    "cron: */10 * * * * cd /srv/proj && bin/extend_sequence --keep_ahead 3\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: extend_sequence [--seq_name NAME] (--add K | --end | --keep_ahead L | --policy CMD)\n"
+	"\n"
+	"Extend or end work sequences. Run it in the project directory, e.g. from\n"
+	"cron: */10 * * * * cd /srv/proj && bin/extend_sequence --keep_ahead 3\n";
 
 struct run {
 	struct db *db;
@@ -189,55 +189,49 @@ static int one(struct db_sequence *s, void *arg)
 	return -1;
 }
 
+static int check_options(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+
+	if ((o->add > 0) + o->end + (o->keep_ahead > 0) + (o->policy != NULL) != 1)
+		return tool_usage_error("give exactly one of --add, --end, --keep_ahead, --policy");
+	if ((o->add || o->end) && !o->seq_name)
+		return tool_usage_error("--add and --end need --seq_name");
+	return 0;
+}
+
+static int run(struct tool_ctx *ctx)
+{
+	struct run r = { .db = ctx->db, .cfg = &ctx->cfg, .o = ctx->settings };
+	struct db_sequence s = { 0 };
+	int rc;
+
+	if (!r.o->seq_name)
+		return db_sequence_enum(r.db, "WHERE state=0 ORDER BY id", NULL, 0, one, &r) == DB_OK
+		       ? 0 : -1;
+	rc = db_sequence_lookup_name(r.db, r.o->seq_name, &s);
+	if (rc == DB_NOT_FOUND)
+		rc = log_error("no sequence named '%s'", r.o->seq_name);
+	else
+		rc = rc == DB_OK ? one(&s, &r) : -1;
+	db_sequence_free(&s);
+	return rc;
+}
+
+static struct options opts;
+
+static const struct tool_spec extend_sequence_spec = {
+	.name = "extend_sequence",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.open_db = db_tool_open,
+	.check = check_options,
+	.run = run,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	struct db_params dp;
-	struct run r = { 0 };
-	int i, rc = -1, modes;
-
-	log_init("extend_sequence", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	modes = (o.add > 0) + o.end + (o.keep_ahead > 0) + (o.policy != NULL);
-	if (i < 0) {
-		;
-	} else if (i < argc) {
-		log_error("unexpected argument '%s' (see --help)", argv[i]);
-	} else if (modes != 1) {
-		log_error("give exactly one of --add, --end, --keep_ahead, --policy");
-	} else if ((o.add || o.end) && !o.seq_name) {
-		log_error("--add and --end need --seq_name");
-	} else if (config_load(&cfg, NULL, NULL, NULL) == 0) {
-		db_params_from_config(&dp, &cfg);
-		r.cfg = &cfg;
-		r.o = &o;
-		if (db_open(&r.db, &dp, 5) == DB_OK) {
-			if (o.seq_name) {
-				struct db_sequence s = { 0 };
-				int lr = db_sequence_lookup_name(r.db, o.seq_name, &s);
-				if (lr == DB_NOT_FOUND)
-					log_error("no sequence named '%s'", o.seq_name);
-				else if (lr == DB_OK)
-					rc = one(&s, &r);
-				db_sequence_free(&s);
-			} else {
-				rc = db_sequence_enum(r.db, "WHERE state=0 ORDER BY id", NULL, 0, one, &r) ==
-				     DB_OK ? 0 : -1;
-			}
-		}
-	}
-	if (r.db)
-		db_close(r.db);
-	config_free(&cfg);
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&extend_sequence_spec, argc, argv);
 }

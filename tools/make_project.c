@@ -13,6 +13,7 @@
 #include "log.h"
 #include "make_project_httpd.h"
 #include "param.h"
+#include "tool.h"
 #include "sbuf.h"
 #include "xml_write.h"
 
@@ -23,7 +24,7 @@
 #include <sys/wait.h>
 
 struct options {
-	char *project_root;
+	char *project_root;     /* --project_dir (tool.h), made absolute */
 	char *url_base;
 	char *project_name;
 	char *db_name;
@@ -47,7 +48,6 @@ struct options {
 	{ name, type, offsetof(struct options, field), def, flags, 0, 0, arg, help }
 
 static const struct param options[] = {
-	O("project_root", PARAM_STR, project_root, NULL, 0, "DIR", "project directory (default: ~/projects/NAME)"),
 	O("url_base", PARAM_STR, url_base, NULL, 0, "URL", "URL the project is served under: all its URLs are URL/NAME/..., URL/NAME_cgi/... "
 	  "and URL/NAME_ops/... (default: http://HOSTNAME/)"),
 	O("project_name", PARAM_STR, project_name, NULL, 0, "TEXT", "human-readable project name (default: NAME)"),
@@ -99,17 +99,14 @@ static const struct {
 	{ "db_purge --one_pass --min_age_days 30", "24 hours", "db_purge", true },
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: make_project [options] NAME [LONG_NAME]\n\n"
-		    "Create the wseq project NAME: its directory, keys, config.xml, web pages,\n"
-		    "Apache configuration snippet and database (with an admin account).\n"
-		    "Every URL of the project is under URL_BASE/NAME/, URL_BASE/NAME_cgi/ or\n"
-		    "URL_BASE/NAME_ops/: projects of other names share a web server.\n"
-		    "LONG_NAME, as in upstream's make_project, is the same as --project_name.\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: make_project [options] NAME [LONG_NAME]\n"
+	"\n"
+	"Create the wseq project NAME: its directory, keys, config.xml, web pages,\n"
+	"Apache configuration snippet and database (with an admin account).\n"
+	"Every URL of the project is under URL_BASE/NAME/, URL_BASE/NAME_cgi/ or\n"
+	"URL_BASE/NAME_ops/: projects of other names share a web server.\n"
+	"LONG_NAME, as in upstream's make_project, is the same as --project_name.\n";
 
 static bool name_ok(const char *s)
 {
@@ -757,42 +754,66 @@ static void report(const struct project *p)
 	printf("next:            cd %s && bin/start\n", p->root);
 }
 
+/* NAME [LONG_NAME] and the options, before anything is made. */
+static int check_args(struct tool_ctx *ctx)
+{
+	struct options *o = ctx->settings;
+
+	if (ctx->argc == 2 && o->project_name && strcmp(o->project_name, ctx->argv[1]))
+		return tool_usage_error("LONG_NAME '%s' and --project_name '%s' disagree",
+					ctx->argv[1], o->project_name);
+	if (ctx->argc == 2 && !o->project_name)
+		o->project_name = xstrdup(ctx->argv[1]);
+	if (ctx->project_dir)
+		o->project_root = xstrdup(ctx->project_dir);
+	return check_options(o, ctx->argv[0]);
+}
+
+static void fini(struct tool_ctx *ctx)
+{
+	struct options *o = ctx->settings;
+
+	free(o->project_root);
+	o->project_root = NULL;
+}
+
+static int run(struct tool_ctx *ctx)
+{
+	const char *env_libexec = getenv("WSEQ_LIBEXECDIR");
+	struct project p = { .o = ctx->settings, .name = ctx->argv[0] };
+	int rc;
+
+	p.root = p.o->project_root;
+	p.master_url = xasprintf("%s%s/", p.o->url_base, p.name);
+	p.cgi_url = xasprintf("%s%s_cgi/", p.o->url_base, p.name);
+	p.libexec = xstrdup(env_libexec && *env_libexec ? env_libexec : WSEQ_PKGLIBEXECDIR);
+	rc = make(&p);
+	if (rc == 0)
+		report(&p);
+	else
+		log_error("project %s not created", p.name);
+	free(p.master_url);
+	free(p.cgi_url);
+	free(p.libexec);
+	return rc;
+}
+
+static struct options opts;
+
+static const struct tool_spec make_project_spec = {
+	.name = "make_project",
+	.usage = usage,
+	.project_dir_help = "the directory to make the project in (default: ~/projects/NAME)",
+	.params = options,
+	.settings = &opts,
+	.min_args = 1,
+	.max_args = 2,
+	.check = check_args,
+	.run = run,
+	.fini = fini,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project p = { 0 };
-	const char *env_libexec = getenv("WSEQ_LIBEXECDIR");
-	int i, rc = -1;
-
-	log_init("make_project", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		rc = 0;
-	} else if (i >= 0 && (i >= argc || argc - i > 2)) {
-		log_error(i >= argc ? "the project NAME is missing (see --help)"
-				    : "too many arguments: '%s' (see --help)", argv[argc - 1]);
-	} else if (i >= 0 && argc - i == 2 && o.project_name && strcmp(o.project_name, argv[i + 1])) {
-		log_error("LONG_NAME '%s' and --project_name '%s' disagree", argv[i + 1], o.project_name);
-	} else if (i >= 0 && (argc - i < 2 || o.project_name ||
-			      (o.project_name = xstrdup(argv[i + 1]))) && check_options(&o, argv[i]) == 0) {
-		p.o = &o;
-		p.name = argv[i];
-		p.root = o.project_root;
-		p.master_url = xasprintf("%s%s/", o.url_base, p.name);
-		p.cgi_url = xasprintf("%s%s_cgi/", o.url_base, p.name);
-		p.libexec = xstrdup(env_libexec && *env_libexec ? env_libexec : WSEQ_PKGLIBEXECDIR);
-		rc = make(&p);
-		if (rc == 0)
-			report(&p);
-		else
-			log_error("project %s not created", p.name);
-		free(p.master_url);
-		free(p.cgi_url);
-		free(p.libexec);
-	}
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&make_project_spec, argc, argv);
 }

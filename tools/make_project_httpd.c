@@ -160,7 +160,7 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 	sbuf_addf(b, "Alias %s/%s %s/html/user\n", base, name, root);
 	sbuf_addf(b, "# The scheduler (%s_cgi/cgi), the upload handler, and the parameter sweep's\n"
 		      "# endpoints: %s_cgi/sweep is the base URL the sweep master gives\n"
-		      "# sweep_client, and the protocol's own paths follow it (the seed's /task is\n"
+		      "# sweep_client, and the protocol's own paths follow it (the sweep design's /task is\n"
 		      "# %s_cgi/sweep/task, PATH_INFO to cgi-bin/sweep).\n", name, name, name);
 	sbuf_addf(b, "ScriptAlias %s/%s_cgi %s/cgi-bin\n\n", base, name, root);
 	sbuf_addf(b, "<Directory \"%s/html/user\">\n    Options -Indexes\n    AllowOverride None\n"

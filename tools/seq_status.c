@@ -6,8 +6,10 @@
 #include "common.h"
 #include "config.h"
 #include "db_records.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 
 struct options {
 	bool all;
@@ -19,16 +21,12 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: seq_status [--all] [NAME]\n\n"
-		    "Without NAME: one line per sequence -- name, state, host, segments done\n"
-		    "of the length, segments sent, live branch, last uploaded answer and\n"
-		    "state, bytes uploaded. With NAME: that sequence's head and every branch's\n"
-		    "segments. Run it in the project directory.\n\noptions:\n");
-	param_print_help(options, fp);
-}
-
+static const char usage[] =
+	"usage: seq_status [--all] [NAME]\n\n"
+	"Without NAME: one line per sequence -- name, state, host, segments done\n"
+	"of the length, segments sent, live branch, last uploaded answer and\n"
+	"state, bytes uploaded. With NAME: that sequence's head and every branch's\n"
+	"segments. Run it in the project directory.\n";
 static const char *state_name(int state)
 {
 	return state == SEQ_STATE_ACTIVE ? "active" : state == SEQ_STATE_ENDED ? "ended" : "error";
@@ -163,41 +161,32 @@ static int detail(struct db *db, const char *name)
 	return rc == DB_OK ? 0 : -1;
 }
 
+static int run(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+
+	if (ctx->argc)
+		return detail(ctx->db, ctx->argv[0]);
+	printf("%-24s %-6s %6s %11s %5s %6s %6s %6s %12s\n", "sequence", "state", "host",
+	       "done/length", "sent", "branch", "answer", "state", "bytes up");
+	return db_sequence_enum(ctx->db, o->all ? "ORDER BY id" : "WHERE state<>1 ORDER BY id",
+				NULL, 0, print_line, ctx->db) == DB_OK ? 0 : -1;
+}
+
+static struct options opts;
+
+static const struct tool_spec seq_status_spec = {
+	.name = "seq_status",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.max_args = 1,
+	.open_db = db_tool_open,
+	.run = run,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	struct db_params dp;
-	struct db *db = NULL;
-	int i, rc = -1;
-
-	log_init("seq_status", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	if (i >= 0 && i + 1 < argc) {
-		log_error("too many arguments (see --help)");
-	} else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0) {
-		db_params_from_config(&dp, &cfg);
-		if (db_open(&db, &dp, 5) == DB_OK) {
-			if (i < argc) {
-				rc = detail(db, argv[i]);
-			} else {
-				printf("%-24s %-6s %6s %11s %5s %6s %6s %6s %12s\n", "sequence", "state",
-				       "host", "done/length", "sent", "branch", "answer", "state",
-				       "bytes up");
-				rc = db_sequence_enum(db, o.all ? "ORDER BY id" : "WHERE state<>1 ORDER BY id",
-						      NULL, 0, print_line, db) == DB_OK ? 0 : -1;
-			}
-		}
-	}
-	if (db)
-		db_close(db);
-	config_free(&cfg);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&seq_status_spec, argc, argv);
 }

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "crypt_rsa.h"
 #include "log.h"
+#include "tool.h"
 
 static const char usage[] =
 	"usage: sign_executable FILE PRIVATE_KEY\n"
@@ -15,25 +16,28 @@ static const char usage[] =
 	"padding, over FILE's MD5 in hex. PRIVATE_KEY is a PEM RSA key of at\n"
 	"most 1024 bits (crypt_prog -genkey).\n";
 
-int main(int argc, char **argv)
+static int run(struct tool_ctx *ctx)
 {
 	struct sbuf sig = SBUF_INIT(CRYPT_TEXT_MAX);
 	int ret;
 
-	log_init("sign_executable", NULL);
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (argc != 3) {
-		fputs("usage: sign_executable FILE PRIVATE_KEY (--help for more)\n", stderr);
-		return 1;
-	}
-	ret = crypt_sign_file(argv[2], argv[1], &sig);
+	ret = crypt_sign_file(ctx->argv[1], ctx->argv[0], &sig);
 	if (ret == 0 && fputs(sbuf_str(&sig), stdout) == EOF)
 		ret = log_error("cannot write the signature: %s", strerror(errno));
 	sbuf_free(&sig);
-	if (ret == 0 && fflush(stdout) != 0)
-		ret = log_error("cannot write the signature: %s", strerror(errno));
-	return ret == 0 ? 0 : 1;
+	return ret;
+}
+
+static const struct tool_spec sign_executable_spec = {
+	.name = "sign_executable",
+	.usage = usage,
+	.flags = TOOL_NO_PROJECT_DIR,
+	.min_args = 2,
+	.max_args = 2,
+	.run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&sign_executable_spec, argc, argv);
 }

@@ -1,5 +1,5 @@
 /*
- * sweep: the parameter sweep's master (seed 004). `sweep run SPEC` does the
+ * sweep: the parameter sweep's master (the sweep design, doc/seeds.md). `sweep run SPEC` does the
  * whole sweep (sweep_run.c); `resume` goes on with one; `status` shows its
  * statistics; `create` and `collect` are its parts for those who start the
  * clients themselves. See doc/sweep.md.
@@ -10,6 +10,7 @@
 #include "db_queries.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "sweep_run.h"
 #include "sweep_session.h"
 #include "sweep_url.h"
@@ -17,50 +18,38 @@
 static struct sweep_run_opts o;
 
 static const struct param options[] = {
-	{ "project", PARAM_STR, offsetof(struct sweep_run_opts, project), NULL, 0, 0, 0, "DIR",
-	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..; without one, the "
-	  "private project of sweep run)" },
 	{ "sandbox", PARAM_STR, offsetof(struct sweep_run_opts, sandbox), NULL, 0, 0, 0, "DIR",
 	  "the private project's directory (default: ~/.wseq/sweep)" },
-	{ "ssh-config", PARAM_STR, offsetof(struct sweep_run_opts, ssh_config), NULL, 0, 0, 0,
+	{ "ssh_config", PARAM_STR, offsetof(struct sweep_run_opts, ssh_config), NULL, 0, 0, 0,
 	  "FILE", "run, resume: ssh and scp read FILE (-F) instead of ~/.ssh/config" },
-	{ "remote-dir", PARAM_STR, offsetof(struct sweep_run_opts, remote_dir), ".wseq-sweep", 0,
+	{ "remote_dir", PARAM_STR, offsetof(struct sweep_run_opts, remote_dir), ".wseq-sweep", 0,
 	  0, 0, "DIR", "run, resume: sweep_client's directory on the hosts (relative: to the "
 	  "home directory)" },
 	{ "client", PARAM_STR, offsetof(struct sweep_run_opts, client), NULL, 0, 0, 0, "FILE",
 	  "run, resume: the sweep_client to copy to the hosts (default: the one beside sweep)" },
 	{ "progress", PARAM_STR, offsetof(struct sweep_run_opts, progress), "", 0, 0, 0, "MODE",
 	  "run, resume: bar, lines or none (default: bar on a terminal, else lines)" },
-	{ "keep-server", PARAM_BOOL, offsetof(struct sweep_run_opts, keep_server), "0", 0, 0, 0,
+	{ "keep_server", PARAM_BOOL, offsetof(struct sweep_run_opts, keep_server), "0", 0, 0, 0,
 	  NULL, "run, resume: leave the private project running at the end" },
 	{ "verbose", PARAM_BOOL, offsetof(struct sweep_run_opts, verbose), "0", 0, 0, 0, NULL,
 	  "run, resume: log every step on every host (ssh, scp, client starts and ends)" },
-	{ "max-starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
+	{ "max_starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
 	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: sweep [options] run SPEC\n"
-		    "       sweep [options] resume SESSION\n"
-		    "       sweep [options] status SESSION\n"
-		    "       sweep [options] create SPEC\n"
-		    "       sweep [options] collect SESSION\n\n"
-		    "run: the whole sweep -- a session of one task per line of the spec's\n"
-		    "parameter file, sweep_client started by ssh (copied by scp when missing) on\n"
-		    "every host of its cluster file, the progress, the results judged and\n"
-		    "collected into its Output, then the statistics; without a configured\n"
-		    "project it starts a private one on the spec's Server address. resume: go on\n"
-		    "with a session after the master was stopped. status: the statistics so far.\n"
-		    "create: only store a session and print its ID (start clients yourself,\n"
-		    "giving them the project's <cgi_url>sweep as the master's URL).\n"
-		    "collect: judge the results that came back and write the Output.\n\n"
-		    "exit status: 0 every set collected; 1 an error; 2 bad usage; 4 every task\n"
-		    "ended but some sets failed; 5 tasks left and no host to run them; 6 stopped\n"
-		    "by a signal (resume goes on).\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: sweep [options] COMMAND ARG\n"
+	"\n"
+	"commands:\n";
+
+static const char epilog[] =
+	"\nWithout a configured project, run starts a private one on the spec's Server\n"
+	"address; create, status and collect then use it too.\n"
+	"\n"
+	"exit status: 0 every set collected; 1 an error; 2 bad usage; 4 every task\n"
+	"ended but some sets failed; 5 tasks left and no host to run them; 6 stopped\n"
+	"by a signal (resume goes on).\n";
 
 /* The project (the private one of `sweep run` when none is configured) and its database. */
 static int open_project(struct project_config *cfg, struct db **db)
@@ -71,7 +60,7 @@ static int open_project(struct project_config *cfg, struct db **db)
 
 	if (sandbox && access(path, R_OK) != 0) {
 		log_error("no project is configured, and there is no private one in %s "
-			  "(--project DIR, or --sandbox DIR as given to sweep run)", sandbox);
+			  "(--project_dir DIR, or --sandbox DIR as given to sweep run)", sandbox);
 		goto out;
 	}
 	if (config_load(cfg, path, NULL, NULL) < 0)
@@ -129,55 +118,90 @@ static int collect(struct db *db, const struct project_config *cfg, const char *
 	return rc;
 }
 
-int main(int argc, char **argv)
+static int status(struct db *db, const struct project_config *cfg, const char *sid)
 {
-	static const char *const cmds[] = { "run", "resume", "status", "create", "collect" };
+	char *dir = xasprintf("%s/sweep/%s", cfg->project_dir, sid);
+	int rc = strchr(sid, '/') || sweep_print_stats(db, sid, dir, stdout) < 0;
+
+	free(dir);
+	return rc;
+}
+
+/* create, collect, status: on the configured project (or the private one), not run's. */
+static int on_project(struct tool_ctx *ctx)
+{
 	struct project_config cfg;
 	struct db *db = NULL;
-	const char *cmd, *arg;
-	size_t k;
-	int i, rc = 1;
+	const char *cmd = ctx->cmd->name;
+	int rc;
 
-	log_init("sweep", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
-	}
-	if (i < 0) {
-		param_free(options, &o);
-		return 2;
-	}
-	for (k = 0; argc - i == 2 && k < ARRAY_SIZE(cmds); k++)
-		if (!strcmp(argv[i], cmds[k]))
-			break;
-	if (argc - i != 2 || k == ARRAY_SIZE(cmds) ||
-	    (strcmp(o.progress, "") && strcmp(o.progress, "bar") && strcmp(o.progress, "lines") &&
-	     strcmp(o.progress, "none"))) {
-		usage(stderr);
-		param_free(options, &o);
-		return 2;
-	}
-	cmd = argv[i];
-	arg = argv[i + 1];
-	if (!strcmp(cmd, "run") || !strcmp(cmd, "resume")) {
-		rc = sweep_run(&o, !strcmp(cmd, "resume"), arg);
-	} else if (open_project(&cfg, &db) == 0) {
-		if (!strcmp(cmd, "create")) {
-			rc = create(db, &cfg, arg);
-		} else if (!strcmp(cmd, "collect")) {
-			rc = collect(db, &cfg, arg);
-		} else {
-			char *dir = xasprintf("%s/sweep/%s", cfg.project_dir, arg);
-
-			rc = strchr(arg, '/') || sweep_print_stats(db, arg, dir, stdout) < 0;
-			free(dir);
-		}
-		db_close(db);
-		config_free(&cfg);
-	}
-	param_free(options, &o);
+	if (open_project(&cfg, &db) < 0)
+		return 1;
+	rc = !strcmp(cmd, "create") ? create(db, &cfg, ctx->argv[0])
+	   : !strcmp(cmd, "collect") ? collect(db, &cfg, ctx->argv[0])
+	   : status(db, &cfg, ctx->argv[0]);
+	db_close(db);
+	config_free(&cfg);
 	return rc;
+}
+
+static int cmd_run(struct tool_ctx *ctx)
+{
+	return sweep_run(&o, !strcmp(ctx->cmd->name, "resume"), ctx->argv[0]);
+}
+
+static const struct tool_cmd commands[] = {
+	{ "run", cmd_run,
+	  "run SPEC          the whole sweep -- a session of one task per line of the spec's\n"
+	  "                    parameter file, sweep_client started by ssh (copied by scp when\n"
+	  "                    missing) on every host of its cluster file, the progress, the\n"
+	  "                    results judged and collected into its Output, then the statistics", 1, 1 },
+	{ "resume", cmd_run,
+	  "resume SESSION    go on with a session after the master was stopped", 1, 1 },
+	{ "status", on_project, "status SESSION    the statistics so far", 1, 1 },
+	{ "create", on_project,
+	  "create SPEC       only store a session and print its ID (start clients yourself,\n"
+	  "                    giving them the project's <cgi_url>sweep as the master's URL)", 1, 1 },
+	{ "collect", on_project,
+	  "collect SESSION   judge the results that came back and write the Output", 1, 1 },
+	{ NULL, NULL, NULL, 0, 0 }
+};
+
+static int check_options(struct tool_ctx *ctx)
+{
+	static const char *const modes[] = { "", "bar", "lines", "none" };
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(modes) && strcmp(o.progress, modes[k]); k++)
+		;
+	if (k == ARRAY_SIZE(modes))
+		return tool_usage_error("--progress is bar, lines or none (got '%s')", o.progress);
+	if (ctx->project_dir)
+		o.project = xstrdup(ctx->project_dir);
+	return 0;
+}
+
+static void fini(struct tool_ctx *ctx)
+{
+	(void)ctx;
+	free(o.project);
+	o.project = NULL;
+}
+
+static const struct tool_spec sweep_spec = {
+	.name = "sweep",
+	.usage = usage,
+	.epilog = epilog,
+	.project_dir_help = "the project (default: $WSEQ_PROJECT_DIR, then . and ..; without one,\n"
+			    "                               the private project of sweep run)",
+	.params = options,
+	.settings = &o,
+	.cmds = commands,
+	.check = check_options,
+	.fini = fini,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&sweep_spec, argc, argv);
 }

@@ -1,6 +1,6 @@
 /*
- * sweep_client SESSION COMMAND MD5 URL (or HOST PORT, the seed's form): the
- * client of a parameter sweep (seed 004), started by the sweep master on
+ * sweep_client SESSION COMMAND MD5 URL (or HOST PORT, the sweep design's form): the
+ * client of a parameter sweep (the sweep design, doc/seeds.md), started by the sweep master on
  * every host. It fetches
  * the configuration, makes sure it has the worker with the MD5 it was
  * given (fetching it for its platform when not), then runs task after task
@@ -51,9 +51,9 @@ static const struct param options[] = {
 	  "who this client is in the master's statistics (default: this machine's name)" },
 	{ "jobs", PARAM_INT, offsetof(struct options, jobs), "1", PARAM_BOUNDED, 0, 1024, "N",
 	  "run N tasks at once (N copies of the task loop); 0: one per CPU" },
-	{ "max-silence", PARAM_INT, offsetof(struct options, max_silence), "300", PARAM_BOUNDED,
+	{ "max_silence", PARAM_INT, offsetof(struct options, max_silence), "300", PARAM_BOUNDED,
 	  1, 604800, "SECS", "give up when the master has not answered for SECS seconds" },
-	{ "keep-tasks", PARAM_BOOL, offsetof(struct options, keep_tasks), "0", 0, 0, 0, NULL,
+	{ "keep_tasks", PARAM_BOOL, offsetof(struct options, keep_tasks), "0", 0, 0, 0, NULL,
 	  "keep each task's directory (inputs, output files, stdout, stderr) for debugging" },
 	{ "verbose", PARAM_BOOL, offsetof(struct options, verbose), "0", 0, 0, 0, NULL,
 	  "log every request and worker start" },
@@ -71,7 +71,7 @@ static void usage(FILE *fp)
 		"It registers with the master under SESSION (\"-\": read it from the first\n"
 		"line of stdin, to keep it off the process list) at the sweep endpoints'\n"
 		"base URL, a project's http://HOST:PORT/NAME_cgi/sweep (the requests are\n"
-		"URL/config, URL/task ...); HOST PORT, the seed's form, is the server's\n"
+		"URL/config, URL/task ...); HOST PORT, the sweep design's form, is the server's\n"
 		"root, http://HOST:PORT (/config, /task ...). It makes\n"
 		"sure the worker COMMAND has the given MD5 (fetching it for its platform\n"
 		"when missing or different), then fetches tasks, runs the worker on each\n"
@@ -143,7 +143,7 @@ static int check_md5(const char *arg, char out[MD5_HEX_LEN + 1])
 
 /*
  * The master's base URL: the URL argument, or http://HOST:PORT (the
- * server's root) from the seed's two. NULL when it is not usable.
+ * server's root) from the sweep design's two. NULL when it is not usable.
  */
 static char *master_url(char **args, int nargs)
 {

@@ -1,6 +1,6 @@
 /*
  * sweep_client: the program the sweep master starts on every host of a
- * parameter sweep (seed 004). It fetches the configuration and the worker
+ * parameter sweep (the sweep design, doc/seeds.md). It fetches the configuration and the worker
  * from the master over HTTP, then pulls tasks, runs the worker on each and
  * posts the results, until the master has no task left. Three parts:
  * sweep_client.c (command line, the main loop, the end), sweep_client_http.c

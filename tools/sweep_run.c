@@ -548,7 +548,7 @@ static int start_client(struct run *r, struct host *h)
 	return ssh_step(r, h, S_START, sbuf_detach(&cmd, NULL));
 }
 
-/* The seed's dummy command: can we log in at all? */
+/* The sweep design's dummy command: can we log in at all? */
 static int check_login(struct run *r, struct host *h)
 {
 	return ssh_step(r, h, S_CHECK, xstrdup("true"));

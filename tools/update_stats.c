@@ -9,8 +9,10 @@
 #include "common.h"
 #include "config.h"
 #include "db_account.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "wtime.h"
 
 struct options {
@@ -33,28 +35,22 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: update_stats [options]\n\n"
-		    "Decay the recent average credit of users, hosts and teams that earned no\n"
-		    "credit in the last day (BOINC's update_stats). Run it in the project\n"
-		    "directory once a day.\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: update_stats [options]\n\n"
+	"Decay the recent average credit of users, hosts and teams that earned no\n"
+	"credit in the last day (BOINC's update_stats). Run it in the project\n"
+	"directory once a day.\n";
 
-static int decay(const struct options *o, const struct project_config *cfg)
+static int decay(struct tool_ctx *ctx)
 {
+	const struct options *o = ctx->settings;
 	static const char *const names[DB_CREDIT_NKINDS] = { "hosts", "users", "teams" };
 	bool want[DB_CREDIT_NKINDS] = { o->hosts, o->users, o->teams };
 	bool all = !o->hosts && !o->users && !o->teams;
-	struct db_params dp;
-	struct db *db = NULL;
+	struct db *db = ctx->db;
 	double t = dnow();
 	int k, rc = 0;
 
-	db_params_from_config(&dp, cfg);
-	if (db_open(&db, &dp, 5) != DB_OK)
-		return -1;
 	for (k = 0; k < DB_CREDIT_NKINDS && rc == 0; k++) {
 		int64_t n = 0;
 
@@ -66,31 +62,22 @@ static int decay(const struct options *o, const struct project_config *cfg)
 		else
 			printf("update_stats: %" PRId64 " %s decayed\n", n, names[k]);
 	}
-	db_close(db);
 	return rc;
 }
 
+static struct options opts;
+
+static const struct tool_spec update_stats_spec = {
+	.name = "update_stats",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.open_db = db_tool_open,
+	.run = decay,
+};
+
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	int i, rc = -1;
-
-	log_init("update_stats", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	if (i >= 0 && i < argc)
-		log_error("unexpected argument '%s' (see --help)", argv[i]);
-	else if (i >= 0 && config_load(&cfg, NULL, NULL, NULL) == 0)
-		rc = decay(&o, &cfg);
-	config_free(&cfg);
-	param_free(options, &o);
-	log_close();
-	return rc == 0 ? 0 : 1;
+	return tool_main(&update_stats_spec, argc, argv);
 }

@@ -21,8 +21,10 @@
 #include "db.h"
 #include "db_records.h"
 #include "db_work.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "plan_class.h"
 #include "work.h"
 #include "wtime.h"
@@ -33,15 +35,12 @@
 #include <sys/stat.h>
 
 struct options {
-	char *config_dir;
 	char *app;
 	bool quiet;
 	bool noconfirm;
 };
 
 static const struct param options[] = {
-	{ "config_dir", PARAM_STR, offsetof(struct options, config_dir), NULL, PARAM_NOCONFIG, 0, 0,
-	  "DIR", "the project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
 	{ "app", PARAM_STR, offsetof(struct options, app), NULL, PARAM_NOCONFIG, 0, 0, "NAME",
 	  "only look at apps/NAME" },
 	{ "quiet", PARAM_BOOL, offsetof(struct options, quiet), "0", PARAM_NOCONFIG, 0, 0, NULL,
@@ -51,17 +50,15 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: update_versions [options]\n\n"
-		    "Add the app versions found in the project's apps/ directory\n"
-		    "(apps/APP/APP_VERSION_PLATFORM[__PLAN_CLASS]/) that the database lacks:\n"
-		    "copy their files to the download directory, sign them with\n"
-		    "keys/code_sign_private and insert app_version rows. Each version's plan\n"
-		    "class is shown with what it needs (plan_class_spec.xml), or a warning\n"
-		    "that no host will get it.\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: update_versions [options]\n"
+	"\n"
+	"Add the app versions found in the project's apps/ directory\n"
+	"(apps/APP/APP_VERSION_PLATFORM[__PLAN_CLASS]/) that the database lacks:\n"
+	"copy their files to the download directory, sign them with\n"
+	"keys/code_sign_private and insert app_version rows. Each version's plan\n"
+	"class is shown with what it needs (plan_class_spec.xml), or a warning\n"
+	"that no host will get it.\n";
 
 struct vfile {
 	char *name;             /* physical name = file name in the version directory */
@@ -91,9 +88,9 @@ struct version {
 };
 
 struct run {
-	struct project_config cfg;
+	const struct project_config *cfg;
 	struct plan_classes pcs;        /* the project's plan_class_spec.xml */
-	struct options o;
+	const struct options *o;
 	struct db *db;
 	EVP_PKEY *key;
 	char **staged;
@@ -415,7 +412,7 @@ static int load_key(struct run *r)
 
 	if (r->key)
 		return 0;
-	path = xasprintf("%s/code_sign_private", r->cfg.key_dir);
+	path = xasprintf("%s/code_sign_private", r->cfg->key_dir);
 	rc = crypt_load_private(path, &r->key);
 	free(path);
 	return rc;
@@ -446,7 +443,7 @@ static int sign_file(struct run *r, const struct version *v, const struct vfile 
 	n = fread(buf, 1, sizeof(buf) - 1, fp);
 	buf[n] = '\0';
 	fclose(fp);
-	pub = xasprintf("%s/code_sign_public", r->cfg.key_dir);
+	pub = xasprintf("%s/code_sign_public", r->cfg->key_dir);
 	rc = n > 0 && n < sizeof(buf) - 1 ? crypt_verify_file(pub, f->wf.path, buf) : 1;
 	free(pub);
 	if (rc != 0) {
@@ -471,10 +468,10 @@ static void show_plan_class(const struct run *r, const struct version *v, bool a
 	if (!*v->plan_class)
 		return;
 	pc = plan_class_find(&r->pcs, v->plan_class);
-	if (!pc && (adding || !r->o.quiet)) {
+	if (!pc && (adding || !r->o->quiet)) {
 		printf("warning: %s: plan class %s is not in %s: this version will be sent to no "
 		       "host\n", v->dir, v->plan_class, PLAN_CLASS_FILE);
-	} else if (pc && !r->o.quiet) {
+	} else if (pc && !r->o->quiet) {
 		plan_class_describe(pc, &d);
 		printf("    plan class %s: %s\n", v->plan_class, sbuf_str(&d));
 	}
@@ -492,7 +489,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 	int rc = -1, dbrc;
 
 	v.dirname = xstrdup(dirname);
-	v.dir = xasprintf("%s/%s/%s", r->cfg.app_dir, app->name, dirname);
+	v.dir = xasprintf("%s/%s/%s", r->cfg->app_dir, app->name, dirname);
 	if (parse_dirname(app->name, dirname, &v))
 		goto out;
 	dbrc = db_platform_lookup_name(r->db, v.platform, &plat);
@@ -507,7 +504,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 					 &av);
 	if (dbrc == DB_OK) {
 		r->existing++;
-		if (!r->o.quiet)
+		if (!r->o->quiet)
 			printf("app version %s exists (id %" PRId64 ")\n", dirname, av.id);
 		show_plan_class(r, &v, false);
 		rc = 0;
@@ -521,7 +518,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 		struct vfile *f = &v.files[i];
 
 		src = xasprintf("%s/%s", v.dir, f->name);
-		dbrc = work_stage_input(&r->cfg, src, f->name, &f->wf);
+		dbrc = work_stage_input(r->cfg, src, f->name, &f->wf);
 		free(src);
 		if (dbrc)
 			goto out;
@@ -548,7 +545,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 	if (db_app_version_insert(r->db, &av) != DB_OK)
 		goto out;
 	r->added++;
-	if (!r->o.quiet)
+	if (!r->o->quiet)
 		printf("added app version %s: %s %d %s%s%s (id %" PRId64 ")\n", dirname, app->name,
 		       v.version_num, v.platform, *v.plan_class ? " " : "", v.plan_class, av.id);
 	show_plan_class(r, &v, true);
@@ -567,7 +564,7 @@ static int add_app_dir(struct run *r, const char *appname)
 	struct db_app app = { 0 };
 	struct dirent **ents = NULL;
 	struct stat st;
-	char *dir = xasprintf("%s/%s", r->cfg.app_dir, appname), *path;
+	char *dir = xasprintf("%s/%s", r->cfg->app_dir, appname), *path;
 	int n, i, rc = -1, dbrc;
 
 	dbrc = db_app_lookup_name(r->db, appname, &app);
@@ -606,15 +603,15 @@ static int run_all(struct run *r)
 	char *path;
 	int n, i, rc = 0;
 
-	if (r->o.app)
-		return add_app_dir(r, r->o.app);
-	n = scandir(r->cfg.app_dir, &ents, NULL, alphasort);
+	if (r->o->app)
+		return add_app_dir(r, r->o->app);
+	n = scandir(r->cfg->app_dir, &ents, NULL, alphasort);
 	if (n < 0)
-		return log_error("%s: %s", r->cfg.app_dir, strerror(errno));
+		return log_error("%s: %s", r->cfg->app_dir, strerror(errno));
 	for (i = 0; i < n; i++) {
 		const char *name = ents[i]->d_name;
 
-		path = xasprintf("%s/%s", r->cfg.app_dir, name);
+		path = xasprintf("%s/%s", r->cfg->app_dir, name);
 		if (rc == 0 && name[0] != '.' && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			rc = add_app_dir(r, name);
 		free(path);
@@ -628,11 +625,11 @@ static int run_all(struct run *r)
 static void load_plan_classes(struct run *r)
 {
 	struct sbuf notes = SBUF_INIT(1 << 20), err = SBUF_INIT(4096);
-	char *path = xasprintf("%s/%s", r->cfg.project_dir, PLAN_CLASS_FILE);
+	char *path = xasprintf("%s/%s", r->cfg->project_dir, PLAN_CLASS_FILE);
 
 	if (plan_classes_read(path, &r->pcs, &notes, &err) < 0)
 		printf("warning: %s: no plan class is usable\n", sbuf_str(&err));
-	else if (notes.len && !r->o.quiet)
+	else if (notes.len && !r->o->quiet)
 		printf("warning: %s has things wseq does not use (wseq_config --check lists them)\n",
 		       path);
 	free(path);
@@ -640,62 +637,58 @@ static void load_plan_classes(struct run *r)
 	sbuf_free(&err);
 }
 
-int main(int argc, char **argv)
+/* Undo the files staged for versions the rolled-back transaction would have added. */
+static void unstage_all(struct run *r)
 {
-	struct run r;
-	struct db_params dp;
-	struct work_file f = { 0 };
-	char *path = NULL;
+	struct work_file f = { .staged = true };
 	size_t i;
-	int first, rc = 1;
 
-	memset(&r, 0, sizeof(r));
-	log_init("update_versions", NULL);
-	param_set_defaults(options, &r.o);
-	first = param_parse_args(options, &r.o, argc, argv);
-	if (first == -2) {
-		usage(stdout);
-		param_free(options, &r.o);
-		return 0;
+	for (i = 0; i < r->nstaged; i++) {
+		f.path = r->staged[i];
+		work_unstage_input(&f);
 	}
-	if (first < 0)
-		goto out;
-	if (first < argc) {
-		log_error("unexpected argument %s (see --help)", argv[first]);
-		goto out;
-	}
-	if (r.o.config_dir)
-		path = xasprintf("%s/config.xml", r.o.config_dir);
-	if (config_load(&r.cfg, path, NULL, NULL))
-		goto out;
+}
+
+static int run(struct tool_ctx *ctx)
+{
+	struct run r = { .cfg = &ctx->cfg, .o = ctx->settings, .db = ctx->db };
+	size_t i;
+	int rc = -1;
+
 	load_plan_classes(&r);
-	db_params_from_config(&dp, &r.cfg);
-	if (db_open(&r.db, &dp, 0) != DB_OK || db_begin(r.db) != DB_OK)
-		goto out;
-	if (run_all(&r) || db_commit(r.db) != DB_OK) {
+	if (db_begin(r.db) != DB_OK) {
+		;
+	} else if (run_all(&r) || db_commit(r.db) != DB_OK) {
 		db_rollback(r.db);
-		f.staged = true;
-		for (i = 0; i < r.nstaged; i++) {
-			f.path = r.staged[i];
-			work_unstage_input(&f);
-		}
-		goto out;
+		unstage_all(&r);
+	} else {
+		if (!r.o->quiet)
+			printf("%d app version%s added, %d already present\n", r.added,
+			       r.added == 1 ? "" : "s", r.existing);
+		rc = 0;
 	}
-	if (!r.o.quiet)
-		printf("%d app version%s added, %d already present\n", r.added,
-		       r.added == 1 ? "" : "s", r.existing);
-	rc = 0;
-out:
 	for (i = 0; i < r.nstaged; i++)
 		free(r.staged[i]);
 	free(r.staged);
 	if (r.key)
 		EVP_PKEY_free(r.key);
-	if (r.db)
-		db_close(r.db);
 	plan_classes_free(&r.pcs);
-	config_free(&r.cfg);
-	free(path);
-	param_free(options, &r.o);
 	return rc;
+}
+
+static struct options opts;
+
+static const struct tool_spec update_versions_spec = {
+	.name = "update_versions",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.open_db = db_tool_open,
+	.run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&update_versions_spec, argc, argv);
 }

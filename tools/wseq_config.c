@@ -7,17 +7,15 @@
 #include "config.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "plan_class.h"
 
 struct options {
-	char *project;
 	bool check;
 	bool daemons;
 };
 
 static const struct param options[] = {
-	{ "project", PARAM_STR, offsetof(struct options, project), NULL, 0, 0, 0, "DIR",
-	  "project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
 	{ "check", PARAM_BOOL, offsetof(struct options, check), "0", 0, 0, 0, NULL,
 	  "only check config.xml and plan_class_spec.xml: exit 1 with the errors if one is not "
 	  "valid; warn about each option no wseq program reads (upstream BOINC's, or misspelt) "
@@ -27,14 +25,12 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: wseq_config [options] [NAME...]\n\n"
-		    "Read the project's config.xml as every wseq program does. With NAMEs,\n"
-		    "print each setting's value; without, print all settings as NAME = VALUE\n"
-		    "(the database password is shown only when named).\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: wseq_config [options] [NAME...]\n"
+	"\n"
+	"Read the project's config.xml as every wseq program does. With NAMEs,\n"
+	"print each setting's value; without, print all settings as NAME = VALUE\n"
+	"(the database password is shown only when named).\n";
 
 static void print_value(const struct project_config *c, const struct param *p, FILE *fp)
 {
@@ -77,62 +73,69 @@ static int check(const struct project_config *c)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static void print_daemons(const struct project_config *c)
 {
-	struct options o = { 0 };
-	struct project_config c;
-	char *path = NULL;
+	size_t k;
+
+	for (k = 0; k < c->ndaemons; k++)
+		printf("daemon %s%s\n", c->daemons[k].cmd, c->daemons[k].disabled ? " (disabled)" : "");
+	for (k = 0; k < c->ntasks; k++)
+		printf("task %s every %lds%s\n", c->tasks[k].cmd, c->tasks[k].period,
+		       c->tasks[k].disabled ? " (disabled)" : "");
+}
+
+/* The settings named, or all but the secret ones; -1 if a name is unknown. */
+static int print_settings(const struct project_config *c, int argc, char **argv)
+{
+	const struct param *p;
 	int i, rc = 0;
 
-	log_init("wseq_config", NULL);
-	param_set_defaults(options, &o);
-	i = param_parse_args(options, &o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
+	if (!argc)
+		printf("project_dir = %s\n", c->project_dir);
+	for (i = 0; i < argc; i++) {
+		if (!(p = param_find(project_params, argv[i]))) {
+			rc = log_error("unknown setting '%s'", argv[i]);
+			continue;
+		}
+		print_value(c, p, stdout);
+		putchar('\n');
+	}
+	for (p = project_params; !argc && p->name; p++) {
+		if (p->flags & PARAM_SECRET)
+			continue;
+		printf("%s = ", p->name);
+		print_value(c, p, stdout);
+		putchar('\n');
+	}
+	return rc;
+}
+
+static int run(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+
+	if (o->check)
+		return check(&ctx->cfg);
+	if (o->daemons) {
+		print_daemons(&ctx->cfg);
 		return 0;
 	}
-	if (i < 0)
-		return 1;
-	if (o.project)
-		path = xasprintf("%s/config.xml", o.project);
-	if (config_load(&c, path, NULL, NULL) < 0) {
-		config_free(&c);
-		free(path);
-		param_free(options, &o);
-		return 1;
-	}
-	if (o.check) {
-		rc = check(&c);
-	} else if (o.daemons) {
-		size_t k;
-		for (k = 0; k < c.ndaemons; k++)
-			printf("daemon %s%s\n", c.daemons[k].cmd, c.daemons[k].disabled ? " (disabled)" : "");
-		for (k = 0; k < c.ntasks; k++)
-			printf("task %s every %lds%s\n", c.tasks[k].cmd, c.tasks[k].period,
-			       c.tasks[k].disabled ? " (disabled)" : "");
-	} else if (i < argc) {
-		for (; i < argc; i++) {
-			const struct param *p = param_find(project_params, argv[i]);
-			if (!p) {
-				rc = log_error("unknown setting '%s'", argv[i]);
-				continue;
-			}
-			print_value(&c, p, stdout);
-			putchar('\n');
-		}
-	} else {
-		const struct param *p;
-		printf("project_dir = %s\n", c.project_dir);
-		for (p = project_params; p->name; p++) {
-			if (p->flags & PARAM_SECRET)
-				continue;
-			printf("%s = ", p->name);
-			print_value(&c, p, stdout);
-			putchar('\n');
-		}
-	}
-	config_free(&c);
-	free(path);
-	param_free(options, &o);
-	return rc ? 1 : 0;
+	return print_settings(&ctx->cfg, ctx->argc, ctx->argv);
+}
+
+static struct options opts;
+
+static const struct tool_spec wseq_config_spec = {
+	.name = "wseq_config",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.max_args = -1,
+	.run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&wseq_config_spec, argc, argv);
 }

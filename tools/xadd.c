@@ -15,20 +15,19 @@
 #include "config.h"
 #include "db.h"
 #include "db_records.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 #include "wtime.h"
 #include "xml.h"
 
 struct options {
-	char *config_dir;
 	char *file;
 	bool quiet;
 };
 
 static const struct param options[] = {
-	{ "config_dir", PARAM_STR, offsetof(struct options, config_dir), NULL, PARAM_NOCONFIG, 0, 0,
-	  "DIR", "the project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
 	{ "file", PARAM_STR, offsetof(struct options, file), NULL, PARAM_NOCONFIG, 0, 0, "FILE",
 	  "read FILE instead of project.xml in the project directory" },
 	{ "quiet", PARAM_BOOL, offsetof(struct options, quiet), "0", PARAM_NOCONFIG, 0, 0, NULL,
@@ -36,15 +35,13 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: xadd [options]\n\n"
-		    "Add the apps and platforms of the project's project.xml to the database.\n"
-		    "Those already there are brought up to the file's attributes. Every\n"
-		    "element of upstream's <app> is stored; a warning names those wseq does\n"
-		    "not act on (weight, beta, homogeneous_redundancy, ...).\n\noptions:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: xadd [options]\n"
+	"\n"
+	"Add the apps and platforms of the project's project.xml to the database.\n"
+	"Those already there are brought up to the file's attributes. Every\n"
+	"element of upstream's <app> is stored; a warning names those wseq does\n"
+	"not act on (weight, beta, homogeneous_redundancy, ...).\n";
 
 struct item {
 	bool is_app;
@@ -323,61 +320,42 @@ static int add_item(struct db *db, struct item *x, bool quiet)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run(struct tool_ctx *ctx)
 {
-	struct options o = { 0 };
-	struct project_config cfg;
-	struct db_params dp;
-	struct db *db = NULL;
+	const struct options *o = ctx->settings;
+	struct db *db = ctx->db;
 	struct item *items = NULL;
 	size_t n = 0, i;
-	char *path = NULL, *xml = NULL;
-	int first, rc = 1;
+	char *xml = o->file ? xstrdup(o->file) : xasprintf("%s/project.xml", ctx->cfg.project_dir);
+	int rc = -1;
 
-	log_init("xadd", NULL);
-	param_set_defaults(options, &o);
-	first = param_parse_args(options, &o, argc, argv);
-	if (first == -2) {
-		usage(stdout);
-		param_free(options, &o);
-		return 0;
+	if (read_project_xml(xml, &items, &n) == 0 && db_begin(db) == DB_OK) {
+		for (i = 0; i < n; i++)
+			if (add_item(db, &items[i], o->quiet))
+				break;
+		if (i == n && db_commit(db) == DB_OK)
+			rc = 0;
+		else
+			db_rollback(db);
 	}
-	if (first < 0) {
-		param_free(options, &o);
-		return 1;
-	}
-	if (first < argc) {
-		log_error("unexpected argument %s (see --help)", argv[first]);
-		param_free(options, &o);
-		return 1;
-	}
-	if (o.config_dir)
-		path = xasprintf("%s/config.xml", o.config_dir);
-	if (config_load(&cfg, path, NULL, NULL))
-		goto out;
-	xml = o.file ? xstrdup(o.file) : xasprintf("%s/project.xml", cfg.project_dir);
-	if (read_project_xml(xml, &items, &n))
-		goto out;
-	db_params_from_config(&dp, &cfg);
-	if (db_open(&db, &dp, 0) != DB_OK)
-		goto out;
-	if (db_begin(db) != DB_OK)
-		goto out;
-	for (i = 0; i < n; i++)
-		if (add_item(db, &items[i], o.quiet))
-			break;
-	if (i < n || db_commit(db) != DB_OK) {
-		db_rollback(db);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (db)
-		db_close(db);
 	items_free(items, n);
 	free(xml);
-	free(path);
-	config_free(&cfg);
-	param_free(options, &o);
 	return rc;
+}
+
+static struct options opts;
+
+static const struct tool_spec xadd_spec = {
+	.name = "xadd",
+	.usage = usage,
+	.params = options,
+	.settings = &opts,
+	.flags = TOOL_CONFIG,
+	.open_db = db_tool_open,
+	.run = run,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&xadd_spec, argc, argv);
 }

@@ -111,6 +111,28 @@ bench_setup_app() {
 	(cd "$PROJECT_DIR" && bin/xadd && bin/update_versions)
 }
 
+# GPU hosts' project (sched_load.sh and sched_profile.sh -g): versions 1.00
+# and 1.01 of each plan class of test/data/plan_class/mt_cuda_ati.xml (mt,
+# cuda, opencl_ati) and of none, besides bench_setup_app's 1.00, each its
+# own executable (a copy of the sample) named after its directory,
+# registered by update_versions.
+bench_setup_gpu_versions() {
+	local v pc dir
+
+	cp "$WSEQ_SRCDIR/test/data/plan_class/mt_cuda_ati.xml" "$PROJECT_DIR/plan_class_spec.xml" ||
+		return 1
+	for v in 1.00 1.01; do
+		for pc in "" __mt __cuda __opencl_ati; do
+			dir=$PROJECT_DIR/apps/wseq_sample/wseq_sample_${v}_$PLATFORM$pc
+			[ -d "$dir" ] && continue
+			mkdir -p "$dir" && cp "$WSEQ_LIBEXECDIR/apps/wseq_sample" "$dir/${dir##*/}" || return 1
+		done
+	done
+	(cd "$PROJECT_DIR" && bin/update_versions) || return 1
+	[ "$(sql -e "select count(*) from app_version")" = 8 ] ||
+		{ echo "$(sql -e "select count(*) from app_version") app versions, not 8"; return 1; }
+}
+
 # A SELECT of the numbers 1..$1 as column n: MariaDB's sequence engine, else
 # a cross join of digits (up to 999,999).
 bench_numbers() {
@@ -375,9 +397,9 @@ bench_unsent_work() {
 }
 
 # bench_certify: the copies' upload certificates made for their own names, as
-# the transitioner makes them for a result it makes (work_tool certify).
+# the transitioner makes them for a result it makes (wseq_test work certify).
 bench_certify() {
-	WSEQ_PROJECT_DIR=$PROJECT_DIR "$WSEQ_BUILDDIR/test/work_tool" certify
+	WSEQ_PROJECT_DIR=$PROJECT_DIR "$WSEQ_BUILDDIR/test/wseq_test" work certify
 }
 
 # bench_copy_sequences PREFIX N HOSTID: copies of the sequences named

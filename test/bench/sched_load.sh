@@ -36,7 +36,8 @@ usage: $prog [options]
                 runs one after the other (default: both)
   -g            GPU hosts: the app gets 8 versions (1.00 and 1.01) in 4 plan
                 classes -- none (CPU), mt, cuda, opencl_ati -- described in
-                the project's plan_class_spec.xml, and every host's request
+                the project's plan_class_spec.xml (test/data/plan_class/
+                mt_cuda_ati.xml, t1490's), and every host's request
                 has a <coprocs> with one NVIDIA GPU (the <coproc_cuda> of a
                 real 7.20.5 client's H200) and asks the mode's seconds of it
                 (req_secs, req_instances 1), none of the CPU (cpu_req_secs 0),
@@ -95,65 +96,10 @@ LOAD=$WSEQ_BUILDDIR/test/bench/sched_load
 bench_sandbox_up
 APACHE_CONF=$SB/apache/httpd.conf
 
-# The plan classes of -g, in upstream's plan_class_spec.xml format (its
-# sample's mt, cuda and opencl_ati); the H200 of the requests satisfies cuda.
-write_plan_classes() {
-	cat >"$PROJECT_DIR/plan_class_spec.xml" <<-EOT
-	<plan_classes>
-	  <plan_class>
-	    <name>mt</name>
-	    <min_ncpus>2</min_ncpus>
-	    <max_threads>16</max_threads>
-	    <nthreads_cmdline/>
-	    <projected_flops_scale>0.8</projected_flops_scale>
-	  </plan_class>
-	  <plan_class>
-	    <name>cuda</name>
-	    <gpu_type>nvidia</gpu_type>
-	    <cuda/>
-	    <min_cuda_version>11000</min_cuda_version>
-	    <min_nvidia_compcap>500</min_nvidia_compcap>
-	    <min_gpu_ram_mb>1024</min_gpu_ram_mb>
-	    <gpu_ram_used_mb>512</gpu_ram_used_mb>
-	    <ngpus>1</ngpus>
-	    <cpu_frac>0.1</cpu_frac>
-	  </plan_class>
-	  <plan_class>
-	    <name>opencl_ati</name>
-	    <gpu_type>ati</gpu_type>
-	    <opencl/>
-	    <min_opencl_version>120</min_opencl_version>
-	    <min_gpu_ram_mb>1024</min_gpu_ram_mb>
-	    <gpu_ram_used_mb>512</gpu_ram_used_mb>
-	    <ngpus>1</ngpus>
-	    <cpu_frac>0.1</cpu_frac>
-	  </plan_class>
-	</plan_classes>
-	EOT
-}
-
-# -g: versions 1.00 and 1.01 of each class besides bench_setup_app's 1.00
-# CPU one, each its own executable (a copy of the sample) named after its
-# directory, registered by update_versions.
-setup_gpu_versions() {
-	local v pc dir
-	write_plan_classes || return 1
-	for v in 1.00 1.01; do
-		for pc in "" __mt __cuda __opencl_ati; do
-			dir=$PROJECT_DIR/apps/wseq_sample/wseq_sample_${v}_$PLATFORM$pc
-			[ -d "$dir" ] && continue
-			mkdir -p "$dir" && cp "$WSEQ_LIBEXECDIR/apps/wseq_sample" "$dir/${dir##*/}" || return 1
-		done
-	done
-	(cd "$PROJECT_DIR" && bin/update_versions) || return 1
-	[ "$(sql -e "select count(*) from app_version")" = 8 ] ||
-		{ echo "$(sql -e "select count(*) from app_version") app versions, not 8"; return 1; }
-}
-
 say "registering the sample app$([ $GPU = 1 ] && echo " (8 versions, 4 plan classes)"), creating $UNSENT unsent results"
 t0=$EPOCHREALTIME
 bench_setup_app >"$DIR/setup.log" 2>&1 &&
-	{ [ $GPU = 0 ] || setup_gpu_versions >>"$DIR/setup.log" 2>&1; } && bench_unsent_work "$UNSENT" >>"$DIR/setup.log" 2>&1 ||
+	{ [ $GPU = 0 ] || bench_setup_gpu_versions >>"$DIR/setup.log" 2>&1; } && bench_unsent_work "$UNSENT" >>"$DIR/setup.log" 2>&1 ||
 	{ cat "$DIR/setup.log" >&2; die "setup failed"; }
 fill_secs=$(seconds_since "$t0")
 nunsent=$(sql -e "select count(*) from result where server_state=2")

@@ -23,6 +23,8 @@ usage: $prog [options]
   -W S          seconds of warm-up before them, not measured (default: 3)
   -M "MODES"    the modes to profile, in this order whatever the order given
                 (default: "one"): nowork one ten seq, as sched_load.sh's
+  -g            GPU hosts, as sched_load.sh's -g: 8 versions in 4 plan classes,
+                each request with an NVIDIA GPU asking for GPU seconds
   -d DIR        sandbox directory (default: \$WSEQ_BUILDDIR/test/trash.bench-sched_profile)
   -k            keep the sandbox running at the end (stop it with wseq_sandbox down DIR/sb)
   -h            this text
@@ -38,11 +40,11 @@ exists, else _build); WSEQ_SRCDIR, the source tree (default: this script's).
 EOF
 }
 
-UNSENT=100000 NHOSTS=2000 CONC=8 SECS=15 WARM=3 MODES=one DIR= KEEP=0
-while getopts u:H:C:T:W:M:d:kh opt; do
+UNSENT=100000 NHOSTS=2000 CONC=8 SECS=15 WARM=3 MODES=one DIR= KEEP=0 GPU=0
+while getopts u:H:C:T:W:M:d:gkh opt; do
 	case $opt in
 	u) UNSENT=$OPTARG ;; H) NHOSTS=$OPTARG ;; C) CONC=$OPTARG ;; T) SECS=$OPTARG ;; W) WARM=$OPTARG ;;
-	M) MODES=$OPTARG ;; d) DIR=$OPTARG ;; k) KEEP=1 ;;
+	M) MODES=$OPTARG ;; d) DIR=$OPTARG ;; k) KEEP=1 ;; g) GPU=1 ;;
 	h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
 	esac
 done
@@ -71,9 +73,11 @@ APACHE_CONF=$SB/apache/httpd.conf
 SCHED_PAT="^$PROJECT_DIR/cgi-bin/cgi( |\$)"
 OUT=$DIR/profile.txt
 
-say "registering the sample app, creating $UNSENT unsent results"
+say "registering the sample app$([ $GPU = 1 ] && echo " (8 versions, 4 plan classes)"), creating $UNSENT unsent results"
 t0=$EPOCHREALTIME
-bench_setup_app >"$DIR/setup.log" 2>&1 && bench_unsent_work "$UNSENT" >>"$DIR/setup.log" 2>&1 ||
+bench_setup_app >"$DIR/setup.log" 2>&1 &&
+	{ [ $GPU = 0 ] || bench_setup_gpu_versions >>"$DIR/setup.log" 2>&1; } &&
+	bench_unsent_work "$UNSENT" >>"$DIR/setup.log" 2>&1 ||
 	{ cat "$DIR/setup.log" >&2; die "setup failed"; }
 fill_secs=$(seconds_since "$t0")
 nunsent=$(sql -e "select count(*) from result where server_state=2")
@@ -96,7 +100,7 @@ scheduler RPC profile, $(date -u '+%Y-%m-%d %H:%M UTC'), source at commit $commi
 machine:   $(bench_machine)
 build:     $WSEQ_BUILDDIR: $build
 database:  $UNSENT unsent results at the start (made in ${fill_secs} s)
-load:      $NHOSTS hosts, $CONC RPCs at once, each run $WARM s of warm-up and $SECS s measured;
+load:      $NHOSTS hosts$([ $GPU = 1 ] && echo " with an NVIDIA GPU (-g)"), $CONC RPCs at once, each run $WARM s of warm-up and $SECS s measured;
            HTTP/1.0, a connection an RPC; the scheduler under mod_fcgid; the modes:$runmodes
 EOT
 
@@ -252,7 +256,7 @@ gen_start() {
 	cpu0=$(ticks machine) sch0=$(ticks "$SCHED_PAT") web0=$(ticks "apache2 -f $APACHE_CONF")
 	"$LOAD" ${dbpid:+--cpu-pid "$dbpid"} --url "$SCHED" --auth "$ADMIN_AUTHENTICATOR" --hosts "$NHOSTS" --concurrency "$CONC" \
 		--duration "$SECS" --warmup "$WARM" --mode "$1" --prefix fcgi --state "$WORK/fcgi.state" \
-		--csv >"$2.out" 2>"$2.err" &
+		$([ $GPU = 1 ] && echo --gpu) --csv >"$2.out" 2>"$2.err" &
 	gen_pid=$!
 	sleep "$WARM"
 }
@@ -297,7 +301,8 @@ profile() {
 	bench_apache_restart
 	say "$mode: set-up (hosts registered or given their jobs or sequences), untimed"
 	"$LOAD" --url "$SCHED" --auth "$ADMIN_AUTHENTICATOR" --hosts "$NHOSTS" --concurrency "$CONC" \
-		--duration 0 --mode "$mode" --prefix fcgi --state "$WORK/fcgi.state" >"$out-setup.out" 2>&1
+		--duration 0 --mode "$mode" --prefix fcgi --state "$WORK/fcgi.state" \
+		$([ $GPU = 1 ] && echo --gpu) >"$out-setup.out" 2>&1
 	[ $? -le 1 ] || { cat "$out-setup.out" >&2; die "$mode: the set-up run failed"; }
 
 	say "$mode: slow log, $NHOSTS hosts, $CONC at once, $WARM + $SECS s"

@@ -26,7 +26,7 @@ daemons_setup() {
 
 # Run a program in the project directory, as bin/start does.
 in_project() { (cd "$P" && "$@"); }
-tool() { in_project daemons_tool "$@"; }
+tool() { in_project wseq_test daemons "$@"; }
 # One value (or rows) from the project's database.
 q() { test_sql "$WSEQ_DB_NAME" -e "$1"; }
 # Put an input file into the download hierarchy.

@@ -1,5 +1,5 @@
 # A volunteer host as a stranger plays it, for tests of what the submitter's
-# side does with a host's output: the job sent to a host (daemons_tool
+# side does with a host's output: the job sent to a host (wseq_test daemons
 # send), a file of the host's choosing uploaded as the result's output
 # through the project's real file_upload_handler (with the certificate the
 # scheduler gives out, signed for the template's max_nbytes), and the result
@@ -33,7 +33,7 @@ host_output() {
 host_returns() {
 	r="$1_0"
 	test_project bin/transitioner --one_pass >/dev/null 2>&1 &&
-	test_project "$WSEQ_BUILDDIR/test/daemons_tool" send "$r" >/dev/null &&
+	test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons send "$r" >/dev/null &&
 	set -- "$r" "$2" $(host_output "$r" 1) &&
 	host_upload_req "$3" "$4" "$2" >host_up.req &&
 	curl -sS --data-binary @host_up.req -H 'Content-Type: application/octet-stream' \

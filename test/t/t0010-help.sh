@@ -29,4 +29,52 @@ for p in $programs; do
 	fi
 done
 
+# The README's two commands run as root: asked for help they answer as
+# anyone; run by another user on a machine without sudo they say so.
+for cmd in tools/demo.sh test/run-all.sh; do
+	test_expect_success "$cmd --help answers without root" "
+		bash '$WSEQ_SRCDIR/$cmd' --help >help.out 2>&1 &&
+		grep -q '$cmd' help.out
+	"
+done
+
+test_expect_success 'not root and no sudo: the README commands ask for root, exit 1' '
+	test "$(id -u)" = 0 || { echo "needs root to become another user"; return 1; }
+	mkdir -p nosudo && chmod 755 nosudo "$TRASH_DIRECTORY" &&
+	for p in bash id dirname; do ln -sf "$(command -v $p)" nosudo/$p || return 1; done &&
+	for cmd in tools/demo.sh test/run-all.sh; do
+		{ setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env -i PATH="$TRASH_DIRECTORY/nosudo" \
+			bash "$WSEQ_SRCDIR/$cmd" >out 2>&1; rc=$?; } &&
+		test $rc = 1 && test_grep "run this as root" out || return 1
+	done
+'
+
+# The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
+skeleton_tools="account boinc_gahp cancel_jobs create_sequence crypt_prog db_check db_dump db_upgrade
+	extend_sequence make_project seq_status sign_executable sweep update_stats
+	update_versions wseq_config wseq_sim xadd"
+
+for p in $skeleton_tools; do
+	test_expect_success "$p: an unknown option is one line on stderr, exit 2, nothing on stdout" "
+		$p --no_such_option </dev/null >out.$p 2>err.$p; test \$? = 2 &&
+		test_line_count = 1 err.$p && grep -e '--no_such_option' err.$p &&
+		grep -e 'see --help' err.$p && ! test -s out.$p
+	"
+done
+
+test_expect_success 'a dash in an option name is read as an underscore' '
+	sweep --max-starts=x status s 2>err; test $? = 2 &&
+	test_grep "max_starts needs a whole number" err &&
+	sweep --max_starts=x status s 2>err; test $? = 2 &&
+	test_grep "max_starts needs a whole number" err
+'
+
+test_expect_success 'subcommands: a missing or unknown one, or a wrong count, is a usage error' '
+	account 2>e1; test $? = 2 && test_grep "a command is needed" e1 &&
+	account frob 2>e2; test $? = 2 && test_grep "unknown command .frob." e2 &&
+	crypt_prog -sign onlyone 2>e3; test $? = 2 && test_grep "too few arguments for -sign" e3 &&
+	sign_executable a 2>e4; test $? = 2 && test_grep "usage: sign_executable FILE PRIVATE_KEY" e4
+'
+
 test_done

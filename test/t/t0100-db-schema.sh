@@ -21,7 +21,7 @@ dbu() {
 }
 
 test_expect_success 'schema.sql loads into MariaDB' '
-	db_tool create "$SCHEMA" 2>err &&
+	wseq_test db create "$SCHEMA" 2>err &&
 	test_grep "schema version $code\$" err
 '
 
@@ -72,7 +72,7 @@ test_expect_success 'BOINC column names and the work-sequence columns are there'
 
 test_expect_success 'the recorded version is the code version and the newest upgrade' '
 	test -n "$code" &&
-	test "$(db_tool version)" = "$code" &&
+	test "$(wseq_test db version)" = "$code" &&
 	newest=$(ls "$WSEQ_SRCDIR/db/upgrade" | sed -n "s/^\([0-9][0-9][0-9]\)_.*\.sql\$/\1/p" |
 		sort -n | tail -n 1) &&
 	test "$(expr "${newest:-1}" + 0)" = "$code" &&
@@ -121,7 +121,7 @@ test_expect_success 'a pending upgrade is applied once and only once' '
 	test_grep "behind" out &&
 	dbu --upgrade_dir up >out &&
 	test_grep "from version $code to $((code + 1))" out &&
-	test "$(db_tool version)" = $((code + 1)) &&
+	test "$(wseq_test db version)" = $((code + 1)) &&
 	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from fake_upgrade")" = 1 &&
 	dbu --upgrade_dir up >out &&
 	test_grep "schema version $((code + 1)): up to date" out &&
@@ -137,7 +137,7 @@ test_expect_success 'a failing upgrade stops there and keeps the last complete v
 	test_must_fail dbu --upgrade_dir up >out 2>err &&
 	test_grep "${bad}_bad.sql" err &&
 	test_grep "stays at version $((code + 1))" err &&
-	test "$(db_tool version)" = $((code + 1)) &&
+	test "$(wseq_test db version)" = $((code + 1)) &&
 	test_sql "$WSEQ_DB_NAME" -e "select 1 from bad_upgrade" &&
 	test_must_fail test_sql "$WSEQ_DB_NAME" -e "select 1 from never" &&
 	rm up/${bad}_bad.sql up/${never}_never.sql
@@ -158,9 +158,9 @@ test_expect_success 'a database newer than the code is refused' '
 test_expect_success 'upgrading from version 10: every account keeps exactly its powers, host_app_version is made, and each upgrade says so' '
 	(
 		WSEQ_DB_NAME=wseq_up10 && export WSEQ_DB_NAME &&
-		db_tool create "$SCHEMA" 2>/dev/null &&
+		wseq_test db create "$SCHEMA" 2>/dev/null &&
 		test_sql wseq_up10 <"$WSEQ_SRCDIR/test/data/db/down_to_010.sql" &&
-		test "$(db_tool version)" = 10 &&
+		test "$(wseq_test db version)" = 10 &&
 		q() { test_sql wseq_up10 -e "$1"; } &&
 		q "insert into user (id, email_addr, name, authenticator) values
 			(1, \"admin@x\", \"admin\", \"k1\"), (2, \"sci@x\", \"sci\", \"k2\"),
@@ -175,7 +175,7 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		test_grep "from version 10 to $code" up.out &&
 		test_grep "012_ops_admin.sql: 012: administering the project .* is a right of its own" up.out &&
 		test_grep "Every account with manage_all = 1 before this upgrade is an ops admin after it" up.out &&
-		test "$(db_tool version)" = "$code" &&
+		test "$(wseq_test db version)" = "$code" &&
 		test "$(q "select group_concat(user_id order by user_id) from ops_admin")" = "1,4" &&
 		q "select * from user_submit order by user_id" >submit.after &&
 		q "select * from user_submit_app order by user_id" >app.after &&

@@ -21,12 +21,12 @@ test_expect_success 'every record type round-trips; transactions; duplicates; ho
 WSEQ_DB_NAME=wseq_explain; export WSEQ_DB_NAME
 
 test_expect_success 'a database with realistic contents' '
-	db_tool create "$WSEQ_SRCDIR/db/schema.sql" &&
-	db_tool fill 2000
+	wseq_test db create "$WSEQ_SRCDIR/db/schema.sql" &&
+	wseq_test db fill 2000
 '
 
 test_expect_success 'no named query scans a whole result, workunit, host or sequence table' '
-	db_tool explain >plans &&
+	wseq_test db explain >plans &&
 	test_grep "0 full scans of hot tables" plans &&
 	test_grep "^result_claim_timed_out " plans &&
 	test_grep "^seq_for_host " plans
@@ -38,7 +38,7 @@ test_expect_success 'no named query scans a whole result, workunit, host or sequ
 test_expect_success 'the sweep queries of a session that is most of the table use its index' '
 	test_sql "$WSEQ_DB_NAME" -e "update result set batch=1, server_state=if(id%3=0,2,5);
 		update workunit set batch=1; analyze table result, workunit" >/dev/null &&
-	db_tool explain >plans
+	wseq_test db explain >plans
 	for q in sweep_unsent sweep_returned sweep_ended sweep_count_running sweep_waiting; do
 		test_grep "^$q  *result  *[a-z_]*  *res_batch_state" plans || return 1
 	done &&
@@ -51,7 +51,7 @@ test_expect_success 'the sweep queries of a session that is most of the table us
 
 test_expect_success 'the check notices a query that lost its index' '
 	test_sql "$WSEQ_DB_NAME" -e "alter table result drop index res_wuid" &&
-	test_must_fail db_tool explain >plans &&
+	test_must_fail wseq_test db explain >plans &&
 	test_grep "^result_by_workunit .*full scan" plans
 '
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A lost or stopped database server. db_tool serve holds one connection
+# A lost or stopped database server. wseq_test db serve holds one connection
 # and runs commands read from a FIFO; the test kills its connection from
 # the server side, then stops and restarts the whole MariaDB, and checks
 # the same process gets a clear error meanwhile and works again after.
@@ -10,12 +10,12 @@ test_mariadb_up
 WSEQ_DB_NAME=wseq_reconnect; export WSEQ_DB_NAME
 dbdir="$TRASH_DIRECTORY/db"
 
-db_tool create "$WSEQ_SRCDIR/db/schema.sql" 2>create.log || {
+wseq_test db create "$WSEQ_SRCDIR/db/schema.sql" 2>create.log || {
 	cat create.log; exit 1
 }
 
 mkfifo to_tool from_tool
-db_tool serve <to_tool >from_tool 2>serve.log &
+wseq_test db serve <to_tool >from_tool 2>serve.log &
 tool_pid=$!
 test_atexit "kill $tool_pid"
 exec 3>to_tool 4<from_tool

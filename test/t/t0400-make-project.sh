@@ -144,14 +144,14 @@ test_expect_success '--delete_prev_inst --drop_db_first makes a new project' '
 	test "$(test_sql proj -e "select count(*) from user")" = 1
 '
 
-test_expect_success 'every bad option gets a one-line error naming it' '
-	test_must_fail make_project --db_port abc x 2>e1 && test_grep "db_port" e1 && test_line_count = 1 e1 &&
-	test_must_fail make_project --frobnicate x 2>e2 && test_grep "unknown option --frobnicate" e2 && test_line_count = 1 e2 &&
+test_expect_success 'every bad option gets a one-line error naming it; usage errors exit 2' '
+	{ make_project --db_port abc x 2>e1; test $? = 2; } && test_grep "db_port" e1 && test_line_count = 1 e1 &&
+	{ make_project --frobnicate x 2>e2; test $? = 2; } && test_grep "unknown option --frobnicate" e2 && test_line_count = 1 e2 &&
 	test_must_fail make_project --url_base ftp://x/ --project_root p2 x 2>e3 && test_grep "url_base" e3 && test_line_count = 1 e3 &&
 	test_must_fail make_project --project_root p3 "bad name" 2>e4 && test_grep "NAME must be" e4 && test_line_count = 1 e4 &&
-	test_must_fail make_project 2>e5 && test_grep "NAME is missing" e5 && test_line_count = 1 e5 &&
-	test_must_fail make_project --db_port 70000 x 2>e6 && test_grep "db_port must be between" e6 &&
-	test_must_fail make_project --uldl_dir_fanout 2>e7 && test_grep "needs a value" e7 &&
+	{ make_project 2>e5; test $? = 2; } && test_grep "too few arguments (usage: make_project .* NAME" e5 && test_line_count = 1 e5 &&
+	{ make_project --db_port 70000 x 2>e6; test $? = 2; } && test_grep "db_port must be between" e6 &&
+	{ make_project --uldl_dir_fanout 2>e7; test $? = 2; } && test_grep "needs a value" e7 &&
 	test_must_fail make_project --web_user nosuchuser_x --project_root p4 x 2>e8 && test_grep "web_user" e8 && test_line_count = 1 e8 &&
 	! test -e p2 && ! test -e p3 && ! test -e p4
 '

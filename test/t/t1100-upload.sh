@@ -61,11 +61,11 @@ test_expect_success 'set up a sandbox project and results in progress whose outp
 	test -x "$PROJECT_DIR/cgi-bin/file_upload_handler" &&
 	cp "$WSEQ_SRCDIR/apps/templates/wseq_sample_out" "$PROJECT_DIR/templates/test_out" &&
 	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11 fcgi_12; do
-		(cd "$PROJECT_DIR" && daemons_tool wu $wu) >/dev/null || return 1
+		(cd "$PROJECT_DIR" && wseq_test daemons wu $wu) >/dev/null || return 1
 	done &&
 	(cd "$PROJECT_DIR" && transitioner --one_pass) >setup.log 2>&1 &&
 	for wu in wu_123 res_7 off_8 big_9 late_10 huge_11 fcgi_12; do
-		(cd "$PROJECT_DIR" && daemons_tool send ${wu}_0) || return 1
+		(cd "$PROJECT_DIR" && wseq_test daemons send ${wu}_0) || return 1
 	done
 '
 . ./env
@@ -157,7 +157,7 @@ test_expect_success 'a name that is no result'"'"'s output, or whose result is o
 		test_grep "<status>-1</status>" reply && test_grep "is not an output of any result" reply &&
 		test ! -e "$(hier_path "$name")" || return 1
 	done &&
-	(cd "$PROJECT_DIR" && daemons_tool report late_10_0 --missing) &&
+	(cd "$PROJECT_DIR" && wseq_test daemons report late_10_0 --missing) &&
 	upload_req late_10_0_0 100000 100 "" 0 tiny >req && post req reply &&
 	test_grep "<status>-1</status>" reply && test_grep "late_10_0, which is not in progress" reply &&
 	test ! -e "$(hier_path late_10_0_0)"

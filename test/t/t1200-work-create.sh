@@ -84,7 +84,7 @@ test_expect_success 'the input file is in the download hierarchy and served at i
 '
 
 test_expect_success 'work_create_result names results WU_0, WU_1 with substituted output names' '
-	(cd "$PROJECT_DIR" && work_tool create_result wu1 2) >res.out &&
+	(cd "$PROJECT_DIR" && wseq_test work create_result wu1 2) >res.out &&
 	test_grep "^wu1_0$" res.out && test_grep "^wu1_1$" res.out &&
 	sql "select name, server_state, outcome, validate_state, appid, priority, report_deadline
 		from result order by id" >rows &&
@@ -96,7 +96,7 @@ test_expect_success 'work_create_result names results WU_0, WU_1 with substitute
 	up=$(wseq_config --project "$PROJECT_DIR" upload_url) &&
 	case "$up" in *file_upload_handler*) ;; *) false ;; esac &&
 	test_grep "<url>$up</url>" res_doc && test_grep -v OUTFILE res_doc &&
-	(cd "$PROJECT_DIR" && work_tool create_result wu1) >res3.out &&
+	(cd "$PROJECT_DIR" && wseq_test work create_result wu1) >res3.out &&
 	test_grep "^wu1_2$" res3.out
 '
 

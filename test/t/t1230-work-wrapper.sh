@@ -187,7 +187,7 @@ test_expect_success 'the zip of outputs reaches the upload directory and is assi
 '
 
 test_expect_success 'zip_unpack gives exactly the new files that match, with their content' '
-	unzip_tool "$(cat uploaded)" unpacked &&
+	wseq_test unzip "$(cat uploaded)" unpacked &&
 	(cd unpacked && find . -type f | sed -e "s|^\./||" | sort) >files &&
 	sed -e "s/_[0-9a-f]*\.txt$/_X.txt/" -e "s|^resdir_[0-9a-f]*/|resdir_X/|" \
 		-e "s/^out_[0-9_]*\.dat$/out_Y.dat/" files >names &&
@@ -288,7 +288,7 @@ test_expect_success 'the restarted client reruns only the unfinished task' '
 	touch "$CLIENT/release_ck1" &&
 	test_boinc_poll clientA "$PROJECT_URL" 120 ckpt_done &&
 	test "$(test_sql_value "select outcome from result where name=\"$(result_of job_ckpt)\"")" = 1 &&
-	unzip_tool "$PROJECT_DIR/results/job_ckpt/wseq_outputs.zip" ckpt &&
+	wseq_test unzip "$PROJECT_DIR/results/job_ckpt/wseq_outputs.zip" ckpt &&
 	echo 1 >expect && test_cmp expect ckpt/count1 &&
 	echo 2 >expect && test_cmp expect ckpt/count2 &&
 	ls ckpt/out_*.dat >outs && test_line_count = 2 outs &&

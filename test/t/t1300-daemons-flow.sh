@@ -1,7 +1,7 @@
 #!/bin/sh
 # The life of ordinary workunits through transitioner, validator,
 # assimilator and file_deleter, on a real MariaDB, with the scheduler's part
-# played by daemons_tool.
+# played by wseq_test daemons.
 test_description='back-end daemons: a workunit from creation to deleted files'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-daemons.sh"

@@ -96,9 +96,9 @@ test_expect_success 'an output that cannot be deleted: ERROR and a log line; a m
 '
 
 test_expect_success 'every query of the daemons uses an index (EXPLAIN)' '
-	WSEQ_DB_NAME=wseq_explain db_tool create "$WSEQ_SRCDIR/db/schema.sql" 2>/dev/null &&
-	WSEQ_DB_NAME=wseq_explain db_tool fill 500 2>/dev/null &&
-	WSEQ_DB_NAME=wseq_explain db_tool explain >plans &&
+	WSEQ_DB_NAME=wseq_explain wseq_test db create "$WSEQ_SRCDIR/db/schema.sql" 2>/dev/null &&
+	WSEQ_DB_NAME=wseq_explain wseq_test db fill 500 2>/dev/null &&
+	WSEQ_DB_NAME=wseq_explain wseq_test db explain >plans &&
 	for query in wu_transition_mod wu_need_validate_mod wu_assimilate_mod wu_file_delete_mod \
 		result_file_delete_mod wu_lock result_by_workunit_lock wu_unindexed wu_file_others; do
 		test_grep "^$query " plans || return 1

@@ -55,23 +55,40 @@ test_expect_success '--help prints the usage' '
 	grep -q -e "--name PATTERN" help && grep -q -e "--batch ID" help
 '
 
-test_expect_success 'bad arguments: a clear error, exit 1, nothing touched' '
+# usage errors exit 2 with one message; a job not found is a failure (exit 1)
+cj_usage() { cj "$@" 2>err; test $? = 2 && test $(wc -l <err) = 1; }
+cj_fails() { cj "$@" 2>err; test $? = 1; }
+
+test_expect_success 'bad arguments: a clear error, exit 2 (usage) or 1 (nothing found), nothing touched' '
 	snapshot >before &&
-	test_must_fail cj 2>err && test_grep "nothing to cancel: give MIN_ID MAX_ID, --name or --batch" err &&
-	test_must_fail cj 3 2>err && test_grep "an id range is MIN_ID MAX_ID" err &&
-	test_must_fail cj 1 x 2>err && test_grep "'"'"'x'"'"' is not a workunit id" err &&
-	test_must_fail cj -- -1 5 2>err && test_grep "is not a workunit id" err &&
-	test_must_fail cj 5 3 2>err && test_grep "MIN_ID 5 is above MAX_ID 3" err &&
-	test_must_fail cj 1 99999999999999999999 2>err && test_grep "is not a workunit id" err &&
-	test_must_fail cj --batch x 2>err && grep -q -e "--batch" err &&
-	test_must_fail cj --name "" 2>err && test_grep "the pattern is empty" err &&
-	test_must_fail cj --name x --batch 1 2>err && test_grep "give one of" err &&
-	test_must_fail cj --nosuch 2>err && grep -q -e "--nosuch" err &&
-	test_must_fail cj --batch 999 2>err && test_grep "no batch has id 999" err &&
-	test_must_fail cj 900000 900010 2>err && test_grep "no workunit has an id from 900000 to 900010" err &&
-	test_must_fail cj --name "x\" OR 1=1 -- " 2>err && test_grep "no workunit'"'"'s name matches" err &&
-	test_must_fail cj --name "%'"'"'; DROP TABLE workunit; --" 2>err &&
+	cj_usage && test_grep "nothing to cancel: give MIN_ID MAX_ID, --name or --batch" err &&
+	cj_usage 3 && test_grep "an id range is MIN_ID MAX_ID" err &&
+	cj_usage 1 x && test_grep "'"'"'x'"'"' is not a workunit id" err &&
+	cj_usage -- -1 5 && test_grep "is not a workunit id" err &&
+	cj_usage 5 3 && test_grep "MIN_ID 5 is above MAX_ID 3" err &&
+	cj_usage 1 99999999999999999999 && test_grep "is not a workunit id" err &&
+	cj_usage --batch x && grep -q -e "--batch" err &&
+	cj_usage --name "" && test_grep "the pattern is empty" err &&
+	cj_usage --name x --batch 1 && test_grep "give one of" err &&
+	cj_usage --nosuch && grep -q -e "--nosuch" err &&
+	cj_usage --project_dir && grep -q -e "--project_dir needs a value" err &&
+	cj_fails --batch 999 && test_grep "no batch has id 999" err &&
+	cj_fails 900000 900010 && test_grep "no workunit has an id from 900000 to 900010" err &&
+	cj_fails --name "x\" OR 1=1 -- " && test_grep "no workunit'"'"'s name matches" err &&
+	cj_fails --name "%'"'"'; DROP TABLE workunit; --" &&
 	snapshot >after && test_cmp before after
+'
+
+test_expect_success 'the project directory from anywhere: --project_dir and its other spellings' '
+	(cd / && unset WSEQ_PROJECT_DIR && "$PROJECT_DIR/bin/cancel_jobs" --batch 999 2>"$TRASH_DIRECTORY/err"
+	 test $? = 1) && test_grep "config.xml" err &&
+	for opt in --project_dir --config_dir --project --project_root -config_dir --project-dir; do
+		(cd / && unset WSEQ_PROJECT_DIR &&
+		 "$PROJECT_DIR/bin/cancel_jobs" $opt "$PROJECT_DIR" --batch 999 2>"$TRASH_DIRECTORY/err"
+		 test $? = 1) && test_grep "no batch has id 999" err || return 1
+	done &&
+	(cd / && "$PROJECT_DIR/bin/cancel_jobs" --batch=999 --project_dir="$PROJECT_DIR" \
+		2>"$TRASH_DIRECTORY/err"; test $? = 1) && test_grep "no batch has id 999" err
 '
 
 test_expect_success 'by id range: the unfinished jobs cancelled, a finished one left as it is' '

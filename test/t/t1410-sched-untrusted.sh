@@ -7,7 +7,7 @@ test_sandbox_up sb --no-daemons || exit 1
 APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
 SLOG="$PROJECT_DIR/log/scheduler.log"
 
-tool() { (cd "$PROJECT_DIR" && daemons_tool "$@"); }
+tool() { (cd "$PROJECT_DIR" && wseq_test daemons "$@"); }
 q() { test_sql_value "$1"; }
 
 # req HOSTID CPID SECONDS [EXTRA_XML]: a request as the 7.20 client writes it.

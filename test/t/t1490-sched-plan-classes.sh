@@ -56,31 +56,7 @@ test_expect_success 'set up: one app with CPU, mt, cuda and opencl_ati versions,
 		cp "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" "$d/wseq_sample_1.00_${PLAT}__$pc" ||
 		return 1
 	done &&
-	cat >"$PROJECT_DIR/plan_class_spec.xml" <<-EOF &&
-	<plan_classes>
-	  <plan_class>
-	    <name>mt</name>
-	    <min_ncpus>2</min_ncpus>
-	    <max_threads>8</max_threads>
-	    <nthreads_cmdline/>
-	  </plan_class>
-	  <plan_class>
-	    <name>cuda</name>
-	    <gpu_type>nvidia</gpu_type>
-	    <cuda/>
-	    <min_cuda_version>11000</min_cuda_version>
-	    <min_nvidia_compcap>500</min_nvidia_compcap>
-	    <min_gpu_ram_mb>4000</min_gpu_ram_mb>
-	    <cpu_frac>0.2</cpu_frac>
-	  </plan_class>
-	  <plan_class>
-	    <name>opencl_ati</name>
-	    <gpu_type>amd</gpu_type>
-	    <opencl/>
-	    <cpu_frac>0.2</cpu_frac>
-	  </plan_class>
-	</plan_classes>
-	EOF
+	cp "$WSEQ_SRCDIR/test/data/plan_class/mt_cuda_ati.xml" "$PROJECT_DIR/plan_class_spec.xml" &&
 	test_project bin/update_versions >uv.log 2>&1 &&
 	test "$(q "select count(*) from app_version")" = 4 &&
 	echo input >in &&

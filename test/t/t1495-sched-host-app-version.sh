@@ -97,4 +97,18 @@ test_expect_success 'an invalid result counts and resets the run of valid ones' 
 	test "$(row)" = "4	3	2	0"
 '
 
+test_expect_success 'an elapsed time of 1e300 s is no sample and no database error' '
+	H=$(cat hid) &&
+	echo "--wu_name j7 --min_quorum 1 --target_nresults 1 --rsc_fpops_est 3e12 $TRASH_DIRECTORY/in" |
+		test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
+	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	req "$H" >r && sched_rpc r reply &&
+	sched_reply_jobs reply >sent && test "$(cat sent)" = j7_0 &&
+	req "$H" "$(sched_report j7_0 5 0 1e300)" >r && sched_rpc r reply &&
+	test_grep "<name>j7_0</name>" reply &&
+	test "$(q "select outcome from result where name=\"j7_0\"")" = 1 &&
+	test "$(q "select n_jobs from host_app_version where host_id=$H")" = 4 &&
+	! grep -q "database error" "$SLOG"
+'
+
 test_done

@@ -49,7 +49,7 @@ test_expect_success '--keep_ahead L tops up open-ended sequences only as needed'
 '
 
 test_expect_success '--policy reads the latest answer and says end or extend' '
-	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload A_b0_s1_answer) &&
+	path=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload A_b0_s1_answer) &&
 	echo "please stop" >"$path" &&
 	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"A_b0_s1_answer\"" &&
 	cat >policy <<-\EOT &&
@@ -66,7 +66,7 @@ test_expect_success '--policy reads the latest answer and says end or extend' '
 # echo part of it: its "extend N" is read as any number from outside.
 test_expect_success '--policy: extend N extends by N; anything but a count of 1 to 1e6 extends by 1, logged' '
 	create D --segments 1 &&
-	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload D_b0_s1_answer) &&
+	path=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload D_b0_s1_answer) &&
 	echo "go on" >"$path" &&
 	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"D_b0_s1_answer\"" &&
 	cat >policy <<-EOT &&
@@ -87,9 +87,10 @@ test_expect_success '--policy: extend N extends by N; anything but a count of 1 
 	test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1 where name=\"D\""
 '
 
-test_expect_success 'bad use: one-line errors, nothing changed' '
-	test_must_fail test_project bin/extend_sequence 2>e1 && test_grep "exactly one of" e1 &&
-	test_must_fail test_project bin/extend_sequence --add 2 2>e2 && test_grep "need --seq_name" e2 &&
+test_expect_success 'bad use: one-line errors, usage errors exit 2, nothing changed' '
+	{ test_project bin/extend_sequence 2>e1; test $? = 2; } && test_grep "exactly one of" e1 &&
+	{ test_project bin/extend_sequence --add 2 2>e2; test $? = 2; } && test_grep "need --seq_name" e2 &&
+	test $(wc -l <e2) = 1 &&
 	test_must_fail test_project bin/extend_sequence --seq_name nosuch --add 1 2>e3 && test_grep "no sequence named" e3 &&
 	test_must_fail test_project bin/extend_sequence --seq_name A --add 1 2>e4 && test_grep "A has ended" e4 &&
 	test "$(value nsegments A)" = 5

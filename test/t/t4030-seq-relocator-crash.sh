@@ -15,7 +15,7 @@ test_expect_success "$N sequences that lost their host after segment 3 (state of
 		test_project bin/create_sequence --appname wseq_sample --seq_name q$i --segments 6 \
 			--state_upload_every 2 --rsc_fpops_est 1e9 --command_line "--state --steps 5" \
 			"$TRASH_DIRECTORY/init/state_out" >/dev/null || return 1
-		path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload q${i}_b0_s2_state) &&
+		path=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload q${i}_b0_s2_state) &&
 		echo "state of q$i after 2" >"$path" || return 1
 	done &&
 	test_sql "$WSEQ_DB_NAME" -e "
@@ -55,7 +55,7 @@ test_expect_success 'a restart relocates every sequence exactly once' '
 	test "$(test_sql_value "select count(*) from result r join workunit w on w.id=r.workunitid where w.branch=0 and r.server_state in (1,2,4)")" = 0 &&
 	test_sql_value "select xml_doc from workunit where name=\"q7_b1_s3\"" | grep "<name>q7_b0_s2_state</name>" &&
 	test_sql_value "select xml_doc from workunit where name=\"q7_b1_s3\"" | grep "download/.*/q7_b0_s2_state</url>" &&
-	path=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download q7_b0_s2_state) &&
+	path=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download q7_b0_s2_state) &&
 	test "$(cat "$path")" = "state of q7 after 2" &&
 	test_project bin/db_check
 '

@@ -66,7 +66,11 @@ seq_ended() {
 	test "$(test_sql_value "select state from sequence where name=\"X\"")" = 1
 }
 
+# Segment 5 is slow on A (2 s a step: 10 minutes), so A cannot run on to
+# segment 6 (the next state upload) before it is killed, however fast the
+# machine is between the wait and the kill.
 test_expect_success 'client A runs 4 segments (both states of segment 3 uploaded) and vanishes' '
+	mkdir -p A && printf "2000\nX_b0_s5\n" >A/wseq_slow &&
 	test_boinc_client_up A && test_boinc_attach A "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" &&
 	test_wait_for 300 seg_done 4 &&
 	test_boinc_client_kill A &&

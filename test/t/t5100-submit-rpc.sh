@@ -102,7 +102,7 @@ test_expect_success 'query_files lists the absent files; upload_files stores the
 	files_req upload_files 1000 &&
 	curl -sS -F "request=<req.xml" -F "file_0=@in1" -F "file_1=@in2" "${URL}job_file.php" >out &&
 	grep "<success/>" out &&
-	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md1.txt) && cmp "$p" in1 &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download $md1.txt) && cmp "$p" in1 &&
 	grep "^$md1 10" "$p.md5" &&
 	files_req query_files 2000 && rpc job_file.php req.xml >out &&
 	grep "<absent_files>" out && ! grep "<file>" out &&
@@ -193,7 +193,7 @@ test_expect_success 'query_completed_job and get_output give the canonical resul
 			stderr_out=\"<stderr_txt>a & b < c</stderr_txt>\" where name=\"j1_0\";
 		update workunit set canonical_resultid=(select id from result where name=\"j1_0\") where name=\"j1\"" &&
 	out1=$(test_sql_value "select xml_doc_in from result where name=\"j1_0\"" | sed -n "s|.*<name>\([^<]*\)</name>.*|\1|p" | head -1) &&
-	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$out1") && cp o1 "$p" && chmod 644 "$p" &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$out1") && cp o1 "$p" && chmod 644 "$p" &&
 	req "<query_completed_job><authenticator>$AUTH</authenticator><job_name>j1</job_name></query_completed_job>" &&
 	rpc submit_rpc_handler.php req.xml >out &&
 	grep "<canonical_resultid>" out && grep "<exit_status>0</exit_status>" out &&
@@ -255,7 +255,7 @@ test_expect_success 'a job file shared by two batches survives the retirement of
 	curl -sS -F "request=<req.xml" -F "file_0=@in3" "${URL}job_file.php" | grep "<success/>" &&
 	req "<query_files><authenticator>$AUTH</authenticator><batch_id>$b4</batch_id><delete_time>1</delete_time><phys_name>$md3</phys_name></query_files>" &&
 	rpc job_file.php req.xml >out && ! grep "<file>" out &&
-	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md3) && test -f "$p" &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download $md3) && test -f "$p" &&
 	req "<retire_batch><authenticator>$AUTH</authenticator><batch_id>$b3</batch_id></retire_batch>" &&
 	rpc submit_rpc_handler.php req.xml | grep "<success>1</success>" &&
 	test_project bin/file_deleter --one_pass 2>fd.log &&
@@ -272,7 +272,7 @@ test_expect_success 'a job file whose lease has not passed stays, even with no b
 	req "<upload_files><authenticator>$AUTH</authenticator><delete_time>$(( $(date +%s) + 3600 ))</delete_time><phys_name>$md4</phys_name></upload_files>" &&
 	curl -sS -F "request=<req.xml" -F "file_0=@in4" "${URL}job_file.php" | grep "<success/>" &&
 	test_project bin/file_deleter --one_pass 2>>fd.log &&
-	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md4) && test -f "$p"
+	p=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download $md4) && test -f "$p"
 '
 
 test_expect_success 'a batch a failed submit left empty in INIT is made again by its owner (same id, its old file ties dropped), nobody else' '
@@ -309,7 +309,7 @@ test_expect_success 'retiring a batch that never had a job discards it; an INIT 
 	b=$(rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p") && test -n "$b" &&
 	req "<upload_files><authenticator>$AUTH</authenticator><batch_id>$b</batch_id><phys_name>$md6</phys_name></upload_files>" &&
 	curl -sS -F "request=<req.xml" -F "file_0=@in6" "${URL}job_file.php" | grep "<success/>" &&
-	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download $md6) && test -f "$p" &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download $md6) && test -f "$p" &&
 	test_project bin/file_deleter --one_pass 2>>fd.log &&
 	! test -e "$p"
 '

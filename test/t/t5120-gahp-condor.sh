@@ -120,7 +120,7 @@ test_expect_success 'a second batch with the same input files uploads no file by
 # the canonical output files of the first batch's jobs, in the upload hierarchy
 outputs() {
 	test_sql_value "select r.name from result r join workunit w on w.canonical_resultid=r.id join batch b on b.id=w.batch where b.name=\"$BATCH\"" |
-	while read -r r; do test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "${r}_0"; done
+	while read -r r; do test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "${r}_0"; done
 }
 outputs_gone() {
 	for p in $(outputs); do ! test -e "$p" || return 1; done

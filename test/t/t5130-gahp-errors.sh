@@ -55,7 +55,7 @@ test_expect_success 'a SUBMIT that fails half way (one bad job of two) leaves no
 	test "$(test_sql_value "select count(*) from batch where name=\"bh\"")" = 0 &&
 	test "$(test_sql_value "select count(*) from workunit where name=\"ok1\"")" = 0 &&
 	test "$(test_sql_value "select count(*) from batch_file_assoc a join job_file j on j.id=a.job_file_id where j.name=\"$m2.txt\"")" = 0 &&
-	p=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download "$m2.txt") && test -f "$p" &&
+	p=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download "$m2.txt") && test -f "$p" &&
 	test_project bin/file_deleter --one_pass 2>/dev/null 7>&- &&
 	! test -e "$p" && test "$(test_sql_value "select count(*) from job_file where name=\"$m2.txt\"")" = 0 &&
 	r=$(gahp_do 17 "BOINC_SUBMIT 17 bh wseq_sample 2 ok1 0 1 $TRASH_DIRECTORY/in2.txt in ok2 0 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&

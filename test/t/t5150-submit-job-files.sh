@@ -5,7 +5,7 @@ test_description='job files are content-addressed: a submitter cannot name, take
 test_sandbox_up sb --no-daemons || exit 1
 URL="${PROJECT_URL%/}/"
 AUTH="$ADMIN_AUTHENTICATOR"
-TOOL="$WSEQ_BUILDDIR/test/daemons_tool"
+TOOL="$WSEQ_BUILDDIR/test/wseq_test"
 
 rpc() {
 	curl -sS -F "request=<$2" "$URL$1"
@@ -28,7 +28,7 @@ submit() {
 	rpc submit_rpc_handler.php req.xml
 }
 path() {
-	test_project "$TOOL" path download "$1"
+	test_project "$TOOL" daemons path download "$1"
 }
 md5() {
 	md5sum <"$1" | cut -c1-32

@@ -139,7 +139,7 @@ test_expect_success 'jobs run: batch qa (a1 done, a2 in progress, a3 unsent), ba
 	test_sql "$WSEQ_DB_NAME" -e "update workunit set result_template_file=\"templates/two_out\" where name=\"m1\"" &&
 	test_project bin/transitioner --one_pass >/dev/null 2>&1 &&
 	for r in a1_0 a2_0 m1_0; do
-		test_project "$WSEQ_BUILDDIR/test/daemons_tool" send $r || return 1
+		test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons send $r || return 1
 	done &&
 	head -c 3000 /dev/urandom >a1.out &&
 	head -c 70000 /dev/urandom >m1.out && printf "log of m1\n" >m1.log &&

@@ -14,7 +14,7 @@ test_sandbox_up sb --no-daemons || exit 1
 SB="$TRASH_DIRECTORY/sb"
 URL="${PROJECT_URL%/}/"
 AUTH="$ADMIN_AUTHENTICATOR"
-TOOL="$WSEQ_BUILDDIR/test/daemons_tool"
+TOOL="$WSEQ_BUILDDIR/test/wseq_test"
 mkdir -p web
 
 rpc() { curl -sS -F "request=<$2" "$URL$1"; }
@@ -26,7 +26,7 @@ upload() {
 	curl -sS -F "request=<req.xml" -F "file_0=@$2" "${URL}job_file.php"
 }
 # url_of download|upload NAME: where the project keeps NAME, as a URL of download/
-path_of() { test_project "$TOOL" path "$1" "$2"; }
+path_of() { test_project "$TOOL" daemons path "$1" "$2"; }
 url_of() { p=$(path_of download "$1") && echo "${URL}download/${p#"$PROJECT_DIR/download/"}"; }
 # browse NAME URL: Chromium opens the join page, then URL; its findings in NAME.out
 browse() {

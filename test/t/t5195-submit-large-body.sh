@@ -109,7 +109,7 @@ test_expect_success 'a submitter uploads a 40 MB job file: read whole and stored
 	printf "<upload_files><authenticator>%s</authenticator><phys_name>%s.dat</phys_name></upload_files>" "$AUTH" "$m" >req.xml &&
 	curl -sS -F "request=<req.xml" -F "file_0=@f40" "${URL}job_file.php" >out &&
 	test_grep "<success/>" out &&
-	cmp f40 "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path download "$m.dat")" &&
+	cmp f40 "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path download "$m.dat")" &&
 	test "$(test_sql_value "select count(*) from job_file where name=\"$m.dat\"")" = 1
 '
 

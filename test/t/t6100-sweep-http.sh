@@ -90,7 +90,7 @@ test_expect_success '/complete: the results stored whole, the ticket over; a pin
 	t=$(cat t1) &&
 	printf "[Result]\nName=out\nLength=19\n--begin content--\n--end content--\nxyz\n--end content--\n" >res &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
-	cmp res "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	cmp res "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$t")" &&
 	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51 &&
 	# due for the master'"'"'s judging; the transitioner has nothing to do before the verdict
 	test "$(test_sql_value "select concat(w.need_validate, w.transition_time > unix_timestamp()) from workunit w join result r on r.workunitid=w.id where r.name=\"$t\"")" = 11 &&
@@ -101,7 +101,7 @@ test_expect_success '/complete: the results stored whole, the ticket over; a pin
 test_expect_success '/complete again for the same ticket (its answer lost): 200, the results stay' '
 	t=$(cat t1) &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary @res "$BASE/complete?sessionID=$SID&ticket=$t")" = 200 &&
-	cmp res "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	cmp res "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$t")" &&
 	test "$(test_sql_value "select concat(server_state, outcome) from result where name=\"$t\"")" = 51
 '
 
@@ -173,7 +173,7 @@ test_expect_success '/complete needs the body it announced with the results its 
 	r=$(raw_post "$t" 1073741824 "[Result]") && echo "announced 1 GiB: $r" && test "$r" != 200 &&
 	r=$(raw_post "$t" 100 "[Result]") && echo "announced 100: $r" && test "$r" != 200 &&
 	test "$(state_of "$t")" = 40 &&
-	! test -e "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	! test -e "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$t")" &&
 	grep "complete: .*empty" "$PROJECT_DIR/log/sweep.log" &&
 	printf "[Result]\nName=out\nLength=6\n--begin content--\nresult\n--end content--\n" >good &&
 	test "$(post "$t" good)" = 200 && test "$(state_of "$t")" = 51
@@ -189,7 +189,7 @@ test_expect_success 'a ticket is only its own session'"'"'s: another session can
 	test "$(code "ping?sessionID=$SID2&ticket=$t")" = 205 &&
 	test "$(state_of "$t")" = 40 &&
 	! test_sql_value "select stderr_out from result where name=\"$t\"" | grep mine &&
-	! test -e "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" &&
+	! test -e "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$t")" &&
 	test "$(code "ping?sessionID=$SID&ticket=$t")" = 204 &&
 	test "$(post "$t" good)" = 200 && test "$(state_of "$t")" = 51 &&
 	test_sql "$WSEQ_DB_NAME" -e "update batch set state=4 where name=\"sweep:$SID2\""
@@ -226,7 +226,7 @@ test_expect_success 'the real sweep_client runs a session to its end against the
 	test "$(unsent)" = 0 &&
 	for i in 4 5 6 7 8; do
 		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.name=\"sweep_t$i\" and r.outcome=1") &&
-		grep -a "^result of $i$" "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t")" || return 1
+		grep -a "^result of $i$" "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$t")" || return 1
 	done &&
 	! grep -r "$SID" "$PROJECT_DIR/log"
 '

@@ -35,10 +35,10 @@ test_expect_success 'the real sweep_client pulls and runs every task; each resul
 	for row in "2 3 6 first" "4 5 20 with | bar" "6 7 42  padded "; do
 		set -- $row &&
 		t=$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid join batch b on b.id=w.batch where b.name=\"sweep:$SID\" and w.xml_doc like \"%./worker $1 $2%\" and r.outcome=1") &&
-		f=$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$t") &&
+		f=$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$t") &&
 		grep -a "^$1 x $2 = $3$" "$f" || return 1
 	done &&
-	grep -a -A3 "^Name=label" "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload "$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.xml_doc like \"%./worker 4 5%\" and r.outcome=1")")" | grep -a "^with | bar$"
+	grep -a -A3 "^Name=label" "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$(test_sql_value "select r.name from result r join workunit w on w.id=r.workunitid where w.xml_doc like \"%./worker 4 5%\" and r.outcome=1")")" | grep -a "^with | bar$"
 '
 
 test_expect_success 'the validator daemon leaves the sweep app alone: its master judges' '

@@ -19,10 +19,14 @@ PORT=$(sshd_free_port_) || exit 1
 
 # make_sweep DIR TIMEOUT ROWS [N=MODE ...]: a sweep in DIR of ROWS sets "n | mode"
 # (mode ok unless named) over the three slaves, $JOBS tasks at once on each.
+# While the file DIR.hold exists the sets above 9 wait, while DIR.hold.USER
+# exists the sets of slave login USER wait (test/data/sweep-run/worker.sh).
 make_sweep() {
 	_dir=$1 _to=$2 _rows=$3
 	shift 3
-	mkdir -p "$_dir" && cp "$DATA/worker.sh" "$DATA/check.sh" "$_dir/" &&
+	mkdir -p "$_dir" && cp "$DATA/check.sh" "$_dir/" &&
+	sed "s|^hold=HOLD$|hold=$TRASH_DIRECTORY/$_dir.hold|" "$DATA/worker.sh" >"$_dir/worker.sh" &&
+	chmod 755 "$_dir/worker.sh" &&
 	sed -e "s/TIMEOUT/$_to/" -e "s/PORT/$PORT/" -e "s/JOBS/${JOBS:-1}/" "$DATA/spec.in" \
 		>"$_dir/spec" &&
 	cp "$D/cluster" "$_dir/cluster" &&
@@ -154,7 +158,12 @@ test_expect_success 'a slave whose sweep_client is not this master'"'"'s (an old
 	! cmp -s "$f" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
 '
 
+# The sweep is held (sets 10..45 wait at s2.hold), so the master is surely
+# still running when it is killed, however fast the machine finishes sets 1..9.
+# The "reboot" takes the slaves' clients and workers with it; the hold goes
+# before the resume.
 test_expect_success 'the master killed with -9 mid-run, the server stopped too; sweep resume completes it' '
+	: >s2.hold || return 1
 	(cd s2 && exec $RUN run spec >stats 2>run.log) &
 	master=$! &&
 	test_wait_for 60 grep -q "^sweep: session [0-9a-f]*:" s2/run.log &&
@@ -166,6 +175,10 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	sweep --sandbox "$SB" status "$sid" >before &&
 	! grep -q "45 done" before &&
 	wseq_sandbox down "$SB" 2>/dev/null &&
+	for u in $SSHD_SLAVE_USERS; do
+		pkill -KILL -u "$u" -x sweep_client; pkill -KILL -u "$u" -f "worker [0-9]" || :
+	done &&
+	rm s2.hold &&
 	(cd s2 && $RUN resume "$sid" >stats 2>resume.log) &&
 	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
 	expect_blocks s2 ok $(seq 1 45) &&
@@ -190,12 +203,16 @@ test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
 
 make_sweep s3 8 6 1=slow 2=slow 3=slow 4=slow 5=slow 6=slow
 
+# The victim's worker waits at s3.hold.VICTIM until its client is killed, so
+# the kill surely lands mid-task, however long the test takes to see it.
 test_expect_success 'a client killed mid-task: its task is handed out again after the timeout' '
+	victim=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) &&
+	: >"s3.hold.$victim" || return 1
 	(cd s3 && exec $RUN run spec >stats 2>run.log) &
 	master=$! &&
-	victim=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) &&
 	test_wait_for 60 pgrep -u "$victim" -f "worker [0-9]+ slow" &&
 	pkill -KILL -u "$victim" -x sweep_client &&
+	rm "s3.hold.$victim" &&
 	wait $master &&
 	grep "6 tasks, 6 done" s3/stats &&
 	expect_blocks s3 slow 1 2 3 4 5 6 &&

@@ -54,7 +54,7 @@ test_expect_success 'setup: a sequence F that ran on host A and was relocated to
 	A=$(sched_reply_hostid reply) && echo $A >A &&
 	test "$(grep -c "^<result>$" reply)" = 2 &&
 	for f in F_b0_s1_state F_b0_s1_answer; do
-		cp init/state_out "$(test_project "$WSEQ_BUILDDIR/test/daemons_tool" path upload $f)" || return 1
+		cp init/state_out "$(test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload $f)" || return 1
 	done &&
 	q "update seq_file set uploaded=1, upload_time=unix_timestamp() where name in (\"F_b0_s1_state\", \"F_b0_s1_answer\");
 	   update sequence set last_state_seqno=1 where name=\"F\"" &&

@@ -211,9 +211,12 @@ test_expect_success 'a failed dump leaves the previous export as it was and no s
 	! test -e sb/project/html/stats_tmp
 '
 
+# The lock holder sleeps until the test kills it (at exit at the latest): a
+# holder that ran out its time first would turn the kill into a failure.
 test_expect_success 'one db_dump at a time; the one refused leaves the running one'"'"'s files alone' '
-	flock -o sb/project/pid/db_dump.lock sh -c "echo \$\$ >holder.pid; exec sleep 60" &
+	flock -o sb/project/pid/db_dump.lock sh -c "echo \$\$ >holder.pid; exec sleep 3600" &
 	test_wait_for 10 test -s holder.pid &&
+	test_atexit "kill $(cat holder.pid) 2>/dev/null" &&
 	mkdir sb/project/html/stats_tmp && touch sb/project/html/stats_tmp/running &&
 	{ test_must_fail test_project bin/db_dump 2>err; failed=$?; } &&
 	kill "$(cat holder.pid)" && wait &&

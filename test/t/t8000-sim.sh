@@ -76,7 +76,9 @@ test_expect_success '--sweep prints a row a combination and strategy, the first 
 	cmp s.out s2.out && cmp s.csv s2.csv
 '
 
-test_expect_success 'a bad --sweep is refused, saying why' '
+test_expect_success 'a bad --sweep is refused, saying why (a usage error: exit 2)' '
+	{ "$sim" --sweep M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
+	{ "$sim" advise --sweep M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
 	! "$sim" --sweep X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=... or segment=" err &&
 	! "$sim" --sweep M=0 "$data/no-churn.txt" 2>err && grep "bad value .0." err &&
 	! "$sim" --sweep M=1,,2 "$data/no-churn.txt" 2>err && grep "bad value" err &&

@@ -302,6 +302,31 @@ static void test_parse_args_single_dash(void **state)
 	param_free(prog_params, &s);
 }
 
+/* A dash in an option's name is read as an underscore: --max-starts is --max_starts. */
+static void test_parse_args_dash_is_underscore(void **state)
+{
+	static const struct param t[] = {
+		{ "max_starts", PARAM_INT, offsetof(struct prog_settings, sleep_s), "1", 0, 0, 0, "N", "" },
+		{ "keep_server", PARAM_BOOL, offsetof(struct prog_settings, fast), "0", 0, 0, 0, NULL, "" },
+		PARAM_TABLE_END
+	};
+	struct prog_settings s = { 0 };
+	char *argv1[] = { "prog", "--max-starts", "4", "--keep-server", "x", NULL };
+	char *argv2[] = { "prog", "--max_starts=6", "-max-starts", "7", NULL };
+
+	(void)state;
+	param_set_defaults(t, &s);
+	assert_int_equal(param_parse_args(t, &s, 5, argv1), 4);
+	assert_int_equal(s.sleep_s, 4);
+	assert_true(s.fast);
+	assert_int_equal(param_parse_args(t, &s, 4, argv2), 4);
+	assert_int_equal(s.sleep_s, 7);
+	assert_ptr_equal(param_find_option(t, "max-starts=9"), &t[0]);
+	assert_ptr_equal(param_find_option(t, "keep_server"), &t[1]);
+	assert_null(param_find_option(t, "max-start"));
+	assert_null(param_find_option(NULL, "max_starts"));
+}
+
 static void test_config_names(void **state)
 {
 	static const struct param unlisted[] = {
@@ -335,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_parse_args),
 		cmocka_unit_test(test_parse_args_single_dash),
+		cmocka_unit_test(test_parse_args_dash_is_underscore),
 		cmocka_unit_test(test_config_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

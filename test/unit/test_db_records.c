@@ -564,6 +564,31 @@ static void assert_close(double got, double want)
 		fail_msg("%.17g, expected %.17g", got, want);
 }
 
+/* A job of host on avid at flops FLOPS in elapsed s: its workunit made with that estimate. */
+static int hav_job(int64_t host, int64_t avid, double flops, double elapsed, bool *taken)
+{
+	static int n;
+	struct db_workunit wu = { 0 };
+	int rc;
+
+	wu.name = xasprintf("hav_wu_%d", n++);
+	wu.rsc_fpops_est = flops * elapsed;
+	assert_int_equal(db_workunit_insert(db, &wu), DB_OK);
+	rc = db_hav_report(db, host, avid, wu.id, elapsed, 1e18, taken);
+	db_workunit_free(&wu);
+	return rc;
+}
+
+/* A job taken as a sample. */
+static int hav_sample(int64_t host, int64_t avid, double flops, double elapsed)
+{
+	bool taken = false;
+	int rc = hav_job(host, avid, flops, elapsed, &taken);
+
+	assert_true(rc != DB_OK || taken);
+	return rc;
+}
+
 /*
  * The moving average: job n weighs 1/n up to n = 10, then 0.1 -- the
  * first job's speed is the average, the fifteenth moves it by a tenth.
@@ -573,12 +598,13 @@ static void test_hav_moving_average(void **state)
 	double flops[15] = { 100, 200, 300, 50, 400, 1000, 1000, 70, 1e9, 1, 5e3, 5e3, 5e3, 2, 9e12 };
 	double want = 0, want_el = 0;
 	struct db_host_app_version h;
+	bool taken;
 	int n;
 
 	for (n = 1; n <= 15; n++) {
 		double w = n <= 10 ? 1.0 / n : 0.1;
 
-		assert_int_equal(db_hav_report(db, 901, 31, flops[n - 1], 10.0 * n), DB_OK);
+		assert_int_equal(hav_sample(901, 31, flops[n - 1], 10.0 * n), DB_OK);
 		want += (flops[n - 1] - want) * w;
 		want_el += (10.0 * n - want_el) * w;
 		h = hav_row(901, 31);
@@ -593,11 +619,18 @@ static void test_hav_moving_average(void **state)
 	assert_int_equal(h.host_id, 901);
 	assert_int_equal(h.n_valid + h.n_invalid + h.consecutive_valid, 0);
 	assert_true(h.last_update >= now() - 60);
-	/* no measurement, no change */
-	assert_int_equal(db_hav_report(db, 901, 31, NAN, 1), DB_ERROR);
-	assert_int_equal(db_hav_report(db, 901, 31, 0, 1), DB_ERROR);
-	assert_int_equal(db_hav_report(db, 901, 31, INFINITY, 1), DB_ERROR);
-	assert_int_equal(hav_row(901, 31).n_jobs, 15);
+	/* no measurement, no change: no elapsed time, no estimate, a speed above the bound */
+	assert_int_equal(db_hav_report(db, 901, 31, 1, NAN, 1e18, &taken), DB_ERROR);
+	assert_int_equal(db_hav_report(db, 901, 31, 1, 0, 1e18, &taken), DB_ERROR);
+	assert_int_equal(db_hav_report(db, 901, 31, 1, INFINITY, 1e18, &taken), DB_ERROR);
+	assert_int_equal(db_hav_report(db, 901, 31, 1, 1e300, 1e18, &taken), DB_ERROR);
+	assert_int_equal(hav_job(901, 31, 0, 10, &taken), DB_OK);
+	assert_false(taken);
+	assert_int_equal(hav_job(901, 31, 2e18, 1e-6, &taken), DB_OK);
+	assert_false(taken);
+	assert_int_equal(hav_job(901, 31, 1e18, 1e-6, &taken), DB_OK);
+	assert_true(taken);
+	assert_int_equal(hav_row(901, 31).n_jobs, 16);
 }
 
 /* Verdicts count; an invalid one ends the run of valid ones; a row is made if need be. */
@@ -615,7 +648,7 @@ static void test_hav_validated(void **state)
 	assert_int_equal(h.n_invalid, 1);
 	assert_int_equal(h.consecutive_valid, 2);
 	assert_int_equal(h.n_jobs, 0);
-	assert_int_equal(db_hav_report(db, 902, 7, 5e9, 20), DB_OK);
+	assert_int_equal(hav_sample(902, 7, 5e9, 20), DB_OK);
 	assert_int_equal(db_hav_validated(db, 902, 7, false), DB_OK);
 	h = hav_row(902, 7);
 	assert_int_equal(h.n_jobs, 1);
@@ -623,9 +656,9 @@ static void test_hav_validated(void **state)
 	assert_int_equal(h.n_invalid, 2);
 	assert_int_equal(h.consecutive_valid, 0);
 	/* a host's rows only, by app version; the caller's transaction rolls them back */
-	assert_int_equal(db_hav_report(db, 902, 3, 1e9, 20), DB_OK);
+	assert_int_equal(hav_sample(902, 3, 1e9, 20), DB_OK);
 	assert_int_equal(db_begin(db), DB_OK);
-	assert_int_equal(db_hav_report(db, 902, 5, 1e9, 20), DB_OK);
+	assert_int_equal(hav_sample(902, 5, 1e9, 20), DB_OK);
 	assert_int_equal(db_hav_validated(db, 902, 3, true), DB_OK);
 	assert_int_equal(db_rollback(db), DB_OK);
 	assert_int_equal(db_hav_enum_host(db, 902, collect_hav, &x), DB_OK);

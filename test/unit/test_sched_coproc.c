@@ -149,6 +149,26 @@ static void test_intel_and_apple(void **state)
 	sched_request_free(&r);
 }
 
+/* An OpenCL version with a sign is no version (fuzz_sched_coprocs: "-13.0" wrapped to < 0). */
+static void test_signed_opencl_version(void **state)
+{
+	static const char *const bad[] = { "OpenCL -13.0 NEO", "OpenCL 3.-1 NEO", "OpenCL +3.0" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct sched_request r;
+		char *c = xasprintf("<coproc_intel_gpu><count>1</count><coproc_opencl>"
+				    "<opencl_device_version>%s</opencl_device_version>"
+				    "</coproc_opencl></coproc_intel_gpu>", bad[i]);
+
+		parse("h200_request_2.xml", c, &r);
+		assert_int_equal(r.nrsc, 2);
+		assert_int_equal(r.rsc[1].opencl_version, 0);
+		sched_request_free(&r);
+		free(c);
+	}
+}
+
 static void test_generic_coproc(void **state)
 {
 	struct sched_request r;
@@ -242,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_h200),
 		cmocka_unit_test(test_two_gpus_and_amd),
 		cmocka_unit_test(test_intel_and_apple),
+		cmocka_unit_test(test_signed_opencl_version),
 		cmocka_unit_test(test_generic_coproc),
 		cmocka_unit_test(test_malformed_ignored),
 		cmocka_unit_test(test_too_many_types),

@@ -144,7 +144,7 @@ static void test_base_url(void **state)
 	char *p;
 
 	(void)state;
-	/* a project's endpoints, and the seed's root form */
+	/* a project's endpoints, and the sweep design's root form */
 	expect_url("http://master.example.org:8080/proj_cgi/sweep", "http://master.example.org:8080/proj_cgi/sweep");
 	expect_url("http://h/proj_cgi/sweep/", "http://h/proj_cgi/sweep");
 	expect_url("https://h:443/a/b", "https://h:443/a/b");

@@ -306,7 +306,7 @@ static void test_other_errors(void **state)
 	sbuf_free(&err);
 }
 
-/* The seed's own framing, without Length lines, as an old writer sends it. */
+/* The sweep design's own framing, without Length lines, as an old writer sends it. */
 static void test_old_style(void **state)
 {
 	const char *body =

@@ -1,15 +1,15 @@
 /*
- * db_tool: the database layer's internals for shell tests (git's
- * test-tool). Connection settings come from WSEQ_DB_* in the environment.
+ * wseq_test db: the database layer's internals for shell tests. Connection
+ * settings come from WSEQ_DB_* in the environment.
  *
- *   db_tool create SCHEMA_SQL    create WSEQ_DB_NAME afresh and load the schema
- *   db_tool version              print the schema version
- *   db_tool fill N               insert N rows into the hot tables, then ANALYZE
- *   db_tool explain              EXPLAIN every named query; exit 1 if one scans
- *                                all of a result/workunit/host/sequence table
- *                                or of one of its indexes
- *   db_tool serve                hold one connection and run commands from
- *                                stdin, one reply line each on stdout:
+ *   wseq_test db create SCHEMA_SQL  create WSEQ_DB_NAME afresh and load the schema
+ *   wseq_test db version            print the schema version
+ *   wseq_test db fill N             insert N rows into the hot tables, then ANALYZE
+ *   wseq_test db explain            EXPLAIN every named query; exit 1 if one scans
+ *                                   all of a result/workunit/host/sequence table
+ *                                   or of one of its indexes
+ *   wseq_test db serve              hold one connection and run commands from
+ *                                   stdin, one reply line each on stdout:
  *       ping | count | connid | begin | commit | rollback |
  *       implicit (db_set_implicit_transactions) | end (db_end_request) |
  *       insert NAME | lookup NAME | lock NAME (SELECT ... FOR UPDATE) |
@@ -21,6 +21,7 @@
 #include "db_queries.h"
 #include "log.h"
 #include "wtime.h"
+#include "wseq_test.h"
 
 static const char *rc_word(int rc)
 {
@@ -299,11 +300,10 @@ static int cmd_serve(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int wseq_test_db(int argc, char **argv)
 {
 	long n;
 
-	log_init("db_tool", NULL);
 	if (argc == 3 && !strcmp(argv[1], "create"))
 		return cmd_create(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "version"))
@@ -314,6 +314,6 @@ int main(int argc, char **argv)
 		return cmd_explain();
 	if (argc == 2 && !strcmp(argv[1], "serve"))
 		return cmd_serve();
-	fprintf(stderr, "usage: db_tool create SCHEMA_SQL | version | fill N | explain | serve\n");
+	fprintf(stderr, "usage: wseq_test db create SCHEMA_SQL | version | fill N | explain | serve\n");
 	return 2;
 }

@@ -1,13 +1,13 @@
 /*
- * work_tool: backend calls for shell tests and benchmarks, as the daemons
+ * wseq_test work: backend calls for shell tests and benchmarks, as the daemons
  * make them. Run with the project's config.xml reachable (WSEQ_PROJECT_DIR).
  *
- *   work_tool create_result WU_NAME [N]   make N (default 1) results of WU_NAME,
- *                                         printing each name and xml_doc_in
- *   work_tool certify                     certify the outputs of every result
- *                                         not over (work_certify_outputs): rows
- *                                         copied in SQL with new names, as
- *                                         test/bench fills its databases
+ *   wseq_test work create_result WU_NAME [N]   make N (default 1) results of WU_NAME,
+ *                                              printing each name and xml_doc_in
+ *   wseq_test work certify                     certify the outputs of every result
+ *                                              not over (work_certify_outputs): rows
+ *                                              copied in SQL with new names, as
+ *                                              test/bench fills its databases
  */
 #include "common.h"
 #include "config.h"
@@ -15,9 +15,10 @@
 #include "db_records.h"
 #include "log.h"
 #include "work.h"
+#include "wseq_test.h"
 
-static const char usage[] = "usage: work_tool create_result WU_NAME [N]\n"
-			    "       work_tool certify\n";
+static const char usage[] = "usage: wseq_test work create_result WU_NAME [N]\n"
+			    "       wseq_test work certify\n";
 
 static int create_results(struct db *db, const struct project_config *cfg, const char *wu_name,
 			  long n)
@@ -85,7 +86,7 @@ static int certify(struct db *db, const struct project_config *cfg)
 	return rc == DB_OK ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+int wseq_test_work(int argc, char **argv)
 {
 	struct project_config cfg;
 	struct db_params dp;
@@ -93,7 +94,6 @@ int main(int argc, char **argv)
 	long n = 1;
 	int rc = 1;
 
-	log_init("work_tool", NULL);
 	if (argc == 2 && !strcmp(argv[1], "certify")) {
 		n = 0;
 	} else if (argc < 3 || strcmp(argv[1], "create_result") ||

@@ -1,20 +1,20 @@
 /*
- * A test program for the back-end daemons' shell tests: it plays the parts
+ * wseq_test daemons: for the back-end daemons' shell tests it plays the parts
  * around them -- work creation and the scheduler -- on a project's database
  * and file hierarchies, with exact control over each row.
  *
- *   daemons_tool wu NAME [--app A] [--quorum Q] [--target T] [--max_error E]
- *                [--max_total M] [--max_success S] [--delay_bound D]
- *                [--template PATH] [--in FILE]... [--in_keep FILE]...
+ *   wseq_test daemons wu NAME [--app A] [--quorum Q] [--target T] [--max_error E]
+ *                     [--max_total M] [--max_success S] [--delay_bound D]
+ *                     [--template PATH] [--in FILE]... [--in_keep FILE]...
  *       insert a workunit (app A, default "testapp", created if missing)
  *       using input files FILE of the download hierarchy (--in_keep:
  *       with <no_delete/>); result template PATH (default
  *       templates/test_out); transition_time now. Prints its id.
- *   daemons_tool path upload|download NAME
+ *   wseq_test daemons path upload|download NAME
  *       print NAME's path in the hierarchy (creating its directory)
- *   daemons_tool send RESULT [--deadline S]
+ *   wseq_test daemons send RESULT [--deadline S]
  *       mark an unsent result in progress, due in S seconds (default 3600)
- *   daemons_tool report RESULT [--output TEXT] [--error] [--missing]
+ *   wseq_test daemons report RESULT [--output TEXT] [--error] [--missing]
  *       report a result as the scheduler would: each output file gets TEXT
  *       (default "output") in the upload hierarchy (--missing: the file is
  *       not written, --error: outcome CLIENT_ERROR and no files), the row
@@ -32,6 +32,7 @@
 #include "sbuf.h"
 #include "wtime.h"
 #include "xml.h"
+#include "wseq_test.h"
 
 #include <sys/stat.h>
 
@@ -42,7 +43,7 @@ static struct db *db;
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: daemons_tool wu NAME [options] | path upload|download NAME |\n"
+	fprintf(stderr, "usage: wseq_test daemons wu NAME [options] | path upload|download NAME |\n"
 			"       send RESULT [--deadline S] | report RESULT [--output TEXT] "
 			"[--error] [--missing]\n");
 	return 2;
@@ -182,7 +183,7 @@ static int lookup_result(const char *name, struct db_result *r)
 	int rc = db_result_lookup_name(db, name, r);
 
 	if (rc != DB_OK)
-		fprintf(stderr, "daemons_tool: no result %s\n", name);
+		fprintf(stderr, "wseq_test daemons: no result %s\n", name);
 	return rc == DB_OK ? 0 : -1;
 }
 
@@ -210,7 +211,7 @@ static int cmd_send(int argc, char **argv)
 	if (lookup_result(argv[1], &r) < 0)
 		return 1;
 	if (r.server_state != RESULT_SERVER_STATE_UNSENT) {
-		fprintf(stderr, "daemons_tool: %s is not unsent\n", r.name);
+		fprintf(stderr, "wseq_test daemons: %s is not unsent\n", r.name);
 		db_result_free(&r);
 		return 1;
 	}
@@ -314,12 +315,11 @@ static int cmd_report(int argc, char **argv)
 	return rc == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+int wseq_test_daemons(int argc, char **argv)
 {
 	struct db_params p;
 	int rc;
 
-	log_init("daemons_tool", NULL);
 	if (argc < 2)
 		return usage();
 	if (config_load(&cfg, NULL, NULL, NULL) < 0)
@@ -341,6 +341,5 @@ int main(int argc, char **argv)
 		rc = usage();
 	db_close(db);
 	config_free(&cfg);
-	log_close();
 	return rc;
 }

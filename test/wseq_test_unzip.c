@@ -1,23 +1,23 @@
 /*
- * unzip_tool: zip_unpack() (lib/unzip.c) for shell tests, as the server
- * side unpacks a host's zip of outputs.
+ * wseq_test unzip: zip_unpack() (lib/unzip.c) for shell tests, as the
+ * server side unpacks a host's zip of outputs.
  *
- *   unzip_tool ZIP DEST [MAX_BYTES [MAX_ENTRIES]]   (defaults 100 MB, 10000)
+ *   wseq_test unzip ZIP DEST [MAX_BYTES [MAX_ENTRIES]]   (defaults 100 MB, 10000)
  */
 #include "common.h"
 #include "log.h"
 #include "unzip.h"
+#include "wseq_test.h"
 
-int main(int argc, char **argv)
+int wseq_test_unzip(int argc, char **argv)
 {
 	struct sbuf err = SBUF_INIT(4096);
 	long max_bytes = 100L << 20, max_entries = 10000;
 	int rc;
 
-	log_init("unzip_tool", NULL);
 	if (argc < 3 || argc > 5 || (argc > 3 && (parse_long(argv[3], &max_bytes) || max_bytes < 0)) ||
 	    (argc > 4 && (parse_long(argv[4], &max_entries) || max_entries < 0))) {
-		fprintf(stderr, "usage: unzip_tool ZIP DEST [MAX_BYTES [MAX_ENTRIES]]\n");
+		fprintf(stderr, "usage: wseq_test unzip ZIP DEST [MAX_BYTES [MAX_ENTRIES]]\n");
 		return 2;
 	}
 	rc = zip_unpack(argv[1], argv[2], (size_t)max_bytes, (size_t)max_entries, &err);

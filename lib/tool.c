@@ -1,0 +1,262 @@
+/*
+ * The tool skeleton; see tool.h. tool_main() runs the same steps for every
+ * command-line program:
+ *
+ *   log to stderr -> take out --help and the project directory option ->
+ *   the tool's options (param.h) -> the subcommand -> the argument count ->
+ *   check() -> config.xml -> the database -> run() -> teardown
+ *
+ * Everything before run() that the user got wrong is a usage error (exit 2,
+ * one message); everything after is the tool's own failure (exit 1).
+ */
+#include "tool.h"
+#include "log.h"
+
+#include <stdarg.h>
+
+/*
+ * The project directory option, then its other spellings: upstream BOINC's
+ * (--config_dir; make_project's --project_root) and wseq's earlier --project.
+ */
+static const struct param project_dir_names[] = {
+	{ "project_dir", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	{ "config_dir", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	{ "project", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	{ "project_root", PARAM_STR, 0, NULL, 0, 0, 0, NULL, NULL },
+	PARAM_TABLE_END
+};
+
+/* Does name (an option's text after the dashes) name the project directory for this tool? */
+static bool is_project_dir_option(const struct tool_spec *spec, const char *name)
+{
+	if ((spec->flags & TOOL_NO_PROJECT_DIR) || !param_find_option(project_dir_names, name))
+		return false;
+	return !param_find_option(spec->params, name);  /* the tool's own option wins */
+}
+
+int tool_usage_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_error("%s (see --help)", msg);
+	return TOOL_USAGE;
+}
+
+static void usage(const struct tool_spec *spec)
+{
+	const struct tool_cmd *c;
+
+	fputs(spec->usage, stdout);
+	for (c = spec->cmds; c && c->name; c++)
+		if (c->usage)
+			printf("  %s\n", c->usage);
+	printf("\noptions:\n");
+	param_print_help(spec->params, stdout);
+	if (!(spec->flags & TOOL_NO_PROJECT_DIR))
+		printf("  %-28s %s;\n  %-28s %s\n", "--project_dir DIR",
+		       spec->project_dir_help ? spec->project_dir_help
+		       : "the project's directory (default: $WSEQ_PROJECT_DIR, else . or ..)",
+		       "", "also spelled --config_dir, --project, --project_root");
+	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
+	if (spec->epilog)
+		fputs(spec->epilog, stdout);
+	if (spec->help)
+		spec->help(stdout);
+}
+
+/* Take the project directory option's value out of argv[*i] (and argv[*i + 1]). */
+static int take_project_dir(struct tool_ctx *ctx, const char *name, int argc, char **argv, int *i)
+{
+	const char *eq = strchr(name, '=');
+
+	if (eq) {
+		ctx->project_dir = eq + 1;
+	} else if (*i + 1 < argc) {
+		ctx->project_dir = argv[++*i];
+	} else {
+		return tool_usage_error("option --%s needs a value", name);
+	}
+	if (!*ctx->project_dir)
+		return tool_usage_error("option --%.*s: the directory is empty",
+					(int)(eq ? eq - name : (ptrdiff_t)strlen(name)), name);
+	return 0;
+}
+
+/*
+ * Split argv: -h/--help (returns 1) and the project directory option are the
+ * skeleton's; everything else goes into rest (rest[0] = argv[0]) in order.
+ */
+static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, int *nrest)
+{
+	const struct tool_spec *spec = ctx->spec;
+	int i;
+
+	*nrest = 1;
+	rest[0] = argv[0];
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *name = param_option_name(a);
+		const struct param *p;
+
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				rest[(*nrest)++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (name && is_project_dir_option(spec, name)) {
+			if (take_project_dir(ctx, name, argc, argv, &i) < 0)
+				return TOOL_USAGE;
+			continue;
+		}
+		rest[(*nrest)++] = argv[i];
+		p = name ? param_find_option(spec->params, name) : NULL;
+		if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
+			rest[(*nrest)++] = argv[++i];
+	}
+	rest[*nrest] = NULL;
+	return 0;
+}
+
+/* The subcommand ctx->argv[0] names, then the options after it. */
+static int pick_cmd(struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
+	const struct tool_cmd *c;
+	int i;
+
+	if (ctx->argc < 1 && (spec->flags & TOOL_CMD_OPTIONAL))
+		return 0;
+	if (ctx->argc < 1)
+		return tool_usage_error("a command is needed");
+	for (c = spec->cmds; c->name && strcmp(c->name, ctx->argv[0]); c++)
+		;
+	if (!c->name && (spec->flags & TOOL_CMD_OPTIONAL))
+		return 0;
+	if (!c->name)
+		return tool_usage_error("unknown command '%s'", ctx->argv[0]);
+	ctx->cmd = c;
+	i = param_parse_args(spec->params, spec->settings, ctx->argc, ctx->argv);
+	if (i < 0)
+		return i == -2 ? 1 : TOOL_USAGE;
+	ctx->argc -= i;
+	ctx->argv += i;
+	return 0;
+}
+
+/* Too few or too many arguments: the message shows the synopsis (usage's first line). */
+static int count_error(const struct tool_ctx *ctx, const char *what)
+{
+	const char *u = ctx->spec->usage;
+
+	if (ctx->cmd)
+		return tool_usage_error("%s arguments for %s", what, ctx->cmd->name);
+	log_error("%s arguments (%.*s; see --help)", what, (int)strcspn(u, "\n"), u);
+	return TOOL_USAGE;
+}
+
+/* Options, subcommand and argument count: 0, 1 for --help, or TOOL_USAGE. */
+static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
+{
+	const struct tool_spec *spec = ctx->spec;
+	static const struct param none[] = { PARAM_TABLE_END };
+	int nrest, i, nargs, min, max;
+
+	i = split_args(ctx, argc, argv, rest, &nrest);
+	if (i != 0)
+		return i;
+	ctx->opt_argc = nrest;
+	ctx->opt_argv = rest;
+	i = param_parse_args(spec->params ? spec->params : none, spec->settings, nrest, rest);
+	if (i == -2)
+		return 1;
+	if (i < 0)
+		return TOOL_USAGE;
+	ctx->argc = nrest - i;
+	ctx->argv = rest + i;
+	if (spec->cmds && (i = pick_cmd(ctx)) != 0)
+		return i;
+	nargs = ctx->argc;
+	min = ctx->cmd ? ctx->cmd->min_args : spec->min_args;
+	max = ctx->cmd ? ctx->cmd->max_args : spec->max_args;
+	if (max == 0 && nargs > 0)
+		return tool_usage_error("unexpected argument '%s'", ctx->argv[0]);
+	if (nargs < min || (max >= 0 && nargs > max))
+		return count_error(ctx, nargs < min ? "too few" : "too many");
+	return 0;
+}
+
+char *tool_config_path(const struct tool_ctx *ctx)
+{
+	return ctx->project_dir ? xasprintf("%s/config.xml", ctx->project_dir) : NULL;
+}
+
+int tool_load_config(struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
+	char *path = tool_config_path(ctx);
+	int rc = config_load(&ctx->cfg, path, spec->config_params, spec->config_settings);
+
+	free(path);
+	return rc;
+}
+
+/* config.xml, the database, then the work. */
+static int run(struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
+
+	if ((spec->flags & TOOL_CONFIG) && tool_load_config(ctx) < 0)
+		return -1;
+	if (spec->open_db && spec->open_db(ctx) < 0)
+		return -1;
+	return spec->run ? spec->run(ctx) : ctx->cmd->fn(ctx);
+}
+
+static int exit_status(int rc)
+{
+	if (rc == TOOL_USAGE)
+		return TOOL_EXIT_USAGE;
+	return rc < 0 ? 1 : rc;
+}
+
+int tool_main(const struct tool_spec *spec, int argc, char **argv)
+{
+	struct tool_ctx ctx;
+	char **rest = xcalloc((size_t)argc + 1, sizeof(char *));
+	int rc;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.spec = spec;
+	ctx.settings = spec->settings;
+	ctx.all_argc = argc;
+	ctx.all_argv = argv;
+	log_init(spec->name, NULL);
+	param_set_defaults(spec->params, spec->settings);
+	param_set_defaults(spec->config_params, spec->config_settings);
+	rc = parse(&ctx, argc, argv, rest);
+	if (rc == 1) {
+		usage(spec);
+		rc = 0;
+	} else if (rc == 0) {
+		rc = spec->check ? spec->check(&ctx) : 0;
+		if (rc == 0)
+			rc = run(&ctx);
+		if (rc == 0 && fflush(stdout) != 0)
+			rc = log_error("cannot write the output: %s", strerror(errno));
+	}
+	if (spec->fini)
+		spec->fini(&ctx);
+	if (ctx.db && ctx.close_db)
+		ctx.close_db(ctx.db);
+	config_free(&ctx.cfg);
+	param_free(spec->params, spec->settings);
+	param_free(spec->config_params, spec->config_settings);
+	free(rest);
+	log_close();
+	return exit_status(rc);
+}

@@ -1,0 +1,109 @@
+/*
+ * The one command-line tool skeleton (git's run_builtin, Postfix's
+ * *_server_main), as daemons/daemon.h is the daemons'. A tool is a struct
+ * tool_spec -- its name, usage text, option table, what it needs (config.xml,
+ * the database), and either run() or a table of subcommands -- handed to
+ * tool_main(), which owns what every tool shares: logging to stderr, the
+ * options (param.h tables), -h/--help (usage on stdout, exit 0), usage errors
+ * (one message on stderr, exit 2), the project directory option, config.xml,
+ * the database connection and teardown. A tool file holds its work only:
+ *
+ *   int main(int argc, char **argv) { return tool_main(&cancel_jobs_spec, argc, argv); }
+ *
+ * Exit status: 0 success, 1 failure, 2 usage error; run() may return another
+ * status of its own (documented in its man page) by returning it.
+ */
+#ifndef WSEQ_TOOL_H
+#define WSEQ_TOOL_H
+
+#include "common.h"
+#include "config.h"
+#include "param.h"
+
+struct db;
+struct tool_ctx;
+
+#define TOOL_EXIT_USAGE 2
+/* What a run() or check() returns for a usage error it has logged: exit 2. */
+#define TOOL_USAGE (-2)
+
+/*
+ * A subcommand: "tool [options] NAME [options] [ARG...]" runs fn; usage is its
+ * line in --help ("NAME ARGS  what it does").
+ */
+struct tool_cmd {
+	const char *name;
+	int (*fn)(struct tool_ctx *ctx);
+	const char *usage;              /* NULL: the tool's usage text covers it */
+	int min_args, max_args;         /* its positional arguments (max_args < 0: no limit) */
+};
+
+enum tool_flags {
+	TOOL_CONFIG = 1 << 0,           /* read config.xml before run() */
+	TOOL_NO_PROJECT_DIR = 1 << 1,   /* the tool works without a project: no --project_dir */
+	TOOL_CMD_OPTIONAL = 1 << 2,     /* a first argument that names no command is an
+					   argument: run() with ctx->cmd NULL */
+};
+
+struct tool_spec {
+	const char *name;               /* log tag */
+	const char *usage;              /* --help: synopsis and description, before the options */
+	const char *epilog;             /* --help: text after the options; may be NULL */
+	const struct param *params;     /* the tool's options; may be NULL */
+	void *settings;                 /* the struct params describes */
+	int flags;                      /* enum tool_flags */
+	const struct param *config_params;      /* with TOOL_CONFIG: <config> elements the */
+	void *config_settings;                  /*   tool reads too (config_load()) */
+	int min_args, max_args;         /* positional arguments (max_args < 0: no limit);
+					   with subcommands, each has its own */
+	/* Opens ctx->db from ctx->cfg (db_tool_open() in db/db_tool.h); NULL: no database. */
+	int (*open_db)(struct tool_ctx *ctx);
+	/* Checks options and arguments before config.xml is read; may return TOOL_USAGE. */
+	int (*check)(struct tool_ctx *ctx);
+	/*
+	 * The work: 0, -1 (failure, logged: exit 1), TOOL_USAGE, or an exit status > 0.
+	 * With subcommands it may be NULL (then ctx->cmd->fn is called instead), or
+	 * wrap ctx->cmd->fn (e.g. to give its failures an exit status of the tool's).
+	 */
+	int (*run)(struct tool_ctx *ctx);
+	/* Subcommands, ended by { NULL }: the first argument picks one. */
+	const struct tool_cmd *cmds;
+	/* At teardown, always: frees what check() or run() left in settings; may be NULL. */
+	void (*fini)(struct tool_ctx *ctx);
+	/* --help's text for --project_dir when the tool's meaning differs; may be NULL. */
+	const char *project_dir_help;
+	/* --help: more text made at run time, after epilog; may be NULL. */
+	void (*help)(FILE *fp);
+};
+
+struct tool_ctx {
+	const struct tool_spec *spec;
+	void *settings;                 /* spec->settings, parsed */
+	const char *project_dir;        /* --project_dir, or NULL */
+	struct project_config cfg;      /* with TOOL_CONFIG */
+	struct db *db;                  /* with open_db */
+	void (*close_db)(struct db *db);        /* set by open_db */
+	int argc;                       /* the positional arguments (after the */
+	char **argv;                    /*   subcommand's name) */
+	const struct tool_cmd *cmd;     /* the subcommand chosen, or NULL */
+	int all_argc;                   /* the command line as given, for an option */
+	char **all_argv;                /*   given more than once (param.h keeps the last) */
+	int opt_argc;                   /* the command line without the skeleton's options */
+	char **opt_argv;                /*   (argv[0] first), to parse the options again */
+};
+
+/* Run the tool; returns main's exit status. Never calls exit(). */
+int tool_main(const struct tool_spec *spec, int argc, char **argv);
+
+/* Log a usage error (one line, "(see --help)" added) and return TOOL_USAGE. */
+int tool_usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* config.xml's path from --project_dir (allocated), or NULL for config_locate(). */
+char *tool_config_path(const struct tool_ctx *ctx);
+/*
+ * Read config.xml into ctx->cfg, for a tool that needs it on some paths only
+ * (no TOOL_CONFIG); 0, or -1 (logged).
+ */
+int tool_load_config(struct tool_ctx *ctx);
+
+#endif
