@@ -74,7 +74,7 @@ static int wj_plain_name(const xmlNode *n, char **out, const char *name, struct 
 
 static char **wj_push(char **v, size_t *n, char *s)
 {
-	v = xrealloc(v, (*n + 1) * sizeof(*v));
+	ARRAY_GROW(v, *n);
 	v[(*n)++] = s;
 	return v;
 }
@@ -175,7 +175,7 @@ static int wj_state(struct wjob *j, const xmlNode *sn, const char *name, struct 
 
 	if (j->nstates >= WJOB_MAX_ITEMS)
 		return wj_fail(err, name, sn, "too many <state_file>s");
-	j->states = xrealloc(j->states, (j->nstates + 1) * sizeof(*j->states));
+	ARRAY_GROW(j->states, j->nstates);
 	s = &j->states[j->nstates++];
 	memset(s, 0, sizeof(*s));
 	xml_for_each(c, sn, NULL) {
@@ -231,10 +231,10 @@ static int wj_add_task(struct wjob *j, const xmlNode *c, const char *name, struc
 		return -1;
 	}
 	if (t.daemon) {
-		j->daemons = xrealloc(j->daemons, (j->ndaemons + 1) * sizeof(t));
+		ARRAY_GROW(j->daemons, j->ndaemons);
 		j->daemons[j->ndaemons++] = t;
 	} else {
-		j->tasks = xrealloc(j->tasks, (j->ntasks + 1) * sizeof(t));
+		ARRAY_GROW(j->tasks, j->ntasks);
 		j->tasks[j->ntasks++] = t;
 	}
 	return 0;

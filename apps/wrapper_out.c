@@ -17,7 +17,7 @@ static int wo_cmp(const void *a, const void *b)
 
 void wout_add(struct wout_names *names, const char *name)
 {
-	names->v = xrealloc(names->v, (names->n + 1) * sizeof(*names->v));
+	ARRAY_GROW(names->v, names->n);
 	names->v[names->n++] = xstrdup(name);
 	qsort(names->v, names->n, sizeof(*names->v), wo_cmp);
 }
@@ -49,7 +49,7 @@ int wout_list(const char *dir, struct wout_names *out, struct sbuf *err)
 	while ((e = readdir(d)) != NULL) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		ARRAY_GROW(out->v, out->n);
 		out->v[out->n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
@@ -83,7 +83,7 @@ int wout_load(const char *path, struct wout_names *out, struct sbuf *err)
 	for (p = sbuf_str(&b); (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		if (nl == p)
 			continue;
-		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		ARRAY_GROW(out->v, out->n);
 		out->v[out->n++] = xstrndup(p, (size_t)(nl - p));
 	}
 	sbuf_free(&b);
@@ -136,7 +136,7 @@ static int wo_walk(const char *dir, const char *rel, bool matched, char *const *
 		m = matched || wo_match(sub, patterns, npatterns);
 		if (lstat(full, &st) == 0) {
 			if (S_ISREG(st.st_mode) && m) {
-				files->v = xrealloc(files->v, (files->n + 1) * sizeof(*files->v));
+				ARRAY_GROW(files->v, files->n);
 				files->v[files->n++] = xstrdup(sub);
 			} else if (S_ISDIR(st.st_mode))
 				rc = wo_walk(dir, sub, m, patterns, npatterns, skip, files, depth + 1,

@@ -24,7 +24,7 @@ int wslot_load(struct wslot *s, const char *path, struct sbuf *err)
 		if (xml_is(c, "project_dir") && !s->project_dir) {
 			s->project_dir = xml_text(c);
 		} else if (xml_is(c, "app_file") && s->napp_files < WSLOT_MAX_FILES) {
-			s->app_files = xrealloc(s->app_files, (s->napp_files + 1) * sizeof(char *));
+			ARRAY_GROW(s->app_files, s->napp_files);
 			s->app_files[s->napp_files++] = xml_text(c);
 		}
 	}

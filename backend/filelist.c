@@ -33,7 +33,7 @@ static struct job_fileref *add(struct job_filelist *l, const char *name)
 {
 	struct job_fileref *f;
 
-	l->f = xrealloc(l->f, (l->n + 1) * sizeof(*l->f));
+	ARRAY_GROW(l->f, l->n);
 	f = &l->f[l->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = xstrdup(name);

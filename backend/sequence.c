@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include "wtime.h"
+#include "xml_write.h"
 
 char *seq_wu_name(const char *seq, int branch, int seqno)
 {
@@ -241,14 +242,14 @@ static void file_info_out(struct sbuf *b, const char *name, bool sticky, double 
 			  const char *upload_url)
 {
 	sbuf_addstr(b, "<file_info>\n    <name>");
-	sbuf_add_xml_escaped(b, name);
+	xml_add_text(b, name);
 	sbuf_addstr(b, "</name>\n");
 	if (sticky)
 		sbuf_addstr(b, "    <sticky/>\n");
 	sbuf_addf(b, "    <max_nbytes>%.0f</max_nbytes>\n", max_nbytes);
 	if (upload_url) {
 		sbuf_addstr(b, "    <url>");
-		sbuf_add_xml_escaped(b, upload_url);
+		xml_add_text(b, upload_url);
 		sbuf_addstr(b, "</url>\n");
 	}
 	sbuf_addstr(b, "</file_info>\n");
@@ -257,7 +258,7 @@ static void file_info_out(struct sbuf *b, const char *name, bool sticky, double 
 static void file_ref(struct sbuf *b, const char *name, const char *open_name)
 {
 	sbuf_addstr(b, "    <file_ref>\n        <file_name>");
-	sbuf_add_xml_escaped(b, name);
+	xml_add_text(b, name);
 	sbuf_addf(b, "</file_name>\n        <open_name>%s</open_name>\n        <copy_file/>\n"
 		     "    </file_ref>\n", open_name);
 }
@@ -309,16 +310,16 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	 */
 	for (i = 0; i < l->nstate; i++) {
 		sbuf_addstr(&wdoc, "<file_info>\n    <name>");
-		sbuf_add_xml_escaped(&wdoc, in[i].name);
+		xml_add_text(&wdoc, in[i].name);
 		sbuf_addstr(&wdoc, "</name>\n    <sticky/>\n    <no_delete/>\n");
 		if (!in[i].url && (in[i].upload || (seqno > 1 && seq_uploads_state(s, seqno - 1)))) {
 			sbuf_addstr(&wdoc, "    <url>");
-			sbuf_add_xml_escaped(&wdoc, cfg->upload_url);
+			xml_add_text(&wdoc, cfg->upload_url);
 			sbuf_addstr(&wdoc, "</url>\n");
 		}
 		if (in[i].url) {
 			sbuf_addstr(&wdoc, "    <url>");
-			sbuf_add_xml_escaped(&wdoc, in[i].url);
+			xml_add_text(&wdoc, in[i].url);
 			sbuf_addf(&wdoc, "</url>\n    <md5_cksum>%s</md5_cksum>\n"
 				  "    <nbytes>%.0f</nbytes>\n", in[i].md5, in[i].nbytes);
 		}
@@ -328,7 +329,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	for (i = 0; i < l->nstate; i++)
 		file_ref(&wdoc, in[i].name, l->state[i].open_in);
 	sbuf_addstr(&wdoc, "    <command_line>");
-	sbuf_add_xml_escaped(&wdoc, s->command_line);
+	xml_add_text(&wdoc, s->command_line);
 	sbuf_addstr(&wdoc, "</command_line>\n</workunit>\n");
 
 	/* The outputs: the states always stay on the host; uploads every Mth / Nth. */

@@ -400,7 +400,7 @@ static int judge_result(struct db_result *r, void *arg)
 		return 0;
 	}
 	row = (size_t)wu.opaque - 1;
-	vs->v = xrealloc(vs->v, (vs->n + 1) * sizeof(*vs->v));
+	ARRAY_GROW(vs->v, vs->n);
 	v = &vs->v[vs->n++];
 	v->valid = read_results(c, r->name, &res) == 0 && valid(c, row, &res);
 	v->r = *r;
@@ -490,11 +490,9 @@ struct wu_list {
 static int take_wu_into(struct db_workunit *w, void *arg)
 {
 	struct wu_list *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, 0);
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *w;
-	memset(w, 0, sizeof(*w));
-	return 0;
+	return db_rows_take(w, &rows);
 }
 
 int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
@@ -568,9 +566,8 @@ static int count_task(struct db_sweep_task *t, void *arg)
 	if (t->canonical_resultid) {
 		st->done++;
 	} else if (t->error_mask) {
-		st->failed_sets = xrealloc(st->failed_sets,
-					   (st->nfailed_sets + 1) * sizeof(*st->failed_sets));
-		w->failed_ids = xrealloc(w->failed_ids, (st->nfailed_sets + 1) * sizeof(int64_t));
+		ARRAY_GROW(st->failed_sets, st->nfailed_sets);
+		ARRAY_GROW(w->failed_ids, st->nfailed_sets);
 		st->failed_sets[st->nfailed_sets].row = t->opaque > 0 ? (size_t)t->opaque : 0;
 		st->failed_sets[st->nfailed_sets].why = NULL;
 		w->failed_ids[st->nfailed_sets++] = t->id;
@@ -604,7 +601,7 @@ static struct sweep_host_stat *host_stat(struct sweep_stats *st, const char *hos
 	for (i = 0; i < st->nhosts; i++)
 		if (!strcmp(st->hosts[i].host, host))
 			return &st->hosts[i];
-	st->hosts = xrealloc(st->hosts, (st->nhosts + 1) * sizeof(*st->hosts));
+	ARRAY_GROW(st->hosts, st->nhosts);
 	memset(&st->hosts[st->nhosts], 0, sizeof(*st->hosts));
 	st->hosts[st->nhosts].host = xstrdup(host);
 	return &st->hosts[st->nhosts++];

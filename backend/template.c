@@ -9,6 +9,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "xml.h"
+#include "xml_write.h"
 
 #include <ctype.h>
 
@@ -639,7 +640,7 @@ static int emit(struct rt_build *b, const xmlNode *n)
 		xmlChar *v = xmlNodeListGetString(n->doc, a->children, 1);
 
 		r |= sbuf_addf(&b->lit, " %s=\"", (const char *)a->name);
-		r |= sbuf_add_xml_escaped(&b->lit, v ? (const char *)v : "");
+		r |= xml_add_text(&b->lit, v ? (const char *)v : "");
 		r |= sbuf_addch(&b->lit, '"');
 		xmlFree(v);
 	}
@@ -743,7 +744,7 @@ static int check_out_file_info(const char *tname, const xmlNode *fi, struct out_
 			free(key);
 			return -1;
 		}
-	names->keys = xrealloc(names->keys, (names->n + 1) * sizeof(*names->keys));
+	ARRAY_GROW(names->keys, names->n);
 	names->keys[names->n++] = key;
 
 	mx = xml_child(fi, "max_nbytes");

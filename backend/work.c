@@ -408,7 +408,7 @@ static const struct result_template *cached_template(const struct project_config
 	}
 	if (tpl_cache_n == 0)
 		atexit(work_template_cache_clear);
-	tpl_cache = xrealloc(tpl_cache, (tpl_cache_n + 1) * sizeof(*tpl_cache));
+	ARRAY_GROW(tpl_cache, tpl_cache_n);
 	tpl_cache[tpl_cache_n].path = path;
 	tpl_cache[tpl_cache_n].t = t;
 	return &tpl_cache[tpl_cache_n++].t;

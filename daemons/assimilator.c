@@ -207,11 +207,9 @@ struct wulist {
 static int take_wu(struct db_workunit *wu, void *arg)
 {
 	struct wulist *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, 0);
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *wu;
-	memset(wu, 0, sizeof(*wu));
-	return 0;
+	return db_rows_take(wu, &rows);
 }
 
 static int assimilate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)

@@ -10,6 +10,7 @@
 #include "daemon.h"
 #include "db.h"
 #include "log.h"
+#include "sig.h"
 
 #include <ctype.h>
 #include <signal.h>
@@ -68,23 +69,13 @@ static const int caught[] = { SIGTERM, SIGINT, SIGHUP };
 /* No SA_RESTART: a signal must cut a sleep short. */
 static void signals_catch(struct sigaction *old)
 {
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
 	got_signal = 0;
-	for (i = 0; i < ARRAY_SIZE(caught); i++)
-		sigaction(caught[i], &sa, &old[i]);
+	sig_set(caught, ARRAY_SIZE(caught), on_signal, 0, old);
 }
 
 static void signals_restore(const struct sigaction *old)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(caught); i++)
-		sigaction(caught[i], &old[i], NULL);
+	sig_restore(caught, ARRAY_SIZE(caught), old);
 }
 
 /* Private part of the context: the stop file's path. */

@@ -65,7 +65,7 @@ int proc_split_cmd(const char *cmd, char ***argv_out)
 			}
 		}
 		if (inword) {
-			argv = xrealloc(argv, (size_t)(argc + 2) * sizeof(*argv));
+			ARRAY_GROW(argv, argc + 1);     /* and the NULL after it */
 			argv[argc++] = xstrdup(sbuf_str(&w));
 			argv[argc] = NULL;
 		}

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "purge_archive.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -126,22 +127,20 @@ static void xml_record(struct sbuf *b, const char *elem, const struct db_table *
 
 		if (c->flags & DB_COL_EXPR)
 			continue;
-		sbuf_addf(b, "  <%s>", c->name);
 		switch (c->type) {
 		case DB_T_INT:
-			sbuf_addf(b, "%d", *(const int *)v);
+			xml_elem_fmt(b, 2, c->name, "%d", *(const int *)v);
 			break;
 		case DB_T_I64:
-			sbuf_addf(b, "%" PRId64, *(const int64_t *)v);
+			xml_elem_i64(b, 2, c->name, *(const int64_t *)v);
 			break;
 		case DB_T_DOUBLE:
-			sbuf_addf(b, "%.17g", *(const double *)v);
+			xml_elem_fmt(b, 2, c->name, "%.17g", *(const double *)v);
 			break;
 		case DB_T_STR:
-			field_add_xml_text(b, *(char *const *)v);
+			xml_elem_str(b, 2, c->name, *(char *const *)v);
 			break;
 		}
-		sbuf_addf(b, "</%s>\n", c->name);
 	}
 	sbuf_addf(b, "</%s>\n", elem);
 }
@@ -164,7 +163,7 @@ static bool cache_find(const struct pg_cache *c, size_t n, int64_t id, bool *ok)
 
 static void cache_add(struct pg_cache **c, size_t *n, int64_t id, bool ok)
 {
-	*c = xrealloc(*c, (*n + 1) * sizeof(**c));
+	ARRAY_GROW(*c, *n);
 	(*c)[*n].id = id;
 	(*c)[(*n)++].ok = ok;
 }
@@ -216,7 +215,7 @@ static void batch_add(struct pg_state *st, const struct db_workunit *wu,
 	struct pg_wu *w;
 	size_t i;
 
-	st->wus = xrealloc(st->wus, (st->nwu + 1) * sizeof(*st->wus));
+	ARRAY_GROW(st->wus, st->nwu);
 	w = &st->wus[st->nwu++];
 	w->id = wu->id;
 	w->nr = rs->n;
@@ -253,11 +252,9 @@ struct pg_segs {
 static int take_seg(struct db_workunit *wu, void *arg)
 {
 	struct pg_segs *s = arg;
+	struct db_rows rows = DB_ROWS(s->v, s->n, 0);
 
-	s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->v[s->n++] = *wu;
-	memset(wu, 0, sizeof(*wu));
-	return 0;
+	return db_rows_take(wu, &rows);
 }
 
 static int seq_member_live(struct db_sequence *s, void *arg)

@@ -103,25 +103,16 @@ out:
 	return rc;
 }
 
-struct idlist {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_wu_id(struct db_workunit *wu, void *arg)
 {
-	struct idlist *l = arg;
-
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = wu->id;
-	return 0;
+	return db_ids_add(arg, wu->id);
 }
 
 /* Index every workunit not indexed yet: 1 when done, 0 when stopped early, -1 on error. */
 static int index_all(struct daemon_ctx *ctx, bool *worked)
 {
 	for (;;) {
-		struct idlist l = { NULL, 0 };
+		struct db_ids l = { NULL, 0 };
 		size_t i;
 		int rc = db_workunit_enum_unindexed(ctx->db, (int)settings.batch, take_wu_id, &l);
 
@@ -225,7 +216,7 @@ static int delete_wus(struct daemon_ctx *ctx, bool *worked)
 	int64_t after = 0;
 
 	for (;;) {
-		struct idlist l = { NULL, 0 };
+		struct db_ids l = { NULL, 0 };
 		bool reindex = false;
 		size_t i, n;
 		int rc = db_workunit_enum_file_delete_mod(ctx->db, ctx->mod_n, ctx->mod_i, after,
@@ -325,11 +316,9 @@ struct rlist {
 static int take_result(struct db_result *r, void *arg)
 {
 	struct rlist *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, 0);
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 static int delete_results(struct daemon_ctx *ctx, bool *worked)
@@ -435,18 +424,9 @@ static int delete_job_file(struct db *db, void *arg)
 	return rc;
 }
 
-struct jflist {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_jf(struct db_job_file *jf, void *arg)
 {
-	struct jflist *l = arg;
-
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = jf->id;
-	return 0;
+	return db_ids_add(arg, jf->id);
 }
 
 static int delete_job_files(struct daemon_ctx *ctx, bool *worked)
@@ -454,7 +434,7 @@ static int delete_job_files(struct daemon_ctx *ctx, bool *worked)
 	int64_t after = 0;
 
 	for (;;) {
-		struct jflist l = { NULL, 0 };
+		struct db_ids l = { NULL, 0 };
 		size_t i;
 		int rc = db_job_file_enum_expired_after(ctx->db, dnow(), after, (int)settings.batch,
 							take_jf, &l);

@@ -313,23 +313,14 @@ static int relocate(struct db *db, void *arg)
 	return rc;
 }
 
-struct list {
-	int64_t *ids;
-	size_t n;
-};
-
 static int take_id(struct db_sequence *s, void *arg)
 {
-	struct list *l = arg;
-
-	l->ids = xrealloc(l->ids, (l->n + 1) * sizeof(*l->ids));
-	l->ids[l->n++] = s->id;
-	return 0;
+	return db_ids_add(arg, s->id);
 }
 
 static int rl_pass(struct daemon_ctx *ctx)
 {
-	struct list l = { NULL, 0 };
+	struct db_ids l = { NULL, 0 };
 	struct batch b = { .cfg = ctx->cfg };
 	size_t i;
 	int rc, done = 0;
@@ -337,7 +328,7 @@ static int rl_pass(struct daemon_ctx *ctx)
 	rc = db_sequence_enum_relocate(ctx->db, ctx->mod_n, ctx->mod_i, (int)settings.batch, take_id,
 				       &l);
 	for (i = 0; rc == DB_OK && i < l.n && !daemon_stopping(ctx); i += b.n) {
-		b.ids = l.ids + i;
+		b.ids = l.v + i;
 		b.n = l.n - i < DB_SEQ_BATCH ? l.n - i : DB_SEQ_BATCH;
 		rc = db_txn_run(ctx->db, relocate, &b);
 		if (rc == DB_OK)
@@ -349,7 +340,7 @@ static int rl_pass(struct daemon_ctx *ctx)
 		seq_layout_free(&b.layout);
 		free(b.layout_path);
 	}
-	free(l.ids);
+	free(l.v);
 	if (rc != DB_OK)
 		return DAEMON_PASS_ERROR;
 	return done ? DAEMON_PASS_WORKED : DAEMON_PASS_IDLE;

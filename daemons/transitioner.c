@@ -453,11 +453,9 @@ struct tr_batch {
 static int take_wu(struct db_workunit *wu, void *arg)
 {
 	struct tr_batch *b = arg;
+	struct db_rows rows = DB_ROWS(b->v, b->n, 0);
 
-	b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-	b->v[b->n++] = *wu;
-	memset(wu, 0, sizeof(*wu));
-	return 0;
+	return db_rows_take(wu, &rows);
 }
 
 static int tr_pass(struct daemon_ctx *ctx)

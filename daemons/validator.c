@@ -91,11 +91,9 @@ struct vitem {
 static int take_result(struct db_result *r, void *arg)
 {
 	struct results *rs = arg;
+	struct db_rows rows = DB_ROWS(rs->v, rs->n, 0);
 
-	rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
-	rs->v[rs->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 static void vresult_free(struct vresult *vr)
@@ -492,7 +490,7 @@ static int take_member(struct db_sequence *s, void *arg)
 
 	while ((*v)[n].id)
 		n++;
-	*v = xrealloc(*v, (n + 2) * sizeof(**v));
+	ARRAY_GROW(*v, n + 1);
 	(*v)[n] = *s;
 	memset(&(*v)[n + 1], 0, sizeof(**v));
 	memset(s, 0, sizeof(*s));
@@ -542,7 +540,7 @@ static int gather(struct db *db, struct db_workunit *first, struct db_sequence_g
 			if (w.id != (*wus)[0].id)
 				rc = DB_NOT_FOUND;
 		} else if (rc == DB_OK) {
-			*wus = xrealloc(*wus, (*nwus + 1) * sizeof(**wus));
+			ARRAY_GROW(*wus, *nwus);
 			(*wus)[(*nwus)++] = w;
 			memset(&w, 0, sizeof(w));
 		}
@@ -694,18 +692,9 @@ out:
 	return rc;
 }
 
-struct idlist {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_id(struct db_workunit *wu, void *arg)
 {
-	struct idlist *l = arg;
-
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = wu->id;
-	return 0;
+	return db_ids_add(arg, wu->id);
 }
 
 /* Every workunit of the app needing validation; a cursor steps past ones left for later. */
@@ -714,7 +703,7 @@ static int validate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
 	int64_t after = 0;
 
 	for (;;) {
-		struct idlist l = { NULL, 0 };
+		struct db_ids l = { NULL, 0 };
 		size_t i;
 		int rc = db_workunit_enum_need_validate_mod(ctx->db, appid, ctx->mod_n, ctx->mod_i,
 							    after, (int)settings.batch, take_id, &l);

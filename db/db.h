@@ -164,6 +164,30 @@ struct db_table {
 typedef int (*db_row_fn)(void *rec, void *arg);
 
 /*
+ * The one row collector: rows of an enumeration moved into a growing array
+ * (strings and all; the enumerator's record is left zeroed). Give
+ * db_rows_take (or, where the enumerator is typed, a DB_ROWS_TAKER) as the
+ * callback and a struct db_rows as its argument.
+ */
+struct db_rows {
+	void *arr;      /* the address of the array's pointer (&list.v) */
+	size_t *n;      /* the array's count */
+	size_t size;    /* bytes a record */
+	size_t max;     /* stop (DB_OK) once *n reaches it; 0: no bound */
+};
+#define DB_ROWS(v, n, max) { &(v), &(n), sizeof(*(v)), (max) }
+int db_rows_take(void *rec, void *rows);
+/* Ids collected from an enumeration: a callback returns db_ids_add(ids, rec->id). */
+struct db_ids {
+	int64_t *v;
+	size_t n;
+};
+int db_ids_add(void *ids, int64_t id);
+/* static int name(type *rec, void *rows): db_rows_take for a typed enumerator. */
+#define DB_ROWS_TAKER(name, type) \
+	static int name(type *rec, void *rows) { return db_rows_take(rec, rows); }
+
+/*
  * Generic operations on records of table t. Strings of a record are
  * allocated: db_rec_free() releases them (the struct itself is the caller's).
  * Lookups overwrite *rec (freeing its strings first).

@@ -132,24 +132,15 @@ int db_batch_set_state(struct db *db, int64_t id, int state)
 	return db_query_exec(db, &dbq_batch_set_state, v, ARRAY_SIZE(v), NULL);
 }
 
-struct id_list {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_id(void *rec, void *arg)
 {
-	struct id_list *l = arg;
-
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *(int64_t *)rec;
-	return 0;
+	return db_ids_add(arg, *(int64_t *)rec);
 }
 
 int db_sequence_ids_batch_active(struct db *db, int64_t batch, int64_t **ids, size_t *n)
 {
 	struct db_val v[] = { DBV_INT(batch) };
-	struct id_list l = { NULL, 0 };
+	struct db_ids l = { NULL, 0 };
 	int rc = db_query_rows(db, &dbq_seq_batch_active, v, ARRAY_SIZE(v), take_id, &l);
 
 	if (rc != DB_OK) {

@@ -6,6 +6,7 @@
 #include "db_daemons.h"
 #include "log.h"
 #include "sbuf.h"
+#include "xml_write.h"
 
 #define DB_TXN_TRIES 5
 #define ER_LOCK_WAIT_TIMEOUT 1205
@@ -149,18 +150,9 @@ int db_app_enum_all(struct db *db, int (*fn)(struct db_app *, void *), void *arg
 	return db_app_query(db, &dbq_app_all, NULL, 0, fn, arg);
 }
 
-struct id_list {
-	int64_t *v;
-	size_t n;
-};
-
 static int take_app_id(struct db_app *a, void *arg)
 {
-	struct id_list *l = arg;
-
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = a->id;
-	return 0;
+	return db_ids_add(arg, a->id);
 }
 
 int db_app_id(struct db *db, const char *name, int64_t *id)
@@ -177,7 +169,7 @@ int db_app_id(struct db *db, const char *name, int64_t *id)
 
 int db_app_ids(struct db *db, int64_t **ids, size_t *n)
 {
-	struct id_list l = { NULL, 0 };
+	struct db_ids l = { NULL, 0 };
 	int rc = db_app_enum_all(db, take_app_id, &l);
 
 	*ids = l.v;
@@ -390,7 +382,7 @@ int db_app_version_count_file(struct db *db, const char *name, int64_t *n)
 	int rc;
 
 	sbuf_addstr(&tag, "<name>");
-	sbuf_add_xml_escaped(&tag, name);
+	xml_add_text(&tag, name);
 	sbuf_addstr(&tag, "</name>");
 	v[0] = DBV_STR(sbuf_str(&tag));
 	*n = 0;

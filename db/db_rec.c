@@ -584,7 +584,7 @@ static const char *memo_sql(const struct db_table *t, const char *tail)
 	}
 	if (!memo)
 		atexit(memo_free);
-	memo = xrealloc(memo, (nmemo + 1) * sizeof(*memo));
+	ARRAY_GROW(memo, nmemo);
 	memo[nmemo].t = t;
 	memo[nmemo].tail = xstrdup(tail);
 	memo[nmemo].sql = sbuf_detach(&b, NULL);
@@ -606,39 +606,46 @@ int db_rec_enum(struct db *db, const struct db_table *t, const char *tail,
 	return rc;
 }
 
-struct list_acc {
-	const struct db_table *t;
-	char *items;
-	size_t n, alloc;
-};
-
-static int list_take_row(void *rec, void *arg)
+int db_ids_add(void *ids, int64_t id)
 {
-	struct list_acc *a = arg;
+	struct db_ids *l = ids;
 
-	if (a->n == a->alloc) {
-		a->alloc = a->alloc ? 2 * a->alloc : 16;
-		a->items = xrealloc(a->items, a->alloc * a->t->size);
-	}
-	memcpy(a->items + a->n * a->t->size, rec, a->t->size);
-	memset(rec, 0, a->t->size);
-	a->n++;
+	ARRAY_GROW(l->v, l->n);
+	l->v[l->n++] = id;
+	return 0;
+}
+
+int db_rows_take(void *rec, void *rows)
+{
+	struct db_rows *l = rows;
+	char *v;
+
+	if (l->max && *l->n >= l->max)
+		return 1;
+	memcpy(&v, l->arr, sizeof(v));
+	v = array_grow(v, *l->n, l->size);
+	memcpy(v + *l->n * l->size, rec, l->size);
+	memset(rec, 0, l->size);        /* the strings are the array's now */
+	memcpy(l->arr, &v, sizeof(v));
+	(*l->n)++;
 	return 0;
 }
 
 int db_rec_list(struct db *db, const struct db_table *t, const char *tail,
 		const struct db_val *vals, size_t nvals, void **out, size_t *n)
 {
-	struct list_acc a = { t, NULL, 0, 0 };
-	int rc = db_rec_enum(db, t, tail, vals, nvals, list_take_row, &a);
+	void *items = NULL;
+	size_t count = 0;
+	struct db_rows rows = { &items, &count, t->size, 0 };
+	int rc = db_rec_enum(db, t, tail, vals, nvals, db_rows_take, &rows);
 
 	if (rc != DB_OK) {
-		db_rec_list_free(t, a.items, a.n);
-		a.items = NULL;
-		a.n = 0;
+		db_rec_list_free(t, items, count);
+		items = NULL;
+		count = 0;
 	}
-	*out = a.items;
-	*n = a.n;
+	*out = items;
+	*n = count;
 	return rc;
 }
 

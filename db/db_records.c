@@ -544,11 +544,9 @@ const char *wu_error_name(int bit)
 int db_result_list_take(struct db_result *r, void *arg)
 {
 	struct db_result_list *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, 0);
 
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *r;
-	memset(r, 0, sizeof(*r));       /* the strings are the list's now */
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 void db_result_list_free(struct db_result_list *l)

@@ -198,10 +198,9 @@ struct counts {
 static int take_count(struct version_count *c, void *arg)
 {
 	struct counts *t = arg;
+	struct db_rows rows = DB_ROWS(t->v, t->n, 0);
 
-	t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
-	t->v[t->n++] = *c;
-	return 0;
+	return db_rows_take(c, &rows);
 }
 
 /* A version's plan class onto its count. */

@@ -51,7 +51,7 @@ int db_upgrade_list(const char *dir, struct db_upgrade_file **out, size_t *n)
 
 		if (parse_name(e->d_name, &v) < 0)
 			continue;
-		f = xrealloc(f, (nf + 1) * sizeof(*f));
+		ARRAY_GROW(f, nf);
 		f[nf].version = v;
 		f[nf].name = xstrdup(e->d_name);
 		f[nf].path = xasprintf("%s/%s", dir, e->d_name);

@@ -7,6 +7,7 @@
  */
 #include "boinc_gahp.h"
 #include "submit_client.h"
+#include "xml_write.h"
 
 /* PING, ABORT_JOBS and RETIRE_BATCH need nothing beyond argv */
 static int parse_ping(int argc, char **argv, void **spec, struct sbuf *why)
@@ -48,7 +49,7 @@ static void run_abort(struct gahp_req *r, struct sbuf *res)
 
 	rpc_begin(&req, "abort_jobs", r->auth);
 	for (i = 2; i < r->argc; i++)
-		rpc_elem(&req, "job_name", r->argv[i]);
+		xml_elem_str(&req, 0, "job_name", r->argv[i]);
 	rpc_end(&req, "abort_jobs");
 	if (rpc_simple(r->url, &req, "abort_jobs", &err) == 0)
 		sbuf_addstr(res, " NULL");
@@ -72,7 +73,7 @@ static void run_retire(struct gahp_req *r, struct sbuf *res)
 	struct sbuf err = SBUF_INIT(64 * 1024);
 
 	rpc_begin(&req, "retire_batch", r->auth);
-	rpc_elem(&req, "batch_name", r->argv[2]);
+	xml_elem_str(&req, 0, "batch_name", r->argv[2]);
 	rpc_end(&req, "retire_batch");
 	if (rpc_simple(r->url, &req, "retire_batch", &err) == 0)
 		sbuf_addstr(res, " NULL");
@@ -104,8 +105,8 @@ static void run_lease(struct gahp_req *r, struct sbuf *res)
 	sbuf_reset(&err);
 	snprintf(num, sizeof(num), "%f", t);
 	rpc_begin(&req, "set_expire_time", r->auth);
-	rpc_elem(&req, "batch_name", r->argv[2]);
-	rpc_elem(&req, "expire_time", num);
+	xml_elem_str(&req, 0, "batch_name", r->argv[2]);
+	xml_elem_str(&req, 0, "expire_time", num);
 	rpc_end(&req, "set_expire_time");
 	if (rpc_simple(r->url, &req, "set_expire_time", &err) == 0)
 		sbuf_addstr(res, " NULL");
@@ -195,9 +196,9 @@ static void run_query(struct gahp_req *r, struct sbuf *res)
 	sbuf_reset(&err);
 	snprintf(num, sizeof(num), "%f", mod);
 	rpc_begin(&req, "query_batch2", r->auth);
-	rpc_elem(&req, "min_mod_time", num);
+	xml_elem_str(&req, 0, "min_mod_time", num);
 	for (i = 4; i < r->argc; i++)
-		rpc_elem(&req, "batch_name", r->argv[i]);
+		xml_elem_str(&req, 0, "batch_name", r->argv[i]);
 	rpc_end(&req, "query_batch2");
 	if (rpc_post(r->url, "submit_rpc_handler.php", &req, NULL, 0, "query_batch2", &doc, &err) < 0) {
 		gahp_error(res, r->auth, "error querying batch: %s", sbuf_str(&err));

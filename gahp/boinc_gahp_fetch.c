@@ -181,7 +181,7 @@ static struct batch_use *batch_use(const char *job, const struct zip_budget *fre
 	for (i = 0; i < nuses; i++)
 		if (strlen(uses[i].batch) == len && !strncmp(uses[i].batch, job, len))
 			return &uses[i];
-	uses = xrealloc(uses, (nuses + 1) * sizeof(*uses));
+	ARRAY_GROW(uses, nuses);
 	memset(&uses[nuses], 0, sizeof(*uses));
 	uses[nuses].batch = xstrndup(job, len);
 	uses[nuses].use = *fresh;
@@ -196,7 +196,7 @@ static struct job_use *job_use(struct batch_use *b, const char *job)
 	for (i = 0; i < b->njobs; i++)
 		if (!strcmp(b->jobs[i].job, job))
 			return &b->jobs[i];
-	b->jobs = xrealloc(b->jobs, (b->njobs + 1) * sizeof(*b->jobs));
+	ARRAY_GROW(b->jobs, b->njobs);
 	memset(&b->jobs[b->njobs], 0, sizeof(*b->jobs));
 	b->jobs[b->njobs].job = xstrdup(job);
 	return &b->jobs[b->njobs++];

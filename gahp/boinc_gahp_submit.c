@@ -27,9 +27,7 @@ struct submit_spec {
 	const char *batch, *app;
 	long njobs;
 	struct submit_job *jobs;
-	/* the optional trailing job parameters; 0 = not given */
-	double fpops_est, fpops_bound, mem_bound, disk_bound, delay_bound;
-	long app_version_num;
+	struct send_params params;      /* the optional trailing ones; 0 = not given */
 };
 
 /* The bounds of the trailing job parameters: those the server takes (doc/submit_rpc.md). */
@@ -74,18 +72,18 @@ static int parse_job(int argc, char **argv, int *i, long j, struct submit_job *j
 /* The six trailing job parameters, each NULL or a number (APP_VERSION_NUM an integer). */
 static int parse_params(char **argv, struct submit_spec *s, struct sbuf *why)
 {
-	if (gahp_want_number("FPOPS_EST", argv[0], FPOPS_MAX, true, &s->fpops_est, why) ||
-	    gahp_want_number("FPOPS_BOUND", argv[1], FPOPS_MAX, true, &s->fpops_bound, why) ||
-	    gahp_want_number("MEM_BOUND", argv[2], BYTES_MAX, true, &s->mem_bound, why) ||
-	    gahp_want_number("DISK_BOUND", argv[3], BYTES_MAX, true, &s->disk_bound, why) ||
-	    gahp_want_number("DELAY_BOUND", argv[4], DELAY_BOUND_MAX, true, &s->delay_bound, why))
+	if (gahp_want_number("FPOPS_EST", argv[0], FPOPS_MAX, true, &s->params.fpops_est, why) ||
+	    gahp_want_number("FPOPS_BOUND", argv[1], FPOPS_MAX, true, &s->params.fpops_bound, why) ||
+	    gahp_want_number("MEM_BOUND", argv[2], BYTES_MAX, true, &s->params.mem_bound, why) ||
+	    gahp_want_number("DISK_BOUND", argv[3], BYTES_MAX, true, &s->params.disk_bound, why) ||
+	    gahp_want_number("DELAY_BOUND", argv[4], DELAY_BOUND_MAX, true, &s->params.delay_bound, why))
 		return -1;
 	if (strcmp(argv[5], "NULL") == 0) {
-		s->app_version_num = 0;
+		s->params.app_version_num = 0;
 		return 0;
 	}
 	/* a fraction is refused too ("1.5 is not a whole number") */
-	return field_long("APP_VERSION_NUM", argv[5], 0, INT_MAX, 0, &s->app_version_num, why) ==
+	return field_long("APP_VERSION_NUM", argv[5], 0, INT_MAX, 0, &s->params.app_version_num, why) ==
 	       FIELD_OK ? 0 : -1;
 }
 
@@ -157,8 +155,7 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		b.app = gahp_exec_app;
 	}
 	b.label = label;
-	b.njobs = s->njobs;
-	b.jobs = xcalloc((size_t)s->njobs, sizeof(*b.jobs));
+	send_batch_jobs(&b, s->njobs);
 	for (j = 0; j < s->njobs; j++) {
 		struct submit_job *jb = &s->jobs[j];
 
@@ -167,19 +164,13 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		b.jobs[j].args = jb->args;
 		b.jobs[j].nfiles = jb->nfiles;
 		/* SRC of each SRC DST pair; DST is not sent (slots go by position) */
-		b.jobs[j].files = xcalloc((size_t)jb->nfiles + 1, sizeof(char *));
-		b.jobs[j].open_names = xcalloc((size_t)jb->nfiles + 1, sizeof(char *));
+		send_job_files(&b.jobs[j], jb->nfiles, true);
 		for (f = 0; f < jb->nfiles; f++) {
 			b.jobs[j].files[f] = jb->files[2 * f];
 			b.jobs[j].open_names[f] = (char *)path_base(jb->files[2 * f + 1]);
 		}
 	}
-	b.fpops_est = s->fpops_est;
-	b.fpops_bound = s->fpops_bound;
-	b.mem_bound = s->mem_bound;
-	b.disk_bound = s->disk_bound;
-	b.delay_bound = s->delay_bound;
-	b.app_version_num = s->app_version_num;
+	b.params = s->params;
 	ok = send_batch(&b, &sr, &err) == 0;
 	if (ok)
 		sbuf_addstr(res, " NULL");
@@ -190,11 +181,7 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		 "%zu uploaded (%lld bytes)%s",
 		 r->reqid, sr.batch_id[0] ? sr.batch_id : "none", s->njobs, sr.hashed, sr.uploaded,
 		 sr.bytes, ok ? "" : ", failed");
-	for (j = 0; j < s->njobs; j++) {
-		free(b.jobs[j].files);
-		free(b.jobs[j].open_names);
-	}
-	free(b.jobs);
+	send_batch_jobs_free(&b);
 	free(label);
 	sbuf_free(&err);
 }

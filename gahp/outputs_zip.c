@@ -118,7 +118,7 @@ static int list_files(const char *root, const char *rel, struct unpacked *u)
 		} else if (S_ISDIR(st.st_mode)) {
 			rc = list_files(root, sub, u);
 		} else if (S_ISREG(st.st_mode)) {
-			u->names = xrealloc(u->names, (u->n + 1) * sizeof(*u->names));
+			ARRAY_GROW(u->names, u->n);
 			u->names[u->n++] = sub;
 			sub = NULL;
 		}
@@ -213,7 +213,7 @@ void unpacked_reserve(struct unpacked *u, const char *path, bool whole)
 		dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
 
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-		u->reserved = xrealloc(u->reserved, (u->nreserved + 1) * sizeof(*u->reserved));
+		ARRAY_GROW(u->reserved, u->nreserved);
 		u->reserved[u->nreserved].dev = st.st_dev;
 		u->reserved[u->nreserved].ino = st.st_ino;
 		u->reserved[u->nreserved++].base = whole ? NULL : xstrdup(path_base(path));
@@ -247,7 +247,7 @@ struct made {
 
 static void made_add(struct made *m, char *path)
 {
-	m->paths = xrealloc(m->paths, (m->n + 1) * sizeof(*m->paths));
+	ARRAY_GROW(m->paths, m->n);
 	m->paths[m->n++] = path;
 }
 

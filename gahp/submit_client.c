@@ -6,6 +6,7 @@
  */
 #include "submit_client.h"
 #include "log.h"
+#include "xml_write.h"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -54,14 +55,7 @@ void rpc_begin(struct sbuf *b, const char *root, const char *auth)
 {
 	sbuf_addf(b, "<%s>\n", root);
 	if (auth)
-		rpc_elem(b, "authenticator", auth);
-}
-
-void rpc_elem(struct sbuf *b, const char *name, const char *value)
-{
-	sbuf_addf(b, "<%s>", name);
-	sbuf_add_xml_escaped(b, value);
-	sbuf_addf(b, "</%s>\n", name);
+		xml_elem_str(b, 0, "authenticator", auth);
 }
 
 void rpc_end(struct sbuf *b, const char *root)
@@ -344,7 +338,7 @@ static void collect_open_names(xmlNode *n, char ***v, size_t *count)
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		if (xml_is(c, "open_name")) {
-			*v = xrealloc(*v, (*count + 1) * sizeof(**v));
+			ARRAY_GROW(*v, *count);
 			(*v)[(*count)++] = xml_text(c);
 		} else {
 			collect_open_names(c, v, count);
@@ -402,9 +396,9 @@ int rpc_get_templates(const char *url, const char *auth, const char *app, const 
 	memset(t, 0, sizeof(*t));
 	rpc_begin(&req, "get_templates", auth);
 	if (app)
-		rpc_elem(&req, "app_name", app);
+		xml_elem_str(&req, 0, "app_name", app);
 	else
-		rpc_elem(&req, "job_name", job);
+		xml_elem_str(&req, 0, "job_name", job);
 	rpc_end(&req, "get_templates");
 	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "get_templates", &doc, err) == 0) {
 		ret = rpc_templates_from_reply(doc, t, err);
@@ -454,8 +448,8 @@ int rpc_query_batch(const char *url, const char *auth, const char *batch,
 	*jobsp = NULL;
 	*njobsp = 0;
 	rpc_begin(&req, "query_batch2", auth);
-	rpc_elem(&req, "min_mod_time", "0");
-	rpc_elem(&req, "batch_name", batch);
+	xml_elem_str(&req, 0, "min_mod_time", "0");
+	xml_elem_str(&req, 0, "batch_name", batch);
 	rpc_end(&req, "query_batch2");
 	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "query_batch2", &doc, err) < 0) {
 		sbuf_free(&req);
@@ -589,7 +583,7 @@ int rpc_query_completed_job(const char *url, const char *auth, const char *job,
 
 	memset(c, 0, sizeof(*c));
 	rpc_begin(&req, "query_completed_job", auth);
-	rpc_elem(&req, "job_name", job);
+	xml_elem_str(&req, 0, "job_name", job);
 	rpc_end(&req, "query_completed_job");
 	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "query_completed_job", &doc,
 		     err) < 0) {

@@ -24,8 +24,7 @@ void rpc_set_user_agent(const char *ua);
 
 /* Start a request document: "<root>" and, if auth is given, its <authenticator>. */
 void rpc_begin(struct sbuf *b, const char *root, const char *auth);
-/* Append <name>value</name> with value XML-escaped. */
-void rpc_elem(struct sbuf *b, const char *name, const char *value);
+/* Its elements with xml_elem_str(b, 0, ...) (xml_write.h); then its end. */
 void rpc_end(struct sbuf *b, const char *root);
 
 /* rpc_post's answer when the server refused the request with its <error>. */

@@ -8,6 +8,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
+#include "xml_write.h"
 
 #include <sys/stat.h>
 
@@ -189,9 +190,9 @@ static int create_batch(const struct send_batch *b, char *id, size_t idlen,
 	snprintf(when, sizeof(when), "%f",
 		 b->expire_time > 0 ? b->expire_time : (double)time(NULL) + 3600);
 	rpc_begin(&req, "create_batch", b->auth);
-	rpc_elem(&req, "batch_name", b->batch);
-	rpc_elem(&req, "app_name", b->app);
-	rpc_elem(&req, "expire_time", when);
+	xml_elem_str(&req, 0, "batch_name", b->batch);
+	xml_elem_str(&req, 0, "app_name", b->app);
+	xml_elem_str(&req, 0, "expire_time", when);
 	rpc_end(&req, "create_batch");
 	if (rpc_post(b->url, "submit_rpc_handler.php", &req, NULL, 0, "create_batch", &doc, err) == 0) {
 		bid = rpc_child_text(xmlDocGetRootElement(doc), "batch_id");
@@ -217,9 +218,9 @@ static int query_files(const struct send_batch *b, struct submit_state *st, cons
 	int ret = -1;
 
 	rpc_begin(&req, "query_files", b->auth);
-	rpc_elem(&req, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
 	for (i = 0; i < st->nfiles; i++)
-		rpc_elem(&req, "phys_name", st->files[i].phys);
+		xml_elem_str(&req, 0, "phys_name", st->files[i].phys);
 	rpc_end(&req, "query_files");
 	if (rpc_post(b->url, "job_file.php", &req, NULL, 0, "query_files", &doc, err) == 0) {
 		list = xml_child(xmlDocGetRootElement(doc), "absent_files");
@@ -256,9 +257,9 @@ static int upload_some(const struct send_batch *b, struct submit_state *st, cons
 	int ret = -1;
 
 	rpc_begin(&req, "upload_files", b->auth);
-	rpc_elem(&req, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
 	for (i = 0; i < n; i++) {
-		rpc_elem(&req, "phys_name", st->files[which[i]].phys);
+		xml_elem_str(&req, 0, "phys_name", st->files[which[i]].phys);
 		paths[i] = (char *)st->files[which[i]].path;
 	}
 	rpc_end(&req, "upload_files");
@@ -317,7 +318,7 @@ static void discard_batch(const struct send_batch *b, const char *batch_id)
 	struct sbuf err = SBUF_INIT(64 * 1024);
 
 	rpc_begin(&req, "retire_batch", b->auth);
-	rpc_elem(&req, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
 	rpc_end(&req, "retire_batch");
 	if (rpc_simple(b->url, &req, "retire_batch", &err) == 0)
 		log_info("%s: batch id %s discarded", b->label, batch_id);
@@ -365,30 +366,30 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 
 	rpc_begin(&req, "submit_batch", b->auth);
 	sbuf_addstr(&req, "<batch>\n");
-	rpc_elem(&req, "batch_id", batch_id);
-	rpc_elem(&req, "app_name", b->app);
-	snprintf(num, sizeof(num), "%ld", b->app_version_num);
-	rpc_elem(&req, "app_version_num", num);
+	xml_elem_str(&req, 0, "batch_id", batch_id);
+	xml_elem_str(&req, 0, "app_name", b->app);
+	snprintf(num, sizeof(num), "%ld", b->params.app_version_num);
+	xml_elem_str(&req, 0, "app_version_num", num);
 	sbuf_addf(&req, "<job_params>\n<rsc_disk_bound>%f</rsc_disk_bound>\n"
 			"<rsc_fpops_est>%f</rsc_fpops_est>\n<rsc_fpops_bound>%f</rsc_fpops_bound>\n"
 			"<rsc_memory_bound>%f</rsc_memory_bound>\n<delay_bound>%f</delay_bound>\n"
 			"</job_params>\n",
-		  b->disk_bound, b->fpops_est, b->fpops_bound, b->mem_bound, b->delay_bound);
+		  b->params.disk_bound, b->params.fpops_est, b->params.fpops_bound, b->params.mem_bound, b->params.delay_bound);
 	for (j = 0; j < b->njobs; j++) {
 		const struct send_job *jb = &b->jobs[j];
 
 		sbuf_addstr(&req, "<job>\n");
-		rpc_elem(&req, "name", jb->name);
+		xml_elem_str(&req, 0, "name", jb->name);
 		if (jb->nargs > 0) {
 			sbuf_reset(&cl);
 			send_command_line(&cl, jb->args, jb->nargs);
-			rpc_elem(&req, "command_line", sbuf_str(&cl));
+			xml_elem_str(&req, 0, "command_line", sbuf_str(&cl));
 		}
 		for (f = 0; f < jb->nfiles; f++) {
 			sbuf_addstr(&req, "<input_file>\n<mode>local_staged</mode>\n");
-			rpc_elem(&req, "source", st->files[st->job_file[k++]].phys);
+			xml_elem_str(&req, 0, "source", st->files[st->job_file[k++]].phys);
 			if (b->executable)
-				rpc_elem(&req, "open_name", jb->open_names[f]);
+				xml_elem_str(&req, 0, "open_name", jb->open_names[f]);
 			sbuf_addstr(&req, "</input_file>\n");
 		}
 		if (sbuf_addstr(&req, "</job>\n") < 0) {
@@ -438,15 +439,13 @@ static void with_executable(const struct send_batch *b, struct send_batch *e)
 	long j, f;
 
 	*e = *b;
-	e->jobs = xcalloc((size_t)b->njobs + 1, sizeof(*e->jobs));
+	send_batch_jobs(e, b->njobs);
 	for (j = 0; j < b->njobs; j++) {
 		const struct send_job *from = &b->jobs[j];
 		struct send_job *to = &e->jobs[j];
 
 		*to = *from;
-		to->nfiles = from->nfiles + 1;
-		to->files = xcalloc((size_t)to->nfiles + 1, sizeof(char *));
-		to->open_names = xcalloc((size_t)to->nfiles + 1, sizeof(char *));
+		send_job_files(to, from->nfiles + 1, true);
 		to->files[0] = (char *)b->executable;
 		to->open_names[0] = (char *)SEND_EXEC_OPEN_NAME;
 		for (f = 0; f < from->nfiles; f++) {
@@ -458,15 +457,30 @@ static void with_executable(const struct send_batch *b, struct send_batch *e)
 	}
 }
 
-static void with_executable_free(struct send_batch *e)
+void send_batch_jobs(struct send_batch *b, long njobs)
+{
+	b->njobs = njobs;
+	b->jobs = xcalloc((size_t)njobs + 1, sizeof(*b->jobs));
+}
+
+void send_job_files(struct send_job *j, long nfiles, bool open_names)
+{
+	j->nfiles = nfiles;
+	j->files = xcalloc((size_t)nfiles + 1, sizeof(char *));
+	j->open_names = open_names ? xcalloc((size_t)nfiles + 1, sizeof(char *)) : NULL;
+}
+
+void send_batch_jobs_free(struct send_batch *b)
 {
 	long j;
 
-	for (j = 0; j < e->njobs; j++) {
-		free(e->jobs[j].files);
-		free(e->jobs[j].open_names);
+	for (j = 0; j < b->njobs; j++) {
+		free(b->jobs[j].files);
+		free(b->jobs[j].open_names);
 	}
-	free(e->jobs);
+	free(b->jobs);
+	b->jobs = NULL;
+	b->njobs = 0;
 }
 
 /* get_templates: is the app there, and does it run the submitter's executable when asked to? */
@@ -486,6 +500,41 @@ static int check_app(const struct send_batch *b, struct sbuf *err)
 	return rc;
 }
 
+static bool xml_ok(const char *s)
+{
+	return !s || field_text_ok(s, strlen(s), true);
+}
+
+/*
+ * Every name and argument the requests carry is text XML can carry: the one
+ * escaping rule would make anything else '?', so it is refused here, before
+ * the server sees any of the batch.
+ */
+static int check_text(const struct send_batch *b, struct sbuf *err)
+{
+	long j, a;
+
+	if (!xml_ok(b->batch) || !xml_ok(b->app))
+		return sbuf_fail(err, "the batch or app name is not UTF-8 text without control "
+				 "characters");
+	for (j = 0; j < b->njobs; j++) {
+		const struct send_job *jb = &b->jobs[j];
+
+		if (!xml_ok(jb->name))
+			return sbuf_fail(err, "job %ld: its name is not UTF-8 text without control "
+					 "characters", j + 1);
+		for (a = 0; a < jb->nargs; a++)
+			if (!xml_ok(jb->args[a]))
+				return sbuf_fail(err, "job %ld: argument %ld is not UTF-8 text without "
+						 "control characters", j + 1, a + 1);
+		for (a = 0; jb->open_names && a < jb->nfiles; a++)
+			if (!xml_ok(jb->open_names[a]))
+				return sbuf_fail(err, "job %ld: the name of input %ld is not UTF-8 text "
+						 "without control characters", j + 1, a + 1);
+	}
+	return 0;
+}
+
 int send_batch(const struct send_batch *given, struct send_result *res, struct sbuf *err)
 {
 	struct submit_state st;
@@ -499,6 +548,10 @@ int send_batch(const struct send_batch *given, struct send_result *res, struct s
 	if (given->executable) {
 		with_executable(given, &exec_b);
 		b = &exec_b;
+	}
+	if (check_text(b, err) < 0) {
+		res->failed = SEND_SUBMIT;
+		goto out;
 	}
 	if (hash_inputs(b, &st, err) < 0) {
 		res->failed = SEND_INPUTS;
@@ -534,6 +587,6 @@ out:
 	free(absent);
 	state_free(&st);
 	if (given->executable)
-		with_executable_free(&exec_b);
+		send_batch_jobs_free(&exec_b);
 	return ret;
 }

@@ -18,6 +18,12 @@
 /* The largest request document built (a batch of many jobs). */
 #define SEND_MAX_REQUEST (1024L * 1024 * 1024)
 
+/* The job parameters a batch may set; 0 = the app's template's. */
+struct send_params {
+	double fpops_est, fpops_bound, mem_bound, disk_bound, delay_bound;
+	long app_version_num;
+};
+
 struct send_job {
 	const char *name;
 	long nargs;
@@ -42,9 +48,7 @@ struct send_batch {
 	double expire_time;     /* the batch's first lease */
 	long njobs;
 	struct send_job *jobs;
-	/* the job parameters; 0 = the template's */
-	double fpops_est, fpops_bound, mem_bound, disk_bound, delay_bound;
-	long app_version_num;
+	struct send_params params;
 };
 
 /* Which step failed; boinc_gahp's error texts name it. */
@@ -66,6 +70,15 @@ struct send_result {
 
 /* The open name under which an any_executable app's job finds its program. */
 #define SEND_EXEC_OPEN_NAME "wseq_exec"
+
+/*
+ * Give b njobs zeroed jobs, and a job nfiles zeroed file slots (and as many
+ * open names when asked); send_batch_jobs_free releases those arrays, not
+ * the strings in them.
+ */
+void send_batch_jobs(struct send_batch *b, long njobs);
+void send_job_files(struct send_job *j, long nfiles, bool open_names);
+void send_batch_jobs_free(struct send_batch *b);
 
 /* 0, or -1 with the reason in err and the step in res->failed. */
 int send_batch(const struct send_batch *b, struct send_result *res, struct sbuf *err);

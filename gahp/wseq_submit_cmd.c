@@ -245,8 +245,7 @@ static int send(const struct submit_desc *d, struct ws_state *s, const struct ws
 	b.executable = exec;    /* an any_executable app's: the files go under their names */
 	b.skip_templates = true;        /* checked already */
 	b.expire_time = (double)time(NULL) + o->lease_days * 86400;
-	b.njobs = (long)d->njobs;
-	b.jobs = xcalloc(d->njobs + 1, sizeof(*b.jobs));
+	send_batch_jobs(&b, (long)d->njobs);
 	for (i = 0; i < d->njobs; i++) {
 		const struct desc_job *j = &d->jobs[i];
 		char *base = ws_path(s->dir, j->iwd);
@@ -255,17 +254,12 @@ static int send(const struct submit_desc *d, struct ws_state *s, const struct ws
 		b.jobs[i].nargs = (long)j->nargs;
 		b.jobs[i].args = j->args;
 		b.jobs[i].nfiles = (long)j->ninputs;
-		b.jobs[i].files = xcalloc(j->ninputs + 1, sizeof(char *));
+		send_job_files(&b.jobs[i], b.jobs[i].nfiles, false);
 		for (k = 0; k < j->ninputs; k++)
 			b.jobs[i].files[k] = ws_path(base, j->inputs[k]);
 		free(base);
 	}
-	b.fpops_est = d->fpops_est;
-	b.fpops_bound = d->fpops_bound;
-	b.mem_bound = d->mem_bound;
-	b.disk_bound = d->disk_bound;
-	b.delay_bound = d->delay_bound;
-	b.app_version_num = d->app_version_num;
+	b.params = d->params;
 	ret = send_batch(&b, &r, &err);
 	if (ret < 0)
 		ws_fail(c, "%s: %s", send_step_text(r.failed), sbuf_str(&err));
@@ -275,12 +269,10 @@ static int send(const struct submit_desc *d, struct ws_state *s, const struct ws
 		fprintf(stderr, "wseq_submit: %zu job(s) submitted to %s as batch %s (id %s); "
 			"%zu distinct input file(s), %zu uploaded (%lld bytes)\n", d->njobs, c->url,
 			s->batch, r.batch_id, r.hashed, r.uploaded, r.bytes);
-	for (i = 0; i < d->njobs; i++) {
+	for (i = 0; i < d->njobs; i++)
 		for (k = 0; k < (size_t)b.jobs[i].nfiles; k++)
 			free(b.jobs[i].files[k]);
-		free(b.jobs[i].files);
-	}
-	free(b.jobs);
+	send_batch_jobs_free(&b);
 	sbuf_free(&err);
 	return ret;
 }

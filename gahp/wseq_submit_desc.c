@@ -535,12 +535,12 @@ static int batch_values(struct parser *p)
 				    nums[i].name, nums[i].max,
 				    nums[i].c == A_APP_VERSION ? ", a whole one" : "");
 	}
-	d->fpops_est = v[0];
-	d->fpops_bound = v[1];
-	d->mem_bound = v[2];
-	d->disk_bound = v[3];
-	d->delay_bound = v[4];
-	d->app_version_num = (long)v[5];
+	d->params.fpops_est = v[0];
+	d->params.fpops_bound = v[1];
+	d->params.mem_bound = v[2];
+	d->params.disk_bound = v[3];
+	d->params.delay_bound = v[4];
+	d->params.app_version_num = (long)v[5];
 	if (p->val[A_PROJECT]) {
 		d->project = unquote(p->val[A_PROJECT]);
 	} else if (p->val[C_GRID_RESOURCE]) {

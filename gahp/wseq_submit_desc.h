@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "sbuf.h"
+#include "submit_send.h"
 
 /* The most jobs one description may make, and the most bytes it and an item file may hold. */
 #define DESC_MAX_JOBS 1000000L
@@ -44,8 +45,7 @@ struct submit_desc {
 	char *auth_file;        /* +WseqAuthenticatorFile or boinc_authenticator_file; or NULL */
 	char *batch;            /* +WseqBatch; or NULL */
 	/* +rsc_fpops_est and the like, as boinc_gahp takes them; 0 = the template's */
-	double fpops_est, fpops_bound, mem_bound, disk_bound, delay_bound;
-	long app_version_num;
+	struct send_params params;
 	struct desc_job *jobs;
 	size_t njobs;
 };

@@ -285,7 +285,7 @@ static int read_job(char *cur, struct ws_state *s)
 	char *flag;
 	int bad;
 
-	s->jobs = xrealloc(s->jobs, (s->njobs + 1) * sizeof(*s->jobs));
+	ARRAY_GROW(s->jobs, s->njobs);
 	j = &s->jobs[s->njobs++];
 	memset(j, 0, sizeof(*j));
 	if (get_long(&cur, &j->proc) < 0 || get(&cur, &j->name) < 0 || !j->name ||

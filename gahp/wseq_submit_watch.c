@@ -7,6 +7,7 @@
 #include "wseq_submit.h"
 #include "submit_client.h"
 #include "log.h"
+#include "xml_write.h"
 
 #include <math.h>
 #include <sys/ioctl.h>
@@ -177,8 +178,8 @@ static int renew_lease(const struct ws_state *s, const struct ws_conn *c)
 		return 0;
 	snprintf(when, sizeof(when), "%f", (double)time(NULL) + s->lease);
 	rpc_begin(&req, "set_expire_time", c->auth);
-	rpc_elem(&req, "batch_name", s->batch);
-	rpc_elem(&req, "expire_time", when);
+	xml_elem_str(&req, 0, "batch_name", s->batch);
+	xml_elem_str(&req, 0, "expire_time", when);
 	rpc_end(&req, "set_expire_time");
 	rc = rpc_simple(c->url, &req, "set_expire_time", &err);
 	if (rc < 0)
@@ -272,7 +273,7 @@ int ws_abort(const struct ws_options *o, const char *batch)
 		int k = st_index(jobs[i].status);
 
 		if (k == ST_UNSENT || k == ST_RUNNING) {
-			rpc_elem(&req, "job_name", jobs[i].name);
+			xml_elem_str(&req, 0, "job_name", jobs[i].name);
 			nabort++;
 		}
 	}
@@ -304,7 +305,7 @@ int ws_retire(const struct ws_options *o, const char *batch)
 	if (ws_open_batch(o, batch, false, &s, &c) < 0)
 		return WS_EXIT_FAIL;
 	rpc_begin(&req, "retire_batch", c.auth);
-	rpc_elem(&req, "batch_name", batch);
+	xml_elem_str(&req, 0, "batch_name", batch);
 	rpc_end(&req, "retire_batch");
 	if (rpc_simple(c.url, &req, "retire_batch", &err) < 0) {
 		ws_fail(&c, "cannot retire batch %s: %s", batch, sbuf_str(&err));

@@ -3,6 +3,7 @@
  */
 #include "web.h"
 #include "log.h"
+#include "xml_write.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -123,7 +124,7 @@ void web_page_headers(struct web_reply *o)
 
 void web_html(struct sbuf *b, const char *s)
 {
-	sbuf_add_xml_escaped(b, s ? s : "");
+	xml_add_text(b, s ? s : "");
 }
 
 void web_urlencode(struct sbuf *b, const char *s)

@@ -35,6 +35,20 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/*
+ * Make room for arr[n] in an array of n elements that only ARRAY_GROW
+ * allocates (it starts NULL with n 0): the capacity is the power of two at
+ * or above n, doubled when n reaches it, so n pushes copy O(n) elements.
+ * A size past SIZE_MAX ends the program as exhaustion does.
+ */
+#define ARRAY_GROW(arr, n) ((arr) = array_grow((arr), (size_t)(n), sizeof(*(arr))))
+void *array_grow(void *arr, size_t n, size_t size);
+/*
+ * The bytes array_grow reallocates to before arr[n] is written: 0 when the
+ * capacity already holds it, SIZE_MAX when the size would overflow.
+ */
+size_t array_grow_bytes(size_t n, size_t size);
+
 /* Copy at most size-1 bytes and always terminate; returns strlen(src). */
 size_t wstrlcpy(char *dst, const char *src, size_t size);
 

@@ -125,7 +125,7 @@ static void note_ignored(struct project_config *c, const char *name, long line)
 
 	if (k == CONFIG_NAME_WSEQ || c->nignored >= 1000)
 		return;
-	c->ignored = xrealloc(c->ignored, (c->nignored + 1) * sizeof(*c->ignored));
+	ARRAY_GROW(c->ignored, c->nignored);
 	g = &c->ignored[c->nignored++];
 	g->name = xstrdup(name);
 	g->line = line;
@@ -185,7 +185,7 @@ static int read_daemons(struct project_config *c, xmlNode *daemons, const char *
 			free(d.pid_file);
 			continue;
 		}
-		c->daemons = xrealloc(c->daemons, (c->ndaemons + 1) * sizeof(*c->daemons));
+		ARRAY_GROW(c->daemons, c->ndaemons);
 		c->daemons[c->ndaemons++] = d;
 	}
 	return rc;
@@ -217,7 +217,7 @@ static int read_tasks(struct project_config *c, xmlNode *tasks, const char *file
 			free(t.output);
 			continue;
 		}
-		c->tasks = xrealloc(c->tasks, (c->ntasks + 1) * sizeof(*c->tasks));
+		ARRAY_GROW(c->tasks, c->ntasks);
 		c->tasks[c->ntasks++] = t;
 	}
 	return rc;

@@ -213,13 +213,19 @@ static bool control(unsigned char c, bool multiline)
 	return c < 0x20 || c == 0x7f;
 }
 
-bool field_text_ok(const char *s, size_t len, bool multiline)
+size_t field_char_len(const char *s, size_t n, bool multiline)
 {
 	const unsigned char *p = (const unsigned char *)s;
+
+	return control(p[0], multiline) ? 0 : utf8_char(p, n);
+}
+
+bool field_text_ok(const char *s, size_t len, bool multiline)
+{
 	size_t i = 0, k;
 
 	while (i < len) {
-		if (control(p[i], multiline) || (k = utf8_char(p + i, len - i)) == 0)
+		if ((k = field_char_len(s + i, len - i, multiline)) == 0)
 			return false;
 		i += k;
 	}
@@ -240,7 +246,7 @@ int field_str(const char *name, const char *text, size_t max_chars, int flags, c
 			cut = true;
 			break;
 		}
-		k = control(p[i], flags & FIELD_MULTILINE) ? 0 : utf8_char(p + i, len - i);
+		k = field_char_len((const char *)p + i, len - i, flags & FIELD_MULTILINE);
 		if (k == 0) {
 			if (!(flags & FIELD_CLEAN)) {
 				note(why, name, "byte 0x%02x at offset %zu is not %s", p[i], i,
@@ -275,20 +281,6 @@ int field_str(const char *name, const char *text, size_t max_chars, int flags, c
 	if (!*out)
 		*out = xstrdup("");
 	return rc;
-}
-
-void field_add_xml_text(struct sbuf *b, const char *s)
-{
-	char *clean = NULL;
-
-	if (!s)
-		s = "";
-	if (!field_text_ok(s, strlen(s), true)) {
-		field_str("text", s, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
-		s = clean ? clean : "";
-	}
-	sbuf_add_xml_escaped(b, s);
-	free(clean);
 }
 
 static const char *const active_exts[] = {

@@ -67,14 +67,13 @@ int64_t field_clamp_i64(double v, int64_t min, int64_t max);
  */
 void field_quote(struct sbuf *out, const char *s, size_t max);
 
+/*
+ * Length of the character at s (n bytes there) if it is UTF-8 XML can carry
+ * and not a control character (tab, CR, LF allowed if multiline); else 0.
+ */
+size_t field_char_len(const char *s, size_t n, bool multiline);
 /* Is s valid UTF-8 without control characters (tab, CR, LF allowed if multiline)? */
 bool field_text_ok(const char *s, size_t len, bool multiline);
-/*
- * Append s (NULL: nothing) as XML character data: escaped, and bytes that are
- * not UTF-8 or not allowed in XML made '?' -- text from the database for an
- * export or an archive.
- */
-void field_add_xml_text(struct sbuf *b, const char *s);
 /*
  * Is ext (a file name's extension, without the dot) one a browser shows as
  * an active page (HTML, SVG, XML and its styles, scripts) or a web server

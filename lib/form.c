@@ -15,7 +15,7 @@ static struct form_part *add_part(struct form *f, struct sbuf *err)
 		sbuf_addf(err, "more than %d form fields", FORM_MAX_PARTS);
 		return NULL;
 	}
-	f->parts = xrealloc(f->parts, (f->n + 1) * sizeof(*f->parts));
+	ARRAY_GROW(f->parts, f->n);
 	p = &f->parts[f->n++];
 	memset(p, 0, sizeof(*p));
 	return p;

@@ -96,27 +96,6 @@ int sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	return r;
 }
 
-int sbuf_add_xml_escaped(struct sbuf *b, const char *s)
-{
-	size_t start = b->len;
-
-	for (; *s; s++) {
-		const char *e = NULL;
-		switch (*s) {
-		case '&': e = "&amp;"; break;
-		case '<': e = "&lt;"; break;
-		case '>': e = "&gt;"; break;
-		case '"': e = "&quot;"; break;
-		case '\'': e = "&apos;"; break;
-		}
-		if (e ? sbuf_addstr(b, e) : sbuf_addch(b, *s)) {
-			sbuf_truncate(b, start);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 const char *sbuf_str(const struct sbuf *b)
 {
 	return b->buf ? b->buf : "";

@@ -29,8 +29,6 @@ int sbuf_addf(struct sbuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 /* A failure's reason: err (if not NULL) holds only the message; returns -1. */
 int sbuf_fail(struct sbuf *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/* Append s with &, <, >, ", ' escaped as XML entities. */
-int sbuf_add_xml_escaped(struct sbuf *b, const char *s);
 /* The contents ("" when empty); valid until the next change. */
 const char *sbuf_str(const struct sbuf *b);
 /* Hand the contents to the caller (free() it) and reset the buffer. */

@@ -7,6 +7,7 @@
 #include "fileutil.h"
 #include "form.h"
 #include "log.h"
+#include "sig.h"
 #include "wtime.h"
 
 #include <fcgiapp.h>
@@ -234,7 +235,6 @@ static void on_alarm(int sig)
 static void serve_fastcgi(serve_fn *fn, void *state)
 {
 	static const cookie_io_functions_t io = { .write = fcgi_write };
-	struct sigaction sa;
 	FCGX_Request fr;
 	sigset_t stops;
 	long max = 0, served = 0;
@@ -244,13 +244,8 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 	if (env && parse_long(env, &max) < 0)
 		max = 0;
 	parent = getppid();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_handler = on_alarm;
-	sigaction(SIGALRM, &sa, NULL);
+	SIG_SET(on_stop, 0, SIGTERM, SIGUSR1);
+	SIG_SET(on_alarm, 0, SIGALRM);
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGTERM);
 	sigaddset(&stops, SIGUSR1);
@@ -300,16 +295,13 @@ int serve_main(serve_fn *fn, void *state)
 {
 	static const int lib_signals[] = { SIGPIPE, SIGTERM, SIGUSR1 };
 	struct sigaction saved[ARRAY_SIZE(lib_signals)];
-	size_t i;
 
 	/* libfcgi sets handlers for these in FCGX_Init; a CGI keeps the ones it was given */
-	for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
-		sigaction(lib_signals[i], NULL, &saved[i]);
+	sig_save(lib_signals, ARRAY_SIZE(lib_signals), saved);
 	if (FCGX_IsCGI()) {
 		struct serve_req r = { .out = stdout };
 
-		for (i = 0; i < ARRAY_SIZE(lib_signals); i++)
-			sigaction(lib_signals[i], &saved[i], NULL);
+		sig_restore(lib_signals, ARRAY_SIZE(lib_signals), saved);
 		fn(state, &r);
 		fflush(stdout);
 	} else {

@@ -237,7 +237,7 @@ static int uz_mkdirs(struct uz *u, const char *base, const char *rel, bool whole
 		if (mkdir(p, 0755) == 0) {
 			chmod(p, 0755);
 			if (record) {
-				u->made = xrealloc(u->made, (u->nmade + 1) * sizeof(*u->made));
+				ARRAY_GROW(u->made, u->nmade);
 				u->made[u->nmade++] = xstrdup(p);
 			}
 		} else if (errno != EEXIST || lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -358,7 +358,7 @@ static int uz_move(struct uz *u, const struct uz_entry *e)
 		free(to);
 	} else {
 		unlink(from);
-		u->made = xrealloc(u->made, (u->nmade + 1) * sizeof(*u->made));
+		ARRAY_GROW(u->made, u->nmade);
 		u->made[u->nmade++] = to;
 	}
 	free(from);
@@ -440,7 +440,7 @@ int zip_unpack_limited(const char *zip_path, const char *dest_dir, const struct 
 			goto out;
 	}
 	if (mkdir(dest, 0755) == 0) {
-		u.made = xrealloc(u.made, sizeof(*u.made));
+		ARRAY_GROW(u.made, u.nmade);
 		u.made[u.nmade++] = xstrdup(dest);
 	} else if (errno != EEXIST) {
 		sbuf_fail(err, "cannot create %s: %s", dest, strerror(errno));

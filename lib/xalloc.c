@@ -33,6 +33,26 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+size_t array_grow_bytes(size_t n, size_t size)
+{
+	size_t cap = n ? n * 2 : 1;
+
+	if (n & (n - 1))
+		return 0;
+	if (n > SIZE_MAX / 2 || cap > SIZE_MAX / (size ? size : 1) - 1)
+		return SIZE_MAX;
+	return cap * size;
+}
+
+void *array_grow(void *arr, size_t n, size_t size)
+{
+	size_t bytes = array_grow_bytes(n, size);
+
+	if (bytes == SIZE_MAX)
+		oom(bytes);
+	return bytes ? xrealloc(arr, bytes) : arr;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

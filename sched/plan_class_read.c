@@ -585,7 +585,7 @@ static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_c
 	pc->mt = pc->max_threads > 1;
 	if (pc->ngpus == 0)     /* upstream: 0 is "one device" */
 		pc->ngpus = 1;
-	pcs->v = xrealloc(pcs->v, (pcs->n + 1) * sizeof(*pcs->v));
+	ARRAY_GROW(pcs->v, pcs->n);
 	pcs->v[pcs->n++] = *pc;
 }
 

@@ -14,6 +14,7 @@
 #include "filelist.h"
 #include "log.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #include <openssl/crypto.h>
 
@@ -213,10 +214,10 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 			sbuf_free(&q);
 			continue;
 		}
-		own->f = xrealloc(own->f, (own->n + 1) * sizeof(*own->f));
+		ARRAY_GROW(own->f, own->n);
 		own->f[own->n++] = f;
 		sbuf_addstr(doc, "<file_info>\n    <name>");
-		sbuf_add_xml_escaped(doc, f->name);
+		xml_add_text(doc, f->name);
 		sbuf_addf(doc, "</name>\n    <nbytes>%.0f</nbytes>\n    <max_nbytes>%.0f</max_nbytes>\n"
 			  "    <md5_cksum>%s</md5_cksum>\n</file_info>\n", f->nbytes, f->max_nbytes,
 			  f->md5_cksum);

@@ -11,7 +11,7 @@ void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elap
 {
 	if (res->app_version_id <= 0 || !(elapsed > 0) || !(elapsed <= SCHED_HAV_MAX_ELAPSED))
 		return;
-	h->v = xrealloc(h->v, (h->n + 1) * sizeof(*h->v));
+	ARRAY_GROW(h->v, h->n);
 	h->v[h->n++] = (struct sched_hav_job){ res->name, res->workunitid, res->app_version_id,
 					       elapsed };
 }

@@ -8,14 +8,6 @@
 
 struct plan_classes;
 
-/* A growing array of records a db_*_enum callback fills (sched_list_take takes each over). */
-struct sched_list {
-	void **items;
-	size_t *n;
-	size_t size;
-};
-int sched_list_take(void *rec, void *arg);
-
 /* The apps, app versions and plan classes, kept across requests. */
 struct sched_apps {
 	struct db_app *apps;

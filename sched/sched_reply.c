@@ -11,6 +11,7 @@
 #include "upload_cert.h"
 #include "log.h"
 #include "xml.h"
+#include "xml_write.h"
 
 #define MAX_REPLY_NAMES 100000
 
@@ -67,7 +68,7 @@ void sched_reply_message(struct sched_reply *r, const char *priority, const char
 	va_end(ap);
 	if (!text)
 		return;
-	r->messages = xrealloc(r->messages, (r->nmessages + 1) * sizeof(*r->messages));
+	ARRAY_GROW(r->messages, r->nmessages);
 	r->messages[r->nmessages].text = text;
 	r->messages[r->nmessages].priority = priority;
 	r->nmessages++;
@@ -77,7 +78,7 @@ void sched_reply_add(char ***list, size_t *n, const char *name)
 {
 	if (*n >= MAX_REPLY_NAMES)
 		return;
-	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	ARRAY_GROW(*list, *n);
 	(*list)[(*n)++] = xstrdup(name);
 }
 
@@ -130,16 +131,9 @@ void sched_reply_touch(struct sched_reply *r, int64_t wuid, int64_t t)
 			return;
 		}
 	}
-	r->touches = xrealloc(r->touches, (r->ntouches + 1) * sizeof(*r->touches));
+	ARRAY_GROW(r->touches, r->ntouches);
 	r->touches[r->ntouches].wuid = wuid;
 	r->touches[r->ntouches++].t = t;
-}
-
-static void elem_str(struct sbuf *b, const char *tag, const char *value)
-{
-	sbuf_addf(b, "    <%s>", tag);
-	sbuf_add_xml_escaped(b, value ? value : "");
-	sbuf_addf(b, "</%s>\n", tag);
 }
 
 static void name_list(struct sbuf *b, const char *tag, char *const *v, size_t n)
@@ -148,7 +142,7 @@ static void name_list(struct sbuf *b, const char *tag, char *const *v, size_t n)
 
 	for (i = 0; i < n; i++) {
 		sbuf_addf(b, "<%s>\n", tag);
-		elem_str(b, "name", v[i]);
+		xml_elem_str(b, 4, "name", v[i]);
 		sbuf_addf(b, "</%s>\n", tag);
 	}
 }
@@ -179,7 +173,7 @@ static bool seen_add(struct seen *s, const char *name)
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->names[i], name))
 			return false;
-	s->names = xrealloc(s->names, (s->n + 1) * sizeof(*s->names));
+	ARRAY_GROW(s->names, s->n);
 	s->names[s->n++] = xstrdup(name);
 	return true;
 }
@@ -250,8 +244,8 @@ static int write_job(struct sbuf *b, const struct sched_job *j, struct seen *fil
 	    copy_file_infos(b, xmlDocGetRootElement(rd), files, upload_key) < 0)
 		goto out;
 	sbuf_addstr(b, "<workunit>\n");
-	elem_str(b, "name", j->wu.name);
-	elem_str(b, "app_name", j->app->name);
+	xml_elem_str(b, 4, "name", j->wu.name);
+	xml_elem_str(b, 4, "app_name", j->app->name);
 	sbuf_addf(b, "    <version_num>%d</version_num>\n", j->av->version_num);
 	sbuf_addf(b, "    <rsc_fpops_est>%.17g</rsc_fpops_est>\n", j->wu.rsc_fpops_est);
 	sbuf_addf(b, "    <rsc_fpops_bound>%.17g</rsc_fpops_bound>\n", j->wu.rsc_fpops_bound);
@@ -260,13 +254,13 @@ static int write_job(struct sbuf *b, const struct sched_job *j, struct seen *fil
 	if (copy_children(b, xmlDocGetRootElement(wd), "workunit") < 0)
 		goto out;
 	sbuf_addstr(b, "</workunit>\n<result>\n");
-	elem_str(b, "name", j->result.name);
-	elem_str(b, "wu_name", j->wu.name);
+	xml_elem_str(b, 4, "name", j->result.name);
+	xml_elem_str(b, 4, "wu_name", j->wu.name);
 	sbuf_addf(b, "    <report_deadline>%" PRId64 "</report_deadline>\n", j->result.report_deadline);
-	elem_str(b, "platform", j->platform);
+	xml_elem_str(b, 4, "platform", j->platform);
 	sbuf_addf(b, "    <version_num>%d</version_num>\n", j->av->version_num);
 	if (j->av->plan_class && *j->av->plan_class)
-		elem_str(b, "plan_class", j->av->plan_class);
+		xml_elem_str(b, 4, "plan_class", j->av->plan_class);
 	if (copy_children(b, xmlDocGetRootElement(rd), "result") < 0)
 		goto out;
 	rc = sbuf_addstr(b, "</result>\n");
@@ -304,7 +298,7 @@ static void write_app_version(struct sbuf *b, const struct sched_job *j)
 		     "    <flops>%.17g</flops>\n", u->avg_ncpus, u->max_ncpus, u->projected_flops);
 	if (u->rsc > 0 && u->ncoproc > 0) {
 		sbuf_addstr(b, "    <coproc>\n");
-		elem_str(b, "type", j->bav->rsc_type);
+		xml_elem_str(b, 4, "type", j->bav->rsc_type);
 		sbuf_addf(b, "        <count>%g</count>\n    </coproc>\n", u->ncoproc);
 		if (u->gpu_ram > 0)
 			sbuf_addf(b, "    <gpu_ram>%.0f</gpu_ram>\n", u->gpu_ram);
@@ -318,7 +312,7 @@ static void write_app_version(struct sbuf *b, const struct sched_job *j)
 			sbuf_add(b, c0 + 9, (size_t)(c1 - c0 - 9));
 			sbuf_addch(b, ' ');
 		}
-		sbuf_add_xml_escaped(b, u->cmdline);
+		xml_add_text(b, u->cmdline);
 		sbuf_addstr(b, "</cmdline>\n");
 	}
 	sbuf_addstr(b, end);
@@ -329,22 +323,22 @@ static void write_app_version(struct sbuf *b, const struct sched_job *j)
 static void write_account(struct sbuf *b, const struct sched_reply_account *a)
 {
 	sbuf_addf(b, "<userid>%" PRId64 "</userid>\n", a->userid);
-	elem_str(b, "user_name", a->user_name);
+	xml_elem_str(b, 4, "user_name", a->user_name);
 	sbuf_addf(b, "<user_total_credit>%f</user_total_credit>\n"
 		     "<user_expavg_credit>%f</user_expavg_credit>\n"
 		     "<user_create_time>%" PRId64 "</user_create_time>\n",
 		  a->user_total_credit, a->user_expavg_credit, a->user_create_time);
-	elem_str(b, "email_hash", a->email_hash);
-	elem_str(b, "cross_project_id", a->cross_project_id);
-	elem_str(b, "external_cpid", a->external_cpid);
+	xml_elem_str(b, 4, "email_hash", a->email_hash);
+	xml_elem_str(b, 4, "cross_project_id", a->cross_project_id);
+	xml_elem_str(b, 4, "external_cpid", a->external_cpid);
 	sbuf_addf(b, "<host_total_credit>%f</host_total_credit>\n"
 		     "<host_expavg_credit>%f</host_expavg_credit>\n"
 		     "<host_create_time>%" PRId64 "</host_create_time>\n",
 		  a->host_total_credit, a->host_expavg_credit, a->host_create_time);
-	elem_str(b, "host_venue", a->host_venue);
+	xml_elem_str(b, 4, "host_venue", a->host_venue);
 	if (a->team_name) {
 		sbuf_addf(b, "<teamid>%" PRId64 "</teamid>\n", a->teamid);
-		elem_str(b, "team_name", a->team_name);
+		xml_elem_str(b, 4, "team_name", a->team_name);
 	} else {
 		sbuf_addstr(b, "<team_name></team_name>\n");
 	}
@@ -361,11 +355,8 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 
 	sbuf_addstr(b, "<scheduler_reply>\n");
 	sbuf_addstr(b, "<scheduler_version>720</scheduler_version>\n");
-	if (r->project_name) {
-		sbuf_addstr(b, "<project_name>");
-		sbuf_add_xml_escaped(b, r->project_name);
-		sbuf_addstr(b, "</project_name>\n");
-	}
+	if (r->project_name)
+		xml_elem_str(b, 0, "project_name", r->project_name);
 	if (r->project_is_down)
 		sbuf_addstr(b, "<project_is_down/>\n");
 	for (i = 0; i < r->nmessages; i++) {
@@ -373,7 +364,7 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 			sbuf_addf(b, "<message priority=\"%s\">", r->messages[i].priority);
 		else
 			sbuf_addstr(b, "<message>");
-		sbuf_add_xml_escaped(b, r->messages[i].text);
+		xml_add_text(b, r->messages[i].text);
 		sbuf_addstr(b, "</message>\n");
 	}
 	if (r->request_delay > 0)
@@ -392,18 +383,15 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 	name_list(b, "result_ack", r->acks, r->nacks);
 	name_list(b, "result_abort", r->aborts, r->naborts);
 	name_list(b, "result_abort_if_not_started", r->abort_if_not_started, r->nabort_if_not_started);
-	for (i = 0; i < r->ndelete_files; i++) {
-		sbuf_addstr(b, "<delete_file_info>");
-		sbuf_add_xml_escaped(b, r->delete_files[i]);
-		sbuf_addstr(b, "</delete_file_info>\n");
-	}
+	for (i = 0; i < r->ndelete_files; i++)
+		xml_elem_str(b, 0, "delete_file_info", r->delete_files[i]);
 	for (i = 0; i < r->njobs && rc == 0; i++) {
 		const struct sched_job *j = &r->jobs[i];
 
 		if (seen_add(&apps, j->app->name)) {
 			sbuf_addstr(b, "<app>\n");
-			elem_str(b, "name", j->app->name);
-			elem_str(b, "user_friendly_name",
+			xml_elem_str(b, 4, "name", j->app->name);
+			xml_elem_str(b, 4, "user_friendly_name",
 				 *j->app->user_friendly_name ? j->app->user_friendly_name : j->app->name);
 			sbuf_addstr(b, "</app>\n");
 		}

@@ -70,7 +70,7 @@ static char *child_name(const xmlNode *n, const char *tag)
 
 /* One more zeroed element at the end of array arr of n elements; NULL when max are there. */
 #define APPEND(arr, n, max)                                                              \
-	((n) < (max) ? ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))),            \
+	((n) < (max) ? (ARRAY_GROW(arr, n),                                              \
 			memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])           \
 		     : NULL)
 

@@ -43,7 +43,7 @@ int sched_job_append(const struct db_app *app, const struct sched_bav *bav, stru
 	reply->rsc_secs[job.rsc] += job.seconds;
 	reply->rsc_insts[job.rsc] += job.instances;
 	reply->rsc_room[job.rsc]--;
-	reply->jobs = xrealloc(reply->jobs, (reply->njobs + 1) * sizeof(*reply->jobs));
+	ARRAY_GROW(reply->jobs, reply->njobs);
 	reply->jobs[reply->njobs++] = job;
 	return DB_OK;
 }
@@ -75,13 +75,13 @@ struct cand_wus {
 	size_t n;
 };
 
-static int take_wu(struct db_workunit *r, void *a) { return sched_list_take(r, a); }
+DB_ROWS_TAKER(take_wu, struct db_workunit)
 
 static int cand_wus_read(const struct sched_ctx *ctx, const struct db_host *host,
 			 const struct sched_apps *apps, const struct db_result_list *c,
 			 struct cand_wus *w)
 {
-	struct sched_list l = { (void **)&w->v, &w->n, sizeof(struct db_workunit) };
+	struct db_rows l = DB_ROWS(w->v, w->n, 0);
 	int64_t ids[DB_SEQ_BATCH], user = sched_quorum_user(ctx, host);
 	size_t i, n = 0;
 	int rc = DB_OK;

@@ -27,23 +27,17 @@ struct host_seqs {
 static int take_seq(struct db_sequence *r, void *arg)
 {
 	struct host_seqs *h = arg;
+	struct db_rows rows = DB_ROWS(h->s, h->n, 0);
 
-	h->s = xrealloc(h->s, (h->n + 1) * sizeof(*h->s));
-	h->s[h->n++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 static int take_inprog(struct db_result *r, void *arg)
 {
 	struct host_seqs *h = arg;
+	struct db_rows rows = DB_ROWS(h->inprog, h->ninprog, 0);
 
-	if (!r->seq_id)
-		return 0;
-	h->inprog = xrealloc(h->inprog, (h->ninprog + 1) * sizeof(*h->inprog));
-	h->inprog[h->ninprog++] = *r;
-	memset(r, 0, sizeof(*r));
-	return 0;
+	return r->seq_id ? db_rows_take(r, &rows) : 0;
 }
 
 static void host_seqs_free(struct host_seqs *h)

@@ -24,20 +24,9 @@
 
 /* ---- the apps, platforms, versions and plan classes kept across requests ---- */
 
-int sched_list_take(void *rec, void *arg)
-{
-	struct sched_list *l = arg;
-
-	*l->items = xrealloc(*l->items, (*l->n + 1) * l->size);
-	memcpy((char *)*l->items + *l->n * l->size, rec, l->size);
-	memset(rec, 0, l->size);        /* the strings are ours now */
-	(*l->n)++;
-	return 0;
-}
-
-static int take_app(struct db_app *r, void *a) { return sched_list_take(r, a); }
-static int take_platform(struct db_platform *r, void *a) { return sched_list_take(r, a); }
-static int take_version(struct db_app_version *r, void *a) { return sched_list_take(r, a); }
+DB_ROWS_TAKER(take_app, struct db_app)
+DB_ROWS_TAKER(take_platform, struct db_platform)
+DB_ROWS_TAKER(take_version, struct db_app_version)
 
 /*
  * The fingerprint is asked for at most once a second (a process answering
@@ -83,9 +72,9 @@ static void plan_classes_get(const char *project_dir, struct sched_apps *a)
 
 int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 {
-	struct sched_list la = { (void **)&a->apps, &a->napps, sizeof(struct db_app) };
-	struct sched_list lp = { (void **)&a->platforms, &a->nplatforms, sizeof(struct db_platform) };
-	struct sched_list lv = { (void **)&a->versions, &a->nversions, sizeof(struct db_app_version) };
+	struct db_rows la = DB_ROWS(a->apps, a->napps, 0);
+	struct db_rows lp = DB_ROWS(a->platforms, a->nplatforms, 0);
+	struct db_rows lv = DB_ROWS(a->versions, a->nversions, 0);
 	struct plan_classes *pcs;
 	double t = dnow();
 	int64_t fp = 0, maxasg = 0;
@@ -209,10 +198,9 @@ struct havs {
 static int take_hav(struct db_host_app_version *r, void *arg)
 {
 	struct havs *h = arg;
+	struct db_rows rows = DB_ROWS(h->v, h->n, 0);
 
-	h->v = xrealloc(h->v, (h->n + 1) * sizeof(*h->v));
-	h->v[h->n++] = *r;
-	return 0;
+	return db_rows_take(r, &rows);
 }
 
 /*

@@ -161,7 +161,7 @@ static const struct work_file *staged_file(struct rpc *r, struct staged *st, con
 		submit_bad_filename(r, name, why);
 		return NULL;
 	}
-	st->files = xrealloc(st->files, (st->n + 1) * sizeof(*st->files));
+	ARRAY_GROW(st->files, st->n);
 	s = submit_job_file_find(r, name, &jf, &st->files[st->n]);
 	if (s == JF_OK && db_batch_file_assoc_add(r->c->db, jf.id, batch) != DB_OK)
 		s = JF_DB_ERROR;

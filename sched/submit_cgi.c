@@ -19,6 +19,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "serve.h"
+#include "xml_write.h"
 
 static const char usage[] =
 	"usage: submit\n"
@@ -97,7 +98,7 @@ static void handle(void *state, struct serve_req *r)
 			sbuf_free(&q);
 			sbuf_addstr(&reply, "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n"
 					    "<error>\n    <error_num>-1</error_num>\n    <error_msg>");
-			sbuf_add_xml_escaped(&reply, sbuf_str(&err));
+			xml_add_text(&reply, sbuf_str(&err));
 			sbuf_addstr(&reply, "</error_msg>\n</error>\n");
 		} else {
 			submit_rpc(&c, &f, &reply);

@@ -181,7 +181,7 @@ static int file_req_parse(struct rpc *r, struct file_req *q)
 		char *name = xml_text(n), md5[MD5_HEX_LEN + 1];
 		const char *why;
 
-		q->names = xrealloc(q->names, (q->n + 1) * sizeof(*q->names));
+		ARRAY_GROW(q->names, q->n);
 		q->names[q->n++] = name;
 		if (!rc && (why = submit_job_file_name(name, md5)) != NULL)
 			rc = submit_bad_filename(r, name, why);

@@ -14,6 +14,7 @@
 #include "sequence.h"
 #include "wtime.h"
 #include "work.h"
+#include "xml_write.h"
 
 /* ---- jobs ---------------------------------------------------------------------------- */
 
@@ -110,7 +111,7 @@ static void seq_templates(struct rpc *r, const struct db_sequence *s)
 	for (i = 0; i < n; i++) {
 		sbuf_addf(r->body, "    <file_ref>\n        <file_name><OUTFILE_%zu/></file_name>\n"
 			  "        <open_name>", i);
-		sbuf_add_xml_escaped(r->body, open[i]);
+		xml_add_text(r->body, open[i]);
 		sbuf_addstr(r->body, "</open_name>\n    </file_ref>\n");
 		free(files[i]);
 		free(open[i]);
@@ -186,7 +187,7 @@ static int add_job_status(struct db_job_status *s, void *arg)
 			   : s->nsent ? "IN_PROGRESS" : "UNSENT";
 
 	sbuf_addstr(r->body, "<job><job_name>");
-	sbuf_add_xml_escaped(r->body, s->name);
+	xml_add_text(r->body, s->name);
 	sbuf_addf(r->body, "</job_name><status>%s</status></job>\n", status);
 	r->njobs++;
 	return 0;
@@ -202,7 +203,7 @@ static int add_seq_status(struct db_sequence *s, void *arg)
 			   : "UNSENT";
 
 	sbuf_addstr(r->body, "<job><job_name>");
-	sbuf_add_xml_escaped(r->body, s->name);
+	xml_add_text(r->body, s->name);
 	sbuf_addf(r->body, "</job_name><status>%s</status></job>\n", status);
 	r->njobs++;
 	return 0;
@@ -296,9 +297,9 @@ static int add_batch(struct db_batch *b, void *arg)
 		  (long long)b->id, (long long)b->create_time, b->expire_time, b->njobs,
 		  b->njobs ? (double)(done + err) / b->njobs : 0.0, (long long)err, b->state,
 		  b->completion_time, b->credit_canonical);
-	sbuf_add_xml_escaped(r->body, b->name);
+	xml_add_text(r->body, b->name);
 	sbuf_addstr(r->body, "</name>\n    <app_name>");
-	sbuf_add_xml_escaped(r->body, app.name ? app.name : "");
+	xml_add_text(r->body, app.name ? app.name : "");
 	sbuf_addstr(r->body, "</app_name>\n</batch>\n");
 	db_app_free(&app);
 	return 0;
@@ -348,11 +349,11 @@ int submit_do_query_completed_job(struct rpc *r)
 		if (!rc && got == DB_OK) {
 			const char *tag = done ? "canonical_resultid" : "error_resultid";
 
-			sbuf_addf(r->body, "<%s>%lld</%s>\n", tag, (long long)res.id, tag);
+			xml_elem_i64(r->body, 0, tag, res.id);
 			sbuf_addf(r->body, "<exit_status>%d</exit_status>\n<elapsed_time>%f"
 				  "</elapsed_time>\n<cpu_time>%f</cpu_time>\n<stderr_out><![CDATA[",
 				  res.exit_status, res.elapsed_time, res.cpu_time);
-			sbuf_add_xml_escaped(r->body, res.stderr_out ? res.stderr_out : "");
+			xml_add_text(r->body, res.stderr_out ? res.stderr_out : "");
 			sbuf_addstr(r->body, "]]></stderr_out>\n");
 		}
 		sbuf_addstr(r->body, "</completed_job>\n");

@@ -48,7 +48,7 @@ void submit_outfiles_free(struct outfiles *o)
 
 static void outfiles_add(struct outfiles *o, char *phys, char *log)
 {
-	o->v = xrealloc(o->v, (o->n + 1) * sizeof(*o->v));
+	ARRAY_GROW(o->v, o->n);
 	o->v[o->n].phys = phys;
 	o->v[o->n].log = log ? log : xstrdup(phys);
 	o->n++;
@@ -575,7 +575,7 @@ static int take_done_job(struct db_job_status *s, void *arg)
 	struct batch_jobs *bj = arg;
 
 	if (s->canonical_resultid) {
-		bj->results = xrealloc(bj->results, (bj->nresults + 1) * sizeof(*bj->results));
+		ARRAY_GROW(bj->results, bj->nresults);
 		bj->results[bj->nresults++] = s->canonical_resultid;
 	}
 	return 0;
@@ -584,13 +584,9 @@ static int take_done_job(struct db_job_status *s, void *arg)
 static int take_ended_seq(struct db_sequence *s, void *arg)
 {
 	struct batch_jobs *bj = arg;
+	struct db_rows rows = DB_ROWS(bj->seqs, bj->nseqs, 0);
 
-	if (s->state == SEQ_STATE_ENDED) {
-		bj->seqs = xrealloc(bj->seqs, (bj->nseqs + 1) * sizeof(*bj->seqs));
-		bj->seqs[bj->nseqs++] = *s;
-		memset(s, 0, sizeof(*s));
-	}
-	return 0;
+	return s->state == SEQ_STATE_ENDED ? db_rows_take(s, &rows) : 0;
 }
 
 static void batch_jobs_free(struct batch_jobs *bj)

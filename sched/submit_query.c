@@ -14,6 +14,7 @@
 #include "sequence.h"
 #include "template.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #include <sys/stat.h>
 
@@ -58,7 +59,7 @@ static int add_job(struct db_job_status *s, void *arg)
 	struct rpc *r = q->r;
 
 	sbuf_addf(r->body, "    <job>\n        <id>%lld</id>\n        <name>", (long long)s->id);
-	sbuf_add_xml_escaped(r->body, s->name);
+	xml_add_text(r->body, s->name);
 	sbuf_addf(r->body, "</name>\n        <canonical_instance_id>%lld</canonical_instance_id>\n",
 		  (long long)s->canonical_resultid);
 	if (q->details && job_details(r, s)) {
@@ -87,7 +88,7 @@ static int add_seq_job(struct db_sequence *s, void *arg)
 		return 1;
 	}
 	sbuf_addf(r->body, "    <job>\n        <id>%lld</id>\n        <name>", (long long)wu.id);
-	sbuf_add_xml_escaped(r->body, s->name);
+	xml_add_text(r->body, s->name);
 	sbuf_addf(r->body, "</name>\n        <canonical_instance_id>%lld</canonical_instance_id>\n",
 		  s->state == SEQ_STATE_ENDED ? (long long)wu.canonical_resultid : 0LL);
 	if (q->details)
@@ -145,9 +146,9 @@ int submit_do_query_batch(struct rpc *r)
 			  (long long)b.id, (long long)b.create_time, b.expire_time,
 			  b.est_completion_time, b.njobs, b.fraction_done, b.nerror_jobs, b.state,
 			  b.completion_time, b.credit_estimate, b.credit_canonical);
-		sbuf_add_xml_escaped(r->body, b.name ? b.name : "");
+		xml_add_text(r->body, b.name ? b.name : "");
 		sbuf_addstr(r->body, "</name>\n    <app_name>");
-		sbuf_add_xml_escaped(r->body, app.name ? app.name : "none");
+		xml_add_text(r->body, app.name ? app.name : "none");
 		sbuf_addstr(r->body, "</app_name>\n");
 	}
 	if (!rc && cpu) {
@@ -263,10 +264,10 @@ int submit_do_query_job(struct rpc *r)
 		const struct db_result *res = &l.v[i];
 
 		sbuf_addstr(r->body, "    <instance>\n        <name>");
-		sbuf_add_xml_escaped(r->body, res->name);
+		xml_add_text(r->body, res->name);
 		sbuf_addf(r->body, "</name>\n        <id>%lld</id>\n        <state>",
 			  (long long)res->id);
-		sbuf_add_xml_escaped(r->body, instance_state(res));
+		xml_add_text(r->body, instance_state(res));
 		sbuf_addstr(r->body, "</state>\n");
 		if (res->server_state == RESULT_SERVER_STATE_OVER)
 			instance_outfiles(r, res);

@@ -13,6 +13,7 @@
 #include "db_queries.h"
 #include "field.h"
 #include "log.h"
+#include "xml_write.h"
 
 #include <stdarg.h>
 
@@ -300,7 +301,7 @@ static const struct {
 static void error_element(struct sbuf *out, const char *msg)
 {
 	sbuf_addstr(out, "<error>\n    <error_num>-1</error_num>\n    <error_msg>");
-	sbuf_add_xml_escaped(out, msg);
+	xml_add_text(out, msg);
 	sbuf_addstr(out, "</error_msg>\n</error>\n");
 }
 

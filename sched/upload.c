@@ -16,6 +16,7 @@
 #include "field.h"
 #include "log.h"
 #include "md5.h"
+#include "xml_write.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -65,11 +66,8 @@ void upload_reply(struct sbuf *reply, enum upload_status status, const char *mes
 {
 	sbuf_reset(reply);
 	sbuf_addf(reply, "<data_server_reply>\n    <status>%d</status>\n", (int)status);
-	if (message) {
-		sbuf_addstr(reply, "    <message>");
-		sbuf_add_xml_escaped(reply, message);
-		sbuf_addstr(reply, "</message>\n");
-	}
+	if (message)
+		xml_elem_str(reply, 4, "message", message);
 	sbuf_addstr(reply, "</data_server_reply>\n");
 }
 

@@ -76,7 +76,7 @@ void sweep_argv_free(struct sweep_argv *a)
 
 static void argv_push(struct sweep_argv *a, char *s)
 {
-	a->v = xrealloc(a->v, (a->n + 2) * sizeof(*a->v));
+	ARRAY_GROW(a->v, a->n + 1);     /* and the NULL after it */
 	a->v[a->n++] = s;
 	a->v[a->n] = NULL;
 }

@@ -85,7 +85,7 @@ void sweep_task_add_input(struct sweep_task *t, const char *file, const void *da
 {
 	struct sweep_msg_input *in;
 
-	t->inputs = xrealloc(t->inputs, (t->ninputs + 1) * sizeof(*t->inputs));
+	ARRAY_GROW(t->inputs, t->ninputs);
 	in = &t->inputs[t->ninputs++];
 	in->file = xstrdup(file);
 	in->data = xmalloc(len + 1);
@@ -97,7 +97,7 @@ void sweep_task_add_input(struct sweep_task *t, const char *file, const void *da
 
 void sweep_task_add_result(struct sweep_task *t, const char *name, const char *file)
 {
-	t->results = xrealloc(t->results, (t->nresults + 1) * sizeof(*t->results));
+	ARRAY_GROW(t->results, t->nresults);
 	t->results[t->nresults].name = xstrdup(name);
 	t->results[t->nresults].file = xstrdup(file);
 	t->nresults++;
@@ -107,7 +107,7 @@ void sweep_complete_add(struct sweep_complete *c, const char *name, const void *
 {
 	struct sweep_msg_output *o;
 
-	c->results = xrealloc(c->results, (c->nresults + 1) * sizeof(*c->results));
+	ARRAY_GROW(c->results, c->nresults);
 	o = &c->results[c->nresults++];
 	o->name = xstrdup(name);
 	o->data = xmalloc(len + 1);

@@ -219,7 +219,7 @@ static int set_key(struct parser *ps, const struct key *k, const char *raw, size
 	if (k->type == K_CONTENT) {
 		struct sweep_spec_input *in = &ps->in;
 
-		in->content = xrealloc(in->content, (in->ncontent + 1) * sizeof(*in->content));
+		ARRAY_GROW(in->content, in->ncontent);
 		in->content[in->ncontent].text = xstrndup(raw, rawlen);
 		in->content[in->ncontent].line = ps->lineno;
 		in->ncontent++;
@@ -302,7 +302,7 @@ static int end_section(struct parser *ps)
 					   ps->w.platform, s->workers[i].line);
 		if (!rc) {
 			ps->w.line = ps->sect_line;
-			s->workers = xrealloc(s->workers, (s->nworkers + 1) * sizeof(*s->workers));
+			ARRAY_GROW(s->workers, s->nworkers);
 			s->workers[s->nworkers++] = ps->w;
 			memset(&ps->w, 0, sizeof(ps->w));
 		}
@@ -333,7 +333,7 @@ static int end_section(struct parser *ps)
 		}
 		if (!rc) {
 			ps->in.line = ps->sect_line;
-			s->inputs = xrealloc(s->inputs, (s->ninputs + 1) * sizeof(*s->inputs));
+			ARRAY_GROW(s->inputs, s->ninputs);
 			s->inputs[s->ninputs++] = ps->in;
 			memset(&ps->in, 0, sizeof(ps->in));
 		}
@@ -353,7 +353,7 @@ static int end_section(struct parser *ps)
 					   ps->r.name, s->results[i].line);
 		if (!rc) {
 			ps->r.line = ps->sect_line;
-			s->results = xrealloc(s->results, (s->nresults + 1) * sizeof(*s->results));
+			ARRAY_GROW(s->results, s->nresults);
 			s->results[s->nresults++] = ps->r;
 			memset(&ps->r, 0, sizeof(ps->r));
 		}

@@ -68,7 +68,7 @@ static bool seq_seen(struct run *r, int64_t id)
 	for (i = 0; i < r->nseqs; i++)
 		if (r->seqs[i] == id)
 			return true;
-	r->seqs = xrealloc(r->seqs, (r->nseqs + 1) * sizeof(*r->seqs));
+	ARRAY_GROW(r->seqs, r->nseqs);
 	r->seqs[r->nseqs++] = id;
 	return false;
 }

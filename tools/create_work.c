@@ -280,7 +280,7 @@ static const struct input_template *get_input_template(struct tool *tl, const ch
 			free(path);
 			return &tl->in[i].t;
 		}
-	tl->in = xrealloc(tl->in, (tl->nin + 1) * sizeof(*tl->in));
+	ARRAY_GROW(tl->in, tl->nin);
 	if (input_template_load(path, &tl->in[tl->nin].t)) {
 		free(path);
 		return NULL;
@@ -312,7 +312,7 @@ static int check_result_template(struct tool *tl, const char *file)
 				 tl->cfg.upload_url ? tl->cfg.upload_url : "");
 	}
 	result_template_free(&t);
-	tl->out_checked = xrealloc(tl->out_checked, (tl->nout + 1) * sizeof(char *));
+	ARRAY_GROW(tl->out_checked, tl->nout);
 	tl->out_checked[tl->nout++] = path;
 	return 0;
 }
@@ -461,7 +461,7 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 		if (work_stage_input(&tl->cfg, files[i].local, NULL, &wf[i]))
 			goto out;
 		if (wf[i].staged) {
-			tl->staged = xrealloc(tl->staged, (tl->nstaged + 1) * sizeof(char *));
+			ARRAY_GROW(tl->staged, tl->nstaged);
 			tl->staged[tl->nstaged++] = xstrdup(wf[i].path);
 		}
 	}

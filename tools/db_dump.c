@@ -25,6 +25,7 @@
 #include "param.h"
 #include "tool.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -127,51 +128,11 @@ static int gz_close(struct gzout *o, const char *root)
 
 /* ---- XML elements ------------------------------------------------------------ */
 
-
-static void el_str(struct sbuf *b, const char *name, const char *v)
-{
-	sbuf_addf(b, " <%s>", name);
-	field_add_xml_text(b, v);
-	sbuf_addf(b, "</%s>\n", name);
-}
-
 /* Only when it has a value. */
 static void el_str_opt(struct sbuf *b, const char *name, const char *v)
 {
 	if (v && *v)
-		el_str(b, name, v);
-}
-
-static void el_int(struct sbuf *b, const char *name, int64_t v)
-{
-	sbuf_addf(b, " <%s>%" PRId64 "</%s>\n", name, v, name);
-}
-
-static void el_dbl(struct sbuf *b, const char *name, double v)
-{
-	sbuf_addf(b, " <%s>%f</%s>\n", name, v, name);
-}
-
-/* A CDATA section; "]]>" inside is split across two sections. */
-static void el_cdata(struct sbuf *b, const char *name, const char *v)
-{
-	char *clean = NULL;
-	const char *p, *end;
-
-	if (!v)
-		v = "";
-	if (!field_text_ok(v, strlen(v), true)) {
-		field_str("text", v, SIZE_MAX, FIELD_CLEAN | FIELD_MULTILINE, &clean, NULL);
-		v = clean ? clean : "";
-	}
-	sbuf_addf(b, " <%s><![CDATA[", name);
-	for (p = v; (end = strstr(p, "]]>")); p = end + 2) {
-		sbuf_add(b, p, (size_t)(end - p) + 2);
-		sbuf_addstr(b, "]]><![CDATA[");
-	}
-	sbuf_addstr(b, p);
-	sbuf_addf(b, "]]></%s>\n", name);
-	free(clean);
+		xml_elem_str(b, 1, name, v);
 }
 
 /* ---- the three tables ------------------------------------------------------ */
@@ -193,17 +154,17 @@ static int put_user(struct db_stats_user *r, void *arg)
 	u.email_addr = r->email_addr;
 	account_external_cpid(&u, cpid);
 	sbuf_addstr(b, "<user>\n");
-	el_int(b, "id", r->id);
-	el_str(b, "name", r->name);
-	el_int(b, "create_time", r->create_time);
-	el_dbl(b, "total_credit", r->total_credit);
-	el_dbl(b, "expavg_credit", r->expavg_credit);
-	el_dbl(b, "expavg_time", r->expavg_time);
-	el_str(b, "cpid", cpid);
+	xml_elem_i64(b, 1, "id", r->id);
+	xml_elem_str(b, 1, "name", r->name);
+	xml_elem_i64(b, 1, "create_time", r->create_time);
+	xml_elem_f(b, 1, "total_credit", r->total_credit);
+	xml_elem_f(b, 1, "expavg_credit", r->expavg_credit);
+	xml_elem_f(b, 1, "expavg_time", r->expavg_time);
+	xml_elem_str(b, 1, "cpid", cpid);
 	el_str_opt(b, "country", r->country);
 	el_str_opt(b, "url", r->url);
 	if (r->teamid)
-		el_int(b, "teamid", r->teamid);
+		xml_elem_i64(b, 1, "teamid", r->teamid);
 	if (r->has_profile)
 		sbuf_addstr(b, " <has_profile/>\n");
 	sbuf_addstr(b, "</user>\n");
@@ -218,19 +179,19 @@ static int put_team(struct db_stats_team *r, void *arg)
 	struct sbuf *b = &d->out.rec;
 
 	sbuf_addstr(b, "<team>\n");
-	el_int(b, "id", r->id);
-	el_int(b, "type", r->type);
-	el_str(b, "name", r->name);
-	el_int(b, "userid", r->userid);
-	el_dbl(b, "total_credit", r->total_credit);
-	el_dbl(b, "expavg_credit", r->expavg_credit);
-	el_dbl(b, "expavg_time", r->expavg_time);
+	xml_elem_i64(b, 1, "id", r->id);
+	xml_elem_i64(b, 1, "type", r->type);
+	xml_elem_str(b, 1, "name", r->name);
+	xml_elem_i64(b, 1, "userid", r->userid);
+	xml_elem_f(b, 1, "total_credit", r->total_credit);
+	xml_elem_f(b, 1, "expavg_credit", r->expavg_credit);
+	xml_elem_f(b, 1, "expavg_time", r->expavg_time);
 	el_str_opt(b, "founder_name", r->founder_name);
-	el_int(b, "create_time", r->create_time);
+	xml_elem_i64(b, 1, "create_time", r->create_time);
 	el_str_opt(b, "url", r->url);
 	el_str_opt(b, "name_html", r->name_html);
 	el_str_opt(b, "description", r->description);
-	el_str(b, "country", r->country);
+	xml_elem_str(b, 1, "country", r->country);
 	sbuf_addstr(b, "</team>\n");
 	d->n++;
 	d->total_credit += r->total_credit;
@@ -243,34 +204,34 @@ static int put_host(struct db_stats_host *r, void *arg)
 	struct sbuf *b = &d->out.rec;
 
 	sbuf_addstr(b, "<host>\n");
-	el_int(b, "id", r->id);
+	xml_elem_i64(b, 1, "id", r->id);
 	if (r->show_hosts)
-		el_int(b, "userid", r->userid);
-	el_dbl(b, "total_credit", r->total_credit);
-	el_dbl(b, "expavg_credit", r->expavg_credit);
-	el_dbl(b, "expavg_time", r->expavg_time);
-	el_str(b, "p_vendor", r->p_vendor);
-	el_str(b, "p_model", r->p_model);
-	el_str(b, "os_name", r->os_name);
-	el_str(b, "os_version", r->os_version);
-	el_cdata(b, "misc", r->misc);
-	el_int(b, "create_time", r->create_time);
-	el_int(b, "rpc_time", r->rpc_time);
-	el_int(b, "timezone", r->timezone);
-	el_int(b, "ncpus", r->p_ncpus);
-	el_dbl(b, "p_fpops", r->p_fpops);
-	el_dbl(b, "p_iops", r->p_iops);
-	el_dbl(b, "p_membw", r->p_membw);
-	el_dbl(b, "m_nbytes", r->m_nbytes);
-	el_dbl(b, "m_cache", r->m_cache);
-	el_dbl(b, "m_swap", r->m_swap);
-	el_dbl(b, "d_total", r->d_total);
-	el_dbl(b, "d_free", r->d_free);
-	el_dbl(b, "n_bwup", r->n_bwup);
-	el_dbl(b, "n_bwdown", r->n_bwdown);
-	el_dbl(b, "avg_turnaround", r->avg_turnaround);
-	el_dbl(b, "credit_per_cpu_sec", r->credit_per_cpu_sec);
-	el_str(b, "host_cpid", r->host_cpid);
+		xml_elem_i64(b, 1, "userid", r->userid);
+	xml_elem_f(b, 1, "total_credit", r->total_credit);
+	xml_elem_f(b, 1, "expavg_credit", r->expavg_credit);
+	xml_elem_f(b, 1, "expavg_time", r->expavg_time);
+	xml_elem_str(b, 1, "p_vendor", r->p_vendor);
+	xml_elem_str(b, 1, "p_model", r->p_model);
+	xml_elem_str(b, 1, "os_name", r->os_name);
+	xml_elem_str(b, 1, "os_version", r->os_version);
+	xml_elem_cdata(b, 1, "misc", r->misc);
+	xml_elem_i64(b, 1, "create_time", r->create_time);
+	xml_elem_i64(b, 1, "rpc_time", r->rpc_time);
+	xml_elem_i64(b, 1, "timezone", r->timezone);
+	xml_elem_i64(b, 1, "ncpus", r->p_ncpus);
+	xml_elem_f(b, 1, "p_fpops", r->p_fpops);
+	xml_elem_f(b, 1, "p_iops", r->p_iops);
+	xml_elem_f(b, 1, "p_membw", r->p_membw);
+	xml_elem_f(b, 1, "m_nbytes", r->m_nbytes);
+	xml_elem_f(b, 1, "m_cache", r->m_cache);
+	xml_elem_f(b, 1, "m_swap", r->m_swap);
+	xml_elem_f(b, 1, "d_total", r->d_total);
+	xml_elem_f(b, 1, "d_free", r->d_free);
+	xml_elem_f(b, 1, "n_bwup", r->n_bwup);
+	xml_elem_f(b, 1, "n_bwdown", r->n_bwdown);
+	xml_elem_f(b, 1, "avg_turnaround", r->avg_turnaround);
+	xml_elem_f(b, 1, "credit_per_cpu_sec", r->credit_per_cpu_sec);
+	xml_elem_str(b, 1, "host_cpid", r->host_cpid);
 	sbuf_addstr(b, "</host>\n");
 	d->n++;
 	d->total_credit += r->total_credit;
@@ -328,7 +289,7 @@ static int put_app(struct db_app *a, void *arg)
 	if (a->deprecated)
 		return 0;
 	sbuf_addstr(b, "        <application>\n            <name>");
-	field_add_xml_text(b, a->name);
+	xml_add_text(b, a->name);
 	sbuf_addstr(b, "</name>\n        </application>\n");
 	return 0;
 }
@@ -346,8 +307,7 @@ static int write_tables_xml(struct run *r)
 	sbuf_addf(&b, "    <update_time>%" PRId64 "</update_time>\n", (int64_t)now());
 	for (t = 0; t < T_NTABLES; t++)
 		if (r->d[t].n)
-			sbuf_addf(&b, "    <%s>%" PRId64 "</%s>\n", count_names[t], r->d[t].n,
-				  count_names[t]);
+			xml_elem_i64(&b, 4, count_names[t], r->d[t].n);
 	if (r->d[T_USER].total_credit > 0)
 		sbuf_addf(&b, "    <total_credit>%f</total_credit>\n", r->d[T_USER].total_credit);
 	sbuf_addstr(&b, "    <applications>\n");

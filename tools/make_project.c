@@ -15,6 +15,7 @@
 #include "param.h"
 #include "tool.h"
 #include "sbuf.h"
+#include "xml_write.h"
 
 #include <dirent.h>
 #include <pwd.h>
@@ -360,12 +361,7 @@ static int write_text(struct project *p, const char *rel, const struct sbuf *b, 
 	return rc;
 }
 
-static void add_elem(struct sbuf *b, const char *name, const char *value)
-{
-	sbuf_addf(b, "    <%s>", name);
-	sbuf_add_xml_escaped(b, value);
-	sbuf_addf(b, "</%s>\n", name);
-}
+
 
 static int write_config(struct project *p)
 {
@@ -377,35 +373,35 @@ static int write_config(struct project *p)
 
 	sbuf_addstr(&b, "<?xml version=\"1.0\"?>\n<!-- wseq project configuration, BOINC's format -->\n"
 			"<boinc>\n  <config>\n");
-	add_elem(&b, "long_name", o->project_name);
-	add_elem(&b, "master_url", p->master_url);
-	add_elem(&b, "cgi_url", p->cgi_url);
+	xml_elem_str(&b, 4, "long_name", o->project_name);
+	xml_elem_str(&b, 4, "master_url", p->master_url);
+	xml_elem_str(&b, 4, "cgi_url", p->cgi_url);
 	{
 		char *u = xasprintf("%sfile_upload_handler", p->cgi_url);
-		add_elem(&b, "upload_url", u);
+		xml_elem_str(&b, 4, "upload_url", u);
 		free(u);
 		u = xasprintf("%sdownload", p->master_url);
-		add_elem(&b, "download_url", u);
+		xml_elem_str(&b, 4, "download_url", u);
 		free(u);
 	}
-	add_elem(&b, "db_name", o->db_name);
-	add_elem(&b, "db_user", o->db_user);
-	add_elem(&b, "db_passwd", o->db_passwd);
-	add_elem(&b, "db_host", o->db_host);
+	xml_elem_str(&b, 4, "db_name", o->db_name);
+	xml_elem_str(&b, 4, "db_user", o->db_user);
+	xml_elem_str(&b, 4, "db_passwd", o->db_passwd);
+	xml_elem_str(&b, 4, "db_host", o->db_host);
 	snprintf(num, sizeof(num), "%ld", o->db_port);
-	add_elem(&b, "db_port", num);
+	xml_elem_str(&b, 4, "db_port", num);
 	if (o->db_socket)
-		add_elem(&b, "db_socket", o->db_socket);
-	add_elem(&b, "upload_dir", "upload");
-	add_elem(&b, "download_dir", "download");
-	add_elem(&b, "key_dir", "keys");
-	add_elem(&b, "log_dir", "log");
-	add_elem(&b, "pid_dir", "pid");
-	add_elem(&b, "app_dir", "apps");
+		xml_elem_str(&b, 4, "db_socket", o->db_socket);
+	xml_elem_str(&b, 4, "upload_dir", "upload");
+	xml_elem_str(&b, 4, "download_dir", "download");
+	xml_elem_str(&b, 4, "key_dir", "keys");
+	xml_elem_str(&b, 4, "log_dir", "log");
+	xml_elem_str(&b, 4, "pid_dir", "pid");
+	xml_elem_str(&b, 4, "app_dir", "apps");
 	snprintf(num, sizeof(num), "%ld", o->uldl_dir_fanout);
-	add_elem(&b, "uldl_dir_fanout", num);
+	xml_elem_str(&b, 4, "uldl_dir_fanout", num);
 	if (o->web_user)
-		add_elem(&b, "web_user", o->web_user);
+		xml_elem_str(&b, 4, "web_user", o->web_user);
 	sbuf_addstr(&b, "  </config>\n  <daemons>\n");
 	for (i = 0; i < ARRAY_SIZE(standard_daemons); i++) {
 		char *prog = xasprintf("%s/%s", p->libexec, standard_daemons[i]);
@@ -451,7 +447,7 @@ static int write_home_text(struct project *p)
 
 	sbuf_addstr(&b, "<!-- The home page's text: edit it freely (HTML). The web program reads\n"
 			"     it at every visit; the ways to join follow it on the page. -->\n<p>");
-	sbuf_add_xml_escaped(&b, p->o->project_name);
+	xml_add_text(&b, p->o->project_name);
 	sbuf_addstr(&b, " runs long scientific computations on computers that volunteers lend it\n"
 			"when they are idle: climate models and molecular trajectories that take\n"
 			"weeks, cut into steps that stay on one computer and carry their state from\n"
@@ -487,11 +483,11 @@ static int write_master_page(struct project *p)
 
 	/* The client scans the page line by line with a short buffer: one tag a line. */
 	sbuf_addstr(&b, "<!DOCTYPE html>\n<html>\n<head>\n<title>");
-	sbuf_add_xml_escaped(&b, p->o->project_name);
+	xml_add_text(&b, p->o->project_name);
 	sbuf_addstr(&b, "</title>\n");
 	sbuf_addf(&b, "<link rel=\"boinc_scheduler\" href=\"%scgi\">\n", p->cgi_url);
 	sbuf_addstr(&b, "</head>\n<body>\n<h1>");
-	sbuf_add_xml_escaped(&b, p->o->project_name);
+	xml_add_text(&b, p->o->project_name);
 	sbuf_addstr(&b, "</h1>\n<p>A volunteer computing project. To take part, attach the BOINC client to\n");
 	sbuf_addf(&b, "<a href=\"%s\">this URL</a>.</p>\n", p->master_url);
 	sbuf_addf(&b, "<!--\n<scheduler>%scgi</scheduler>\n-->\n", p->cgi_url);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "md5.h"
 #include "param.h"
+#include "sig.h"
 #include "wtime.h"
 
 #include <ctype.h>
@@ -90,16 +91,9 @@ static void on_stop(int sig)
 
 static void signals_init(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;        /* no SA_RESTART: waits end early */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	SIG_SET(on_stop, 0, SIGTERM, SIGINT);   /* no SA_RESTART: waits end early */
 	/* the ssh session that started the client may end; the client stays */
-	signal(SIGHUP, SIG_IGN);
+	SIG_SET(SIG_IGN, 0, SIGPIPE, SIGHUP);
 #ifdef __linux__
 	/* orphans of the worker come back to the client, which reaps them */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

@@ -13,6 +13,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
+#include "sig.h"
 #include "wtime.h"
 
 #include <ctype.h>
@@ -44,17 +45,11 @@ static void on_sigchld(int sig)
 /* SIGCHLD wakes the wait for the worker through a pipe, so a short task costs no polling delay. */
 static int chld_init(void)
 {
-	struct sigaction sa;
-
 	if (chld_pipe[0] >= 0)
 		return 0;
 	if (pipe2(chld_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
 		return log_error("cannot make a pipe: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigchld;
-	sa.sa_flags = SA_NOCLDSTOP;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGCHLD, &sa, NULL) < 0)
+	if (SIG_SET(on_sigchld, SA_NOCLDSTOP, SIGCHLD) < 0)
 		return log_error("cannot catch SIGCHLD: %s", strerror(errno));
 	return 0;
 }

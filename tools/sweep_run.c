@@ -20,6 +20,7 @@
 #include "log.h"
 #include "md5.h"
 #include "sbuf.h"
+#include "sig.h"
 #include "sweep_cluster.h"
 #include "sweep_params.h"
 #include "sweep_session.h"
@@ -1088,21 +1089,15 @@ static int loop(struct run *r)
 int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 {
 	struct run r = { .o = o };
-	struct sigaction sa;
 	size_t i;
 	int rc = SWEEP_EXIT_ERROR;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_child;
-	sigaction(SIGCHLD, &sa, NULL);
+	SIG_SET(on_stop, 0, SIGINT, SIGTERM);
+	SIG_SET(on_child, 0, SIGCHLD);
 	sigemptyset(&child_set);
 	sigaddset(&child_set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &child_set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	SIG_SET(SIG_IGN, 0, SIGPIPE);
 	if (!o->verbose)
 		log_set_level(LOG_LVL_ERROR);
 	{

@@ -29,6 +29,7 @@
 #include "work.h"
 #include "wtime.h"
 #include "xml.h"
+#include "xml_write.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -227,7 +228,7 @@ static int read_file_elem(struct version *v, const char *path, const xmlNode *e)
 			free(f->logical_name);
 			f->logical_name = xml_text(c);
 		} else if (xml_is(c, "url")) {
-			f->urls = xrealloc(f->urls, (f->nurls + 1) * sizeof(*f->urls));
+			ARRAY_GROW(f->urls, f->nurls);
 			f->urls[f->nurls++] = xml_text(c);
 		} else if (xml_is(c, "gzip")) {
 			if (xml_true(c))
@@ -310,7 +311,7 @@ static int read_version_dir(struct version *v)
 			continue;
 		path = xasprintf("%s/%s", v->dir, name);
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
+			ARRAY_GROW(v->files, v->nfiles);
 			memset(&v->files[v->nfiles], 0, sizeof(*v->files));
 			v->files[v->nfiles++].name = xstrdup(name);
 		}
@@ -349,13 +350,6 @@ out:
 	return rc;
 }
 
-static void add_escaped_elem(struct sbuf *b, const char *tag, const char *text)
-{
-	sbuf_addf(b, "<%s>", tag);
-	sbuf_add_xml_escaped(b, text);
-	sbuf_addf(b, "</%s>\n", tag);
-}
-
 /* The xml_doc the scheduler sends: the signed file_infos, then the app_version. */
 static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b)
 {
@@ -365,26 +359,26 @@ static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b
 		const struct vfile *f = &v->files[i];
 
 		sbuf_addstr(b, "<file_info>\n");
-		add_escaped_elem(b, "name", f->wf.name);
+		xml_elem_str(b, 0, "name", f->wf.name);
 		if (!f->nurls)
-			add_escaped_elem(b, "url", f->wf.url);
+			xml_elem_str(b, 0, "url", f->wf.url);
 		for (size_t k = 0; k < f->nurls; k++)
-			add_escaped_elem(b, "url", f->urls[k]);
+			xml_elem_str(b, 0, "url", f->urls[k]);
 		sbuf_addstr(b, "<executable/>\n");
 		sbuf_addf(b, "<file_signature>\n%s</file_signature>\n", f->signature);
 		sbuf_addf(b, "<nbytes>%.0f</nbytes>\n", f->wf.nbytes);
 		sbuf_addstr(b, "</file_info>\n");
 	}
 	sbuf_addstr(b, "<app_version>\n");
-	add_escaped_elem(b, "app_name", app);
+	xml_elem_str(b, 0, "app_name", app);
 	sbuf_addf(b, "<version_num>%d</version_num>\n", v->version_num);
-	add_escaped_elem(b, "platform", v->platform);
+	xml_elem_str(b, 0, "platform", v->platform);
 	if (*v->plan_class)
-		add_escaped_elem(b, "plan_class", v->plan_class);
+		xml_elem_str(b, 0, "plan_class", v->plan_class);
 	if (v->api_version && *v->api_version)
-		add_escaped_elem(b, "api_version", v->api_version);
+		xml_elem_str(b, 0, "api_version", v->api_version);
 	if (v->cmdline && *v->cmdline)
-		add_escaped_elem(b, "cmdline", v->cmdline);
+		xml_elem_str(b, 0, "cmdline", v->cmdline);
 	if (v->is_wrapper)
 		sbuf_addstr(b, "<is_wrapper/>\n");
 	if (v->dont_throttle)
@@ -392,14 +386,14 @@ static int make_xml_doc(const char *app, const struct version *v, struct sbuf *b
 	if (v->needs_network)
 		sbuf_addstr(b, "<needs_network/>\n");
 	if (v->file_prefix && *v->file_prefix)
-		add_escaped_elem(b, "file_prefix", v->file_prefix);
+		xml_elem_str(b, 0, "file_prefix", v->file_prefix);
 	for (i = 0; i < v->nfiles; i++) {
 		const struct vfile *f = &v->files[i];
 
 		sbuf_addstr(b, "<file_ref>\n");
-		add_escaped_elem(b, "file_name", f->wf.name);
+		xml_elem_str(b, 0, "file_name", f->wf.name);
 		if (f->logical_name && *f->logical_name)
-			add_escaped_elem(b, "open_name", f->logical_name);
+			xml_elem_str(b, 0, "open_name", f->logical_name);
 		if (f->copy_file)
 			sbuf_addstr(b, "<copy_file/>\n");
 		if (f->main_program)
@@ -529,7 +523,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 		if (dbrc)
 			goto out;
 		if (f->wf.staged) {
-			r->staged = xrealloc(r->staged, (r->nstaged + 1) * sizeof(char *));
+			ARRAY_GROW(r->staged, r->nstaged);
 			r->staged[r->nstaged++] = xstrdup(f->wf.path);
 		}
 		sbuf_reset(&sig);

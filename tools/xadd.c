@@ -191,7 +191,7 @@ static int read_project_xml(const char *path, struct item **out, size_t *nout)
 				  xml_line(c), (const char *)c->name);
 			goto fail;
 		}
-		it = xrealloc(it, (n + 1) * sizeof(*it));
+		ARRAY_GROW(it, n);
 		x = &it[n++];
 		memset(x, 0, sizeof(*x));
 		x->is_app = is_app;

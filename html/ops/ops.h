@@ -56,7 +56,7 @@ void ops_csrf_field(struct ops *o);
 /* A form that POSTs cancel what=WHAT&id=ID (ops_batches.c). */
 void ops_cancel_form(struct ops *o, const char *what, int64_t id, const char *label);
 
-/* Append s escaped for HTML or SVG text and attributes, control characters as '?'. */
+/* Append s escaped for HTML or SVG text and attributes (xml_add_text). */
 void ops_esc(struct sbuf *b, const char *s);
 /* <a href="BASE" + rel>text</a>, rel as given (built by the caller from ids). */
 void ops_link(struct ops *o, const char *rel, const char *text);

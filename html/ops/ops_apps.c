@@ -24,16 +24,12 @@ struct lists {
 	size_t ncounts;
 };
 
-#define TAKE(fn, type, arr, n)                                  \
+#define TAKE(fn, type, arr, n)                                          \
 	static int fn(type *r, void *arg)                               \
 	{                                                               \
 		struct lists *l = arg;                                  \
-		if (l->n == 10000)                                      \
-			return 1;                                       \
-		l->arr = xrealloc(l->arr, (l->n + 1) * sizeof(*l->arr)); \
-		l->arr[l->n++] = *r;                                    \
-		memset(r, 0, sizeof(*r));                               \
-		return 0;                                               \
+		struct db_rows rows = DB_ROWS(l->arr, l->n, 10000);     \
+		return db_rows_take(r, &rows);                          \
 	}
 TAKE(take_app, struct db_app, apps, napps)
 TAKE(take_version, struct db_app_version, vs, nvs)

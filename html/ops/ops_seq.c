@@ -142,25 +142,17 @@ struct seq_data {
 static int take_segment(struct db_ops_segment *s, void *arg)
 {
 	struct seq_data *d = arg;
+	struct db_rows rows = DB_ROWS(d->segs, d->nsegs, SEGMENTS_MAX);
 
-	if (d->nsegs == SEGMENTS_MAX)
-		return 1;
-	d->segs = xrealloc(d->segs, (d->nsegs + 1) * sizeof(*d->segs));
-	d->segs[d->nsegs++] = *s;
-	memset(s, 0, sizeof(*s));
-	return 0;
+	return db_rows_take(s, &rows);
 }
 
 static int take_file(struct db_seq_file *f, void *arg)
 {
 	struct seq_data *d = arg;
+	struct db_rows rows = DB_ROWS(d->files, d->nfiles, FILES_MAX);
 
-	if (d->nfiles == FILES_MAX)
-		return 1;
-	d->files = xrealloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
-	d->files[d->nfiles++] = *f;
-	memset(f, 0, sizeof(*f));
-	return 0;
+	return db_rows_take(f, &rows);
 }
 
 static void seq_data_free(struct seq_data *d)

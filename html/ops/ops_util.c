@@ -4,6 +4,7 @@
  */
 #include "ops.h"
 #include "log.h"
+#include "xml_write.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,19 +12,7 @@
 
 void ops_esc(struct sbuf *b, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': sbuf_addstr(b, "&amp;"); break;
-		case '<': sbuf_addstr(b, "&lt;"); break;
-		case '>': sbuf_addstr(b, "&gt;"); break;
-		case '"': sbuf_addstr(b, "&quot;"); break;
-		case '\'': sbuf_addstr(b, "&#39;"); break;
-		default:
-			sbuf_addch(b, (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : (char)c);
-		}
-	}
+	xml_add_text(b, s);
 }
 
 void ops_link(struct ops *o, const char *rel, const char *text)

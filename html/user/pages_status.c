@@ -19,6 +19,7 @@
 #include "web_host.h"
 #include "web_plan.h"
 #include "wtime.h"
+#include "xml_write.h"
 
 #define MAX_APPS 1000
 #define MAX_VERSIONS 10000
@@ -47,13 +48,9 @@ struct version_list {
 static int take_app(struct db_status_app *a, void *arg)
 {
 	struct app_list *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, MAX_APPS);
 
-	if (l->n == MAX_APPS)
-		return 1;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *a;
-	a->name = a->user_friendly_name = NULL;
-	return 0;
+	return db_rows_take(a, &rows);
 }
 
 static void apps_free(struct app_list *l)
@@ -70,13 +67,9 @@ static void apps_free(struct app_list *l)
 static int take_version(struct db_status_version *v, void *arg)
 {
 	struct version_list *l = arg;
+	struct db_rows rows = DB_ROWS(l->v, l->n, MAX_VERSIONS);
 
-	if (l->n == MAX_VERSIONS)
-		return 1;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = *v;
-	v->plan_class = v->platform = NULL;
-	return 0;
+	return db_rows_take(v, &rows);
 }
 
 static void versions_free(struct version_list *l)
@@ -196,30 +189,25 @@ static void each_daemon(struct page *p, void (*fn)(struct page *, const char *ho
 
 /* ---- XML ---- */
 
-static void xml_int(struct sbuf *b, const char *name, int64_t v)
-{
-	sbuf_addf(b, "    <%s>%" PRId64 "</%s>\n", name, v, name);
-}
-
 static void xml_daemon(struct page *p, const char *host, const struct proc_daemon *d)
 {
 	struct sbuf *b = &p->o->body;
 
-	sbuf_addstr(b, "    <daemon>\n        <host>");
-	web_html(b, host);
-	sbuf_addstr(b, "</host>\n        <command>");
-	web_html(b, d->name);
-	sbuf_addf(b, "</command>\n        <status>%s</status>\n    </daemon>\n", daemon_status(d));
+	sbuf_addstr(b, "    <daemon>\n");
+	xml_elem_str(b, 8, "host", host);
+	xml_elem_str(b, 8, "command", d->name);
+	xml_elem_str(b, 8, "status", daemon_status(d));
+	sbuf_addstr(b, "    </daemon>\n");
 }
 
 static void xml_job_counts(struct sbuf *b, const struct db_status *s)
 {
-	xml_int(b, "results_ready_to_send", s->results_ready_to_send);
-	xml_int(b, "results_in_progress", s->results_in_progress);
-	xml_int(b, "results_need_file_delete", s->results_need_file_delete);
-	xml_int(b, "wus_need_validate", s->wus_need_validate);
-	xml_int(b, "wus_need_assimilate", s->wus_need_assimilate);
-	xml_int(b, "wus_need_file_delete", s->wus_need_file_delete);
+	xml_elem_i64(b, 4, "results_ready_to_send", s->results_ready_to_send);
+	xml_elem_i64(b, 4, "results_in_progress", s->results_in_progress);
+	xml_elem_i64(b, 4, "results_need_file_delete", s->results_need_file_delete);
+	xml_elem_i64(b, 4, "wus_need_validate", s->wus_need_validate);
+	xml_elem_i64(b, 4, "wus_need_assimilate", s->wus_need_assimilate);
+	xml_elem_i64(b, 4, "wus_need_file_delete", s->wus_need_file_delete);
 }
 
 static void xml_resources(struct sbuf *b, const struct rsc_counts *t)
@@ -228,10 +216,10 @@ static void xml_resources(struct sbuf *b, const struct rsc_counts *t)
 
 	sbuf_addstr(b, "    <tasks_by_resource>\n");
 	for (i = 0; i < t->n; i++) {
-		sbuf_addstr(b, "        <resource>\n            <name>");
-		web_html(b, t->v[i].rsc);
-		sbuf_addf(b, "</name>\n            <in_progress>%" PRId64 "</in_progress>\n"
-			     "        </resource>\n", t->v[i].in_progress);
+		sbuf_addstr(b, "        <resource>\n");
+		xml_elem_str(b, 12, "name", t->v[i].rsc);
+		xml_elem_i64(b, 12, "in_progress", t->v[i].in_progress);
+		sbuf_addstr(b, "        </resource>\n");
 	}
 	sbuf_addstr(b, "    </tasks_by_resource>\n");
 }
@@ -240,23 +228,23 @@ static void xml_counters(struct sbuf *b, const struct db_status *s, const struct
 {
 	size_t i;
 
-	xml_int(b, "results_ready_to_send", s->results_ready_to_send);
-	xml_int(b, "results_in_progress", s->results_in_progress);
-	xml_int(b, "workunits_waiting_for_validation", s->wus_need_validate);
-	xml_int(b, "workunits_waiting_for_assimilation", s->wus_need_assimilate);
-	xml_int(b, "workunits_waiting_for_deletion", s->wus_need_file_delete);
-	xml_int(b, "results_waiting_for_deletion", s->results_need_file_delete);
+	xml_elem_i64(b, 4, "results_ready_to_send", s->results_ready_to_send);
+	xml_elem_i64(b, 4, "results_in_progress", s->results_in_progress);
+	xml_elem_i64(b, 4, "workunits_waiting_for_validation", s->wus_need_validate);
+	xml_elem_i64(b, 4, "workunits_waiting_for_assimilation", s->wus_need_assimilate);
+	xml_elem_i64(b, 4, "workunits_waiting_for_deletion", s->wus_need_file_delete);
+	xml_elem_i64(b, 4, "results_waiting_for_deletion", s->results_need_file_delete);
 	sbuf_addf(b, "    <transitioner_backlog_hours>%.2f</transitioner_backlog_hours>\n",
 		  backlog_hours(s));
-	xml_int(b, "users_with_recent_credit", s->users_with_recent_credit);
-	xml_int(b, "users_with_credit", s->users_with_credit);
-	xml_int(b, "users_registered_in_past_24_hours", s->users_registered_recently);
-	xml_int(b, "hosts_with_recent_credit", s->hosts_with_recent_credit);
-	xml_int(b, "hosts_with_credit", s->hosts_with_credit);
-	xml_int(b, "hosts_registered_in_past_24_hours", s->hosts_registered_recently);
+	xml_elem_i64(b, 4, "users_with_recent_credit", s->users_with_recent_credit);
+	xml_elem_i64(b, 4, "users_with_credit", s->users_with_credit);
+	xml_elem_i64(b, 4, "users_registered_in_past_24_hours", s->users_registered_recently);
+	xml_elem_i64(b, 4, "hosts_with_recent_credit", s->hosts_with_recent_credit);
+	xml_elem_i64(b, 4, "hosts_with_credit", s->hosts_with_credit);
+	xml_elem_i64(b, 4, "hosts_registered_in_past_24_hours", s->hosts_registered_recently);
 	sbuf_addf(b, "    <current_floating_point_speed>%.2f</current_floating_point_speed>\n",
 		  gigaflops(s));
-	xml_int(b, "sequences_in_progress", s->sequences_in_progress);
+	xml_elem_i64(b, 4, "sequences_in_progress", s->sequences_in_progress);
 	sbuf_addstr(b, "    <tasks_by_app>\n");
 	for (i = 0; i < apps->n; i++) {
 		sbuf_addf(b, "        <app>\n            <id>%" PRId64 "</id>\n            <name>",

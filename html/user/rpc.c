@@ -10,6 +10,7 @@
  * the password hash, not the authenticator, not the e-mail address.
  */
 #include "rpc_int.h"
+#include "xml_write.h"
 #include "config.h"
 #include "db.h"
 #include "field.h"
@@ -21,23 +22,6 @@
 #include <sys/stat.h>
 
 #define TERMS_MAX (64L << 10)
-
-void elem(struct sbuf *b, const char *name, const char *value)
-{
-	sbuf_addf(b, "    <%s>", name);
-	web_html(b, value);
-	sbuf_addf(b, "</%s>\n", name);
-}
-
-void elem_i64(struct sbuf *b, const char *name, int64_t v)
-{
-	sbuf_addf(b, "    <%s>%" PRId64 "</%s>\n", name, v, name);
-}
-
-void elem_f(struct sbuf *b, const char *name, double v)
-{
-	sbuf_addf(b, "    <%s>%f</%s>\n", name, v, name);
-}
 
 void start_xml(struct web_reply *o)
 {
@@ -52,7 +36,7 @@ void rpc_error(const struct web_req *r, struct web_reply *o, int num, const char
 	log_info("%s [%s]: error %d: %s", r->page, r->remote_addr, num, msg);
 	start_xml(o);
 	sbuf_addf(&o->body, "<error>\n    <error_num>%d</error_num>\n", num);
-	elem(&o->body, "error_msg", msg);
+	xml_elem_str(&o->body, 4, "error_msg", msg);
 	sbuf_addstr(&o->body, "</error>\n");
 }
 
@@ -112,11 +96,9 @@ static int add_platform(struct db_platform *p, void *arg)
 	struct sbuf *b = arg;
 
 	sbuf_addstr(b, "        <platform>\n");
-	sbuf_addstr(b, "            <platform_name>");
-	web_html(b, p->name);
-	sbuf_addstr(b, "</platform_name>\n            <user_friendly_name>");
-	web_html(b, p->user_friendly_name);
-	sbuf_addstr(b, "</user_friendly_name>\n        </platform>\n");
+	xml_elem_str(b, 12, "platform_name", p->name);
+	xml_elem_str(b, 12, "user_friendly_name", p->user_friendly_name);
+	sbuf_addstr(b, "        </platform>\n");
 	return 0;
 }
 
@@ -132,10 +114,10 @@ static void get_project_config(const struct web_ctx *c, const struct web_req *r,
 
 	start_xml(o);
 	sbuf_addstr(b, "<project_config>\n");
-	elem(b, "name", cfg->long_name);
-	elem(b, "master_url", cfg->master_url);
-	elem(b, "web_rpc_url_base", cfg->master_url);
-	elem(b, "server_version", PACKAGE_VERSION);
+	xml_elem_str(b, 4, "name", cfg->long_name);
+	xml_elem_str(b, 4, "master_url", cfg->master_url);
+	xml_elem_str(b, 4, "web_rpc_url_base", cfg->master_url);
+	xml_elem_str(b, 4, "server_version", PACKAGE_VERSION);
 	if (web_stopped(c))
 		sbuf_addstr(b, "    <web_stopped>1</web_stopped>\n    <error_num>-183</error_num>\n");
 	else
@@ -159,7 +141,7 @@ static void get_project_config(const struct web_ctx *c, const struct web_req *r,
 	tp = xasprintf("%s/terms_of_use.txt", cfg->project_dir);
 	if (access(tp, F_OK) == 0 && read_file(tp, TERMS_MAX, &terms) == 0 && terms.len &&
 	    field_text_ok(terms.buf, terms.len, true))
-		elem(b, "terms_of_use", sbuf_str(&terms));
+		xml_elem_str(b, 4, "terms_of_use", sbuf_str(&terms));
 	free(tp);
 	sbuf_free(&terms);
 	sbuf_addstr(b, "</project_config>\n");
@@ -169,7 +151,7 @@ static void account_out(struct web_reply *o, const char *authenticator)
 {
 	start_xml(o);
 	sbuf_addstr(&o->body, "<account_out>\n");
-	elem(&o->body, "authenticator", authenticator);
+	xml_elem_str(&o->body, 4, "authenticator", authenticator);
 	sbuf_addstr(&o->body, "</account_out>\n");
 }
 
@@ -273,22 +255,22 @@ static void am_get_info(const struct web_ctx *c, const struct web_req *r, struct
 		goto out;
 	start_xml(o);
 	sbuf_addstr(b, "<am_get_info_reply>\n    <success/>\n");
-	elem_i64(b, "id", u.id);
+	xml_elem_i64(b, 4, "id", u.id);
 	elem_url(b, "name", u.name);
 	elem_url(b, "country", u.country);
 	weak_auth(&u, &w);
-	elem(b, "weak_auth", sbuf_str(&w));
+	xml_elem_str(b, 4, "weak_auth", sbuf_str(&w));
 	account_external_cpid(&u, cpid);
-	elem(b, "cpid", cpid);
-	elem_i64(b, "has_profile", u.has_profile);
-	elem_i64(b, "create_time", u.create_time);
+	xml_elem_str(b, 4, "cpid", cpid);
+	xml_elem_i64(b, 4, "has_profile", u.has_profile);
+	xml_elem_i64(b, 4, "create_time", u.create_time);
 	sbuf_addf(b, "    <global_prefs>\n%s\n    </global_prefs>\n", u.global_prefs ? u.global_prefs : "");
 	sbuf_addf(b, "    <project_prefs>\n%s\n    </project_prefs>\n", u.project_prefs ? u.project_prefs : "");
 	elem_url(b, "url", u.url);
-	elem_i64(b, "send_email", u.send_email);
-	elem_i64(b, "show_hosts", u.show_hosts);
-	elem_i64(b, "teamid", u.teamid);
-	elem(b, "venue", u.venue);
+	xml_elem_i64(b, 4, "send_email", u.send_email);
+	xml_elem_i64(b, 4, "show_hosts", u.show_hosts);
+	xml_elem_i64(b, 4, "teamid", u.teamid);
+	xml_elem_str(b, 4, "venue", u.venue);
 	if (*u.postal_code)
 		elem_url(b, "postal_code", u.postal_code);
 	if (u.teamid && db_team_lookup_id(c->db, u.teamid, &t) == DB_OK && t.userid == u.id)

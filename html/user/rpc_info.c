@@ -3,6 +3,7 @@
  * (change an account), show_user.php?format=xml and team_lookup.php.
  */
 #include "rpc_int.h"
+#include "xml_write.h"
 #include "db.h"
 #include "db_account.h"
 #include "db_daemons.h"
@@ -188,26 +189,26 @@ static int host_xml(struct db_host *h, void *arg)
 	struct sbuf *b = arg;
 
 	sbuf_addstr(b, "<host>\n");
-	elem_i64(b, "id", h->id);
-	elem_i64(b, "create_time", h->create_time);
-	elem_i64(b, "rpc_seqno", h->rpc_seqno);
-	elem_i64(b, "rpc_time", h->rpc_time);
-	elem(b, "host_cpid", h->host_cpid);
-	elem_f(b, "total_credit", h->total_credit);
-	elem_f(b, "expavg_credit", h->expavg_credit);
-	elem_f(b, "expavg_time", h->expavg_time);
-	elem(b, "domain_name", h->domain_name);
-	elem_i64(b, "p_ncpus", h->p_ncpus);
-	elem(b, "p_vendor", h->p_vendor);
-	elem(b, "p_model", h->p_model);
-	elem_f(b, "p_fpops", h->p_fpops);
-	elem_f(b, "p_iops", h->p_iops);
-	elem(b, "os_name", h->os_name);
-	elem(b, "os_version", h->os_version);
-	elem_f(b, "m_nbytes", h->m_nbytes);
-	elem_f(b, "d_free", h->d_free);
-	elem_f(b, "d_total", h->d_total);
-	elem(b, "venue", h->venue);
+	xml_elem_i64(b, 4, "id", h->id);
+	xml_elem_i64(b, 4, "create_time", h->create_time);
+	xml_elem_i64(b, 4, "rpc_seqno", h->rpc_seqno);
+	xml_elem_i64(b, 4, "rpc_time", h->rpc_time);
+	xml_elem_str(b, 4, "host_cpid", h->host_cpid);
+	xml_elem_f(b, 4, "total_credit", h->total_credit);
+	xml_elem_f(b, 4, "expavg_credit", h->expavg_credit);
+	xml_elem_f(b, 4, "expavg_time", h->expavg_time);
+	xml_elem_str(b, 4, "domain_name", h->domain_name);
+	xml_elem_i64(b, 4, "p_ncpus", h->p_ncpus);
+	xml_elem_str(b, 4, "p_vendor", h->p_vendor);
+	xml_elem_str(b, 4, "p_model", h->p_model);
+	xml_elem_f(b, 4, "p_fpops", h->p_fpops);
+	xml_elem_f(b, 4, "p_iops", h->p_iops);
+	xml_elem_str(b, 4, "os_name", h->os_name);
+	xml_elem_str(b, 4, "os_version", h->os_version);
+	xml_elem_f(b, 4, "m_nbytes", h->m_nbytes);
+	xml_elem_f(b, 4, "d_free", h->d_free);
+	xml_elem_f(b, 4, "d_total", h->d_total);
+	xml_elem_str(b, 4, "venue", h->venue);
 	sbuf_addstr(b, "</host>\n");
 	return 0;
 }
@@ -243,22 +244,22 @@ void show_user_xml(const struct web_ctx *c, const struct web_req *r, struct web_
 	}
 	start_xml(o);
 	sbuf_addstr(b, "<user>\n");
-	elem_i64(b, "id", u.id);
+	xml_elem_i64(b, 4, "id", u.id);
 	account_external_cpid(&u, cpid);
-	elem(b, "cpid", cpid);
-	elem_i64(b, "create_time", u.create_time);
-	elem(b, "name", u.name);
-	elem_f(b, "total_credit", u.total_credit);
-	elem_f(b, "expavg_credit", u.expavg_credit);
-	elem_f(b, "expavg_time", u.expavg_time);
-	elem_i64(b, "teamid", u.teamid);
-	elem_i64(b, "has_profile", u.has_profile);
+	xml_elem_str(b, 4, "cpid", cpid);
+	xml_elem_i64(b, 4, "create_time", u.create_time);
+	xml_elem_str(b, 4, "name", u.name);
+	xml_elem_f(b, 4, "total_credit", u.total_credit);
+	xml_elem_f(b, 4, "expavg_credit", u.expavg_credit);
+	xml_elem_f(b, 4, "expavg_time", u.expavg_time);
+	xml_elem_i64(b, 4, "teamid", u.teamid);
+	xml_elem_i64(b, 4, "has_profile", u.has_profile);
 	if (*u.country)
-		elem(b, "country", u.country);
+		xml_elem_str(b, 4, "country", u.country);
 	if (*u.url)
-		elem(b, "url", u.url);
+		xml_elem_str(b, 4, "url", u.url);
 	if (own) {
-		elem(b, "venue", u.venue);
+		xml_elem_str(b, 4, "venue", u.venue);
 		if (db_host_enum_user(c->db, u.id, host_xml, b) != DB_OK)
 			log_warn("show_user: the hosts of user %" PRId64 " cannot be read", u.id);
 	}
@@ -269,16 +270,16 @@ void show_user_xml(const struct web_ctx *c, const struct web_req *r, struct web_
 void team_xml(struct sbuf *b, const struct db_team *t)
 {
 	sbuf_addstr(b, "<team>\n");
-	elem_i64(b, "id", t->id);
-	elem_i64(b, "create_time", t->create_time);
-	elem_i64(b, "userid", t->userid);
-	elem(b, "name", t->name);
-	elem(b, "url", t->url);
-	elem_i64(b, "type", t->type);
-	elem(b, "country", t->country);
-	elem_f(b, "total_credit", t->total_credit);
-	elem_f(b, "expavg_credit", t->expavg_credit);
-	elem_f(b, "expavg_time", t->expavg_time);
+	xml_elem_i64(b, 4, "id", t->id);
+	xml_elem_i64(b, 4, "create_time", t->create_time);
+	xml_elem_i64(b, 4, "userid", t->userid);
+	xml_elem_str(b, 4, "name", t->name);
+	xml_elem_str(b, 4, "url", t->url);
+	xml_elem_i64(b, 4, "type", t->type);
+	xml_elem_str(b, 4, "country", t->country);
+	xml_elem_f(b, 4, "total_credit", t->total_credit);
+	xml_elem_f(b, 4, "expavg_credit", t->expavg_credit);
+	xml_elem_f(b, 4, "expavg_time", t->expavg_time);
 	sbuf_addstr(b, "</team>\n");
 }
 

@@ -7,10 +7,7 @@
 
 #define XML_HEAD "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"
 
-/* "    <name>value</name>\n", the value escaped (or %-encoded: elem_url). */
-void elem(struct sbuf *b, const char *name, const char *value);
-void elem_i64(struct sbuf *b, const char *name, int64_t v);
-void elem_f(struct sbuf *b, const char *name, double v);
+/* "    <name>value</name>\n", the value %-encoded (xml_write.h for the rest). */
 void elem_url(struct sbuf *b, const char *name, const char *value);
 /* The reply becomes an XML document: its declaration so far. */
 void start_xml(struct web_reply *o);

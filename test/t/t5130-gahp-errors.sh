@@ -70,6 +70,15 @@ test_expect_success 'a missing local input file: one token naming it' '
 	test "$(test_sql_value "select count(*) from workunit where name=\"j5\"")" = 0
 '
 
+test_expect_success 'an argument XML cannot carry (a control byte, a byte not UTF-8): one token naming it, nothing sent' '
+	r=$(gahp_do 9 "BOINC_SUBMIT 9 bx wseq_sample 1 jx 2 ok a$(printf "\001")b 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&
+	one_token "$r" && echo "$r" | grep "job\\\\ 1:\\\\ argument\\\\ 2\\\\ is\\\\ not\\\\ UTF-8" &&
+	r=$(gahp_do 10 "BOINC_SUBMIT 10 bx wseq_sample 1 jx 1 a$(printf "\377")b 1 $TRASH_DIRECTORY/in.txt in NULL NULL NULL NULL NULL NULL") &&
+	one_token "$r" && echo "$r" | grep "job\\\\ 1:\\\\ argument\\\\ 1\\\\ is\\\\ not\\\\ UTF-8" &&
+	test "$(test_sql_value "select count(*) from batch where name=\"bx\"")" = 0 &&
+	test "$(test_sql_value "select count(*) from workunit where name=\"jx\"")" = 0
+'
+
 test_expect_success 'FETCH_OUTPUT of an unknown job, and of a job not done: one token each' '
 	mkdir out &&
 	r=$(gahp_do 9 "BOINC_FETCH_OUTPUT 9 nosuchjob $TRASH_DIRECTORY/out err ALL 0") && one_token "$r" &&

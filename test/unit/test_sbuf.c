@@ -1,8 +1,13 @@
-/* Unit tests for the bounded string buffer and the log redaction. */
+/*
+ * Unit tests for lib's small helpers: the bounded string buffer, the XML
+ * writers, array growth, signal setup and the log redaction.
+ */
 #include "unit.h"
 #include "sbuf.h"
 #include "log.h"
 #include "wtime.h"
+#include "xml_write.h"
+#include "sig.h"
 
 #include <fcntl.h>
 
@@ -49,11 +54,114 @@ static void test_xml_escape_all_or_nothing(void **state)
 {
 	struct sbuf b = SBUF_INIT(12);
 
-	assert_int_equal(sbuf_add_xml_escaped(&b, "<a&'\">"), -1);
+	assert_int_equal(xml_add_text(&b, "<a&'\">"), -1);
 	assert_string_equal(sbuf_str(&b), "");
-	assert_int_equal(sbuf_add_xml_escaped(&b, "a<b"), 0);
+	assert_int_equal(xml_add_text(&b, "a<b"), 0);
 	assert_string_equal(sbuf_str(&b), "a&lt;b");
 	sbuf_free(&b);
+}
+
+/* The one escaping rule: five entities; what XML cannot carry becomes '?'. */
+static void test_xml_text_one_rule(void **state)
+{
+	struct sbuf b = SBUF_INIT(256);
+
+	assert_int_equal(xml_add_text(&b, "a&b<c>d\"e'f"), 0);
+	assert_string_equal(sbuf_str(&b), "a&amp;b&lt;c&gt;d&quot;e&apos;f");
+	sbuf_reset(&b);
+	/* tab, LF and CR stay; other controls, DEL and bytes that are not UTF-8 do not */
+	assert_int_equal(xml_add_text(&b, "x\ty\nz\r\x01\x7f\xff\xc3(\xef\xbf\xbe"), 0);
+	assert_string_equal(sbuf_str(&b), "x\ty\nz\r????" "(???");
+	sbuf_reset(&b);
+	assert_int_equal(xml_add_text(&b, "caf\xc3\xa9 \xe2\x82\xac"), 0);
+	assert_string_equal(sbuf_str(&b), "caf\xc3\xa9 \xe2\x82\xac");
+	sbuf_reset(&b);
+	assert_int_equal(xml_add_text(&b, NULL), 0);
+	assert_string_equal(sbuf_str(&b), "");
+	sbuf_free(&b);
+}
+
+static void test_xml_elements(void **state)
+{
+	struct sbuf b = SBUF_INIT(512);
+
+	xml_elem_str(&b, 4, "name", "<x>");
+	xml_elem_str(&b, 0, "empty", NULL);
+	xml_elem_i64(&b, 1, "id", INT64_MIN);
+	xml_elem_f(&b, 2, "credit", 1.5);
+	xml_elem_fmt(&b, 0, "g", "%.17g", 0.1);
+	assert_string_equal(sbuf_str(&b), "    <name>&lt;x&gt;</name>\n<empty></empty>\n"
+			    " <id>-9223372036854775808</id>\n  <credit>1.500000</credit>\n"
+			    "<g>0.10000000000000001</g>\n");
+	sbuf_reset(&b);
+	xml_elem_cdata(&b, 1, "out", "a]]>b<\x02");
+	assert_string_equal(sbuf_str(&b), " <out><![CDATA[a]]]]><![CDATA[>b<?]]></out>\n");
+	sbuf_free(&b);
+}
+
+static void test_xml_element_past_max_fails(void **state)
+{
+	struct sbuf b = SBUF_INIT(16);
+
+	assert_int_equal(xml_elem_str(&b, 0, "name", "0123456789"), -1);
+	assert_true(b.len <= 16);
+	sbuf_free(&b);
+}
+
+/* ARRAY_GROW doubles at each power of two: a thousand pushes, eleven reallocations. */
+static void test_array_grow_amortized(void **state)
+{
+	int64_t *v = NULL;
+	size_t n, grows = 0;
+
+	for (n = 0; n < 1000; n++) {
+		grows += array_grow_bytes(n, sizeof(*v)) != 0;
+		ARRAY_GROW(v, n);
+		v[n] = (int64_t)n;      /* ASan checks the room is there */
+	}
+	assert_int_equal(grows, 11);
+	assert_int_equal(v[999], 999);
+	assert_int_equal(array_grow_bytes(4, 8), 64);
+	assert_int_equal(array_grow_bytes(5, 8), 0);
+	free(v);
+}
+
+/* A size past SIZE_MAX is refused, never wrapped around to a small block. */
+static void test_array_grow_overflow(void **state)
+{
+	size_t top = (size_t)1 << (sizeof(size_t) * 8 - 1);
+
+	assert_int_equal(array_grow_bytes(top, 1), SIZE_MAX);
+	assert_int_equal(array_grow_bytes(top / 2, 2), SIZE_MAX);
+	assert_int_equal(array_grow_bytes((size_t)1 << 20, (size_t)1 << 44), SIZE_MAX);
+	assert_int_equal(array_grow_bytes(top / 4, 1), top / 2);
+}
+
+static volatile sig_atomic_t got_usr2;
+
+static void on_usr2(int sig)
+{
+	got_usr2 = sig;
+}
+
+/* sig_set catches and hands back the old actions; sig_restore puts them back. */
+static void test_sig_set_and_restore(void **state)
+{
+	static const int sigs[] = { SIGUSR2 };
+	struct sigaction old[1], now;
+
+	assert_int_equal(sig_set(sigs, 1, on_usr2, 0, old), 0);
+	raise(SIGUSR2);
+	assert_int_equal(got_usr2, SIGUSR2);
+	sig_save(sigs, 1, &now);
+	assert_true(now.sa_handler == on_usr2);
+	assert_false(now.sa_flags & SA_RESTART);
+	sig_restore(sigs, 1, old);
+	sig_save(sigs, 1, &now);
+	assert_true(now.sa_handler == old[0].sa_handler);
+	assert_int_equal(SIG_SET(SIG_IGN, 0, SIGUSR2, SIGPIPE), 0);
+	raise(SIGUSR2);         /* ignored: the test goes on */
+	sig_restore(sigs, 1, old);
 }
 
 static void test_log_never_writes_a_secret(void **state)
@@ -146,6 +254,12 @@ int main(void)
 		cmocka_unit_test(test_refuses_past_max_and_keeps_contents),
 		cmocka_unit_test(test_binary_and_detach),
 		cmocka_unit_test(test_xml_escape_all_or_nothing),
+		cmocka_unit_test(test_xml_text_one_rule),
+		cmocka_unit_test(test_xml_elements),
+		cmocka_unit_test(test_xml_element_past_max_fails),
+		cmocka_unit_test(test_array_grow_amortized),
+		cmocka_unit_test(test_array_grow_overflow),
+		cmocka_unit_test(test_sig_set_and_restore),
 		cmocka_unit_test(test_log_never_writes_a_secret),
 		cmocka_unit_test(test_log_level_filters),
 		cmocka_unit_test(test_clock_shift),

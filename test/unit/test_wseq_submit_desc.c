@@ -120,7 +120,7 @@ static void test_continuation_attrs_and_remaps(void **state)
 	assert_string_equal(d.project, "http://h/p");
 	assert_string_equal(d.auth_file, "/k/auth");
 	assert_string_equal(d.batch, "b1");
-	assert_true(d.fpops_est == 1e12);
+	assert_true(d.params.fpops_est == 1e12);
 	desc_free(&d);
 	/* the boinc grid type's own words work too */
 	assert_int_equal(parse("universe = grid\ngrid_resource = boinc http://x/y/\n"
