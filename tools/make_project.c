@@ -11,6 +11,7 @@
 #include "dirhier.h"
 #include "fileutil.h"
 #include "log.h"
+#include "make_project.h"
 #include "make_project_httpd.h"
 #include "param.h"
 #include "tool.h"
@@ -23,26 +24,6 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-struct options {
-	char *project_root;     /* --project_dir (tool.h), made absolute */
-	char *url_base;
-	char *project_name;
-	char *db_name;
-	char *db_user;
-	char *db_passwd;
-	char *db_host;
-	long db_port;
-	char *db_socket;
-	char *web_user;
-	char *admin_email;
-	long uldl_dir_fanout;
-	bool delete_prev_inst;
-	bool drop_db_first;
-	bool no_db;
-	bool test_app;
-	bool exec_app;
-	char *import_keys;
-};
 
 #define O(name, type, field, def, flags, arg, help) \
 	{ name, type, offsetof(struct options, field), def, flags, 0, 0, arg, help }
@@ -176,16 +157,8 @@ static int check_options(struct options *o, const char *name)
 	return 0;
 }
 
-struct project {
-	const struct options *o;
-	const char *name;
-	char *root;
-	char *master_url;
-	char *cgi_url;
-	char *libexec;
-};
 
-static char *path_in(const struct project *p, const char *rel)
+char *mkp_path_in(const struct project *p, const char *rel)
 {
 	return xasprintf("%s/%s", p->root, rel);
 }
@@ -206,7 +179,7 @@ static int make_dirs(struct project *p)
 	int rc = 0;
 
 	for (i = 0; i < ARRAY_SIZE(dirs) && rc == 0; i++) {
-		char *d = path_in(p, dirs[i].dir);
+		char *d = mkp_path_in(p, dirs[i].dir);
 		rc = mkdir_p(d, dirs[i].mode);
 		if (rc == 0 && chmod(d, dirs[i].mode) < 0)
 			rc = log_error("cannot chmod %s: %s", d, strerror(errno));
@@ -219,7 +192,7 @@ static int make_dirs(struct project *p)
 
 static int make_fanout(struct project *p)
 {
-	char *down = path_in(p, "download"), *up = path_in(p, "upload");
+	char *down = mkp_path_in(p, "download"), *up = mkp_path_in(p, "upload");
 	int rc = dirhier_make_dirs(down, p->o->uldl_dir_fanout, 0755);
 	long i;
 
@@ -332,7 +305,7 @@ static int copy_programs(const char *dir, const char *dest)
 static int install_programs(struct project *p)
 {
 	static const char *const ctl[] = { "start", "stop", "status" };
-	char *bin = path_in(p, "bin"), *cgi = path_in(p, "cgi-bin");
+	char *bin = mkp_path_in(p, "bin"), *cgi = mkp_path_in(p, "cgi-bin");
 	char *cgisrc = xasprintf("%s/cgi-bin", p->libexec);
 	size_t i;
 	int rc = copy_programs(p->libexec, bin);
@@ -352,9 +325,9 @@ static int install_programs(struct project *p)
 	return rc;
 }
 
-static int write_text(struct project *p, const char *rel, const struct sbuf *b, mode_t mode)
+int mkp_write_text(struct project *p, const char *rel, const struct sbuf *b, mode_t mode)
 {
-	char *path = path_in(p, rel);
+	char *path = mkp_path_in(p, rel);
 	int rc = write_file_atomic(path, sbuf_str(b), b->len, mode);
 
 	free(path);
@@ -416,9 +389,9 @@ static int write_config(struct project *p)
 			  standard_tasks[i].name, standard_tasks[i].disabled ? "<disabled/>" : "");
 	sbuf_addstr(&b, "  </tasks>\n</boinc>\n");
 	/* config.xml holds the database password: owner and web user only. */
-	rc = write_text(p, "config.xml", &b, 0640);
+	rc = mkp_write_text(p, "config.xml", &b, 0640);
 	if (rc == 0 && o->web_user) {
-		char *path = path_in(p, "config.xml");
+		char *path = mkp_path_in(p, "config.xml");
 		struct passwd *pw = getpwnam(o->web_user);
 		if (pw && chown(path, getuid(), pw->pw_gid) < 0)
 			rc = log_error("cannot set the group of %s: %s", path, strerror(errno));
@@ -428,7 +401,7 @@ static int write_config(struct project *p)
 	return rc;
 }
 
-static char *data_file(const char *name)
+char *mkp_data_file(const char *name)
 {
 	const char *d = getenv("WSEQ_DATADIR");
 
@@ -442,7 +415,7 @@ static char *data_file(const char *name)
 static int write_home_text(struct project *p)
 {
 	struct sbuf b = SBUF_INIT(1 << 16);
-	char *css = data_file("wseq.css"), *dst = path_in(p, "html/user/wseq.css");
+	char *css = mkp_data_file("wseq.css"), *dst = mkp_path_in(p, "html/user/wseq.css");
 	int rc;
 
 	sbuf_addstr(&b, "<!-- The home page's text: edit it freely (HTML). The web program reads\n"
@@ -456,7 +429,7 @@ static int write_home_text(struct project *p)
 			"<p>Every task your computer returns is checked and earns credit for you and\n"
 			"your team; the <a href=\"teams\">teams</a> page and the statistics sites show\n"
 			"who contributes.</p>\n");
-	rc = write_text(p, "home_page.html", &b, 0644);
+	rc = mkp_write_text(p, "home_page.html", &b, 0644);
 	if (rc == 0)
 		rc = copy_file(css, dst, 0644);
 	free(css);
@@ -468,7 +441,7 @@ static int write_home_text(struct project *p)
 /* A starter plan_class_spec.xml with commented, working classes (doc/plan_classes.md). */
 static int write_plan_classes(struct project *p)
 {
-	char *src = data_file("plan_class_spec.xml.sample"), *dst = path_in(p, "plan_class_spec.xml");
+	char *src = mkp_data_file("plan_class_spec.xml.sample"), *dst = mkp_path_in(p, "plan_class_spec.xml");
 	int rc = copy_file(src, dst, 0644);
 
 	free(src);
@@ -492,7 +465,7 @@ static int write_master_page(struct project *p)
 	sbuf_addf(&b, "<a href=\"%s\">this URL</a>.</p>\n", p->master_url);
 	sbuf_addf(&b, "<!--\n<scheduler>%scgi</scheduler>\n-->\n", p->cgi_url);
 	sbuf_addstr(&b, "</body>\n</html>\n");
-	rc = write_text(p, "html/user/index.html", &b, 0644);
+	rc = mkp_write_text(p, "html/user/index.html", &b, 0644);
 	sbuf_free(&b);
 	return rc;
 }
@@ -504,7 +477,7 @@ static int write_apache_conf(struct project *p)
 	int rc;
 
 	make_project_httpd_conf(&b, p->o->url_base, p->name, p->root);
-	rc = write_text(p, rel, &b, 0644);
+	rc = mkp_write_text(p, rel, &b, 0644);
 	free(rel);
 	sbuf_free(&b);
 	return rc;
@@ -533,7 +506,7 @@ static int make_database_empty(struct project *p)
 static int fill_database(struct project *p)
 {
 	struct db_params dp;
-	char *schema = data_file("schema.sql");
+	char *schema = mkp_data_file("schema.sql");
 	char auth[33];
 	struct db *db = NULL;
 	int rc;
@@ -551,155 +524,12 @@ static int fill_database(struct project *p)
 	if (rc == 0) {
 		struct sbuf b = SBUF_INIT(64);
 		sbuf_addf(&b, "%s\n", auth);
-		rc = write_text(p, "keys/admin_authenticator", &b, 0600);
+		rc = mkp_write_text(p, "keys/admin_authenticator", &b, 0600);
 		sbuf_free(&b);
 	}
 	if (db)
 		db_close(db);
 	free(schema);
-	return rc;
-}
-
-/* The BOINC platform of this machine, for the sample app's version directory. */
-static const char *boinc_platform(void)
-{
-	struct utsname u;
-
-	if (uname(&u) < 0)
-		return NULL;
-	if (!strcmp(u.machine, "x86_64"))
-		return "x86_64-pc-linux-gnu";
-	if (!strcmp(u.machine, "aarch64"))
-		return "aarch64-unknown-linux-gnu";
-	if (!strcmp(u.machine, "i686") || !strcmp(u.machine, "i386"))
-		return "i686-pc-linux-gnu";
-	return NULL;
-}
-
-/* Run the project's bin/PROG in its directory, as an admin would; 0 if it exits 0. */
-static int run_project_program(struct project *p, const char *prog)
-{
-	char *path = xasprintf("%s/bin/%s", p->root, prog);
-	pid_t pid = fork();
-	int status = -1;
-
-	if (pid == 0) {
-		if (chdir(p->root) == 0)
-			execl(path, prog, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	free(path);
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return log_error("%s did not succeed (see its messages above)", prog);
-	return 0;
-}
-
-/*
- * The apps make_project can install, each as version 1.00 for this machine's
- * platform from libexec/apps/, with its templates from the data directory:
- * --test_app the sample app; --exec_app wseq_exec, wseq_wrapper with the job
- * file that runs a job's own executable.
- */
-struct bundled_app {
-	const char *name, *friendly, *program;
-	const char *job_file;   /* a template installed as the version's job.xml, or NULL */
-	bool any_executable;
-};
-
-static const struct bundled_app sample_app = { "wseq_sample", "wseq sample", "wseq_sample",
-					       NULL, false };
-static const struct bundled_app exec_app = { "wseq_exec", "your own program", "wseq_wrapper",
-					     "wseq_exec_job.xml", true };
-
-static int install_template(struct project *p, const char *t, const char *to_rel)
-{
-	char *from = xasprintf("templates/%s", t), *f = data_file(from);
-	char *to = xasprintf("%s/%s", p->root, to_rel);
-	int rc = copy_file(f, to, 0644);
-
-	free(from);
-	free(f);
-	free(to);
-	return rc;
-}
-
-/* One app's version directory and templates; its <app> into project.xml's text b. */
-static int install_bundled(struct project *p, const struct bundled_app *a, const char *platform,
-			   struct sbuf *b)
-{
-	char *vdir = xasprintf("apps/%s/%s_1.00_%s", a->name, a->name, platform);
-	char *d = path_in(p, vdir), *src = xasprintf("%s/apps/%s", p->libexec, a->program);
-	char *main_name = xasprintf("%s_1.00_%s", a->program, platform);
-	char *dst = xasprintf("%s/%s", d, main_name), *t = NULL;
-	struct sbuf v = SBUF_INIT(1 << 12);
-	int rc = mkdir_p(d, 0755);
-
-	if (rc == 0)
-		rc = copy_file(src, dst, 0755);
-	for (int i = 0; rc == 0 && i < 2; i++) {
-		free(t);
-		t = xasprintf("%s_%s", a->name, i ? "out" : "in");
-		char *rel = xasprintf("templates/%s", t);
-
-		rc = install_template(p, t, rel);
-		free(rel);
-	}
-	if (rc == 0 && a->job_file) {
-		/* physical names never change: the job file is named for its version */
-		char *jf = xasprintf("%s/%s_job_1.00.xml", vdir, a->name);
-
-		rc = install_template(p, a->job_file, jf);
-		free(jf);
-		sbuf_addf(&v, "<version>\n  <file><physical_name>%s</physical_name><main_program/>"
-			      "</file>\n  <file><physical_name>%s_job_1.00.xml</physical_name>"
-			      "<logical_name>job.xml</logical_name></file>\n  <is_wrapper/>\n"
-			      "</version>\n", main_name, a->name);
-		free(vdir);
-		vdir = xasprintf("apps/%s/%s_1.00_%s/version.xml", a->name, a->name, platform);
-		if (rc == 0)
-			rc = write_text(p, vdir, &v, 0644);
-	}
-	sbuf_addf(b, "  <app><name>%s</name><user_friendly_name>%s</user_friendly_name>%s</app>\n",
-		  a->name, a->friendly, a->any_executable ? "<any_executable>1</any_executable>" : "");
-	sbuf_free(&v);
-	free(t);
-	free(vdir);
-	free(d);
-	free(src);
-	free(main_name);
-	free(dst);
-	return rc;
-}
-
-/*
- * --test_app and --exec_app: the apps, a project.xml naming them and this
- * platform, registered and signed by the project's own xadd and update_versions.
- */
-static int install_apps(struct project *p)
-{
-	const char *platform = boinc_platform();
-	struct sbuf b = SBUF_INIT(1 << 12);
-	int rc = 0;
-
-	if (!platform)
-		return log_error("--test_app, --exec_app: no BOINC platform known for this machine");
-	sbuf_addstr(&b, "<boinc>\n");
-	if (p->o->test_app)
-		rc = install_bundled(p, &sample_app, platform, &b);
-	if (rc == 0 && p->o->exec_app)
-		rc = install_bundled(p, &exec_app, platform, &b);
-	sbuf_addf(&b, "  <platform><name>%s</name><user_friendly_name>%s</user_friendly_name>"
-		      "</platform>\n</boinc>\n", platform, platform);
-	if (rc == 0)
-		rc = write_text(p, "project.xml", &b, 0644);
-	if (rc == 0 && !p->o->no_db)
-		rc = run_project_program(p, "xadd");
-	if (rc == 0 && !p->o->no_db)
-		rc = run_project_program(p, "update_versions");
-	sbuf_free(&b);
 	return rc;
 }
 
@@ -734,7 +564,7 @@ static int make(struct project *p)
 	if (rc == 0 && !o->no_db)
 		rc = fill_database(p);
 	if (rc == 0 && (o->test_app || o->exec_app))
-		rc = install_apps(p);
+		rc = mkp_install_apps(p);
 	return rc;
 }
 
