@@ -2,17 +2,14 @@
  * `sweep run SPEC` and `sweep resume SESSION` (see sweep_run.h, doc/sweep.md).
  *
  * The master is one process with a loop. Each host of the cluster file has
- * a small state machine whose every step is one ssh or scp process (seed
- * 004): start the client by ssh -- the ssh stays while the client works,
- * and its exit status is the client's; if that fails, a dummy ssh command
- * tells a dead or refusing host from one that lacks the client; then scp
- * copies the client and it is started again. Around that the loop judges
- * the results that came back, draws the progress and ends when every task
- * ended (or no host is left to run the rest). Everything it knows of the
- * tasks is in the database, so a master killed at any moment loses nothing:
- * `sweep resume` starts the clients again and carries on.
+ * a small state machine of ssh and scp steps (sweep_hosts.c). Around them
+ * the loop judges the results that came back, draws the progress and ends
+ * when every task ended (or no host is left to run the rest). Everything it
+ * knows of the tasks is in the database, so a master killed at any moment
+ * loses nothing: `sweep resume` starts the clients again and carries on.
+ * The figures at the end are sweep_stats.c's.
  */
-#include "sweep_run.h"
+#include "sweep_run_int.h"
 #include "config.h"
 #include "db.h"
 #include "db_queries.h"
@@ -39,66 +36,7 @@
 #define TICK_MS 200             /* the loop's period */
 #define JUDGE_EVERY 1.0         /* seconds between looks at the database */
 #define LINES_EVERY 10.0        /* seconds between progress lines (not a terminal) */
-#define RESTART_WAIT 5.0        /* seconds before a client that died is started again */
 #define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
-#define CTL_PERSIST 10          /* seconds a host's shared ssh connection outlives its last use */
-
-enum step {
-	S_IDLE,         /* nothing runs for this host */
-	S_START,        /* ssh ... sweep_client: runs as long as the client */
-	S_CHECK,        /* ssh ... true: can we log in at all? */
-	S_MKDIR,        /* ssh ... mkdir -p DIR */
-	S_COPY,         /* scp sweep_client */
-};
-
-enum verdict {
-	H_NEW,
-	H_RUNNING,      /* a client runs (or is being set up) */
-	H_FINISHED,     /* its client ended: no task left */
-	H_UNREACHABLE,  /* ssh cannot log in */
-	H_COPY_FAILED,  /* the client could not be copied */
-	H_CLIENT_FAILED,/* the client ran and ended badly */
-};
-
-static const char *const verdict_names[] = {
-	"new", "running", "finished", "unreachable", "copy failed", "client failed",
-};
-
-struct host {
-	struct sweep_host h;
-	char *label;            /* its cluster-file form, user@host:port */
-	enum step step;
-	enum verdict verdict;
-	char *why;              /* what went wrong last, for the statistics */
-	pid_t pid;
-	int start_exit;         /* exit status of the last start */
-	int starts;
-	bool copied;
-	double not_before;      /* no new start before this dnow() */
-};
-
-struct run {
-	const struct sweep_run_opts *o;
-	struct project_config cfg;
-	bool have_cfg;
-	struct db *db;
-	char sid[SWEEP_SID_LEN + 1];
-	char *sdir;             /* the project's sweep/SID */
-	struct sweep_spec spec;
-	char *url;              /* how the hosts reach the master: the endpoints' base URL */
-	char *client;           /* the local sweep_client */
-	char client_md5[MD5_HEX_LEN + 1];
-	char md5[MD5_HEX_LEN + 1];
-	char *ctl_dir;          /* the ssh control sockets (one shared connection a host), or NULL */
-	char *sandbox;          /* the private project's directory, or NULL */
-	bool started_sandbox;
-	struct host *hosts;
-	size_t nhosts;
-	int progress;           /* 0 none, 1 lines, 2 bar */
-	double t0;
-	bool judge_now;         /* a client ended: look at the database now, not at the next second */
-	size_t done0;           /* tasks ended before this run began (for the estimate) */
-};
 
 static volatile sig_atomic_t stop_sig;
 static sigset_t child_set;      /* SIGCHLD: blocked but while the loop naps */
@@ -125,7 +63,7 @@ static void nap(int ms)
 }
 
 /* In a child before exec: the signal mask as the master was given it. */
-static void child_signals(void)
+void sweep_child_signals(void)
 {
 	sigprocmask(SIG_UNBLOCK, &child_set, NULL);
 }
@@ -159,7 +97,7 @@ static char *find_tool(const char *name)
 }
 
 /* Append s single-quoted for a POSIX shell. */
-static void sh_quote(struct sbuf *b, const char *s)
+void sweep_sh_quote(struct sbuf *b, const char *s)
 {
 	sbuf_addch(b, '\'');
 	for (; *s; s++) {
@@ -187,7 +125,7 @@ static int run_wait(char *const argv[], const char *out)
 		int fd = open("/dev/null", O_RDWR);
 		int o = out ? open(out, O_WRONLY | O_CREAT | O_APPEND, 0644) : 2;
 
-		child_signals();
+		sweep_child_signals();
 		dup2(fd, 0);
 		dup2(o >= 0 ? o : fd, 1);
 		dup2(o >= 0 ? o : fd, 2);
@@ -320,395 +258,6 @@ static int project_open(struct run *r, bool create)
 	return 0;
 }
 
-/* ---- hosts ------------------------------------------------------------------------- */
-
-static void hosts_save(const struct run *r)
-{
-	struct sbuf b = SBUF_INIT(1 << 20);
-	char *path = xasprintf("%s/hosts", r->sdir);
-	size_t i;
-
-	for (i = 0; i < r->nhosts; i++)
-		sbuf_addf(&b, "%s\t%s\t%s\n", r->hosts[i].label, verdict_names[r->hosts[i].verdict],
-			  r->hosts[i].why ? r->hosts[i].why : "");
-	write_file_atomic(path, b.buf ? b.buf : "", b.len, 0644);
-	free(path);
-	sbuf_free(&b);
-}
-
-static void set_verdict(struct run *r, struct host *h, enum verdict v, char *why)
-{
-	free(h->why);
-	h->why = why;
-	h->verdict = v;
-	if (why)
-		log_info("host %s: %s: %s", h->label, verdict_names[v], why);
-	else
-		log_info("host %s: %s", h->label, verdict_names[v]);
-	hosts_save(r);
-}
-
-static char *err_path(const struct run *r, const struct host *h)
-{
-	return xasprintf("%s/ssh-%zu.log", r->sdir, (size_t)(h - r->hosts));
-}
-
-/* The last non-empty line of what the host's last ssh or scp said, or "". */
-static char *ssh_said(const struct run *r, const struct host *h)
-{
-	struct sbuf b = SBUF_INIT(1 << 20);
-	char *path = err_path(r, h), *s, *end, *line;
-
-	read_file(path, 1 << 20, &b);
-	free(path);
-	s = b.buf ? b.buf : "";
-	end = s + strlen(s);
-	while (end > s && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-		*--end = 0;
-	line = strrchr(s, '\n');
-	line = xstrdup(line ? line + 1 : s);
-	sbuf_free(&b);
-	return line;
-}
-
-/* Why ssh could not log in, in a few words, with what it said. */
-static char *unreachable_why(const struct run *r, const struct host *h, int code)
-{
-	static const struct {
-		const char *says, *means;
-	} kinds[] = {
-		{ "Permission denied", "ssh authentication failed" },
-		{ "Connection refused", "connection refused" },
-		{ "Could not resolve hostname", "no such host" },
-		{ "Name or service not known", "no such host" },
-		{ "timed out", "connection timed out" },
-		{ "No route to host", "no route to host" },
-		{ "Host key verification failed", "host key verification failed" },
-		{ "Connection closed", "connection closed" },
-	};
-	char *said = ssh_said(r, h), *why;
-	const char *means = NULL;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(kinds) && !means; i++)
-		if (strstr(said, kinds[i].says))
-			means = kinds[i].means;
-	if (means)
-		why = xasprintf("%s (%s)", means, said);
-	else if (*said)
-		why = xasprintf("ssh exit %d (%s)", code, said);
-	else
-		why = xasprintf("ssh exit %d", code);
-	free(said);
-	return why;
-}
-
-/*
- * The start of an ssh (or scp) command line for host h, into argv (strings
- * allocated); ctl: an ssh control command (-O) for the host's shared
- * connection instead of a login.
- */
-static void ssh_base(const struct run *r, const struct host *h, bool scp, const char *ctl,
-		     char **argv, size_t *n)
-{
-	argv[(*n)++] = xstrdup(scp ? "scp" : "ssh");
-	if (scp)
-		argv[(*n)++] = xstrdup("-q");
-	if (r->o->ssh_config) {
-		argv[(*n)++] = xstrdup("-F");
-		argv[(*n)++] = xstrdup(r->o->ssh_config);
-	}
-	argv[(*n)++] = xstrdup("-o");
-	argv[(*n)++] = xstrdup("BatchMode=yes");
-	argv[(*n)++] = xstrdup("-o");
-	argv[(*n)++] = xstrdup("ConnectTimeout=10");
-	if (r->ctl_dir) {
-		/*
-		 * One connection a host, shared by its steps: the dummy command,
-		 * mkdir, scp and the second start cost no new login.
-		 */
-		argv[(*n)++] = xstrdup("-o");
-		argv[(*n)++] = xstrdup("ControlMaster=auto");
-		argv[(*n)++] = xstrdup("-o");
-		argv[(*n)++] = xasprintf("ControlPath=%s/%%C", r->ctl_dir);
-		argv[(*n)++] = xstrdup("-o");
-		argv[(*n)++] = xasprintf("ControlPersist=%d", CTL_PERSIST);
-	}
-	if (ctl) {
-		argv[(*n)++] = xstrdup("-O");
-		argv[(*n)++] = xstrdup(ctl);
-	}
-	argv[(*n)++] = xstrdup(scp ? "-P" : "-p");
-	argv[(*n)++] = xasprintf("%d", h->h.port);
-	if (!scp) {
-		if (h->h.user) {
-			argv[(*n)++] = xstrdup("-l");
-			argv[(*n)++] = xstrdup(h->h.user);
-		}
-		argv[(*n)++] = xstrdup("--");
-		argv[(*n)++] = xstrdup(h->h.host);
-	}
-}
-
-/*
- * Start the host's next step: a process with argv, stderr to its log, stdin
- * the session ID (the client's start) or nothing. In its own process group,
- * so a ^C at the terminal reaches the master only.
- */
-static int spawn(struct run *r, struct host *h, enum step step, char **argv)
-{
-	int in[2] = { -1, -1 };
-	char *log = err_path(r, h);
-	pid_t pid;
-	size_t i;
-
-	if (step == S_START && pipe(in) < 0) {
-		free(log);
-		return log_error("pipe: %s", strerror(errno));
-	}
-	pid = fork();
-	if (pid == 0) {
-		int e = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDWR);
-
-		setpgid(0, 0);
-		child_signals();
-		if (in[0] >= 0) {
-			dup2(in[0], 0);
-			close(in[0]);
-			close(in[1]);
-		} else {
-			dup2(nul, 0);
-		}
-		dup2(nul, 1);
-		if (e >= 0)
-			dup2(e, 2);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(255);
-	}
-	free(log);
-	for (i = 0; argv[i]; i++)
-		free(argv[i]);
-	if (pid < 0) {
-		if (in[0] >= 0) {
-			close(in[0]);
-			close(in[1]);
-		}
-		return log_error("fork: %s", strerror(errno));
-	}
-	if (in[0] >= 0) {
-		/* 33 bytes fit in the pipe: the write does not block */
-		char line[SWEEP_SID_LEN + 2];
-
-		close(in[0]);
-		snprintf(line, sizeof(line), "%s\n", r->sid);
-		if (write(in[1], line, strlen(line)) < 0)
-			log_warn("host %s: cannot pass the session ID", h->label);
-		close(in[1]);
-	}
-	h->pid = pid;
-	h->step = step;
-	return 0;
-}
-
-/* Run the shell command cmd (taken) on host h by ssh, as its step. */
-static int ssh_step(struct run *r, struct host *h, enum step step, char *cmd)
-{
-	char *argv[32];
-	size_t n = 0;
-
-	ssh_base(r, h, false, NULL, argv, &n);
-	argv[n++] = cmd;
-	argv[n] = NULL;
-	return spawn(r, h, step, argv);
-}
-
-static int start_client(struct run *r, struct host *h)
-{
-	struct sbuf cmd = SBUF_INIT(1 << 16);
-
-	sbuf_addstr(&cmd, "cd ");
-	sh_quote(&cmd, r->o->remote_dir);
-	/*
-	 * A sweep_client there that is not this master's (an older one, which
-	 * may not take the arguments below) counts as missing: it is copied anew.
-	 */
-	sbuf_addf(&cmd, " 2>/dev/null || exit 127; test \"$(md5sum <sweep_client 2>/dev/null)\" = "
-		  "'%s  -' || exit 127; exec ./sweep_client --host ", r->client_md5);
-	sh_quote(&cmd, h->label);
-	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
-	sh_quote(&cmd, r->spec.worker_name);
-	sbuf_addf(&cmd, " %s ", r->md5);
-	sh_quote(&cmd, r->url);
-	h->starts++;
-	log_info("host %s: starting the client (start %d)", h->label, h->starts);
-	if (h->verdict != H_RUNNING)
-		set_verdict(r, h, H_RUNNING, NULL);
-	return ssh_step(r, h, S_START, sbuf_detach(&cmd, NULL));
-}
-
-/* The sweep design's dummy command: can we log in at all? */
-static int check_login(struct run *r, struct host *h)
-{
-	return ssh_step(r, h, S_CHECK, xstrdup("true"));
-}
-
-static int make_dir(struct run *r, struct host *h)
-{
-	struct sbuf cmd = SBUF_INIT(1 << 16);
-
-	sbuf_addstr(&cmd, "mkdir -p ");
-	sh_quote(&cmd, r->o->remote_dir);
-	return ssh_step(r, h, S_MKDIR, sbuf_detach(&cmd, NULL));
-}
-
-static int copy_client(struct run *r, struct host *h)
-{
-	struct sbuf dest = SBUF_INIT(1 << 16);
-	char *argv[32];
-	size_t n = 0;
-
-	if (h->h.user)
-		sbuf_addf(&dest, "%s@", h->h.user);
-	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]:" : "%s:", h->h.host);
-	sbuf_addf(&dest, "%s/sweep_client", r->o->remote_dir);
-	ssh_base(r, h, true, NULL, argv, &n);
-	argv[n++] = xstrdup(r->client);
-	argv[n++] = sbuf_detach(&dest, NULL);
-	argv[n] = NULL;
-	log_info("host %s: copying the client", h->label);
-	return spawn(r, h, S_COPY, argv);
-}
-
-static const char *client_exit_meaning(int code)
-{
-	switch (code) {
-	case 1: return "a local error on the host, or stopped";
-	case 2: return "the master refused the session";
-	case 3: return "no worker for the host's platform";
-	case 4: return "the worker's MD5 does not match";
-	case 5: return "the master did not answer";
-	case 126: return "the client cannot run there";
-	case 127: return "the client is missing";
-	case 255: return "the ssh connection failed or the client was killed";
-	default: return "the client ended badly";
-	}
-}
-
-/* A step of host h ended with exit status code: the next step. */
-static void host_step_done(struct run *r, struct host *h, int code)
-{
-	enum step step = h->step;
-	int rc = 0;
-
-	h->step = S_IDLE;
-	h->pid = 0;
-	switch (step) {
-	case S_START:
-		h->start_exit = code;
-		if (code == 0) {
-			h->starts = 0;  /* max_starts counts starts that went wrong in a row */
-			r->judge_now = true;
-			set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
-		} else if (code >= 2 && code <= 4) {
-			/* the client ran and the master turned it away: starting again won't help */
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", code,
-								      client_exit_meaning(code)));
-		} else if ((code == 126 || code == 127) && h->copied) {
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d after copying: %s", code,
-								      client_exit_meaning(code)));
-		} else {
-			log_info("host %s: the client's ssh ended with %d (%s)", h->label, code,
-				 client_exit_meaning(code));
-			rc = check_login(r, h);
-		}
-		break;
-	case S_CHECK:
-		if (code != 0) {
-			set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
-		} else if (h->start_exit == 126 || h->start_exit == 127) {
-			rc = make_dir(r, h);
-		} else {
-			/* the host is there; its client died or lost the connection */
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", h->start_exit,
-					client_exit_meaning(h->start_exit)));
-			h->not_before = dnow() + RESTART_WAIT;
-		}
-		break;
-	case S_MKDIR:
-	case S_COPY:
-		if (code != 0) {
-			char *said = ssh_said(r, h);
-
-			set_verdict(r, h, H_COPY_FAILED, xasprintf("%s exit %d%s%s%s",
-				    step == S_COPY ? "scp" : "ssh mkdir", code, *said ? " (" : "",
-				    said, *said ? ")" : ""));
-			free(said);
-		} else if (step == S_MKDIR) {
-			rc = copy_client(r, h);
-		} else {
-			h->copied = true;
-			rc = start_client(r, h);
-		}
-		break;
-	case S_IDLE:
-		break;
-	}
-	if (rc < 0)
-		set_verdict(r, h, H_CLIENT_FAILED, xstrdup("the master cannot start ssh"));
-}
-
-static void reap(struct run *r)
-{
-	pid_t pid;
-	int status;
-	size_t i;
-
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-
-		for (i = 0; i < r->nhosts; i++)
-			if (r->hosts[i].pid == pid)
-				host_step_done(r, &r->hosts[i], code);
-	}
-}
-
-static size_t hosts_busy(const struct run *r)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < r->nhosts; i++)
-		n += r->hosts[i].step != S_IDLE;
-	return n;
-}
-
-/*
- * No client runs and tasks are left: start the clients again, when tickets
- * wait (ready), on the hosts that may take them: not those the master
- * turned away, nor those whose last max_starts starts went wrong. false
- * when no host is left.
- */
-static bool restart_hosts(struct run *r, bool ready)
-{
-	bool any = false;
-	size_t i;
-
-	for (i = 0; i < r->nhosts; i++) {
-		struct host *h = &r->hosts[i];
-
-		if (h->step != S_IDLE || h->starts >= r->o->max_starts ||
-		    (h->verdict == H_CLIENT_FAILED && h->start_exit >= 2 && h->start_exit <= 4) ||
-		    (h->verdict == H_CLIENT_FAILED && h->copied &&
-		     (h->start_exit == 126 || h->start_exit == 127)))
-			continue;
-		any = true;
-		if (ready && dnow() >= h->not_before && start_client(r, h) < 0)
-			set_verdict(r, h, H_CLIENT_FAILED, xstrdup("the master cannot start ssh"));
-	}
-	return any;
-}
-
 /* ---- progress ------------------------------------------------------------------------ */
 
 static void fmt_secs(char *buf, size_t n, double s)
@@ -744,7 +293,7 @@ static void show_progress(struct run *r, const struct sweep_stats *st, bool last
 		bar[w] = 0;
 		fprintf(stderr, "\r[%s] %zu/%zu done, %zu failed, %zu running, %zu hosts busy, "
 			"%s left \033[K%s", bar, st->done, st->total, st->failed, st->running,
-			hosts_busy(r), eta, last ? "\n" : "");
+			sweep_hosts_busy(r), eta, last ? "\n" : "");
 	} else if (last || dnow() - last_line >= LINES_EVERY) {
 		fprintf(stderr, "sweep: %s elapsed: %zu/%zu done, %zu failed, %zu running, "
 			"%zu waiting; %s left\n", elapsed, st->done, st->total, st->failed,
@@ -752,83 +301,6 @@ static void show_progress(struct run *r, const struct sweep_stats *st, bool last
 		last_line = dnow();
 	}
 	fflush(stderr);
-}
-
-/* ---- statistics -------------------------------------------------------------------- */
-
-int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
-{
-	struct sweep_stats st;
-	struct sbuf err = SBUF_INIT(4096), hosts = SBUF_INIT(1 << 20);
-	char *path = dir ? xasprintf("%s/hosts", dir) : NULL;
-	size_t i;
-
-	if (sweep_session_stats(db, sid, true, &st, &err) < 0) {
-		log_error("%s", sbuf_str(&err));
-		sbuf_free(&err);
-		free(path);
-		return -1;
-	}
-	fprintf(fp, "session %s: %zu tasks, %zu done, %zu running, %zu waiting, %zu failed\n",
-		sid, st.total, st.done, st.running, st.waiting, st.failed);
-	fprintf(fp, "\nhosts:\n");
-	fprintf(fp, "  %-32s %7s %7s %7s %7s %10s\n", "host", "done", "failed", "invalid", "lost",
-		"time (s)");
-	for (i = 0; i < st.nhosts; i++)
-		fprintf(fp, "  %-32s %7zu %7zu %7zu %7zu %10.1f\n", st.hosts[i].host, st.hosts[i].done,
-			st.hosts[i].failed, st.hosts[i].invalid, st.hosts[i].lost,
-			st.hosts[i].seconds);
-	if (path && read_file(path, 1 << 20, &hosts) == 0 && hosts.len) {
-		char *line = hosts.buf, *nl;
-		bool head = false;
-
-		for (; line && *line; line = nl ? nl + 1 : NULL) {
-			char *tab1, *tab2;
-
-			nl = strchr(line, '\n');
-			if (nl)
-				*nl = 0;
-			tab1 = strchr(line, '\t');
-			tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
-			if (!tab2)
-				continue;
-			*tab1 = *tab2 = 0;
-			if (strcmp(tab1 + 1, "unreachable") && strcmp(tab1 + 1, "copy failed") &&
-			    strcmp(tab1 + 1, "client failed"))
-				continue;
-			if (!head)
-				fprintf(fp, "\nhosts not used:\n");
-			head = true;
-			fprintf(fp, "  %s: %s: %s\n", line, tab1 + 1, tab2 + 1);
-		}
-	}
-	if (st.nfailed_sets) {
-		struct sweep_params p = { 0 };
-		struct sweep_spec spec = { 0 };
-		bool have = sweep_session_load(db, sid, NULL, &spec, &p, &err) == 0;
-
-		fprintf(fp, "\nfailed parameter sets:\n");
-		for (i = 0; i < st.nfailed_sets; i++) {
-			size_t row = st.failed_sets[i].row, k;
-			struct sbuf v = SBUF_INIT(1 << 20);
-
-			for (k = 0; have && row >= 1 && row <= p.nrows && k < p.nnames; k++) {
-				sbuf_addf(&v, "%s%s=", k ? " " : " (", p.names[k]);
-				sweep_params_quote(p.rows[row - 1].values[k], &v);
-			}
-			fprintf(fp, "  set %zu%s%s: %s\n", row, sbuf_str(&v), v.len ? ")" : "",
-				st.failed_sets[i].why ? st.failed_sets[i].why
-						      : "handed out too often without an answer");
-			sbuf_free(&v);
-		}
-		sweep_params_free(&p);
-		sweep_spec_free(&spec);
-	}
-	sweep_stats_free(&st);
-	sbuf_free(&err);
-	sbuf_free(&hosts);
-	free(path);
-	return 0;
 }
 
 /* ---- the run ----------------------------------------------------------------------- */
@@ -1010,7 +482,7 @@ static void ctl_close(struct run *r)
 		char *argv[32];
 		size_t n = 0, k;
 
-		ssh_base(r, &r->hosts[i], false, "exit", argv, &n);
+		sweep_ssh_base(r, &r->hosts[i], false, "exit", argv, &n);
 		argv[n] = NULL;
 		run_wait(argv, "/dev/null");
 		for (k = 0; k < n; k++)
@@ -1027,17 +499,17 @@ static void stop_clients(struct run *r)
 	size_t i;
 
 	/* they hear "no task left" at their next request; give them a moment */
-	while (hosts_busy(r) && dnow() < until) {
+	while (sweep_hosts_busy(r) && dnow() < until) {
 		nap(TICK_MS);
-		reap(r);
+		sweep_hosts_reap(r);
 	}
 	for (i = 0; i < r->nhosts; i++)
 		if (r->hosts[i].pid > 0)
 			kill(r->hosts[i].pid, SIGTERM);
 	until = dnow() + 5;
-	while (hosts_busy(r) && dnow() < until) {
+	while (sweep_hosts_busy(r) && dnow() < until) {
 		nap(TICK_MS);
-		reap(r);
+		sweep_hosts_reap(r);
 	}
 }
 
@@ -1050,7 +522,7 @@ static int loop(struct run *r)
 
 	/* the clients start once tickets wait (the transitioner makes them) */
 	for (;;) {
-		reap(r);
+		sweep_hosts_reap(r);
 		if (stop_sig) {
 			log_warn("stopped by signal %d; `sweep resume SESSION` carries on", (int)stop_sig);
 			sweep_stats_free(&st);
@@ -1070,7 +542,7 @@ static int loop(struct run *r)
 			show_progress(r, &st, false);
 			if (st.done + st.failed == st.total)
 				break;
-			if (!hosts_busy(r) && !restart_hosts(r, st.ready)) {
+			if (!sweep_hosts_busy(r) && !sweep_hosts_restart(r, st.ready)) {
 				show_progress(r, &st, true);
 				log_error("%zu tasks are left and no host can run them; see the "
 					  "statistics, then `sweep resume`", st.total - st.done - st.failed);
@@ -1159,7 +631,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r.sid, r.nhosts);
 	}
 	r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
-	hosts_save(&r);
+	sweep_hosts_save(&r);
 	ctl_open(&r);
 	r.t0 = dnow();
 	rc = loop(&r);
@@ -1177,7 +649,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 			if (r.hosts[i].pid > 0)
 				kill(r.hosts[i].pid, SIGTERM);
 	ctl_close(&r);
-	hosts_save(&r);
+	sweep_hosts_save(&r);
 	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r.db, r.sid, r.sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;
 	fflush(stdout);
