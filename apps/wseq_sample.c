@@ -263,107 +263,132 @@ static int write_aux(const struct state *s)
 	return fclose(ap) != 0 ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+struct options {
+	long steps, words, step_ms;
+	int state_mode, init_only, aux;
+	const char *device;
+};
+
+/* Parse argv into o; 0 to run, else the exit status (help: 0 after printing). */
+static int parse_options(int argc, char **argv, struct options *o, int *exit_status)
 {
-	long steps = 1000, words = 1024, step_ms = 0;
-	int state_mode = 0, init_only = 0, aux = 0, i, r;
-	const char *device = NULL;
-	char in[1024], out[1024], answer[1024], ckpt[1024];
-	struct state s = { 0, 0, NULL };
-	uint64_t start_step;
-	FILE *fp;
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--steps") && i + 1 < argc)
-			steps = strtol(argv[++i], NULL, 10);
+			o->steps = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--words") && i + 1 < argc)
-			words = strtol(argv[++i], NULL, 10);
+			o->words = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--step_ms") && i + 1 < argc)
-			step_ms = strtol(argv[++i], NULL, 10);
+			o->step_ms = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--state"))
-			state_mode = 1;
+			o->state_mode = 1;
 		else if (!strcmp(argv[i], "--init"))
-			init_only = 1;
+			o->init_only = 1;
 		else if (!strcmp(argv[i], "--aux"))
-			aux = 1;
+			o->aux = 1;
 		else if (!strcmp(argv[i], "--device") && i + 1 < argc)
-			device = argv[++i];
+			o->device = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: wseq_sample [--state [--aux]] [--init] [--steps N] [--words N] [--step_ms M] [--device N]\n");
-			return 0;
+			*exit_status = 0;
+			return -1;
 		}
 	}
-	if (steps < 0 || words < 1 || words > MAX_WORDS || step_ms < 0) {
+	if (o->steps < 0 || o->words < 1 || o->words > MAX_WORDS || o->step_ms < 0) {
 		fprintf(stderr, "wseq_sample: bad arguments\n");
-		return 2;
+		*exit_status = 2;
+		return -1;
 	}
-	r = boinc_init();
-	if (r) {
-		fprintf(stderr, "boinc_init failed: %d\n", r);
-		return 1;
-	}
-	if (device)
-		fprintf(stderr, "wseq_sample: started with --device %.16s\n", device);
-	{
-		FILE *sp = fopen("../../wseq_slow", "r");
-		long extra = 0;
+	return 0;
+}
 
-		if (sp) {
-			if (fscanf(sp, "%ld", &extra) == 1 && extra > 0 && marker_applies("../../wseq_slow", 1))
-				step_ms += extra;
-			fclose(sp);
-		}
-	}
-	resolve(state_mode ? "state_in" : "in", in, sizeof(in));
-	resolve(state_mode ? "state_out" : "out", out, sizeof(out));
-	resolve("answer", answer, sizeof(answer));
-	resolve("checkpoint", ckpt, sizeof(ckpt));
+/* Milliseconds per step that ../../wseq_slow adds for this job (0 if none). */
+static long slow_marker_ms(void)
+{
+	FILE *sp = fopen("../../wseq_slow", "r");
+	long extra = 0, ms = 0;
 
-	if (init_only) {
-		new_state(&s, (uint64_t)words, 0x243f6a8885a308d3ULL);
-		if (write_state(out, &s) != 0) {
-			fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
-			boinc_finish(1);
-		}
-		boinc_finish(0);
+	if (sp) {
+		if (fscanf(sp, "%ld", &extra) == 1 && extra > 0 && marker_applies("../../wseq_slow", 1))
+			ms = extra;
+		fclose(sp);
 	}
-	/* A checkpoint wins over the input: the job was restarted. */
-	if (read_state(ckpt, &s) == 0) {
-		fprintf(stderr, "wseq_sample: resuming from checkpoint at step %" PRIu64 "\n", s.step);
+	return ms;
+}
+
+/* --init: write a fresh state to out and finish. */
+static void write_new_state(const char *out, long words)
+{
+	struct state s = { 0, 0, NULL };
+
+	new_state(&s, (uint64_t)words, 0x243f6a8885a308d3ULL);
+	if (write_state(out, &s) != 0) {
+		fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
+		boinc_finish(1);
+	}
+	boinc_finish(0);
+}
+
+/*
+ * Load the state to start from into s and return the step this job started
+ * at: a checkpoint wins over the input, for then the job was restarted.
+ */
+static uint64_t load_start(const char *ckpt, const char *in, long words, struct state *s)
+{
+	uint64_t start_step = 0;
+	FILE *fp;
+	int r;
+
+	if (read_state(ckpt, s) == 0) {
+		fprintf(stderr, "wseq_sample: resuming from checkpoint at step %" PRIu64 "\n", s->step);
 		fp = fopen("checkpoint_start", "r");
-		start_step = 0;
 		if (fp) {
 			if (fscanf(fp, "%" SCNu64, &start_step) != 1)
 				start_step = 0;
 			fclose(fp);
 		}
-	} else {
-		r = load_input(in, &s, (uint64_t)words);
-		if (r != 0) {
-			fprintf(stderr, "wseq_sample: input %s is %s\n", in, r < 0 ? "damaged" : "missing");
-			boinc_finish(1);
-		}
-		start_step = s.step;
-		fp = fopen("checkpoint_start", "w");
-		if (fp) {
-			fprintf(fp, "%" PRIu64 "\n", start_step);
-			fclose(fp);
-		}
+		return start_step;
 	}
-	while (s.step < start_step + (uint64_t)steps) {
-		advance(&s);
+	r = load_input(in, s, (uint64_t)words);
+	if (r != 0) {
+		fprintf(stderr, "wseq_sample: input %s is %s\n", in, r < 0 ? "damaged" : "missing");
+		boinc_finish(1);
+	}
+	start_step = s->step;
+	fp = fopen("checkpoint_start", "w");
+	if (fp) {
+		fprintf(fp, "%" PRIu64 "\n", start_step);
+		fclose(fp);
+	}
+	return start_step;
+}
+
+static void compute(struct state *s, uint64_t start_step, long steps, long step_ms,
+		    const char *ckpt)
+{
+	while (s->step < start_step + (uint64_t)steps) {
+		advance(s);
 		if (step_ms) {
 			struct timespec ts = { step_ms / 1000, (step_ms % 1000) * 1000000L };
 			nanosleep(&ts, NULL);
 		}
 		if (boinc_time_to_checkpoint()) {
-			write_state(ckpt, &s);
+			write_state(ckpt, s);
 			boinc_checkpoint_completed();
 		}
-		boinc_fraction_done(steps ? (double)(s.step - start_step) / (double)steps : 1.0);
+		boinc_fraction_done(steps ? (double)(s->step - start_step) / (double)steps : 1.0);
 	}
-	if (state_mode) {
-		if (write_state(out, &s) != 0) {
+}
+
+/* Write "out" (and in --state mode "answer", and with --aux the aux files). */
+static void write_outputs(const struct options *o, const struct state *s, const char *out,
+			  const char *answer)
+{
+	FILE *fp;
+
+	if (o->state_mode) {
+		if (write_state(out, s) != 0) {
 			fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
 			boinc_finish(1);
 		}
@@ -375,13 +400,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot write output: %s\n", strerror(errno));
 		boinc_finish(1);
 	}
-	fprintf(fp, "step %" PRIu64 " words %" PRIu64 " checksum %016" PRIx64 "\n", s.step, s.nwords,
-		checksum(&s));
+	fprintf(fp, "step %" PRIu64 " words %" PRIu64 " checksum %016" PRIx64 "\n", s->step, s->nwords,
+		checksum(s));
 	fclose(fp);
-	if (state_mode && aux && write_aux(&s) != 0) {
+	if (o->state_mode && o->aux && write_aux(s) != 0) {
 		fprintf(stderr, "cannot write aux_out or aux_answer: %s\n", strerror(errno));
 		boinc_finish(1);
 	}
+}
+
+/* The lies a test asked of this client: ../../wseq_fail and ../../wseq_corrupt. */
+static void apply_markers(int state_mode, const char *out, const char *answer)
+{
 	if (marker_applies("../../wseq_fail", 0)) {
 		fprintf(stderr, "wseq_sample: failing on purpose\n");
 		boinc_finish(3);
@@ -391,6 +421,36 @@ int main(int argc, char **argv)
 		if (state_mode)
 			flip_byte(out);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .steps = 1000, .words = 1024 };
+	char in[1024], out[1024], answer[1024], ckpt[1024];
+	struct state s = { 0, 0, NULL };
+	uint64_t start_step;
+	int r;
+
+	if (parse_options(argc, argv, &o, &r) != 0)
+		return r;
+	r = boinc_init();
+	if (r) {
+		fprintf(stderr, "boinc_init failed: %d\n", r);
+		return 1;
+	}
+	if (o.device)
+		fprintf(stderr, "wseq_sample: started with --device %.16s\n", o.device);
+	o.step_ms += slow_marker_ms();
+	resolve(o.state_mode ? "state_in" : "in", in, sizeof(in));
+	resolve(o.state_mode ? "state_out" : "out", out, sizeof(out));
+	resolve("answer", answer, sizeof(answer));
+	resolve("checkpoint", ckpt, sizeof(ckpt));
+	if (o.init_only)
+		write_new_state(out, o.words);
+	start_step = load_start(ckpt, in, o.words, &s);
+	compute(&s, start_step, o.steps, o.step_ms, ckpt);
+	write_outputs(&o, &s, out, answer);
+	apply_markers(o.state_mode, out, answer);
 	unlink(ckpt);
 	unlink("checkpoint_start");
 	free(s.w);

@@ -334,15 +334,82 @@ static bool segment_moves_sequence(const struct db_workunit *wu, const struct db
 	return g.status == SEG_LATE && seq_policy_after_segment(&v, &g, why) == SEQ_NEXT_RELOCATE;
 }
 
+/* Set need_validate, close a workunit that is over, or create the results it needs. */
+static int settle_workunit(struct db *db, struct tr_job *j, struct db_workunit *wu,
+			   struct db_result_list *rs, bool *changed, const struct tr_counts *c)
+{
+	int needed;
+
+	if (c->have_new && c->nsuccess >= wu->min_quorum && !wu->error_mask && !wu->need_validate &&
+	    !c->canon_missing) {
+		log_info("[WU#%" PRId64 " %s] need_validate =>1", wu->id, wu->name);
+		wu->need_validate = 1;
+	}
+	needed = check_limits(wu, c);
+	if (!wu->error_mask && !wu->canonical_resultid)
+		return create_results(db, j, wu, needed, c);
+	close_results(wu, rs, changed);
+	if (wu->error_mask)
+		wu->need_validate = 0;
+	if (wu->assimilate_state == ASSIMILATE_INIT) {
+		log_info("[WU#%" PRId64 " %s] error_mask %d, canonical result %" PRId64
+			 ": assimilate_state =>READY", wu->id, wu->name, wu->error_mask,
+			 wu->canonical_resultid);
+		wu->assimilate_state = ASSIMILATE_READY;
+	}
+	return DB_OK;
+}
+
+/* Does the workunit's batch still want its files (a batch not retired or aborted)? */
+static int batch_keeps_files(struct db *db, const struct db_workunit *wu, bool *keep)
+{
+	struct db_batch b = { 0 };
+	int rc;
+
+	*keep = false;
+	if (!wu->batch || wu->seq_id)
+		return DB_OK;
+	rc = db_batch_lookup_id(db, wu->batch, &b);
+	*keep = rc == DB_OK && b.state != BATCH_STATE_RETIRED && b.state != BATCH_STATE_ABORTED;
+	db_batch_free(&b);
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+/* Write one changed result; halve its host's quota if it timed out; flag its sequence. */
+static int update_result(struct db *db, const struct db_workunit *wu, struct db_result *r,
+			 bool timed_out)
+{
+	enum seq_reason why;
+	int rc;
+
+	rc = db_result_update_state(db, r);
+	/* no reply counts against the host as an error does (upstream's rule) */
+	if (rc == DB_OK && timed_out && r->hostid && settings.daily_result_quota > 0)
+		rc = db_host_quota_halve(db, r->hostid, settings.daily_result_quota);
+	if (rc != DB_OK)
+		return rc;
+	/*
+	 * A segment that missed its deadline: its sequence must move (the
+	 * relocator). The policy is asked as if the segment's branch were
+	 * live; the flag's UPDATE checks that it is, and that the sequence
+	 * is active.
+	 */
+	if (wu->seq_id && segment_moves_sequence(wu, r, &why)) {
+		rc = db_sequence_flag_relocate(db, wu->seq_id, wu->branch, (int)why);
+		if (rc == DB_NOT_FOUND)
+			rc = DB_OK;
+	}
+	return rc;
+}
+
 static int transition(struct db *db, void *arg)
 {
 	struct tr_job *j = arg;
 	struct db_workunit wu = { 0 };
 	struct db_result_list rs = { NULL, 0 };
 	struct tr_counts c;
-	bool *changed = NULL, *timed_out = NULL, all_over;
-	enum seq_reason why;
-	int rc, needed;
+	bool *changed = NULL, *timed_out = NULL, all_over, keep;
+	int rc;
 	size_t i;
 
 	j->ncreated = 0;
@@ -363,70 +430,18 @@ static int transition(struct db *db, void *arg)
 	log_debug("[WU#%" PRId64 " %s] %d results: unsent %d, in progress %d, over %d (success %d, "
 		  "error %d, no reply %d, didn't need %d)", wu.id, wu.name, c.ntotal, c.nunsent,
 		  c.ninprogress, c.nover, c.nsuccess, c.nerrors, c.nno_reply, c.ndidnt_need);
-
-	if (c.have_new && c.nsuccess >= wu.min_quorum && !wu.error_mask && !wu.need_validate &&
-	    !c.canon_missing) {
-		log_info("[WU#%" PRId64 " %s] need_validate =>1", wu.id, wu.name);
-		wu.need_validate = 1;
-	}
-	needed = check_limits(&wu, &c);
-	if (wu.error_mask || wu.canonical_resultid) {
-		close_results(&wu, &rs, changed);
-		if (wu.error_mask)
-			wu.need_validate = 0;
-		if (wu.assimilate_state == ASSIMILATE_INIT) {
-			log_info("[WU#%" PRId64 " %s] error_mask %d, canonical result %" PRId64
-				 ": assimilate_state =>READY", wu.id, wu.name, wu.error_mask,
-				 wu.canonical_resultid);
-			wu.assimilate_state = ASSIMILATE_READY;
-		}
-	} else {
-		rc = create_results(db, j, &wu, needed, &c);
-		if (rc != DB_OK)
-			goto out;
-	}
+	rc = settle_workunit(db, j, &wu, &rs, changed, &c);
+	if (rc != DB_OK)
+		goto out;
 	all_over = j->ncreated == 0 && all_over_and_validated(&rs, j->t);
 	if (wu.assimilate_state == ASSIMILATE_DONE) {
-		bool keep = false;
-
-		if (wu.batch && !wu.seq_id) {
-			struct db_batch b = { 0 };
-
-			rc = db_batch_lookup_id(db, wu.batch, &b);
-			keep = rc == DB_OK && b.state != BATCH_STATE_RETIRED &&
-			       b.state != BATCH_STATE_ABORTED;
-			db_batch_free(&b);
-			if (rc == DB_NOT_FOUND)
-				rc = DB_OK;
-			if (rc != DB_OK)
-				goto out;
-		}
+		if ((rc = batch_keeps_files(db, &wu, &keep)) != DB_OK)
+			goto out;
 		release_files(&wu, &rs, changed, all_over, keep);
 	}
-
-	for (i = 0; i < rs.n; i++) {
-		if (changed[i]) {
-			rc = db_result_update_state(db, &rs.v[i]);
-			/* no reply counts against the host as an error does (upstream's rule) */
-			if (rc == DB_OK && timed_out[i] && rs.v[i].hostid && settings.daily_result_quota > 0)
-				rc = db_host_quota_halve(db, rs.v[i].hostid, settings.daily_result_quota);
-			if (rc != DB_OK)
-				goto out;
-			/*
-			 * A segment that missed its deadline: its sequence must move (the
-			 * relocator). The policy is asked as if the segment's branch were
-			 * live; the flag's UPDATE checks that it is, and that the sequence
-			 * is active.
-			 */
-			if (wu.seq_id && segment_moves_sequence(&wu, &rs.v[i], &why)) {
-				rc = db_sequence_flag_relocate(db, wu.seq_id, wu.branch, (int)why);
-				if (rc == DB_NOT_FOUND)
-					rc = DB_OK;
-				if (rc != DB_OK)
-					goto out;
-			}
-		}
-	}
+	for (i = 0; i < rs.n; i++)
+		if (changed[i] && (rc = update_result(db, &wu, &rs.v[i], timed_out[i])) != DB_OK)
+			goto out;
 	wu.transition_time = next_transition(&wu, &rs, j->t);
 	rc = db_workunit_update_state(db, &wu);
 out:

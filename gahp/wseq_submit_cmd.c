@@ -277,15 +277,107 @@ static int send(const struct submit_desc *d, struct ws_state *s, const struct ws
 	return ret;
 }
 
-int ws_submit(const struct ws_options *o, const char *file)
+/* Read and parse the description file (or job list) into d; 0, or -1 said. */
+static int parse_file(const struct ws_options *o, const char *file, struct desc_opts *dopts,
+		      struct submit_desc *d)
 {
 	struct sbuf text = SBUF_INIT(DESC_MAX_BYTES);
 	struct sbuf err = SBUF_INIT(64 * 1024);
+	int prc;
+
+	if (access(file, R_OK) != 0 || read_file(file, DESC_MAX_BYTES, &text) < 0) {
+		fprintf(stderr, "%s:0: cannot read it: %s\n", file, strerror(errno ? errno : EIO));
+		sbuf_free(&text);
+		sbuf_free(&err);
+		return -1;
+	}
+	dopts->cluster = next_cluster(false, 0);
+	prc = o->job_list ? desc_parse_job_list(dopts, text.buf ? text.buf : "", text.len, o->app,
+						o->sequence, d, &err)
+			  : desc_parse(dopts, text.buf ? text.buf : "", text.len, d, &err);
+	sbuf_free(&text);
+	if (prc < 0)
+		fprintf(stderr, "%s\n", sbuf_str(&err));
+	sbuf_free(&err);
+	return prc < 0 ? -1 : 0;
+}
+
+/* --batch, else the file's batch_name, else USER-APP-TIME. */
+static char *batch_name(const struct ws_options *o, const struct submit_desc *d)
+{
+	char *u, *batch;
+
+	if (o->batch || d->batch)
+		return xstrdup(o->batch ? o->batch : d->batch);
+	u = user_name();
+	batch = xasprintf("%s-%s-%ld", u, d->app, (long)time(NULL));
+	free(u);
+	return batch;
+}
+
+/* Check the batch's name, that it is new here, and every job; set *path to its state file. */
+static int check_batch(const char *file, const struct submit_desc *d, const char *batch,
+		       const char *dir, char **path)
+{
+	size_t i;
+
+	if (!ws_name_ok(batch)) {
+		fprintf(stderr, "%s:%ld: batch name '%s': want at most 150 letters, digits, _ . - + #, "
+			"not starting with . or -\n", file, d->app_line, batch);
+		return -1;
+	}
+	*path = ws_state_path(batch);
+	if (!*path)
+		return -1;
+	if (access(*path, F_OK) == 0) {
+		fprintf(stderr, "wseq_submit: %s exists: batch %s was submitted from here already "
+			"(retire it, or choose another name with --batch)\n", *path, batch);
+		return -1;
+	}
+	for (i = 0; i < d->njobs; i++) {
+		char *name = xasprintf("%s-%ld", batch, d->jobs[i].proc);
+		int bad = check_job(file, d, &d->jobs[i], name, dir);
+
+		free(name);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Send the batch and keep its state in path. The state file is written
+ * before the batch is sent and named after, so a full disk stops us first.
+ */
+static int send_and_keep(const struct submit_desc *d, struct ws_state *s, const struct ws_conn *c,
+			 const struct ws_options *o, const char *exec, const char *path)
+{
+	struct sbuf err = SBUF_INIT(64 * 1024);
+	char *pending = xasprintf("%s.pending", path);
+	int ret = -1;
+
+	if (ws_state_write(s, pending, &err) < 0)
+		ws_fail(c, "cannot keep the batch's state in %s: %s", path, sbuf_str(&err));
+	else if (send(d, s, c, o, exec) < 0)
+		unlink(pending);
+	else if (ws_state_write(s, path, &err) < 0)
+		ws_fail(c, "batch %s was submitted, but %s", s->batch, sbuf_str(&err));
+	else {
+		unlink(pending);
+		ret = 0;
+	}
+	free(pending);
+	sbuf_free(&err);
+	return ret;
+}
+
+int ws_submit(const struct ws_options *o, const char *file)
+{
 	struct submit_desc d;
 	struct ws_state s;
 	struct ws_conn c;
 	struct desc_opts dopts = { file, 0, 0, read_items, NULL };
-	char dir[4096], *batch = NULL, *path = NULL, *pending = NULL, *exec = NULL;
+	char dir[4096], *batch = NULL, *path = NULL, *exec = NULL;
 	size_t i;
 	int rc = WS_EXIT_USAGE, prc;
 
@@ -296,50 +388,11 @@ int ws_submit(const struct ws_options *o, const char *file)
 		fprintf(stderr, "wseq_submit: cannot tell the working directory: %s\n", strerror(errno));
 		return WS_EXIT_FAIL;
 	}
-	if (access(file, R_OK) != 0 || read_file(file, DESC_MAX_BYTES, &text) < 0) {
-		fprintf(stderr, "%s:0: cannot read it: %s\n", file, strerror(errno ? errno : EIO));
+	if (parse_file(o, file, &dopts, &d) < 0)
 		return WS_EXIT_USAGE;
-	}
-	dopts.cluster = next_cluster(false, 0);
-	prc = o->job_list ? desc_parse_job_list(&dopts, text.buf ? text.buf : "", text.len, o->app,
-						o->sequence, &d, &err)
-			  : desc_parse(&dopts, text.buf ? text.buf : "", text.len, &d, &err);
-	sbuf_free(&text);
-	if (prc < 0) {
-		fprintf(stderr, "%s\n", sbuf_str(&err));
-		sbuf_free(&err);
-		return WS_EXIT_USAGE;
-	}
-	if (o->batch || d.batch) {
-		batch = xstrdup(o->batch ? o->batch : d.batch);
-	} else {
-		char *u = user_name();
-
-		batch = xasprintf("%s-%s-%ld", u, d.app, (long)time(NULL));
-		free(u);
-	}
-	if (!ws_name_ok(batch)) {
-		fprintf(stderr, "%s:%ld: batch name '%s': want at most 150 letters, digits, _ . - + #, "
-			"not starting with . or -\n", file, d.app_line, batch);
-		goto out;
-	}
-	path = ws_state_path(batch);
-	if (!path)
-		goto out;
-	if (access(path, F_OK) == 0) {
-		fprintf(stderr, "wseq_submit: %s exists: batch %s was submitted from here already "
-			"(retire it, or choose another name with --batch)\n", path, batch);
-		goto out;
-	}
-	for (i = 0; i < d.njobs; i++) {
-		char *name = xasprintf("%s-%ld", batch, d.jobs[i].proc);
-		int bad = check_job(file, &d, &d.jobs[i], name, dir);
-
-		free(name);
-		if (bad)
-			goto out;
-	}
-	if (ws_connect(o, d.project, d.auth_file, &c) < 0)
+	batch = batch_name(o, &d);
+	if (check_batch(file, &d, batch, dir, &path) < 0 ||
+	    ws_connect(o, d.project, d.auth_file, &c) < 0)
 		goto out;
 	if (!d.sequence && (prc = check_templates(file, &d, &c, dir, &exec)) != 0) {
 		rc = prc < 0 ? WS_EXIT_USAGE : WS_EXIT_FAIL;
@@ -350,21 +403,8 @@ int ws_submit(const struct ws_options *o, const char *file)
 	s.project = xstrdup(c.url);
 	s.auth_file = c.auth_file[0] == '/' ? xstrdup(c.auth_file) : ws_path(dir, c.auth_file);
 	s.lease = o->lease_days * 86400;
-	/* the state file is written before the batch is sent and named after, so a full disk stops us first */
-	pending = xasprintf("%s.pending", path);
-	if (ws_state_write(&s, pending, &err) < 0) {
-		ws_fail(&c, "cannot keep the batch's state in %s: %s", path, sbuf_str(&err));
+	if (send_and_keep(&d, &s, &c, o, exec, path) < 0)
 		goto out;
-	}
-	if (send(&d, &s, &c, o, exec) < 0) {
-		unlink(pending);
-		goto out;
-	}
-	if (ws_state_write(&s, path, &err) < 0) {
-		ws_fail(&c, "batch %s was submitted, but %s", batch, sbuf_str(&err));
-		goto out;
-	}
-	unlink(pending);
 	next_cluster(true, dopts.cluster);
 	for (i = 0; i < s.njobs; i++)
 		ws_log_event(s.jobs[i].iwd, &s.jobs[i], "submitted to %s as part of batch %s", c.url,
@@ -373,12 +413,10 @@ int ws_submit(const struct ws_options *o, const char *file)
 	rc = fflush(stdout) == 0 ? WS_EXIT_OK : WS_EXIT_FAIL;
 out:
 	free(exec);
-	free(pending);
 	free(path);
 	free(batch);
 	ws_state_free(&s);
 	ws_conn_free(&c);
 	desc_free(&d);
-	sbuf_free(&err);
 	return rc;
 }

@@ -361,117 +361,127 @@ static int read_rows(struct parser *p, long line, const char *src, bool from_fil
 	return 0;
 }
 
+/* An optional leading count: "queue N ...". Moves *s past it. */
+static int queue_count(struct parser *p, long line, char **s, long *count)
+{
+	char *e, save;
+
+	if (!((**s >= '0' && **s <= '9') || **s == '-' || **s == '+'))
+		return 0;
+	e = *s + strcspn(*s, " \t");
+	save = *e;
+	*e = '\0';
+	if (parse_long(*s, count) < 0 || *count < 1 || *count > p->max_jobs)
+		return desc_perr(p, line, "queue: bad count '%s' (want 1 to %ld)", *s, p->max_jobs);
+	*e = save;
+	*s = desc_trim(e);
+	return 0;
+}
+
+/* The variable names before "from" or "in"; returns that keyword, or NULL. */
+static char *queue_vars(struct parser *p, long line, char *t, struct strv *vars)
+{
+	while (*t) {
+		size_t n = strcspn(t, ", \t");
+
+		if ((n == 4 && strncasecmp(t, "from", 4) == 0) || (n == 2 && strncasecmp(t, "in", 2) == 0))
+			return t;
+		if (!is_name(t, n)) {
+			desc_perr(p, line, "queue: '%.*s' is not a count, a variable name, 'from' or 'in'",
+				  (int)n, t);
+			return NULL;
+		}
+		desc_strv_push(vars, xstrndup(t, n));
+		t += n;
+		while (*t && (desc_blank(*t) || *t == ','))
+			t++;
+	}
+	desc_perr(p, line, "queue: want 'queue', 'queue N', 'queue [N] [VARS] from FILE' or "
+		  "'queue [N] [VARS] in (ITEMS)'");
+	return NULL;
+}
+
+/* VAR[, VAR...] from FILE | VAR[, VAR...] in (ITEM, ...): the names and the rows. */
+static int queue_items(struct parser *p, long line, char *s, struct strv *vars, struct strv *rows)
+{
+	char *kw = queue_vars(p, line, s, vars), *src;
+	bool from_file;
+
+	if (!kw)
+		return -1;
+	from_file = kw[0] == 'f' || kw[0] == 'F';
+	src = desc_trim(kw + (from_file ? 4 : 2));
+	if (!from_file) {
+		size_t n = strlen(src);
+
+		if (n < 2 || src[0] != '(' || src[n - 1] != ')')
+			return desc_perr(p, line, "queue ... in: want the items in parentheses on the line");
+		src[n - 1] = '\0';
+		src++;
+	}
+	if (from_file && !*src)
+		return desc_perr(p, line, "queue ... from: no file named");
+	if (vars->n == 0)
+		desc_strv_push(vars, xstrdup("Item"));
+	if (read_rows(p, line, src, from_file, vars->n, rows) < 0)
+		return -1;
+	if (rows->n / vars->n == 0)
+		return desc_perr(p, line, "queue: no items %s %s",
+				 from_file ? "in" : "between the parentheses", from_file ? src : "");
+	return 0;
+}
+
+/* One job of the queue: row r of the items, step of the count. */
+static int queue_job(struct parser *p, long line, const struct strv *vars, const struct strv *rows,
+		     size_t r, long step)
+{
+	char proc[32], cluster[32], stp[32], row[32];
+	const char *names[8 + 64], *values[8 + 64];
+	struct macros m = { names, values, 0 };
+	struct desc_job *j;
+	size_t k;
+
+	if (vars->n > 64)
+		return desc_perr(p, line, "queue: more than 64 variables");
+	if (!(j = desc_new_job(p, line)))
+		return -1;
+	snprintf(proc, sizeof(proc), "%ld", j->proc);
+	snprintf(cluster, sizeof(cluster), "%ld", p->o->cluster);
+	snprintf(stp, sizeof(stp), "%ld", step);
+	snprintf(row, sizeof(row), "%zu", r);
+	names[0] = "Process", values[0] = proc;
+	names[1] = "ProcId", values[1] = proc;
+	names[2] = "Cluster", values[2] = cluster;
+	names[3] = "ClusterId", values[3] = cluster;
+	names[4] = "Step", values[4] = stp;
+	names[5] = "Row", values[5] = row;
+	names[6] = "ItemIndex", values[6] = row;
+	m.n = 7;
+	for (k = 0; k < vars->n; k++, m.n++) {
+		names[m.n] = vars->v[k];
+		values[m.n] = rows->v[r * vars->n + k];
+	}
+	return make_job(p, line, &m, j);
+}
+
 static int do_queue(struct parser *p, long line, char *rest)
 {
 	struct strv vars = { NULL, 0, 0 }, rows = { NULL, 0, 0 };
+	char *s = desc_trim(rest);
+	size_t r, nrows = 1;
 	long count = 1, step;
-	size_t r, nrows = 1, k;
-	char *s = desc_trim(rest), *src = NULL;
-	bool from_file = false;
-	int ret = -1;
+	int ret = 0;
 
-	if (queue_app(p, line) < 0)
+	if (queue_app(p, line) < 0 || queue_count(p, line, &s, &count) < 0)
 		return -1;
-	if ((*s >= '0' && *s <= '9') || *s == '-' || *s == '+') {
-		char *e = s + strcspn(s, " \t");
-		char save = *e;
-
-		*e = '\0';
-		if (parse_long(s, &count) < 0 || count < 1 || count > p->max_jobs) {
-			desc_perr(p, line, "queue: bad count '%s' (want 1 to %ld)", s, p->max_jobs);
-			return -1;
-		}
-		*e = save;
-		s = desc_trim(e);
-	}
 	if (*s) {
-		/* VAR[, VAR...] from FILE | VAR[, VAR...] in (ITEM, ...) */
-		char *kw = NULL, *t = s;
-
-		while (*t) {
-			size_t n = strcspn(t, ", \t");
-
-			if ((n == 4 && strncasecmp(t, "from", 4) == 0) || (n == 2 && strncasecmp(t, "in", 2) == 0)) {
-				kw = t;
-				break;
-			}
-			if (!is_name(t, n)) {
-				desc_perr(p, line, "queue: '%.*s' is not a count, a variable name, 'from' or 'in'",
-				     (int)n, t);
-				goto out;
-			}
-			desc_strv_push(&vars, xstrndup(t, n));
-			t += n;
-			while (*t && (desc_blank(*t) || *t == ','))
-				t++;
-		}
-		if (!kw) {
-			desc_perr(p, line, "queue: want 'queue', 'queue N', 'queue [N] [VARS] from FILE' or "
-			     "'queue [N] [VARS] in (ITEMS)'");
-			goto out;
-		}
-		from_file = kw[0] == 'f' || kw[0] == 'F';
-		src = desc_trim(kw + (from_file ? 4 : 2));
-		if (!from_file) {
-			size_t n = strlen(src);
-
-			if (n < 2 || src[0] != '(' || src[n - 1] != ')') {
-				desc_perr(p, line, "queue ... in: want the items in parentheses on the line");
-				goto out;
-			}
-			src[n - 1] = '\0';
-			src++;
-		}
-		if (from_file && !*src) {
-			desc_perr(p, line, "queue ... from: no file named");
-			goto out;
-		}
-		if (vars.n == 0)
-			desc_strv_push(&vars, xstrdup("Item"));
-		if (read_rows(p, line, src, from_file, vars.n, &rows) < 0)
-			goto out;
-		nrows = rows.n / vars.n;
-		if (nrows == 0) {
-			desc_perr(p, line, "queue: no items %s %s", from_file ? "in" : "between the parentheses",
-			     from_file ? src : "");
-			goto out;
-		}
+		ret = queue_items(p, line, s, &vars, &rows);
+		if (ret == 0)
+			nrows = rows.n / vars.n;
 	}
-	for (r = 0; r < nrows; r++) {
-		for (step = 0; step < count; step++) {
-			char proc[32], cluster[32], stp[32], row[32];
-			const char *names[8 + 64], *values[8 + 64];
-			struct macros m = { names, values, 0 };
-			struct desc_job *j;
-
-			if (vars.n > 64) {
-				desc_perr(p, line, "queue: more than 64 variables");
-				goto out;
-			}
-			if (!(j = desc_new_job(p, line)))
-				goto out;
-			snprintf(proc, sizeof(proc), "%ld", j->proc);
-			snprintf(cluster, sizeof(cluster), "%ld", p->o->cluster);
-			snprintf(stp, sizeof(stp), "%ld", step);
-			snprintf(row, sizeof(row), "%zu", r);
-			names[0] = "Process", values[0] = proc;
-			names[1] = "ProcId", values[1] = proc;
-			names[2] = "Cluster", values[2] = cluster;
-			names[3] = "ClusterId", values[3] = cluster;
-			names[4] = "Step", values[4] = stp;
-			names[5] = "Row", values[5] = row;
-			names[6] = "ItemIndex", values[6] = row;
-			m.n = 7;
-			for (k = 0; k < vars.n; k++, m.n++) {
-				names[m.n] = vars.v[k];
-				values[m.n] = rows.v[r * vars.n + k];
-			}
-			if (make_job(p, line, &m, j) < 0)
-				goto out;
-		}
-	}
-	ret = 0;
-out:
+	for (r = 0; ret == 0 && r < nrows; r++)
+		for (step = 0; ret == 0 && step < count; step++)
+			ret = queue_job(p, line, &vars, &rows, r, step);
 	desc_strv_free(vars.v, vars.n);
 	desc_strv_free(rows.v, rows.n);
 	return ret;

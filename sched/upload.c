@@ -496,132 +496,176 @@ static enum upload_status req_authorize(struct upload_req *r, long max_nbytes)
 	return st;
 }
 
-static enum upload_status req_file_upload(struct upload_req *r)
+/* What a file_upload request promises, and where its bytes go. */
+struct upload_file {
+	long nbytes, max_nbytes, offset;
+	char md5[MD5_HEX_LEN + 1];
+	const char *final, *part;
+	int fd;
+};
+
+/* Read and check the name, sizes and MD5 the request states. */
+static enum upload_status req_upload_fields(struct upload_req *r, struct upload_file *u)
 {
-	struct sbuf final = SBUF_INIT(PATH_MAX), part = SBUF_INIT(PATH_MAX);
-	long nbytes = -1, max_nbytes = -1, offset = 0, need, got = 0;
-	char md5[MD5_HEX_LEN + 1], have[MD5_HEX_LEN + 1];
 	enum upload_status st;
-	struct stat sb;
-	int fd = -1;
+	long long sent;
 
 	if (!r->fields[F_NAME])
 		return req_fail(r, UPLOAD_PERMANENT, "no name in the upload request");
 	field_quote(&r->qname, r->fields[F_NAME], UPLOAD_QUOTE_MAX);
 	if (!dirhier_name_ok(r->fields[F_NAME]))
 		return req_fail(r, UPLOAD_PERMANENT, "file name '%s' is not allowed", sbuf_str(&r->qname));
-	if ((st = req_number(r, F_NBYTES, &nbytes)) != UPLOAD_OK ||
-	    (st = req_number(r, F_MAX_NBYTES, &max_nbytes)) != UPLOAD_OK ||
-	    (st = req_number(r, F_OFFSET, &offset)) != UPLOAD_OK ||
-	    (st = req_md5(r, md5)) != UPLOAD_OK)
-		goto out;
-	if (nbytes < 0) {
-		st = req_fail(r, UPLOAD_PERMANENT, "no nbytes in the upload request");
-	} else if (max_nbytes < 0) {
-		st = req_fail(r, UPLOAD_PERMANENT, "no max_nbytes in the upload request");
-	} else if (nbytes > max_nbytes) {
-		st = req_fail(r, UPLOAD_PERMANENT, "'%s' has %ld bytes, more than its max_nbytes %ld",
-			      sbuf_str(&r->qname), nbytes, max_nbytes);
-	} else if (offset > nbytes) {
-		st = req_fail(r, UPLOAD_PERMANENT, "offset %ld is beyond the end of '%s' (%ld bytes)",
-			      offset, sbuf_str(&r->qname), nbytes);
-	} else if (!r->data_at) {
-		st = req_fail(r, UPLOAD_PERMANENT, "malformed request: no data in the upload request");
-	} else if (r->left >= 0 && (long long)(r->head.len - r->data_at) + r->left > nbytes - offset) {
-		st = req_fail(r, UPLOAD_PERMANENT, "the request carries %lld bytes of data for '%s', "
-			      "more than the %ld promised", (long long)(r->head.len - r->data_at) + r->left,
-			      sbuf_str(&r->qname), nbytes - offset);
-	}
-	if (st == UPLOAD_OK)
-		st = req_authorize(r, max_nbytes);
-	if (st != UPLOAD_OK || (st = req_paths(r, r->fields[F_NAME], true, &final, &part)) != UPLOAD_OK)
-		goto out;
-	log_info("client %s: upload of '%s' starts at offset %ld of %ld bytes (client %s.%s.%s)",
-		 r->addr, sbuf_str(&r->qname), offset, nbytes, r->fields[F_MAJOR] ? r->fields[F_MAJOR] : "?",
-		 r->fields[F_MINOR] ? r->fields[F_MINOR] : "?",
-		 r->fields[F_RELEASE] ? r->fields[F_RELEASE] : "?");
-	if (access(sbuf_str(&final), F_OK) == 0) {
-		st = upload_existing(r, sbuf_str(&final), nbytes, md5);
-		goto out;
-	}
-	if ((st = upload_open_part(r, sbuf_str(&part), &fd, &sb)) != UPLOAD_OK)
-		goto out;
-	if (access(sbuf_str(&final), F_OK) == 0) {
-		unlink(sbuf_str(&part));        /* ours, locked: left by a request that completed */
-		st = upload_existing(r, sbuf_str(&final), nbytes, md5);
-		goto out;
-	}
-	if ((long long)sb.st_size != (long long)offset) {
-		if (offset != 0) {
-			if (sb.st_size == 0)
-				unlink(sbuf_str(&part));        /* just made by the open: no trace */
-			st = req_fail(r, UPLOAD_TRANSIENT, "the server has %lld bytes of '%s', not %ld; "
-				      "ask get_file_size again", (long long)sb.st_size, sbuf_str(&r->qname), offset);
-			goto out;
+	if ((st = req_number(r, F_NBYTES, &u->nbytes)) != UPLOAD_OK ||
+	    (st = req_number(r, F_MAX_NBYTES, &u->max_nbytes)) != UPLOAD_OK ||
+	    (st = req_number(r, F_OFFSET, &u->offset)) != UPLOAD_OK ||
+	    (st = req_md5(r, u->md5)) != UPLOAD_OK)
+		return st;
+	if (u->nbytes < 0)
+		return req_fail(r, UPLOAD_PERMANENT, "no nbytes in the upload request");
+	if (u->max_nbytes < 0)
+		return req_fail(r, UPLOAD_PERMANENT, "no max_nbytes in the upload request");
+	if (u->nbytes > u->max_nbytes)
+		return req_fail(r, UPLOAD_PERMANENT, "'%s' has %ld bytes, more than its max_nbytes %ld",
+				sbuf_str(&r->qname), u->nbytes, u->max_nbytes);
+	if (u->offset > u->nbytes)
+		return req_fail(r, UPLOAD_PERMANENT, "offset %ld is beyond the end of '%s' (%ld bytes)",
+				u->offset, sbuf_str(&r->qname), u->nbytes);
+	if (!r->data_at)
+		return req_fail(r, UPLOAD_PERMANENT, "malformed request: no data in the upload request");
+	sent = (long long)(r->head.len - r->data_at) + r->left;
+	if (r->left >= 0 && sent > u->nbytes - u->offset)
+		return req_fail(r, UPLOAD_PERMANENT, "the request carries %lld bytes of data for '%s', "
+				"more than the %ld promised", sent, sbuf_str(&r->qname),
+				u->nbytes - u->offset);
+	return UPLOAD_OK;
+}
+
+/* Make the locked partial file hold exactly the bytes before the offset. */
+static enum upload_status upload_seek_part(struct upload_req *r, struct upload_file *u,
+					   const struct stat *sb)
+{
+	if ((long long)sb->st_size != (long long)u->offset) {
+		if (u->offset != 0) {
+			if (sb->st_size == 0)
+				unlink(u->part);        /* just made by the open: no trace */
+			return req_fail(r, UPLOAD_TRANSIENT, "the server has %lld bytes of '%s', not %ld; "
+					"ask get_file_size again", (long long)sb->st_size,
+					sbuf_str(&r->qname), u->offset);
 		}
-		if (ftruncate(fd, 0) < 0) {
-			st = req_fail(r, UPLOAD_TRANSIENT, "cannot restart '%s': %s", sbuf_str(&r->qname),
-				      strerror(errno));
-			goto out;
-		}
+		if (ftruncate(u->fd, 0) < 0)
+			return req_fail(r, UPLOAD_TRANSIENT, "cannot restart '%s': %s",
+					sbuf_str(&r->qname), strerror(errno));
 	}
-	if (lseek(fd, offset, SEEK_SET) < 0) {
-		st = req_fail(r, UPLOAD_TRANSIENT, "cannot seek in '%s': %s", sbuf_str(&r->qname), strerror(errno));
-		goto out;
-	}
-	need = nbytes - offset;
-	st = upload_copy(r, fd, need, &got);
+	if (lseek(u->fd, u->offset, SEEK_SET) < 0)
+		return req_fail(r, UPLOAD_TRANSIENT, "cannot seek in '%s': %s", sbuf_str(&r->qname),
+				strerror(errno));
+	return UPLOAD_OK;
+}
+
+/* Copy the request's data into the partial file and sync it. */
+static enum upload_status upload_receive(struct upload_req *r, struct upload_file *u)
+{
+	long need = u->nbytes - u->offset, got = 0;
+	enum upload_status st;
+
+	st = upload_copy(r, u->fd, need, &got);
 	if (st == UPLOAD_PERMANENT) {
-		unlink(sbuf_str(&part));
-		st = req_fail(r, UPLOAD_PERMANENT, "more data than the %ld bytes promised for '%s'",
-			      need, sbuf_str(&r->qname));
-		goto out;
+		unlink(u->part);
+		return req_fail(r, UPLOAD_PERMANENT, "more data than the %ld bytes promised for '%s'",
+				need, sbuf_str(&r->qname));
 	}
 	if (st != UPLOAD_OK)
-		goto out;
-	if (got < need) {
-		st = req_fail(r, UPLOAD_TRANSIENT, "upload of '%s' cut short: %ld of %ld bytes; "
-			      "%ld kept for resuming", sbuf_str(&r->qname), got, need, offset + got);
-		goto out;
+		return st;
+	if (got < need)
+		return req_fail(r, UPLOAD_TRANSIENT, "upload of '%s' cut short: %ld of %ld bytes; "
+				"%ld kept for resuming", sbuf_str(&r->qname), got, need, u->offset + got);
+	if (fsync(u->fd) < 0)
+		return req_fail(r, UPLOAD_TRANSIENT, "cannot sync '%s': %s", sbuf_str(&r->qname),
+				strerror(errno));
+	return UPLOAD_OK;
+}
+
+static enum upload_status upload_check_md5(struct upload_req *r, struct upload_file *u)
+{
+	char have[MD5_HEX_LEN + 1];
+
+	if (!*u->md5)
+		return UPLOAD_OK;
+	if (md5_file(u->part, have, NULL) < 0)
+		return req_fail(r, UPLOAD_TRANSIENT, "cannot read back '%s'", sbuf_str(&r->qname));
+	if (strcmp(have, u->md5) == 0)
+		return UPLOAD_OK;
+	/*
+	 * Sent whole in this request: the client's file is not what it says,
+	 * and sending it again would not help. Resumed: the kept part may be
+	 * what is wrong, so start over.
+	 */
+	unlink(u->part);
+	return req_fail(r, u->offset == 0 ? UPLOAD_PERMANENT : UPLOAD_TRANSIENT,
+			"MD5 of '%s' is %s, not %s%s", sbuf_str(&r->qname), have, u->md5,
+			u->offset == 0 ? "" : "; partial file discarded, upload again from the start");
+}
+
+/* Link the complete partial file to its name; link() never replaces a file. */
+static enum upload_status upload_complete(struct upload_req *r, struct upload_file *u)
+{
+	if (link(u->part, u->final) < 0) {
+		if (errno != EEXIST)
+			return req_fail(r, UPLOAD_TRANSIENT, "cannot complete '%s': %s",
+					sbuf_str(&r->qname), strerror(errno));
+		unlink(u->part);
+		return upload_existing(r, u->final, u->nbytes, u->md5);
 	}
-	if (fsync(fd) < 0) {
-		st = req_fail(r, UPLOAD_TRANSIENT, "cannot sync '%s': %s", sbuf_str(&r->qname), strerror(errno));
-		goto out;
-	}
-	if (*md5) {
-		if (md5_file(sbuf_str(&part), have, NULL) < 0) {
-			st = req_fail(r, UPLOAD_TRANSIENT, "cannot read back '%s'", sbuf_str(&r->qname));
-			goto out;
-		}
-		if (strcmp(have, md5) != 0) {
-			/*
-			 * Sent whole in this request: the client's file is not what
-			 * it says, and sending it again would not help. Resumed:
-			 * the kept part may be what is wrong, so start over.
-			 */
-			unlink(sbuf_str(&part));
-			st = req_fail(r, offset == 0 ? UPLOAD_PERMANENT : UPLOAD_TRANSIENT,
-				      "MD5 of '%s' is %s, not %s%s", sbuf_str(&r->qname), have, md5,
-				      offset == 0 ? "" : "; partial file discarded, upload again from the start");
-			goto out;
-		}
-	}
-	if (link(sbuf_str(&part), sbuf_str(&final)) < 0) {
-		if (errno == EEXIST) {
-			unlink(sbuf_str(&part));
-			st = upload_existing(r, sbuf_str(&final), nbytes, md5);
-		} else {
-			st = req_fail(r, UPLOAD_TRANSIENT, "cannot complete '%s': %s", sbuf_str(&r->qname),
-				      strerror(errno));
-		}
-		goto out;
-	}
-	unlink(sbuf_str(&part));
-	log_info("client %s: received '%s' (%ld bytes)", r->addr, sbuf_str(&r->qname), nbytes);
+	unlink(u->part);
+	log_info("client %s: received '%s' (%ld bytes)", r->addr, sbuf_str(&r->qname), u->nbytes);
 	upload_reply(r->reply, UPLOAD_OK, NULL);
-out:
-	if (fd >= 0)
-		close(fd);
+	return UPLOAD_OK;
+}
+
+/* Write the data into the partial file under its lock, check it, complete it. */
+static enum upload_status upload_write(struct upload_req *r, struct upload_file *u)
+{
+	enum upload_status st;
+	struct stat sb;
+
+	if (access(u->final, F_OK) == 0)
+		return upload_existing(r, u->final, u->nbytes, u->md5);
+	if ((st = upload_open_part(r, u->part, &u->fd, &sb)) != UPLOAD_OK)
+		return st;
+	if (access(u->final, F_OK) == 0) {
+		unlink(u->part);        /* ours, locked: left by a request that completed */
+		return upload_existing(r, u->final, u->nbytes, u->md5);
+	}
+	if ((st = upload_seek_part(r, u, &sb)) != UPLOAD_OK ||
+	    (st = upload_receive(r, u)) != UPLOAD_OK ||
+	    (st = upload_check_md5(r, u)) != UPLOAD_OK)
+		return st;
+	return upload_complete(r, u);
+}
+
+static enum upload_status req_file_upload(struct upload_req *r)
+{
+	struct sbuf final = SBUF_INIT(PATH_MAX), part = SBUF_INIT(PATH_MAX);
+	struct upload_file u = { .nbytes = -1, .max_nbytes = -1, .offset = 0, .fd = -1 };
+	enum upload_status st;
+
+	st = req_upload_fields(r, &u);
+	if (st == UPLOAD_OK)
+		st = req_authorize(r, u.max_nbytes);
+	if (st == UPLOAD_OK)
+		st = req_paths(r, r->fields[F_NAME], true, &final, &part);
+	if (st == UPLOAD_OK) {
+		log_info("client %s: upload of '%s' starts at offset %ld of %ld bytes (client %s.%s.%s)",
+			 r->addr, sbuf_str(&r->qname), u.offset, u.nbytes,
+			 r->fields[F_MAJOR] ? r->fields[F_MAJOR] : "?",
+			 r->fields[F_MINOR] ? r->fields[F_MINOR] : "?",
+			 r->fields[F_RELEASE] ? r->fields[F_RELEASE] : "?");
+		u.final = sbuf_str(&final);
+		u.part = sbuf_str(&part);
+		st = upload_write(r, &u);
+	}
+	if (u.fd >= 0)
+		close(u.fd);
 	sbuf_free(&final);
 	sbuf_free(&part);
 	return st;

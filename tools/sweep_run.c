@@ -558,119 +558,155 @@ static int loop(struct run *r)
 	return i ? SWEEP_EXIT_FAILED : SWEEP_EXIT_DONE;
 }
 
-int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
+static void run_signals(void)
 {
-	struct run r = { .o = o };
-	size_t i;
-	int rc = SWEEP_EXIT_ERROR;
-
 	SIG_SET(on_stop, 0, SIGINT, SIGTERM);
 	SIG_SET(on_child, 0, SIGCHLD);
 	sigemptyset(&child_set);
 	sigaddset(&child_set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &child_set, NULL);
 	SIG_SET(SIG_IGN, 0, SIGPIPE);
-	if (!o->verbose)
-		log_set_level(LOG_LVL_ERROR);
-	{
-		/* wseq_sandbox finds make_project and the rest where sweep is */
-		char self[PATH_MAX], *slash, *path;
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+}
 
-		if (n > 0 && (self[n] = 0, slash = strrchr(self, '/'))) {
-			*slash = 0;
-			path = xasprintf("%s:%s", self, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-			setenv("PATH", path, 1);
-			free(path);
-		}
+/* wseq_sandbox finds make_project and the rest where sweep is */
+static void path_add_self(void)
+{
+	char self[PATH_MAX], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0 && (self[n] = 0, slash = strrchr(self, '/'))) {
+		*slash = 0;
+		path = xasprintf("%s:%s", self, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+		setenv("PATH", path, 1);
+		free(path);
 	}
-	if (!strcmp(o->progress, "bar"))
-		r.progress = 2;
-	else if (!strcmp(o->progress, "lines"))
-		r.progress = 1;
-	else if (!strcmp(o->progress, "none"))
-		r.progress = 0;
-	else
-		r.progress = isatty(2) ? 2 : 1;
+}
+
+/* --progress: 2 a bar, 1 lines, 0 none; "auto" a bar on a terminal. */
+static int progress_mode(const char *progress)
+{
+	if (!strcmp(progress, "bar"))
+		return 2;
+	if (!strcmp(progress, "lines"))
+		return 1;
+	if (!strcmp(progress, "none"))
+		return 0;
+	return isatty(2) ? 2 : 1;
+}
+
+/* Read the spec file (new session) or check the session ID (resume). */
+static int read_arg(struct run *r, bool resume, const char *arg)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	int rc = 0;
+
 	if (!resume) {
-		struct sbuf err = SBUF_INIT(4096);
-
-		if (sweep_spec_read(arg, &r.spec, &err) < 0) {
-			log_error("%s", sbuf_str(&err));
-			sbuf_free(&err);
-			goto out;
-		}
+		if (sweep_spec_read(arg, &r->spec, &err) < 0)
+			rc = log_error("%s", sbuf_str(&err));
 		sbuf_free(&err);
-	} else {
-		if (strlen(arg) != SWEEP_SID_LEN || strspn(arg, "0123456789abcdef") != SWEEP_SID_LEN) {
-			log_error("'%s' is not a session ID (32 hex digits)", arg);
-			goto out;
-		}
-		memcpy(r.sid, arg, SWEEP_SID_LEN + 1);
+		return rc;
 	}
-	if (project_open(&r, !resume) < 0)
-		goto out;
-	if (resume && session_spec(&r) < 0)
-		goto out;
-	if (setup_hosts(&r) < 0 || setup_worker(&r) < 0)
-		goto out;
-	if (!resume) {
-		struct sbuf err = SBUF_INIT(4096);
-		int64_t batch = 0;
-		size_t n = 0;
+	if (strlen(arg) != SWEEP_SID_LEN || strspn(arg, "0123456789abcdef") != SWEEP_SID_LEN)
+		return log_error("'%s' is not a session ID (32 hex digits)", arg);
+	memcpy(r->sid, arg, SWEEP_SID_LEN + 1);
+	return 0;
+}
 
-		if (sweep_session_create(r.db, &r.cfg, arg, r.sid, &batch, &n, &err) < 0) {
-			log_error("%s", sbuf_str(&err));
-			sbuf_free(&err);
-			goto out;
-		}
-		sbuf_free(&err);
-		/* the only place the whole ID is shown: resume needs it */
-		fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r.sid, n, r.nhosts);
-	} else {
-		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r.sid, r.nhosts);
+/* Open the project, set up hosts and worker, and create or find the session. */
+static int session_begin(struct run *r, bool resume, const char *arg)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	int64_t batch = 0;
+	size_t n = 0;
+
+	if (project_open(r, !resume) < 0)
+		return -1;
+	if (resume && session_spec(r) < 0)
+		return -1;
+	if (setup_hosts(r) < 0 || setup_worker(r) < 0)
+		return -1;
+	if (resume) {
+		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r->sid, r->nhosts);
+		return 0;
 	}
-	r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
-	sweep_hosts_save(&r);
-	ctl_open(&r);
-	r.t0 = dnow();
-	rc = loop(&r);
+	if (sweep_session_create(r->db, &r->cfg, arg, r->sid, &batch, &n, &err) < 0) {
+		log_error("%s", sbuf_str(&err));
+		sbuf_free(&err);
+		return -1;
+	}
+	sbuf_free(&err);
+	/* the only place the whole ID is shown: resume needs it */
+	fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r->sid, n, r->nhosts);
+	return 0;
+}
+
+/* After the loop ended with rc: judge, stop the clients, print the statistics. */
+static int session_end(struct run *r, int rc)
+{
+	size_t i;
+
 	if (rc != SWEEP_EXIT_ERROR) {
 		struct sweep_stats st = { 0 };
 
-		if (judge(&r, true, &st) < 0)
+		if (judge(r, true, &st) < 0)
 			rc = SWEEP_EXIT_ERROR;
 		sweep_stats_free(&st);
 	}
 	if (rc != SWEEP_EXIT_STOPPED)
-		stop_clients(&r);
+		stop_clients(r);
 	else
-		for (i = 0; i < r.nhosts; i++)
-			if (r.hosts[i].pid > 0)
-				kill(r.hosts[i].pid, SIGTERM);
-	ctl_close(&r);
-	sweep_hosts_save(&r);
-	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r.db, r.sid, r.sdir, stdout) < 0)
+		for (i = 0; i < r->nhosts; i++)
+			if (r->hosts[i].pid > 0)
+				kill(r->hosts[i].pid, SIGTERM);
+	ctl_close(r);
+	sweep_hosts_save(r);
+	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->db, r->sid, r->sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;
 	fflush(stdout);
-out:
-	if (r.db)
-		db_close(r.db);
-	if (r.sandbox && r.started_sandbox && !o->keep_server)
-		sandbox_down(&r);
-	for (i = 0; i < r.nhosts; i++) {
-		free(r.hosts[i].h.user);
-		free(r.hosts[i].h.host);
-		free(r.hosts[i].label);
-		free(r.hosts[i].why);
+	return rc;
+}
+
+static void run_release(struct run *r)
+{
+	size_t i;
+
+	if (r->db)
+		db_close(r->db);
+	if (r->sandbox && r->started_sandbox && !r->o->keep_server)
+		sandbox_down(r);
+	for (i = 0; i < r->nhosts; i++) {
+		free(r->hosts[i].h.user);
+		free(r->hosts[i].h.host);
+		free(r->hosts[i].label);
+		free(r->hosts[i].why);
 	}
-	free(r.hosts);
-	if (r.have_cfg)
-		config_free(&r.cfg);
-	sweep_spec_free(&r.spec);
-	free(r.sdir);
-	free(r.url);
-	free(r.client);
-	free(r.sandbox);
+	free(r->hosts);
+	if (r->have_cfg)
+		config_free(&r->cfg);
+	sweep_spec_free(&r->spec);
+	free(r->sdir);
+	free(r->url);
+	free(r->client);
+	free(r->sandbox);
+}
+
+int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
+{
+	struct run r = { .o = o };
+	int rc = SWEEP_EXIT_ERROR;
+
+	run_signals();
+	if (!o->verbose)
+		log_set_level(LOG_LVL_ERROR);
+	path_add_self();
+	r.progress = progress_mode(o->progress);
+	if (read_arg(&r, resume, arg) == 0 && session_begin(&r, resume, arg) == 0) {
+		r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
+		sweep_hosts_save(&r);
+		ctl_open(&r);
+		r.t0 = dnow();
+		rc = session_end(&r, loop(&r));
+	}
+	run_release(&r);
 	return rc;
 }
