@@ -1,5 +1,5 @@
 /*
- * Queries of the parameter sweep's HTTP endpoints (sched/sweep_cgi.c): a
+ * Queries of the parameter sweep's HTTP endpoints (sweep/endpoints/sweep_cgi.c): a
  * sweep session is a batch, a task a workunit of it, a ticket one of its
  * results -- named by the ticket itself, so the ticket is unguessable -- made
  * by the transitioner as for any job (several at once, more after timeouts

@@ -83,7 +83,7 @@ void web_urlencode(struct sbuf *b, const char *s);
 /* A web program's answer to one request. */
 typedef void web_handler(const struct web_ctx *c, const struct web_req *r, struct web_reply *o);
 /*
- * Serve requests with fn until the process manager says stop (lib/serve.c:
+ * Serve requests with fn until the process manager says stop (serve/serve.c:
  * FastCGI or CGI), as program prog (its log, config.xml with the account
  * settings); offline_reply is written whole when config.xml cannot be read.
  * Returns main's exit status.

@@ -2,7 +2,7 @@
  * web: the volunteers' web program -- the account RPCs the BOINC client
  * and Manager call (get_project_config.php, create_account.php, ...) and
  * the web pages. A FastCGI server under mod_fcgid, else a CGI program
- * (lib/serve.h); a process keeps config.xml, the account settings and the
+ * (serve/serve.h); a process keeps config.xml, the account settings and the
  * database connection. make_project's Apache configuration maps the
  * project's .php names and pages here; the script name says which. Logs to
  * <log_dir>/web.log (never a query string: it may hold a password hash).

@@ -1,6 +1,6 @@
 /*
  * The request loop of the web programs (web, ops): one request read through
- * lib/serve.c -- FastCGI under mod_fcgid, else CGI -- into a web_req, given
+ * serve/serve.c -- FastCGI under mod_fcgid, else CGI -- into a web_req, given
  * to the program's handler, its reply written back. A process keeps
  * config.xml, the account settings and the database connection; a body
  * over WEB_MAX_BODY is refused (and drained, so the reply arrives); a

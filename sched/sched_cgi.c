@@ -2,7 +2,7 @@
  * cgi: the scheduler's front end (BOINC's name for it, so the master page's
  * scheduler URL is .../NAME_cgi/cgi). Under mod_fcgid a FastCGI server that
  * answers request after request, run by a web server without it a CGI
- * program that answers one (lib/serve.h). A process keeps config.xml and
+ * program that answers one (serve/serve.h). A process keeps config.xml and
  * its settings, the keys, the database connection (with its prepared
  * statements) and the apps and app versions, each read again when it
  * changes; a request's own state (its host, its user, its reply) lives in

@@ -115,7 +115,7 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 	fputc('\n', fp);
 }
 
-static bool has_axis(const struct sim_sweep *w, enum sim_sweep_param p)
+static bool has_axis(const struct sim_grid *w, enum sim_grid_param p)
 {
 	size_t k;
 
@@ -125,7 +125,7 @@ static bool has_axis(const struct sim_sweep *w, enum sim_sweep_param p)
 	return false;
 }
 
-int sim_advise_run(const struct sim_scenario *sc, struct sim_sweep *w, double waste_within_pct,
+int sim_advise_run(const struct sim_scenario *sc, struct sim_grid *w, double waste_within_pct,
 		   double finish_within_pct, FILE *fp, struct sim_row **rowsp, size_t *nrows,
 		   struct sim_advice *a)
 {
@@ -139,18 +139,18 @@ int sim_advise_run(const struct sim_scenario *sc, struct sim_sweep *w, double wa
 	*nrows = 0;
 	memset(a, 0, sizeof(*a));
 	a->pick = -1;
-	if ((!has_axis(w, SIM_SWEEP_M) && sim_sweep_add(w, SIM_ADVISE_M, err, sizeof(err)) != 0) ||
-	    (!has_axis(w, SIM_SWEEP_SEGMENT) &&
-	     sim_sweep_add(w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0))
+	if ((!has_axis(w, SIM_GRID_M) && sim_grid_add(w, SIM_ADVISE_M, err, sizeof(err)) != 0) ||
+	    (!has_axis(w, SIM_GRID_SEGMENT) &&
+	     sim_grid_add(w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0))
 		return log_error("%s", err);
-	runs = sim_sweep_runs(w);
+	runs = sim_grid_runs(w);
 	rows = xcalloc(runs, sizeof(*rows));
 	eligible = xcalloc(runs, sizeof(*eligible));
 	for (i = 0; i < runs && rc == 0; i++) {
 		struct sim_scenario one = *sc;
 
 		rows[i].strategy = sim_strategy_seq.name;
-		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0)
+		if (sim_grid_apply(w, i, &one, err, sizeof(err)) != 0)
 			rc = log_error("%s", err);
 		else if (sim_run(&one, &sim_strategy_seq, &rows[i].stats, err, sizeof(err)) != 0)
 			rc = log_error("seq: %s", err);

@@ -1,5 +1,5 @@
 /*
- * wseq_sim advise: of a sweep's runs of the seq strategy, the N, M and
+ * wseq_sim advise: of a grid's runs of the seq strategy, the N, M and
  * segment length that upload the fewest bytes while wasting CPU within X %
  * of the least any run wasted and finishing (median) within Y % of the
  * soonest, among the runs that finished the most components. A pure choice
@@ -9,7 +9,7 @@
 #define WSEQ_SIM_ADVISE_H
 
 #include "sim_report.h"
-#include "sim_sweep.h"
+#include "sim_grid.h"
 
 /* The axes swept when not given: M, and the segment length */
 #define SIM_ADVISE_M "M=1,2,4,8,16"
@@ -40,14 +40,14 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 		       const struct sim_row *ref);
 
 /*
- * All of wseq_sim advise over sc: the seq strategy over the sweep w (its
+ * All of wseq_sim advise over sc: the seq strategy over the grid w (its
  * M and segment axes made SIM_ADVISE_M and SIM_ADVISE_SEGMENT when it has
  * none), the choice, the chunk strategy at the advised N and segment length
  * for comparison, and the report on fp. *rows gets the runs (free() it),
- * *nrows their number and *a the choice. 0, or -1 (logged: a sweep beyond
+ * *nrows their number and *a the choice. 0, or -1 (logged: a grid beyond
  * the scenario's limits).
  */
-int sim_advise_run(const struct sim_scenario *sc, struct sim_sweep *w, double waste_within_pct,
+int sim_advise_run(const struct sim_scenario *sc, struct sim_grid *w, double waste_within_pct,
 		   double finish_within_pct, FILE *fp, struct sim_row **rows, size_t *nrows,
 		   struct sim_advice *a);
 

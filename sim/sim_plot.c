@@ -214,7 +214,7 @@ static bool same_run(const struct sim_row *a, const struct sim_row *b)
 
 /*
  * One curve a strategy, at the scenario's own N, M and segment length when
- * the sweep has them, else at its first run's: a sweep's every run in one
+ * the grid has them, else at its first run's: a grid's every run in one
  * picture is a tangle. The comments list every run's lines for an admin
  * drawing others.
  */

@@ -33,21 +33,21 @@ void sim_report_gpus(FILE *fp, const struct sim_scenario *sc)
 }
 
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
-		      bool sweep)
+		      bool grid)
 {
 	size_t i;
 
 	fprintf(fp, "wseq_sim: %ld hosts, %ld components of %.6g reference-CPU days, ", sc->hosts,
 		sc->sequences, sc->length_days);
-	if (sweep)
-		fprintf(fp, "a sweep of %zu runs", n);
+	if (grid)
+		fprintf(fp, "a grid of %zu runs", n);
 	else
 		fprintf(fp, "%ld segments, N %ld, M %ld", sim_scenario_segments(sc), sc->answer_every,
 			sc->state_every);
 	fprintf(fp, ", horizon %.6g days, seed %" PRIu64 "\n", sc->horizon_days, sc->seed);
 	sim_report_gpus(fp, sc);
 	fputc('\n', fp);
-	if (sweep)
+	if (grid)
 		fprintf(fp, "%6s %6s %8s ", "N", "M", "seg_d");
 	fprintf(fp, "%-8s %8s %8s %10s %10s %12s %12s %12s %12s %9s %7s %7s\n", "strategy", "finished",
 		"never", "median_d", "p90_d", "up_GB", "down_GB", "store_pk_GB", "cpu_waste_d",
@@ -55,7 +55,7 @@ void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_
 	for (i = 0; i < n; i++) {
 		const struct sim_stats *t = &rows[i].stats;
 
-		if (sweep)
+		if (grid)
 			fprintf(fp, "%6ld %6ld %8.4g ", rows[i].answer_every, rows[i].state_every,
 				rows[i].segment_days);
 		if (rows[i].unavailable) {
@@ -71,7 +71,7 @@ void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_
 		if (rows[i].unavailable || rows[i].stats.finished != 0)
 			continue;
 		fprintf(fp, "\n%s", rows[i].strategy);
-		if (sweep)
+		if (grid)
 			fprintf(fp, " (N %ld, M %ld, segment %.6g days)", rows[i].answer_every,
 				rows[i].state_every, rows[i].segment_days);
 		fprintf(fp, ": no component finished within the horizon (%.6g days)\n", sc->horizon_days);

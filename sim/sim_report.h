@@ -17,14 +17,14 @@ struct sim_row {
 
 /* The row's N, M and segment length from sc. */
 void sim_row_params(struct sim_row *r, const struct sim_scenario *sc);
-/* sweep: a sweep's rows, with N, M and the segment length in columns of their own. */
+/* grid: a grid's rows, with N, M and the segment length in columns of their own. */
 /*
  * The scenario's GPUs in a line ("GPUs: 30 hosts with 1 of 1e+10 FLOPS ...")
  * under a table's heading; nothing for a CPU-only scenario.
  */
 void sim_report_gpus(FILE *fp, const struct sim_scenario *sc);
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
-		      bool sweep);
+		      bool grid);
 void sim_report_csv(FILE *fp, const struct sim_row *rows, size_t n);
 /*
  * Each component's time to finish, a line a component of each row that has

@@ -16,7 +16,7 @@
 
 #include "sim.h"
 
-/* Which scenario values change a strategy's run (a sweep runs it again only for those). */
+/* Which scenario values change a strategy's run (a grid runs it again only for those). */
 #define SIM_USES_N 1u           /* answer_every */
 #define SIM_USES_M 2u           /* state_every */
 #define SIM_USES_SEGMENT 4u     /* segment_days */

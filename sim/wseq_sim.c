@@ -13,7 +13,7 @@
 #include "sim_plot.h"
 #include "sim_report.h"
 #include "sim_strategy.h"
-#include "sim_sweep.h"
+#include "sim_grid.h"
 
 struct options {
 	char *strategies;
@@ -21,7 +21,7 @@ struct options {
 	char *finish_csv;
 	char *plot;
 	char *decision_log;
-	char *sweep;    /* the last one: every --sweep is read by take_sweeps() */
+	char *grid;    /* the last one: every --grid is read by take_grids() */
 	long seed;
 	bool print_scenario;
 	double waste_within, finish_within;     /* advise */
@@ -40,10 +40,10 @@ static const struct param options[] = {
 	  "finish) with gnuplot" },
 	{ "decision_log", PARAM_STR, offsetof(struct options, decision_log), NULL, 0, 0, 0, "FILE",
 	  "write the seq strategy's decisions to FILE, a line a segment sent, done, late or "
-	  "retired, a relocation and an end (one run, no sweep)" },
-	{ "sweep", PARAM_STR, offsetof(struct options, sweep), NULL, 0, 0, 0, "NAME=V1,V2,...",
+	  "retired, a relocation and an end (one run, no grid)" },
+	{ "grid", PARAM_STR, offsetof(struct options, grid), NULL, 0, 0, 0, "NAME=V1,V2,...",
 	  "run every combination of these values of N, M or segment (repeatable): "
-	  "--sweep M=1,2,4,8 --sweep segment=6h,12h,1d" },
+	  "--grid M=1,2,4,8 --grid segment=6h,12h,1d" },
 	{ "seed", PARAM_INT, offsetof(struct options, seed), "-1", PARAM_BOUNDED, -1, 9e18, "N",
 	  "the seed, over the scenario's (-1: the scenario's)" },
 	{ "print_scenario", PARAM_BOOL, offsetof(struct options, print_scenario), "0", 0, 0, 0, NULL,
@@ -63,7 +63,7 @@ static const char usage[] =
 	"\n"
 	"Simulate long components on volunteer hosts under each strategy and print\n"
 	"bytes moved, server storage, wasted CPU, restarts and completion times.\n"
-	"advise: run seq over a sweep (by default M 1,2,4,8,16 and segment\n"
+	"advise: run seq over a grid (by default M 1,2,4,8,16 and segment\n"
 	"6h,12h,1d,2d) and pick the N, M and segment length uploading least within\n"
 	"--waste_within and --finish_within of the best runs.\n"
 	"SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n";
@@ -92,10 +92,10 @@ static int load(struct sim_scenario *sc, const char *path)
 }
 
 /*
- * Every --sweep of argv into w, read as param_parse_args() reads options
+ * Every --grid of argv into w, read as param_parse_args() reads options
  * (param.h allows one value an option). 0, or -1 (logged).
  */
-static int sweeps(int argc, char **argv, struct sim_sweep *w)
+static int grids(int argc, char **argv, struct sim_grid *w)
 {
 	char err[256];
 	int i;
@@ -111,8 +111,8 @@ static int sweeps(int argc, char **argv, struct sim_sweep *w)
 			value = eq + 1;
 		else if (p->type != PARAM_BOOL && i + 1 < argc)
 			value = argv[++i];
-		if (p->offset == offsetof(struct options, sweep) && value &&
-		    sim_sweep_add(w, value, err, sizeof(err)) != 0)
+		if (p->offset == offsetof(struct options, grid) && value &&
+		    sim_grid_add(w, value, err, sizeof(err)) != 0)
 			return log_error("%s", err);
 	}
 	return 0;
@@ -194,10 +194,10 @@ static int plot(const char *dir, const struct sim_scenario *sc, const struct sim
 	return rc;
 }
 
-static int run(const struct options *o, const struct sim_scenario *sc, const struct sim_sweep *w)
+static int run(const struct options *o, const struct sim_scenario *sc, const struct sim_grid *w)
 {
 	const struct sim_strategy *st[8];
-	size_t runs = sim_sweep_runs(w), nrows = 0, i, k;
+	size_t runs = sim_grid_runs(w), nrows = 0, i, k;
 	int nst = strategies(o->strategies, st, ARRAY_SIZE(st)), rc = 0;
 	bool finish = o->plot || o->finish_csv;
 	struct sim_row *rows;
@@ -211,7 +211,7 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 		for (k = 0; k < (size_t)nst && strcmp(st[k]->name, "seq"); k++)
 			;
 		if (runs != 1 || k == (size_t)nst)
-			return log_error("--decision_log is for one run of the seq strategy (no --sweep)");
+			return log_error("--decision_log is for one run of the seq strategy (no --grid)");
 		dlog = fopen(o->decision_log, "w");
 		if (!dlog)
 			return log_error("%s: %s", o->decision_log, strerror(errno));
@@ -221,7 +221,7 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 	for (i = 0; i < runs && rc == 0; i++) {
 		struct sim_scenario one = *sc;
 
-		if (sim_sweep_apply(w, i, &one, err, sizeof(err)) != 0) {
+		if (sim_grid_apply(w, i, &one, err, sizeof(err)) != 0) {
 			rc = log_error("%s", err);
 			break;
 		}
@@ -270,8 +270,8 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 	return rc;
 }
 
-/* advise: seq over the sweep, the choice and its report (sim_advise.h) */
-static int advise(const struct options *o, const struct sim_scenario *sc, struct sim_sweep *w)
+/* advise: seq over the grid, the choice and its report (sim_advise.h) */
+static int advise(const struct options *o, const struct sim_scenario *sc, struct sim_grid *w)
 {
 	struct sim_advice a;
 	struct sim_row *rows;
@@ -279,7 +279,7 @@ static int advise(const struct options *o, const struct sim_scenario *sc, struct
 	int rc;
 
 	if (o->plot || o->finish_csv)
-		return log_error("--plot and --finish_csv are for runs and sweeps (wseq_sim --sweep "
+		return log_error("--plot and --finish_csv are for runs and grids (wseq_sim --grid "
 				 "... --plot DIR), not advise");
 	rc = sim_advise_run(sc, w, o->waste_within, o->finish_within, stdout, &rows, &n, &a);
 	if (rc == 0 && o->csv)
@@ -289,13 +289,13 @@ static int advise(const struct options *o, const struct sim_scenario *sc, struct
 }
 
 static struct options opts;
-static struct sim_sweep sweep_set;
+static struct sim_grid grid_set;
 
-/* Every --sweep of the command line: param.h keeps only the last. */
-static int take_sweeps(struct tool_ctx *ctx)
+/* Every --grid of the command line: param.h keeps only the last. */
+static int take_grids(struct tool_ctx *ctx)
 {
-	sim_sweep_init(&sweep_set);
-	return sweeps(ctx->all_argc, ctx->all_argv, &sweep_set) < 0 ? TOOL_USAGE : 0;
+	sim_grid_init(&grid_set);
+	return grids(ctx->all_argc, ctx->all_argv, &grid_set) < 0 ? TOOL_USAGE : 0;
 }
 
 /* The scenario, then the runs or (advise) the advice. */
@@ -313,7 +313,7 @@ static int simulate(struct tool_ctx *ctx)
 		sim_scenario_write(&sc, stdout);
 		return 0;
 	}
-	return ctx->cmd ? advise(o, &sc, &sweep_set) : run(o, &sc, &sweep_set);
+	return ctx->cmd ? advise(o, &sc, &grid_set) : run(o, &sc, &grid_set);
 }
 
 static const struct tool_cmd commands[] = {
@@ -330,7 +330,7 @@ static const struct tool_spec wseq_sim_spec = {
 	.min_args = 1,
 	.max_args = 1,
 	.cmds = commands,
-	.check = take_sweeps,
+	.check = take_grids,
 	.run = simulate,
 	.help = help_more,
 };

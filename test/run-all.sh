@@ -9,10 +9,10 @@
 #
 #   test/run-all.sh [--no-install] [--no-distcheck] [--no-fuzz] [--fuzz-seconds S] [-j N]
 #
-# as root: in a root shell as it is, else under sudo (tools/as-root.sh).
+# as root: in a root shell as it is, else under sudo (sandbox/as-root.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/tools/as-root.sh" "$0" "$@"
+. "$top/sandbox/as-root.sh" "$0" "$@"
 build="$top/_ci_build"
 install=1 distcheck=1 fuzz=1 fuzz_seconds=20 jobs=2
 
@@ -46,7 +46,7 @@ cleanup_services() {
 trap cleanup_services EXIT
 
 if [ "$install" = 1 ]; then
-	"$top/tools/install-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+	"$top/sandbox/install-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 fi
 
 cd "$top" || exit 1

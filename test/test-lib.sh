@@ -175,7 +175,7 @@ test_sql() {
 
 # --- real BOINC clients ----------------------------------------------------
 
-# Start a private BOINC client (tools/wseq_client) with its data in
+# Start a private BOINC client (sandbox/wseq_client) with its data in
 # $TRASH_DIRECTORY/$1 (options of "wseq_client up" follow, e.g. --coproc);
 # it is stopped at exit.
 test_boinc_client_up() {

@@ -230,7 +230,7 @@ static int advise(const struct options *o, char *const *files, size_t nfiles)
 	double state = state_bytes(o, files, nfiles), seg = o->rsc_fpops_est / REF_FLOPS / DAY;
 	struct sim_scenario sc, one;
 	struct sim_advice a;
-	struct sim_sweep w;
+	struct sim_grid w;
 	struct sim_row *rows = NULL, *mine = NULL, *p;
 	char err[256];
 	size_t n = 0, i;
@@ -255,11 +255,11 @@ static int advise(const struct options *o, char *const *files, size_t nfiles)
 						   : 2 * o->max_result_time) / DAY;
 	if (sim_scenario_check(&sc, err, sizeof(err)) != 0)
 		return log_error("--advise: the simulator cannot take these arguments: %s", err);
-	sim_sweep_init(&w);
-	if (sim_sweep_add(&w, SIM_ADVISE_M, err, sizeof(err)) != 0 ||
-	    sim_sweep_include(&w, SIM_SWEEP_M, (double)sc.state_every, err, sizeof(err)) != 0 ||
-	    sim_sweep_add(&w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0 ||
-	    sim_sweep_include(&w, SIM_SWEEP_SEGMENT, seg, err, sizeof(err)) != 0)
+	sim_grid_init(&w);
+	if (sim_grid_add(&w, SIM_ADVISE_M, err, sizeof(err)) != 0 ||
+	    sim_grid_include(&w, SIM_GRID_M, (double)sc.state_every, err, sizeof(err)) != 0 ||
+	    sim_grid_add(&w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0 ||
+	    sim_grid_include(&w, SIM_GRID_SEGMENT, seg, err, sizeof(err)) != 0)
 		return log_error("--advise: %s", err);
 	printf("create_sequence --advise: %ld segments of %.6g FLOPs (%.6g reference-CPU days at "
 	       "10^9 FLOPS) a component, state %.6g MB%s; %s\n\n", o->segments, o->rsc_fpops_est,

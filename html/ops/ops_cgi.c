@@ -8,7 +8,7 @@
  * and every ops URL -- known or not -- passes the same sign-in check; its
  * own log (<log_dir>/ops.log) records who did what; and its FastCGI pool
  * is small and separate. It shares the request and reply code (html/web.c)
- * and runs through lib/serve.c as FastCGI under mod_fcgid or as CGI.
+ * and runs through serve/serve.c as FastCGI under mod_fcgid or as CGI.
  *
  * Pages (server-rendered HTML, no JavaScript; the sequence timeline is SVG
  * drawn here):

@@ -1,5 +1,5 @@
 /*
- * The remote job submission RPCs (sched/submit_rpc.c) up to where the
+ * The remote job submission RPCs (submit/submit_rpc.c) up to where the
  * database is needed: the XML request a submitter's client (boinc_gahp,
  * BOINC's submit scripts) posts as the form field "request" -- parsed,
  * dispatched and read as far as each RPC reads it before it authenticates

@@ -1,5 +1,5 @@
 /*
- * The sweep cluster file (sweep/sweep_cluster.c): the hosts the master
+ * The sweep cluster file (sweep/proto/sweep_cluster.c): the hosts the master
  * deploys sweep_client to with ssh, one "user@host:port" a line. The names
  * end up on ssh's command line, so the parser must refuse anything ssh
  * could read as an option. Property: every host, formatted

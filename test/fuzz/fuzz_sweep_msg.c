@@ -1,5 +1,5 @@
 /*
- * The bodies of the sweep HTTP protocol (sweep/sweep_msg.c): the task
+ * The bodies of the sweep HTTP protocol (sweep/proto/sweep_msg.c): the task
  * sweep_client fetches (GET /task), the results it posts (POST /complete,
  * read by the sweep CGI from anyone who can reach it) and the client
  * configuration (GET /config). The first byte picks the decoder; the rest

@@ -1,5 +1,5 @@
 /*
- * The sweep parameter file (sweep/sweep_params.c): a '|' table with quoted
+ * The sweep parameter file (sweep/proto/sweep_params.c): a '|' table with quoted
  * cells, as the user writes it and the master reads it. Property: the
  * table, formatted (sweep_params_format) and parsed again, is the same
  * table -- the master's copy in the database reads back as it was.

@@ -1,6 +1,6 @@
 /*
- * The sweep worker specification (sweep/sweep_spec.c) and the placeholder
- * expansion it drives (sweep/sweep_expand.c). The input is a spec, and
+ * The sweep worker specification (sweep/proto/sweep_spec.c) and the placeholder
+ * expansion it drives (sweep/proto/sweep_expand.c). The input is a spec, and
  * optionally "\n--params--\n" and a parameter file: when both parse, the
  * spec is checked against the parameters and the command line, Validate
  * and every input file are expanded for the first rows, as the master does

@@ -1,5 +1,5 @@
 /*
- * The file upload handler (sched/upload.c): request header and body as a
+ * The file upload handler (upload/upload.c): request header and body as a
  * client -- or anyone who can reach the upload URL -- sends them, fed to
  * upload_handle() through a memfd against a scratch upload directory that
  * is emptied after every input, so the fuzzer never fills the disk.

@@ -31,7 +31,7 @@ done
 
 # The README's two commands run as root: asked for help they answer as
 # anyone; run by another user on a machine without sudo they say so.
-for cmd in tools/demo.sh test/run-all.sh; do
+for cmd in sandbox/demo.sh test/run-all.sh; do
 	test_expect_success "$cmd --help answers without root" "
 		bash '$WSEQ_SRCDIR/$cmd' --help >help.out 2>&1 &&
 		grep -q '$cmd' help.out
@@ -45,7 +45,7 @@ else
 test_expect_success 'not root and no sudo: the README commands ask for root, exit 1' '
 	mkdir -p nosudo && chmod 755 nosudo "$TRASH_DIRECTORY" &&
 	for p in bash id dirname; do ln -sf "$(command -v $p)" nosudo/$p || return 1; done &&
-	for cmd in tools/demo.sh test/run-all.sh; do
+	for cmd in sandbox/demo.sh test/run-all.sh; do
 		{ setpriv --reuid=65534 --regid=65534 --clear-groups \
 			env -i PATH="$TRASH_DIRECTORY/nosudo" \
 			bash "$WSEQ_SRCDIR/$cmd" >out 2>&1; rc=$?; } &&

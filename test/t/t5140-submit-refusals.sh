@@ -6,7 +6,7 @@ test_sandbox_up sb --no-daemons || exit 1
 AUTH="$ADMIN_AUTHENTICATOR"
 OTHER=otherauth0123456789
 NOBODY=nobodyauth0123456789
-CGI="$WSEQ_BUILDDIR/sched/submit"
+CGI="$WSEQ_BUILDDIR/submit/submit"
 . "$WSEQ_SRCDIR/test/t/lib-submit-cgi.sh"
 
 test_expect_success 'setup: the sample app; the admin and "other" may submit, "nobody" may not; a batch of the admin with a job' '

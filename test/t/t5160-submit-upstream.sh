@@ -7,7 +7,7 @@ test_sandbox_up sb --no-daemons || exit 1
 URL="${PROJECT_URL%/}/"
 AUTH="$ADMIN_AUTHENTICATOR"
 OTHER=otherauth0123456789
-CGI="$WSEQ_BUILDDIR/sched/submit"
+CGI="$WSEQ_BUILDDIR/submit/submit"
 LOG="$PROJECT_DIR/log/submit.log"
 
 req() {

@@ -4,7 +4,7 @@ test_description='jobs that bring their own executable: an any_executable app ta
 
 test_sandbox_up sb --no-daemons || exit 1
 AUTH="$ADMIN_AUTHENTICATOR"
-CGI="$WSEQ_BUILDDIR/sched/submit"
+CGI="$WSEQ_BUILDDIR/submit/submit"
 . "$WSEQ_SRCDIR/test/t/lib-submit-cgi.sh"
 
 # submit BATCH JOB FILES...: a submit_batch of one job of wseq_exec with FILES

@@ -221,7 +221,7 @@ test_expect_success 'the real sweep_client runs a session to its end against the
 	test "$(unsent)" = 5 &&
 	md5=$(md5sum <"$SDIR/workers/$PLATFORM" | cut -c1-32) &&
 	mkdir client &&
-	echo "$SID" | "$WSEQ_BUILDDIR/tools/sweep_client" --dir client --max-silence 20 - worker "$md5" \
+	echo "$SID" | "$WSEQ_BUILDDIR/sweep/client/sweep_client" --dir client --max-silence 20 - worker "$md5" \
 		"$BASE/" 2>client.log &&
 	test "$(unsent)" = 0 &&
 	for i in 4 5 6 7 8; do

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --sweep, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -14,7 +14,7 @@ col() {
 test_expect_success 'wseq_sim --help names its options and strategies' '
 	"$sim" --help >help &&
 	grep -e --csv help && grep -e --strategy help && grep -e --seed help &&
-	grep -e "--sweep NAME=V1,V2" help && grep "^  seq  *work sequences" help &&
+	grep -e "--grid NAME=V1,V2" help && grep "^  seq  *work sequences" help &&
 	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help
 '
 
@@ -35,7 +35,7 @@ test_expect_success 'the CSV has a header and a row a strategy, seq run like the
 '
 
 test_expect_success 'no churn: all three finish, sequences upload the state every Mth segment' '
-	"$sim" --sweep M=1,5,7 --csv n.csv "$data/no-churn.txt" >n.out &&
+	"$sim" --grid M=1,5,7 --csv n.csv "$data/no-churn.txt" >n.out &&
 	test $(grep -c "^[a-z]*,1,10,0," n.csv) = 9 &&
 	# 10 components x 5 segments x 10 MB, whatever M
 	test "$(col n.csv chunk 1,7,1 7)" = 500000000 &&
@@ -58,11 +58,11 @@ test_expect_success 'everyone leaves: nothing finishes and wseq_sim says so' '
 	grep "seq: no component finished within the horizon (20 days)" l.out
 '
 
-test_expect_success '--sweep prints a row a combination and strategy, the first axis slowest' '
-	"$sim" --strategy chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv s.csv \
+test_expect_success '--grid prints a row a combination and strategy, the first axis slowest' '
+	"$sim" --strategy chunk,seq --grid M=2,4 --grid segment=12h,1d --csv s.csv \
 		"$data/small.txt" >s.out &&
 	test $(wc -l <s.csv) = 9 &&
-	grep "a sweep of 8 runs" s.out &&
+	grep "a grid of 8 runs" s.out &&
 	grep "^ *N  *M  *seg_d strategy finished" s.out &&
 	test $(grep -c "^ *1  *[24]  *\(0.5\|1\) \(chunk\|seq\) " s.out) = 8 &&
 	cut -d, -f1,16-18 s.csv | tail -n +2 >order &&
@@ -71,24 +71,24 @@ test_expect_success '--sweep prints a row a combination and strategy, the first 
 	test_cmp expect order &&
 	# chunk does not use M: its rows for M 2 and 4 are one run
 	test "$(col s.csv chunk 1,2,1 7)" = "$(col s.csv chunk 1,4,1 7)" &&
-	"$sim" --strategy chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv s2.csv \
+	"$sim" --strategy chunk,seq --grid M=2,4 --grid segment=12h,1d --csv s2.csv \
 		"$data/small.txt" >s2.out &&
 	cmp s.out s2.out && cmp s.csv s2.csv
 '
 
-test_expect_success 'a bad --sweep is refused, saying why (a usage error: exit 2)' '
-	{ "$sim" --sweep M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
-	{ "$sim" advise --sweep M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
-	! "$sim" --sweep X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=... or segment=" err &&
-	! "$sim" --sweep M=0 "$data/no-churn.txt" 2>err && grep "bad value .0." err &&
-	! "$sim" --sweep M=1,,2 "$data/no-churn.txt" 2>err && grep "bad value" err &&
-	! "$sim" --sweep segment=1y "$data/no-churn.txt" 2>err && grep "bad value .1y." err &&
-	! "$sim" --sweep M=1 --sweep state_every=2 "$data/no-churn.txt" 2>err && grep "M given twice" err &&
-	! "$sim" --sweep segment=1e-7 "$data/no-churn.txt" 2>err
+test_expect_success 'a bad --grid is refused, saying why (a usage error: exit 2)' '
+	{ "$sim" --grid M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
+	{ "$sim" advise --grid M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
+	! "$sim" --grid X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=... or segment=" err &&
+	! "$sim" --grid M=0 "$data/no-churn.txt" 2>err && grep "bad value .0." err &&
+	! "$sim" --grid M=1,,2 "$data/no-churn.txt" 2>err && grep "bad value" err &&
+	! "$sim" --grid segment=1y "$data/no-churn.txt" 2>err && grep "bad value .1y." err &&
+	! "$sim" --grid M=1 --grid state_every=2 "$data/no-churn.txt" 2>err && grep "M given twice" err &&
+	! "$sim" --grid segment=1e-7 "$data/no-churn.txt" 2>err
 '
 
 test_expect_success 'advise: without churn, the largest M (fewest bytes, nothing wasted)' '
-	"$sim" advise --sweep M=1,5 --sweep segment=1d "$data/no-churn.txt" >adv.out &&
+	"$sim" advise --grid M=1,5 --grid segment=1d "$data/no-churn.txt" >adv.out &&
 	grep "^advice: N 1, M 5, segment 1 days: uploads 0.100 GB, wastes 0.00 " adv.out &&
 	grep "^compared: chunk (N 1, segment 1 days) uploads 0.500 GB" adv.out &&
 	grep "^ *1  *5  *1  *10  *0 .*<- advised$" adv.out &&
@@ -116,7 +116,7 @@ test_expect_success 'advise: the advised run uploads least of those within both 
 '
 
 test_expect_success 'advise: nothing finished, no advice, and it says why' '
-	"$sim" advise --sweep M=2 --sweep segment=1d "$data/all-leave.txt" >adv.out &&
+	"$sim" advise --grid M=2 --grid segment=1d "$data/all-leave.txt" >adv.out &&
 	grep "^advice: none -- no run finished a component within the horizon (20 days)" adv.out
 '
 
@@ -133,14 +133,14 @@ test_expect_success 'create_sequence --advise: the advisor on its own arguments,
 	grep "^yours: N 1, M 1, segment 1 days: uploads 0.500 GB, wastes 0.00 reference-CPU days" cs.out &&
 	grep "^advice: N 1, M 4, segment 2 days: uploads 0.100 GB" cs.out &&
 	grep "^the advice as options: --segments 3 --rsc_fpops_est 1.728e+14 --rsc_fpops_bound 1.728e+14 --state_upload_every 4 (--answer_every 1)$" cs.out &&
-	# the same figures as wseq_sim advise over the same scenario and sweep
+	# the same figures as wseq_sim advise over the same scenario and grid
 	# (its deadline: twice --max_result_time, a day by default)
 	{ cat "$data/no-churn.txt" && printf "state_every 1\nsegment_deadline_days 2\n"; } >nc.txt &&
-	"$sim" advise --sweep M=1,2,4,8,16 --sweep segment=6h,12h,1d,2d nc.txt >ws.out &&
+	"$sim" advise --grid M=1,2,4,8,16 --grid segment=6h,12h,1d,2d nc.txt >ws.out &&
 	grep "^ *[0-9]" ws.out >ws.rows && grep "^ *[0-9]" cs.out >cs.rows && test_cmp ws.rows cs.rows
 '
 
-test_expect_success 'create_sequence --advise adds its own M and segment to the sweep, and says when they are the advice' '
+test_expect_success 'create_sequence --advise adds its own M and segment to the grid, and says when they are the advice' '
 	"$cs" --advise --segments 4 --rsc_fpops_est 1.296e14 --state_upload_every 3 \
 		--state_max_nbytes 1e7 --advise_scenario "$data/no-churn.txt" >cs3.out &&
 	grep "state 10 MB (--state_max_nbytes)" cs3.out &&
@@ -184,7 +184,7 @@ test_expect_success '--finish_csv: a line a component of each run, the finished 
 
 if command -v gnuplot >/dev/null 2>&1; then
 test_expect_success '--plot draws the trade-off and the times to finish as PNG files' '
-	"$sim" --strategy giant,chunk,seq --sweep M=2,4 --sweep segment=12h,1d --csv p.csv \
+	"$sim" --strategy giant,chunk,seq --grid M=2,4 --grid segment=12h,1d --csv p.csv \
 		--plot plots "$data/small.txt" >p.out 2>p.err &&
 	grep "^plots: plots/tradeoff.png (bytes uploaded against CPU wasted), plots/finish.png" p.out &&
 	cmp p.csv plots/runs.csv &&
@@ -208,7 +208,7 @@ test_expect_success '--plot draws the trade-off and the times to finish as PNG f
 '
 else
 	test_skip '--plot draws the trade-off and the times to finish as PNG files' \
-		'gnuplot is not installed (Debian: gnuplot-nox, in tools/debian-packages.txt)'
+		'gnuplot is not installed (Debian: gnuplot-nox, in sandbox/debian-packages.txt)'
 fi
 
 test_expect_success 'without gnuplot on PATH, --plot writes the data and scripts and says gnuplot is needed' '
@@ -221,9 +221,9 @@ test_expect_success 'without gnuplot on PATH, --plot writes the data and scripts
 	! grep "^plots:" np.out
 '
 
-test_expect_success 'advise refuses --plot (it is for runs and sweeps)' '
+test_expect_success 'advise refuses --plot (it is for runs and grids)' '
 	! "$sim" advise --plot adv "$data/no-churn.txt" 2>err &&
-	grep "plot and --finish_csv are for runs and sweeps" err && ! test -e adv
+	grep "plot and --finish_csv are for runs and grids" err && ! test -e adv
 '
 
 test_expect_success 'GPU hosts: a GPU version runs at gpu_flops, ten times the CPU here' '
@@ -241,10 +241,10 @@ test_expect_success 'GPU hosts: a GPU version runs at gpu_flops, ten times the C
 '
 
 test_expect_success 'advise on a GPU project: its figures are the GPUs'"'"' (median 0.5 days, not 5)' '
-	"$sim" advise --sweep M=1,5 --sweep segment=1d "$data/gpu.txt" >gadv.out &&
+	"$sim" advise --grid M=1,5 --grid segment=1d "$data/gpu.txt" >gadv.out &&
 	grep "^GPUs: 30 hosts with 1 of 1e+10 FLOPS" gadv.out &&
 	grep "^advice: N 1, M 5, segment 1 days: uploads 0.300 GB, wastes 0.00 reference-CPU days, median 0.50 days" gadv.out &&
-	"$sim" advise --sweep M=1,5 --sweep segment=1d cpu.txt >cadv.out &&
+	"$sim" advise --grid M=1,5 --grid segment=1d cpu.txt >cadv.out &&
 	grep "^advice: N 1, M 5, segment 1 days: uploads 0.300 GB, wastes 0.00 reference-CPU days, median 5.00 days" cadv.out
 '
 

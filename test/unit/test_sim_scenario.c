@@ -1,7 +1,7 @@
-/* Unit tests for wseq_sim's scenario file and --sweep (sim/sim_scenario.c, sim/sim_sweep.c). */
+/* Unit tests for wseq_sim's scenario file and --grid (sim/sim_scenario.c, sim/sim_grid.c). */
 #include "unit.h"
 #include "sim_scenario.h"
-#include "sim_sweep.h"
+#include "sim_grid.h"
 
 static int parse(struct sim_scenario *sc, const char *text, char *err)
 {
@@ -129,9 +129,9 @@ static void test_script(void **state)
 	assert_non_null(strstr(err, "too many"));
 }
 
-static void test_sweep_axes_and_order(void **state)
+static void test_grid_axes_and_order(void **state)
 {
-	struct sim_sweep w;
+	struct sim_grid w;
 	struct sim_scenario sc;
 	char err[256] = "";
 	size_t i;
@@ -142,25 +142,25 @@ static void test_sweep_axes_and_order(void **state)
 	};
 
 	(void)state;
-	sim_sweep_init(&w);
-	assert_int_equal(sim_sweep_runs(&w), 1);
+	sim_grid_init(&w);
+	assert_int_equal(sim_grid_runs(&w), 1);
 	sim_scenario_defaults(&sc);
-	assert_int_equal(sim_sweep_apply(&w, 0, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_apply(&w, 0, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.state_every, 7);
-	assert_int_equal(sim_sweep_add(&w, "M=1,8", err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_add(&w, "segment_days=6h,1d,1.5", err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_add(&w, "answer_every=1,3", err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_runs(&w), ARRAY_SIZE(want));
+	assert_int_equal(sim_grid_add(&w, "M=1,8", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_add(&w, "segment_days=6h,1d,1.5", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_add(&w, "answer_every=1,3", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_runs(&w), ARRAY_SIZE(want));
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		sim_scenario_defaults(&sc);
-		assert_int_equal(sim_sweep_apply(&w, i, &sc, err, sizeof(err)), 0);
+		assert_int_equal(sim_grid_apply(&w, i, &sc, err, sizeof(err)), 0);
 		assert_int_equal(sc.state_every, want[i].m);
 		assert_true(sc.segment_days == want[i].seg);
 		assert_int_equal(sc.answer_every, want[i].n);
 	}
 }
 
-static void test_sweep_errors(void **state)
+static void test_grid_errors(void **state)
 {
 	static const struct { const char *arg, *msg; } bad[] = {
 		{ "M", "expected N=..., M=... or segment=..." },
@@ -181,44 +181,44 @@ static void test_sweep_errors(void **state)
 		{ "segment=1w", "bad value '1w'" },
 		{ "segment=123456789012345678901234567890123", "bad value" },
 	};
-	struct sim_sweep w;
+	struct sim_grid w;
 	struct sim_scenario sc;
 	char err[256], many[1024] = "N=1";
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		sim_sweep_init(&w);
+		sim_grid_init(&w);
 		err[0] = '\0';
-		assert_int_equal(sim_sweep_add(&w, bad[i].arg, err, sizeof(err)), -1);
+		assert_int_equal(sim_grid_add(&w, bad[i].arg, err, sizeof(err)), -1);
 		if (!strstr(err, bad[i].msg))
 			fail_msg("%s: %s", bad[i].arg, err);
 		assert_int_equal(w.naxes, 0);
 	}
-	sim_sweep_init(&w);
-	assert_int_equal(sim_sweep_add(&w, "M=2", err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_add(&w, "state_every=3", err, sizeof(err)), -1);
+	sim_grid_init(&w);
+	assert_int_equal(sim_grid_add(&w, "M=2", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_add(&w, "state_every=3", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "M given twice"));
 	/* 101 values of one, or more than 10000 runs in all */
 	for (i = 2; i <= 101; i++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",%zu", i);
-	sim_sweep_init(&w);
-	assert_int_equal(sim_sweep_add(&w, many, err, sizeof(err)), -1);
+	sim_grid_init(&w);
+	assert_int_equal(sim_grid_add(&w, many, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "more than 100 values"));
 	many[strlen(many) - 4] = '\0';         /* N=1,...,100 */
-	assert_int_equal(sim_sweep_add(&w, many, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_add(&w, many, err, sizeof(err)), 0);
 	many[0] = 'M';
-	assert_int_equal(sim_sweep_add(&w, many, err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_runs(&w), 10000);
-	assert_int_equal(sim_sweep_add(&w, "segment=1,2", err, sizeof(err)), -1);
+	assert_int_equal(sim_grid_add(&w, many, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_runs(&w), 10000);
+	assert_int_equal(sim_grid_add(&w, "segment=1,2", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "more than 10000 runs"));
 	assert_int_equal(w.naxes, 2);
 	/* a segment length the scenario's limits refuse is an error when applied */
-	sim_sweep_init(&w);
-	assert_int_equal(sim_sweep_add(&w, "segment=1,0.00001", err, sizeof(err)), 0);
+	sim_grid_init(&w);
+	assert_int_equal(sim_grid_add(&w, "segment=1,0.00001", err, sizeof(err)), 0);
 	sim_scenario_defaults(&sc);
-	assert_int_equal(sim_sweep_apply(&w, 0, &sc, err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_apply(&w, 1, &sc, err, sizeof(err)), -1);
+	assert_int_equal(sim_grid_apply(&w, 0, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_apply(&w, 1, &sc, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "more than 1000000 segments a component"));
 }
 
@@ -245,31 +245,31 @@ static void test_check_filled_in(void **state)
 }
 
 /* create_sequence --advise adds its own M and segment to the default axes */
-static void test_sweep_include(void **state)
+static void test_grid_include(void **state)
 {
-	struct sim_sweep w;
+	struct sim_grid w;
 	char err[256];
 
 	(void)state;
-	sim_sweep_init(&w);
-	assert_int_equal(sim_sweep_add(&w, "M=1,2,4,8,16", err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 7, err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 4, err, sizeof(err)), 0);
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 32, err, sizeof(err)), 0);
+	sim_grid_init(&w);
+	assert_int_equal(sim_grid_add(&w, "M=1,2,4,8,16", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_M, 7, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_M, 4, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_M, 32, err, sizeof(err)), 0);
 	assert_int_equal(w.naxes, 1);
 	assert_int_equal(w.axis[0].n, 7);
 	assert_true(w.axis[0].v[3] == 7 && w.axis[0].v[4] == 8 && w.axis[0].v[6] == 32);
 	/* an axis not there yet is made */
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_SEGMENT, 1 / 24.0, err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_SEGMENT, 1 / 24.0, err, sizeof(err)), 0);
 	assert_int_equal(w.naxes, 2);
-	assert_int_equal(w.axis[1].param, SIM_SWEEP_SEGMENT);
-	assert_int_equal(sim_sweep_runs(&w), 7);
+	assert_int_equal(w.axis[1].param, SIM_GRID_SEGMENT);
+	assert_int_equal(sim_grid_runs(&w), 7);
 	/* the bounds of the scenario */
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_M, 2.5, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--sweep M: bad value 2.5"));
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_SEGMENT, 1e-9, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--sweep segment: bad value"));
-	assert_int_equal(sim_sweep_include(&w, SIM_SWEEP_N, 0, err, sizeof(err)), -1);
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_M, 2.5, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--grid M: bad value 2.5"));
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_SEGMENT, 1e-9, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--grid segment: bad value"));
+	assert_int_equal(sim_grid_include(&w, SIM_GRID_N, 0, err, sizeof(err)), -1);
 	assert_int_equal(w.naxes, 2);
 }
 
@@ -280,9 +280,9 @@ int main(void)
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_write_parses_back),
 		cmocka_unit_test(test_script),
-		cmocka_unit_test(test_sweep_axes_and_order),
-		cmocka_unit_test(test_sweep_errors),
-		cmocka_unit_test(test_sweep_include),
+		cmocka_unit_test(test_grid_axes_and_order),
+		cmocka_unit_test(test_grid_errors),
+		cmocka_unit_test(test_grid_include),
 		cmocka_unit_test(test_check_filled_in),
 	};
 

@@ -1,6 +1,6 @@
 /*
  * Unit tests for the /complete body check of the sweep endpoints
- * (sched/sweep_check.c): what a client must post for a ticket to end well.
+ * (sweep/endpoints/sweep_check.c): what a client must post for a ticket to end well.
  */
 #include "unit.h"
 #include "sweep_check.h"

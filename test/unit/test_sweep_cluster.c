@@ -1,4 +1,4 @@
-/* Unit tests for the sweep cluster file (sweep/sweep_cluster.c). */
+/* Unit tests for the sweep cluster file (sweep/proto/sweep_cluster.c). */
 #include "test_sweep_util.h"
 #include "sweep_cluster.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for the sweep protocol bodies (sweep/sweep_msg.c). */
+/* Unit tests for the sweep protocol bodies (sweep/proto/sweep_msg.c). */
 #include "test_sweep_util.h"
 #include "sweep_msg.h"
 

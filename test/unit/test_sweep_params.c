@@ -1,4 +1,4 @@
-/* Unit tests for the sweep parameter file (sweep/sweep_params.c). */
+/* Unit tests for the sweep parameter file (sweep/proto/sweep_params.c). */
 #include "test_sweep_util.h"
 #include "sweep_params.h"
 

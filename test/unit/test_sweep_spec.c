@@ -1,6 +1,6 @@
 /*
- * Unit tests for the worker specification (sweep/sweep_spec.c) and for
- * placeholder expansion and command-line splitting (sweep/sweep_expand.c).
+ * Unit tests for the worker specification (sweep/proto/sweep_spec.c) and for
+ * placeholder expansion and command-line splitting (sweep/proto/sweep_expand.c).
  */
 #include "test_sweep_util.h"
 #include "sweep_spec.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the upload handler (sched/upload.c): requests as the BOINC
+ * Unit tests for the upload handler (upload/upload.c): requests as the BOINC
  * 7.20 client writes them (client/file_xfer.cpp), fed to upload_handle() from
  * files and pipes, against a temporary upload hierarchy.
  */

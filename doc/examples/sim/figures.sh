@@ -1,6 +1,6 @@
 #!/bin/sh
 # The README's wseq_sim figures ("Choosing N, M and the segment length"):
-# each example's sweep, table and plots, and the advice, from the scenarios
+# each example's grid, table and plots, and the advice, from the scenarios
 # beside this script. The plots are copied to doc/images/sim-*.png.
 #   doc/examples/sim/figures.sh [WSEQ_SIM]    (default: wseq_sim from PATH)
 # 1,000 hosts and 100 components each: under a minute.
@@ -12,9 +12,9 @@ mkdir -p "$out" "$top/doc/images"
 
 run() {         # NAME M-LIST SEGMENT-LIST
 	echo "== $1"
-	"$sim" --sweep "M=$2" --sweep "segment=$3" --plot "$out/$1" "$top/doc/examples/sim/$1.txt"
+	"$sim" --grid "M=$2" --grid "segment=$3" --plot "$out/$1" "$top/doc/examples/sim/$1.txt"
 	echo
-	"$sim" advise --waste_within 1000 --finish_within 30 --sweep "M=$2" --sweep "segment=$3" \
+	"$sim" advise --waste_within 1000 --finish_within 30 --grid "M=$2" --grid "segment=$3" \
 		"$top/doc/examples/sim/$1.txt"
 	cp "$out/$1/tradeoff.png" "$top/doc/images/sim-$1-tradeoff.png"
 	cp "$out/$1/finish.png" "$top/doc/images/sim-$1-finish.png"

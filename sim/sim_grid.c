@@ -1,15 +1,15 @@
-/* wseq_sim --sweep's axes (sim_sweep.h). */
-#include "sim_sweep.h"
+/* wseq_sim --grid's axes (sim_grid.h). */
+#include "sim_grid.h"
 
 #include <math.h>
 
 static const struct {
 	const char *name, *alias;
-	enum sim_sweep_param param;
+	enum sim_grid_param param;
 } names[] = {
-	{ "N", "answer_every", SIM_SWEEP_N },
-	{ "M", "state_every", SIM_SWEEP_M },
-	{ "segment", "segment_days", SIM_SWEEP_SEGMENT },
+	{ "N", "answer_every", SIM_GRID_N },
+	{ "M", "state_every", SIM_GRID_M },
+	{ "segment", "segment_days", SIM_GRID_SEGMENT },
 };
 
 static bool is(const char *word, size_t len, const char *name)
@@ -17,13 +17,13 @@ static bool is(const char *word, size_t len, const char *name)
 	return strlen(name) == len && !strncmp(word, name, len);
 }
 
-void sim_sweep_init(struct sim_sweep *w)
+void sim_grid_init(struct sim_grid *w)
 {
 	memset(w, 0, sizeof(*w));
 }
 
 /* one value, text of len bytes (no NUL inside) */
-static int value(enum sim_sweep_param p, const char *text, size_t len, double *out)
+static int value(enum sim_grid_param p, const char *text, size_t len, double *out)
 {
 	char buf[32];
 	double unit = 1, v;
@@ -33,7 +33,7 @@ static int value(enum sim_sweep_param p, const char *text, size_t len, double *o
 		return -1;
 	memcpy(buf, text, len);
 	buf[len] = '\0';
-	if (p != SIM_SWEEP_SEGMENT) {
+	if (p != SIM_GRID_SEGMENT) {
 		/* the bounds of answer_every and state_every in a scenario */
 		if (parse_long(buf, &l) != 0 || l < 1 || l > 1000000)
 			return -1;
@@ -51,23 +51,23 @@ static int value(enum sim_sweep_param p, const char *text, size_t len, double *o
 	return 0;
 }
 
-int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen)
+int sim_grid_add(struct sim_grid *w, const char *arg, char *err, size_t errlen)
 {
 	const char *eq = strchr(arg, '='), *p, *end;
-	struct sim_sweep_axis *a;
+	struct sim_grid_axis *a;
 	size_t i, k, runs;
 
 	for (i = 0; eq && i < ARRAY_SIZE(names); i++)
 		if (is(arg, (size_t)(eq - arg), names[i].name) || is(arg, (size_t)(eq - arg), names[i].alias))
 			break;
 	if (!eq || i == ARRAY_SIZE(names)) {
-		snprintf(err, errlen, "--sweep '%.40s': expected N=..., M=... or segment=... "
+		snprintf(err, errlen, "--grid '%.40s': expected N=..., M=... or segment=... "
 			 "(values separated by commas)", arg);
 		return -1;
 	}
 	for (k = 0; k < w->naxes; k++)
 		if (w->axis[k].param == names[i].param) {
-			snprintf(err, errlen, "--sweep: %s given twice", names[i].name);
+			snprintf(err, errlen, "--grid: %s given twice", names[i].name);
 			return -1;
 		}
 	a = &w->axis[w->naxes];
@@ -77,15 +77,15 @@ int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen
 		end = strchr(p, ',');
 		if (!end)
 			end = p + strlen(p);
-		if (a->n == SIM_SWEEP_MAX_VALUES) {
-			snprintf(err, errlen, "--sweep %s: more than %d values", names[i].name,
-				 SIM_SWEEP_MAX_VALUES);
+		if (a->n == SIM_GRID_MAX_VALUES) {
+			snprintf(err, errlen, "--grid %s: more than %d values", names[i].name,
+				 SIM_GRID_MAX_VALUES);
 			return -1;
 		}
 		if (value(a->param, p, (size_t)(end - p), &a->v[a->n]) != 0) {
-			snprintf(err, errlen, "--sweep %s: bad value '%.*s' (%s)", names[i].name,
+			snprintf(err, errlen, "--grid %s: bad value '%.*s' (%s)", names[i].name,
 				 (int)(end - p > 40 ? 40 : end - p), p,
-				 a->param == SIM_SWEEP_SEGMENT ? "days, or hours with h: 6h, 1d, 0.5"
+				 a->param == SIM_GRID_SEGMENT ? "days, or hours with h: 6h, 1d, 0.5"
 							       : "a whole number from 1 to 1000000");
 			return -1;
 		}
@@ -95,26 +95,26 @@ int sim_sweep_add(struct sim_sweep *w, const char *arg, char *err, size_t errlen
 	}
 	for (runs = a->n, k = 0; k < w->naxes; k++)
 		runs *= w->axis[k].n;
-	if (runs > SIM_SWEEP_MAX_RUNS) {
-		snprintf(err, errlen, "--sweep: more than %d runs", SIM_SWEEP_MAX_RUNS);
+	if (runs > SIM_GRID_MAX_RUNS) {
+		snprintf(err, errlen, "--grid: more than %d runs", SIM_GRID_MAX_RUNS);
 		return -1;
 	}
 	w->naxes++;
 	return 0;
 }
 
-int sim_sweep_include(struct sim_sweep *w, enum sim_sweep_param p, double v, char *err,
+int sim_grid_include(struct sim_grid *w, enum sim_grid_param p, double v, char *err,
 		      size_t errlen)
 {
-	const char *name = p < SIM_SWEEP_NPARAMS ? names[p].name : "?";
-	bool ok = p == SIM_SWEEP_SEGMENT ? v >= 1e-6 && v <= 1e5
+	const char *name = p < SIM_GRID_NPARAMS ? names[p].name : "?";
+	bool ok = p == SIM_GRID_SEGMENT ? v >= 1e-6 && v <= 1e5
 					 : v >= 1 && v <= 1000000 && v == floor(v);
-	struct sim_sweep_axis *a;
+	struct sim_grid_axis *a;
 	size_t i, k;
 
-	if (!ok || p >= SIM_SWEEP_NPARAMS) {
-		snprintf(err, errlen, "--sweep %s: bad value %.6g (%s)", name, v,
-			 p == SIM_SWEEP_SEGMENT ? "days, from 1e-6 to 1e5"
+	if (!ok || p >= SIM_GRID_NPARAMS) {
+		snprintf(err, errlen, "--grid %s: bad value %.6g (%s)", name, v,
+			 p == SIM_GRID_SEGMENT ? "days, from 1e-6 to 1e5"
 						: "a whole number from 1 to 1000000");
 		return -1;
 	}
@@ -129,13 +129,13 @@ int sim_sweep_include(struct sim_sweep *w, enum sim_sweep_param p, double v, cha
 		;
 	if (i < a->n && a->v[i] == v)
 		return 0;
-	if (a->n == SIM_SWEEP_MAX_VALUES) {
-		snprintf(err, errlen, "--sweep %s: more than %d values", name, SIM_SWEEP_MAX_VALUES);
+	if (a->n == SIM_GRID_MAX_VALUES) {
+		snprintf(err, errlen, "--grid %s: more than %d values", name, SIM_GRID_MAX_VALUES);
 		return -1;
 	}
-	if (k == w->naxes ? sim_sweep_runs(w) > SIM_SWEEP_MAX_RUNS
-			  : sim_sweep_runs(w) / a->n * (a->n + 1) > SIM_SWEEP_MAX_RUNS) {
-		snprintf(err, errlen, "--sweep: more than %d runs", SIM_SWEEP_MAX_RUNS);
+	if (k == w->naxes ? sim_grid_runs(w) > SIM_GRID_MAX_RUNS
+			  : sim_grid_runs(w) / a->n * (a->n + 1) > SIM_GRID_MAX_RUNS) {
+		snprintf(err, errlen, "--grid: more than %d runs", SIM_GRID_MAX_RUNS);
 		return -1;
 	}
 	memmove(&a->v[i + 1], &a->v[i], (a->n - i) * sizeof(a->v[0]));
@@ -146,7 +146,7 @@ int sim_sweep_include(struct sim_sweep *w, enum sim_sweep_param p, double v, cha
 	return 0;
 }
 
-size_t sim_sweep_runs(const struct sim_sweep *w)
+size_t sim_grid_runs(const struct sim_grid *w)
 {
 	size_t k, runs = 1;
 
@@ -155,27 +155,27 @@ size_t sim_sweep_runs(const struct sim_sweep *w)
 	return runs;
 }
 
-int sim_sweep_apply(const struct sim_sweep *w, size_t i, struct sim_scenario *sc, char *err,
+int sim_grid_apply(const struct sim_grid *w, size_t i, struct sim_scenario *sc, char *err,
 		    size_t errlen)
 {
 	size_t k;
 	const char *why;
 
 	for (k = w->naxes; k-- > 0;) {
-		const struct sim_sweep_axis *a = &w->axis[k];
+		const struct sim_grid_axis *a = &w->axis[k];
 		double v = a->v[i % a->n];
 
 		i /= a->n;
 		switch (a->param) {
-		case SIM_SWEEP_N: sc->answer_every = (long)v; break;
-		case SIM_SWEEP_M: sc->state_every = (long)v; break;
-		case SIM_SWEEP_SEGMENT: sc->segment_days = v; break;
-		case SIM_SWEEP_NPARAMS: break;
+		case SIM_GRID_N: sc->answer_every = (long)v; break;
+		case SIM_GRID_M: sc->state_every = (long)v; break;
+		case SIM_GRID_SEGMENT: sc->segment_days = v; break;
+		case SIM_GRID_NPARAMS: break;
 		}
 	}
 	why = sim_scenario_limits(sc);
 	if (why) {
-		snprintf(err, errlen, "--sweep: segment %.6g days: %s", sc->segment_days, why);
+		snprintf(err, errlen, "--grid: segment %.6g days: %s", sc->segment_days, why);
 		return -1;
 	}
 	return 0;

@@ -9,20 +9,20 @@
 # as it goes; at the end the final state is checked against one
 # uninterrupted local run, and it says where to look.
 #
-#   tools/demo.sh [DIR]             (default DIR: ./demo; as root: in a root
+#   sandbox/demo.sh [DIR]             (default DIR: ./demo; as root: in a root
 #                                   shell as it is, else under sudo)
-#   tools/wseq_sandbox down DIR     stops the project (the clients stop at the end)
+#   sandbox/wseq_sandbox down DIR     stops the project (the clients stop at the end)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 case "${1:-}" in -h | --help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;; esac
-. "$top/tools/as-root.sh" "$0" "$@"
+. "$top/sandbox/as-root.sh" "$0" "$@"
 dir=${1:-$top/demo}
 build="$top/_build"
 nseg=8          # segments
 steps=400      # steps a segment, 25 ms each: about 10 s
 deadline=45    # seconds a segment may stay out (delay_bound)
 
-"$top/tools/install-deps.sh"
+"$top/sandbox/install-deps.sh"
 if [ ! -x "$build/tools/make_project" ]; then
 	echo "demo: building wseq in $build" >&2
 	(cd "$top" && ./autogen.sh >/dev/null 2>&1)
@@ -139,4 +139,4 @@ echo "  outputs:       $PROJECT_DIR/results/ (answers and states, by segment), $
 echo "  logs:          $PROJECT_DIR/log/ (scheduler.log, relocator.log, ...), $dir/client*/client.log"
 echo "  daemons:       cd $PROJECT_DIR && bin/status"
 echo "  settings:      wseq_sandbox env $dir"
-echo "  stop:          $top/tools/wseq_sandbox down $dir"
+echo "  stop:          $top/sandbox/wseq_sandbox down $dir"

@@ -3,7 +3,7 @@
  * runs in the project's cgi-bin/, finds ../config.xml, logs to
  * <log_dir>/file_upload_handler.log and always answers 200 text/plain with
  * a <data_server_reply>, as the BOINC client expects. It runs as a CGI
- * program or as a FastCGI server (lib/serve.h; a process then keeps
+ * program or as a FastCGI server (serve/serve.h; a process then keeps
  * config.xml, the certificate key and the database connection).
  * make_project's Apache configuration runs it as CGI even where mod_fcgid
  * is loaded: mod_fcgid reads a whole body before the program sees it, so

@@ -70,7 +70,8 @@ void sweep_child_signals(void)
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-/* A program installed beside this one (or in the source tree's tools/), else on PATH. */
+/* A program installed beside this one (or, run from the build tree, staged in its
+ * stage/bin/), else on PATH. */
 static char *find_tool(const char *name)
 {
 	char self[PATH_MAX], *slash, *p;
@@ -87,8 +88,8 @@ static char *find_tool(const char *name)
 			free(p);
 		}
 	}
-#ifdef WSEQ_TOOLS_SRCDIR
-	p = xasprintf("%s/%s", WSEQ_TOOLS_SRCDIR, name);
+#ifdef WSEQ_STAGE_BINDIR
+	p = xasprintf("%s/%s", WSEQ_STAGE_BINDIR, name);
 	if (access(p, X_OK) == 0)
 		return p;
 	free(p);

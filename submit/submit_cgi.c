@@ -3,7 +3,7 @@
  * maps the project's submit_rpc_handler.php, job_file.php, get_output.php and
  * get_output2.php here (make_project's Apache configuration); the script
  * name says which.
- * A FastCGI server under mod_fcgid, else a CGI program (lib/serve.h); a
+ * A FastCGI server under mod_fcgid, else a CGI program (serve/serve.h); a
  * process keeps config.xml and the database connection. It logs to
  * <log_dir>/submit.log.
  *

@@ -1,10 +1,10 @@
-# Sourced first by the README's two commands (tools/demo.sh,
+# Sourced first by the README's two commands (sandbox/demo.sh,
 # test/run-all.sh): they install Debian packages and start services, so they
 # run as root. In a root shell (many containers and fresh machines, which
 # have no sudo) nothing happens; anyone else has the script run again under
 # sudo when sudo exists, or is told to be root.
 #
-#   . "$top/tools/as-root.sh" "$0" "$@"
+#   . "$top/sandbox/as-root.sh" "$0" "$@"
 #
 # -h or --help is answered by the script as it is, and --no-install (the
 # packages are there: nothing needs root) runs as whoever asks.

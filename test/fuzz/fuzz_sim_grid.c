@@ -1,22 +1,22 @@
 /*
- * wseq_sim --sweep's axes (sim/sim_sweep.c), through sim_sweep_add(): each
- * line of the input one --sweep argument. A typo must give an error that
- * says --sweep, never a crash; what is accepted stays within the bounds the
+ * wseq_sim --grid's axes (sim/sim_grid.c), through sim_grid_add(): each
+ * line of the input one --grid argument. A typo must give an error that
+ * says --grid, never a crash; what is accepted stays within the bounds the
  * scenario keeps (N, M, segment_days), the run count within its limit, and
  * every run applies or says why.
  */
 #include "fuzz.h"
-#include "sim_sweep.h"
+#include "sim_grid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sim_sweep w;
+	struct sim_grid w;
 	struct sim_scenario sc;
 	char *text = fuzz_cstr(data, size), *line = text, *nl, err[256];
 	size_t k, i, runs;
 
 	fuzz_setup();
-	sim_sweep_init(&w);
+	sim_grid_init(&w);
 	for (; line; line = nl ? nl + 1 : NULL) {
 		size_t before = w.naxes;
 
@@ -24,21 +24,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nl)
 			*nl = '\0';
 		err[0] = '\0';
-		if (sim_sweep_add(&w, line, err, sizeof(err)) != 0) {
-			FUZZ_CHECK(strncmp(err, "--sweep", 7) == 0);
+		if (sim_grid_add(&w, line, err, sizeof(err)) != 0) {
+			FUZZ_CHECK(strncmp(err, "--grid", 7) == 0);
 			FUZZ_CHECK(w.naxes == before);
 		} else {
 			FUZZ_CHECK(w.naxes == before + 1);
 		}
 	}
-	runs = sim_sweep_runs(&w);
-	FUZZ_CHECK(runs >= 1 && runs <= SIM_SWEEP_MAX_RUNS);
+	runs = sim_grid_runs(&w);
+	FUZZ_CHECK(runs >= 1 && runs <= SIM_GRID_MAX_RUNS);
 	for (k = 0; k < w.naxes; k++) {
-		const struct sim_sweep_axis *a = &w.axis[k];
+		const struct sim_grid_axis *a = &w.axis[k];
 
-		FUZZ_CHECK(a->n >= 1 && a->n <= SIM_SWEEP_MAX_VALUES);
+		FUZZ_CHECK(a->n >= 1 && a->n <= SIM_GRID_MAX_VALUES);
 		for (i = 0; i < a->n; i++) {
-			if (a->param == SIM_SWEEP_SEGMENT)
+			if (a->param == SIM_GRID_SEGMENT)
 				FUZZ_CHECK(a->v[i] >= 1e-6 && a->v[i] <= 1e5);
 			else
 				FUZZ_CHECK(a->v[i] >= 1 && a->v[i] <= 1000000 && a->v[i] == (long)a->v[i]);
@@ -49,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i = k == 2 ? runs - 1 : k < runs ? k : 0;
 		sim_scenario_defaults(&sc);
 		err[0] = '\0';
-		if (sim_sweep_apply(&w, i, &sc, err, sizeof(err)) != 0)
-			FUZZ_CHECK(strncmp(err, "--sweep", 7) == 0);
+		if (sim_grid_apply(&w, i, &sc, err, sizeof(err)) != 0)
+			FUZZ_CHECK(strncmp(err, "--grid", 7) == 0);
 		else
 			FUZZ_CHECK(sc.answer_every >= 1 && sc.state_every >= 1 && sc.segment_days > 0);
 	}

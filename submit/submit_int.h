@@ -50,7 +50,7 @@ int submit_authenticate(struct rpc *r);
 /* May the user submit (appid 0: handle files at all)? */
 int submit_may_submit(struct rpc *r, int64_t appid);
 /*
- * The input template of job #job of an any_executable app (sched/submit_exec.c):
+ * The input template of job #job of an any_executable app (submit/submit_exec.c):
  * base's settings, one copied file per open name (names[], borrowed), one of
  * them the executable "wseq_exec". 0, or -1 with the submitter told why.
  */

@@ -13,7 +13,7 @@
  * and Timeout; a ticket is one of its results, renamed to an unguessable
  * random name when handed out. Logs to <log_dir>/sweep.log.
  *
- * Under mod_fcgid the same binary is a FastCGI program (lib/serve.h): one
+ * Under mod_fcgid the same binary is a FastCGI program (serve/serve.h): one
  * process answers request after request, keeping the configuration and the
  * database connection (reopened at the next request when it was lost);
  * everything a request makes is freed when it ends. Run by a web server as

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Install the Debian packages of tools/debian-packages.txt that are missing.
+# Install the Debian packages of sandbox/debian-packages.txt that are missing.
 # Needs root when anything is missing; prints nothing when all are there.
 set -u
 list="$(dirname "$0")/debian-packages.txt"

@@ -58,7 +58,7 @@ struct upload_ctx {
  */
 enum upload_status upload_handle(const struct upload_ctx *ctx, int in_fd,
 				 long long content_length, struct sbuf *reply);
-/* The same with the body read through rd (a FastCGI stream: lib/serve.h's serve_read). */
+/* The same with the body read through rd (a FastCGI stream: serve/serve.h's serve_read). */
 enum upload_status upload_handle_from(const struct upload_ctx *ctx,
 				      long (*rd)(void *arg, char *buf, size_t n), void *arg,
 				      long long content_length, struct sbuf *reply);
