@@ -81,6 +81,9 @@ wait_until() {          # wait_until SECONDS WHAT CONDITION...
 		show
 		if [ $(( $(date +%s) - start )) -gt "$limit" ]; then
 			echo; echo "demo: $what did not happen in time; see $PROJECT_DIR/log and $dir/client*/client.log" >&2
+			# the commonest cause: a client with less free disk than a segment needs
+			sql "select concat('demo: host ', id, ' reported ', round(d_free / 1e6), ' MB of free disk') from host" >&2
+			grep -h "needs .* MB of disk" "$PROJECT_DIR"/log/* 2>/dev/null | tail -n 1 >&2
 			exit 1
 		fi
 		if [ $((++n % 5)) = 0 ]; then

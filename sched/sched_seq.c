@@ -399,6 +399,24 @@ static int may_take(const struct sched_ctx *ctx, const struct db_host *host, dou
 }
 
 /*
+ * Whether the host has the memory and free disk a sequence needs. The first
+ * time an RPC finds it has not, say so (*told): without the line, a host
+ * that gets no sequence for want of disk looks like a scheduler fault.
+ */
+static bool seq_fits(const struct db_host *host, const struct db_sequence *s, bool *told)
+{
+	if (sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
+		return true;
+	if (!*told)
+		log_info("host %" PRId64 ": sequence %s needs %.0f MB of memory and %.0f MB of "
+			 "disk; the host has %.0f MB and %.0f MB free", host->id, s->name,
+			 s->rsc_memory_bound / 1e6, s->rsc_disk_bound / 1e6,
+			 host->m_nbytes / 1e6, host->d_free / 1e6);
+	*told = true;
+	return false;
+}
+
+/*
  * Unassigned sequences the host can finish segments of in time, up to its
  * allowance and its user's (max_sequences_per_user; by default one host's:
  * made-up host_cpids gain nothing).
@@ -410,6 +428,7 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 	struct host_seqs cand = { 0 }, user = { 0 };
 	struct host_view hv;
 	size_t i, want, user_want, nuser;
+	bool told = false;
 	int rc;
 
 	host_view_of(ctx, host, 0, &hv);
@@ -436,7 +455,7 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 		double flops = sched_app_flops(req, reply, s->appid);
 		bool ok;
 
-		if (flops <= 0 || !sched_host_fits(host, s->rsc_memory_bound, s->rsc_disk_bound))
+		if (flops <= 0 || !seq_fits(host, s, &told))
 			continue;
 		rc = may_take(ctx, host, flops, h, &user, s, &ok);
 		if (rc != DB_OK || !ok)

@@ -204,7 +204,7 @@ test_expect_success 'the same host_cpid with other hardware, or from another acc
 	test "$(q "select count(*) from host")" = $((nhosts + 1))
 '
 
-test_expect_success 'a sequence goes only to a host with the memory and disk its segments declare' '
+test_expect_success 'a sequence goes only to a host with the memory and disk its segments declare, and the log says why' '
 	test_project bin/create_sequence --appname wseq_sample --seq_name BIGMEM --segments 2 \
 		--rsc_fpops_est 1e9 --rsc_memory_bound 16e9 "$TRASH_DIRECTORY/init/state_out" >>setup.log 2>&1 &&
 	test_project bin/create_sequence --appname wseq_sample --seq_name BIGDISK --segments 2 \
@@ -213,7 +213,9 @@ test_expect_success 'a sequence goes only to a host with the memory and disk its
 	MEM=32e9 DISK=1e11 req 0 cpid-small-disk 1000 >r13 && rpc r13 reply13 >/dev/null &&
 	test "$(q "select hostid from sequence where name=\"BIGMEM\"")" = "$(hostid_of reply13)" &&
 	test "$(q "select hostid from sequence where name=\"BIGDISK\"")" = "$(hostid_of reply12)" &&
-	test_grep -v "<name>BIGMEM_b0_s1_0</name>" reply12 && test_grep -v "<name>BIGDISK_b0_s1_0</name>" reply13
+	test_grep -v "<name>BIGMEM_b0_s1_0</name>" reply12 && test_grep -v "<name>BIGDISK_b0_s1_0</name>" reply13 &&
+	# the scheduler says why a host was passed over
+	test_grep "host $(hostid_of reply12): sequence BIGMEM needs 16000 MB of memory and 1000 MB of disk; the host has 8000 MB and 1000000 MB free" "$SLOG"
 '
 
 test_expect_success 'sending a segment is one transaction: a failure half way leaves it unsent, and the next RPC sends it' '
