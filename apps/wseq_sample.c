@@ -2,7 +2,7 @@
  * wseq_sample: the sample BOINC application, built against Debian's
  * libboinc-app-dev. Tests, the demo and the work-sequence machinery use it
  * as a real BOINC app: a deterministic computation with checkpoints,
- * progress reports and boinc_finish().
+ * progress reports and app_finish() (app_main.h).
  *
  *   job mode (default):  reads logical file "in", writes "out"
  *   --state mode:        reads "state_in", advances the state --steps steps,
@@ -29,6 +29,8 @@
  * milliseconds to sleep per step (it adds to --step_ms) on its first line,
  * then (optionally) the workunit names it is for, as above.
  */
+#include "app_main.h"
+
 #include <boinc/boinc_api.h>
 
 #include <errno.h>
@@ -143,7 +145,7 @@ static void new_state(struct state *s, uint64_t nwords, uint64_t seed)
 	s->w = malloc(nwords * sizeof(uint64_t));
 	if (!s->w) {
 		fprintf(stderr, "out of memory\n");
-		boinc_finish(1);
+		app_finish(1);
 	}
 	for (i = 0; i < nwords; i++)
 		s->w[i] = mix(seed + i);
@@ -325,9 +327,9 @@ static void write_new_state(const char *out, long words)
 	new_state(&s, (uint64_t)words, 0x243f6a8885a308d3ULL);
 	if (write_state(out, &s) != 0) {
 		fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
-		boinc_finish(1);
+		app_finish(1);
 	}
-	boinc_finish(0);
+	app_finish(0);
 }
 
 /*
@@ -353,7 +355,7 @@ static uint64_t load_start(const char *ckpt, const char *in, long words, struct 
 	r = load_input(in, s, (uint64_t)words);
 	if (r != 0) {
 		fprintf(stderr, "wseq_sample: input %s is %s\n", in, r < 0 ? "damaged" : "missing");
-		boinc_finish(1);
+		app_finish(1);
 	}
 	start_step = s->step;
 	fp = fopen("checkpoint_start", "w");
@@ -390,7 +392,7 @@ static void write_outputs(const struct options *o, const struct state *s, const 
 	if (o->state_mode) {
 		if (write_state(out, s) != 0) {
 			fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
-			boinc_finish(1);
+			app_finish(1);
 		}
 		fp = fopen(answer, "w");
 	} else {
@@ -398,14 +400,14 @@ static void write_outputs(const struct options *o, const struct state *s, const 
 	}
 	if (!fp) {
 		fprintf(stderr, "cannot write output: %s\n", strerror(errno));
-		boinc_finish(1);
+		app_finish(1);
 	}
 	fprintf(fp, "step %" PRIu64 " words %" PRIu64 " checksum %016" PRIx64 "\n", s->step, s->nwords,
 		checksum(s));
 	fclose(fp);
 	if (o->state_mode && o->aux && write_aux(s) != 0) {
 		fprintf(stderr, "cannot write aux_out or aux_answer: %s\n", strerror(errno));
-		boinc_finish(1);
+		app_finish(1);
 	}
 }
 
@@ -414,7 +416,7 @@ static void apply_markers(int state_mode, const char *out, const char *answer)
 {
 	if (marker_applies("../../wseq_fail", 0)) {
 		fprintf(stderr, "wseq_sample: failing on purpose\n");
-		boinc_finish(3);
+		app_finish(3);
 	}
 	if (marker_applies("../../wseq_corrupt", 0)) {
 		flip_byte(state_mode ? answer : out);
@@ -423,38 +425,52 @@ static void apply_markers(int state_mode, const char *out, const char *answer)
 	}
 }
 
-int main(int argc, char **argv)
+/* --- the app: app_main() runs these ------------------------------------------ */
+
+static struct options opts = { .steps = 1000, .words = 1024 };
+
+static int sample_args(int argc, char **argv)
 {
-	struct options o = { .steps = 1000, .words = 1024 };
+	int status;
+
+	return parse_options(argc, argv, &opts, &status) != 0 ? status : APP_RUN;
+}
+
+/* The steps from the checkpoint (or the input state) on, then the outputs. */
+static int sample_run(void)
+{
 	char in[1024], out[1024], answer[1024], ckpt[1024];
 	struct state s = { 0, 0, NULL };
 	uint64_t start_step;
-	int r;
 
-	if (parse_options(argc, argv, &o, &r) != 0)
-		return r;
-	r = boinc_init();
-	if (r) {
-		fprintf(stderr, "boinc_init failed: %d\n", r);
-		return 1;
-	}
-	if (o.device)
-		fprintf(stderr, "wseq_sample: started with --device %.16s\n", o.device);
-	o.step_ms += slow_marker_ms();
-	resolve(o.state_mode ? "state_in" : "in", in, sizeof(in));
-	resolve(o.state_mode ? "state_out" : "out", out, sizeof(out));
+	if (opts.device)
+		fprintf(stderr, "wseq_sample: started with --device %.16s\n", opts.device);
+	opts.step_ms += slow_marker_ms();
+	resolve(opts.state_mode ? "state_in" : "in", in, sizeof(in));
+	resolve(opts.state_mode ? "state_out" : "out", out, sizeof(out));
 	resolve("answer", answer, sizeof(answer));
 	resolve("checkpoint", ckpt, sizeof(ckpt));
-	if (o.init_only)
-		write_new_state(out, o.words);
-	start_step = load_start(ckpt, in, o.words, &s);
-	compute(&s, start_step, o.steps, o.step_ms, ckpt);
-	write_outputs(&o, &s, out, answer);
-	apply_markers(o.state_mode, out, answer);
+	if (opts.init_only)
+		write_new_state(out, opts.words);
+	start_step = load_start(ckpt, in, opts.words, &s);
+	compute(&s, start_step, opts.steps, opts.step_ms, ckpt);
+	write_outputs(&opts, &s, out, answer);
+	apply_markers(opts.state_mode, out, answer);
 	unlink(ckpt);
 	unlink("checkpoint_start");
 	free(s.w);
 	boinc_fraction_done(1.0);
-	boinc_finish(0);
 	return 0;
+}
+
+static const struct app_spec sample_app = {
+	.name = "wseq_sample",
+	.args = sample_args,
+	.init_failed = 1,
+	.run = sample_run,
+};
+
+int main(int argc, char **argv)
+{
+	return app_main(&sample_app, argc, argv);
 }

@@ -12,6 +12,7 @@
  * work sequence out and packs the outputs whose names are not known in
  * advance into one zip (wrapper_out.c).
  */
+#include "app_main.h"
 #include "common.h"
 #include "fileutil.h"
 #include "log.h"
@@ -395,7 +396,7 @@ static void follow_client(void)
 	if (s.abort_request) {
 		log_info("abort requested: stopping the tasks");
 		stop_all();
-		boinc_finish(EXIT_ABORTED_BY_CLIENT);
+		app_finish(EXIT_ABORTED_BY_CLIENT);
 	}
 	if (s.quit_request || s.no_heartbeat || got_signal || getppid() != W.parent) {
 		log_info("%s: stopping the tasks, to be restarted later",
@@ -517,7 +518,7 @@ static size_t read_checkpoint(void)
 
 /* --- running the tasks -------------------------------------------------------- */
 
-/* Run task i to its end; its exit status for boinc_finish (0: success). */
+/* Run task i to its end; its exit status for app_finish (0: success). */
 static int run_task(size_t i)
 {
 	const struct wjob_task *t = &W.job.tasks[i];
@@ -721,29 +722,27 @@ static int load_job(void)
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
-	BOINC_OPTIONS opts;
-	struct wout_names listing = { NULL, 0 };
-	size_t i, ndone;
-	int a, status;
+/* --- the app: app_main() runs these in order ------------------------------ */
 
-	memset(&opts, 0, sizeof(opts));
-	opts.main_program = 1;
-	opts.check_heartbeat = 1;
-	opts.handle_process_control = 1;
-	opts.send_status_msgs = 0;      /* we report the tasks' CPU time and progress */
-	opts.direct_process_action = 0; /* we suspend, resume and stop the tasks */
-	opts.multi_process = 1;
+/* No options: every argument is the tasks' (the workunit's command line among them). */
+static int wrapper_args(int argc, char **argv)
+{
+	int a;
+
 	log_init("wseq_wrapper", NULL);
 	W.args = xcalloc((size_t)argc + 1, sizeof(*W.args));
-	/* no options: every argument is the tasks' (the workunit's command line among them) */
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--job_file"))
 			log_warn("argument --job_file is not the wrapper's: its job file is always the "
 				 "app version's " JOB_FILE "; passed on to the tasks as it is");
 		W.args[W.nargs++] = argv[a];
 	}
+	return APP_RUN;
+}
+
+/* Dying with the client, reaping the tasks' orphans, stopping on a signal. */
+static int wrapper_prepare(void)
+{
 	W.parent = getppid();
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -754,29 +753,56 @@ int main(int argc, char **argv)
 	W.open_max = sysconf(_SC_OPEN_MAX);
 	if (W.open_max < 0 || W.open_max > 65536)
 		W.open_max = 65536;
-	if (boinc_init_options(&opts) != 0) {
-		log_error("boinc_init_options failed");
-		return EXIT_CHILD_FAILED;
-	}
+	return 0;
+}
+
+static void wrapper_options(BOINC_OPTIONS *opts)
+{
+	opts->main_program = 1;
+	opts->check_heartbeat = 1;
+	opts->handle_process_control = 1;
+	opts->send_status_msgs = 0;      /* we report the tasks' CPU time and progress */
+	opts->direct_process_action = 0; /* we suspend, resume and stop the tasks */
+	opts->multi_process = 1;
+}
+
+/* The tasks from the checkpoint on, then the outputs. */
+static int wrapper_run(void)
+{
+	struct wout_names listing = { NULL, 0 };
+	size_t i, ndone;
+	int status;
+
 	if (load_job() < 0 || setup_slot(&listing) < 0 || guard_start() < 0)
-		boinc_finish(EXIT_CHILD_FAILED);
+		return EXIT_CHILD_FAILED;
 	ndone = read_checkpoint();
 	if (start_daemons() < 0) {
 		stop_all();
-		boinc_finish(EXIT_CHILD_FAILED);
+		return EXIT_CHILD_FAILED;
 	}
 	for (i = ndone; i < W.job.ntasks; i++) {
 		status = run_task(i);
 		if (status != 0) {
 			stop_all();
-			boinc_finish(status);
+			return status;
 		}
 		write_checkpoint(i + 1, W.cpu_done);
 	}
 	stop_all();
 	boinc_report_app_status(W.cpu_done, W.checkpoint_cpu, 1.0);
-	if (finish_outputs(&listing) < 0)
-		boinc_finish(EXIT_CHILD_FAILED);
-	boinc_finish(0);
-	return 0;
+	return finish_outputs(&listing) < 0 ? EXIT_CHILD_FAILED : 0;
+}
+
+static const struct app_spec wrapper_app = {
+	.name = "wseq_wrapper",
+	.args = wrapper_args,
+	.prepare = wrapper_prepare,
+	.options = wrapper_options,
+	.init_failed = EXIT_CHILD_FAILED,
+	.run = wrapper_run,
+};
+
+int main(int argc, char **argv)
+{
+	return app_main(&wrapper_app, argc, argv);
 }
