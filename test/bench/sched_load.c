@@ -1239,13 +1239,132 @@ static double rank(const float *v, size_t n, double p)
 	return n ? v[(k < 1 ? 1 : k) - 1] : 0;
 }
 
+/* The figures of a run, for the report. */
+struct run {
+	struct worker *ws, tot;
+	double t_start, t_setup, secs, cpu0, cpu1;
+	long nerr, held;
+	float *lat;             /* every timed RPC's latency, sorted */
+};
+
+/* Start the workers, let them warm up and run, and wait for them. */
+static int run_workers(struct run *r)
+{
+	long i;
+
+	r->ws = xrealloc(NULL, (size_t)opt.concurrency * sizeof(*r->ws));
+	memset(r->ws, 0, (size_t)opt.concurrency * sizeof(*r->ws));
+	pthread_barrier_init(&barrier, NULL, (unsigned)opt.concurrency + 1);
+	r->t_setup = now();
+	for (i = 0; i < opt.concurrency; i++) {
+		r->ws[i].id = (int)i;
+		if (pthread_create(&r->ws[i].tid, NULL, worker_main, &r->ws[i])) {
+			fprintf(stderr, PROG ": cannot start thread %ld\n", i);
+			return -1;
+		}
+	}
+	pthread_barrier_wait(&barrier);
+	r->t_start = now();
+	t_warm = r->t_start + opt.warmup;
+	t_end = t_warm + opt.duration;
+	pthread_barrier_wait(&barrier);
+	r->cpu0 = r->cpu1 = -1;
+	if (opt.cpu_pid) {
+		sleep_until(t_warm);
+		r->cpu0 = cpu_seconds(opt.cpu_pid);
+		sleep_until(t_end);
+		r->cpu1 = cpu_seconds(opt.cpu_pid);
+	}
+	for (i = 0; i < opt.concurrency; i++)
+		pthread_join(r->ws[i].tid, NULL);
+	return 0;
+}
+
+/* The workers' counts added up, their latencies in one sorted array. */
+static void sum_workers(struct run *r)
+{
+	struct worker *tot = &r->tot;
+	long i;
+	int k;
+
+	for (i = 0; i < opt.concurrency; i++) {
+		const struct worker *w = &r->ws[i];
+
+		tot->rpcs += w->rpcs;
+		tot->jobs += w->jobs;
+		tot->short_replies += w->short_replies;
+		tot->all_rpcs += w->all_rpcs;
+		tot->all_jobs += w->all_jobs;
+		tot->all_reported += w->all_reported;
+		tot->setup_rpcs += w->setup_rpcs;
+		tot->no_sequence += w->no_sequence;
+		tot->nlat += w->nlat;
+		if (w->last_done > tot->last_done)
+			tot->last_done = w->last_done;
+		for (k = 0; k < E_KINDS; k++)
+			tot->err[k] += w->err[k];
+	}
+	r->lat = xrealloc(NULL, tot->nlat * sizeof(*r->lat));
+	for (tot->nlat = 0, i = 0; i < opt.concurrency; i++) {
+		if (r->ws[i].nlat)
+			memcpy(r->lat + tot->nlat, r->ws[i].lat, r->ws[i].nlat * sizeof(*r->lat));
+		tot->nlat += r->ws[i].nlat;
+	}
+	qsort(r->lat, tot->nlat, sizeof(*r->lat), cmp_float);
+	for (i = 0; i < opt.hosts; i++)
+		r->held += hosts[i].njobs;
+	for (k = 0; k < E_KINDS; k++)
+		r->nerr += tot->err[k];
+	/* the measured seconds: until the last RPC started in time has finished */
+	r->secs = tot->last_done > t_warm ? tot->last_done - t_warm : opt.duration;
+}
+
+static void print_report(const struct run *r)
+{
+	const struct worker *tot = &r->tot;
+	const float *lat = r->lat;
+	double secs = r->secs, cpu = r->cpu0 >= 0 && r->cpu1 >= 0 ? r->cpu1 - r->cpu0 : -1;
+	int k;
+
+	printf("mode          %s (%s %g)\n", mode_name[opt.mode],
+	       opt.gpu ? "work_req_seconds and the GPU's req_secs" : "work_req_seconds",
+	       opt.seconds >= 0 ? opt.seconds : mode_seconds[opt.mode]);
+	printf("hosts         %ld (%ld set-up RPCs, untimed, %.1f s)\n", opt.hosts, tot->setup_rpcs,
+	       r->t_start - r->t_setup);
+	printf("concurrency   %ld\n", opt.concurrency);
+	printf("duration      %.1f s measured (%g s asked, after %g s of warm-up)\n", secs, opt.duration,
+	       opt.warmup);
+	printf("RPCs          %ld\n", tot->rpcs);
+	printf("RPC/s         %.1f\n", tot->rpcs / secs);
+	printf("jobs/s        %.1f (%ld jobs; %ld replies with fewer than the mode asks)\n",
+	       tot->jobs / secs, tot->jobs, tot->short_replies);
+	printf("latency ms    median %.1f  p90 %.1f  p99 %.1f  max %.1f\n", rank(lat, tot->nlat, 0.5),
+	       rank(lat, tot->nlat, 0.9), rank(lat, tot->nlat, 0.99), tot->nlat ? lat[tot->nlat - 1] : 0);
+	printf("in all        %ld RPCs, %ld jobs received, %ld reports acknowledged, %ld jobs in hand\n",
+	       tot->all_rpcs, tot->all_jobs, tot->all_reported, r->held);
+	if (opt.cpu_pid)
+		printf("CPU           %.2f s used by process %ld in the %g s measured\n",
+		       cpu, opt.cpu_pid, opt.duration);
+	if (opt.mode == MODE_SEQ)
+		printf("no sequence   %ld times a host without one asked and got none\n", tot->no_sequence);
+	printf("errors        %ld", r->nerr);
+	for (k = 0; k < E_KINDS; k++)
+		printf("%s%s %ld", k ? ", " : " (", err_name[k], tot->err[k]);
+	printf(")\n");
+	if (opt.csv)
+		printf("%s,%ld,%ld,%.2f,%ld,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.2f\n",
+		       mode_name[opt.mode], opt.hosts, opt.concurrency, secs, tot->rpcs, tot->rpcs / secs,
+		       tot->jobs / secs, rank(lat, tot->nlat, 0.5), rank(lat, tot->nlat, 0.9),
+		       rank(lat, tot->nlat, 0.99), tot->nlat ? lat[tot->nlat - 1] : 0.0, r->nerr,
+		       tot->setup_rpcs, tot->all_rpcs, tot->all_jobs, tot->all_reported, r->held,
+		       tot->short_replies, tot->no_sequence, cpu);
+}
+
 int main(int argc, char **argv)
 {
-	struct worker *ws, tot = { 0 };
-	double t_start, t_setup, secs, cpu0 = -1, cpu1 = -1;
-	long i, nerr = 0, held = 0;
-	int k, rc = 0;
-	float *lat;
+	struct run r = { 0 };
+	long i;
+	int rc = 0;
 
 	if (parse_options(argc, argv) < 0)
 		return 2;
@@ -1256,94 +1375,12 @@ int main(int argc, char **argv)
 		hosts[i].idx = (int)i;
 	if (opt.state && state_load(opt.state) < 0)
 		return 2;
-	ws = xrealloc(NULL, (size_t)opt.concurrency * sizeof(*ws));
-	memset(ws, 0, (size_t)opt.concurrency * sizeof(*ws));
-	pthread_barrier_init(&barrier, NULL, (unsigned)opt.concurrency + 1);
-	t_setup = now();
-	for (i = 0; i < opt.concurrency; i++) {
-		ws[i].id = (int)i;
-		if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) {
-			fprintf(stderr, PROG ": cannot start thread %ld\n", i);
-			return 2;
-		}
-	}
-	pthread_barrier_wait(&barrier);
-	t_start = now();
-	t_warm = t_start + opt.warmup;
-	t_end = t_warm + opt.duration;
-	pthread_barrier_wait(&barrier);
-	if (opt.cpu_pid) {
-		sleep_until(t_warm);
-		cpu0 = cpu_seconds(opt.cpu_pid);
-		sleep_until(t_end);
-		cpu1 = cpu_seconds(opt.cpu_pid);
-	}
-	for (i = 0; i < opt.concurrency; i++) {
-		struct worker *w = &ws[i];
-
-		pthread_join(w->tid, NULL);
-		tot.rpcs += w->rpcs;
-		tot.jobs += w->jobs;
-		tot.short_replies += w->short_replies;
-		tot.all_rpcs += w->all_rpcs;
-		tot.all_jobs += w->all_jobs;
-		tot.all_reported += w->all_reported;
-		tot.setup_rpcs += w->setup_rpcs;
-		tot.no_sequence += w->no_sequence;
-		tot.nlat += w->nlat;
-		if (w->last_done > tot.last_done)
-			tot.last_done = w->last_done;
-		for (k = 0; k < E_KINDS; k++)
-			tot.err[k] += w->err[k];
-	}
-	lat = xrealloc(NULL, tot.nlat * sizeof(*lat));
-	for (tot.nlat = 0, i = 0; i < opt.concurrency; i++) {
-		if (ws[i].nlat)
-			memcpy(lat + tot.nlat, ws[i].lat, ws[i].nlat * sizeof(*lat));
-		tot.nlat += ws[i].nlat;
-	}
-	qsort(lat, tot.nlat, sizeof(*lat), cmp_float);
-	for (i = 0; i < opt.hosts; i++)
-		held += hosts[i].njobs;
-	for (k = 0; k < E_KINDS; k++)
-		nerr += tot.err[k];
+	if (run_workers(&r) < 0)
+		return 2;
+	sum_workers(&r);
 	if (opt.state && state_save(opt.state) < 0)
 		rc = 2;
-	/* the measured seconds: until the last RPC started in time has finished */
-	secs = tot.last_done > t_warm ? tot.last_done - t_warm : opt.duration;
-
-	printf("mode          %s (%s %g)\n", mode_name[opt.mode],
-	       opt.gpu ? "work_req_seconds and the GPU's req_secs" : "work_req_seconds",
-	       opt.seconds >= 0 ? opt.seconds : mode_seconds[opt.mode]);
-	printf("hosts         %ld (%ld set-up RPCs, untimed, %.1f s)\n", opt.hosts, tot.setup_rpcs,
-	       t_start - t_setup);
-	printf("concurrency   %ld\n", opt.concurrency);
-	printf("duration      %.1f s measured (%g s asked, after %g s of warm-up)\n", secs, opt.duration,
-	       opt.warmup);
-	printf("RPCs          %ld\n", tot.rpcs);
-	printf("RPC/s         %.1f\n", tot.rpcs / secs);
-	printf("jobs/s        %.1f (%ld jobs; %ld replies with fewer than the mode asks)\n",
-	       tot.jobs / secs, tot.jobs, tot.short_replies);
-	printf("latency ms    median %.1f  p90 %.1f  p99 %.1f  max %.1f\n", rank(lat, tot.nlat, 0.5),
-	       rank(lat, tot.nlat, 0.9), rank(lat, tot.nlat, 0.99), tot.nlat ? lat[tot.nlat - 1] : 0);
-	printf("in all        %ld RPCs, %ld jobs received, %ld reports acknowledged, %ld jobs in hand\n",
-	       tot.all_rpcs, tot.all_jobs, tot.all_reported, held);
-	if (opt.cpu_pid)
-		printf("CPU           %.2f s used by process %ld in the %g s measured\n",
-		       cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1, opt.cpu_pid, opt.duration);
-	if (opt.mode == MODE_SEQ)
-		printf("no sequence   %ld times a host without one asked and got none\n", tot.no_sequence);
-	printf("errors        %ld", nerr);
-	for (k = 0; k < E_KINDS; k++)
-		printf("%s%s %ld", k ? ", " : " (", err_name[k], tot.err[k]);
-	printf(")\n");
-	if (opt.csv)
-		printf("%s,%ld,%ld,%.2f,%ld,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.2f\n",
-		       mode_name[opt.mode], opt.hosts, opt.concurrency, secs, tot.rpcs, tot.rpcs / secs,
-		       tot.jobs / secs, rank(lat, tot.nlat, 0.5), rank(lat, tot.nlat, 0.9),
-		       rank(lat, tot.nlat, 0.99), tot.nlat ? lat[tot.nlat - 1] : 0.0, nerr, tot.setup_rpcs,
-		       tot.all_rpcs, tot.all_jobs, tot.all_reported, held, tot.short_replies,
-		       tot.no_sequence, cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1);
-	free_all(ws, lat);
-	return rc ? rc : nerr ? 1 : 0;
+	print_report(&r);
+	free_all(r.ws, r.lat);
+	return rc ? rc : r.nerr ? 1 : 0;
 }
