@@ -46,14 +46,28 @@ int tool_usage_error(const char *fmt, ...)
 	return TOOL_USAGE;
 }
 
-static void usage(const struct tool_spec *spec)
+/* The tool's usage text and its commands' lines, or one command's line. */
+static void usage_head(const struct tool_ctx *ctx)
 {
+	const struct tool_spec *spec = ctx->spec;
 	const struct tool_cmd *c;
 
+	if (ctx->cmd && ctx->cmd->usage) {
+		printf("usage: %s%s%s\n", ctx->cmd_by_name ? "" : spec->name,
+		       ctx->cmd_by_name ? "" : " ", ctx->cmd->usage);
+		return;
+	}
 	fputs(spec->usage, stdout);
 	for (c = spec->cmds; c && c->name; c++)
 		if (c->usage)
 			printf("  %s\n", c->usage);
+}
+
+static void usage(const struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
+
+	usage_head(ctx);
 	printf("\noptions:\n");
 	param_print_help(spec->params, stdout);
 	if (!(spec->flags & TOOL_NO_PROJECT_DIR))
@@ -62,6 +76,8 @@ static void usage(const struct tool_spec *spec)
 		       : "the project's directory (default: $WSEQ_PROJECT_DIR, else . or ..)",
 		       "", "also spelled --config_dir, --project, --project_root");
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
+	if (ctx->cmd && ctx->cmd->usage)
+		return;
 	if (spec->epilog)
 		fputs(spec->epilog, stdout);
 	if (spec->help)
@@ -86,40 +102,39 @@ static int take_project_dir(struct tool_ctx *ctx, const char *name, int argc, ch
 	return 0;
 }
 
+/* param_split_args()'s own(): the project directory option is the skeleton's. */
+static int take_own(void *arg, int argc, char **argv, int *i)
+{
+	struct tool_ctx *ctx = arg;
+	const char *name = param_option_name(argv[*i]);
+
+	if (!name || !is_project_dir_option(ctx->spec, name))
+		return 0;
+	return take_project_dir(ctx, name, argc, argv, i) < 0 ? -1 : 1;
+}
+
 /*
  * Split argv: -h/--help (returns 1) and the project directory option are the
  * skeleton's; everything else goes into rest (rest[0] = argv[0]) in order.
  */
 static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, int *nrest)
 {
-	const struct tool_spec *spec = ctx->spec;
-	int i;
+	struct param_argv out = { ctx->spec->params, rest, 0 };
+	int rc = param_split_args(argc, argv, &out, 1, take_own, ctx);
 
-	*nrest = 1;
-	rest[0] = argv[0];
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *name = param_option_name(a);
-		const struct param *p;
+	*nrest = out.n;
+	return rc < 0 ? TOOL_USAGE : rc;
+}
 
-		if (!strcmp(a, "--")) {
-			while (i < argc)
-				rest[(*nrest)++] = argv[i++];
-			break;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return 1;
-		if (name && is_project_dir_option(spec, name)) {
-			if (take_project_dir(ctx, name, argc, argv, &i) < 0)
-				return TOOL_USAGE;
-			continue;
-		}
-		rest[(*nrest)++] = argv[i];
-		p = name ? param_find_option(spec->params, name) : NULL;
-		if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
-			rest[(*nrest)++] = argv[++i];
-	}
-	rest[*nrest] = NULL;
-	return 0;
+/* The subcommand called name, or NULL. */
+static const struct tool_cmd *find_cmd(const struct tool_spec *spec, const char *name)
+{
+	const struct tool_cmd *c;
+
+	for (c = spec->cmds; c && c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
 }
 
 /* The subcommand ctx->argv[0] names, then the options after it. */
@@ -129,15 +144,16 @@ static int pick_cmd(struct tool_ctx *ctx)
 	const struct tool_cmd *c;
 	int i;
 
+	if (ctx->cmd_by_name)
+		return 0;
 	if (ctx->argc < 1 && (spec->flags & TOOL_CMD_OPTIONAL))
 		return 0;
 	if (ctx->argc < 1)
 		return tool_usage_error("a command is needed");
-	for (c = spec->cmds; c->name && strcmp(c->name, ctx->argv[0]); c++)
-		;
-	if (!c->name && (spec->flags & TOOL_CMD_OPTIONAL))
+	c = find_cmd(spec, ctx->argv[0]);
+	if (!c && (spec->flags & TOOL_CMD_OPTIONAL))
 		return 0;
-	if (!c->name)
+	if (!c)
 		return tool_usage_error("unknown command '%s'", ctx->argv[0]);
 	ctx->cmd = c;
 	i = param_parse_args(spec->params, spec->settings, ctx->argc, ctx->argv);
@@ -167,6 +183,8 @@ static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
 	int nrest, i, nargs, min, max;
 
 	i = split_args(ctx, argc, argv, rest, &nrest);
+	if (i == 1 && !ctx->cmd && argc > 1)
+		ctx->cmd = find_cmd(spec, argv[1]);     /* "tool CMD --help": CMD's help */
 	if (i != 0)
 		return i;
 	ctx->opt_argc = nrest;
@@ -190,38 +208,31 @@ static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
 	return 0;
 }
 
-char *tool_config_path(const struct tool_ctx *ctx)
-{
-	return ctx->project_dir ? xasprintf("%s/config.xml", ctx->project_dir) : NULL;
-}
-
-int tool_load_config(struct tool_ctx *ctx)
-{
-	const struct tool_spec *spec = ctx->spec;
-	char *path = tool_config_path(ctx);
-	int rc = config_load(&ctx->cfg, path, spec->config_params, spec->config_settings);
-
-	free(path);
-	return rc;
-}
-
 /* config.xml, the database, then the work. */
 static int run(struct tool_ctx *ctx)
 {
 	const struct tool_spec *spec = ctx->spec;
 
-	if ((spec->flags & TOOL_CONFIG) && tool_load_config(ctx) < 0)
+	if (spec->load_config && spec->load_config(ctx) < 0)
 		return -1;
 	if (spec->open_db && spec->open_db(ctx) < 0)
 		return -1;
 	return spec->run ? spec->run(ctx) : ctx->cmd->fn(ctx);
 }
 
-static int exit_status(int rc)
+static int exit_status(const struct tool_spec *spec, int rc)
 {
 	if (rc == TOOL_USAGE)
-		return TOOL_EXIT_USAGE;
+		return spec->usage_status ? spec->usage_status : TOOL_EXIT_USAGE;
 	return rc < 0 ? 1 : rc;
+}
+
+/* The last part of a path: what a program was run as. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }
 
 int tool_main(const struct tool_spec *spec, int argc, char **argv)
@@ -235,12 +246,16 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 	ctx.settings = spec->settings;
 	ctx.all_argc = argc;
 	ctx.all_argv = argv;
-	log_init(spec->name, NULL);
+	if (spec->flags & TOOL_CMD_FROM_NAME) {
+		ctx.cmd = find_cmd(spec, base_name(argv[0]));
+		ctx.cmd_by_name = ctx.cmd != NULL;
+	}
+	log_init(ctx.cmd_by_name ? ctx.cmd->name : spec->name, NULL);
 	param_set_defaults(spec->params, spec->settings);
 	param_set_defaults(spec->config_params, spec->config_settings);
 	rc = parse(&ctx, argc, argv, rest);
 	if (rc == 1) {
-		usage(spec);
+		usage(&ctx);
 		rc = 0;
 	} else if (rc == 0) {
 		rc = spec->check ? spec->check(&ctx) : 0;
@@ -253,10 +268,11 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 		spec->fini(&ctx);
 	if (ctx.db && ctx.close_db)
 		ctx.close_db(ctx.db);
-	config_free(&ctx.cfg);
+	if (ctx.free_config)
+		ctx.free_config(&ctx.cfg);
 	param_free(spec->params, spec->settings);
 	param_free(spec->config_params, spec->config_settings);
 	free(rest);
 	log_close();
-	return exit_status(rc);
+	return exit_status(spec, rc);
 }
