@@ -189,15 +189,21 @@ int param_parse_args(const struct param *t, void *s, int argc, char **argv)
 	return i;
 }
 
-/* The vector whose table names option name (NULL: not an option), else the last. */
-static struct param_argv *split_dest(struct param_argv *out, size_t nout, const char *name,
-				     const struct param **p)
+/*
+ * The vector whose table names the option arg (NULL: not an option), else
+ * for an unknown "--x" the one marked unknown, else the last.
+ */
+static struct param_argv *split_dest(struct param_argv *out, size_t nout, const char *arg,
+				     const char *name, const struct param **p)
 {
 	size_t k;
 
 	*p = NULL;
 	for (k = 0; name && k < nout; k++)
 		if ((*p = param_find_option(out[k].t, name)) != NULL)
+			return &out[k];
+	for (k = 0; name && arg[1] == '-' && k < nout; k++)
+		if (out[k].unknown)
 			return &out[k];
 	return &out[nout - 1];
 }
@@ -226,7 +232,7 @@ int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 		} else if ((took = own ? own(arg, argc, argv, &i) : 0) < 0) {
 			rc = -1;
 		} else if (!took) {
-			d = split_dest(out, nout, name, &p);
+			d = split_dest(out, nout, argv[i], name, &p);
 			d->v[d->n++] = argv[i];
 			if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
 				d->v[d->n++] = argv[++i];

@@ -76,6 +76,7 @@ struct param_argv {
 	const struct param *t;
 	char **v;
 	int n;
+	bool unknown;           /* takes "--x" options no table names (default: the last) */
 };
 /*
  * Split argv[1..] for a skeleton that parses its own options and hands the
@@ -83,7 +84,8 @@ struct param_argv {
  * it (moving *i past any value it read), 0 when not, -1 on an error (logged);
  * a word own() leaves goes, with its value when the option takes one, to the
  * first out[k] whose table names it, else to out[nout - 1] (as does "--" and
- * everything after it). Returns 0, 1 for -h/--help, or -1.
+ * everything after it; a "--x" option no table names goes to the vector marked
+ * unknown, if any). Returns 0, 1 for -h/--help, or -1.
  */
 int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 		     int (*own)(void *arg, int argc, char **argv, int *i), void *arg);

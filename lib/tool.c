@@ -46,6 +46,12 @@ int tool_usage_error(const char *fmt, ...)
 	return TOOL_USAGE;
 }
 
+/* The chosen command's options (its own table, else the tool's). */
+static const struct param *cmd_params(const struct tool_ctx *ctx)
+{
+	return ctx->cmd && ctx->cmd->params ? ctx->cmd->params : ctx->spec->params;
+}
+
 /* The tool's usage text and its commands' lines, or one command's line. */
 static void usage_head(const struct tool_ctx *ctx)
 {
@@ -66,22 +72,21 @@ static void usage_head(const struct tool_ctx *ctx)
 static void usage(const struct tool_ctx *ctx)
 {
 	const struct tool_spec *spec = ctx->spec;
+	bool one_cmd = ctx->cmd && ctx->cmd->usage;
 
 	usage_head(ctx);
 	printf("\noptions:\n");
-	param_print_help(spec->params, stdout);
+	param_print_help(one_cmd ? cmd_params(ctx) : spec->params, stdout);
 	if (!(spec->flags & TOOL_NO_PROJECT_DIR))
 		printf("  %-28s %s;\n  %-28s %s\n", "--project_dir DIR",
 		       spec->project_dir_help ? spec->project_dir_help
 		       : "the project's directory (default: $WSEQ_PROJECT_DIR, else . or ..)",
 		       "", "also spelled --config_dir, --project, --project_root");
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
-	if (ctx->cmd && ctx->cmd->usage)
-		return;
-	if (spec->epilog)
+	if (spec->epilog && !one_cmd)
 		fputs(spec->epilog, stdout);
 	if (spec->help)
-		spec->help(stdout);
+		spec->help(ctx, stdout);
 }
 
 /* Take the project directory option's value out of argv[*i] (and argv[*i + 1]). */
@@ -119,11 +124,54 @@ static int take_own(void *arg, int argc, char **argv, int *i)
  */
 static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, int *nrest)
 {
-	struct param_argv out = { ctx->spec->params, rest, 0 };
+	struct param_argv out = { ctx->spec->params, rest, 0, false };
 	int rc = param_split_args(argc, argv, &out, 1, take_own, ctx);
 
 	*nrest = out.n;
 	return rc < 0 ? TOOL_USAGE : rc;
+}
+
+/*
+ * TOOL_OPTIONS_ANYWHERE: the options of t among argv[1..] wherever they are,
+ * the other words left in ctx->argc/argv in their order ("--" ends the options).
+ */
+static int options_anywhere(struct tool_ctx *ctx, const struct param *t, int argc, char **argv)
+{
+	struct param_argv out[] = { { t, NULL, 0, true }, { NULL, NULL, 0, false } };
+	int i, k;
+
+	ctx->sorted = xcalloc(2 * ((size_t)argc + 1), sizeof(char *));
+	out[0].v = ctx->sorted;
+	out[1].v = ctx->sorted + argc + 1;
+	if (param_split_args(argc, argv, out, ARRAY_SIZE(out), NULL, NULL) != 0)
+		return 1;       /* a --help the first split did not see: cannot happen */
+	i = param_parse_args(t, ctx->settings, out[0].n, out[0].v);
+	if (i < 0)
+		return i == -2 ? 1 : TOOL_USAGE;
+	if (i < out[0].n)
+		return tool_usage_error("unexpected argument '%s'", out[0].v[i]);
+	for (k = 1; k < out[1].n && strcmp(out[1].v[k], "--"); k++)
+		;
+	if (k < out[1].n)       /* the first "--" ended the options: drop it */
+		memmove(out[1].v + k, out[1].v + k + 1, (size_t)(out[1].n - k) * sizeof(char *));
+	ctx->argc = out[1].n - 1 - (k < out[1].n);
+	ctx->argv = out[1].v + 1;
+	return 0;
+}
+
+/* The options of t in argv[1..], the arguments after them left in ctx->argc/argv. */
+static int parse_options(struct tool_ctx *ctx, const struct param *t, int argc, char **argv)
+{
+	int i;
+
+	if (ctx->spec->flags & TOOL_OPTIONS_ANYWHERE)
+		return options_anywhere(ctx, t, argc, argv);
+	i = param_parse_args(t, ctx->settings, argc, argv);
+	if (i < 0)
+		return i == -2 ? 1 : TOOL_USAGE;
+	ctx->argc = argc - i;
+	ctx->argv = argv + i;
+	return 0;
 }
 
 /* The subcommand called name, or NULL. */
@@ -137,12 +185,18 @@ static const struct tool_cmd *find_cmd(const struct tool_spec *spec, const char 
 	return NULL;
 }
 
+static void choose_cmd(struct tool_ctx *ctx, const struct tool_cmd *c)
+{
+	ctx->cmd = c;
+	if (c->params)
+		param_set_defaults(c->params, ctx->settings);
+}
+
 /* The subcommand ctx->argv[0] names, then the options after it. */
 static int pick_cmd(struct tool_ctx *ctx)
 {
 	const struct tool_spec *spec = ctx->spec;
 	const struct tool_cmd *c;
-	int i;
 
 	if (ctx->cmd_by_name)
 		return 0;
@@ -155,13 +209,8 @@ static int pick_cmd(struct tool_ctx *ctx)
 		return 0;
 	if (!c)
 		return tool_usage_error("unknown command '%s'", ctx->argv[0]);
-	ctx->cmd = c;
-	i = param_parse_args(spec->params, spec->settings, ctx->argc, ctx->argv);
-	if (i < 0)
-		return i == -2 ? 1 : TOOL_USAGE;
-	ctx->argc -= i;
-	ctx->argv += i;
-	return 0;
+	choose_cmd(ctx, c);
+	return parse_options(ctx, cmd_params(ctx), ctx->argc, ctx->argv);
 }
 
 /* Too few or too many arguments: the message shows the synopsis (usage's first line). */
@@ -179,24 +228,32 @@ static int count_error(const struct tool_ctx *ctx, const char *what)
 static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
 {
 	const struct tool_spec *spec = ctx->spec;
-	static const struct param none[] = { PARAM_TABLE_END };
+	const struct param *t = spec->params;
 	int nrest, i, nargs, min, max;
 
 	i = split_args(ctx, argc, argv, rest, &nrest);
+	if (i == 0 && spec->cmds && !ctx->cmd && argc > 1 && !strcmp(argv[1], "help")) {
+		i = 1;                                  /* "tool help [CMD]" is --help */
+		argv++;
+		argc--;
+	}
 	if (i == 1 && !ctx->cmd && argc > 1)
 		ctx->cmd = find_cmd(spec, argv[1]);     /* "tool CMD --help": CMD's help */
 	if (i != 0)
 		return i;
 	ctx->opt_argc = nrest;
 	ctx->opt_argv = rest;
-	i = param_parse_args(spec->params ? spec->params : none, spec->settings, nrest, rest);
-	if (i == -2)
-		return 1;
-	if (i < 0)
-		return TOOL_USAGE;
-	ctx->argc = nrest - i;
-	ctx->argv = rest + i;
-	if (spec->cmds && (i = pick_cmd(ctx)) != 0)
+	if (spec->cmds && !ctx->cmd_by_name) {  /* the options before the command's name */
+		i = param_parse_args(t, spec->settings, nrest, rest);
+		if (i < 0)
+			return i == -2 ? 1 : TOOL_USAGE;
+		ctx->argc = nrest - i;
+		ctx->argv = rest + i;
+		i = pick_cmd(ctx);
+	} else {
+		i = parse_options(ctx, cmd_params(ctx), nrest, rest);
+	}
+	if (i != 0)
 		return i;
 	nargs = ctx->argc;
 	min = ctx->cmd ? ctx->cmd->min_args : spec->min_args;
@@ -246,9 +303,9 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 	ctx.settings = spec->settings;
 	ctx.all_argc = argc;
 	ctx.all_argv = argv;
-	if (spec->flags & TOOL_CMD_FROM_NAME) {
-		ctx.cmd = find_cmd(spec, base_name(argv[0]));
-		ctx.cmd_by_name = ctx.cmd != NULL;
+	if ((spec->flags & TOOL_CMD_FROM_NAME) && find_cmd(spec, base_name(argv[0]))) {
+		choose_cmd(&ctx, find_cmd(spec, base_name(argv[0])));
+		ctx.cmd_by_name = true;
 	}
 	log_init(ctx.cmd_by_name ? ctx.cmd->name : spec->name, NULL);
 	param_set_defaults(spec->params, spec->settings);
@@ -271,7 +328,10 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 	if (ctx.free_config)
 		ctx.free_config(&ctx.cfg);
 	param_free(spec->params, spec->settings);
+	if (ctx.cmd && ctx.cmd->params)
+		param_free(ctx.cmd->params, spec->settings);
 	param_free(spec->config_params, spec->config_settings);
+	free(ctx.sorted);
 	free(rest);
 	log_close();
 	return exit_status(spec, rc);

@@ -30,14 +30,17 @@ struct tool_ctx;
 
 /*
  * A subcommand: "tool [options] NAME [options] [ARG...]" runs fn; usage is its
- * line in --help ("NAME ARGS  what it does"), and "tool NAME --help" prints it
- * as the usage line, then the options.
+ * line in --help ("NAME ARGS  what it does"), and "tool NAME --help" (or "tool
+ * help NAME") prints it as the usage line, then the options.
  */
 struct tool_cmd {
 	const char *name;
 	int (*fn)(struct tool_ctx *ctx);
 	const char *usage;              /* NULL: the tool's usage text covers it */
 	int min_args, max_args;         /* its positional arguments (max_args < 0: no limit) */
+	const struct param *params;     /* its options after its name, into the spec's
+					   settings (defaults set when it is chosen; they
+					   should not overlap the spec's); NULL: the spec's */
 };
 
 enum tool_flags {
@@ -46,6 +49,8 @@ enum tool_flags {
 					   argument: run() with ctx->cmd NULL */
 	TOOL_CMD_FROM_NAME = 1 << 3,    /* a program run by a command's name (a link: bin/start)
 					   runs that command; no command word is read then */
+	TOOL_OPTIONS_ANYWHERE = 1 << 4, /* options may follow the arguments (after a
+					   command's name, with subcommands) */
 };
 
 struct tool_spec {
@@ -80,8 +85,8 @@ struct tool_spec {
 	void (*fini)(struct tool_ctx *ctx);
 	/* --help's text for --project_dir when the tool's meaning differs; may be NULL. */
 	const char *project_dir_help;
-	/* --help: more text made at run time, after epilog; may be NULL. */
-	void (*help)(FILE *fp);
+	/* --help: more text made at run time, after epilog (ctx->cmd: a command's help); may be NULL. */
+	void (*help)(const struct tool_ctx *ctx, FILE *fp);
 	/*
 	 * The exit status of a usage error where 2 means something else to the
 	 * program's caller (sweep_client: 2 is the master's 403); 0: 2.
@@ -105,6 +110,7 @@ struct tool_ctx {
 	char **all_argv;                /*   given more than once (param.h keeps the last) */
 	int opt_argc;                   /* the command line without the skeleton's options */
 	char **opt_argv;                /*   (argv[0] first), to parse the options again */
+	char **sorted;                  /* TOOL_OPTIONS_ANYWHERE: options and arguments apart */
 };
 
 /* Run the tool; returns main's exit status. Never calls exit(). */

@@ -648,12 +648,12 @@ static void ctl_fini(struct tool_ctx *ctx)
 
 static const struct tool_cmd commands[] = {
 	{ "start", cmd_start, "start [options]  start the project's daemons that are not running "
-	  "(with --cron: also run the due periodic tasks)", 0, 0 },
+	  "(with --cron: also run the due periodic tasks)", 0, 0, NULL },
 	{ "stop", cmd_stop, "stop [options]   stop the project's running daemons (SIGTERM, then "
-	  "SIGKILL after --timeout)", 0, 0 },
+	  "SIGKILL after --timeout)", 0, 0, NULL },
 	{ "status", cmd_status, "status [options] show which of the project's daemons run; exit 0 "
-	  "if all enabled ones do, 3 if not, 4 if it cannot tell", 0, 0 },
-	{ NULL, NULL, NULL, 0, 0 }
+	  "if all enabled ones do, 3 if not, 4 if it cannot tell", 0, 0, NULL },
+	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
 static const struct tool_spec wseq_ctl_spec = {

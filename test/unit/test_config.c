@@ -368,7 +368,7 @@ static void test_split_args(void **state)
 	char *argv2[] = { "p", "a", "--help", "b", NULL };
 	char *argv3[] = { "p", "-bad", NULL };
 	char *v0[16], *v1[16];
-	struct param_argv out[] = { { first, v0, 0 }, { prog_params, v1, 0 } };
+	struct param_argv out[] = { { first, v0, 0, false }, { prog_params, v1, 0, false } };
 	int took = 0;
 
 	(void)state;
@@ -378,6 +378,19 @@ static void test_split_args(void **state)
 	assert_argv(v0, 5, want0);
 	assert_int_equal(out[1].n, 8);
 	assert_argv(v1, 8, want1);
+	/* options anywhere: the arguments a vector of their own, unknown options with the options */
+	{
+		char *argv4[] = { "p", "f1", "--sleep", "2", "--nope", "f2", "-x", "--", "--fast", NULL };
+		static const char *const want2[] = { "p", "--sleep", "2", "--nope" };
+		static const char *const want3[] = { "p", "f1", "f2", "-x", "--", "--fast" };
+		struct param_argv any[] = { { first, v0, 0, true }, { NULL, v1, 0, false } };
+
+		assert_int_equal(param_split_args(9, argv4, any, 2, NULL, NULL), 0);
+		assert_int_equal(any[0].n, 4);
+		assert_argv(v0, 4, want2);
+		assert_int_equal(any[1].n, 6);
+		assert_argv(v1, 6, want3);
+	}
 	assert_int_equal(param_split_args(4, argv2, out, 2, NULL, NULL), 1);
 	assert_int_equal(param_split_args(2, argv3, out, 2, split_own, &took), -1);
 }
