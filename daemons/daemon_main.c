@@ -203,10 +203,31 @@ static int parse_mod(struct daemon_ctx *ctx, const char *n, const char *i)
 	return 0;
 }
 
-/* Does the option named by arg (after "--", up to any '=') take the next word as its value? */
-static bool takes_value(const struct param *p, const char *arg)
+/*
+ * param_split_args()'s own(): -d and --mod are the skeleton's, and a
+ * single-dash word naming no option of either table is an error here (the
+ * daemon takes no arguments).
+ */
+static int take_own(void *arg, int argc, char **argv, int *i)
 {
-	return p && p->type != PARAM_BOOL && !strchr(arg, '=');
+	struct daemon_ctx *ctx = arg;
+	const char *a = argv[*i], *name = param_option_name(a);  /* upstream spells them -name too */
+
+	if (!strcmp(a, "-d"))
+		return parse_level(*i + 1 < argc ? argv[++*i] : NULL) < 0 ? -1 : 1;
+	if (a[0] == '-' && a[1] == 'd' && isdigit((unsigned char)a[2]))
+		return parse_level(a + 2) < 0 ? -1 : 1;
+	if (name && !strcmp(name, "mod")) {
+		if (parse_mod(ctx, *i + 1 < argc ? argv[*i + 1] : NULL,
+			      *i + 2 < argc ? argv[*i + 2] : NULL) < 0)
+			return -1;
+		*i += 2;
+		return 1;
+	}
+	if (a[0] == '-' && a[1] != '-' && !(name && (param_find_option(daemon_params, name) ||
+						     param_find_option(ctx->spec->params, name))))
+		return log_error("unknown option %s (see --help)", a);
+	return 0;
 }
 
 /*
@@ -218,51 +239,13 @@ static bool takes_value(const struct param *p, const char *arg)
 static int split_args(struct daemon_ctx *ctx, int argc, char **argv, char **common, int *ncommon,
 		      char **rest, int *nrest)
 {
-	int i;
+	struct param_argv out[] = { { daemon_params, common, 0, false },
+				    { ctx->spec->params, rest, 0, false } };
+	int rc = param_split_args(argc, argv, out, ARRAY_SIZE(out), take_own, ctx);
 
-	*ncommon = *nrest = 1;
-	common[0] = rest[0] = argv[0];
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *name;
-		const struct param *p;
-
-		if (!strcmp(a, "--")) {
-			while (i < argc)
-				rest[(*nrest)++] = argv[i++];
-			break;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return 1;
-		if (!strcmp(a, "-d")) {
-			if (parse_level(i + 1 < argc ? argv[++i] : NULL) < 0)
-				return -1;
-			continue;
-		}
-		if (a[0] == '-' && a[1] == 'd' && isdigit((unsigned char)a[2])) {
-			if (parse_level(a + 2) < 0)
-				return -1;
-			continue;
-		}
-		name = param_option_name(a);     /* upstream spells them -name too */
-		if (name && !strcmp(name, "mod")) {
-			if (parse_mod(ctx, i + 1 < argc ? argv[i + 1] : NULL,
-				      i + 2 < argc ? argv[i + 2] : NULL) < 0)
-				return -1;
-			i += 2;
-		} else if (name && (p = param_find_option(daemon_params, name)) != NULL) {
-			common[(*ncommon)++] = argv[i];
-			if (takes_value(p, name) && i + 1 < argc)
-				common[(*ncommon)++] = argv[++i];
-		} else if (a[0] == '-' && a[1] != '-' && !(name && param_find_option(ctx->spec->params, name))) {
-			return log_error("unknown option %s (see --help)", a);
-		} else {
-			rest[(*nrest)++] = argv[i];
-			if (name && takes_value(param_find_option(ctx->spec->params, name), name) && i + 1 < argc)
-				rest[(*nrest)++] = argv[++i];
-		}
-	}
-	common[*ncommon] = rest[*nrest] = NULL;
-	return 0;
+	*ncommon = out[0].n;
+	*nrest = out[1].n;
+	return rc;
 }
 
 /* The daemon's own options; no positional arguments. */

@@ -9,6 +9,7 @@
 #include "fileutil.h"
 #include "log.h"
 #include "param.h"
+#include "tool.h"
 
 #include <pwd.h>
 
@@ -53,67 +54,65 @@ static const struct param plain_opts[] = {
 	PARAM_TABLE_END
 };
 
-static const struct subcmd {
-	const char *name;
-	const char *args;
-	const char *help;
-	const struct param *opts;
+/* What each command runs and says in its --help, in the order of commands[] below. */
+static const struct ws_detail {
 	int (*run)(const struct ws_options *o, const char *arg);
-	const char *(*more)(void);      /* more help after the options, or NULL */
-} subcmds[] = {
-	{ "submit", "FILE",
+	const char *help;
+	const char *(*more)(void);      /* more help after the description, or NULL */
+} details[] = {
+	{ ws_submit,
 	  "Submit the jobs of FILE, an HTCondor submit description (or a job list, with\n"
 	  "--job_list), as one batch. Prints the batch's name on stdout and keeps what later\n"
 	  "commands need in the state directory (WSEQ_SUBMIT_STATE_DIR, else\n"
 	  "$XDG_STATE_HOME/wseq_submit, else ~/.local/state/wseq_submit; one subdirectory\n"
 	  "per working directory, mode 0700). A description error stops with FILE:LINE:\n"
-	  "and exit status 2 before anything reaches the project.",
-	  submit_opts, ws_submit, NULL },
-	{ "status", "BATCH",
-	  "Print how many of the batch's jobs are UNSENT, IN_PROGRESS, DONE and ERROR.",
-	  status_opts, ws_status, NULL },
-	{ "wait", "BATCH",
+	  "and exit status 2 before anything reaches the project.", NULL },
+	{ ws_status, "Print how many of the batch's jobs are UNSENT, IN_PROGRESS, DONE and ERROR.",
+	  NULL },
+	{ ws_wait,
 	  "Wait until every job of the batch is done or failed, showing the progress (a bar\n"
 	  "on a terminal, a line per change otherwise). Exit status 0 only if every job\n"
-	  "succeeded, 1 otherwise.",
-	  wait_opts, ws_wait, NULL },
-	{ "fetch", "BATCH",
+	  "succeeded, 1 otherwise.", NULL },
+	{ ws_fetch,
 	  "Fetch the outputs of the batch's finished jobs into the files the description\n"
 	  "names (output, error, transfer_output_files; each written whole or not at all).\n"
 	  "The entries of a job's wseq_outputs.zip that the description does not name go\n"
 	  "only to new files in the job's directory (none starting with '.', none through a\n"
 	  "link, none replacing a file); a zip that breaks a rule or a bound is refused\n"
 	  "whole, nothing of it kept. Exit status 0 only if every job succeeded and all its\n"
-	  "files arrived.",
-	  plain_opts, ws_fetch, outputs_zip_env_help },
-	{ "abort", "BATCH",
-	  "Abort the batch's jobs that have not finished (a sequence job's sequence ends).",
-	  plain_opts, ws_abort, NULL },
-	{ "retire", "BATCH",
-	  "Retire the batch: the project forgets it and deletes its files. Fetch first.",
-	  plain_opts, ws_retire, NULL },
+	  "files arrived.", outputs_zip_env_help },
+	{ ws_abort, "Abort the batch's jobs that have not finished (a sequence job's sequence ends).",
+	  NULL },
+	{ ws_retire, "Retire the batch: the project forgets it and deletes its files. Fetch first.",
+	  NULL },
 };
 
-static void usage(FILE *fp)
-{
-	size_t i;
+static int ws_cmd(struct tool_ctx *ctx);
 
-	fprintf(fp, "usage: wseq_submit SUBCOMMAND [OPTIONS] ARG\n\n"
-		    "Run a batch of jobs on a wseq (BOINC) project from an HTCondor submit\n"
-		    "description, without HTCondor's boinc grid type. Subcommands:\n\n");
-	for (i = 0; i < ARRAY_SIZE(subcmds); i++)
-		fprintf(fp, "  wseq_submit %s [OPTIONS] %s\n", subcmds[i].name, subcmds[i].args);
-	fprintf(fp, "\n'wseq_submit SUBCOMMAND --help' tells more. Exit status: 0 success, 1 a job\n"
-		    "or the project failed, 2 a usage or description error. See doc/wseq_submit.md.\n");
+static const struct tool_cmd commands[] = {
+	{ "submit", ws_cmd, "submit [OPTIONS] FILE", 1, 1, submit_opts },
+	{ "status", ws_cmd, "status [OPTIONS] BATCH", 1, 1, status_opts },
+	{ "wait", ws_cmd, "wait [OPTIONS] BATCH", 1, 1, wait_opts },
+	{ "fetch", ws_cmd, "fetch [OPTIONS] BATCH", 1, 1, plain_opts },
+	{ "abort", ws_cmd, "abort [OPTIONS] BATCH", 1, 1, plain_opts },
+	{ "retire", ws_cmd, "retire [OPTIONS] BATCH", 1, 1, plain_opts },
+	{ NULL, NULL, NULL, 0, 0, NULL }
+};
+
+_Static_assert(ARRAY_SIZE(details) + 1 == ARRAY_SIZE(commands), "a detail for each command");
+
+static const struct ws_detail *detail_of(const struct tool_ctx *ctx)
+{
+	return &details[ctx->cmd - commands];
 }
 
-static void sub_usage(const struct subcmd *c, FILE *fp)
+/* A command's --help: its description after the options. */
+static void cmd_help(const struct tool_ctx *ctx, FILE *fp)
 {
-	fprintf(fp, "usage: wseq_submit %s [OPTIONS] %s\n\n%s\n\noptions:\n", c->name, c->args,
-		c->help);
-	param_print_help(c->opts, fp);
-	if (c->more)
-		fprintf(fp, "\n%s", c->more());
+	const struct ws_detail *d = ctx->cmd ? detail_of(ctx) : NULL;
+
+	if (d)
+		fprintf(fp, "\n%s\n%s%s", d->help, d->more ? "\n" : "", d->more ? d->more() : "");
 }
 
 char *ws_path(const char *dir, const char *path)
@@ -291,72 +290,35 @@ void ws_conn_free(struct ws_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static struct ws_options opts;
+
+static int ws_cmd(struct tool_ctx *ctx)
+{
+	int rc;
+
+	log_set_level(LOG_LVL_ERROR);
+	if (rpc_global_init() < 0)
+		return WS_EXIT_FAIL;
+	rpc_set_user_agent("wseq_submit " PACKAGE_VERSION);
+	rc = detail_of(ctx)->run(&opts, ctx->argv[0]);
+	rpc_global_cleanup();
+	return rc;
+}
+
+static const struct tool_spec wseq_submit_spec = {
+	.name = "wseq_submit",
+	.usage = "usage: wseq_submit SUBCOMMAND [OPTIONS] ARG\n\n"
+		 "Run a batch of jobs on a wseq (BOINC) project from an HTCondor submit\n"
+		 "description, without HTCondor's boinc grid type. Subcommands:\n\n",
+	.epilog = "\n'wseq_submit SUBCOMMAND --help' tells more. Exit status: 0 success, 1 a job\n"
+		  "or the project failed, 2 a usage or description error. See doc/wseq_submit.md.\n",
+	.settings = &opts,
+	.flags = TOOL_NO_PROJECT_DIR | TOOL_OPTIONS_ANYWHERE,
+	.cmds = commands,
+	.help = cmd_help,
+};
+
 int main(int argc, char **argv)
 {
-	const struct subcmd *c = NULL;
-	struct ws_options o;
-	const char *arg = NULL;
-	int i = 2, rc;
-	size_t k;
-
-	log_init("wseq_submit", NULL);
-	log_set_level(LOG_LVL_ERROR);
-	if (argc < 2) {
-		usage(stderr);
-		return WS_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return WS_EXIT_OK;
-	}
-	for (k = 0; k < ARRAY_SIZE(subcmds); k++)
-		if (!strcmp(argv[1], subcmds[k].name))
-			c = &subcmds[k];
-	if (!c) {
-		fprintf(stderr, "wseq_submit: unknown subcommand '%s'\n", argv[1]);
-		usage(stderr);
-		return WS_EXIT_USAGE;
-	}
-	memset(&o, 0, sizeof(o));
-	param_set_defaults(c->opts, &o);
-	/* options may come before and after the one argument */
-	while (i < argc) {
-		int used = param_parse_args(c->opts, &o, argc - i + 1, argv + i - 1);
-
-		if (used == -2) {
-			sub_usage(c, stdout);
-			param_free(c->opts, &o);
-			return WS_EXIT_OK;
-		}
-		if (used < 0) {
-			sub_usage(c, stderr);
-			param_free(c->opts, &o);
-			return WS_EXIT_USAGE;
-		}
-		i += used - 1;
-		if (i >= argc)
-			break;
-		if (arg) {
-			fprintf(stderr, "wseq_submit %s: one %s only, not '%s' too\n", c->name, c->args,
-				argv[i]);
-			param_free(c->opts, &o);
-			return WS_EXIT_USAGE;
-		}
-		arg = argv[i++];
-	}
-	if (!arg) {
-		fprintf(stderr, "wseq_submit %s: want %s\n", c->name, c->args);
-		sub_usage(c, stderr);
-		param_free(c->opts, &o);
-		return WS_EXIT_USAGE;
-	}
-	if (rpc_global_init() < 0) {
-		param_free(c->opts, &o);
-		return WS_EXIT_FAIL;
-	}
-	rpc_set_user_agent("wseq_submit " PACKAGE_VERSION);
-	rc = c->run(&o, arg);
-	rpc_global_cleanup();
-	param_free(c->opts, &o);
-	return rc;
+	return tool_main(&wseq_submit_spec, argc, argv);
 }

@@ -44,7 +44,11 @@ int ws_open_batch(const struct ws_options *o, const char *batch, bool need_state
 		}
 		free(path);
 		s->batch = xstrdup(batch);
-		return ws_connect(o, NULL, NULL, c);
+		if (ws_connect(o, NULL, NULL, c) < 0) {
+			ws_state_free(s);
+			return -1;
+		}
+		return 0;
 	}
 	rc = ws_state_read(path, s, &err);
 	free(path);

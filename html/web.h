@@ -82,13 +82,19 @@ void web_urlencode(struct sbuf *b, const char *s);
 
 /* A web program's answer to one request. */
 typedef void web_handler(const struct web_ctx *c, const struct web_req *r, struct web_reply *o);
+/* A web program: its main() is return web_serve_main(&program, argc, argv). */
+struct web_program {
+	const char *prog;               /* its log name */
+	const char *usage;              /* what --help prints */
+	web_handler *fn;
+	const char *offline_reply;      /* written whole when config.xml cannot be read */
+};
 /*
- * Serve requests with fn until the process manager says stop (serve/serve.c:
- * FastCGI or CGI), as program prog (its log, config.xml with the account
- * settings); offline_reply is written whole when config.xml cannot be read.
- * Returns main's exit status.
+ * Serve requests with p->fn until the process manager says stop
+ * (serve_program() in serve/serve.h: FastCGI or CGI), with config.xml and the
+ * account settings. Returns main's exit status.
  */
-int web_serve_main(const char *prog, web_handler *fn, const char *offline_reply);
+int web_serve_main(const struct web_program *p, int argc, char **argv);
 
 /* Every page and RPC the program serves: 0 handled, -1 no such page. */
 int web_handle(const struct web_ctx *c, const struct web_req *r, struct web_reply *o);

@@ -25,14 +25,13 @@ static void handle(const struct web_ctx *c, const struct web_req *r, struct web_
 	web_handle(c, r, o);
 }
 
+static const struct web_program program = {
+	"web", usage, handle,
+	"Status: 503\r\nContent-Type: text/xml\r\n\r\n<error>\n<error_num>-183</error_num>\n"
+	"<error_msg>Project is temporarily offline</error_msg>\n</error>\n",
+};
+
 int main(int argc, char **argv)
 {
-	int rc = serve_args(argc, argv, usage);
-
-	if (rc >= 0)
-		return rc;
-	return web_serve_main("web", handle,
-			      "Status: 503\r\nContent-Type: text/xml\r\n\r\n<error>\n<error_num>-183"
-			      "</error_num>\n<error_msg>Project is temporarily offline</error_msg>\n"
-			      "</error>\n");
+	return web_serve_main(&program, argc, argv);
 }

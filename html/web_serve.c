@@ -61,20 +61,17 @@ static void serve_one(void *state, struct serve_req *io)
 	sbuf_free(&why);
 }
 
-int web_serve_main(const char *prog, web_handler *fn, const char *offline_reply)
+int web_serve_main(const struct web_program *p, int argc, char **argv)
 {
 	struct web_server s;
+	struct serve_spec spec = { p->usage, serve_one, &s, &s.proj, NULL };
 
 	memset(&s, 0, sizeof(s));
-	s.proj.prog = prog;
+	s.proj.prog = p->prog;
 	s.proj.params = account_params;
 	s.proj.settings = &s.acct;
 	s.proj.settings_size = sizeof(s.acct);
-	s.fn = fn;
-	s.offline = offline_reply;
-	log_init(prog, NULL);
-	serve_main(serve_one, &s);
-	serve_project_free(&s.proj);
-	log_close();
-	return 0;
+	s.fn = p->fn;
+	s.offline = p->offline_reply;
+	return serve_program(&spec, argc, argv);
 }

@@ -189,6 +189,60 @@ int param_parse_args(const struct param *t, void *s, int argc, char **argv)
 	return i;
 }
 
+/*
+ * The vector whose table names the option arg (NULL: not an option), else
+ * for an unknown "--x" the one marked unknown, else the last.
+ */
+static struct param_argv *split_dest(struct param_argv *out, size_t nout, const char *arg,
+				     const char *name, const struct param **p)
+{
+	size_t k;
+
+	*p = NULL;
+	for (k = 0; name && k < nout; k++)
+		if ((*p = param_find_option(out[k].t, name)) != NULL)
+			return &out[k];
+	for (k = 0; name && arg[1] == '-' && k < nout; k++)
+		if (out[k].unknown)
+			return &out[k];
+	return &out[nout - 1];
+}
+
+int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
+		     int (*own)(void *arg, int argc, char **argv, int *i), void *arg)
+{
+	size_t k;
+	int i, rc = 0;
+
+	for (k = 0; k < nout; k++) {
+		out[k].v[0] = argv[0];
+		out[k].n = 1;
+	}
+	for (i = 1; i < argc && rc == 0; i++) {
+		const char *name = param_option_name(argv[i]);
+		const struct param *p;
+		struct param_argv *d;
+		int took;
+
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				out[nout - 1].v[out[nout - 1].n++] = argv[i++];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			rc = 1;
+		} else if ((took = own ? own(arg, argc, argv, &i) : 0) < 0) {
+			rc = -1;
+		} else if (!took) {
+			d = split_dest(out, nout, argv[i], name, &p);
+			d->v[d->n++] = argv[i];
+			if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
+				d->v[d->n++] = argv[++i];
+		}
+	}
+	for (k = 0; k < nout; k++)
+		out[k].v[out[k].n] = NULL;
+	return rc;
+}
+
 void param_print_help(const struct param *t, FILE *fp)
 {
 	for (; t && t->name; t++) {

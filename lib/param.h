@@ -68,6 +68,27 @@ const char *param_option_name(const char *arg);
  * --max-starts is --max_starts. NULL if none.
  */
 const struct param *param_find_option(const struct param *t, const char *arg);
+/*
+ * One vector of param_split_args(): the options of table t (argv[0] first,
+ * NULL-terminated); v must hold argc + 1 words.
+ */
+struct param_argv {
+	const struct param *t;
+	char **v;
+	int n;
+	bool unknown;           /* takes "--x" options no table names (default: the last) */
+};
+/*
+ * Split argv[1..] for a skeleton that parses its own options and hands the
+ * rest on: own() is asked first about each word and returns 1 when it took
+ * it (moving *i past any value it read), 0 when not, -1 on an error (logged);
+ * a word own() leaves goes, with its value when the option takes one, to the
+ * first out[k] whose table names it, else to out[nout - 1] (as does "--" and
+ * everything after it; a "--x" option no table names goes to the vector marked
+ * unknown, if any). Returns 0, 1 for -h/--help, or -1.
+ */
+int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
+		     int (*own)(void *arg, int argc, char **argv, int *i), void *arg);
 /* Print "  --name ARG   help (default: x)" lines for each command-line parameter. */
 void param_print_help(const struct param *t, FILE *fp);
 

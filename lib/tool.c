@@ -46,26 +46,47 @@ int tool_usage_error(const char *fmt, ...)
 	return TOOL_USAGE;
 }
 
-static void usage(const struct tool_spec *spec)
+/* The chosen command's options (its own table, else the tool's). */
+static const struct param *cmd_params(const struct tool_ctx *ctx)
 {
+	return ctx->cmd && ctx->cmd->params ? ctx->cmd->params : ctx->spec->params;
+}
+
+/* The tool's usage text and its commands' lines, or one command's line. */
+static void usage_head(const struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
 	const struct tool_cmd *c;
 
+	if (ctx->cmd && ctx->cmd->usage) {
+		printf("usage: %s%s%s\n", ctx->cmd_by_name ? "" : spec->name,
+		       ctx->cmd_by_name ? "" : " ", ctx->cmd->usage);
+		return;
+	}
 	fputs(spec->usage, stdout);
 	for (c = spec->cmds; c && c->name; c++)
 		if (c->usage)
 			printf("  %s\n", c->usage);
+}
+
+static void usage(const struct tool_ctx *ctx)
+{
+	const struct tool_spec *spec = ctx->spec;
+	bool one_cmd = ctx->cmd && ctx->cmd->usage;
+
+	usage_head(ctx);
 	printf("\noptions:\n");
-	param_print_help(spec->params, stdout);
+	param_print_help(one_cmd ? cmd_params(ctx) : spec->params, stdout);
 	if (!(spec->flags & TOOL_NO_PROJECT_DIR))
 		printf("  %-28s %s;\n  %-28s %s\n", "--project_dir DIR",
 		       spec->project_dir_help ? spec->project_dir_help
 		       : "the project's directory (default: $WSEQ_PROJECT_DIR, else . or ..)",
 		       "", "also spelled --config_dir, --project, --project_root");
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
-	if (spec->epilog)
+	if (spec->epilog && !one_cmd)
 		fputs(spec->epilog, stdout);
 	if (spec->help)
-		spec->help(stdout);
+		spec->help(ctx, stdout);
 }
 
 /* Take the project directory option's value out of argv[*i] (and argv[*i + 1]). */
@@ -86,40 +107,89 @@ static int take_project_dir(struct tool_ctx *ctx, const char *name, int argc, ch
 	return 0;
 }
 
+/* param_split_args()'s own(): the project directory option is the skeleton's. */
+static int take_own(void *arg, int argc, char **argv, int *i)
+{
+	struct tool_ctx *ctx = arg;
+	const char *name = param_option_name(argv[*i]);
+
+	if (!name || !is_project_dir_option(ctx->spec, name))
+		return 0;
+	return take_project_dir(ctx, name, argc, argv, i) < 0 ? -1 : 1;
+}
+
 /*
  * Split argv: -h/--help (returns 1) and the project directory option are the
  * skeleton's; everything else goes into rest (rest[0] = argv[0]) in order.
  */
 static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, int *nrest)
 {
-	const struct tool_spec *spec = ctx->spec;
+	struct param_argv out = { ctx->spec->params, rest, 0, false };
+	int rc = param_split_args(argc, argv, &out, 1, take_own, ctx);
+
+	*nrest = out.n;
+	return rc < 0 ? TOOL_USAGE : rc;
+}
+
+/*
+ * TOOL_OPTIONS_ANYWHERE: the options of t among argv[1..] wherever they are,
+ * the other words left in ctx->argc/argv in their order ("--" ends the options).
+ */
+static int options_anywhere(struct tool_ctx *ctx, const struct param *t, int argc, char **argv)
+{
+	struct param_argv out[] = { { t, NULL, 0, true }, { NULL, NULL, 0, false } };
+	int i, k;
+
+	ctx->sorted = xcalloc(2 * ((size_t)argc + 1), sizeof(char *));
+	out[0].v = ctx->sorted;
+	out[1].v = ctx->sorted + argc + 1;
+	if (param_split_args(argc, argv, out, ARRAY_SIZE(out), NULL, NULL) != 0)
+		return 1;       /* a --help the first split did not see: cannot happen */
+	i = param_parse_args(t, ctx->settings, out[0].n, out[0].v);
+	if (i < 0)
+		return i == -2 ? 1 : TOOL_USAGE;
+	if (i < out[0].n)
+		return tool_usage_error("unexpected argument '%s'", out[0].v[i]);
+	for (k = 1; k < out[1].n && strcmp(out[1].v[k], "--"); k++)
+		;
+	if (k < out[1].n)       /* the first "--" ended the options: drop it */
+		memmove(out[1].v + k, out[1].v + k + 1, (size_t)(out[1].n - k) * sizeof(char *));
+	ctx->argc = out[1].n - 1 - (k < out[1].n);
+	ctx->argv = out[1].v + 1;
+	return 0;
+}
+
+/* The options of t in argv[1..], the arguments after them left in ctx->argc/argv. */
+static int parse_options(struct tool_ctx *ctx, const struct param *t, int argc, char **argv)
+{
 	int i;
 
-	*nrest = 1;
-	rest[0] = argv[0];
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *name = param_option_name(a);
-		const struct param *p;
-
-		if (!strcmp(a, "--")) {
-			while (i < argc)
-				rest[(*nrest)++] = argv[i++];
-			break;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return 1;
-		if (name && is_project_dir_option(spec, name)) {
-			if (take_project_dir(ctx, name, argc, argv, &i) < 0)
-				return TOOL_USAGE;
-			continue;
-		}
-		rest[(*nrest)++] = argv[i];
-		p = name ? param_find_option(spec->params, name) : NULL;
-		if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
-			rest[(*nrest)++] = argv[++i];
-	}
-	rest[*nrest] = NULL;
+	if (ctx->spec->flags & TOOL_OPTIONS_ANYWHERE)
+		return options_anywhere(ctx, t, argc, argv);
+	i = param_parse_args(t, ctx->settings, argc, argv);
+	if (i < 0)
+		return i == -2 ? 1 : TOOL_USAGE;
+	ctx->argc = argc - i;
+	ctx->argv = argv + i;
 	return 0;
+}
+
+/* The subcommand called name, or NULL. */
+static const struct tool_cmd *find_cmd(const struct tool_spec *spec, const char *name)
+{
+	const struct tool_cmd *c;
+
+	for (c = spec->cmds; c && c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void choose_cmd(struct tool_ctx *ctx, const struct tool_cmd *c)
+{
+	ctx->cmd = c;
+	if (c->params)
+		param_set_defaults(c->params, ctx->settings);
 }
 
 /* The subcommand ctx->argv[0] names, then the options after it. */
@@ -127,25 +197,20 @@ static int pick_cmd(struct tool_ctx *ctx)
 {
 	const struct tool_spec *spec = ctx->spec;
 	const struct tool_cmd *c;
-	int i;
 
+	if (ctx->cmd_by_name)
+		return 0;
 	if (ctx->argc < 1 && (spec->flags & TOOL_CMD_OPTIONAL))
 		return 0;
 	if (ctx->argc < 1)
 		return tool_usage_error("a command is needed");
-	for (c = spec->cmds; c->name && strcmp(c->name, ctx->argv[0]); c++)
-		;
-	if (!c->name && (spec->flags & TOOL_CMD_OPTIONAL))
+	c = find_cmd(spec, ctx->argv[0]);
+	if (!c && (spec->flags & TOOL_CMD_OPTIONAL))
 		return 0;
-	if (!c->name)
+	if (!c)
 		return tool_usage_error("unknown command '%s'", ctx->argv[0]);
-	ctx->cmd = c;
-	i = param_parse_args(spec->params, spec->settings, ctx->argc, ctx->argv);
-	if (i < 0)
-		return i == -2 ? 1 : TOOL_USAGE;
-	ctx->argc -= i;
-	ctx->argv += i;
-	return 0;
+	choose_cmd(ctx, c);
+	return parse_options(ctx, cmd_params(ctx), ctx->argc, ctx->argv);
 }
 
 /* Too few or too many arguments: the message shows the synopsis (usage's first line). */
@@ -163,22 +228,32 @@ static int count_error(const struct tool_ctx *ctx, const char *what)
 static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
 {
 	const struct tool_spec *spec = ctx->spec;
-	static const struct param none[] = { PARAM_TABLE_END };
+	const struct param *t = spec->params;
 	int nrest, i, nargs, min, max;
 
 	i = split_args(ctx, argc, argv, rest, &nrest);
+	if (i == 0 && spec->cmds && !ctx->cmd && argc > 1 && !strcmp(argv[1], "help")) {
+		i = 1;                                  /* "tool help [CMD]" is --help */
+		argv++;
+		argc--;
+	}
+	if (i == 1 && !ctx->cmd && argc > 1)
+		ctx->cmd = find_cmd(spec, argv[1]);     /* "tool CMD --help": CMD's help */
 	if (i != 0)
 		return i;
 	ctx->opt_argc = nrest;
 	ctx->opt_argv = rest;
-	i = param_parse_args(spec->params ? spec->params : none, spec->settings, nrest, rest);
-	if (i == -2)
-		return 1;
-	if (i < 0)
-		return TOOL_USAGE;
-	ctx->argc = nrest - i;
-	ctx->argv = rest + i;
-	if (spec->cmds && (i = pick_cmd(ctx)) != 0)
+	if (spec->cmds && !ctx->cmd_by_name) {  /* the options before the command's name */
+		i = param_parse_args(t, spec->settings, nrest, rest);
+		if (i < 0)
+			return i == -2 ? 1 : TOOL_USAGE;
+		ctx->argc = nrest - i;
+		ctx->argv = rest + i;
+		i = pick_cmd(ctx);
+	} else {
+		i = parse_options(ctx, cmd_params(ctx), nrest, rest);
+	}
+	if (i != 0)
 		return i;
 	nargs = ctx->argc;
 	min = ctx->cmd ? ctx->cmd->min_args : spec->min_args;
@@ -190,38 +265,31 @@ static int parse(struct tool_ctx *ctx, int argc, char **argv, char **rest)
 	return 0;
 }
 
-char *tool_config_path(const struct tool_ctx *ctx)
-{
-	return ctx->project_dir ? xasprintf("%s/config.xml", ctx->project_dir) : NULL;
-}
-
-int tool_load_config(struct tool_ctx *ctx)
-{
-	const struct tool_spec *spec = ctx->spec;
-	char *path = tool_config_path(ctx);
-	int rc = config_load(&ctx->cfg, path, spec->config_params, spec->config_settings);
-
-	free(path);
-	return rc;
-}
-
 /* config.xml, the database, then the work. */
 static int run(struct tool_ctx *ctx)
 {
 	const struct tool_spec *spec = ctx->spec;
 
-	if ((spec->flags & TOOL_CONFIG) && tool_load_config(ctx) < 0)
+	if (spec->load_config && spec->load_config(ctx) < 0)
 		return -1;
 	if (spec->open_db && spec->open_db(ctx) < 0)
 		return -1;
 	return spec->run ? spec->run(ctx) : ctx->cmd->fn(ctx);
 }
 
-static int exit_status(int rc)
+static int exit_status(const struct tool_spec *spec, int rc)
 {
 	if (rc == TOOL_USAGE)
-		return TOOL_EXIT_USAGE;
+		return spec->usage_status ? spec->usage_status : TOOL_EXIT_USAGE;
 	return rc < 0 ? 1 : rc;
+}
+
+/* The last part of a path: what a program was run as. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }
 
 int tool_main(const struct tool_spec *spec, int argc, char **argv)
@@ -235,12 +303,16 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 	ctx.settings = spec->settings;
 	ctx.all_argc = argc;
 	ctx.all_argv = argv;
-	log_init(spec->name, NULL);
+	if ((spec->flags & TOOL_CMD_FROM_NAME) && find_cmd(spec, base_name(argv[0]))) {
+		choose_cmd(&ctx, find_cmd(spec, base_name(argv[0])));
+		ctx.cmd_by_name = true;
+	}
+	log_init(ctx.cmd_by_name ? ctx.cmd->name : spec->name, NULL);
 	param_set_defaults(spec->params, spec->settings);
 	param_set_defaults(spec->config_params, spec->config_settings);
 	rc = parse(&ctx, argc, argv, rest);
 	if (rc == 1) {
-		usage(spec);
+		usage(&ctx);
 		rc = 0;
 	} else if (rc == 0) {
 		rc = spec->check ? spec->check(&ctx) : 0;
@@ -253,10 +325,14 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 		spec->fini(&ctx);
 	if (ctx.db && ctx.close_db)
 		ctx.close_db(ctx.db);
-	config_free(&ctx.cfg);
+	if (ctx.free_config)
+		ctx.free_config(&ctx.cfg);
 	param_free(spec->params, spec->settings);
+	if (ctx.cmd && ctx.cmd->params)
+		param_free(ctx.cmd->params, spec->settings);
 	param_free(spec->config_params, spec->config_settings);
+	free(ctx.sorted);
 	free(rest);
 	log_close();
-	return exit_status(rc);
+	return exit_status(spec, rc);
 }

@@ -10,8 +10,9 @@
  *
  *   int main(int argc, char **argv) { return tool_main(&cancel_jobs_spec, argc, argv); }
  *
- * Exit status: 0 success, 1 failure, 2 usage error; run() may return another
- * status of its own (documented in its man page) by returning it.
+ * Exit status: 0 success, 1 failure, 2 usage error (or the spec's
+ * usage_status); run() may return another status of its own (documented in
+ * its man page) by returning it.
  */
 #ifndef WSEQ_TOOL_H
 #define WSEQ_TOOL_H
@@ -29,20 +30,27 @@ struct tool_ctx;
 
 /*
  * A subcommand: "tool [options] NAME [options] [ARG...]" runs fn; usage is its
- * line in --help ("NAME ARGS  what it does").
+ * line in --help ("NAME ARGS  what it does"), and "tool NAME --help" (or "tool
+ * help NAME") prints it as the usage line, then the options.
  */
 struct tool_cmd {
 	const char *name;
 	int (*fn)(struct tool_ctx *ctx);
 	const char *usage;              /* NULL: the tool's usage text covers it */
 	int min_args, max_args;         /* its positional arguments (max_args < 0: no limit) */
+	const struct param *params;     /* its options after its name, into the spec's
+					   settings (defaults set when it is chosen; they
+					   should not overlap the spec's); NULL: the spec's */
 };
 
 enum tool_flags {
-	TOOL_CONFIG = 1 << 0,           /* read config.xml before run() */
 	TOOL_NO_PROJECT_DIR = 1 << 1,   /* the tool works without a project: no --project_dir */
 	TOOL_CMD_OPTIONAL = 1 << 2,     /* a first argument that names no command is an
 					   argument: run() with ctx->cmd NULL */
+	TOOL_CMD_FROM_NAME = 1 << 3,    /* a program run by a command's name (a link: bin/start)
+					   runs that command; no command word is read then */
+	TOOL_OPTIONS_ANYWHERE = 1 << 4, /* options may follow the arguments (after a
+					   command's name, with subcommands) */
 };
 
 struct tool_spec {
@@ -52,7 +60,12 @@ struct tool_spec {
 	const struct param *params;     /* the tool's options; may be NULL */
 	void *settings;                 /* the struct params describes */
 	int flags;                      /* enum tool_flags */
-	const struct param *config_params;      /* with TOOL_CONFIG: <config> elements the */
+	/*
+	 * Reads ctx->cfg before run() (tool_load_config(); config.xml is read by
+	 * lib/tool_config.c, so a tool without it links no XML parser); NULL: none.
+	 */
+	int (*load_config)(struct tool_ctx *ctx);
+	const struct param *config_params;      /* with load_config: <config> elements the */
 	void *config_settings;                  /*   tool reads too (config_load()) */
 	int min_args, max_args;         /* positional arguments (max_args < 0: no limit);
 					   with subcommands, each has its own */
@@ -72,24 +85,32 @@ struct tool_spec {
 	void (*fini)(struct tool_ctx *ctx);
 	/* --help's text for --project_dir when the tool's meaning differs; may be NULL. */
 	const char *project_dir_help;
-	/* --help: more text made at run time, after epilog; may be NULL. */
-	void (*help)(FILE *fp);
+	/* --help: more text made at run time, after epilog (ctx->cmd: a command's help); may be NULL. */
+	void (*help)(const struct tool_ctx *ctx, FILE *fp);
+	/*
+	 * The exit status of a usage error where 2 means something else to the
+	 * program's caller (sweep_client: 2 is the master's 403); 0: 2.
+	 */
+	int usage_status;
 };
 
 struct tool_ctx {
 	const struct tool_spec *spec;
 	void *settings;                 /* spec->settings, parsed */
 	const char *project_dir;        /* --project_dir, or NULL */
-	struct project_config cfg;      /* with TOOL_CONFIG */
+	struct project_config cfg;      /* with load_config */
+	void (*free_config)(struct project_config *cfg);        /* set when cfg was read */
 	struct db *db;                  /* with open_db */
 	void (*close_db)(struct db *db);        /* set by open_db */
 	int argc;                       /* the positional arguments (after the */
 	char **argv;                    /*   subcommand's name) */
 	const struct tool_cmd *cmd;     /* the subcommand chosen, or NULL */
+	bool cmd_by_name;               /* cmd is the program's name (TOOL_CMD_FROM_NAME) */
 	int all_argc;                   /* the command line as given, for an option */
 	char **all_argv;                /*   given more than once (param.h keeps the last) */
 	int opt_argc;                   /* the command line without the skeleton's options */
 	char **opt_argv;                /*   (argv[0] first), to parse the options again */
+	char **sorted;                  /* TOOL_OPTIONS_ANYWHERE: options and arguments apart */
 };
 
 /* Run the tool; returns main's exit status. Never calls exit(). */
@@ -101,9 +122,12 @@ int tool_usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* config.xml's path from --project_dir (allocated), or NULL for config_locate(). */
 char *tool_config_path(const struct tool_ctx *ctx);
 /*
- * Read config.xml into ctx->cfg, for a tool that needs it on some paths only
- * (no TOOL_CONFIG); 0, or -1 (logged).
+ * Read config.xml (from --project_dir, else config_locate()) into ctx->cfg:
+ * the spec's load_config, or called by a tool that needs it on some paths
+ * only; 0, or -1 (logged). Teardown frees it.
  */
 int tool_load_config(struct tool_ctx *ctx);
+/* The same from path (NULL: config_locate()), for a tool that finds config.xml itself. */
+int tool_load_config_at(struct tool_ctx *ctx, const char *path);
 
 #endif

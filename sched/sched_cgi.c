@@ -129,23 +129,21 @@ static void handle(void *state, struct serve_req *r)
 	sbuf_free(&reply);
 }
 
+static void sched_fini(void *state)
+{
+	struct sched_server *s = state;
+
+	sched_apps_free(&s->apps);
+	free(s->code_sign_key);
+}
+
+static struct sched_server server = {
+	.proj = { .prog = "scheduler", .params = sched_params, .settings = &server.set,
+		  .settings_size = sizeof(server.set) },
+};
+static const struct serve_spec spec = { usage, handle, &server, &server.proj, sched_fini };
+
 int main(int argc, char **argv)
 {
-	struct sched_server s;
-	int rc = serve_args(argc, argv, usage);
-
-	if (rc >= 0)
-		return rc;
-	memset(&s, 0, sizeof(s));
-	s.proj.prog = "scheduler";
-	s.proj.params = sched_params;
-	s.proj.settings = &s.set;
-	s.proj.settings_size = sizeof(s.set);
-	log_init("scheduler", NULL);
-	serve_main(handle, &s);
-	sched_apps_free(&s.apps);
-	free(s.code_sign_key);
-	serve_project_free(&s.proj);
-	log_close();
-	return 0;
+	return serve_program(&spec, argc, argv);
 }

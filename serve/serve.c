@@ -280,7 +280,8 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		  stop_signal == SIGALRM ? " (the web server is gone)" : stop_signal ? " (signal)" : "");
 }
 
-int serve_args(int argc, char **argv, const char *usage)
+/* The exit status for arguments given, or -1 (none: serve). */
+static int serve_args(int argc, char **argv, const char *usage)
 {
 	bool help;
 
@@ -307,5 +308,20 @@ int serve_main(serve_fn *fn, void *state)
 	} else {
 		serve_fastcgi(fn, state);
 	}
+	return 0;
+}
+
+int serve_program(const struct serve_spec *spec, int argc, char **argv)
+{
+	int rc = serve_args(argc, argv, spec->usage);
+
+	if (rc >= 0)
+		return rc;
+	log_init(spec->proj->prog, NULL);
+	serve_main(spec->fn, spec->state);
+	if (spec->fini)
+		spec->fini(spec->state);
+	serve_project_free(spec->proj);
+	log_close();
 	return 0;
 }

@@ -97,14 +97,27 @@ struct db *serve_project_db(struct serve_project *p);
 void serve_project_db_failed(struct serve_project *p);
 void serve_project_free(struct serve_project *p);
 
+typedef void serve_fn(void *state, struct serve_req *r);
+
+/*
+ * A serving program, as struct tool_spec is a command-line one: its main()
+ * is one line, return serve_program(&spec, argc, argv).
+ */
+struct serve_spec {
+	const char *usage;              /* what --help prints */
+	serve_fn *fn;                   /* answers one request */
+	void *state;                    /* fn's first argument: what the process keeps */
+	struct serve_project *proj;     /* in state, prog set (the log name); freed at the end */
+	void (*fini)(void *state);      /* frees the rest of state; may be NULL */
+};
+
 /*
  * A serving program takes no arguments: --help (or -h) prints usage to
- * stdout (exit 0), anything else prints it to stderr (exit 2). Returns the
- * exit status, or -1 to go on serving.
+ * stdout (exit 0), anything else prints it to stderr (exit 2). Else the
+ * log (proj->prog), serve_main(), then teardown (fini, serve_project_free(),
+ * the log). Returns main's exit status.
  */
-int serve_args(int argc, char **argv, const char *usage);
-
-typedef void serve_fn(void *state, struct serve_req *r);
+int serve_program(const struct serve_spec *spec, int argc, char **argv);
 
 /*
  * Answer requests with fn: one (plain CGI), or request after request

@@ -69,10 +69,11 @@ static const char usage[] =
 	"SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n";
 
 /* --help after the options: the strategies and the columns. */
-static void help_more(FILE *fp)
+static void help_more(const struct tool_ctx *ctx, FILE *fp)
 {
 	size_t i;
 
+	(void)ctx;
 	fprintf(fp, "\nstrategies:\n");
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		fprintf(fp, "  %-8s %s\n", names[i], sim_strategy_find(names[i])->summary);
@@ -317,8 +318,8 @@ static int simulate(struct tool_ctx *ctx)
 }
 
 static const struct tool_cmd commands[] = {
-	{ "advise", simulate, NULL, 1, 1 },     /* in usage[] */
-	{ NULL, NULL, NULL, 0, 0 }
+	{ "advise", simulate, NULL, 1, 1, NULL },     /* in usage[] */
+	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
 static const struct tool_spec wseq_sim_spec = {

@@ -115,16 +115,10 @@ static void handle(void *state, struct serve_req *r)
 	sbuf_free(&err);
 }
 
+static struct serve_project project = { .prog = "submit" };
+static const struct serve_spec spec = { usage, handle, &project, &project, NULL };
+
 int main(int argc, char **argv)
 {
-	struct serve_project proj = { .prog = "submit" };
-	int rc = serve_args(argc, argv, usage);
-
-	if (rc >= 0)
-		return rc;
-	log_init("submit", NULL);
-	serve_main(handle, &proj);
-	serve_project_free(&proj);
-	log_close();
-	return 0;
+	return serve_program(&spec, argc, argv);
 }

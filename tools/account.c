@@ -340,22 +340,22 @@ static int cmd_on_user(struct tool_ctx *ctx)
 static const struct tool_cmd commands[] = {
 	{ "create", cmd_create,
 	  "create     --email A --name N --password_file F [--team T] [--submit_rights APP|all]\n"
-	  "             [--ops]  make an account; prints its id and account key", 0, 0 },
+	  "             [--ops]  make an account; prints its id and account key", 0, 0, NULL },
 	{ "lookup", cmd_on_user,
 	  "lookup     --email A [--password_file F] [--show_key]\n"
-	  "             print the account (checking the password if given)", 0, 0 },
-	{ "password", cmd_password, "password   --email A --password_file F    set a new password", 0, 0 },
+	  "             print the account (checking the password if given)", 0, 0, NULL },
+	{ "password", cmd_password, "password   --email A --password_file F    set a new password", 0, 0, NULL },
 	{ "grant", cmd_on_user,
 	  "grant      --email A --submit_rights APP|all [--any_executable]\n"
 	  "             let it submit jobs (and jobs with their own executable)\n"
-	  "  grant      --email A --ops                let it administer the project (ops pages)", 0, 0 },
+	  "  grant      --email A --ops                let it administer the project (ops pages)", 0, 0, NULL },
 	{ "revoke", cmd_on_user,
 	  "revoke     --email A [--ops]              take submit rights (or with --ops:\n"
-	  "                                            ops administration) away", 0, 0 },
+	  "                                            ops administration) away", 0, 0, NULL },
 	{ "team_create", cmd_team_create,
-	  "team_create --email FOUNDER --name TEAM   make a team, the founder joins", 0, 0 },
-	{ "join", cmd_join, "join       --email A --team T             join team T (\"\": leave)", 0, 0 },
-	{ NULL, NULL, NULL, 0, 0 }
+	  "team_create --email FOUNDER --name TEAM   make a team, the founder joins", 0, 0, NULL },
+	{ "join", cmd_join, "join       --email A --team T             join team T (\"\": leave)", 0, 0, NULL },
+	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
 static struct options opts;
@@ -367,7 +367,7 @@ static const struct tool_spec account_spec = {
 	.epilog = "\nA password is never taken on the command line (other users could read it).\n",
 	.params = options,
 	.settings = &opts,
-	.flags = TOOL_CONFIG,
+	.load_config = tool_load_config,
 	.config_params = account_params,
 	.config_settings = &acct_set,
 	.open_db = db_tool_open,

@@ -116,18 +116,18 @@ static const struct tool_cmd commands[] = {
 	{ "-genkey", crypt_prog_genkey,
 	  "-genkey       make a key pair: PRIVATE_KEY as PEM (mode 0600), PUBLIC_KEY in\n"
 	  "                BOINC's key text (<code_sign_key>), PUBLIC_PEM as PEM; BITS at\n"
-	  "                most 1024; existing files are never overwritten", 3, 4 },
+	  "                most 1024; existing files are never overwritten", 3, 4, NULL },
 	{ "-sign", crypt_prog_sign_file,
-	  "-sign         print FILE's signature text (as sign_executable)", 2, 2 },
+	  "-sign         print FILE's signature text (as sign_executable)", 2, 2, NULL },
 	{ "-sign_string", crypt_prog_sign_string,
-	  "-sign_string  print the signature of STRING's MD5 (<code_sign_key_signature>)", 2, 2 },
+	  "-sign_string  print the signature of STRING's MD5 (<code_sign_key_signature>)", 2, 2, NULL },
 	{ "-verify", crypt_prog_verify,
 	  "-verify       check a signature as the BOINC client does; PUBLIC_KEY is\n"
 	  "                BOINC key text or PEM; prints \"signature valid\" or\n"
-	  "                \"signature invalid\" (exit 1)", 3, 3 },
+	  "                \"signature invalid\" (exit 1)", 3, 3, NULL },
 	{ "-pubkey", crypt_prog_pubkey,
-	  "-pubkey       print the BOINC key text of PRIVATE_KEY's public half", 1, 1 },
-	{ NULL, NULL, NULL, 0, 0 }
+	  "-pubkey       print the BOINC key text of PRIVATE_KEY's public half", 1, 1, NULL },
+	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
 /* Exit status 2 for an error (as upstream's), 1 for an invalid signature. */

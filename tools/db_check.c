@@ -167,7 +167,7 @@ static int run(struct tool_ctx *ctx)
 static const struct tool_spec db_check_spec = {
 	.name = "db_check",
 	.usage = usage,
-	.flags = TOOL_CONFIG,
+	.load_config = tool_load_config,
 	.open_db = db_tool_open,
 	.run = run,
 };

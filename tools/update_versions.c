@@ -683,7 +683,7 @@ static const struct tool_spec update_versions_spec = {
 	.usage = usage,
 	.params = options,
 	.settings = &opts,
-	.flags = TOOL_CONFIG,
+	.load_config = tool_load_config,
 	.open_db = db_tool_open,
 	.run = run,
 };

@@ -130,7 +130,7 @@ static const struct tool_spec wseq_config_spec = {
 	.usage = usage,
 	.params = options,
 	.settings = &opts,
-	.flags = TOOL_CONFIG,
+	.load_config = tool_load_config,
 	.max_args = -1,
 	.run = run,
 };

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "daemon_proc.h"
 #include "log.h"
+#include "tool.h"
 #include "wseq_ctl.h"
 #include "wtime.h"
 
@@ -27,22 +28,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-enum ctl_cmd { CTL_START, CTL_STOP, CTL_STATUS };
-
-static const char *const cmd_names[] = { "start", "stop", "status" };
-static const char *const cmd_summary[] = {
-	"start the project's daemons that are not running (with --cron: also run the due "
-	"periodic tasks)",
-	"stop the project's running daemons (SIGTERM, then SIGKILL after --timeout)",
-	"show which of the project's daemons run; exit 0 if all enabled ones do, 3 if not",
-};
-
 /* LSB status codes */
 #define STATUS_NOT_RUNNING 3
 #define STATUS_UNKNOWN 4
 
 struct ctl_opts {
-	char *project;
 	double timeout;
 	double start_wait;
 	bool cron;
@@ -52,8 +42,6 @@ struct ctl_opts {
 static struct ctl_opts opts;
 
 static const struct param ctl_params[] = {
-	{ "project", PARAM_STR, offsetof(struct ctl_opts, project), NULL, PARAM_NOCONFIG, 0, 0, "DIR",
-	  "the project directory (default: the one above this program's bin/, else the current one)" },
 	{ "timeout", PARAM_DOUBLE, offsetof(struct ctl_opts, timeout), "30", PARAM_NOCONFIG | PARAM_BOUNDED,
 	  0, 3600, "S", "stop: seconds to wait for a daemon to exit before SIGKILL" },
 	{ "start_wait", PARAM_DOUBLE, offsetof(struct ctl_opts, start_wait), "0.5",
@@ -99,14 +87,16 @@ bool ctl_exists(const char *path)
 /* --- the project and its daemons --------------------------------------- */
 
 /*
- * The project's config.xml: --project, else the directory above the bin/
+ * The project's config.xml: --project_dir, else the directory above the bin/
  * this program was run from (bin/start works from anywhere, as in BOINC),
  * else config_locate() ($WSEQ_PROJECT_DIR, the current directory).
  */
-static char *find_config(const char *argv0)
+static char *find_config(const struct tool_ctx *ctx)
 {
-	if (opts.project)
-		return xasprintf("%s/config.xml", opts.project);
+	const char *argv0 = ctx->all_argv[0];
+
+	if (ctx->project_dir)
+		return tool_config_path(ctx);
 	if (strchr(argv0, '/')) {
 		char *copy = xstrdup(argv0);
 		char *bin = realpath(dirname(copy), NULL);
@@ -610,97 +600,80 @@ static int ctl_status(const struct project_config *cfg, struct ctl_daemon *ds)
 
 /* --- main -------------------------------------------------------------- */
 
-static void usage(FILE *fp, const char *prog, int cmd)
+static struct ctl_daemon *daemons;      /* config.xml's <daemons>, for the command */
+
+static int cmd_start(struct tool_ctx *ctx)
 {
-	if (cmd < 0) {
-		fprintf(fp, "usage: %s start|stop|status [options]\n", prog);
-		fprintf(fp, "Control the daemons listed in a project's config.xml.\n");
-	} else {
-		fprintf(fp, "usage: %s [options]\n", prog);
-		fprintf(fp, "%s: %s.\n", cmd_names[cmd], cmd_summary[cmd]);
+	return ctl_start(&ctx->cfg, daemons);
+}
+
+static int cmd_stop(struct tool_ctx *ctx)
+{
+	return ctl_stop(&ctx->cfg, daemons);
+}
+
+static int cmd_status(struct tool_ctx *ctx)
+{
+	return ctl_status(&ctx->cfg, daemons);
+}
+
+static int check_opts(struct tool_ctx *ctx)
+{
+	if ((opts.cron || opts.verbose) && ctx->cmd->fn != cmd_start)
+		return tool_usage_error("--cron and --verbose are options of start only");
+	return 0;
+}
+
+/* config.xml and its daemons, then the command; status cannot tell: 4 (LSB "unknown"). */
+static int ctl_run(struct tool_ctx *ctx)
+{
+	char *path = find_config(ctx);
+	int rc = path ? tool_load_config_at(ctx, path) : -1;
+
+	free(path);
+	if (rc == 0) {
+		skip_unneeded(&ctx->cfg, ctx->cmd->fn == cmd_start);
+		rc = daemons_prepare(&ctx->cfg, &daemons);
 	}
-	fprintf(fp, "\nOptions:\n");
-	param_print_help(ctl_params, fp);
-	fprintf(fp, "  %-28s %s\n", "-h, --help", "show this help and exit");
+	if (rc == 0)
+		rc = ctx->cmd->fn(ctx);
+	return rc < 0 && ctx->cmd->fn == cmd_status ? STATUS_UNKNOWN : rc;
 }
 
-static int find_cmd(const char *s)
+static void ctl_fini(struct tool_ctx *ctx)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cmd_names); i++)
-		if (!strcmp(s, cmd_names[i]))
-			return (int)i;
-	return -1;
+	if (daemons)
+		daemons_free(daemons, ctx->cfg.ndaemons);
 }
+
+static const struct tool_cmd commands[] = {
+	{ "start", cmd_start, "start [options]  start the project's daemons that are not running "
+	  "(with --cron: also run the due periodic tasks)", 0, 0, NULL },
+	{ "stop", cmd_stop, "stop [options]   stop the project's running daemons (SIGTERM, then "
+	  "SIGKILL after --timeout)", 0, 0, NULL },
+	{ "status", cmd_status, "status [options] show which of the project's daemons run; exit 0 "
+	  "if all enabled ones do, 3 if not, 4 if it cannot tell", 0, 0, NULL },
+	{ NULL, NULL, NULL, 0, 0, NULL }
+};
+
+static const struct tool_spec wseq_ctl_spec = {
+	.name = "wseq_ctl",
+	.usage = "usage: wseq_ctl start|stop|status [options]\n"
+		 "Control the daemons listed in a project's config.xml. The project's bin/ holds\n"
+		 "this program as start, stop and status: run by one of those names it is that\n"
+		 "command.\n\ncommands:\n",
+	.params = ctl_params,
+	.settings = &opts,
+	.flags = TOOL_CMD_FROM_NAME,
+	.cmds = commands,
+	.check = check_opts,
+	.run = ctl_run,
+	.fini = ctl_fini,
+	.project_dir_help = "the project directory (default: the one above this program's bin/, "
+			    "else $WSEQ_PROJECT_DIR, . or ..)",
+};
 
 int main(int argc, char **argv)
 {
-	const char *self = proc_basename(argv[0]);
-	struct project_config cfg;
-	struct ctl_daemon *ds = NULL;
-	char *path;
-	int cmd = find_cmd(self), argi = 0, i, rc, fail_rc;
-	char **args;
-
-	log_init(self, NULL);
-	if (cmd < 0) {
-		if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			usage(stdout, self, -1);
-			return 0;
-		}
-		if (argc < 2 || (cmd = find_cmd(argv[1])) < 0) {
-			log_error("usage: %s start|stop|status [options] (got %s)", self,
-				  argc < 2 ? "nothing" : argv[1]);
-			return 1;
-		}
-		argi = 1;
-		log_init(cmd_names[cmd], NULL);
-	}
-	fail_rc = cmd == CTL_STATUS ? STATUS_UNKNOWN : 1;
-	args = argv + argi;
-	param_set_defaults(ctl_params, &opts);
-	i = param_parse_args(ctl_params, &opts, argc - argi, args);
-	if (i == -2) {
-		usage(stdout, argi ? cmd_names[cmd] : self, cmd);
-		param_free(ctl_params, &opts);
-		return 0;
-	}
-	if (i < 0 || i < argc - argi) {
-		if (i >= 0)
-			log_error("unexpected argument '%s' (see --help)", args[i]);
-		param_free(ctl_params, &opts);
-		return fail_rc;
-	}
-	if ((opts.cron || opts.verbose) && cmd != CTL_START) {
-		log_error("--cron and --verbose are options of start only");
-		param_free(ctl_params, &opts);
-		return fail_rc;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	path = find_config(argv[0]);
-	rc = path ? config_load(&cfg, path, NULL, NULL) : -1;
-	free(path);
-	if (rc == 0)
-		skip_unneeded(&cfg, cmd == CTL_START);
-	if (rc < 0 || daemons_prepare(&cfg, &ds) < 0) {
-		config_free(&cfg);
-		param_free(ctl_params, &opts);
-		return fail_rc;
-	}
-	switch (cmd) {
-	case CTL_START:
-		rc = ctl_start(&cfg, ds);
-		break;
-	case CTL_STOP:
-		rc = ctl_stop(&cfg, ds);
-		break;
-	default:
-		rc = ctl_status(&cfg, ds);
-		break;
-	}
-	daemons_free(ds, cfg.ndaemons);
-	config_free(&cfg);
-	param_free(ctl_params, &opts);
-	return rc;
+	return tool_main(&wseq_ctl_spec, argc, argv);
 }

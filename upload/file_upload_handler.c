@@ -94,19 +94,17 @@ static void handle(void *state, struct serve_req *io)
 	sbuf_free(&reply);
 }
 
+static void upload_fini(void *state)
+{
+	struct upload_server *s = state;
+
+	EVP_PKEY_free(s->cert_key);
+}
+
+static struct upload_server server = { .proj = { .prog = "file_upload_handler" } };
+static const struct serve_spec spec = { usage, handle, &server, &server.proj, upload_fini };
+
 int main(int argc, char **argv)
 {
-	struct upload_server s;
-	int rc = serve_args(argc, argv, usage);
-
-	if (rc >= 0)
-		return rc;
-	memset(&s, 0, sizeof(s));
-	s.proj.prog = "file_upload_handler";
-	log_init("file_upload_handler", NULL);
-	serve_main(handle, &s);
-	EVP_PKEY_free(s.cert_key);
-	serve_project_free(&s.proj);
-	log_close();
-	return 0;
+	return serve_program(&spec, argc, argv);
 }

@@ -82,12 +82,12 @@ void ops_handle(const struct web_ctx *c, const struct web_req *r, struct web_rep
 	ops_free(&o);
 }
 
+static const struct web_program program = {
+	"ops", usage, ops_handle,
+	"Status: 503\r\nContent-Type: text/plain\r\n\r\nThe project is not configured.\n",
+};
+
 int main(int argc, char **argv)
 {
-	int rc = serve_args(argc, argv, usage);
-
-	if (rc >= 0)
-		return rc;
-	return web_serve_main("ops", ops_handle, "Status: 503\r\nContent-Type: text/plain\r\n\r\n"
-			      "The project is not configured.\n");
+	return web_serve_main(&program, argc, argv);
 }

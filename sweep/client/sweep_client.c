@@ -15,6 +15,7 @@
 #include "md5.h"
 #include "param.h"
 #include "sig.h"
+#include "tool.h"
 #include "wtime.h"
 
 #include <ctype.h>
@@ -62,26 +63,21 @@ static const struct param options[] = {
 	PARAM_TABLE_END
 };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: sweep_client [OPTIONS] SESSION COMMAND MD5 URL\n"
-		"       sweep_client [OPTIONS] SESSION COMMAND MD5 HOST PORT\n\n"
-		"The client of a parameter sweep, started on each host by the sweep master.\n"
-		"It registers with the master under SESSION (\"-\": read it from the first\n"
-		"line of stdin, to keep it off the process list) at the sweep endpoints'\n"
-		"base URL, a project's http://HOST:PORT/NAME_cgi/sweep (the requests are\n"
-		"URL/config, URL/task ...); HOST PORT, the sweep design's form, is the server's\n"
-		"root, http://HOST:PORT (/config, /task ...). It makes\n"
-		"sure the worker COMMAND has the given MD5 (fetching it for its platform\n"
-		"when missing or different), then fetches tasks, runs the worker on each\n"
-		"and posts the results until the master has no task left.\n\n"
-		"exit status: 0 no task left, 1 usage or local error or stopped, 2 session\n"
-		"or worker name refused (403), 3 no worker for this platform (415), 4 the\n"
-		"master's worker does not have MD5, 5 the master was silent too long.\n\n"
-		"options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: sweep_client [OPTIONS] SESSION COMMAND MD5 URL\n"
+	"       sweep_client [OPTIONS] SESSION COMMAND MD5 HOST PORT\n\n"
+	"The client of a parameter sweep, started on each host by the sweep master.\n"
+	"It registers with the master under SESSION (\"-\": read it from the first\n"
+	"line of stdin, to keep it off the process list) at the sweep endpoints'\n"
+	"base URL, a project's http://HOST:PORT/NAME_cgi/sweep (the requests are\n"
+	"URL/config, URL/task ...); HOST PORT, the sweep design's form, is the server's\n"
+	"root, http://HOST:PORT (/config, /task ...). It makes\n"
+	"sure the worker COMMAND has the given MD5 (fetching it for its platform\n"
+	"when missing or different), then fetches tasks, runs the worker on each\n"
+	"and posts the results until the master has no task left.\n\n"
+	"exit status: 0 no task left, 1 usage or local error or stopped, 2 session\n"
+	"or worker name refused (403), 3 no worker for this platform (415), 4 the\n"
+	"master's worker does not have MD5, 5 the master was silent too long.\n";
 
 static void on_stop(int sig)
 {
@@ -547,40 +543,32 @@ static int setup(struct client *cl, char **argv, int argc, char *session)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static struct client cl;
-	char session[SESSION_MAX + 1] = "";
-	int i, rc;
+static struct client cl;
+static char session[SESSION_MAX + 1];
 
-	log_init("sweep_client", NULL);
-	param_set_defaults(options, &cl.o);
-	i = param_parse_args(options, &cl.o, argc, argv);
-	if (i == -2) {
-		usage(stdout);
-		param_free(options, &cl.o);
+/* --version needs no arguments; else SESSION COMMAND MD5 URL or ... HOST PORT. */
+static int check_args(struct tool_ctx *ctx)
+{
+	if (cl.o.version || (ctx->argc >= 4 && ctx->argc <= 5))
 		return 0;
-	}
-	if (i >= 0 && cl.o.version) {
+	return tool_usage_error("need 4 or 5 arguments: SESSION COMMAND MD5 URL, or "
+				"SESSION COMMAND MD5 HOST PORT");
+}
+
+static int client_run(struct tool_ctx *ctx)
+{
+	int rc;
+
+	if (cl.o.version) {
 		printf("sweep_client (wseq %s) platform %s\n", PACKAGE_VERSION, SWEEP_PLATFORM);
-		param_free(options, &cl.o);
 		return 0;
-	}
-	if (i < 0 || argc - i < 4 || argc - i > 5) {
-		if (i >= 0)
-			log_error("need 4 or 5 arguments: SESSION COMMAND MD5 URL, or "
-				  "SESSION COMMAND MD5 HOST PORT (see --help)");
-		param_free(options, &cl.o);
-		return SC_EXIT_ERROR;
 	}
 	if (cl.o.verbose)
 		log_set_level(LOG_LVL_DEBUG);
-	cl.self = self_path(argv[0]);
+	cl.self = self_path(ctx->all_argv[0]);
 	if (log_init("sweep_client", cl.o.log) < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
-	    setup(&cl, argv + i, argc - i, session) < 0) {
-		rc = SC_EXIT_ERROR;
-		goto out;
-	}
+	    setup(&cl, ctx->argv, ctx->argc, session) < 0)
+		return SC_EXIT_ERROR;
 	signals_init();
 	log_info("sweep_client %s: master %s, worker %s (md5 %s), platform %s, work directory %s",
 		 PACKAGE_VERSION, cl.http.base, cl.worker, cl.md5, cl.o.platform, cl.o.dir);
@@ -595,13 +583,34 @@ int main(int argc, char **argv)
 		log_info("stopped by a signal");
 	if (!cl.is_job)
 		tidy_up(&cl);
-out:
+	return rc;
+}
+
+static void client_fini(struct tool_ctx *ctx)
+{
+	(void)ctx;
 	sc_http_free(&cl.http);
 	curl_global_cleanup();
 	memset(session, 0, sizeof(session));
 	free(cl.worker);
 	free(cl.self);
-	param_free(options, &cl.o);
-	log_close();
-	return rc;
+}
+
+static const struct tool_spec sweep_client_spec = {
+	.name = "sweep_client",
+	.usage = usage,
+	.params = options,
+	.settings = &cl.o,
+	.flags = TOOL_NO_PROJECT_DIR,
+	.max_args = -1,
+	.check = check_args,
+	.run = client_run,
+	.fini = client_fini,
+	/* the master reads 2 as 403 (enum sc_exit): a usage error stays 1 */
+	.usage_status = SC_EXIT_ERROR,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&sweep_client_spec, argc, argv);
 }

@@ -636,18 +636,10 @@ static void serve(void *state, struct serve_req *io)
 	sbuf_free(&err);
 }
 
+static struct server server = { .proj = { .prog = "sweep" } };
+static const struct serve_spec spec = { usage, serve, &server, &server.proj, NULL };
+
 int main(int argc, char **argv)
 {
-	struct server s;
-	int rc = serve_args(argc, argv, usage);
-
-	if (rc >= 0)
-		return rc;
-	memset(&s, 0, sizeof(s));
-	s.proj.prog = "sweep";
-	log_init("sweep", NULL);
-	serve_main(serve, &s);
-	serve_project_free(&s.proj);
-	log_close();
-	return 0;
+	return serve_program(&spec, argc, argv);
 }

@@ -155,16 +155,16 @@ static const struct tool_cmd commands[] = {
 	  "run SPEC          the whole sweep -- a session of one task per line of the spec's\n"
 	  "                    parameter file, sweep_client started by ssh (copied by scp when\n"
 	  "                    missing) on every host of its cluster file, the progress, the\n"
-	  "                    results judged and collected into its Output, then the statistics", 1, 1 },
+	  "                    results judged and collected into its Output, then the statistics", 1, 1, NULL },
 	{ "resume", cmd_run,
-	  "resume SESSION    go on with a session after the master was stopped", 1, 1 },
-	{ "status", on_project, "status SESSION    the statistics so far", 1, 1 },
+	  "resume SESSION    go on with a session after the master was stopped", 1, 1, NULL },
+	{ "status", on_project, "status SESSION    the statistics so far", 1, 1, NULL },
 	{ "create", on_project,
 	  "create SPEC       only store a session and print its ID (start clients yourself,\n"
-	  "                    giving them the project's <cgi_url>sweep as the master's URL)", 1, 1 },
+	  "                    giving them the project's <cgi_url>sweep as the master's URL)", 1, 1, NULL },
 	{ "collect", on_project,
-	  "collect SESSION   judge the results that came back and write the Output", 1, 1 },
-	{ NULL, NULL, NULL, 0, 0 }
+	  "collect SESSION   judge the results that came back and write the Output", 1, 1, NULL },
+	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
 static int check_options(struct tool_ctx *ctx)

@@ -62,7 +62,7 @@ fi
 # The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
 skeleton_tools="account boinc_gahp cancel_jobs create_sequence crypt_prog db_check db_dump db_upgrade
 	extend_sequence make_project seq_status sign_executable sweep update_stats
-	update_versions wseq_config wseq_sim xadd"
+	update_versions wseq_config wseq_ctl wseq_sim wseq_submit xadd"
 
 for p in $skeleton_tools; do
 	test_expect_success "$p: an unknown option is one line on stderr, exit 2, nothing on stdout" "
@@ -85,5 +85,39 @@ test_expect_success 'subcommands: a missing or unknown one, or a wrong count, is
 	crypt_prog -sign onlyone 2>e3; test $? = 2 && test_grep "too few arguments for -sign" e3 &&
 	sign_executable a 2>e4; test $? = 2 && test_grep "usage: sign_executable FILE PRIVATE_KEY" e4
 '
+
+test_expect_success 'TOOL CMD --help is the command usage line and the options' '
+	account create --help >out && test_grep "^usage: account create  *--email A" out &&
+	test_grep -v "^usage: account COMMAND" out && test_grep -v "^  lookup " out &&
+	test_grep "project_dir DIR" out &&
+	account --help >out && test_grep "^  lookup " out
+'
+
+test_expect_success 'a command with its own option table; options after its argument, -- ends them' '
+	wseq_submit help wait >out && test_grep "^usage: wseq_submit wait \[OPTIONS\] BATCH" out &&
+	test_grep "poll SECONDS" out && test_grep -v "lease DAYS" out &&
+	wseq_submit submit --help >out && test_grep "lease DAYS" out &&
+	test_grep "^Submit the jobs of FILE" out &&
+	{ wseq_submit status 2>err; test $? = 2; } && test_grep "too few arguments for status" err &&
+	{ wseq_submit status a b 2>err; test $? = 2; } && test_grep "too many arguments for status" err &&
+	{ wseq_submit status --poll 3 B 2>err; test $? = 2; } && test_grep "unknown option --poll" err &&
+	{ wseq_submit status B --nope 2>err; test $? = 2; } && test_grep "unknown option --nope" err &&
+	test_line_count = 1 err &&
+	{ wseq_submit status B --project http://127.0.0.1:9/ --auth_file "$TRASH_DIRECTORY/none" 2>err
+	  test $? = 1; } && test_grep "cannot read the authenticator file $TRASH_DIRECTORY/none" err &&
+	{ wseq_submit status --project http://127.0.0.1:9/ --auth_file "$TRASH_DIRECTORY/none" -- --jobs \
+		2>err; test $? = 1; } && test_grep "is not a batch name" err && grep -q -e "--jobs" err
+'
+
+# The serving programs (serve/serve.h serve_program()): no arguments; --help is the
+# usage on stdout, exit 0; anything else the usage on stderr, exit 2.
+for f in "$WSEQ_BUILDDIR"/stage/libexec/cgi-bin/*; do
+	p=${f##*/}
+	test_expect_success "cgi-bin/$p: --help exits 0, an argument is a usage error (exit 2)" "
+		'$f' --help >out.$p 2>err.$p && test_grep '^usage: ' out.$p && ! test -s err.$p &&
+		{ '$f' extra >out2.$p 2>err2.$p; test \$? = 2; } &&
+		test_grep '^usage: ' err2.$p && ! test -s out2.$p
+	"
+done
 
 test_done

@@ -220,19 +220,37 @@ test_expect_success 'two daemons sharing a pid file is a config error' '
 	expect_exit 4 "$S/bin/status"
 '
 
-test_expect_success 'usage errors are one line naming the problem; --help works' '
-	test_must_fail "$P/bin/stop" --no_such_option 2>err &&
+test_expect_success 'usage errors are one line naming the problem, exit 2; --help works' '
+	expect_exit 2 "$P/bin/stop" --no_such_option 2>err &&
 	test_grep "unknown option --no_such_option" err &&
 	test_line_count = 1 err &&
-	test_must_fail wseq_ctl restart 2>err &&
-	test_grep "usage: wseq_ctl start|stop|status" err &&
+	expect_exit 2 wseq_ctl restart 2>err &&
+	test_grep "unknown command .restart." err &&
 	test_line_count = 1 err &&
+	expect_exit 2 wseq_ctl 2>err &&
+	test_grep "a command is needed" err &&
+	expect_exit 2 "$P/bin/status" --cron 2>err &&
+	test_grep "options of start only" err &&
+	expect_exit 2 "$P/bin/status" extra 2>err &&
+	test_grep "unexpected argument .extra." err &&
 	"$P/bin/start" --help >out &&
-	test_grep "usage: start" out &&
+	test_grep "^usage: start \[options\]" out &&
 	test_grep "start_wait" out &&
+	test_grep -v "^usage: wseq_ctl" out &&
 	wseq_ctl status --help >out &&
-	test_grep "usage: status" out &&
-	test_must_fail wseq_ctl status --project "$TRASH_DIRECTORY/nowhere" 2>err
+	test_grep "^usage: wseq_ctl status \[options\]" out &&
+	wseq_ctl --help >out &&
+	test_grep "^usage: wseq_ctl start|stop|status" out &&
+	test_grep "^  stop \[options\]" out
+'
+
+test_expect_success 'the project directory: --project_dir and its spellings; status that cannot tell exits 4' '
+	for o in --project_dir --config_dir --project --project_root; do
+		expect_exit 4 wseq_ctl status $o "$TRASH_DIRECTORY/nowhere" 2>err &&
+		test_grep "nowhere/config.xml" err || return 1
+	done &&
+	(cd / && expect_exit 3 wseq_ctl status --project_dir="$P" >"$TRASH_DIRECTORY/out") &&
+	test_grep "^project $P" out
 '
 
 test_done

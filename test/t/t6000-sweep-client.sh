@@ -104,6 +104,16 @@ test_expect_success '--help and --version; bad arguments are refused' '
 	grep -q "SESSION COMMAND MD5 URL" help
 '
 
+# 2 is the master's "403" (tools/sweep_run.c): a usage error must not look like it.
+test_expect_success 'a usage error is one line on stderr and exit 1, never 2 (403 to the master)' '
+	test_expect_code_ 1 sweep_client --no_such_option a b c d 2>err &&
+	test_line_count = 1 err && test_grep "unknown option --no_such_option" err &&
+	test_expect_code_ 1 sweep_client a b c 2>err &&
+	test_line_count = 1 err && test_grep "need 4 or 5 arguments" err &&
+	test_expect_code_ 1 sweep_client --max_silence=x a b c d 2>err &&
+	test_line_count = 1 err
+'
+
 test_expect_success '403 on /config: exit 2 with a clear message' '
 	echo 403 >"$M/config.status" &&
 	test_expect_code_ 2 client c403 &&

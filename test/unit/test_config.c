@@ -327,6 +327,74 @@ static void test_parse_args_dash_is_underscore(void **state)
 	assert_null(param_find_option(NULL, "max_starts"));
 }
 
+/* param_split_args()'s own(): takes "-x N" (one value) and fails on "-bad". */
+static int split_own(void *arg, int argc, char **argv, int *i)
+{
+	int *took = arg;
+
+	if (!strcmp(argv[*i], "-bad"))
+		return -1;
+	if (strcmp(argv[*i], "-x") || *i + 1 >= argc)
+		return 0;
+	++*i;
+	++*took;
+	return 1;
+}
+
+static void assert_argv(char **v, int n, const char *const *want)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		assert_string_equal(v[k], want[k]);
+	assert_null(v[n]);
+}
+
+/*
+ * A skeleton's split: own() first, then each word (and its value) to the
+ * first table naming it, else to the last vector with "--" and all after.
+ */
+static void test_split_args(void **state)
+{
+	static const struct param first[] = {
+		{ "sleep", PARAM_INT, 0, NULL, 0, 0, 0, "N", "" },
+		{ "fast", PARAM_BOOL, 0, NULL, 0, 0, 0, NULL, "" },
+		PARAM_TABLE_END
+	};
+	static const char *const want0[] = { "p", "--sleep", "3", "-fast", "--sleep=4" };
+	static const char *const want1[] = { "p", "--mode", "m", "arg", "--other", "--", "-x", "1" };
+	char *argv1[] = { "p", "--sleep", "3", "--mode", "m", "-x", "9", "arg", "-fast",
+			  "--other", "--sleep=4", "--", "-x", "1", NULL };
+	char *argv2[] = { "p", "a", "--help", "b", NULL };
+	char *argv3[] = { "p", "-bad", NULL };
+	char *v0[16], *v1[16];
+	struct param_argv out[] = { { first, v0, 0, false }, { prog_params, v1, 0, false } };
+	int took = 0;
+
+	(void)state;
+	assert_int_equal(param_split_args(14, argv1, out, 2, split_own, &took), 0);
+	assert_int_equal(took, 1);
+	assert_int_equal(out[0].n, 5);
+	assert_argv(v0, 5, want0);
+	assert_int_equal(out[1].n, 8);
+	assert_argv(v1, 8, want1);
+	/* options anywhere: the arguments a vector of their own, unknown options with the options */
+	{
+		char *argv4[] = { "p", "f1", "--sleep", "2", "--nope", "f2", "-x", "--", "--fast", NULL };
+		static const char *const want2[] = { "p", "--sleep", "2", "--nope" };
+		static const char *const want3[] = { "p", "f1", "f2", "-x", "--", "--fast" };
+		struct param_argv any[] = { { first, v0, 0, true }, { NULL, v1, 0, false } };
+
+		assert_int_equal(param_split_args(9, argv4, any, 2, NULL, NULL), 0);
+		assert_int_equal(any[0].n, 4);
+		assert_argv(v0, 4, want2);
+		assert_int_equal(any[1].n, 6);
+		assert_argv(v1, 6, want3);
+	}
+	assert_int_equal(param_split_args(4, argv2, out, 2, NULL, NULL), 1);
+	assert_int_equal(param_split_args(2, argv3, out, 2, split_own, &took), -1);
+}
+
 static void test_config_names(void **state)
 {
 	static const struct param unlisted[] = {
@@ -361,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_parse_args),
 		cmocka_unit_test(test_parse_args_single_dash),
 		cmocka_unit_test(test_parse_args_dash_is_underscore),
+		cmocka_unit_test(test_split_args),
 		cmocka_unit_test(test_config_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
