@@ -233,14 +233,39 @@ int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 			rc = -1;
 		} else if (!took) {
 			d = split_dest(out, nout, argv[i], name, &p);
-			d->v[d->n++] = argv[i];
-			if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
-				d->v[d->n++] = argv[++i];
+			if (p && (p->flags & PARAM_IN_ARGS)) {
+				int nv = param_nvalues(p);
+
+				d = &out[nout - 1];
+				d->v[d->n++] = argv[i];
+				while (nv-- > 0 && i + 1 < argc)
+					d->v[d->n++] = argv[++i];
+			} else {
+				d->v[d->n++] = argv[i];
+				if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
+					d->v[d->n++] = argv[++i];
+			}
 		}
 	}
 	for (k = 0; k < nout; k++)
 		out[k].v[out[k].n] = NULL;
 	return rc;
+}
+
+int param_nvalues(const struct param *p)
+{
+	const char *a = p->arg;
+	int n = 0;
+
+	if (p->type == PARAM_BOOL || !a)
+		return 0;
+	while (*a) {
+		a += strspn(a, " ");
+		if (*a)
+			n++;
+		a += strcspn(a, " ");
+	}
+	return n;
 }
 
 void param_print_help(const struct param *t, FILE *fp)

@@ -24,6 +24,10 @@ enum param_flags {
 	PARAM_NOCONFIG = 1 << 2,  /* command line only (not read from config.xml) */
 	PARAM_NOOPTION = 1 << 3,  /* config.xml only (no --option) */
 	PARAM_BOUNDED = 1 << 4,   /* min and max apply */
+	PARAM_IN_ARGS = 1 << 5,   /* an option that is an argument: param_split_args() leaves
+				     it, and as many values as its arg names words, among the
+				     arguments in its place (create_work's --remote_file URL
+				     NBYTES MD5 among the input files) */
 };
 
 struct param {
@@ -85,10 +89,13 @@ struct param_argv {
  * a word own() leaves goes, with its value when the option takes one, to the
  * first out[k] whose table names it, else to out[nout - 1] (as does "--" and
  * everything after it; a "--x" option no table names goes to the vector marked
- * unknown, if any). Returns 0, 1 for -h/--help, or -1.
+ * unknown, if any). An option of a table flagged PARAM_IN_ARGS goes to
+ * out[nout - 1] with its values. Returns 0, 1 for -h/--help, or -1.
  */
 int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 		     int (*own)(void *arg, int argc, char **argv, int *i), void *arg);
+/* How many values p takes: the words of its arg ("URL NBYTES MD5": 3), 0 for a boolean. */
+int param_nvalues(const struct param *p);
 /* Print "  --name ARG   help (default: x)" lines for each command-line parameter. */
 void param_print_help(const struct param *t, FILE *fp);
 

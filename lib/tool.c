@@ -310,6 +310,8 @@ int tool_main(const struct tool_spec *spec, int argc, char **argv)
 	log_init(ctx.cmd_by_name ? ctx.cmd->name : spec->name, NULL);
 	param_set_defaults(spec->params, spec->settings);
 	param_set_defaults(spec->config_params, spec->config_settings);
+	if (spec->init)
+		spec->init(&ctx);
 	rc = parse(&ctx, argc, argv, rest);
 	if (rc == 1) {
 		usage(&ctx);

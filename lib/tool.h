@@ -71,6 +71,11 @@ struct tool_spec {
 					   with subcommands, each has its own */
 	/* Opens ctx->db from ctx->cfg (db_tool_open() in db/db_tool.h); NULL: no database. */
 	int (*open_db)(struct tool_ctx *ctx);
+	/*
+	 * After the table's defaults, before the options are read: sets what a
+	 * default in the table cannot say (create_work's "not given"); may be NULL.
+	 */
+	void (*init)(struct tool_ctx *ctx);
 	/* Checks options and arguments before config.xml is read; may return TOOL_USAGE. */
 	int (*check)(struct tool_ctx *ctx);
 	/*

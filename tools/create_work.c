@@ -8,10 +8,12 @@
 #include "config.h"
 #include "db.h"
 #include "db_records.h"
+#include "db_tool.h"
 #include "log.h"
 #include "param.h"
 #include "sbuf.h"
 #include "template.h"
+#include "tool.h"
 #include "work.h"
 #include "wtime.h"
 
@@ -27,7 +29,6 @@ struct options {
 	char *wu_template;
 	char *result_template;
 	char *command_line;
-	char *config_dir;
 	double rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
 	long delay_bound, min_quorum, target_nresults, max_error_results, max_total_results,
 		max_success_results, priority, batch;
@@ -35,7 +36,7 @@ struct options {
 	long app_version_num, hr_class, size_class, wu_id;
 	long target_host, target_user, target_team;
 	char *keywords;
-	char *remote_file;      /* only recognised here: split_args() takes its three values */
+	char *remote_file;      /* never set: PARAM_IN_ARGS leaves it among the inputs */
 	bool use_stdin;
 	bool continue_on_error;
 	bool verbose;
@@ -91,35 +92,30 @@ static const struct param options[] = {
 	NUM(target_host, PARAM_INT, 1, 9.2e18, "ID", "only host ID may run the job (upstream's assigned jobs)"),
 	NUM(target_user, PARAM_INT, 1, 9.2e18, "ID", "only a host of user ID may run the job"),
 	NUM(target_team, PARAM_INT, 1, 9.2e18, "ID", "only a host of a member of team ID may run the job"),
-	{ "remote_file", PARAM_STR, O(remote_file), NULL, PARAM_NOCONFIG, 0, 0, "URL NBYTES MD5",
+	{ "remote_file", PARAM_STR, O(remote_file), NULL, PARAM_NOCONFIG | PARAM_IN_ARGS, 0, 0,
+	  "URL NBYTES MD5",
 	  "an input file served from URL (not copied here), in its place among the input files" },
 	{ "continue_on_error", PARAM_BOOL, O(continue_on_error), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "with --stdin: a job line that fails is reported and skipped, the others are created" },
 	{ "stdin", PARAM_BOOL, O(use_stdin), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "read one job a line: [--wu_name N] [--command_line \"A B\"] [job options] FILE..." },
-	{ "config_dir", PARAM_STR, O(config_dir), NULL, PARAM_NOCONFIG, 0, 0, "DIR",
-	  "the project directory (default: WSEQ_PROJECT_DIR, then . and ..)" },
 	{ "verbose", PARAM_BOOL, O(verbose), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "print a line for each workunit created" },
 	PARAM_TABLE_END
 };
 
 /* Options a --stdin line may not give. */
-static const char *const global_only[] = { "appname", "stdin", "config_dir", "verbose", "batch",
+static const char *const global_only[] = { "appname", "stdin", "verbose", "batch",
 					   "continue_on_error" };
 
-static void usage(FILE *fp)
-{
-	fprintf(fp, "usage: create_work --appname APP [options] [INPUT_FILE...]\n"
-		    "       create_work --appname APP [options] --stdin < JOBS\n\n"
-		    "Create workunits of APP from its templates. An INPUT_FILE is a local file,\n"
-		    "copied into the download directory, or the name of a file already there.\n"
-		    "Run it from the project directory. Nothing is created if anything fails\n"
-		    "(with --continue_on_error, a job line that fails is skipped). Options and\n"
-		    "input files may come in any order; upstream's -name spelling works too.\n\n"
-		    "options:\n");
-	param_print_help(options, fp);
-}
+static const char usage[] =
+	"usage: create_work --appname APP [options] [INPUT_FILE...]\n"
+	"       create_work --appname APP [options] --stdin < JOBS\n\n"
+	"Create workunits of APP from its templates. An INPUT_FILE is a local file,\n"
+	"copied into the download directory, or the name of a file already there.\n"
+	"Run it from the project directory. Nothing is created if anything fails\n"
+	"(with --continue_on_error, a job line that fails is skipped). Options and\n"
+	"input files may come in any order; upstream's -name spelling works too.\n";
 
 static void options_unset(struct options *o)
 {
@@ -142,13 +138,6 @@ struct job_input {
 	const char *url;
 	double nbytes;
 	const char *md5;
-};
-
-struct job_args {
-	char **opts;            /* argv[0] and the options, for param_parse_args() */
-	int nopts;
-	struct job_input *in;
-	int nin;
 };
 
 static bool md5_hex(const char *s)
@@ -179,75 +168,60 @@ static int take_remote(struct job_input *in, char **v, int left)
 	return 0;
 }
 
-/*
- * Sort argv into options and input files, which may come in any order as
- * upstream's create_work takes them; --remote_file takes three values.
- */
-static int split_args(int argc, char **argv, struct job_args *a)
+/* The input files of a job, in template order: local ones and --remote_file's. */
+static int take_inputs(int argc, char **argv, struct job_input **in, int *nin)
 {
+	const struct param *remote = param_find(options, "remote_file");
+	bool files_only = false;        /* after "--" on a --stdin line */
 	int i;
-	bool files_only = false;
 
-	a->opts = xcalloc((size_t)argc + 1, sizeof(char *));
-	a->in = xcalloc((size_t)argc + 1, sizeof(*a->in));
-	a->opts[a->nopts++] = argv[0];
-	for (i = 1; i < argc; i++) {
-		const char *name = files_only ? NULL : param_option_name(argv[i]);
-		const struct param *p = NULL;
-		char buf[64];
-
+	*in = xcalloc((size_t)argc + 1, sizeof(**in));
+	*nin = 0;
+	for (i = 0; i < argc; i++) {
 		if (!files_only && !strcmp(argv[i], "--")) {
 			files_only = true;
-			continue;
-		}
-		if (name) {
-			wstrlcpy(buf, name, strcspn(name, "=") + 1 < sizeof(buf) ?
-				 strcspn(name, "=") + 1 : sizeof(buf));
-			p = param_find(options, buf);
-		}
-		if (p && !strcmp(p->name, "remote_file")) {
-			if (take_remote(&a->in[a->nin++], argv + i + 1, argc - i - 1))
-				return -1;
-			i += 3;
-		} else if (name && (p || argv[i][1] == '-' || !strcmp(argv[i], "-h"))) {
-			a->opts[a->nopts++] = argv[i];      /* an unknown --x: param_parse_args says so */
-			if (p && p->type != PARAM_BOOL && !strchr(name, '=') && i + 1 < argc)
-				a->opts[a->nopts++] = argv[++i];
+		} else if (files_only || !param_option_name(argv[i]) ||
+			   param_find_option(options, param_option_name(argv[i])) != remote) {
+			(*in)[(*nin)++].local = argv[i];
+		} else if (take_remote(&(*in)[(*nin)++], argv + i + 1, argc - i - 1)) {
+			return -1;
 		} else {
-			a->in[a->nin++].local = argv[i];
+			i += 3;
 		}
 	}
 	return 0;
 }
 
-static void job_args_free(struct job_args *a)
+/*
+ * A --stdin line into jo (not-given values unset) and its inputs, split as
+ * tool_main() splits the command line (options anywhere, --remote_file in
+ * its place among the files); 0, 1 for --help, or -1 (logged).
+ */
+static int parse_line(int argc, char **argv, struct options *jo, struct job_input **in, int *nin)
 {
-	free(a->opts);
-	free(a->in);
-	memset(a, 0, sizeof(*a));
-}
-
-/* Parse argc/argv into jo (defaults unset) and a; 0, -1 (logged), -2 for --help. */
-static int parse_job(int argc, char **argv, struct options *jo, struct job_args *a)
-{
-	int first;
+	char **v = xcalloc(2 * ((size_t)argc + 1), sizeof(char *));
+	struct param_argv out[] = { { options, v, 0, true }, { NULL, v + argc + 1, 0, false } };
+	int rc, first;
 
 	param_set_defaults(options, jo);
 	options_unset(jo);
-	if (split_args(argc, argv, a))
-		return -1;
-	first = param_parse_args(options, jo, a->nopts, a->opts);
-	if (first < 0)
-		return first;
-	if (first != a->nopts)
-		return log_error("unexpected argument '%s'", a->opts[first]);
-	return 0;
+	*in = NULL;
+	rc = param_split_args(argc, argv, out, ARRAY_SIZE(out), NULL, NULL);
+	if (rc == 0) {
+		first = param_parse_args(options, jo, out[0].n, out[0].v);
+		if (first >= 0 && first < out[0].n)
+			first = log_error("unexpected argument '%s'", out[0].v[first]);
+		rc = first < 0 ? -1 : take_inputs(out[1].n - 1, out[1].v + 1, in, nin);
+	}
+	free(v);
+	return rc;
 }
 
 /* ---- templates, read once per path --------------------------------------- */
 
+/* The run: tool_main()'s config.xml and database, the options, what was read and staged. */
 struct tool {
-	struct project_config cfg;
+	const struct project_config *cfg;
 	struct db *db;
 	struct options o;
 	int64_t appid;
@@ -267,7 +241,7 @@ struct tool {
 
 static char *project_path(const struct tool *tl, const char *file)
 {
-	return file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", tl->cfg.project_dir, file);
+	return file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", tl->cfg->project_dir, file);
 }
 
 static const struct input_template *get_input_template(struct tool *tl, const char *file)
@@ -304,12 +278,12 @@ static int check_result_template(struct tool *tl, const char *file)
 		free(path);
 		return -1;
 	}
-	if (t.noutfiles > 0 && !strstr(tl->cfg.upload_url ? tl->cfg.upload_url : "",
+	if (t.noutfiles > 0 && !strstr(tl->cfg->upload_url ? tl->cfg->upload_url : "",
 				       "file_upload_handler")) {
 		result_template_free(&t);
 		free(path);
 		return log_error("config.xml: upload_url \"%s\" does not contain file_upload_handler",
-				 tl->cfg.upload_url ? tl->cfg.upload_url : "");
+				 tl->cfg->upload_url ? tl->cfg->upload_url : "");
 	}
 	result_template_free(&t);
 	ARRAY_GROW(tl->out_checked, tl->nout);
@@ -458,7 +432,7 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 			remote_file(&files[i], &wf[i]);
 			continue;
 		}
-		if (work_stage_input(&tl->cfg, files[i].local, NULL, &wf[i]))
+		if (work_stage_input(tl->cfg, files[i].local, NULL, &wf[i]))
 			goto out;
 		if (wf[i].staged) {
 			ARRAY_GROW(tl->staged, tl->nstaged);
@@ -527,13 +501,13 @@ static int do_line(int argc, char **argv, long lineno, void *arg)
 	struct line_ctx *lc = arg;
 	struct tool *tl = lc->tl;
 	struct options jo = { 0 };
-	struct job_args a = { 0 };
+	struct job_input *in = NULL;
 	size_t staged = tl->nstaged;
 	char *name = NULL;
-	int rc;
+	int nin = 0, rc;
 
-	rc = parse_job(argc, argv, &jo, &a);
-	if (rc == -2)
+	rc = parse_line(argc, argv, &jo, &in, &nin);
+	if (rc == 1)
 		rc = log_error("stdin line %ld: --help is not a job", lineno);
 	if (rc == 0) {
 		merge(&jo, &tl->o);
@@ -541,7 +515,7 @@ static int do_line(int argc, char **argv, long lineno, void *arg)
 		if (tl->o.continue_on_error)
 			rc = db_savepoint(tl->db, "job_line") == DB_OK ? 0 : -1;
 		if (rc == 0)
-			rc = create_job(tl, &jo, name, a.in, a.nin);
+			rc = create_job(tl, &jo, name, in, nin);
 	}
 	if (rc && tl->o.continue_on_error && db_in_transaction(tl->db) &&
 	    (!name || db_rollback_to(tl->db, "job_line") == DB_OK)) {
@@ -551,7 +525,7 @@ static int do_line(int argc, char **argv, long lineno, void *arg)
 		rc = 0;
 	}
 	free(name);
-	job_args_free(&a);
+	free(in);
 	param_free(options, &jo);
 	return rc;
 }
@@ -570,123 +544,135 @@ static int run_stdin(struct tool *tl)
 
 /* ---- main ---------------------------------------------------------------- */
 
-static void tool_free(struct tool *tl)
+static struct tool tl;
+static struct job_input *cmd_files;     /* the command line's input files */
+static int ncmd_files;
+
+static void tool_free(struct tool_ctx *ctx)
 {
 	size_t i;
 
-	for (i = 0; i < tl->nin; i++) {
-		free(tl->in[i].path);
-		input_template_free(&tl->in[i].t);
+	(void)ctx;
+	free(cmd_files);
+	for (i = 0; i < tl.nin; i++) {
+		free(tl.in[i].path);
+		input_template_free(&tl.in[i].t);
 	}
-	free(tl->in);
-	for (i = 0; i < tl->nout; i++)
-		free(tl->out_checked[i]);
-	free(tl->out_checked);
-	for (i = 0; i < tl->nstaged; i++)
-		free(tl->staged[i]);
-	free(tl->staged);
-	if (tl->db)
-		db_close(tl->db);
-	config_free(&tl->cfg);
-	param_free(options, &tl->o);
+	free(tl.in);
+	for (i = 0; i < tl.nout; i++)
+		free(tl.out_checked[i]);
+	free(tl.out_checked);
+	for (i = 0; i < tl.nstaged; i++)
+		free(tl.staged[i]);
+	free(tl.staged);
 }
 
-static void unstage_all(struct tool *tl)
+static void unstage_all(struct tool *t)
 {
 	struct work_file f = { 0 };
 	size_t i;
 
 	f.staged = true;
-	for (i = 0; i < tl->nstaged; i++) {
-		f.path = tl->staged[i];
+	for (i = 0; i < t->nstaged; i++) {
+		f.path = t->staged[i];
 		work_unstage_input(&f);
 	}
 }
 
-static int run(struct tool *tl, const struct job_input *files, int nfiles)
+/* Numeric options start "not given": the template's value, else BOINC's default, applies. */
+static void init(struct tool_ctx *ctx)
 {
-	struct db_params dp;
-	struct db_app app = { 0 };
-	char *path = NULL, *name;
+	options_unset(ctx->settings);
+}
+
+/* What the options say together, before config.xml is read. */
+static int check(struct tool_ctx *ctx)
+{
+	const struct options *o = ctx->settings;
+
+	if (!o->appname || !*o->appname)
+		return log_error("--appname is required (see --help)");
+	if (o->use_stdin && ctx->argc > 0)
+		return log_error("with --stdin, input files go on the job lines");
+	if (o->use_stdin && o->wu_id != NOT_GIVEN)
+		return log_error("with --stdin, --wu_id goes on a job line (one id a job)");
+	if (!o->use_stdin && o->continue_on_error)
+		return log_error("--continue_on_error is for --stdin (one job either is made or not)");
+	return take_inputs(ctx->argc, ctx->argv, &cmd_files, &ncmd_files);
+}
+
+/* The command line's job, or --stdin's. */
+static int create(struct tool *t, const struct job_input *files, int nfiles)
+{
+	struct options jo = { 0 };
+	char *name;
 	int rc;
 
-	if (!tl->o.appname || !*tl->o.appname)
-		return log_error("--appname is required (see --help)");
-	if (tl->o.use_stdin && nfiles > 0)
-		return log_error("with --stdin, input files go on the job lines");
-	if (tl->o.use_stdin && tl->o.wu_id != NOT_GIVEN)
-		return log_error("with --stdin, --wu_id goes on a job line (one id a job)");
-	if (!tl->o.use_stdin && tl->o.continue_on_error)
-		return log_error("--continue_on_error is for --stdin (one job either is made or not)");
-	if (tl->o.config_dir)
-		path = xasprintf("%s/config.xml", tl->o.config_dir);
-	rc = config_load(&tl->cfg, path, NULL, NULL);
-	free(path);
-	if (rc)
-		return -1;
-	db_params_from_config(&dp, &tl->cfg);
-	if (db_open(&tl->db, &dp, 0) != DB_OK)
-		return -1;
-	rc = db_app_lookup_name(tl->db, tl->o.appname, &app);
-	tl->appid = app.id;
+	if (t->o.use_stdin)
+		return run_stdin(t);
+	param_set_defaults(options, &jo);
+	options_unset(&jo);
+	merge(&jo, &t->o);
+	jo.wu_id = t->o.wu_id;
+	name = t->o.wu_name ? xstrdup(t->o.wu_name) :
+		xasprintf("%s_%d_%.0f", t->o.appname, (int)getpid(), dnow() * 1e6);
+	rc = create_job(t, &jo, name, files, nfiles);
+	if (rc == 0 && !t->o.wu_name && !t->o.verbose)
+		printf("%s\n", name);
+	free(name);
+	param_free(options, &jo);
+	return rc;
+}
+
+/* Every job in one transaction: any failure leaves nothing behind. */
+static int run(struct tool_ctx *ctx)
+{
+	struct db_app app = { 0 };
+	int rc;
+
+	tl.cfg = &ctx->cfg;
+	tl.db = ctx->db;
+	rc = db_app_lookup_name(tl.db, tl.o.appname, &app);
+	tl.appid = app.id;
 	db_app_free(&app);
 	if (rc == DB_NOT_FOUND)
-		return log_error("unknown app %s (add it to project.xml and run xadd)",
-				 tl->o.appname);
-	if (rc != DB_OK)
-		return -1;
-	if (db_begin(tl->db) != DB_OK)
-		return -1;
-	if (tl->o.use_stdin) {
-		rc = run_stdin(tl);
-	} else {
-		struct options jo = { 0 };
-
-		param_set_defaults(options, &jo);
-		options_unset(&jo);
-		merge(&jo, &tl->o);
-		jo.wu_id = tl->o.wu_id;
-		name = tl->o.wu_name ? xstrdup(tl->o.wu_name) :
-			xasprintf("%s_%d_%.0f", tl->o.appname, (int)getpid(), dnow() * 1e6);
-		rc = create_job(tl, &jo, name, files, nfiles);
-		if (rc == 0 && !tl->o.wu_name && !tl->o.verbose)
-			printf("%s\n", name);
-		free(name);
-		param_free(options, &jo);
-	}
-	if (rc == 0 && db_commit(tl->db) != DB_OK)
+		rc = log_error("unknown app %s (add it to project.xml and run xadd)", tl.o.appname);
+	else if (rc != DB_OK || db_begin(tl.db) != DB_OK)
 		rc = -1;
-	if (rc) {
-		db_rollback(tl->db);
-		unstage_all(tl);
-		return -1;
+	else if ((rc = create(&tl, cmd_files, ncmd_files)) != 0 || db_commit(tl.db) != DB_OK) {
+		db_rollback(tl.db);
+		unstage_all(&tl);
+		rc = -1;
 	}
-	if (tl->o.verbose)
-		printf("created %ld workunit%s\n", tl->njobs, tl->njobs == 1 ? "" : "s");
-	if (tl->nskipped)
-		printf("%ld job line%s failed and %s skipped\n", tl->nskipped,
-		       tl->nskipped == 1 ? "" : "s", tl->nskipped == 1 ? "was" : "were");
+	if (rc)
+		return -1;
+	if (tl.o.verbose)
+		printf("created %ld workunit%s\n", tl.njobs, tl.njobs == 1 ? "" : "s");
+	if (tl.nskipped)
+		printf("%ld job line%s failed and %s skipped\n", tl.nskipped,
+		       tl.nskipped == 1 ? "" : "s", tl.nskipped == 1 ? "was" : "were");
 	return 0;
 }
 
+static const struct tool_spec create_work_spec = {
+	.name = "create_work",
+	.usage = usage,
+	.params = options,
+	.settings = &tl.o,
+	/* options and input files in any order, as upstream's create_work takes them */
+	.flags = TOOL_OPTIONS_ANYWHERE,
+	.min_args = 0, .max_args = -1,
+	.init = init,
+	.check = check,
+	.load_config = tool_load_config,
+	.open_db = db_tool_open,
+	.run = run,
+	.fini = tool_free,
+	/* upstream's create_work exits 1 on a usage error; scripts may test for it */
+	.usage_status = 1,
+};
+
 int main(int argc, char **argv)
 {
-	struct tool tl;
-	struct job_args a = { 0 };
-	int rc;
-
-	memset(&tl, 0, sizeof(tl));
-	log_init("create_work", NULL);
-	rc = parse_job(argc, argv, &tl.o, &a);
-	if (rc == -2) {
-		usage(stdout);
-		rc = 0;
-	} else if (rc == 0) {
-		rc = run(&tl, a.in, a.nin) ? 1 : 0;
-	} else {
-		rc = 1;
-	}
-	job_args_free(&a);
-	tool_free(&tl);
-	return rc;
+	return tool_main(&create_work_spec, argc, argv);
 }
