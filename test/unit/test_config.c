@@ -395,6 +395,33 @@ static void test_split_args(void **state)
 	assert_int_equal(param_split_args(2, argv3, out, 2, split_own, &took), -1);
 }
 
+/* A PARAM_IN_ARGS option stays among the arguments, in its place, with its values. */
+static void test_split_in_args(void **state)
+{
+	static const struct param t[] = {
+		{ "sleep", PARAM_INT, 0, NULL, 0, 0, 0, "N", "" },
+		{ "remote", PARAM_STR, 0, NULL, PARAM_IN_ARGS, 0, 0, "URL  NBYTES MD5", "" },
+		PARAM_TABLE_END
+	};
+	char *argv[] = { "p", "f1", "--remote", "u", "9", "m", "--sleep", "2", "f2",
+			 "-remote", "u2", NULL };
+	static const char *const want0[] = { "p", "--sleep", "2" };
+	static const char *const want1[] = { "p", "f1", "--remote", "u", "9", "m", "f2",
+					     "-remote", "u2" };
+	char *v0[16], *v1[16];
+	struct param_argv out[] = { { t, v0, 0, true }, { NULL, v1, 0, false } };
+
+	(void)state;
+	assert_int_equal(param_nvalues(&t[1]), 3);
+	assert_int_equal(param_nvalues(&t[0]), 1);
+	assert_int_equal(param_split_args(11, argv, out, 2, NULL, NULL), 0);
+	assert_int_equal(out[0].n, 3);
+	assert_argv(v0, 3, want0);
+	/* the last one runs out of values: what there is stays, for the caller to refuse */
+	assert_int_equal(out[1].n, 9);
+	assert_argv(v1, 9, want1);
+}
+
 static void test_config_names(void **state)
 {
 	static const struct param unlisted[] = {
@@ -430,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_parse_args_single_dash),
 		cmocka_unit_test(test_parse_args_dash_is_underscore),
 		cmocka_unit_test(test_split_args),
+		cmocka_unit_test(test_split_in_args),
 		cmocka_unit_test(test_config_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
