@@ -203,7 +203,7 @@ static int wj_state(struct wjob *j, const xmlNode *sn, const char *name, struct 
 	return 0;
 }
 
-static void wj_task_free(struct wjob_task *t)
+static void wj_task_release(struct wjob_task *t)
 {
 	size_t i;
 
@@ -227,7 +227,7 @@ static int wj_add_task(struct wjob *j, const xmlNode *c, const char *name, struc
 	if (j->ntasks + j->ndaemons >= WJOB_MAX_TASKS)
 		return wj_fail(err, name, c, "more than %d tasks", WJOB_MAX_TASKS);
 	if (wj_task(&t, c, name, err) < 0) {
-		wj_task_free(&t);
+		wj_task_release(&t);
 		return -1;
 	}
 	if (t.daemon) {
@@ -286,19 +286,19 @@ int wjob_parse(struct wjob *j, const char *buf, size_t len, const char *name, st
 out:
 	xmlFreeDoc(doc);
 	if (rc < 0)
-		wjob_free(j);
+		wjob_release(j);
 	return rc;
 }
 
-void wjob_free(struct wjob *j)
+void wjob_release(struct wjob *j)
 {
 	size_t i;
 
 	for (i = 0; i < j->ntasks; i++)
-		wj_task_free(&j->tasks[i]);
+		wj_task_release(&j->tasks[i]);
 	free(j->tasks);
 	for (i = 0; i < j->ndaemons; i++)
-		wj_task_free(&j->daemons[i]);
+		wj_task_release(&j->daemons[i]);
 	free(j->daemons);
 	free(j->zip_name);
 	for (i = 0; i < j->nzip_patterns; i++)

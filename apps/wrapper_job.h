@@ -50,7 +50,7 @@ struct wjob {
 
 /* Parse a job file's text; name is for messages. 0, or -1 with the reason in err. */
 int wjob_parse(struct wjob *j, const char *buf, size_t len, const char *name, struct sbuf *err);
-void wjob_free(struct wjob *j);
+void wjob_release(struct wjob *j);
 
 /*
  * Split a command line into words as upstream's wrapper does: blanks

@@ -27,7 +27,7 @@ bool wout_has(const struct wout_names *names, const char *name)
 	return names->n && bsearch(&name, names->v, names->n, sizeof(*names->v), wo_cmp) != NULL;
 }
 
-void wout_free(struct wout_names *names)
+void wout_release(struct wout_names *names)
 {
 	size_t i;
 
@@ -68,7 +68,7 @@ int wout_save(const char *path, const struct wout_names *names, struct sbuf *err
 		if (!strchr(names->v[i], '\n'))
 			sbuf_addf(&b, "%s\n", names->v[i]);
 	rc = write_file_atomic(path, sbuf_str(&b), b.len, 0644);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc < 0 ? sbuf_fail(err, "cannot write %s", path) : 0;
 }
 
@@ -86,7 +86,7 @@ int wout_load(const char *path, struct wout_names *out, struct sbuf *err)
 		ARRAY_GROW(out->v, out->n);
 		out->v[out->n++] = xstrndup(p, (size_t)(nl - p));
 	}
-	sbuf_free(&b);
+	sbuf_release(&b);
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), wo_cmp);
 	return 0;
@@ -217,6 +217,6 @@ int wout_zip(const char *dir, const char *zip_path, char *const *patterns, size_
 out:
 	if (za)
 		zip_discard(za);
-	wout_free(&files);
+	wout_release(&files);
 	return rc;
 }

@@ -23,7 +23,7 @@ int wout_save(const char *path, const struct wout_names *names, struct sbuf *err
 int wout_load(const char *path, struct wout_names *out, struct sbuf *err);
 bool wout_has(const struct wout_names *names, const char *name);
 void wout_add(struct wout_names *names, const char *name);
-void wout_free(struct wout_names *names);
+void wout_release(struct wout_names *names);
 
 /*
  * Pack into zip_path every regular file below dir that is not under a name

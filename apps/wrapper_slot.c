@@ -32,13 +32,13 @@ int wslot_load(struct wslot *s, const char *path, struct sbuf *err)
 	if (!s->project_dir || !*s->project_dir || !s->napp_files) {
 		sbuf_addf(err, "%s lists no project directory or no app version files (a BOINC "
 			  "client 7.6 or later lists them)", path);
-		wslot_free(s);
+		wslot_release(s);
 		return -1;
 	}
 	return 0;
 }
 
-void wslot_free(struct wslot *s)
+void wslot_release(struct wslot *s)
 {
 	size_t i;
 

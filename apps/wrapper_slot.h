@@ -21,7 +21,7 @@ struct wslot {
 
 /* Read init_data.xml (path) of the slot: 0, or -1 with the reason in err. */
 int wslot_load(struct wslot *s, const char *path, struct sbuf *err);
-void wslot_free(struct wslot *s);
+void wslot_release(struct wslot *s);
 
 /*
  * Is the file the logical name resolved to (resolved: the path

@@ -512,7 +512,7 @@ static size_t read_checkpoint(void)
 	} else {
 		nd = 0;
 	}
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return nd;
 }
 
@@ -627,7 +627,7 @@ static int setup_slot(struct wout_names *listing)
 out:
 	if (rc < 0 && err.len)
 		log_error("%s", sbuf_str(&err));
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -657,11 +657,11 @@ static int finish_outputs(struct wout_names *skip)
 	resolve(W.job.zip_name, path, sizeof(path));
 	if (wout_zip(".", path, W.job.zip_patterns, W.job.nzip_patterns, skip, &n, &err) < 0) {
 		log_error("zip of outputs: %s", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return -1;
 	}
 	log_info("%zu output file%s packed into %s", n, n == 1 ? "" : "s", W.job.zip_name);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return 0;
 }
 
@@ -703,11 +703,11 @@ static int load_job(void)
 
 	if (wslot_load(&W.slot, INIT_DATA_FILE, &err) < 0) {
 		log_error("%s", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return -1;
 	}
 	if (!of_app_version(logical)) {
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return log_error("the job file %s is not a file of the app version (a workunit's "
 				 "input is never the job file)", logical);
 	}
@@ -717,8 +717,8 @@ static int load_job(void)
 		log_error("%s", sbuf_str(&err));
 	if (rc == 0)
 		rc = check_programs();
-	sbuf_free(&text);
-	sbuf_free(&err);
+	sbuf_release(&text);
+	sbuf_release(&err);
 	return rc;
 }
 

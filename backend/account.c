@@ -120,7 +120,7 @@ int account_check_prefs(const char *v, const char *what, struct account_error *e
 	bool ok = root && !d->intSubset && !d->extSubset && d->children == root && !root->next &&
 		  bare_start(v);
 
-	sbuf_free(&err);
+	sbuf_release(&err);
 	if (d)
 		xmlFreeDoc(d);
 	if (ok)
@@ -279,7 +279,7 @@ static int join_named_team(struct db *db, int64_t userid, const char *name)
 		rc = db_user_set_team(db, userid, t.id);
 	else if (rc == DB_OK || rc == DB_NOT_FOUND)
 		rc = DB_OK;     /* as upstream: a team that cannot be joined is ignored */
-	db_team_free(&t);
+	db_team_release(&t);
 	return rc;
 }
 
@@ -306,7 +306,7 @@ static int create_txn(struct db *db, void *arg)
 	if (random_hex(auth, 16) < 0 || random_hex(cpid, 16) < 0 ||
 	    passwd_store(j->a->passwd_hash, stored) < 0)
 		return DB_ERROR;
-	db_user_free(u);
+	db_user_release(u);
 	memset(u, 0, sizeof(*u));
 	u->create_time = now();
 	u->email_addr = xstrdup(j->email);
@@ -438,7 +438,7 @@ void account_external_cpid(const struct db_user *u, char out[33])
 	sbuf_addstr(&b, u->cross_project_id ? u->cross_project_id : "");
 	sbuf_addstr(&b, u->email_addr ? u->email_addr : "");
 	md5_buf(b.buf, b.len, out);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 void account_email_hash(const struct db_user *u, char out[33])
@@ -472,7 +472,7 @@ static int team_create_txn(struct db *db, void *arg)
 	struct db_team *t = j->t;
 	int rc;
 
-	db_team_free(t);
+	db_team_release(t);
 	memset(t, 0, sizeof(*t));
 	t->create_time = now();
 	t->userid = j->founder;
@@ -544,7 +544,7 @@ int team_may_join(struct db *db, int64_t teamid, struct account_error *e)
 			account_fail(e, ACCT_ERR_GENERIC, "This team is not taking new members");
 			rc = DB_NOT_FOUND;
 		}
-		db_team_free(&t);
+		db_team_release(&t);
 	}
 	return rc;
 }

@@ -55,7 +55,7 @@ int cancel_sequence_in(struct db *db, int64_t seq_id, const char *why, int64_t t
 		n->aborted += running;
 	}
 out:
-	db_sequence_free(&s);
+	db_sequence_release(&s);
 	return rc;
 }
 
@@ -87,7 +87,7 @@ int cancel_workunit_in(struct db *db, int64_t wuid, const char *why, int64_t t,
 		n->workunits += nwu;
 	}
 out:
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -147,7 +147,7 @@ static int cancel_run(struct db *db, void *arg)
 		rc = db_batch_set_state(db, c->id, BATCH_STATE_ABORTED);
 		c->batch_aborted = rc == DB_OK;
 	}
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }
 

@@ -70,7 +70,7 @@ int proc_split_cmd(const char *cmd, char ***argv_out)
 			argv[argc] = NULL;
 		}
 	}
-	sbuf_free(&w);
+	sbuf_release(&w);
 	if (argc == 0) {
 		free(argv);
 		return -1;
@@ -78,7 +78,7 @@ int proc_split_cmd(const char *cmd, char ***argv_out)
 	*argv_out = argv;
 	return argc;
 bad:
-	sbuf_free(&w);
+	sbuf_release(&w);
 	proc_free_argv(argv);
 	return -1;
 }
@@ -250,7 +250,7 @@ int proc_daemon_init(const struct project_config *cfg, const struct config_daemo
 	return 0;
 }
 
-void proc_daemon_free(struct proc_daemon *d)
+void proc_daemon_release(struct proc_daemon *d)
 {
 	proc_free_argv(d->argv);
 	free(d->prog);

@@ -72,7 +72,7 @@ struct proc_daemon {
  */
 int proc_daemon_init(const struct project_config *cfg, const struct config_daemon *cd,
 		     struct proc_daemon *d);
-void proc_daemon_free(struct proc_daemon *d);
+void proc_daemon_release(struct proc_daemon *d);
 /* Read the pid file and set d->state and d->pid; changes nothing on disk. */
 void proc_daemon_probe(struct proc_daemon *d);
 

@@ -20,12 +20,12 @@ static xmlDoc *parse_fragment(const char *text, const char *what)
 
 	if (sbuf_addstr(&b, "<wseq_doc>") || sbuf_addstr(&b, text ? text : "") ||
 	    sbuf_addstr(&b, "</wseq_doc>")) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		log_error("%s: document too large", what);
 		return NULL;
 	}
 	doc = xml_read_memory(sbuf_str(&b), b.len, what, NULL);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return doc;
 }
 
@@ -163,7 +163,7 @@ int filelist_result_outputs(const struct db_result *r, struct job_filelist *out)
 	if (r->xml_doc_out && *r->xml_doc_out) {
 		rep = parse_fragment(r->xml_doc_out, r->name);
 		if (!rep) {
-			filelist_free(out);
+			filelist_release(out);
 			return log_error("result %s: cannot read its xml_doc_out", r->name);
 		}
 		walk(xmlDocGetRootElement(rep), "file_info", reported_info, out);
@@ -172,7 +172,7 @@ int filelist_result_outputs(const struct db_result *r, struct job_filelist *out)
 	return 0;
 }
 
-void filelist_free(struct job_filelist *l)
+void filelist_release(struct job_filelist *l)
 {
 	size_t i;
 
@@ -198,7 +198,7 @@ static bool uploads(const struct db_result *r, const char *name)
 		return false;
 	for (i = 0; i < l.n; i++)
 		yes = yes || (l.f[i].upload && !strcmp(l.f[i].name, name));
-	filelist_free(&l);
+	filelist_release(&l);
 	return yes;
 }
 
@@ -219,8 +219,8 @@ static int seq_owner(struct db *db, const char *name, struct db_result *owner)
 	}
 	free(wu);
 	free(res);
-	db_seq_file_free(&f);
-	db_sequence_free(&s);
+	db_seq_file_release(&f);
+	db_sequence_release(&s);
 	return rc;
 }
 
@@ -243,7 +243,7 @@ int filelist_output_owner(struct db *db, const char *name, struct db_result *own
 			continue;
 		tries++;
 		cand = xstrndup(name, i);
-		db_result_free(owner);
+		db_result_release(owner);
 		memset(owner, 0, sizeof(*owner));
 		rc = db_result_lookup_name(db, cand, owner);
 		free(cand);
@@ -252,7 +252,7 @@ int filelist_output_owner(struct db *db, const char *name, struct db_result *own
 		if (rc != DB_OK && rc != DB_NOT_FOUND)
 			return rc;
 	}
-	db_result_free(owner);
+	db_result_release(owner);
 	memset(owner, 0, sizeof(*owner));
 	return DB_NOT_FOUND;
 }

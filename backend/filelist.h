@@ -40,7 +40,7 @@ int filelist_wu_inputs(const struct db_workunit *wu, struct job_filelist *out);
  * one's. 0 or -1 (logged).
  */
 int filelist_result_outputs(const struct db_result *r, struct job_filelist *out);
-void filelist_free(struct job_filelist *l);
+void filelist_release(struct job_filelist *l);
 
 struct db;
 /*

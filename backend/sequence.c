@@ -34,7 +34,7 @@ char *seq_answer_name(const char *seq, int branch, int seqno, size_t i)
 	return file_name(seq, branch, seqno, "answer", i);
 }
 
-void seq_layout_free(struct seq_layout *l)
+void seq_layout_release(struct seq_layout *l)
 {
 	size_t i;
 
@@ -55,7 +55,7 @@ size_t seq_nstate_files(const struct project_config *cfg, const struct db_sequen
 	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
 		return 0;
 	n = l.nstate;
-	seq_layout_free(&l);
+	seq_layout_release(&l);
 	return n;
 }
 
@@ -138,7 +138,7 @@ static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout 
 done:
 	xmlFreeDoc(doc);
 	if (rc)
-		seq_layout_free(l);
+		seq_layout_release(l);
 	return rc;
 }
 
@@ -166,8 +166,8 @@ int seq_layout_load(const char *project_dir, const char *path, struct seq_layout
 		rc = log_error("sequence template %s: %s", path, sbuf_str(&err));
 	else
 		rc = seq_layout_from_doc(doc, path, l);
-	sbuf_free(&full);
-	sbuf_free(&err);
+	sbuf_release(&full);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -183,7 +183,7 @@ int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_
 		rc = log_error("sequence template %s: %s", name, sbuf_str(&err));
 	else
 		rc = seq_layout_from_doc(doc, name, l);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -288,7 +288,7 @@ static int add_initial_state(struct db *db, const struct db_sequence *s, const s
 	f.nbytes = in->nbytes;
 	f.upload_time = f.create_time;
 	rc = db_seq_file_insert(db, &f);
-	db_seq_file_free(&f);
+	db_seq_file_release(&f);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 
@@ -387,20 +387,20 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	res->priority = s->priority;
 	res->seq_id = s->id;
 	res->random = (int)(now() & 0x7fffffff);
-	sbuf_free(&wdoc);
-	sbuf_free(&rdoc);
+	sbuf_release(&wdoc);
+	sbuf_release(&rdoc);
 }
 
-void seq_rows_free(struct seq_rows *r)
+void seq_rows_release(struct seq_rows *r)
 {
 	size_t j;
 
 	for (j = 0; j < r->n; j++) {
-		db_workunit_free(&r->wu[j]);
-		db_result_free(&r->res[j]);
+		db_workunit_release(&r->wu[j]);
+		db_result_release(&r->res[j]);
 	}
 	for (j = 0; j < r->nfiles; j++)
-		db_seq_file_free(&r->files[j]);
+		db_seq_file_release(&r->files[j]);
 	free(r->wu);
 	free(r->res);
 	free(r->files);
@@ -473,7 +473,7 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
 		return -1;
 	if (in && nin != l.nstate) {
-		seq_layout_free(&l);
+		seq_layout_release(&l);
 		return log_error("sequence %s: %zu input states for %zu state files", s->name, nin,
 				 l.nstate);
 	}
@@ -481,8 +481,8 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 	rc = seq_rows_insert(db, &r);
 	if (rc < 0)
 		log_error("sequence %s: segments %d..%d not made", s->name, from, to);
-	seq_rows_free(&r);
-	seq_layout_free(&l);
+	seq_rows_release(&r);
+	seq_layout_release(&l);
 	return rc;
 }
 
@@ -588,9 +588,9 @@ out:
 	for (i = 0; i < nstaged; i++) {
 		if (rc != DB_OK)
 			work_unstage_input(&init[i]);
-		work_file_free(&init[i]);
+		work_file_release(&init[i]);
 	}
-	seq_layout_free(&l);
+	seq_layout_release(&l);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
 }
 

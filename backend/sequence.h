@@ -66,7 +66,7 @@ struct seq_layout {
 int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l);
 /* The same from text in memory (name for errors); for tests and the fuzzer. */
 int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_layout *l);
-void seq_layout_free(struct seq_layout *l);
+void seq_layout_release(struct seq_layout *l);
 
 /* The number of state files of the sequence's segments; 0 if its template is unreadable (logged). */
 size_t seq_nstate_files(const struct project_config *cfg, const struct db_sequence *s);
@@ -152,7 +152,7 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
  * segments built in memory by seq_rows_add (in as above; the caller keeps
  * in[] and l alive only during the call), written by seq_rows_insert with
  * three INSERT statements whatever their number. Zero-initialise, free with
- * seq_rows_free.
+ * seq_rows_release.
  */
 struct seq_rows {
 	struct db_workunit *wu;
@@ -164,7 +164,7 @@ void seq_rows_add(struct seq_rows *r, const struct project_config *cfg,
 		 const struct db_sequence *s, const struct seq_layout *l, int from, int to,
 		 const struct seq_input *in);
 int seq_rows_insert(struct db *db, struct seq_rows *r);
-void seq_rows_free(struct seq_rows *r);
+void seq_rows_release(struct seq_rows *r);
 
 /*
  * Segments from..to of the live branch, segment from reading the states of

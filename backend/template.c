@@ -54,12 +54,12 @@ xmlDoc *tpl_read(const char *text, size_t len, const char *name,
 		return xml_read_memory(p, (size_t)(end - p), name, NULL);
 	if (sbuf_addf(&b, "<%s>", wrapper) || sbuf_add(&b, p, (size_t)(end - p)) ||
 	    sbuf_addf(&b, "</%s>", wrapper)) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		log_error("%s: template too large", name);
 		return NULL;
 	}
 	doc = xml_read_memory(b.buf, b.len, name, NULL);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return doc;
 }
 

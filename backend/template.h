@@ -102,7 +102,7 @@ struct template_infile {
 int input_template_parse(const char *text, size_t len, const char *name,
 			 struct input_template *t);
 int input_template_load(const char *path, struct input_template *t);
-void input_template_free(struct input_template *t);
+void input_template_release(struct input_template *t);
 
 /*
  * Append the workunit's xml_doc: one <file_info> per input (files[i] is
@@ -136,7 +136,7 @@ struct result_template {
 int result_template_parse(const char *text, size_t len, const char *name,
 			  struct result_template *t);
 int result_template_load(const char *path, struct result_template *t);
-void result_template_free(struct result_template *t);
+void result_template_release(struct result_template *t);
 
 /*
  * Append a result's xml_doc_in: <OUTFILE_i/> becomes "<result_name>_i",

@@ -5,7 +5,7 @@
 #include "template_int.h"
 #include "log.h"
 
-void input_template_free(struct input_template *t)
+void input_template_release(struct input_template *t)
 {
 	size_t i;
 
@@ -54,7 +54,7 @@ static int parse_in_file_info(struct input_template *t, const xmlNode *fi, size_
 		f->extra_xml = xstrdup("");
 	return 0;
 fail:
-	sbuf_free(&extra);
+	sbuf_release(&extra);
 	return -1;
 }
 
@@ -103,10 +103,10 @@ static int parse_in_file_ref(struct input_template *t, const xmlNode *fr, size_t
 		r->extra_xml = xstrdup("");
 	return 0;
 fail:
-	/* not counted in t->nrefs, so input_template_free would not free it */
+	/* not counted in t->nrefs, so input_template_release would not free it */
 	free(r->open_name);
 	r->open_name = NULL;
-	sbuf_free(&extra);
+	sbuf_release(&extra);
 	return -1;
 }
 
@@ -186,7 +186,7 @@ static int parse_workunit(struct input_template *t, const xmlNode *wu)
 		t->extra_xml = xstrdup("");
 	return 0;
 fail:
-	sbuf_free(&extra);
+	sbuf_release(&extra);
 	return -1;
 }
 
@@ -279,7 +279,7 @@ int input_template_parse(const char *text, size_t len, const char *name,
 fail:
 	if (doc)
 		xmlFreeDoc(doc);
-	input_template_free(t);
+	input_template_release(t);
 	return -1;
 }
 
@@ -292,7 +292,7 @@ int input_template_load(const char *path, struct input_template *t)
 	if (tpl_read_file(path, &text))
 		return -1;
 	r = input_template_parse(sbuf_str(&text), text.len, path, t);
-	sbuf_free(&text);
+	sbuf_release(&text);
 	return r;
 }
 

@@ -24,7 +24,7 @@ struct rt_build {
 	bool uses_upload_url;
 };
 
-void result_template_free(struct result_template *t)
+void result_template_release(struct result_template *t)
 {
 	size_t i;
 
@@ -171,7 +171,7 @@ static char *name_key(const char *tname, const xmlNode *n, bool *has_outfile)
 			if (placeholder(tname, c, &kind, &num) != 1 || kind != SEG_OUTFILE) {
 				log_error("%s:%ld: only <OUTFILE_i/> may appear in <%s>", tname,
 					  xml_line(c), (const char *)n->name);
-				sbuf_free(&k);
+				sbuf_release(&k);
 				return NULL;
 			}
 			*has_outfile = true;
@@ -340,11 +340,11 @@ out:
 	for (i = 0; i < names.n; i++)
 		free(names.keys[i]);
 	free(names.keys);
-	sbuf_free(&b.lit);
+	sbuf_release(&b.lit);
 	if (doc)
 		xmlFreeDoc(doc);
 	if (r)
-		result_template_free(t);
+		result_template_release(t);
 	return r;
 }
 
@@ -357,7 +357,7 @@ int result_template_load(const char *path, struct result_template *t)
 	if (tpl_read_file(path, &text))
 		return -1;
 	r = result_template_parse(sbuf_str(&text), text.len, path, t);
-	sbuf_free(&text);
+	sbuf_release(&text);
 	return r;
 }
 

@@ -21,7 +21,7 @@
 
 /* ---- input staging ------------------------------------------------------- */
 
-void work_file_free(struct work_file *f)
+void work_file_release(struct work_file *f)
 {
 	free(f->name);
 	free(f->path);
@@ -70,7 +70,7 @@ static bool read_md5_sidecar(const char *path, char md5[MD5_HEX_LEN + 1], double
 	memcpy(md5, b.buf, MD5_HEX_LEN + 1);
 	ok = true;
 out:
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(md5path);
 	return ok;
 }
@@ -128,8 +128,8 @@ int work_staged_file(const struct project_config *cfg, const char *name, struct 
 		out->path = sbuf_detach(&path, NULL);
 		out->url = sbuf_detach(&url, NULL);
 	}
-	sbuf_free(&path);
-	sbuf_free(&url);
+	sbuf_release(&path);
+	sbuf_release(&url);
 	return rc;
 }
 
@@ -176,8 +176,8 @@ int work_stage_input(const struct project_config *cfg, const char *arg,
 			}
 		}
 	} else {
-		sbuf_free(&path);
-		sbuf_free(&url);
+		sbuf_release(&path);
+		sbuf_release(&url);
 		return work_staged_file(cfg, name, out);
 	}
 	if (dirhier_url(name, cfg->download_url, cfg->uldl_dir_fanout, &url))
@@ -191,9 +191,9 @@ fail:
 		out->path = sbuf_detach(&path, NULL);
 		work_unstage_input(out);
 	}
-	sbuf_free(&path);
-	sbuf_free(&url);
-	work_file_free(out);
+	sbuf_release(&path);
+	sbuf_release(&url);
+	work_file_release(out);
 	return -1;
 }
 
@@ -238,10 +238,10 @@ int work_stage_buffer(const struct project_config *cfg, const char *name, const 
 	out->url = sbuf_detach(&url, NULL);
 	rc = 0;
 out:
-	sbuf_free(&path);
-	sbuf_free(&url);
+	sbuf_release(&path);
+	sbuf_release(&url);
 	if (rc)
-		work_file_free(out);
+		work_file_release(out);
 	return rc;
 }
 
@@ -304,7 +304,7 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 		struct db_workunit other = { 0 };
 
 		rc = db_workunit_lookup_id(db, p->wu_id, &other);
-		db_workunit_free(&other);
+		db_workunit_release(&other);
 		if (rc == DB_OK) {
 			rc = log_error("workunit %s: id %" PRId64 " is taken", wu_name, p->wu_id);
 			goto out;
@@ -314,7 +314,7 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 		rc = rc == DB_RETRY ? DB_RETRY : -1;
 		goto out;
 	}
-	db_workunit_free(wu);
+	db_workunit_release(wu);
 	memset(wu, 0, sizeof(*wu));
 	wu->id = p->wu_id;
 	wu->create_time = now();
@@ -357,7 +357,7 @@ int work_create_wu(struct db *db, const char *wu_name, int64_t appid,
 out:
 	if (in != stack_in)
 		free(in);
-	sbuf_free(&doc);
+	sbuf_release(&doc);
 	return rc;
 }
 
@@ -378,7 +378,7 @@ void work_template_cache_clear(void)
 
 	for (i = 0; i < tpl_cache_n; i++) {
 		free(tpl_cache[i].path);
-		result_template_free(&tpl_cache[i].t);
+		result_template_release(&tpl_cache[i].t);
 	}
 	free(tpl_cache);
 	tpl_cache = NULL;
@@ -430,7 +430,7 @@ int work_result_init(const struct project_config *cfg, const struct db_workunit 
 	char hex[9];
 	int i;
 
-	db_result_free(out);
+	db_result_release(out);
 	memset(out, 0, sizeof(*out));
 	if (!t || random_hex(hex, 4))
 		return log_error("workunit %s: cannot make a result", wu->name);
@@ -442,7 +442,7 @@ int work_result_init(const struct project_config *cfg, const struct db_workunit 
 	}
 	out->name = xasprintf("%s_%" PRId64, wu->name, n);
 	if (result_template_process(t, out->name, cfg->upload_url, &doc)) {
-		sbuf_free(&doc);
+		sbuf_release(&doc);
 		return log_error("workunit %s: cannot make a result", wu->name);
 	}
 	out->create_time = now();
@@ -474,7 +474,7 @@ void work_certify_outputs(const struct project_config *cfg, struct db_result *r)
 		free(r->xml_doc_in);
 		r->xml_doc_in = sbuf_detach(&doc, NULL);
 	}
-	sbuf_free(&doc);
+	sbuf_release(&doc);
 }
 
 int work_create_result(struct db *db, const struct project_config *cfg,

@@ -51,7 +51,7 @@ int work_stage_buffer(const struct project_config *cfg, const char *name, const 
 		      size_t len, struct work_file *out);
 /* Remove files this process staged (out->staged) after a failure. */
 void work_unstage_input(const struct work_file *f);
-void work_file_free(struct work_file *f);
+void work_file_release(struct work_file *f);
 
 /* ---- workunits ----------------------------------------------------------- */
 

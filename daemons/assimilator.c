@@ -117,7 +117,7 @@ static int assimilate_canonical(const struct daemon_ctx *ctx, const struct db_wo
 				 wu->canonical_resultid);
 	}
 	if (filelist_result_outputs(&r, &l) < 0) {
-		db_result_free(&r);
+		db_result_release(&r);
 		return -1;
 	}
 	copies = xcalloc(l.n + 1, sizeof(*copies));
@@ -139,7 +139,7 @@ static int assimilate_canonical(const struct daemon_ctx *ctx, const struct db_wo
 				rc = log_error("[WU %s] cannot copy output %s", wu->name, l.f[i].name);
 			ncopies++;
 		}
-		sbuf_free(&src);
+		sbuf_release(&src);
 	}
 	if (rc == 0) {
 		const char **args = xcalloc(ncopies + 2, sizeof(*args));
@@ -153,8 +153,8 @@ static int assimilate_canonical(const struct daemon_ctx *ctx, const struct db_wo
 	for (i = 0; i < ncopies; i++)
 		free(copies[i]);
 	free(copies);
-	filelist_free(&l);
-	db_result_free(&r);
+	filelist_release(&l);
+	db_result_release(&r);
 	return rc;
 }
 
@@ -172,7 +172,7 @@ static int mark_done(struct db *db, void *arg)
 		wu.transition_time = now();
 		rc = db_workunit_update_state(db, &wu);
 	}
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -244,7 +244,7 @@ static int assimilate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
 				rc = DB_OK;
 		}
 		for (i = 0; i < l.n; i++)
-			db_workunit_free(&l.v[i]);
+			db_workunit_release(&l.v[i]);
 		free(l.v);
 		if (rc != DB_OK)
 			return -1;

@@ -425,7 +425,7 @@ out_db:
 out_signals:
 	signals_restore(old);
 out_args:
-	config_free(&r.cfg);
+	config_release(&r.cfg);
 	free(r.stop_file);
 	param_free(spec->params, spec->settings);
 	param_free(daemon_params, &o);

@@ -185,7 +185,7 @@ static int batch_done(struct daemon_ctx *ctx, int64_t id, bool *ok)
 	if (rc == DB_ERROR)
 		return -1;
 	*ok = rc == DB_NOT_FOUND || b.state == BATCH_STATE_RETIRED || b.state == BATCH_STATE_ABORTED;
-	db_batch_free(&b);
+	db_batch_release(&b);
 	cache_add(&st->batches, &st->nbatches, id, *ok);
 	return 0;
 }
@@ -281,7 +281,7 @@ static int seq_ended(struct daemon_ctx *ctx, int64_t seq_id, bool *ok)
 		else if (!live)
 			rc = batch_done(ctx, s.batch, ok) < 0 ? DB_ERROR : DB_OK;
 	}
-	db_sequence_free(&s);
+	db_sequence_release(&s);
 	return rc == DB_ERROR ? -1 : 0;
 }
 
@@ -308,8 +308,8 @@ static int seq_add(struct daemon_ctx *ctx, int64_t seq_id, bool *added)
 	}
 	for (i = 0; i < segs.n; i++) {
 		if (rs)
-			db_result_list_free(&rs[i]);
-		db_workunit_free(&segs.v[i]);
+			db_result_list_release(&rs[i]);
+		db_workunit_release(&segs.v[i]);
 	}
 	free(rs);
 	free(segs.v);
@@ -337,7 +337,7 @@ static int consider(struct daemon_ctx *ctx, struct db_workunit *wu)
 		rc = wu_finished(ctx, wu, &rs, &ok);
 	if (rc == 0 && ok)
 		batch_add(st, wu, &rs);
-	db_result_list_free(&rs);
+	db_result_list_release(&rs);
 	return rc;
 }
 
@@ -382,7 +382,7 @@ static int delete_batch(struct db *db, void *arg)
 		rc = db_workunit_lock(db, w->id, &wu);
 		if (rc == DB_OK && wu.file_delete_state != FILE_DELETE_DONE)
 			rc = DB_NOT_FOUND;
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		if (rc == DB_OK)
 			rc = db_result_enum_workunit_lock(db, w->id, check_result, &c);
 		if (rc == DB_OK && (!c.same || c.seen != w->nr))
@@ -411,7 +411,7 @@ static long rows_left(const int64_t *ids, size_t n, void *arg)
 		struct db_workunit wu = { 0 };
 		int rc = db_workunit_lookup_id(ctx->db, ids[i], &wu);
 
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		if (rc == DB_ERROR)
 			return log_error("cannot tell whether workunit %" PRId64 " was purged", ids[i]);
 		if (rc == DB_OK)
@@ -493,7 +493,7 @@ static int purge_some(struct daemon_ctx *ctx, int64_t *cursor, bool *more)
 	if (i < c.n)
 		*more = true;
 	for (i = 0; i < c.n; i++)
-		db_workunit_free(&c.v[i]);
+		db_workunit_release(&c.v[i]);
 	free(c.v);
 	batch_reset(st);
 	return rc;
@@ -574,8 +574,8 @@ static void pg_fini(struct daemon_ctx *ctx)
 		purge_archive_free(st->archive);
 	}
 	batch_reset(st);
-	sbuf_free(&st->wu_xml);
-	sbuf_free(&st->res_xml);
+	sbuf_release(&st->wu_xml);
+	sbuf_release(&st->res_xml);
 	free(st->batches);
 	free(st->seqs);
 	if (st->lock_fd >= 0)

@@ -71,7 +71,7 @@ static int remove_input(const struct project_config *cfg, const char *name)
 	}
 	if (rc == 0)
 		log_info("deleted input file %s", name);
-	sbuf_free(&path);
+	sbuf_release(&path);
 	return rc;
 }
 
@@ -98,8 +98,8 @@ static int index_wu(struct db *db, void *arg)
 	if (rc == DB_OK)
 		rc = db_workunit_set_indexed(db, wu.id);
 out:
-	filelist_free(&l);
-	db_workunit_free(&wu);
+	filelist_release(&l);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -153,7 +153,7 @@ static int input_unused(struct db *db, const struct db_workunit *wu,
 	if (rc != DB_OK || others > 0)
 		return rc;
 	rc = db_job_file_lookup_name(db, f->name, &jf);
-	db_job_file_free(&jf);
+	db_job_file_release(&jf);
 	if (rc == DB_OK)
 		return DB_OK;           /* a job file: its lease decides */
 	if (rc != DB_NOT_FOUND)
@@ -206,8 +206,8 @@ static int delete_wu_files(struct db *db, void *arg)
 		rc = db_workunit_update_state(db, &wu);
 	}
 out:
-	filelist_free(&l);
-	db_workunit_free(&wu);
+	filelist_release(&l);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -269,7 +269,7 @@ static int is_seq_file(struct db *db, const struct db_result *r, const char *nam
 	if (!r->seq_id)
 		return DB_OK;
 	rc = db_seq_file_lookup_name(db, name, &sf);
-	db_seq_file_free(&sf);
+	db_seq_file_release(&sf);
 	if (rc == DB_OK)
 		*yes = true;
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
@@ -291,7 +291,7 @@ static int delete_result_files(struct daemon_ctx *ctx, const struct db_result *r
 
 		rc = is_seq_file(ctx->db, r, l.f[i].name, &keep);
 		if (rc != DB_OK || keep) {
-			sbuf_free(&path);
+			sbuf_release(&path);
 			continue;
 		}
 		if (dirhier_path(l.f[i].name, ctx->cfg->upload_dir, ctx->cfg->uldl_dir_fanout, false,
@@ -300,9 +300,9 @@ static int delete_result_files(struct daemon_ctx *ctx, const struct db_result *r
 		else
 			log_debug("[RESULT#%" PRId64 " %s] deleted output file %s", r->id, r->name,
 				  l.f[i].name);
-		sbuf_free(&path);
+		sbuf_release(&path);
 	}
-	filelist_free(&l);
+	filelist_release(&l);
 	if (rc != DB_OK)
 		return -1;
 	return failed ? 1 : 0;
@@ -354,7 +354,7 @@ static int delete_results(struct daemon_ctx *ctx, bool *worked)
 				rc = DB_OK;
 		}
 		for (i = 0; i < l.n; i++)
-			db_result_free(&l.v[i]);
+			db_result_release(&l.v[i]);
 		free(l.v);
 		if (rc != DB_OK)
 			return -1;
@@ -420,7 +420,7 @@ static int delete_job_file(struct db *db, void *arg)
 		rc = db_batch_file_assoc_drop_file(db, jf.id);
 	if (rc == DB_OK)
 		rc = db_job_file_delete(db, &jf);
-	db_job_file_free(&jf);
+	db_job_file_release(&jf);
 	return rc;
 }
 

@@ -231,7 +231,7 @@ static int journal_write(struct purge_archive *a)
 	rc = write_file_atomic(a->journal, sbuf_str(&b), b.len, 0644);
 	if (rc == 0)
 		rc = sync_dir(a->journal);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -283,11 +283,11 @@ static int journal_read(struct purge_archive *a)
 	int rc = 0, nline = 0;
 
 	if (access(a->journal, F_OK) < 0 && errno == ENOENT) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return 0;
 	}
 	if (read_file(a->journal, JOURNAL_MAX, &b) < 0) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return -1;
 	}
 	for (line = b.buf; rc == 0 && line && *line; line = next, nline++) {
@@ -305,7 +305,7 @@ static int journal_read(struct purge_archive *a)
 	}
 	if (rc == 0 && nline < PA_NFILES + 1)
 		rc = -1;
-	sbuf_free(&b);
+	sbuf_release(&b);
 	if (rc < 0) {
 		files_forget(a);
 		return log_error("%s: not a db_purge journal, or damaged (line %d); look at it and at "

@@ -66,8 +66,8 @@ static int publish_state(const struct project_config *cfg, const struct db_seq_f
 	}
 	if (rc == 0)
 		rc = dirhier_url(f->name, cfg->download_url, cfg->uldl_dir_fanout, url);
-	sbuf_free(&up);
-	sbuf_free(&down);
+	sbuf_release(&up);
+	sbuf_release(&down);
 	return rc;
 }
 
@@ -127,9 +127,9 @@ static void batch_clear(struct batch *b)
 	size_t i;
 
 	for (i = 0; i < b->nheads; i++)
-		db_sequence_free(&b->heads[i]);
+		db_sequence_release(&b->heads[i]);
 	for (i = 0; i < b->nfiles; i++)
-		db_seq_file_free(&b->files[i]);
+		db_seq_file_release(&b->files[i]);
 	b->nheads = b->nfiles = b->done = 0;
 }
 
@@ -140,7 +140,7 @@ static const struct seq_layout *batch_layout(struct batch *b, const struct db_se
 	if (b->have_layout && !strcmp(b->layout_path, path))
 		return &b->layout;
 	if (b->have_layout) {
-		seq_layout_free(&b->layout);
+		seq_layout_release(&b->layout);
 		free(b->layout_path);
 		b->have_layout = false;
 	}
@@ -257,7 +257,7 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 		b->done++;
 	}
 	for (k = 0; k < nf; k++)
-		sbuf_free(&url[k]);
+		sbuf_release(&url[k]);
 	return rc;
 }
 
@@ -306,7 +306,7 @@ static int relocate(struct db *db, void *arg)
 	/* Those from their initial states: the statement above set them from a state they lack. */
 	for (i = 0; rc == DB_OK && i < nlater; i++)
 		rc = db_sequence_update(db, later[i]);
-	seq_rows_free(&rows);
+	seq_rows_release(&rows);
 	/* Tests kill the relocator here to show the transaction keeps it whole. */
 	if (rc == DB_OK && b->done && getenv("WSEQ_TEST_RELOCATOR_KILL"))
 		raise(SIGKILL);
@@ -337,7 +337,7 @@ static int rl_pass(struct daemon_ctx *ctx)
 	batch_clear(&b);
 	free(b.files);
 	if (b.have_layout) {
-		seq_layout_free(&b.layout);
+		seq_layout_release(&b.layout);
 		free(b.layout_path);
 	}
 	free(l.v);

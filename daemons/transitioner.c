@@ -308,7 +308,7 @@ static int create_results(struct db *db, struct tr_job *j, const struct db_worku
 		rc = work_create_result(db, j->ctx->cfg, wu, &r);
 		if (rc == 0)
 			log_debug("[WU#%" PRId64 " %s] created result %s", wu->id, wu->name, r.name);
-		db_result_free(&r);
+		db_result_release(&r);
 		if (rc == DB_RETRY)
 			return DB_RETRY;
 		if (rc != 0) {
@@ -371,7 +371,7 @@ static int batch_keeps_files(struct db *db, const struct db_workunit *wu, bool *
 		return DB_OK;
 	rc = db_batch_lookup_id(db, wu->batch, &b);
 	*keep = rc == DB_OK && b.state != BATCH_STATE_RETIRED && b.state != BATCH_STATE_ABORTED;
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
@@ -447,8 +447,8 @@ static int transition(struct db *db, void *arg)
 out:
 	free(changed);
 	free(timed_out);
-	db_result_list_free(&rs);
-	db_workunit_free(&wu);
+	db_result_list_release(&rs);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -500,7 +500,7 @@ static int tr_pass(struct daemon_ctx *ctx)
 		}
 	}
 	for (i = 0; i < b.n; i++)
-		db_workunit_free(&b.v[i]);
+		db_workunit_release(&b.v[i]);
 	free(b.v);
 	return ret;
 }

@@ -96,7 +96,7 @@ static int take_result(struct db_result *r, void *arg)
 	return db_rows_take(r, &rows);
 }
 
-static void vresult_free(struct vresult *vr)
+static void vresult_release(struct vresult *vr)
 {
 	size_t i;
 
@@ -139,7 +139,7 @@ static int vresult_load(const struct project_config *cfg, const struct db_result
 		f->name = xstrdup(l.f[i].name);
 		f->open_name = l.f[i].open_name ? xstrdup(l.f[i].open_name) : NULL;
 		if (dirhier_path(f->name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &path) < 0) {
-			sbuf_free(&path);
+			sbuf_release(&path);
 			rc = 1;
 			break;
 		}
@@ -160,7 +160,7 @@ static int vresult_load(const struct project_config *cfg, const struct db_result
 			rc = 1;
 		}
 	}
-	filelist_free(&l);
+	filelist_release(&l);
 	return rc;
 }
 
@@ -547,10 +547,10 @@ static int gather(struct db *db, struct db_workunit *first, struct db_sequence_g
 	}
 out:
 	for (i = 0; members[i].id; i++)
-		db_sequence_free(&members[i]);
+		db_sequence_release(&members[i]);
 	free(members);
-	db_workunit_free(&w);
-	db_sequence_free(&s);
+	db_workunit_release(&w);
+	db_sequence_release(&s);
 	return rc;
 }
 
@@ -679,16 +679,16 @@ done:
 out:
 	if (items)
 		for (i = 0; i < rs.n; i++)
-			vresult_free(&items[i].vr);
+			vresult_release(&items[i].vr);
 	free(items);
 	for (i = 0; i < rs.n; i++)
-		db_result_free(&rs.v[i]);
+		db_result_release(&rs.v[i]);
 	free(rs.v);
 	for (k = 0; k < nwus; k++)
-		db_workunit_free(&wus[k]);
+		db_workunit_release(&wus[k]);
 	free(wus);
-	db_workunit_free(&first);
-	db_sequence_group_free(&group);
+	db_workunit_release(&first);
+	db_sequence_group_release(&group);
 	return rc;
 }
 

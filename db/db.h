@@ -189,7 +189,7 @@ int db_ids_add(void *ids, int64_t id);
 
 /*
  * Generic operations on records of table t. Strings of a record are
- * allocated: db_rec_free() releases them (the struct itself is the caller's).
+ * allocated: db_rec_release() releases them (the struct itself is the caller's).
  * Lookups overwrite *rec (freeing its strings first).
  */
 int db_rec_insert(struct db *db, const struct db_table *t, void *rec);
@@ -223,7 +223,7 @@ int db_rec_list(struct db *db, const struct db_table *t, const char *tail,
 void db_rec_list_free(const struct db_table *t, void *list, size_t n);
 int db_rec_count(struct db *db, const struct db_table *t, const char *tail,
 		 const struct db_val *vals, size_t nvals, int64_t *count);
-void db_rec_free(const struct db_table *t, void *rec);
+void db_rec_release(const struct db_table *t, void *rec);
 const struct db_column *db_table_column(const struct db_table *t, const char *name);
 
 /* ---- statements ------------------------------------------------------------ */

@@ -165,7 +165,7 @@ static int take_one(void *rec, void *arg)
 {
 	struct one *o = arg;
 
-	db_rec_free(o->t, o->rec);
+	db_rec_release(o->t, o->rec);
 	memcpy(o->rec, rec, o->t->size);
 	memset(rec, 0, o->t->size);
 	o->found = true;

@@ -108,7 +108,7 @@ static int take_batch(struct db_batch *b, void *arg)
 {
 	struct db_batch *out = arg;
 
-	db_batch_free(out);
+	db_batch_release(out);
 	*out = *b;
 	memset(b, 0, sizeof(*b));
 	return 1;
@@ -119,7 +119,7 @@ int db_batch_lock(struct db *db, int64_t id, struct db_batch *b)
 	struct db_val v[] = { DBV_INT(id) };
 	int rc;
 
-	db_batch_free(b);
+	db_batch_release(b);
 	memset(b, 0, sizeof(*b));
 	rc = db_batch_query(db, &dbq_batch_lock, v, ARRAY_SIZE(v), take_batch, b);
 	return rc == DB_OK && !b->id ? DB_NOT_FOUND : rc;

@@ -161,7 +161,7 @@ int db_app_id(struct db *db, const char *name, int64_t *id)
 	int rc = db_app_lookup_name(db, name, &app);
 
 	*id = app.id;
-	db_app_free(&app);
+	db_app_release(&app);
 	if (rc == DB_NOT_FOUND)
 		log_error("no app named %s", name);
 	return rc;
@@ -227,7 +227,7 @@ static int take_wu(struct db_workunit *w, void *arg)
 {
 	struct db_workunit *out = arg;
 
-	db_workunit_free(out);
+	db_workunit_release(out);
 	*out = *w;
 	memset(w, 0, sizeof(*w));
 	return 1;
@@ -238,7 +238,7 @@ int db_workunit_lock(struct db *db, int64_t id, struct db_workunit *wu)
 	struct db_val v[] = { DBV_INT(id) };
 	int rc;
 
-	db_workunit_free(wu);
+	db_workunit_release(wu);
 	memset(wu, 0, sizeof(*wu));
 	rc = db_workunit_query(db, &dbq_wu_lock, v, ARRAY_SIZE(v), take_wu, wu);
 	if (rc == DB_OK && wu->id == 0)
@@ -348,7 +348,7 @@ static int take_jf(struct db_job_file *j, void *arg)
 {
 	struct db_job_file *out = arg;
 
-	db_job_file_free(out);
+	db_job_file_release(out);
 	*out = *j;
 	memset(j, 0, sizeof(*j));
 	return 1;
@@ -359,7 +359,7 @@ int db_job_file_lock(struct db *db, int64_t id, struct db_job_file *jf)
 	struct db_val v[] = { DBV_INT(id) };
 	int rc;
 
-	db_job_file_free(jf);
+	db_job_file_release(jf);
 	memset(jf, 0, sizeof(*jf));
 	rc = db_job_file_query(db, &dbq_job_file_lock, v, ARRAY_SIZE(v), take_jf, jf);
 	if (rc == DB_OK && jf->id == 0)
@@ -387,7 +387,7 @@ int db_app_version_count_file(struct db *db, const char *name, int64_t *n)
 	v[0] = DBV_STR(sbuf_str(&tag));
 	*n = 0;
 	rc = db_select_i64(db, dbq_app_version_file.sql, v, ARRAY_SIZE(v), n);
-	sbuf_free(&tag);
+	sbuf_release(&tag);
 	return rc;
 }
 
@@ -433,7 +433,7 @@ int db_workunit_lock_segment(struct db *db, int64_t seq_id, int seqno, struct db
 	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(seqno) };
 	int rc;
 
-	db_workunit_free(wu);
+	db_workunit_release(wu);
 	memset(wu, 0, sizeof(*wu));
 	rc = db_workunit_query(db, &dbq_wu_segment_newest, v, ARRAY_SIZE(v), take_wu, wu);
 	return rc == DB_OK && wu->id == 0 ? DB_NOT_FOUND : rc;
@@ -443,7 +443,7 @@ static int take_seq(struct db_sequence *s, void *arg)
 {
 	struct db_sequence *out = arg;
 
-	db_sequence_free(out);
+	db_sequence_release(out);
 	*out = *s;
 	memset(s, 0, sizeof(*s));
 	return 1;
@@ -454,7 +454,7 @@ int db_sequence_lock(struct db *db, int64_t id, struct db_sequence *s)
 	struct db_val v[] = { DBV_INT(id) };
 	int rc;
 
-	db_sequence_free(s);
+	db_sequence_release(s);
 	memset(s, 0, sizeof(*s));
 	rc = db_sequence_query(db, &dbq_seq_lock, v, ARRAY_SIZE(v), take_seq, s);
 	return rc == DB_OK && s->id == 0 ? DB_NOT_FOUND : rc;
@@ -467,7 +467,7 @@ int db_sequence_advance_validated(struct db *db, int64_t seq_id)
 	int rc = db_sequence_lock(db, seq_id, &s), k;
 
 	if (rc != DB_OK) {
-		db_sequence_free(&s);
+		db_sequence_release(&s);
 		return rc;
 	}
 	for (k = s.first_unvalidated_seqno; k <= s.nsegments; k++) {
@@ -481,8 +481,8 @@ int db_sequence_advance_validated(struct db *db, int64_t seq_id)
 		rc = k == s.first_unvalidated_seqno ? DB_OK
 			: db_query_exec(db, &dbq_seq_set_unvalidated, v, ARRAY_SIZE(v), NULL);
 	}
-	db_workunit_free(&wu);
-	db_sequence_free(&s);
+	db_workunit_release(&wu);
+	db_sequence_release(&s);
 	return rc;
 }
 

@@ -78,7 +78,7 @@ struct db_rowbind {
 int db_rowbind_init(struct db *db, MYSQL_STMT *stmt, const struct db_table *t,
 		    struct db_rowbind *rb);
 int db_fetch_rec(struct db *db, MYSQL_STMT *stmt, struct db_rowbind *rb, void *rec);
-void db_rowbind_free(struct db_rowbind *rb);
+void db_rowbind_release(struct db_rowbind *rb);
 
 /* The column list of t for a SELECT (mod_time as UNIX_TIMESTAMP(mod_time)). */
 void db_select_cols(const struct db_table *t, struct sbuf *b);

@@ -61,7 +61,7 @@ struct db_ops_result {
 	char *host_name;        /* "" for none */
 };
 typedef int db_ops_result_fn(struct db_ops_result *, void *);
-void db_ops_result_free(struct db_ops_result *r);
+void db_ops_result_release(struct db_ops_result *r);
 
 /* A segment of a sequence with one of its results (none: result id 0) and that one's host. */
 struct db_ops_segment {

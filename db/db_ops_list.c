@@ -113,7 +113,7 @@ const struct db_query dbq_ops_platforms = {
 	"ops_platforms", &db_platform_table, "ORDER BY id", ""
 };
 
-void db_ops_result_free(struct db_ops_result *r)
+void db_ops_result_release(struct db_ops_result *r)
 {
 	free(r->name);
 	free(r->stderr_head);

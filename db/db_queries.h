@@ -180,7 +180,7 @@ int db_batch_file_assoc_drop_batch(struct db *db, int64_t batch);
 /* The jobs of batch changed in or after the second of t (0: all), by id. */
 int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
 			     int (*fn)(struct db_job_status *, void *), void *arg);
-void db_job_status_free(struct db_job_status *s);
+void db_job_status_release(struct db_job_status *s);
 /* The batch's job files kept at least until t. */
 int db_job_file_lease_batch(struct db *db, int64_t batch, double t);
 extern const struct db_query dbq_seq_batch, dbq_wu_segment_live;
@@ -241,7 +241,7 @@ int db_sweep_counts(struct db *db, int64_t batch, struct db_sweep_counts *c);
 /* Every ticket of the session batch that ended, by id. */
 int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
 		   void *arg);
-/* An unsent ticket and what /task tells of its task (db_rec_free() with the table). */
+/* An unsent ticket and what /task tells of its task (db_rec_release() with the table). */
 struct db_sweep_claim {
 	int64_t id;             /* the result */
 	int64_t workunitid;

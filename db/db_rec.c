@@ -56,7 +56,7 @@ const struct db_column *db_table_column(const struct db_table *t, const char *na
 	return NULL;
 }
 
-void db_rec_free(const struct db_table *t, void *rec)
+void db_rec_release(const struct db_table *t, void *rec)
 {
 	size_t i;
 
@@ -146,13 +146,13 @@ int db_rowbind_init(struct db *db, MYSQL_STMT *stmt, const struct db_table *t,
 		}
 	}
 	if (mysql_stmt_bind_result(stmt, rb->bind)) {
-		db_rowbind_free(rb);
+		db_rowbind_release(rb);
 		return db_fail_(db, stmt, "binding result columns");
 	}
 	return DB_OK;
 }
 
-void db_rowbind_free(struct db_rowbind *rb)
+void db_rowbind_release(struct db_rowbind *rb)
 {
 	free(rb->bind);
 	free(rb->len);
@@ -181,7 +181,7 @@ int db_fetch_rec(struct db *db, MYSQL_STMT *stmt, struct db_rowbind *rb, void *r
 		switch (c->type) {
 		case DB_T_INT:
 			if (!rb->is_null[i] && (rb->i64[i] < INT_MIN || rb->i64[i] > INT_MAX)) {
-				db_rec_free(t, rec);
+				db_rec_release(t, rec);
 				return log_error("database error: %s.%s value %" PRId64
 						 " does not fit an int", t->name, c->name, rb->i64[i]);
 			}
@@ -206,7 +206,7 @@ int db_fetch_rec(struct db *db, MYSQL_STMT *stmt, struct db_rowbind *rb, void *r
 				b.buffer_length = len;
 				if (mysql_stmt_fetch_column(stmt, &b, (unsigned)i, 0)) {
 					free(s);
-					db_rec_free(t, rec);
+					db_rec_release(t, rec);
 					return db_fail_(db, stmt, t->name);
 				}
 			}
@@ -252,7 +252,7 @@ static int select_rows(struct db *db, const struct db_table *t, const char *sql,
 	rec = xcalloc(1, t->size);
 	while ((rc = db_fetch_rec(db, s->stmt, &rb, rec)) == DB_OK) {
 		r = fn(rec, arg);
-		db_rec_free(t, rec);
+		db_rec_release(t, rec);
 		if (r) {
 			rc = r < 0 ? DB_ERROR : DB_OK;
 			break;
@@ -261,7 +261,7 @@ static int select_rows(struct db *db, const struct db_table *t, const char *sql,
 	if (rc == DB_NOT_FOUND)
 		rc = DB_OK;
 	free(rec);
-	db_rowbind_free(&rb);
+	db_rowbind_release(&rb);
 	db_stmt_release(db, s);
 	return rc;
 }
@@ -276,7 +276,7 @@ static int take_one(void *rec, void *arg)
 {
 	struct one_row *o = arg;
 
-	db_rec_free(o->t, o->rec);
+	db_rec_release(o->t, o->rec);
 	memcpy(o->rec, rec, o->t->size);
 	memset(rec, 0, o->t->size);     /* the strings are ours now */
 	o->found = true;
@@ -326,7 +326,7 @@ int db_rec_insert(struct db *db, const struct db_table *t, void *rec)
 	rc = db_exec(db, sbuf_str(&b), vals, n, NULL);
 	if (rc == DB_OK && idcol && *(int64_t *)field(rec, idcol) == 0)
 		*(int64_t *)field(rec, idcol) = db_insert_id(db);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(vals);
 	return rc;
 }
@@ -409,7 +409,7 @@ int db_rec_insert_many(struct db *db, const struct db_table *t, void *recs, size
 			*(int64_t *)field(first + k * size, idcol) = db_insert_id(db) + (int64_t)k * step;
 		done += chunk;
 	}
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(vals);
 	return rc;
 }
@@ -447,7 +447,7 @@ int db_rec_update(struct db *db, const struct db_table *t, const void *rec)
 	if (rc == DB_OK && matched == 0)
 		rc = DB_NOT_FOUND;
 out:
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(vals);
 	return rc;
 }
@@ -464,7 +464,7 @@ int db_rec_lookup(struct db *db, const struct db_table *t, void *rec)
 	sbuf_addf(&b, " FROM `%s`", t->name);
 	n = where_key(t, rec, &b, vals);
 	rc = lookup_sql(db, t, sbuf_str(&b), vals, n, rec);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(vals);
 	return rc;
 }
@@ -483,7 +483,7 @@ int db_rec_lookup_id(struct db *db, const struct db_table *t, int64_t id, void *
 			db_select_cols(t, &b);
 			sbuf_addf(&b, " FROM `%s` WHERE `%s`=?", t->name, t->cols[i].name);
 			rc = lookup_sql(db, t, sbuf_str(&b), &v, 1, rec);
-			sbuf_free(&b);
+			sbuf_release(&b);
 			return rc;
 		}
 	}
@@ -504,7 +504,7 @@ int db_rec_lookup_by(struct db *db, const struct db_table *t, const char *col,
 	db_select_cols(t, &b);
 	sbuf_addf(&b, " FROM `%s` WHERE `%s`=?", t->name, c->name);
 	rc = lookup_sql(db, t, sbuf_str(&b), &v, 1, rec);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -525,7 +525,7 @@ int db_rec_delete(struct db *db, const struct db_table *t, const void *rec)
 		if (rc == DB_OK && n_affected == 0)
 			rc = DB_NOT_FOUND;
 	}
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(vals);
 	return rc;
 }
@@ -579,7 +579,7 @@ static const char *memo_sql(const struct db_table *t, const char *tail)
 		if (memo[i].t == t && strcmp(memo[i].tail, tail) == 0)
 			return memo[i].sql;
 	if (nmemo == MEMO_MAX || enum_sql(t, tail, &b) < 0) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return NULL;
 	}
 	if (!memo)
@@ -602,7 +602,7 @@ int db_rec_enum(struct db *db, const struct db_table *t, const char *tail,
 		rc = select_rows(db, t, sql, vals, nvals, fn, arg);
 	else if (enum_sql(t, tail, &b) == 0)
 		rc = select_rows(db, t, sbuf_str(&b), vals, nvals, fn, arg);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -654,7 +654,7 @@ void db_rec_list_free(const struct db_table *t, void *list, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		db_rec_free(t, (char *)list + i * t->size);
+		db_rec_release(t, (char *)list + i * t->size);
 	free(list);
 }
 
@@ -667,6 +667,6 @@ int db_rec_count(struct db *db, const struct db_table *t, const char *tail,
 	sbuf_addf(&b, "SELECT COUNT(*) FROM `%s`", t->name);
 	if (!tail || !*tail || (sbuf_addch(&b, ' ') == 0 && sbuf_addstr(&b, tail) == 0))
 		rc = db_select_i64(db, sbuf_str(&b), vals, nvals, count);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }

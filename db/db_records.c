@@ -475,9 +475,9 @@ const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 					 q->name, #T);                                   \
 		return db_query_rows(db, q, vals, nvals, T##_enum_cb, &c);               \
 	}                                                                                \
-	void db_##T##_free(struct db_##T *r)                                             \
+	void db_##T##_release(struct db_##T *r)                                             \
 	{                                                                                \
-		db_rec_free(&db_##T##_table, r);                                         \
+		db_rec_release(&db_##T##_table, r);                                         \
 	}
 #define DB_ID_RECORD_IMPL(T)                                                             \
 	DB_RECORD_COMMON_IMPL(T)                                                         \
@@ -549,10 +549,10 @@ int db_result_list_take(struct db_result *r, void *arg)
 	return db_rows_take(r, &rows);
 }
 
-void db_result_list_free(struct db_result_list *l)
+void db_result_list_release(struct db_result_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		db_result_free(&l->v[i]);
+		db_result_release(&l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;

@@ -5,7 +5,7 @@
  * Memory: numbers are plain members; every text or blob column is an
  * allocated char * (NULL is written as '' and never read back: a lookup
  * gives "" for an empty column). A record must start zeroed
- * (struct db_workunit wu = {0}); db_X_free() releases its strings and
+ * (struct db_workunit wu = {0}); db_X_release() releases its strings and
  * leaves the numbers. Lookups free the strings already in the record.
  *
  * Each table has the same thin wrappers over the generic operations of
@@ -22,7 +22,7 @@
  *                   int64_t *);
  *   int  db_X_query(struct db *, const struct db_query *, const struct db_val *,
  *                   size_t, int (*fn)(struct db_X *, void *), void *arg);
- *   void db_X_free(struct db_X *);
+ *   void db_X_release(struct db_X *);
  *
  * plus db_X_lookup_name() for tables with a unique name.
  */
@@ -521,7 +521,7 @@ extern const size_t db_ntables;
 	int db_##T##_query(struct db *db, const struct db_query *q,                      \
 			   const struct db_val *vals, size_t nvals,                      \
 			   int (*fn)(struct db_##T *, void *), void *arg);               \
-	void db_##T##_free(struct db_##T *r);
+	void db_##T##_release(struct db_##T *r);
 #define DB_ID_RECORD(T)                                                                  \
 	DB_RECORD_COMMON(T)                                                              \
 	int db_##T##_lookup_id(struct db *db, int64_t id, struct db_##T *r);
@@ -547,7 +547,7 @@ struct db_result_list {
 	size_t n;
 };
 int db_result_list_take(struct db_result *r, void *list);
-void db_result_list_free(struct db_result_list *l);
+void db_result_list_release(struct db_result_list *l);
 DB_ID_RECORD(batch)
 DB_NAMED_RECORD(job_file)
 DB_RECORD_COMMON(batch_file_assoc)

@@ -431,7 +431,7 @@ int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_f
 	int rc;
 
 	for (i = 0; i < max; i++)
-		db_seq_file_free(&out[i]);
+		db_seq_file_release(&out[i]);
 	rc = db_seq_file_query(db, &dbq_seq_file_state_uploaded, v, ARRAY_SIZE(v), take_state, &sf);
 	*n = sf.n;
 	return rc;

@@ -212,7 +212,7 @@ static int version_class(struct db_app_version *av, void *arg)
 	for (i = 0; i < t->n; i++)
 		if (t->v[i].id == av->id && !t->v[i].plan_class)
 			t->v[i].plan_class = xstrdup(av->plan_class ? av->plan_class : "");
-	db_app_version_free(av);
+	db_app_version_release(av);
 	memset(av, 0, sizeof(*av));
 	return 0;
 }

@@ -46,7 +46,7 @@ static int take_host(struct db_host *h, void *arg)
 {
 	struct db_host *out = arg;
 
-	db_host_free(out);
+	db_host_release(out);
 	*out = *h;
 	memset(h, 0, sizeof(*h));
 	return 1;
@@ -63,7 +63,7 @@ int db_host_lookup_cpid(struct db *db, int64_t userid, const char *host_cpid,
 		return rc;
 	if (!found.id)
 		return DB_NOT_FOUND;
-	db_host_free(h);
+	db_host_release(h);
 	*h = found;
 	return DB_OK;
 }
@@ -80,7 +80,7 @@ static int take_batch(struct db_batch *b, void *arg)
 {
 	struct db_batch *out = arg;
 
-	db_batch_free(out);
+	db_batch_release(out);
 	*out = *b;
 	memset(b, 0, sizeof(*b));
 	return 1;
@@ -97,7 +97,7 @@ static int batch_lookup_name(struct db *db, const struct db_query *q, const char
 		return rc;
 	if (!found.id)
 		return DB_NOT_FOUND;
-	db_batch_free(b);
+	db_batch_release(b);
 	*b = found;
 	return DB_OK;
 }
@@ -267,7 +267,7 @@ int db_job_status_enum_batch(struct db *db, int64_t batch, double t,
 	return db_query_rows(db, &dbq_job_status_batch, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
 }
 
-void db_job_status_free(struct db_job_status *s)
+void db_job_status_release(struct db_job_status *s)
 {
 	free(s->name);
 	s->name = NULL;
@@ -284,7 +284,7 @@ static int take_result(struct db_result *r, void *arg)
 {
 	struct db_result *out = arg;
 
-	db_result_free(out);
+	db_result_release(out);
 	*out = *r;
 	memset(r, 0, sizeof(*r));
 	return 1;
@@ -295,7 +295,7 @@ int db_result_chosen(struct db *db, int64_t wuid, struct db_result *r)
 	struct db_val v[] = { DBV_INT(wuid) };
 	int rc;
 
-	db_result_free(r);
+	db_result_release(r);
 	memset(r, 0, sizeof(*r));
 	rc = db_result_query(db, &dbq_result_chosen, v, ARRAY_SIZE(v), take_result, r);
 	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
@@ -313,7 +313,7 @@ static int take_wu(struct db_workunit *w, void *arg)
 {
 	struct db_workunit *out = arg;
 
-	db_workunit_free(out);
+	db_workunit_release(out);
 	*out = *w;
 	memset(w, 0, sizeof(*w));
 	return 1;
@@ -325,7 +325,7 @@ int db_workunit_lookup_segment(struct db *db, int64_t seq_id, int branch, int se
 	struct db_val v[] = { DBV_INT(seq_id), DBV_INT(branch), DBV_INT(seqno) };
 	int rc;
 
-	db_workunit_free(wu);
+	db_workunit_release(wu);
 	memset(wu, 0, sizeof(*wu));
 	rc = db_workunit_query(db, &dbq_wu_segment_live, v, ARRAY_SIZE(v), take_wu, wu);
 	return rc == DB_OK && !wu->id ? DB_NOT_FOUND : rc;

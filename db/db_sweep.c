@@ -70,7 +70,7 @@ static int take_result(struct db_result *r, void *arg)
 {
 	struct db_result *out = arg;
 
-	db_result_free(out);
+	db_result_release(out);
 	*out = *r;
 	memset(r, 0, sizeof(*r));
 	return 1;
@@ -81,7 +81,7 @@ static int one_result(struct db *db, const struct db_query *q, struct db_val *v,
 {
 	int rc;
 
-	db_result_free(r);
+	db_result_release(r);
 	memset(r, 0, sizeof(*r));
 	rc = db_result_query(db, q, v, n, take_result, r);
 	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
@@ -91,7 +91,7 @@ static int take_claim(void *rec, void *arg)
 {
 	struct db_sweep_claim *out = arg;
 
-	db_rec_free(&db_sweep_claim_table, out);
+	db_rec_release(&db_sweep_claim_table, out);
 	*out = *(struct db_sweep_claim *)rec;
 	memset(rec, 0, sizeof(*out));
 	return 1;
@@ -102,7 +102,7 @@ int db_sweep_next(struct db *db, int64_t batch, struct db_sweep_claim *c)
 	struct db_val v[] = { DBV_INT(batch) };
 	int rc;
 
-	db_rec_free(&db_sweep_claim_table, c);
+	db_rec_release(&db_sweep_claim_table, c);
 	memset(c, 0, sizeof(*c));
 	rc = db_query_rows(db, &dbq_sweep_unsent, v, ARRAY_SIZE(v), take_claim, c);
 	return rc == DB_OK && !c->id ? DB_NOT_FOUND : rc;

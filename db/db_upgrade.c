@@ -113,7 +113,7 @@ static void say_what(const struct db_upgrade_file *f)
 		fclose(in);
 	if (what.len)
 		log_info("%s: %s", f->name, sbuf_str(&what));
-	sbuf_free(&what);
+	sbuf_release(&what);
 }
 
 int db_upgrade_apply(struct db *db, const char *dir, long *from, long *to)

@@ -80,7 +80,7 @@ int db_web_teams(struct db *db, const char *search, long offset, long limit,
 
 		rc = db_team_query(db, &dbq_web_team_search, v, 3, fn, arg);
 	}
-	sbuf_free(&pat);
+	sbuf_release(&pat);
 	return rc;
 }
 

@@ -31,7 +31,7 @@ static int take_first(struct db_app_version *r, void *arg)
 {
 	struct db_app_version *out = arg;
 
-	db_app_version_free(out);
+	db_app_version_release(out);
 	*out = *r;
 	memset(r, 0, sizeof(*r));
 	return 1;

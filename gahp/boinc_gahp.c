@@ -145,8 +145,8 @@ static void PRINTF_LIKE(1, 2) reply_e(const char *fmt, ...)
 	sbuf_addch(&line, 'E');
 	gahp_error(&line, project_auth, "%s", sbuf_str(&msg));
 	gahp_print(sbuf_str(&line));
-	sbuf_free(&msg);
-	sbuf_free(&line);
+	sbuf_release(&msg);
+	sbuf_release(&line);
 }
 
 /* Take an asynchronous command; false if it is malformed (answered E). */
@@ -158,10 +158,10 @@ static bool accept_async(const struct gahp_cmd *cmd, char *line, int argc, char 
 
 	if (cmd->parse(argc, argv, &spec, &why) < 0) {
 		reply_e("%s: %s", cmd->name, sbuf_str(&why));
-		sbuf_free(&why);
+		sbuf_release(&why);
 		return false;
 	}
-	sbuf_free(&why);
+	sbuf_release(&why);
 	r = xcalloc(1, sizeof(*r));
 	r->cmd = cmd;
 	r->line = line;
@@ -201,7 +201,7 @@ static void bad_sync(const char *w, int argc)
 	}
 	field_quote(&q, w, 32);
 	reply_e("unknown command '%s'", sbuf_str(&q));
-	sbuf_free(&q);
+	sbuf_release(&q);
 }
 
 enum loop_end { LOOP_EOF, LOOP_QUIT };

@@ -29,8 +29,8 @@ static void run_ping(struct gahp_req *r, struct sbuf *res)
 		sbuf_addstr(res, " NULL");
 	else
 		gahp_error(res, r->auth, "ping failed: %s", sbuf_str(&err));
-	sbuf_free(&req);
-	sbuf_free(&err);
+	sbuf_release(&req);
+	sbuf_release(&err);
 }
 
 static int parse_abort(int argc, char **argv, void **spec, struct sbuf *why)
@@ -55,8 +55,8 @@ static void run_abort(struct gahp_req *r, struct sbuf *res)
 		sbuf_addstr(res, " NULL");
 	else
 		gahp_error(res, r->auth, "error aborting jobs: %s", sbuf_str(&err));
-	sbuf_free(&req);
-	sbuf_free(&err);
+	sbuf_release(&req);
+	sbuf_release(&err);
 }
 
 static int parse_retire(int argc, char **argv, void **spec, struct sbuf *why)
@@ -79,8 +79,8 @@ static void run_retire(struct gahp_req *r, struct sbuf *res)
 		sbuf_addstr(res, " NULL");
 	else
 		gahp_error(res, r->auth, "error retiring batch: %s", sbuf_str(&err));
-	sbuf_free(&req);
-	sbuf_free(&err);
+	sbuf_release(&req);
+	sbuf_release(&err);
 }
 
 static int parse_lease(int argc, char **argv, void **spec, struct sbuf *why)
@@ -112,8 +112,8 @@ static void run_lease(struct gahp_req *r, struct sbuf *res)
 		sbuf_addstr(res, " NULL");
 	else
 		gahp_error(res, r->auth, "error setting lease: %s", sbuf_str(&err));
-	sbuf_free(&req);
-	sbuf_free(&err);
+	sbuf_release(&req);
+	sbuf_release(&err);
 }
 
 /* BOINC_QUERY_BATCHES id MIN_MOD_TIME N BATCH... */
@@ -218,9 +218,9 @@ static void run_query(struct gahp_req *r, struct sbuf *res)
 	free(st);
 	xmlFreeDoc(doc);
 out:
-	sbuf_free(&req);
-	sbuf_free(&err);
-	sbuf_free(&out);
+	sbuf_release(&req);
+	sbuf_release(&err);
+	sbuf_release(&out);
 }
 
 static const struct gahp_cmd cmds[] = {

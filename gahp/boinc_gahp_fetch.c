@@ -268,7 +268,7 @@ static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rp
 
 	memset(&u, 0, sizeof(u));
 	if (zi >= 0 && unpack_zip(r, s, zi, &u, err) < 0) {
-		unpacked_free(&u);
+		unpacked_release(&u);
 		return -1;
 	}
 	for (k = 0; k < s->nspecs && ret == 0; k++) {
@@ -305,7 +305,7 @@ static int fetch_files(struct gahp_req *r, struct fetch_spec *s, const struct rp
 			 sbuf_str(err));
 	else if (ret == 0 && u.dir && gahp_quitting())
 		ret = -1;
-	unpacked_free(&u);
+	unpacked_release(&u);
 	if (ret < 0 && err->len == 0)
 		sbuf_addstr(err, "interrupted: the gahp is quitting");
 	return ret;
@@ -352,7 +352,7 @@ void gahp_fetch_run(struct gahp_req *r, struct sbuf *res)
 	}
 	sbuf_addf(res, " NULL %ld %f %f", c.exit_status, c.elapsed_time, c.cpu_time);
 out:
-	rpc_completed_free(&c);
-	rpc_templates_free(&t);
-	sbuf_free(&err);
+	rpc_completed_release(&c);
+	rpc_templates_release(&t);
+	sbuf_release(&err);
 }

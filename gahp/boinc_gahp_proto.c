@@ -92,7 +92,7 @@ void gahp_error(struct sbuf *b, const char *auth, const char *fmt, ...)
 	while (m.len > 0 && p[m.len - 1] == ' ')
 		sbuf_truncate(&m, m.len - 1);
 	gahp_token(b, sbuf_str(&m));
-	sbuf_free(&m);
+	sbuf_release(&m);
 }
 
 bool gahp_is_reqid(const char *s)

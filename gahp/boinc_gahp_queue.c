@@ -126,7 +126,7 @@ static void *worker(void *arg)
 		else
 			r->cmd->run(r, &res);
 		finish(r, &res);
-		sbuf_free(&res);
+		sbuf_release(&res);
 		pthread_mutex_lock(&mu);
 	}
 	nalive--;

@@ -181,7 +181,7 @@ void gahp_submit_run(struct gahp_req *r, struct sbuf *res)
 		 "%zu uploaded (%lld bytes)%s",
 		 r->reqid, sr.batch_id[0] ? sr.batch_id : "none", s->njobs, sr.hashed, sr.uploaded,
 		 sr.bytes, ok ? "" : ", failed");
-	send_batch_jobs_free(&b);
+	send_batch_jobs_release(&b);
 	free(label);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }

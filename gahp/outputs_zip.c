@@ -436,7 +436,7 @@ int unpacked_place(struct unpacked *u, const char *dir, struct sbuf *err)
 	return rc;
 }
 
-void unpacked_free(struct unpacked *u)
+void unpacked_release(struct unpacked *u)
 {
 	size_t i;
 

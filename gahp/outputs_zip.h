@@ -101,6 +101,6 @@ void unpacked_want(struct unpacked *u, size_t i, const char *dest, bool named);
  */
 int unpacked_place(struct unpacked *u, const char *job_dir, struct sbuf *err);
 /* Remove the staging directory and what was not taken. */
-void unpacked_free(struct unpacked *u);
+void unpacked_release(struct unpacked *u);
 
 #endif

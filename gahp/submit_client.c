@@ -213,8 +213,8 @@ int rpc_post(const char *url, const char *script, const struct sbuf *request,
 out:
 	curl_mime_free(form);
 	curl_easy_cleanup(c);
-	sbuf_free(&body);
-	sbuf_free(&target);
+	sbuf_release(&body);
+	sbuf_release(&target);
 	return ret;
 }
 
@@ -326,7 +326,7 @@ out:
 		free(tmp);
 	}
 	curl_easy_cleanup(c);
-	sbuf_free(&target);
+	sbuf_release(&target);
 	return ret;
 }
 
@@ -404,11 +404,11 @@ int rpc_get_templates(const char *url, const char *auth, const char *app, const 
 		ret = rpc_templates_from_reply(doc, t, err);
 		xmlFreeDoc(doc);
 	}
-	sbuf_free(&req);
+	sbuf_release(&req);
 	return ret;
 }
 
-void rpc_templates_free(struct rpc_templates *t)
+void rpc_templates_release(struct rpc_templates *t)
 {
 	size_t i;
 
@@ -452,10 +452,10 @@ int rpc_query_batch(const char *url, const char *auth, const char *batch,
 	xml_elem_str(&req, 0, "batch_name", batch);
 	rpc_end(&req, "query_batch2");
 	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "query_batch2", &doc, err) < 0) {
-		sbuf_free(&req);
+		sbuf_release(&req);
 		return -1;
 	}
-	sbuf_free(&req);
+	sbuf_release(&req);
 	root = xmlDocGetRootElement(doc);
 	st = xml_child_text(root, "server_time");
 	if (!st || parse_double(st, server_time) < 0) {
@@ -567,7 +567,7 @@ static double child_double(xmlNode *n, const char *name)
 	return v;
 }
 
-void rpc_completed_free(struct rpc_completed *c)
+void rpc_completed_release(struct rpc_completed *c)
 {
 	free(c->stderr_out);
 	memset(c, 0, sizeof(*c));
@@ -587,10 +587,10 @@ int rpc_query_completed_job(const char *url, const char *auth, const char *job,
 	rpc_end(&req, "query_completed_job");
 	if (rpc_post(url, "submit_rpc_handler.php", &req, NULL, 0, "query_completed_job", &doc,
 		     err) < 0) {
-		sbuf_free(&req);
+		sbuf_release(&req);
 		return -1;
 	}
-	sbuf_free(&req);
+	sbuf_release(&req);
 	j = xml_child(xmlDocGetRootElement(doc), "completed_job");
 	if (!j) {
 		sbuf_addstr(err, "no <completed_job> in the reply");

@@ -72,7 +72,7 @@ int rpc_get_templates(const char *url, const char *auth, const char *app, const 
 		      struct rpc_templates *t, struct sbuf *err);
 /* The open_names of a get_templates reply; -1 (err) without <templates>. */
 int rpc_templates_from_reply(xmlDoc *doc, struct rpc_templates *t, struct sbuf *err);
-void rpc_templates_free(struct rpc_templates *t);
+void rpc_templates_release(struct rpc_templates *t);
 
 /* Does the reply root have a child element name? Its text (free()) or NULL. */
 char *rpc_child_text(xmlNode *root, const char *name);
@@ -105,7 +105,7 @@ struct rpc_completed {
 
 int rpc_query_completed_job(const char *url, const char *auth, const char *job,
 			    struct rpc_completed *c, struct sbuf *err);
-void rpc_completed_free(struct rpc_completed *c);
+void rpc_completed_release(struct rpc_completed *c);
 
 /* The server sends stderr entity-escaped inside CDATA: undo the escaping in place. */
 void rpc_unescape_entities(char *s);

@@ -68,7 +68,7 @@ static size_t *strmap_slot(struct strmap *m, const char *key, bool *found)
 	return &m->vals[i];
 }
 
-static void strmap_free(struct strmap *m)
+static void strmap_release(struct strmap *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -107,10 +107,10 @@ struct submit_state {
 	size_t hashed;
 };
 
-static void state_free(struct submit_state *st)
+static void state_release(struct submit_state *st)
 {
-	strmap_free(&st->by_path);
-	strmap_free(&st->by_phys);
+	strmap_release(&st->by_path);
+	strmap_release(&st->by_phys);
 	free(st->files);
 	free(st->job_file);
 }
@@ -203,7 +203,7 @@ static int create_batch(const struct send_batch *b, char *id, size_t idlen,
 		free(bid);
 		xmlFreeDoc(doc);
 	}
-	sbuf_free(&req);
+	sbuf_release(&req);
 	return ret;
 }
 
@@ -243,7 +243,7 @@ static int query_files(const struct send_batch *b, struct submit_state *st, cons
 		}
 		xmlFreeDoc(doc);
 	}
-	sbuf_free(&req);
+	sbuf_release(&req);
 	return ret;
 }
 
@@ -271,7 +271,7 @@ static int upload_some(const struct send_batch *b, struct submit_state *st, cons
 		xmlFreeDoc(doc);
 	}
 	free(paths);
-	sbuf_free(&req);
+	sbuf_release(&req);
 	return ret;
 }
 
@@ -325,8 +325,8 @@ static void discard_batch(const struct send_batch *b, const char *batch_id)
 	else
 		log_warn("%s: cannot discard batch id %s: %s", b->label, batch_id,
 			 sbuf_str(&err));
-	sbuf_free(&req);
-	sbuf_free(&err);
+	sbuf_release(&req);
+	sbuf_release(&err);
 }
 
 /* A BOINC command line keeps an argument whole if it is quoted. */
@@ -412,8 +412,8 @@ static int submit_batch(const struct send_batch *b, struct submit_state *st,
 		xmlFreeDoc(doc);
 	}
 out:
-	sbuf_free(&req);
-	sbuf_free(&cl);
+	sbuf_release(&req);
+	sbuf_release(&cl);
 	return ret;
 }
 
@@ -470,7 +470,7 @@ void send_job_files(struct send_job *j, long nfiles, bool open_names)
 	j->open_names = open_names ? xcalloc((size_t)nfiles + 1, sizeof(char *)) : NULL;
 }
 
-void send_batch_jobs_free(struct send_batch *b)
+void send_batch_jobs_release(struct send_batch *b)
 {
 	long j;
 
@@ -496,7 +496,7 @@ static int check_app(const struct send_batch *b, struct sbuf *err)
 			  "marks such apps any_executable)", b->app, b->executable);
 		rc = -1;
 	}
-	rpc_templates_free(&t);
+	rpc_templates_release(&t);
 	return rc;
 }
 
@@ -585,8 +585,8 @@ int send_batch(const struct send_batch *given, struct send_result *res, struct s
 out:
 	res->hashed = st.hashed;
 	free(absent);
-	state_free(&st);
+	state_release(&st);
 	if (given->executable)
-		send_batch_jobs_free(&exec_b);
+		send_batch_jobs_release(&exec_b);
 	return ret;
 }

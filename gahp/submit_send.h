@@ -73,12 +73,12 @@ struct send_result {
 
 /*
  * Give b njobs zeroed jobs, and a job nfiles zeroed file slots (and as many
- * open names when asked); send_batch_jobs_free releases those arrays, not
+ * open names when asked); send_batch_jobs_release releases those arrays, not
  * the strings in them.
  */
 void send_batch_jobs(struct send_batch *b, long njobs);
 void send_job_files(struct send_job *j, long nfiles, bool open_names);
-void send_batch_jobs_free(struct send_batch *b);
+void send_batch_jobs_release(struct send_batch *b);
 
 /* 0, or -1 with the reason in err and the step in res->failed. */
 int send_batch(const struct send_batch *b, struct send_result *res, struct sbuf *err);

@@ -140,7 +140,7 @@ int ws_fail(const struct ws_conn *c, const char *fmt, ...)
 		sbuf_addf(&b, " (the project does not know the authenticator in %s: check the file, "
 			  "and that it belongs to %s)", c->auth_file, c->url);
 	fprintf(stderr, "wseq_submit: %s\n", sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return -1;
 }
 
@@ -187,7 +187,7 @@ static char *home_setting(const char *key)
 	path = xasprintf("%s/.wseq_submit", home);
 	if (access(path, F_OK) != 0 || read_file(path, text.max, &text) < 0) {
 		free(path);
-		sbuf_free(&text);
+		sbuf_release(&text);
 		return NULL;
 	}
 	free(path);
@@ -211,7 +211,7 @@ static char *home_setting(const char *key)
 				found = xstrdup(v);
 		}
 	}
-	sbuf_free(&text);
+	sbuf_release(&text);
 	return found;
 }
 
@@ -249,13 +249,13 @@ int ws_connect(const struct ws_options *o, const char *project, const char *auth
 		fprintf(stderr, "wseq_submit: no authenticator file: give --auth_file FILE, "
 			"+WseqAuthenticatorFile in the description, WSEQ_AUTH_FILE or an 'auth_file "
 			"FILE' line in ~/.wseq_submit\n");
-		ws_conn_free(c);
+		ws_conn_release(c);
 		return -1;
 	}
 	if (read_file(c->auth_file, text.max, &text) < 0) {
 		fprintf(stderr, "wseq_submit: cannot read the authenticator file %s\n", c->auth_file);
-		sbuf_free(&text);
-		ws_conn_free(c);
+		sbuf_release(&text);
+		ws_conn_release(c);
 		return -1;
 	}
 	/* the file's first word, as HTCondor's boinc_authenticator_file */
@@ -265,19 +265,19 @@ int ws_connect(const struct ws_options *o, const char *project, const char *auth
 	*e = '\0';
 	if (!*a) {
 		fprintf(stderr, "wseq_submit: the authenticator file %s is empty\n", c->auth_file);
-		sbuf_free(&text);
-		ws_conn_free(c);
+		sbuf_release(&text);
+		ws_conn_release(c);
 		return -1;
 	}
 	c->auth = xstrdup(a);
 	log_add_secret(c->auth);
 	memset(text.buf, 0, text.len);
-	sbuf_free(&text);
+	sbuf_release(&text);
 	fail_conn = c;
 	return 0;
 }
 
-void ws_conn_free(struct ws_conn *c)
+void ws_conn_release(struct ws_conn *c)
 {
 	if (fail_conn == c)
 		fail_conn = NULL;

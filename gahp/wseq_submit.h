@@ -86,7 +86,7 @@ char *ws_state_path(const char *batch);
 int ws_state_private(const char *path, bool dir);
 int ws_state_write(const struct ws_state *s, const char *path, struct sbuf *err);
 int ws_state_read(const char *path, struct ws_state *s, struct sbuf *err);
-void ws_state_free(struct ws_state *s);
+void ws_state_release(struct ws_state *s);
 /* Is name usable as a batch name and a file name (letters, digits, _ . - + #, no leading .)? */
 bool ws_name_ok(const char *name);
 
@@ -103,7 +103,7 @@ struct ws_conn {
  */
 int ws_connect(const struct ws_options *o, const char *project, const char *auth_file,
 	       struct ws_conn *c);
-void ws_conn_free(struct ws_conn *c);
+void ws_conn_release(struct ws_conn *c);
 /* Print "wseq_submit: ..." on stderr; a refused authenticator gets a hint. Returns -1. */
 int ws_fail(const struct ws_conn *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* A Condor-like event line appended to a job's log file (best effort). */

@@ -37,7 +37,7 @@ static long next_cluster(bool save, long n)
 	long v = 0;
 
 	if (!path) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return 1;
 	} else if (save) {
 		char num[32];
@@ -53,7 +53,7 @@ static long next_cluster(bool save, long n)
 			v = 0;
 	}
 	free(path);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return v + 1;
 }
 
@@ -91,10 +91,10 @@ static int check_job(const char *file, const struct submit_desc *d, const struct
 			j->line, j->proc, ret < 0 ? "hold a control character" : "are too long",
 			d->sequence ? SEQ_CMDLINE_MAX : CMDLINE_MAX,
 			d->sequence ? " for a sequence app" : "");
-		sbuf_free(&cl);
+		sbuf_release(&cl);
 		return -1;
 	}
-	sbuf_free(&cl);
+	sbuf_release(&cl);
 	for (i = 0; i < j->ninputs; i++) {
 		char *base = ws_path(dir, j->iwd), *path = ws_path(base, j->inputs[i]);
 		struct stat st;
@@ -156,13 +156,13 @@ static int check_templates(const char *file, const struct submit_desc *d, const 
 
 	if (rpc_get_templates(c->url, c->auth, d->app, NULL, &t, &err) < 0) {
 		ws_fail(c, "the project cannot run app %s: %s", d->app, sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return 1;
 	}
 	if (t.any_executable) {
 		ret = check_executable(file, d, dir, exec);
-		rpc_templates_free(&t);
-		sbuf_free(&err);
+		rpc_templates_release(&t);
+		sbuf_release(&err);
 		return ret;
 	}
 	for (i = 0; i < d->njobs && ret == 0; i++) {
@@ -184,8 +184,8 @@ static int check_templates(const char *file, const struct submit_desc *d, const 
 			}
 		}
 	}
-	rpc_templates_free(&t);
-	sbuf_free(&err);
+	rpc_templates_release(&t);
+	sbuf_release(&err);
 	return ret;
 }
 
@@ -272,8 +272,8 @@ static int send(const struct submit_desc *d, struct ws_state *s, const struct ws
 	for (i = 0; i < d->njobs; i++)
 		for (k = 0; k < (size_t)b.jobs[i].nfiles; k++)
 			free(b.jobs[i].files[k]);
-	send_batch_jobs_free(&b);
-	sbuf_free(&err);
+	send_batch_jobs_release(&b);
+	sbuf_release(&err);
 	return ret;
 }
 
@@ -287,18 +287,18 @@ static int parse_file(const struct ws_options *o, const char *file, struct desc_
 
 	if (access(file, R_OK) != 0 || read_file(file, DESC_MAX_BYTES, &text) < 0) {
 		fprintf(stderr, "%s:0: cannot read it: %s\n", file, strerror(errno ? errno : EIO));
-		sbuf_free(&text);
-		sbuf_free(&err);
+		sbuf_release(&text);
+		sbuf_release(&err);
 		return -1;
 	}
 	dopts->cluster = next_cluster(false, 0);
 	prc = o->job_list ? desc_parse_job_list(dopts, text.buf ? text.buf : "", text.len, o->app,
 						o->sequence, d, &err)
 			  : desc_parse(dopts, text.buf ? text.buf : "", text.len, d, &err);
-	sbuf_free(&text);
+	sbuf_release(&text);
 	if (prc < 0)
 		fprintf(stderr, "%s\n", sbuf_str(&err));
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return prc < 0 ? -1 : 0;
 }
 
@@ -367,7 +367,7 @@ static int send_and_keep(const struct submit_desc *d, struct ws_state *s, const 
 		ret = 0;
 	}
 	free(pending);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return ret;
 }
 
@@ -415,8 +415,8 @@ out:
 	free(exec);
 	free(path);
 	free(batch);
-	ws_state_free(&s);
-	ws_conn_free(&c);
-	desc_free(&d);
+	ws_state_release(&s);
+	ws_conn_release(&c);
+	desc_release(&d);
 	return rc;
 }

@@ -96,7 +96,7 @@ static char *expand(struct parser *p, long line, const char *v, const struct mac
 		end = strchr(s + 2, ')');
 		if (!end) {
 			desc_perr(p, line, "unterminated $( in '%s'", v);
-			sbuf_free(&b);
+			sbuf_release(&b);
 			return NULL;
 		}
 		val = macro_value(m, s + 2, (size_t)(end - s - 2));
@@ -104,12 +104,12 @@ static char *expand(struct parser *p, long line, const char *v, const struct mac
 			desc_perr(p, line, "unknown macro $(%.*s) (known: $(Process), $(ProcId), $(Cluster), "
 			     "$(ClusterId), $(Step), $(Row), $(ItemIndex) and the variables of queue)",
 			     (int)(end - s - 2), s + 2);
-			sbuf_free(&b);
+			sbuf_release(&b);
 			return NULL;
 		}
 		if (sbuf_addstr(&b, val) < 0) {
 			desc_perr(p, line, "a value longer than %ld bytes after its macros", DESC_MAX_BYTES);
-			sbuf_free(&b);
+			sbuf_release(&b);
 			return NULL;
 		}
 		s = end + 1;
@@ -159,7 +159,7 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 		rc = desc_split_args(desc_trim(s), &j->args, &j->nargs, &why);
 		if (rc < 0)
 			desc_perr(p, p->line[C_ARGUMENTS], "arguments: %s", sbuf_str(&why));
-		sbuf_free(&why);
+		sbuf_release(&why);
 		free(s);
 		if (rc < 0)
 			return -1;
@@ -232,7 +232,7 @@ static int make_job(struct parser *p, long line, const struct macros *m, struct 
 	return 0;
 }
 
-static void job_free(struct desc_job *j)
+static void job_release(struct desc_job *j)
 {
 	free(j->iwd);
 	desc_strv_free(j->args, j->nargs);
@@ -311,11 +311,11 @@ static int read_rows(struct parser *p, long line, const char *src, bool from_fil
 		errno = 0;
 		if (p->o->read(src, &text, p->o->read_arg) < 0) {
 			desc_perr(p, line, "cannot read %s: %s", src, errno ? strerror(errno) : "too large");
-			sbuf_free(&text);
+			sbuf_release(&text);
 			return -1;
 		}
 		if (memchr(sbuf_str(&text), '\0', text.len)) {
-			sbuf_free(&text);
+			sbuf_release(&text);
 			return desc_perr(p, line, "%s: a NUL byte", src);
 		}
 	} else {
@@ -357,7 +357,7 @@ static int read_rows(struct parser *p, long line, const char *src, bool from_fil
 				f++;
 		}
 	}
-	sbuf_free(&text);
+	sbuf_release(&text);
 	return 0;
 }
 
@@ -689,16 +689,16 @@ out:
 	for (i = 0; i < NCMDS; i++)
 		free(p.val[i]);
 	if (ret < 0)
-		desc_free(d);
+		desc_release(d);
 	return ret;
 }
 
-void desc_free(struct submit_desc *d)
+void desc_release(struct submit_desc *d)
 {
 	size_t i;
 
 	for (i = 0; i < d->njobs; i++)
-		job_free(&d->jobs[i]);
+		job_release(&d->jobs[i]);
 	free(d->jobs);
 	free(d->app);
 	free(d->executable);

@@ -61,7 +61,7 @@ struct desc_opts {
 	void *read_arg;
 };
 
-/* A submit description: 0 and *d (desc_free it), or -1 with "FILE:LINE: why" in err. */
+/* A submit description: 0 and *d (desc_release it), or -1 with "FILE:LINE: why" in err. */
 int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct submit_desc *d,
 	       struct sbuf *err);
 
@@ -73,7 +73,7 @@ int desc_parse(const struct desc_opts *o, const char *text, size_t len, struct s
 int desc_parse_job_list(const struct desc_opts *o, const char *text, size_t len, const char *app,
 			bool sequence, struct submit_desc *d, struct sbuf *err);
 
-void desc_free(struct submit_desc *d);
+void desc_release(struct submit_desc *d);
 
 /* Split an arguments value as condor_submit does (the old and the new syntax). */
 int desc_split_args(const char *value, char ***argv, size_t *argc, struct sbuf *why);

@@ -98,7 +98,7 @@ static int fetch_zip(struct fetch *f, const struct ws_job *j, long zi, struct sb
 	f->nfiles += u.nplaced;
 	ret = 0;
 out:
-	unpacked_free(&u);
+	unpacked_release(&u);
 	return ret;
 }
 
@@ -142,7 +142,7 @@ static int fetch_files(struct fetch *f, const struct ws_job *j, const struct rpc
 		ws_log_event(j->iwd, j, "outputs refused: %s", sbuf_str(&err));
 		ret = -1;
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return ret;
 }
 
@@ -175,7 +175,7 @@ static int fetch_job(struct fetch *f, const struct ws_job *j, struct rpc_templat
 	memset(&own, 0, sizeof(own));
 	if (rpc_query_completed_job(c->url, c->auth, j->name, &done, &err) < 0) {
 		ws_fail(c, "job %ld (%s): %s", j->proc, j->name, sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return -1;
 	}
 	if (done.canonical_resultid <= 0) {
@@ -203,9 +203,9 @@ static int fetch_job(struct fetch *f, const struct ws_job *j, struct rpc_templat
 		     done.exit_status, done.elapsed_time, done.cpu_time);
 	ret = 0;
 out:
-	rpc_templates_free(&own);
-	rpc_completed_free(&done);
-	sbuf_free(&err);
+	rpc_templates_release(&own);
+	rpc_completed_release(&done);
+	sbuf_release(&err);
 	return ret;
 }
 
@@ -225,11 +225,11 @@ int ws_fetch(const struct ws_options *o, const char *batch)
 	memset(&app_t, 0, sizeof(app_t));
 	if (outputs_zip_limits(&f.zip_job, &f.zip_batch, &err) < 0) {
 		fprintf(stderr, "wseq_submit: %s\n", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return WS_EXIT_USAGE;
 	}
 	if (ws_open_batch(o, batch, true, &s, &c) < 0) {
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return WS_EXIT_FAIL;
 	}
 	if (rpc_query_batch(c.url, c.auth, s.batch, &jobs, &n, &t, &err) < 0) {
@@ -267,9 +267,9 @@ int ws_fetch(const struct ws_options *o, const char *batch)
 		rc = WS_EXIT_OK;
 out:
 	rpc_job_status_free(jobs, n);
-	rpc_templates_free(&app_t);
-	ws_state_free(&s);
-	ws_conn_free(&c);
-	sbuf_free(&err);
+	rpc_templates_release(&app_t);
+	ws_state_release(&s);
+	ws_conn_release(&c);
+	sbuf_release(&err);
 	return rc;
 }

@@ -267,7 +267,7 @@ int ws_state_write(const struct ws_state *s, const char *path, struct sbuf *err)
 		put_list(&b, j->remap_from, j->nremaps);
 		put_list(&b, j->remap_to, j->nremaps);
 		if (sbuf_addch(&b, '\n') < 0) {
-			sbuf_free(&b);
+			sbuf_release(&b);
 			sbuf_addstr(err, "the state file would be too large");
 			return -1;
 		}
@@ -275,7 +275,7 @@ int ws_state_write(const struct ws_state *s, const char *path, struct sbuf *err)
 	ret = write_file_atomic(path, b.buf, b.len, 0600);
 	if (ret < 0)
 		sbuf_addf(err, "cannot write %s", path);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return ret;
 }
 
@@ -377,13 +377,13 @@ int ws_state_read(const char *path, struct ws_state *s, struct sbuf *err)
 	}
 	ret = 0;
 out:
-	sbuf_free(&text);
+	sbuf_release(&text);
 	if (ret < 0)
-		ws_state_free(s);
+		ws_state_release(s);
 	return ret;
 }
 
-void ws_state_free(struct ws_state *s)
+void ws_state_release(struct ws_state *s)
 {
 	size_t i;
 

@@ -45,7 +45,7 @@ int ws_open_batch(const struct ws_options *o, const char *batch, bool need_state
 		free(path);
 		s->batch = xstrdup(batch);
 		if (ws_connect(o, NULL, NULL, c) < 0) {
-			ws_state_free(s);
+			ws_state_release(s);
 			return -1;
 		}
 		return 0;
@@ -54,12 +54,12 @@ int ws_open_batch(const struct ws_options *o, const char *batch, bool need_state
 	free(path);
 	if (rc < 0) {
 		fprintf(stderr, "wseq_submit: %s\n", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return -1;
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	if (ws_connect(o, s->project, s->auth_file, c) < 0) {
-		ws_state_free(s);
+		ws_state_release(s);
 		return -1;
 	}
 	return 0;
@@ -132,9 +132,9 @@ int ws_status(const struct ws_options *o, const char *batch)
 	rc = fflush(stdout) == 0 ? WS_EXIT_OK : WS_EXIT_FAIL;
 out:
 	rpc_job_status_free(jobs, n);
-	ws_state_free(&s);
-	ws_conn_free(&c);
-	sbuf_free(&err);
+	ws_state_release(&s);
+	ws_conn_release(&c);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -189,8 +189,8 @@ static int renew_lease(const struct ws_state *s, const struct ws_conn *c)
 	if (rc < 0)
 		fprintf(stderr, "wseq_submit: cannot renew the lease of batch %s: %s\n", s->batch,
 			sbuf_str(&err));
-	sbuf_free(&req);
-	sbuf_free(&err);
+	sbuf_release(&req);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -249,9 +249,9 @@ int ws_wait(const struct ws_options *o, const char *batch)
 		}
 		usleep((useconds_t)(o->poll * 1e6));
 	}
-	ws_state_free(&s);
-	ws_conn_free(&c);
-	sbuf_free(&err);
+	ws_state_release(&s);
+	ws_conn_release(&c);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -291,10 +291,10 @@ int ws_abort(const struct ws_options *o, const char *batch)
 	rc = WS_EXIT_OK;
 out:
 	rpc_job_status_free(jobs, n);
-	ws_state_free(&s);
-	ws_conn_free(&c);
-	sbuf_free(&err);
-	sbuf_free(&req);
+	ws_state_release(&s);
+	ws_conn_release(&c);
+	sbuf_release(&err);
+	sbuf_release(&req);
 	return rc;
 }
 
@@ -322,9 +322,9 @@ int ws_retire(const struct ws_options *o, const char *batch)
 		free(path);
 		rc = WS_EXIT_OK;
 	}
-	ws_state_free(&s);
-	ws_conn_free(&c);
-	sbuf_free(&err);
-	sbuf_free(&req);
+	ws_state_release(&s);
+	ws_conn_release(&c);
+	sbuf_release(&err);
+	sbuf_release(&req);
 	return rc;
 }

@@ -80,7 +80,7 @@ static int split_new(const char *s, size_t n, struct strv *out, struct sbuf *why
 			i++;
 		} else if (c == '"') {
 			sbuf_addstr(why, "a lone \" inside the quoted arguments (write \"\" for one)");
-			sbuf_free(&a);
+			sbuf_release(&a);
 			return -1;
 		} else if (c == '\'') {
 			quoted = true;
@@ -97,12 +97,12 @@ static int split_new(const char *s, size_t n, struct strv *out, struct sbuf *why
 	}
 	if (quoted) {
 		sbuf_addstr(why, "an unterminated ' in the arguments");
-		sbuf_free(&a);
+		sbuf_release(&a);
 		return -1;
 	}
 	if (in_word)
 		desc_strv_push(out, xstrdup(sbuf_str(&a)));
-	sbuf_free(&a);
+	sbuf_release(&a);
 	return 0;
 }
 
@@ -136,7 +136,7 @@ int desc_split_args(const char *value, char ***argv, size_t *argc, struct sbuf *
 			}
 			desc_strv_push(&out, xstrdup(sbuf_str(&a)));
 		}
-		sbuf_free(&a);
+		sbuf_release(&a);
 	}
 	*argv = out.v;
 	*argc = out.n;
@@ -175,7 +175,7 @@ static int split_shell(struct parser *p, long line, const char *s, struct strv *
 
 		if (q) {
 			if (!c) {
-				sbuf_free(&w);
+				sbuf_release(&w);
 				return desc_perr(p, line, "an unterminated %c", q);
 			}
 			if (c == q)
@@ -208,7 +208,7 @@ static int split_shell(struct parser *p, long line, const char *s, struct strv *
 			sbuf_addch(&w, c);
 		}
 	}
-	sbuf_free(&w);
+	sbuf_release(&w);
 	return 0;
 }
 
@@ -243,7 +243,7 @@ int desc_parse_job_list(const struct desc_opts *o, const char *text, size_t len,
 			desc_strv_free(args.v, args.n);
 			desc_strv_free(inputs.v, inputs.n);
 			free(line);
-			desc_free(d);
+			desc_release(d);
 			return -1;
 		}
 		free(line);
@@ -258,7 +258,7 @@ int desc_parse_job_list(const struct desc_opts *o, const char *text, size_t len,
 	}
 	if (d->njobs == 0) {
 		desc_perr(&p, lineno > 0 ? lineno : 1, "no jobs in the list");
-		desc_free(d);
+		desc_release(d);
 		return -1;
 	}
 	return 0;

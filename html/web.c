@@ -41,13 +41,13 @@ void web_req_init(struct web_req *r, const char *(*getvar)(const char *name, voi
 		r->bad = true;
 		snprintf(r->bad_why, sizeof(r->bad_why), "bad request body: %s", sbuf_str(&err));
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
-void web_req_free(struct web_req *r)
+void web_req_release(struct web_req *r)
 {
-	form_free(&r->query);
-	form_free(&r->body);
+	form_release(&r->query);
+	form_release(&r->body);
 	free(r->body_buf);
 	memset(r, 0, sizeof(*r));
 }
@@ -98,10 +98,10 @@ void web_reply_init(struct web_reply *o)
 	sbuf_init(&o->body, 64L << 20);
 }
 
-void web_reply_free(struct web_reply *o)
+void web_reply_release(struct web_reply *o)
 {
-	sbuf_free(&o->headers);
-	sbuf_free(&o->body);
+	sbuf_release(&o->headers);
+	sbuf_release(&o->body);
 }
 
 int web_reply_write(const struct web_reply *o, FILE *f)

@@ -57,14 +57,14 @@ struct web_ctx {
  */
 void web_req_init(struct web_req *r, const char *(*getvar)(const char *name, void *arg),
 		  void *arg, char *body, size_t len);
-void web_req_free(struct web_req *r);
+void web_req_release(struct web_req *r);
 /* A parameter: the query's first, else the body's; NULL when absent or holding a NUL. */
 const char *web_param(const struct web_req *r, const char *name);
 /* The value of cookie name, allocated, or NULL. */
 char *web_cookie(const struct web_req *r, const char *name);
 
 void web_reply_init(struct web_reply *o);
-void web_reply_free(struct web_reply *o);
+void web_reply_release(struct web_reply *o);
 /* Write status line, headers and body CGI-style to f. */
 int web_reply_write(const struct web_reply *o, FILE *f);
 /*

@@ -140,7 +140,7 @@ void web_host_desc_parse(const char *serialnum, struct web_host_desc *d)
 	}
 }
 
-void web_host_desc_free(struct web_host_desc *d)
+void web_host_desc_release(struct web_host_desc *d)
 {
 	free(d->text);
 	memset(d, 0, sizeof(*d));
@@ -230,5 +230,5 @@ void web_host_resources(struct sbuf *b, const struct db_host *h)
 		web_html(b, d.vbox);
 		sbuf_addstr(b, "</td></tr>\n");
 	}
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 }

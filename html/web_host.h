@@ -46,7 +46,7 @@ struct web_host_desc {
  * [1, 64] -- is left out.
  */
 void web_host_desc_parse(const char *serialnum, struct web_host_desc *d);
-void web_host_desc_free(struct web_host_desc *d);
+void web_host_desc_release(struct web_host_desc *d);
 
 /*
  * A resource name (plan_class_resource(), a GPU's rsc) for people: "CPU",

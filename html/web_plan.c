@@ -31,18 +31,18 @@ const struct plan_classes *web_plan_classes(const struct web_ctx *c)
 	if (stat(path, &st) < 0)
 		memset(&st, 0, sizeof(st));
 	if (!cached || !same_file(&st, &cache_st)) {
-		plan_classes_free(&cache);
+		plan_classes_release(&cache);
 		memset(&cache, 0, sizeof(cache));
 		if (plan_classes_read(path, &cache, NULL, &err) < 0) {
 			log_error("the pages take plan_class_spec.xml as no classes: %s", sbuf_str(&err));
-			plan_classes_free(&cache);
+			plan_classes_release(&cache);
 			memset(&cache, 0, sizeof(cache));
 		}
 		cache_st = st;
 		cached = true;
 	}
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return &cache;
 }
 

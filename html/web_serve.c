@@ -56,9 +56,9 @@ static void serve_one(void *state, struct serve_req *io)
 	/* a transaction left open by a failure: the next request starts on a fresh connection */
 	if (c.db && db_in_transaction(c.db))
 		serve_project_db_failed(&s->proj);
-	web_reply_free(&o);
-	web_req_free(&r);
-	sbuf_free(&why);
+	web_reply_release(&o);
+	web_req_release(&r);
+	sbuf_release(&why);
 }
 
 int web_serve_main(const struct web_program *p, int argc, char **argv)

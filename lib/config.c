@@ -327,7 +327,7 @@ int config_parse(struct project_config *c, const char *path, const char *text, s
 			       prog_settings);
 }
 
-void config_free(struct project_config *c)
+void config_release(struct project_config *c)
 {
 	size_t i;
 

@@ -101,7 +101,7 @@ int config_load(struct project_config *c, const char *path,
  */
 int config_parse(struct project_config *c, const char *path, const char *text, size_t len,
 		 const struct param *prog_params, void *prog_settings);
-void config_free(struct project_config *c);
+void config_release(struct project_config *c);
 
 /*
  * Parse a BOINC-style period in seconds: "1 hour", "30 min", "2 days",

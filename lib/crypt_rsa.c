@@ -174,7 +174,7 @@ static int crypt_write_public_boinc(FILE *f, EVP_PKEY *key)
 	int ok = crypt_public_key_text(key, &text) == 0 &&
 		 fwrite(text.buf, 1, text.len, f) == text.len;
 
-	sbuf_free(&text);
+	sbuf_release(&text);
 	return ok;
 }
 
@@ -362,7 +362,7 @@ int crypt_load_public(const char *text_or_path, EVP_PKEY **out)
 	if (strchr(text_or_path, '\n'))
 		return crypt_parse_public_key_text(text_or_path, out);
 	if (crypt_read_text(text_or_path, &text) < 0) {
-		sbuf_free(&text);
+		sbuf_release(&text);
 		return -1;
 	}
 	for (s = sbuf_str(&text); isspace((unsigned char)*s); s++)
@@ -383,7 +383,7 @@ int crypt_load_public(const char *text_or_path, EVP_PKEY **out)
 			*out = NULL;
 		}
 	}
-	sbuf_free(&text);
+	sbuf_release(&text);
 	return ret;
 }
 
@@ -488,7 +488,7 @@ int crypt_import_boinc_keypair(const char *boinc_private_path, const char *boinc
 	ret = crypt_write_keypair(key, private_pem_path, public_boinc_path, public_pem_path);
 out:
 	OPENSSL_cleanse(text.buf, text.len);
-	sbuf_free(&text);
+	sbuf_release(&text);
 	EVP_PKEY_free(key);
 	EVP_PKEY_free(pub);
 	return ret;

@@ -163,6 +163,6 @@ int dirhier_make_dirs(const char *root, long fanout, mode_t mode)
 			ret = log_error("%s exists and is not a directory", p);
 		}
 	}
-	sbuf_free(&path);
+	sbuf_release(&path);
 	return ret;
 }

@@ -137,7 +137,7 @@ int exec_rule_wu_doc(const char *xml_doc, bool any_exec, struct sbuf *why)
 		rc = walk(&w, xmlDocGetRootElement(d));
 		xmlFreeDoc(d);
 	}
-	sbuf_free(&text);
-	sbuf_free(&err);
+	sbuf_release(&text);
+	sbuf_release(&err);
 	return rc;
 }

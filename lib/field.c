@@ -50,7 +50,7 @@ static void note_quoted(struct sbuf *why, const char *name, const char *text, co
 
 	field_quote(&q, text, FIELD_QUOTE_MAX);
 	note(why, name, "'%s' %s", sbuf_str(&q), what);
-	sbuf_free(&q);
+	sbuf_release(&q);
 }
 
 /* Parse text as a finite or infinite double; NaN and junk are not numbers. */
@@ -252,7 +252,7 @@ int field_str(const char *name, const char *text, size_t max_chars, int flags, c
 				note(why, name, "byte 0x%02x at offset %zu is not %s", p[i], i,
 				     control(p[i], flags & FIELD_MULTILINE) ? "allowed here"
 									   : "UTF-8");
-				sbuf_free(&b);
+				sbuf_release(&b);
 				return FIELD_BAD;
 			}
 			sbuf_addch(&b, '?');
@@ -266,7 +266,7 @@ int field_str(const char *name, const char *text, size_t max_chars, int flags, c
 	}
 	if (cut && !(flags & FIELD_CUT)) {
 		note(why, name, "longer than %zu characters", max_chars);
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return FIELD_BAD;
 	}
 	if (cut) {

@@ -170,7 +170,7 @@ int copy_file(const char *src, const char *dst, mode_t mode)
 	if (read_file(src, (size_t)1 << 31, &b) < 0)
 		return -1;
 	rc = write_file_atomic(dst, b.buf ? b.buf : "", b.len, mode);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 

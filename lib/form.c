@@ -244,7 +244,7 @@ static int parse_multipart(const char *ctype, const char *body, size_t len, bool
 		sbuf_addstr(err, "truncated or malformed multipart body");
 out:
 	free(boundary);
-	sbuf_free(&delim);
+	sbuf_release(&delim);
 	return rc;
 }
 
@@ -327,7 +327,7 @@ char *form_read_body_gated(const char *content_length, long max, const struct fo
 		read_upto(&body, (size_t)gate->head, rd, arg);
 		if (body.len == (size_t)gate->head &&
 		    gate->check(gate->arg, body.buf, body.len, want, why) < 0) {
-			sbuf_free(&body);
+			sbuf_release(&body);
 			return NULL;
 		}
 	}
@@ -335,7 +335,7 @@ char *form_read_body_gated(const char *content_length, long max, const struct fo
 	if (body.len < (size_t)want) {
 		sbuf_addf(why, "request body cut short: %zu of the %ld bytes of its Content-Length",
 			  body.len, want);
-		sbuf_free(&body);
+		sbuf_release(&body);
 		return NULL;
 	}
 	return sbuf_detach(&body, len);
@@ -372,7 +372,7 @@ char *form_value(const struct form *f, const char *name)
 	return xstrndup(p->data, p->len);
 }
 
-void form_free(struct form *f)
+void form_release(struct form *f)
 {
 	size_t i;
 

@@ -76,6 +76,6 @@ char *form_read_body_gated(const char *content_length, long max, const struct fo
 const struct form_part *form_get(const struct form *f, const char *name);
 /* Its value as an allocated string (NULL if absent or containing NUL). */
 char *form_value(const struct form *f, const char *name);
-void form_free(struct form *f);
+void form_release(struct form *f);
 
 #endif

@@ -79,7 +79,7 @@ static void redact(struct sbuf *b)
 			sbuf_add(&t, b->buf, off);
 			sbuf_addstr(&t, "[secret]");
 			sbuf_addstr(&t, p + slen);
-			sbuf_free(b);
+			sbuf_release(b);
 			*b = t;
 		}
 	}
@@ -107,7 +107,7 @@ static void emit(const char *tag, const char *fmt, va_list ap)
 	if (write(log_fd, b.buf, b.len) < 0) {
 		/* nowhere left to report it */
 	}
-	sbuf_free(&b);
+	sbuf_release(&b);
 	errno = saved;
 }
 

@@ -62,12 +62,12 @@ static int split_line(const char *line, const char *prog, long lineno, char ***a
 		argv[argc++] = xstrdup(sbuf_str(&w));
 		argv[argc] = NULL;
 	}
-	sbuf_free(&w);
+	sbuf_release(&w);
 	*argv_out = argv;
 	*argc_out = argc;
 	return 0;
 unterminated:
-	sbuf_free(&w);
+	sbuf_release(&w);
 	while (argc > 0)
 		free(argv[--argc]);
 	free(argv);
@@ -147,7 +147,7 @@ int param_read_lines(FILE *fp, const char *prog, const struct param *t,
 		}
 		free_argv(argv, argc);
 	}
-	sbuf_free(&line);
+	sbuf_release(&line);
 	if (rc == 0 && ferror(fp))
 		rc = log_error("reading stdin: %s", strerror(errno));
 	return rc;

@@ -22,7 +22,7 @@ void passwd_hash_of(const char *password, const char *email, char out[PASSWD_HAS
 	for (i = start; i < b.len; i++)
 		b.buf[i] = (char)tolower((unsigned char)b.buf[i]);
 	md5_buf(b.buf, b.len, out);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 bool passwd_hash_ok(const char *s)

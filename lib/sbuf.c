@@ -8,7 +8,7 @@ void sbuf_init(struct sbuf *b, size_t max)
 	b->max = max;
 }
 
-void sbuf_free(struct sbuf *b)
+void sbuf_release(struct sbuf *b)
 {
 	free(b->buf);
 	b->buf = NULL;

@@ -19,7 +19,7 @@ struct sbuf {
 #define SBUF_INIT(maxlen) { NULL, 0, 0, (maxlen) }
 
 void sbuf_init(struct sbuf *b, size_t max);
-void sbuf_free(struct sbuf *b);
+void sbuf_release(struct sbuf *b);
 void sbuf_reset(struct sbuf *b);
 /* Each returns 0, or -1 (contents unchanged) when the maximum would be passed. */
 int sbuf_add(struct sbuf *b, const void *data, size_t n);

@@ -15,7 +15,7 @@ int tool_load_config_at(struct tool_ctx *ctx, const char *path)
 {
 	const struct tool_spec *spec = ctx->spec;
 
-	ctx->free_config = config_free;
+	ctx->free_config = config_release;
 	return config_load(&ctx->cfg, path, spec->config_params, spec->config_settings);
 }
 

@@ -57,7 +57,7 @@ int upload_cert_ensure(xmlNode *n, const char *name, EVP_PKEY *key)
 		log_error("output %s: cannot make its upload certificate", name);
 out:
 	free(mx);
-	sbuf_free(&sig);
+	sbuf_release(&sig);
 	return rc;
 }
 
@@ -73,7 +73,7 @@ int upload_cert_sign_doc(const char *doc, EVP_PKEY *key, struct sbuf *out)
 	sbuf_addstr(&w, doc);
 	sbuf_addstr(&w, "</fragment>");
 	d = xml_read_memory(sbuf_str(&w), w.len, "xml_doc_in", NULL);
-	sbuf_free(&w);
+	sbuf_release(&w);
 	if (!d)
 		return log_error("a result's xml_doc_in does not parse: not certified");
 	xml_for_each(n, xmlDocGetRootElement(d), "file_info") {

@@ -93,6 +93,6 @@ int xml_elem_cdata(struct sbuf *b, int indent, const char *name, const char *val
 	for (p = sbuf_str(&clean); (end = strstr(p, "]]>")); p = end + 2)
 		r |= sbuf_add(b, p, (size_t)(end - p) + 2) | sbuf_addstr(b, "]]><![CDATA[");
 	r |= sbuf_addstr(b, p) | sbuf_addstr(b, "]]>");
-	sbuf_free(&clean);
+	sbuf_release(&clean);
 	return r | close_tag(b, name);
 }

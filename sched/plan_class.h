@@ -105,7 +105,7 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 /* The project's file: a missing file is no error (no classes). */
 int plan_classes_read(const char *path, struct plan_classes *pcs, struct sbuf *notes,
 		      struct sbuf *err);
-void plan_classes_free(struct plan_classes *pcs);
+void plan_classes_release(struct plan_classes *pcs);
 /*
  * Read PROJECT_DIR/plan_class_spec.xml and print each note as "warning:
  * NOTE" on fp, or the error as "error: ..."; the notes' count, or -1 if the

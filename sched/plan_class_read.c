@@ -50,7 +50,7 @@ static void PRINTF_LIKE(3, 4) note(struct reader *r, long line, const char *fmt,
 		sbuf_addf(r->notes, "%s:%ld: %s\n", r->path, line, sbuf_str(&b));
 	else
 		log_warn("%s:%ld: %s", r->path, line, sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static int PRINTF_LIKE(3, 4) fail(struct reader *r, long line, const char *fmt, ...)
@@ -64,7 +64,7 @@ static int PRINTF_LIKE(3, 4) fail(struct reader *r, long line, const char *fmt, 
 	r->failed = true;
 	sbuf_fail(r->err, "%s:%ld: %s", r->path, line, sbuf_str(&b));
 	log_error("%s:%ld: %s", r->path, line, sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return -1;
 }
 
@@ -520,8 +520,8 @@ static int class_element(struct reader *r, struct plan_class *pc, const struct t
 	if (!had_never && *pc->never)
 		note(r, t->line, "%s: the class matches no host", pc->never);
 	free(v);
-	sbuf_free(&why);
-	sbuf_free(&q);
+	sbuf_release(&why);
+	sbuf_release(&q);
 	return 0;
 }
 
@@ -536,7 +536,7 @@ static void class_init(struct plan_class *pc, long line)
 	pc->line = line;
 }
 
-static void class_free(struct plan_class *pc)
+static void class_release(struct plan_class *pc)
 {
 	int i;
 
@@ -578,7 +578,7 @@ static void class_keep(struct reader *r, struct plan_classes *pcs, struct plan_c
 		why = "is past the most classes wseq reads";
 	if (why) {
 		note(r, pc->line, "<plan_class> %s%s%s; left out", *pc->name ? pc->name : "", *pc->name ? " " : "", why);
-		class_free(pc);
+		class_release(pc);
 		return;
 	}
 	class_never(r, pc);
@@ -619,7 +619,7 @@ static int read_class(struct reader *r, struct plan_classes *pcs, long line)
 			break;
 	}
 	if (r->failed) {
-		class_free(&pc);
+		class_release(&pc);
 		return -1;
 	}
 	class_keep(r, pcs, &pc);
@@ -678,7 +678,7 @@ int plan_classes_parse(const char *buf, size_t len, const char *path, struct pla
 	if (t.kind == TOK_EMPTY)
 		return 0;       /* <plan_classes/>: none */
 	if (read_classes(&r, pcs) < 0) {
-		plan_classes_free(pcs);
+		plan_classes_release(pcs);
 		pcs->path = xstrdup(path ? path : "");
 		return -1;
 	}
@@ -698,23 +698,23 @@ int plan_classes_read(const char *path, struct plan_classes *pcs, struct sbuf *n
 		return 0;
 	}
 	if (read_file(path, PLAN_CLASS_FILE_MAX, &b) < 0) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		pcs->path = xstrdup(path);
 		return sbuf_fail(err, "%s: cannot be read (or is over %d bytes)", path,
 				 PLAN_CLASS_FILE_MAX);
 	}
 	rc = plan_classes_parse(b.buf ? b.buf : "", b.len, path, pcs, notes, err);
 	pcs->mtime = (int64_t)st.st_mtime;
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
-void plan_classes_free(struct plan_classes *pcs)
+void plan_classes_release(struct plan_classes *pcs)
 {
 	size_t i;
 
 	for (i = 0; i < pcs->n; i++)
-		class_free(&pcs->v[i]);
+		class_release(&pcs->v[i]);
 	free(pcs->v);
 	free(pcs->path);
 	memset(pcs, 0, sizeof(*pcs));
@@ -733,8 +733,8 @@ int plan_classes_check_file(const char *project_dir, struct plan_classes *pcs, F
 	}
 	for (p = sbuf_str(&notes); n >= 0 && (nl = strchr(p, '\n')); p = nl + 1, n++)
 		fprintf(fp, "warning: %.*s\n", (int)(nl - p), p);
-	sbuf_free(&notes);
-	sbuf_free(&err);
+	sbuf_release(&notes);
+	sbuf_release(&err);
 	free(path);
 	return n;
 }

@@ -37,13 +37,13 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 		return rc;
 	rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
 	if (rc != DB_OK) {
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	app = sched_app_by_id(apps, r->appid);
 	bav = app ? sched_choose(req, reply, r->appid, &wu, SCHED_RSC_WANTED) : NULL;
 	if (!bav || !sched_host_fits(host, wu.rsc_memory_bound, wu.rsc_disk_bound)) {
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		return DB_OK;
 	}
 	sched_result_assign(host, bav, &wu, r);
@@ -52,7 +52,7 @@ static int send_one(const struct sched_ctx *ctx, const struct sched_request *req
 		log_info("host %" PRId64 ": assigned job %s sent", host->id, r->name);
 		rc = sched_job_append(app, bav, r, &wu, reply, true);
 	}
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;    /* another of the user's hosts was first */
 }
 
@@ -72,6 +72,6 @@ int sched_send_assigned(const struct sched_ctx *ctx, const struct sched_request 
 		if ((long)reply->njobs < ctx->cfg->max_wus_to_send &&
 		    sched_quota_left(ctx, host, reply->njobs) > 0)
 			rc = send_one(ctx, req, host, apps, &w.v[i], reply);
-	db_result_list_free(&w);
+	db_result_list_release(&w);
 	return rc;
 }

@@ -48,7 +48,7 @@ static void keys_get(struct sched_server *s)
 
 		free(s->code_sign_key);
 		s->code_sign_key = read_file(path, 16384, &b) == 0 ? sbuf_detach(&b, NULL) : NULL;
-		sbuf_free(&b);
+		sbuf_release(&b);
 	}
 	free(path);
 	s->keys_generation = s->proj.generation;
@@ -125,15 +125,15 @@ static void handle(void *state, struct serve_req *r)
 	}
 	fputs("Content-Type: text/xml\r\n\r\n", out);
 	fwrite(sbuf_str(&reply), 1, reply.len, out);
-	sbuf_free(&body);
-	sbuf_free(&reply);
+	sbuf_release(&body);
+	sbuf_release(&reply);
 }
 
 static void sched_fini(void *state)
 {
 	struct sched_server *s = state;
 
-	sched_apps_free(&s->apps);
+	sched_apps_release(&s->apps);
 	free(s->code_sign_key);
 }
 

@@ -225,7 +225,7 @@ static void parse_one(const xmlNode *e, size_t k, struct sched_rsc *rsc, int *n,
 		rsc[(*n)++] = raw->r;
 	}
 	free(raw);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 void sched_coprocs_parse(const xmlNode *coprocs, struct sched_rsc *rsc, int *n, struct sbuf *notes)
@@ -291,5 +291,5 @@ void sched_rsc_describe(const struct sched_rsc *rsc, int n, int major, int minor
 	free(*out);
 	*out = NULL;
 	field_str("serialnum", sbuf_str(&b), FIELD_COLUMN_CHARS, FIELD_CUT | FIELD_CLEAN, out, NULL);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }

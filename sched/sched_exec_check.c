@@ -33,7 +33,7 @@ static int may_bring(struct db *db, const struct db_workunit *wu, bool *yes)
 		rc = db_user_submit_lookup(db, &us);
 		*yes = rc == DB_OK && us.any_executable;
 	}
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
@@ -58,6 +58,6 @@ int sched_exec_check(const struct sched_ctx *ctx, const struct db_app *app,
 	if (rc == DB_OK || rc == DB_NOT_FOUND)
 		rc = DB_NOT_FOUND;
 out:
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }

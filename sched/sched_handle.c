@@ -85,7 +85,7 @@ void sched_reply_refused(const struct sched_ctx *ctx, const char *why, struct sb
 	reply.project_name = ctx->cfg->long_name;
 	refuse(ctx, &reply, "low", why);
 	sched_reply_write(&reply, out);
-	sched_reply_free(&reply);
+	sched_reply_release(&reply);
 }
 
 /*
@@ -161,7 +161,7 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 		*existing = true;       /* written after the reports: one UPDATE for both */
 		return DB_OK;
 	}
-	db_host_free(host);
+	db_host_release(host);
 	memset(host, 0, sizeof(*host));
 	sched_host_copy_figures(host, &req->host);
 	host->userid = user->id;
@@ -211,7 +211,7 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 			field_quote(&q, f->name, 100);
 			log_warn("%s: result %s reported file '%s', which is not one of its uploaded "
 				 "outputs; ignored", lbl, res->name, sbuf_str(&q));
-			sbuf_free(&q);
+			sbuf_release(&q);
 			continue;
 		}
 		ARRAY_GROW(own->f, own->n);
@@ -222,7 +222,7 @@ static void own_outputs(const char *lbl, const struct db_result *res,
 			  "    <md5_cksum>%s</md5_cksum>\n</file_info>\n", f->nbytes, f->max_nbytes,
 			  f->md5_cksum);
 	}
-	filelist_free(&outs);
+	filelist_release(&outs);
 }
 
 /* A report about to be recorded: what the result row gets, and what it names. */
@@ -261,10 +261,10 @@ static void report_prepare(const char *lbl, const struct db_host *host, const st
 	r->rep.xml_doc_out = sbuf_str(&r->doc);
 }
 
-static void report_free(struct report *r)
+static void report_release(struct report *r)
 {
 	free(r->own.f);
-	sbuf_free(&r->doc);
+	sbuf_release(&r->doc);
 }
 
 /*
@@ -429,9 +429,9 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 				rc = report_recorded(ctx, lbl, host, &one, reply, &hav);
 			else if (rc == DB_NOT_FOUND)
 				rc = DB_RETRY;  /* reportable when read: moved meanwhile */
-			report_free(&one);
+			report_release(&one);
 		}
-		sbuf_free(&q);
+		sbuf_release(&q);
 		if (rc == DB_OK && *rr->name)
 			sched_reply_add(&reply->acks, &reply->nacks, rr->name);
 	}
@@ -439,11 +439,11 @@ static int handle_results(const struct sched_ctx *ctx, const struct sched_reques
 		rc = record_batch(ctx, lbl, host, batch, nbatch, reply, &hav);
 	if (rc == DB_OK)
 		rc = sched_hav_record(ctx, lbl, host->id, &hav);
-	sched_hav_free(&hav);
+	sched_hav_release(&hav);
 	for (i = 0; i < nbatch; i++)
-		report_free(&batch[i]);
+		report_release(&batch[i]);
 	free(batch);
-	db_result_list_free(&f);
+	db_result_list_release(&f);
 	return rc;
 }
 
@@ -543,7 +543,7 @@ static int describe_account(const struct sched_ctx *ctx, const struct db_user *u
 			rc = DB_OK;
 		}
 	}
-	db_team_free(&t);
+	db_team_release(&t);
 	return rc;
 }
 
@@ -596,8 +596,8 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 	int rc, attempt;
 
 	for (attempt = 0; attempt < 3 + send_failed; attempt++) {
-		db_user_free(&user);
-		db_host_free(&host);
+		db_user_release(&user);
+		db_host_release(&host);
 		memset(&user, 0, sizeof(user));
 		memset(&host, 0, sizeof(host));
 		existing = false;
@@ -661,8 +661,8 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 	}
 	if (rc != DB_OK)
 		reply_back_to_start(reply, mark);
-	db_user_free(&user);
-	db_host_free(&host);
+	db_user_release(&user);
+	db_host_release(&host);
 	return rc;
 }
 
@@ -689,7 +689,7 @@ int sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, struc
 	} else if ((rc = handle_db(ctx, &req, apps, &reply, &known_user)) != DB_OK) {
 		log_error("host %" PRId64 " [%s]: database error: %s", req.hostid,
 			  ctx->remote_addr ? ctx->remote_addr : "?", db_error(ctx->db));
-		sched_reply_free(&reply);
+		sched_reply_release(&reply);
 		sched_reply_init(&reply);
 		reply.project_name = ctx->cfg->long_name;
 		reply.project_is_down = true;
@@ -710,14 +710,14 @@ int sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, struc
 	if (sched_reply_write(&reply, out) < 0) {
 		log_error("host %" PRId64 ": reply too large", req.hostid);
 		sbuf_reset(out);
-		sched_reply_free(&reply);
+		sched_reply_release(&reply);
 		sched_reply_init(&reply);
 		reply.request_delay = (double)ctx->set->error_delay;
 		sched_reply_write(&reply, out);
 	}
-	sched_request_free(&req);
-	sched_reply_free(&reply);
-	sched_apps_free(&own);
-	sbuf_free(&err);
+	sched_request_release(&req);
+	sched_reply_release(&reply);
+	sched_apps_release(&own);
+	sbuf_release(&err);
 	return rc;
 }

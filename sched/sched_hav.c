@@ -16,7 +16,7 @@ void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elap
 					       elapsed };
 }
 
-void sched_hav_free(struct sched_hav *h)
+void sched_hav_release(struct sched_hav *h)
 {
 	free(h->v);
 	h->v = NULL;

@@ -39,6 +39,6 @@ void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elap
  */
 int sched_hav_record(const struct sched_ctx *ctx, const char *lbl, int64_t hostid,
 		     const struct sched_hav *h);
-void sched_hav_free(struct sched_hav *h);
+void sched_hav_release(struct sched_hav *h);
 
 #endif

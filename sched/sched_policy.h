@@ -32,7 +32,7 @@ struct sched_apps {
  * into it: not called again while the reply is in use (sched_version.c).
  */
 int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a);
-void sched_apps_free(struct sched_apps *a);
+void sched_apps_release(struct sched_apps *a);
 const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid);
 
 /* An app version as it would go to this host: its record, platform and usage. */

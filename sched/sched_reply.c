@@ -30,7 +30,7 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
-void sched_reply_free(struct sched_reply *r)
+void sched_reply_release(struct sched_reply *r)
 {
 	size_t i;
 
@@ -42,13 +42,13 @@ void sched_reply_free(struct sched_reply *r)
 	free_names(r->abort_if_not_started, r->nabort_if_not_started);
 	free_names(r->delete_files, r->ndelete_files);
 	for (i = 0; i < r->njobs; i++) {
-		db_result_free(&r->jobs[i].result);
-		db_workunit_free(&r->jobs[i].wu);
+		db_result_release(&r->jobs[i].result);
+		db_workunit_release(&r->jobs[i].wu);
 	}
 	free(r->jobs);
 	free(r->touches);
 	free(r->usable);
-	sbuf_free(&r->extra);
+	sbuf_release(&r->extra);
 	free(r->account.user_name);
 	free(r->account.cross_project_id);
 	free(r->account.project_prefs);
@@ -97,8 +97,8 @@ void sched_reply_back_to(struct sched_reply *r, struct sched_reply_mark m)
 		r->rsc_secs[r->jobs[r->njobs].rsc] -= r->jobs[r->njobs].seconds;
 		r->rsc_insts[r->jobs[r->njobs].rsc] -= r->jobs[r->njobs].instances;
 		r->rsc_room[r->jobs[r->njobs].rsc]++;
-		db_result_free(&r->jobs[r->njobs].result);
-		db_workunit_free(&r->jobs[r->njobs].wu);
+		db_result_release(&r->jobs[r->njobs].result);
+		db_workunit_release(&r->jobs[r->njobs].wu);
 	}
 	while (r->naborts > m.naborts)
 		free(r->aborts[--r->naborts]);
@@ -157,7 +157,7 @@ static xmlDoc *parse_fragment(const char *doc, const char *what)
 	sbuf_addstr(&w, doc ? doc : "");
 	sbuf_addstr(&w, "</fragment>");
 	d = xml_read_memory(sbuf_str(&w), w.len, what, NULL);
-	sbuf_free(&w);
+	sbuf_release(&w);
 	return d;
 }
 
@@ -178,7 +178,7 @@ static bool seen_add(struct seen *s, const char *name)
 	return true;
 }
 
-static void seen_free(struct seen *s)
+static void seen_release(struct seen *s)
 {
 	free_names(s->names, s->n);
 	s->names = NULL;
@@ -407,8 +407,8 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 		sbuf_add(b, r->extra.buf, r->extra.len);
 	if (sbuf_addstr(b, "</scheduler_reply>\n") < 0)
 		rc = -1;
-	seen_free(&apps);
-	seen_free(&versions);
-	seen_free(&files);
+	seen_release(&apps);
+	seen_release(&versions);
+	seen_release(&files);
 	return rc;
 }

@@ -365,7 +365,7 @@ static xmlDoc *read_request(const char *buf, size_t len, struct sbuf *err)
 			sbuf_addf(err, "malformed request: %s", sbuf_str(&perr));
 	}
 	free(clean);
-	sbuf_free(&perr);
+	sbuf_release(&perr);
 	return doc;
 }
 
@@ -411,7 +411,7 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *r, st
 	r->nrsc = 1;            /* rsc[0], the CPU, is filled at the end */
 	doc = read_request(buf, len, err);
 	if (!doc) {
-		sbuf_free(&ps.notes);
+		sbuf_release(&ps.notes);
 		return -1;
 	}
 	xml_for_each(n, xmlDocGetRootElement(doc), NULL)
@@ -429,7 +429,7 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *r, st
 	return rc;
 }
 
-void sched_request_free(struct sched_request *r)
+void sched_request_release(struct sched_request *r)
 {
 	size_t i, j;
 	int k;
@@ -440,7 +440,7 @@ void sched_request_free(struct sched_request *r)
 	free(r->vbox_version);
 	for (k = 0; k < r->nplatforms; k++)
 		free(r->platforms[k]);
-	db_host_free(&r->host);
+	db_host_release(&r->host);
 	for (i = 0; i < r->nresults; i++) {
 		struct sched_result_report *x = &r->results[i];
 		free(x->name);

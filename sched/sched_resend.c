@@ -40,12 +40,12 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 	int rc = db_workunit_lookup_id(ctx->db, r->workunitid, &wu);
 
 	if (rc != DB_OK) {
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	/* not needed any more: the transitioner settles it as for any other */
 	if (wu.error_mask || wu.canonical_resultid) {
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		return DB_OK;
 	}
 	/* the version it was sent as, if the host can still use it; else the best */
@@ -62,7 +62,7 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 				 bav ? "it cannot be done by its deadline" : "no version of its app");
 			sched_reply_message(reply, "low", "Didn't resend lost task %s (expired)", r->name);
 		}
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	sched_result_assign(host, bav, &wu, r);
@@ -72,7 +72,7 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 		sched_reply_message(reply, "low", "Resent lost task %s", r->name);
 		rc = sched_job_append(app, bav, r, &wu, reply, true);
 	}
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
@@ -92,6 +92,6 @@ int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *r
 		if (!sched_client_has(req, j.v[i].name) &&
 		    (long)reply->njobs < ctx->cfg->max_wus_to_send)
 			rc = resend_one(ctx, req, host, apps, &j.v[i], reply);
-	db_result_list_free(&j);
+	db_result_list_release(&j);
 	return rc;
 }

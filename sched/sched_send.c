@@ -111,12 +111,12 @@ static struct db_workunit *cand_wu(struct cand_wus *w, int64_t id)
 	return NULL;
 }
 
-static void cand_wus_free(struct cand_wus *w)
+static void cand_wus_release(struct cand_wus *w)
 {
 	size_t i;
 
 	for (i = 0; i < w->n; i++)
-		db_workunit_free(&w->v[i]);
+		db_workunit_release(&w->v[i]);
 	free(w->v);
 	memset(w, 0, sizeof(*w));
 }
@@ -206,7 +206,7 @@ static void log_sent(const struct sched_request *req, const struct sched_reply *
 			sbuf_addf(&b, "%s%s %.0f s of %.0f asked", b.len ? ", " : "", req->rsc[i].type,
 				  reply->rsc_secs[i], req->rsc[i].req_secs);
 	log_info("host %" PRId64 ": sent %zu jobs (%s)", host->id, reply->njobs, sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 /*
@@ -289,8 +289,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		}
 		examined += (long)c.n;
 		for (i = 0; i < c.n; i++)
-			db_result_free(&c.v[i]);
-		cand_wus_free(&w);
+			db_result_release(&c.v[i]);
+		cand_wus_release(&w);
 		if ((long)c.n < batch)
 			break;          /* no more unsent results */
 		c.n = 0;

@@ -40,14 +40,14 @@ static int take_inprog(struct db_result *r, void *arg)
 	return r->seq_id ? db_rows_take(r, &rows) : 0;
 }
 
-static void host_seqs_free(struct host_seqs *h)
+static void host_seqs_release(struct host_seqs *h)
 {
 	size_t i;
 
 	for (i = 0; i < h->n; i++)
-		db_sequence_free(&h->s[i]);
+		db_sequence_release(&h->s[i]);
 	for (i = 0; i < h->ninprog; i++)
-		db_result_free(&h->inprog[i]);
+		db_result_release(&h->inprog[i]);
 	free(h->s);
 	free(h->inprog);
 }
@@ -226,7 +226,7 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 						      &st);
 		*lost = rc == DB_OK && seq_policy_state_lost(&v, &prev, host->id, st.n, st.present);
 	}
-	db_result_free(&r);
+	db_result_release(&r);
 	free(rname);
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
@@ -342,8 +342,8 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 			log_warn("host %" PRId64 ": sequence %s segment %d cannot be sent (%s)", host->id,
 				 s->name, s->first_unsent_seqno, rname);
 		}
-		db_result_free(&r);
-		db_workunit_free(&wu);
+		db_result_release(&r);
+		db_workunit_release(&wu);
 		free(rname);
 	}
 	free(send);
@@ -472,8 +472,8 @@ static int assign_new(const struct sched_ctx *ctx, const struct sched_request *r
 			nuser++;
 		}
 	}
-	host_seqs_free(&cand);
-	host_seqs_free(&user);
+	host_seqs_release(&cand);
+	host_seqs_release(&user);
 	return rc;
 }
 
@@ -582,7 +582,7 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	for (i = 0; rc == DB_OK && i < h.n; i++)
 		if (h.s[i].id > 0 && (rc = sched_usable(ctx, req, host, apps, reply)) == DB_OK)
 			rc = top_up(ctx, req, host, apps, &h, &h.s[i], reply);
-	host_seqs_free(&h);
+	host_seqs_release(&h);
 	return rc;
 }
 
@@ -598,7 +598,7 @@ static bool on_server(const struct sched_ctx *ctx, const struct sched_file_repor
 	if (!there)
 		log_warn("output %s is reported uploaded, but the server has no such file of %.0f bytes",
 			 f->name, f->nbytes);
-	sbuf_free(&path);
+	sbuf_release(&path);
 	return there;
 }
 
@@ -611,7 +611,7 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 	size_t i;
 
 	if (rc != DB_OK) {
-		db_sequence_free(&s);
+		db_sequence_release(&s);
 		return rc == DB_NOT_FOUND ? DB_OK : rc;
 	}
 	k = segment_of(&s, res->name, &branch);
@@ -668,6 +668,6 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;
 	}
-	db_sequence_free(&s);
+	db_sequence_release(&s);
 	return rc;
 }

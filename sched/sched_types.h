@@ -171,9 +171,9 @@ struct sched_reply {
 	bool rooms_known;
 };
 
-void sched_request_free(struct sched_request *r);
+void sched_request_release(struct sched_request *r);
 void sched_reply_init(struct sched_reply *r);
-void sched_reply_free(struct sched_reply *r);
+void sched_reply_release(struct sched_reply *r);
 void sched_reply_message(struct sched_reply *r, const char *priority, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 void sched_reply_add(char ***list, size_t *n, const char *name);

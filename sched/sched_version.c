@@ -56,18 +56,18 @@ static void plan_classes_get(const char *project_dir, struct sched_apps *a)
 	}
 	if (!a->pcs)
 		a->pcs = xcalloc(1, sizeof(*a->pcs));
-	plan_classes_free(a->pcs);
+	plan_classes_release(a->pcs);
 	if (plan_classes_read(path, a->pcs, NULL, &err) < 0) {
 		log_error("%s: %s; no plan class is defined, so versions with one go nowhere",
 			  path, sbuf_str(&err));
-		plan_classes_free(a->pcs);
+		plan_classes_release(a->pcs);
 	} else if (a->loaded) {
 		log_info("%s: %zu plan classes read", path, a->pcs->n);
 	}
 	free(a->pcs->path);
 	a->pcs->path = path;
 	a->pcs->mtime = mt;
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
@@ -96,7 +96,7 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 		log_info("apps or app versions changed: read again");
 	pcs = a->pcs;           /* kept: it has its own check */
 	a->pcs = NULL;
-	sched_apps_free(a);
+	sched_apps_release(a);
 	a->pcs = pcs;
 	rc = db_app_enum(db, "WHERE deprecated=0", NULL, 0, take_app, &la);
 	if (rc == DB_OK)
@@ -104,31 +104,31 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	if (rc == DB_OK)
 		rc = db_app_version_enum(db, "WHERE deprecated=0", NULL, 0, take_version, &lv);
 	if (rc != DB_OK) {
-		sched_apps_free(a);
+		sched_apps_release(a);
 		return rc;
 	}
 	a->loaded = true;
 	a->loaded_at = a->checked_at = t;
 	a->fingerprint = fp;
-	a->have_assignments = maxasg > 0;     /* sched_apps_free() cleared it */
+	a->have_assignments = maxasg > 0;     /* sched_apps_release() cleared it */
 	return DB_OK;
 }
 
-void sched_apps_free(struct sched_apps *a)
+void sched_apps_release(struct sched_apps *a)
 {
 	size_t i;
 
 	for (i = 0; i < a->napps; i++)
-		db_app_free(&a->apps[i]);
+		db_app_release(&a->apps[i]);
 	for (i = 0; i < a->nplatforms; i++)
-		db_platform_free(&a->platforms[i]);
+		db_platform_release(&a->platforms[i]);
 	for (i = 0; i < a->nversions; i++)
-		db_app_version_free(&a->versions[i]);
+		db_app_version_release(&a->versions[i]);
 	free(a->apps);
 	free(a->platforms);
 	free(a->versions);
 	if (a->pcs) {
-		plan_classes_free(a->pcs);
+		plan_classes_release(a->pcs);
 		free(a->pcs->path);
 		free(a->pcs);
 	}

@@ -86,7 +86,7 @@ static int project_load(struct serve_project *p)
 
 	memset(&cfg, 0, sizeof(cfg));
 	if (config_load(&cfg, p->loaded ? p->cfg.path : NULL, p->params, set) < 0) {
-		config_free(&cfg);
+		config_release(&cfg);
 		if (p->params)
 			param_free(p->params, set);
 		free(set);
@@ -97,7 +97,7 @@ static int project_load(struct serve_project *p)
 	}
 	if (p->loaded) {
 		log_info("%s changed: read again", p->cfg.path);
-		config_free(&p->cfg);
+		config_release(&p->cfg);
 		if (p->params)
 			param_free(p->params, p->settings);
 		/* the database may have moved: connect afresh */
@@ -153,12 +153,12 @@ void serve_project_db_failed(struct serve_project *p)
 	p->db = NULL;
 }
 
-void serve_project_free(struct serve_project *p)
+void serve_project_release(struct serve_project *p)
 {
 	db_close(p->db);
 	p->db = NULL;
 	if (p->loaded) {
-		config_free(&p->cfg);
+		config_release(&p->cfg);
 		if (p->params)
 			param_free(p->params, p->settings);
 	}
@@ -321,7 +321,7 @@ int serve_program(const struct serve_spec *spec, int argc, char **argv)
 	serve_main(spec->fn, spec->state);
 	if (spec->fini)
 		spec->fini(spec->state);
-	serve_project_free(spec->proj);
+	serve_project_release(spec->proj);
 	log_close();
 	return 0;
 }

@@ -95,7 +95,7 @@ struct db *serve_project_db(struct serve_project *p);
  * deadlock was seen to make the next one on its connection wait forever).
  */
 void serve_project_db_failed(struct serve_project *p);
-void serve_project_free(struct serve_project *p);
+void serve_project_release(struct serve_project *p);
 
 typedef void serve_fn(void *state, struct serve_req *r);
 
@@ -114,7 +114,7 @@ struct serve_spec {
 /*
  * A serving program takes no arguments: --help (or -h) prints usage to
  * stdout (exit 0), anything else prints it to stderr (exit 2). Else the
- * log (proj->prog), serve_main(), then teardown (fini, serve_project_free(),
+ * log (proj->prog), serve_main(), then teardown (fini, serve_project_release(),
  * the log). Returns main's exit status.
  */
 int serve_program(const struct serve_spec *spec, int argc, char **argv);

@@ -608,7 +608,7 @@ static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
 	}
 	if (st->cleanup)
 		st->cleanup(&s);
-	sim_queue_free(&s.q);
+	sim_queue_release(&s.q);
 	free(s.hosts);
 	free(s.lanes);
 	free(s.jobs);

@@ -6,7 +6,7 @@ void sim_queue_init(struct sim_queue *q)
 	memset(q, 0, sizeof(*q));
 }
 
-void sim_queue_free(struct sim_queue *q)
+void sim_queue_release(struct sim_queue *q)
 {
 	free(q->v);
 	memset(q, 0, sizeof(*q));

@@ -25,7 +25,7 @@ struct sim_queue {
 };
 
 void sim_queue_init(struct sim_queue *q);
-void sim_queue_free(struct sim_queue *q);
+void sim_queue_release(struct sim_queue *q);
 void sim_queue_push(struct sim_queue *q, double t, int type, int32_t a, uint32_t gen, int64_t b);
 /* The earliest event into *ev: true, or false when the queue is empty. */
 bool sim_queue_pop(struct sim_queue *q, struct sim_event *ev);

@@ -81,14 +81,14 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 		if (!rc) {
 			log_info("batch %s (%lld): made again (a submit under its name never "
 				 "completed)", old.name, (long long)old.id);
-			db_batch_free(b);
+			db_batch_release(b);
 			*b = old;
 			memset(&old, 0, sizeof(old));
 		}
-		db_batch_free(&old);
+		db_batch_release(&old);
 		return rc;
 	}
-	db_batch_free(&old);
+	db_batch_release(&old);
 	if (rc != DB_NOT_FOUND || db_batch_insert(r->c->db, b) != DB_OK)
 		return submit_db_fail(r);
 	return 0;
@@ -129,8 +129,8 @@ int submit_do_create_batch(struct rpc *r)
 	}
 	free(app_name);
 	free(name);
-	db_app_free(&app);
-	db_batch_free(&b);
+	db_app_release(&app);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -165,10 +165,10 @@ static const struct work_file *staged_file(struct rpc *r, struct staged *st, con
 	s = submit_job_file_find(r, name, &jf, &st->files[st->n]);
 	if (s == JF_OK && db_batch_file_assoc_add(r->c->db, jf.id, batch) != DB_OK)
 		s = JF_DB_ERROR;
-	db_job_file_free(&jf);
+	db_job_file_release(&jf);
 	if (s == JF_OK)
 		return &st->files[st->n++];
-	work_file_free(&st->files[st->n]);
+	work_file_release(&st->files[st->n]);
 	q = submit_quoted(name);
 	if (s == JF_DB_ERROR)
 		submit_db_fail(r);
@@ -250,7 +250,7 @@ static int job_kind_load(struct rpc *r, struct job_kind *k)
 		else
 			k->nstate = l.nstate;
 		if (!rc)
-			seq_layout_free(&l);
+			seq_layout_release(&l);
 	} else {
 		path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, k->app.name);
 		k->out_tpl = xasprintf("templates/%s_out", k->app.name);
@@ -263,14 +263,14 @@ static int job_kind_load(struct rpc *r, struct job_kind *k)
 		rc = submit_fail(r, "app %s is a sequence app and runs the submitter's executable: "
 				 "wseq does not do both", k->app.name);
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
-static void job_kind_free(struct job_kind *k)
+static void job_kind_release(struct job_kind *k)
 {
-	db_app_free(&k->app);
-	input_template_free(&k->tpl);
+	db_app_release(&k->app);
+	input_template_release(&k->tpl);
 	free(k->out_tpl);
 	free((char *)k->plan.seq_template);
 }
@@ -301,7 +301,7 @@ static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *nam
 	for (i = 0; i < nf; i++)
 		paths[i] = wf[i].path;
 	rc = seq_create(r->c->db, r->c->cfg, &spec, paths, nf, &s);
-	db_sequence_free(&s);
+	db_sequence_release(&s);
 	return rc == 0 ? 0 : submit_fail(r, "cannot create job %s (a job of that name exists, or see the "
 				     "server log)", name);
 }
@@ -404,8 +404,8 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	for (i = 0; open && i < want; i++)
 		free(open[i]);
 	free(open);
-	submit_exec_template_free(&exec_tpl);
-	db_workunit_free(&wu);
+	submit_exec_template_release(&exec_tpl);
+	db_workunit_release(&wu);
 	free(wf);
 	free(name);
 	free(cmd);
@@ -500,11 +500,11 @@ int submit_do_submit_batch(struct rpc *r)
 		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
 	}
 	for (i = 0; i < st.n; i++)
-		work_file_free(&st.files[i]);
+		work_file_release(&st.files[i]);
 	free(st.files);
-	job_kind_free(&k);
+	job_kind_release(&k);
 	free(app_name);
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -556,7 +556,7 @@ int submit_do_retire_batch(struct rpc *r)
 			 discarded ? "discarded: it never had a job" : "retired");
 		sbuf_addstr(r->body, "<success>1</success>\n");
 	}
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -586,6 +586,6 @@ int submit_do_set_expire_time(struct rpc *r)
 	}
 	if (!rc)
 		sbuf_addstr(r->body, "<success>1</success>\n");
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }

@@ -46,7 +46,7 @@ static int check_head(void *arg, const char *head, size_t len, long total, struc
 
 	if (!rc)
 		rc = submit_head_check(a->c, &f, total, why);
-	form_free(&f);
+	form_release(&f);
 	return rc;
 }
 
@@ -95,7 +95,7 @@ static void handle(void *state, struct serve_req *r)
 			field_quote(&q, sbuf_str(&err), 1000);
 			log_warn("[%s] bad request: %s", c.remote_addr ? c.remote_addr : "?",
 				 sbuf_str(&q));
-			sbuf_free(&q);
+			sbuf_release(&q);
 			sbuf_addstr(&reply, "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n"
 					    "<error>\n    <error_num>-1</error_num>\n    <error_msg>");
 			xml_add_text(&reply, sbuf_str(&err));
@@ -109,10 +109,10 @@ static void handle(void *state, struct serve_req *r)
 	/* a transaction left open by a failure: the next request starts on a fresh connection */
 	if (c.db && db_in_transaction(c.db))
 		serve_project_db_failed(proj);
-	form_free(&f);
+	form_release(&f);
 	free(body);
-	sbuf_free(&reply);
-	sbuf_free(&err);
+	sbuf_release(&reply);
+	sbuf_release(&err);
 }
 
 static struct serve_project project = { .prog = "submit" };

@@ -55,7 +55,7 @@ int submit_exec_template(struct rpc *r, const struct input_template *base, char 
 	return 0;
 }
 
-void submit_exec_template_free(struct input_template *t)
+void submit_exec_template_release(struct input_template *t)
 {
 	free(t->files);
 	free(t->refs);
@@ -92,6 +92,6 @@ int submit_exec_check_wu(struct rpc *r, const struct db_app *app, const char *xm
 
 	if (exec_rule_wu_doc(xml_doc, app->any_executable != 0, &why) < 0)
 		rc = refuse(r, job, sbuf_str(&why));
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }

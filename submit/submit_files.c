@@ -78,11 +78,11 @@ static enum jf_state whose(struct rpc *r, const struct db_job_file *jf, struct w
 	int64_t batches = 0, mine = 0;
 
 	if (db_job_file_owners(r->c->db, jf->id, r->user.id, &batches, &mine) != DB_OK) {
-		work_file_free(wf);
+		work_file_release(wf);
 		return JF_DB_ERROR;
 	}
 	if (batches > 0 && mine == 0) {
-		work_file_free(wf);
+		work_file_release(wf);
 		return JF_OTHERS;
 	}
 	return JF_OK;
@@ -100,11 +100,11 @@ enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_jo
 	memset(wf, 0, sizeof(*wf));
 	if (submit_job_file_name(name, want) || dirhier_path(name, r->c->cfg->download_dir,
 							    r->c->cfg->uldl_dir_fanout, false, &path)) {
-		sbuf_free(&path);
+		sbuf_release(&path);
 		return JF_ABSENT;       /* the callers checked the name */
 	}
 	on_disk = stat(sbuf_str(&path), &st) == 0;
-	sbuf_free(&path);
+	sbuf_release(&path);
 	rc = db_job_file_lookup_name(r->c->db, name, jf);
 	if (rc != DB_OK && rc != DB_NOT_FOUND)
 		return JF_DB_ERROR;
@@ -116,7 +116,7 @@ enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_jo
 		return JF_ABSENT;
 	if (strcmp(wf->md5, want)) {
 		log_error("job file %s on the server does not match its name (MD5 %s)", name, wf->md5);
-		work_file_free(wf);
+		work_file_release(wf);
 		return JF_BAD;
 	}
 	return whose(r, jf, wf);
@@ -139,7 +139,7 @@ static int note_job_file(struct rpc *r, const char *name, double delete_time, in
 	}
 	if (rc == DB_OK && batch > 0)
 		rc = db_batch_file_assoc_add(r->c->db, jf.id, batch);
-	db_job_file_free(&jf);
+	db_job_file_release(&jf);
 	return rc == DB_OK ? 0 : submit_db_fail(r);
 }
 
@@ -151,7 +151,7 @@ struct file_req {
 	size_t n;
 };
 
-static void file_req_free(struct file_req *q)
+static void file_req_release(struct file_req *q)
 {
 	size_t i;
 
@@ -186,7 +186,7 @@ static int file_req_parse(struct rpc *r, struct file_req *q)
 		if (!rc && (why = submit_job_file_name(name, md5)) != NULL)
 			rc = submit_bad_filename(r, name, why);
 	}
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -228,8 +228,8 @@ int submit_do_query_files(struct rpc *r)
 			rc = submit_db_fail(r);
 			break;
 		}
-		db_job_file_free(&jf);
-		work_file_free(&wf);
+		db_job_file_release(&jf);
+		work_file_release(&wf);
 	}
 	if (!rc)
 		sbuf_addstr(r->body, "</absent_files>\n");
@@ -237,7 +237,7 @@ int submit_do_query_files(struct rpc *r)
 		rc = submit_db_fail(r);
 	if (rc && r->c->db)
 		db_rollback(r->c->db);
-	file_req_free(&q);
+	file_req_release(&q);
 	return rc;
 }
 
@@ -250,8 +250,8 @@ static int not_project_file(struct rpc *r, const char *name)
 	char *q;
 	int rc = 0;
 
-	db_job_file_free(&jf);
-	work_file_free(&wf);
+	db_job_file_release(&jf);
+	work_file_release(&wf);
 	if (s == JF_DB_ERROR)
 		return submit_db_fail(r);
 	if (s != JF_PROJECT)
@@ -300,7 +300,7 @@ int submit_do_upload_files(struct rpc *r)
 			rc = submit_fail(r, "file immutability violation for %s", q.names[i]);
 		else if (s < 0)
 			rc = submit_fail(r, "cannot store %s", q.names[i]);
-		work_file_free(&wf);
+		work_file_release(&wf);
 	}
 	if (!rc && db_begin(r->c->db) != DB_OK)
 		rc = submit_db_fail(r);
@@ -314,6 +314,6 @@ int submit_do_upload_files(struct rpc *r)
 		log_info("%zu job files uploaded", q.n);
 		sbuf_addstr(r->body, "<success/>\n");
 	}
-	file_req_free(&q);
+	file_req_release(&q);
 	return rc;
 }

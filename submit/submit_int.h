@@ -57,7 +57,7 @@ int submit_may_submit(struct rpc *r, int64_t appid);
 struct input_template;
 int submit_exec_template(struct rpc *r, const struct input_template *base, char *const *names,
 			 size_t n, size_t job, struct input_template *t);
-void submit_exec_template_free(struct input_template *t);
+void submit_exec_template_release(struct input_template *t);
 /*
  * The rule of what a job may choose on a host (lib/exec_rule.h), for job
  * #job of app: its command line (before the job is made; any for an
@@ -88,7 +88,7 @@ struct job {
 
 enum job_rc { JOB_OK, JOB_NONE, JOB_NOT_OWNER, JOB_NO_BATCH, JOB_DB_ERROR };
 
-void submit_job_free(struct job *j);
+void submit_job_release(struct job *j);
 enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, struct job *j);
 /* The job called name, in a batch of the user's. */
 int submit_owned_job(struct rpc *r, const char *name, struct job *j);
@@ -109,7 +109,7 @@ struct outfiles {
 };
 /* From the result's xml_doc_in, in its file_info order: 0, or -1 if it does not parse. */
 int submit_result_outfiles(const struct db_result *res, struct outfiles *o);
-void submit_outfiles_free(struct outfiles *o);
+void submit_outfiles_release(struct outfiles *o);
 /* A batch's jobs counted now: done (ordinary with a canonical result, or sequence ended), failed. */
 int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done, int64_t *err);
 /* The bounds of a job's numbers: generous, finite, and what the columns hold. */

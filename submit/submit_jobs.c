@@ -18,10 +18,10 @@
 
 /* ---- jobs ---------------------------------------------------------------------------- */
 
-void submit_job_free(struct job *j)
+void submit_job_release(struct job *j)
 {
-	db_workunit_free(&j->wu);
-	db_sequence_free(&j->seq);
+	db_workunit_release(&j->wu);
+	db_sequence_release(&j->seq);
 }
 
 enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, struct job *j)
@@ -53,7 +53,7 @@ enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, st
 	if (rc == DB_OK) {
 		batch = j->is_seq ? j->seq.batch : j->wu.batch;
 		rc = batch ? db_batch_lookup_id(db, batch, &b) : DB_NOT_FOUND;
-		db_batch_free(&b);
+		db_batch_release(&b);
 		jr = rc == DB_NOT_FOUND ? JOB_NO_BATCH : rc != DB_OK ? JOB_DB_ERROR
 		   : b.user_id == user_id ? JOB_OK : JOB_NOT_OWNER;
 	} else {
@@ -61,7 +61,7 @@ enum job_rc submit_job_find(struct db *db, int64_t user_id, const char *name, st
 	}
 	/* a job found but not the user's is not theirs to see either */
 	if (jr != JOB_OK)
-		submit_job_free(j);
+		submit_job_release(j);
 	return jr;
 }
 
@@ -94,7 +94,7 @@ size_t submit_seq_outputs(const struct project_config *cfg, const struct db_sequ
 		if (open_names)
 			open_names[n] = xstrdup(l.state[i].open_out);
 	}
-	seq_layout_free(&l);
+	seq_layout_release(&l);
 	return n;
 }
 
@@ -140,13 +140,13 @@ int submit_do_get_templates(struct rpc *r)
 		rc = submit_owned_job(r, job_name, &j);
 		if (!rc && j.is_seq) {
 			seq_templates(r, &j.seq);
-			submit_job_free(&j);
+			submit_job_release(&j);
 			goto out;
 		}
 		if (!rc && db_app_lookup_id(r->c->db, j.wu.appid, &app) != DB_OK)
 			rc = submit_db_fail(r);
 		if (!rc)
-			submit_job_free(&j);
+			submit_job_release(&j);
 	} else if (!rc) {
 		rc = submit_app_by_name(r, app_name, &app);
 	}
@@ -172,9 +172,9 @@ out:
 	free(pout);
 	free(app_name);
 	free(job_name);
-	sbuf_free(&in);
-	sbuf_free(&out);
-	db_app_free(&app);
+	sbuf_release(&in);
+	sbuf_release(&out);
+	db_app_release(&app);
 	return rc;
 }
 
@@ -245,11 +245,11 @@ int submit_do_query_batch2(struct rpc *r)
 			sbuf_addf(body, "<batch_size>%zu</batch_size>\n", r->njobs);
 			sbuf_add(body, jobs.buf, jobs.len);
 		}
-		db_batch_free(&b);
+		db_batch_release(&b);
 		free(name);
 		free(text);
 	}
-	sbuf_free(&jobs);
+	sbuf_release(&jobs);
 	return rc;
 }
 
@@ -301,7 +301,7 @@ static int add_batch(struct db_batch *b, void *arg)
 	sbuf_addstr(r->body, "</name>\n    <app_name>");
 	xml_add_text(r->body, app.name ? app.name : "");
 	sbuf_addstr(r->body, "</app_name>\n</batch>\n");
-	db_app_free(&app);
+	db_app_release(&app);
 	return 0;
 }
 
@@ -357,10 +357,10 @@ int submit_do_query_completed_job(struct rpc *r)
 			sbuf_addstr(r->body, "]]></stderr_out>\n");
 		}
 		sbuf_addstr(r->body, "</completed_job>\n");
-		submit_job_free(&j);
+		submit_job_release(&j);
 	}
 	free(name);
-	db_result_free(&res);
+	db_result_release(&res);
 	return rc;
 }
 
@@ -393,7 +393,7 @@ int submit_do_abort_jobs(struct rpc *r)
 		if (!rc && !(rc = submit_owned_job(r, name, &j))) {
 			rc = abort_job(r, &j, &cn);
 			naborted++;
-			submit_job_free(&j);
+			submit_job_release(&j);
 		}
 		free(name);
 		free(text);

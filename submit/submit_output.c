@@ -34,7 +34,7 @@
 
 /* ---- the output files of a result ------------------------------------------------------ */
 
-void submit_outfiles_free(struct outfiles *o)
+void submit_outfiles_release(struct outfiles *o)
 {
 	size_t i;
 
@@ -139,8 +139,8 @@ static int fail(struct get *g, int status, const char *fmt, ...)
 		fprintf(g->fp, "Status: %d\r\nContent-Type: text/plain\r\n" SERVE_UNTRUSTED_HEADERS
 			"\r\nERROR: %s\n", status, sbuf_str(&q));
 	g->answered = true;
-	sbuf_free(&msg);
-	sbuf_free(&q);
+	sbuf_release(&msg);
+	sbuf_release(&q);
 	return -1;
 }
 
@@ -162,7 +162,7 @@ static int arg_str(struct get *g, const char *name, char **out)
 	else if (field_str(name, v, FIELD_COLUMN_CHARS, 0, out, &why) != FIELD_OK)
 		rc = fail(g, 400, "%s", sbuf_str(&why));
 	free(v);
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }
 
@@ -177,7 +177,7 @@ static int arg_int(struct get *g, const char *name, int64_t min, int64_t max, in
 	else if (field_int64(name, v, min, max, 0, out, &why) != FIELD_OK)
 		rc = fail(g, 400, "%s", sbuf_str(&why));
 	free(v);
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }
 
@@ -228,7 +228,7 @@ static int check_owner(struct get *g, int64_t batch_id, const char *cred_arg, co
 		rc = fail(g, 403, "bad authenticator for %s", what);
 	}
 	free(cred);
-	db_user_free(&owner);
+	db_user_release(&owner);
 	return rc ? -1 : 0;
 }
 
@@ -260,7 +260,7 @@ static int open_output(const struct get *g, const char *phys, struct stat *st)
 		close(fd);
 		fd = -1;
 	}
-	sbuf_free(&path);
+	sbuf_release(&path);
 	return fd;
 }
 
@@ -287,7 +287,7 @@ static int send_file(struct get *g, const char *phys, const char *download_name)
 		if (fwrite(buf, 1, (size_t)n, g->fp) != (size_t)n)
 			break;
 	close(fd);
-	sbuf_free(&name);
+	sbuf_release(&name);
 	return 0;
 }
 
@@ -307,7 +307,7 @@ static struct zip_writer *zip_start(struct get *g, const char *zip_name)
 		       "Content-Disposition: attachment; filename=\"%s\"\r\n"
 		       SERVE_UNTRUSTED_HEADERS "\r\n", sbuf_str(&name));
 	g->answered = true;
-	sbuf_free(&name);
+	sbuf_release(&name);
 	return zip_writer_new(zip_to_fp, g->fp);
 }
 
@@ -334,7 +334,7 @@ static int zip_output(struct zip_writer *z, const struct get *g, const char *phy
 	safe_name(&entry, name);
 	rc = zip_add_fd(z, sbuf_str(&entry), fd, st.st_mtime);
 	close(fd);
-	sbuf_free(&entry);
+	sbuf_release(&entry);
 	return rc;
 }
 
@@ -422,7 +422,7 @@ static int send_result(struct get *g, const struct db_result *res, long file_num
 		free(dl);
 		rc = zip_end(g, z, zip_outfiles(z, g, res->name, &o, !flat));
 	}
-	submit_outfiles_free(&o);
+	submit_outfiles_release(&o);
 	return rc;
 }
 
@@ -470,10 +470,10 @@ static int cmd_workunit_file(struct get *g)
 		rc = fail(g, 404, "no such output file");
 	if (!rc)
 		rc = send_file(g, o.v[num].phys, o.v[num].phys);
-	submit_outfiles_free(&o);
-	db_result_free(&res);
-	submit_job_free(&j);
-	db_user_free(&user);
+	submit_outfiles_release(&o);
+	db_result_release(&res);
+	submit_job_release(&j);
+	db_user_release(&user);
 	free(name);
 	free(auth);
 	return rc;
@@ -502,9 +502,9 @@ static int result_cmd(struct get *g, bool by_name, bool one)
 				 what, &b);
 	if (!rc)
 		rc = send_result(g, &res, (long)num, false);
-	db_result_free(&res);
-	db_workunit_free(&wu);
-	db_batch_free(&b);
+	db_result_release(&res);
+	db_workunit_release(&wu);
+	db_batch_release(&b);
 	free(name);
 	return rc;
 }
@@ -547,15 +547,15 @@ static int workunit_cmd(struct get *g, bool flat)
 		} else {
 			z = zip_start(g, dl);
 			rc = zip_end(g, z, zip_outfiles(z, g, res.name, &o, false));
-			submit_outfiles_free(&o);
+			submit_outfiles_release(&o);
 		}
 		free(dl);
 	} else if (!rc) {
 		rc = send_result(g, &res, -1, false);
 	}
-	db_workunit_free(&wu);
-	db_result_free(&res);
-	db_batch_free(&b);
+	db_workunit_release(&wu);
+	db_result_release(&res);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -589,12 +589,12 @@ static int take_ended_seq(struct db_sequence *s, void *arg)
 	return s->state == SEQ_STATE_ENDED ? db_rows_take(s, &rows) : 0;
 }
 
-static void batch_jobs_free(struct batch_jobs *bj)
+static void batch_jobs_release(struct batch_jobs *bj)
 {
 	size_t i;
 
 	for (i = 0; i < bj->nseqs; i++)
-		db_sequence_free(&bj->seqs[i]);
+		db_sequence_release(&bj->seqs[i]);
 	free(bj->seqs);
 	free(bj->results);
 }
@@ -614,7 +614,7 @@ static int batch_zip(struct get *g, const struct db_batch *b, bool named)
 
 	if (db_job_status_enum_batch(g->c->db, b->id, 0, take_done_job, &bj) != DB_OK ||
 	    db_sequence_enum_batch(g->c->db, b->id, 0, take_ended_seq, &bj) != DB_OK) {
-		batch_jobs_free(&bj);
+		batch_jobs_release(&bj);
 		return db_fail(g);
 	}
 	dl = xasprintf("batch_%lld.zip", (long long)b->id);
@@ -630,18 +630,18 @@ static int batch_zip(struct get *g, const struct db_batch *b, bool named)
 				  (long long)b->id, (long long)bj.results[i]);
 		} else {
 			rc = zip_outfiles(z, g, res.name, &o, named);
-			submit_outfiles_free(&o);
+			submit_outfiles_release(&o);
 		}
-		db_result_free(&res);
+		db_result_release(&res);
 	}
 	for (i = 0; i < bj.nseqs && !rc; i++) {
 		struct outfiles o;
 
 		seq_outfiles(g->c, &bj.seqs[i], &o);
 		rc = zip_outfiles(z, g, bj.seqs[i].name, &o, named);
-		submit_outfiles_free(&o);
+		submit_outfiles_release(&o);
 	}
-	batch_jobs_free(&bj);
+	batch_jobs_release(&bj);
 	return zip_end(g, z, rc);
 }
 
@@ -673,7 +673,7 @@ static int batch_cmd(struct get *g, bool flat)
 		rc = check_owner(g, id, flat ? "auth_str" : "auth", flat ? salt : NULL, what, &b);
 	if (!rc)
 		rc = batch_zip(g, &b, !flat);
-	db_batch_free(&b);
+	db_batch_release(&b);
 	free(name);
 	free(idv);
 	return rc;

@@ -47,7 +47,7 @@ static int job_details(struct rpc *r, const struct db_job_status *s)
 		if (res->id == s->canonical_resultid)
 			sbuf_addf(r->body, "        <cpu_time>%f</cpu_time>\n", res->cpu_time);
 	}
-	db_result_list_free(&l);
+	db_result_list_release(&l);
 	sbuf_addf(r->body, "        <status>%s</status>\n", s->error_mask ? "error"
 		  : s->canonical_resultid ? "done" : in_progress ? "in_progress" : "queued");
 	return 0;
@@ -96,7 +96,7 @@ static int add_seq_job(struct db_sequence *s, void *arg)
 			  s->state == SEQ_STATE_ENDED ? "done" : s->state == SEQ_STATE_ERROR ? "error"
 			  : s->hostid || s->first_unsent_seqno > 1 ? "in_progress" : "queued");
 	sbuf_addstr(r->body, "    </job>\n");
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return 0;
 }
 
@@ -162,8 +162,8 @@ int submit_do_query_batch(struct rpc *r)
 	if (!rc && (db_job_status_enum_batch(r->c->db, b.id, 0, add_job, &q) != DB_OK ||
 		    (!q.rc && db_sequence_enum_batch(r->c->db, b.id, 0, add_seq_job, &q) != DB_OK)))
 		rc = submit_db_fail(r);
-	db_batch_free(&b);
-	db_app_free(&app);
+	db_batch_release(&b);
+	db_app_release(&app);
 	return rc ? rc : q.rc;
 }
 
@@ -229,9 +229,9 @@ static void instance_outfiles(struct rpc *r, const struct db_result *res)
 				  false, &path) && stat(sbuf_str(&path), &st) == 0 && S_ISREG(st.st_mode))
 			sbuf_addf(r->body, "        <outfile>\n            <size>%lld</size>\n"
 				  "        </outfile>\n", (long long)st.st_size);
-		sbuf_free(&path);
+		sbuf_release(&path);
 	}
-	submit_outfiles_free(&o);
+	submit_outfiles_release(&o);
 }
 
 int submit_do_query_job(struct rpc *r)
@@ -273,9 +273,9 @@ int submit_do_query_job(struct rpc *r)
 			instance_outfiles(r, res);
 		sbuf_addstr(r->body, "    </instance>\n");
 	}
-	db_result_list_free(&l);
-	db_workunit_free(&wu);
-	db_batch_free(&b);
+	db_result_list_release(&l);
+	db_workunit_release(&wu);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -305,7 +305,7 @@ int submit_do_abort_batch(struct rpc *r)
 			rc = submit_db_fail(r);
 		}
 	}
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -351,11 +351,11 @@ static int app_fpops(struct rpc *r, const struct db_app *app, double *per_job, i
 			rc = submit_fail(r, "template file missing");
 		} else {
 			*per_job = t.params.rsc_fpops_est > 0 ? t.params.rsc_fpops_est : 0;
-			input_template_free(&t);
+			input_template_release(&t);
 		}
 		free(path);
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -404,6 +404,6 @@ int submit_do_estimate_batch(struct rpc *r)
 		sbuf_addf(r->body, "<seconds>%f</seconds>\n", total / flops);
 	}
 	free(app_name);
-	db_app_free(&app);
+	db_app_release(&app);
 	return rc;
 }

@@ -45,7 +45,7 @@ int submit_text(struct rpc *r, const char *field, const char *text, size_t max, 
 	*out = NULL;
 	if (text && field_str(field, text, max, 0, out, &why) == FIELD_BAD)
 		rc = submit_fail(r, "%s", sbuf_str(&why));
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }
 
@@ -68,7 +68,7 @@ int submit_num(struct rpc *r, const xmlNode *n, const char *name, double min, do
 	if (t && *t && field_double(name, t, min, max, 0, v, &why) == FIELD_BAD)
 		rc = submit_fail(r, "%s", sbuf_str(&why));
 	free(t);
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }
 
@@ -82,7 +82,7 @@ int submit_int(struct rpc *r, const xmlNode *n, const char *name, int64_t min, i
 	if (t && *t && field_int64(name, t, min, max, 0, v, &why) != FIELD_OK)
 		rc = submit_fail(r, "%s", sbuf_str(&why));
 	free(t);
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }
 
@@ -187,7 +187,7 @@ int submit_head_check(const struct submit_ctx *c, const struct form *head, long 
 		sbuf_addstr(why, "database error");
 	if (rc == DB_OK)
 		sbuf_reset(why);
-	db_user_free(&user);
+	db_user_release(&user);
 	free(auth);
 	return rc == DB_OK ? 0 : -1;
 }
@@ -355,7 +355,7 @@ void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *o
 		field_quote(&q, sbuf_str(&r.err), 4096);
 		log_warn("[%s] %s: %s", c->remote_addr ? c->remote_addr : "?",
 			 (const char *)r.root->name, sbuf_str(&q));
-		sbuf_free(&q);
+		sbuf_release(&q);
 		error_element(out, sbuf_str(&r.err));
 	} else {
 		sbuf_add(out, body.buf, body.len);
@@ -364,8 +364,8 @@ void submit_rpc(const struct submit_ctx *c, const struct form *f, struct sbuf *o
 out:
 	if (doc)
 		xmlFreeDoc(doc);
-	db_user_free(&r.user);
-	sbuf_free(&r.err);
-	sbuf_free(&perr);
-	sbuf_free(&body);
+	db_user_release(&r.user);
+	sbuf_release(&r.err);
+	sbuf_release(&perr);
+	sbuf_release(&body);
 }

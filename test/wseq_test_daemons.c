@@ -62,14 +62,14 @@ static int64_t app_id(const char *name)
 	if (db_app_lookup_name(db, name, &app) == DB_OK) {
 		id = app.id;
 	} else {
-		db_app_free(&app);
+		db_app_release(&app);
 		memset(&app, 0, sizeof(app));
 		app.name = xstrdup(name);
 		app.create_time = now();
 		if (db_app_insert(db, &app) == DB_OK)
 			id = app.id;
 	}
-	db_app_free(&app);
+	db_app_release(&app);
 	return id;
 }
 
@@ -82,7 +82,7 @@ static int add_input(struct sbuf *doc, struct sbuf *refs, const char *name, bool
 
 	if (rc == 0 && access(sbuf_str(&path), F_OK) == 0)
 		rc = md5_file(sbuf_str(&path), md5, &nbytes);
-	sbuf_free(&path);
+	sbuf_release(&path);
 	if (rc < 0)
 		return -1;
 	sbuf_addf(doc, "<file_info>\n    <name>%s</name>\n    <url>%s%s</url>\n"
@@ -136,8 +136,8 @@ static int cmd_wu(int argc, char **argv)
 		i++;
 	}
 	if (rc < 0) {
-		sbuf_free(&doc);
-		sbuf_free(&refs);
+		sbuf_release(&doc);
+		sbuf_release(&refs);
 		return 1;
 	}
 	sbuf_addf(&doc, "<workunit>\n%s</workunit>\n", sbuf_str(&refs));
@@ -159,8 +159,8 @@ static int cmd_wu(int argc, char **argv)
 	rc = wu.appid ? db_workunit_insert(db, &wu) : DB_ERROR;
 	if (rc == DB_OK)
 		printf("%" PRId64 "\n", wu.id);
-	db_workunit_free(&wu);
-	sbuf_free(&refs);
+	db_workunit_release(&wu);
+	sbuf_release(&refs);
 	return rc == DB_OK ? 0 : 1;
 }
 
@@ -174,7 +174,7 @@ static int cmd_path(int argc, char **argv)
 	rc = hier_path(!strcmp(argv[1], "upload") ? cfg.upload_dir : cfg.download_dir, argv[2], &p);
 	if (rc == 0)
 		printf("%s\n", sbuf_str(&p));
-	sbuf_free(&p);
+	sbuf_release(&p);
 	return rc == 0 ? 0 : 1;
 }
 
@@ -212,14 +212,14 @@ static int cmd_send(int argc, char **argv)
 		return 1;
 	if (r.server_state != RESULT_SERVER_STATE_UNSENT) {
 		fprintf(stderr, "wseq_test daemons: %s is not unsent\n", r.name);
-		db_result_free(&r);
+		db_result_release(&r);
 		return 1;
 	}
 	mark_sent(&r, deadline);
 	rc = db_result_update(db, &r);
 	if (rc == DB_OK)
 		rc = db_workunit_touch_transition(db, r.workunitid, r.report_deadline + 1);
-	db_result_free(&r);
+	db_result_release(&r);
 	return rc == DB_OK ? 0 : 1;
 }
 
@@ -234,7 +234,7 @@ static int output_names(const struct db_result *r, char ***names, size_t *n)
 	*n = 0;
 	sbuf_addf(&b, "<x>%s</x>", r->xml_doc_in);
 	doc = xml_read_memory(sbuf_str(&b), b.len, r->name, NULL);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	if (!doc)
 		return -1;
 	xml_for_each(res, xmlDocGetRootElement(doc), "result") {
@@ -290,7 +290,7 @@ static int cmd_report(int argc, char **argv)
 		sbuf_addf(&out, "<file_info>\n    <name>%s</name>\n    <nbytes>%zu</nbytes>\n"
 			  "    <max_nbytes>100000</max_nbytes>\n    <md5_cksum>%s</md5_cksum>\n"
 			  "</file_info>\n", names[k], strlen(text), md5);
-		sbuf_free(&path);
+		sbuf_release(&path);
 	}
 	for (k = 0; k < n; k++)
 		free(names[k]);
@@ -310,8 +310,8 @@ static int cmd_report(int argc, char **argv)
 		if (rc == DB_OK)
 			rc = db_workunit_touch_transition(db, r.workunitid, now());
 	}
-	sbuf_free(&out);
-	db_result_free(&r);
+	sbuf_release(&out);
+	db_result_release(&r);
 	return rc == 0 ? 0 : 1;
 }
 
@@ -326,7 +326,7 @@ int wseq_test_daemons(int argc, char **argv)
 		return 1;
 	db_params_from_config(&p, &cfg);
 	if (db_open(&db, &p, 10) != DB_OK) {
-		config_free(&cfg);
+		config_release(&cfg);
 		return 1;
 	}
 	if (!strcmp(argv[1], "wu"))
@@ -340,6 +340,6 @@ int wseq_test_daemons(int argc, char **argv)
 	else
 		rc = usage();
 	db_close(db);
-	config_free(&cfg);
+	config_release(&cfg);
 	return rc;
 }

@@ -290,7 +290,7 @@ static int cmd_serve(void)
 			rc = db_platform_lookup_name(db, arg, &p);
 			snprintf(buf, sizeof(buf), "%" PRId64, p.id);
 			reply(rc, rc == DB_OK ? buf : NULL);
-			db_platform_free(&p);
+			db_platform_release(&p);
 		} else {
 			printf("usage: unknown command '%s'\n", line);
 			fflush(stdout);

@@ -23,6 +23,6 @@ int wseq_test_unzip(int argc, char **argv)
 	rc = zip_unpack(argv[1], argv[2], (size_t)max_bytes, (size_t)max_entries, &err);
 	if (rc < 0)
 		log_error("%s", sbuf_str(&err));
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc < 0 ? 1 : 0;
 }

@@ -43,8 +43,8 @@ static int create_results(struct db *db, const struct project_config *cfg, const
 	}
 	rc = db_commit(db) == DB_OK ? 0 : -1;
 out:
-	db_result_free(&r);
-	db_workunit_free(&wu);
+	db_result_release(&r);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -59,7 +59,7 @@ static int certify(struct db *db, const struct project_config *cfg)
 	do {
 		struct db_val v[] = { DBV_INT(after) };
 
-		db_result_list_free(&l);
+		db_result_list_release(&l);
 		rc = db_begin(db);
 		if (rc == DB_OK)
 			rc = db_result_enum(db, "WHERE server_state<5 AND id>? ORDER BY id LIMIT 1000", v,
@@ -81,7 +81,7 @@ static int certify(struct db *db, const struct project_config *cfg)
 		else if (db_in_transaction(db))
 			db_rollback(db);
 	} while (rc == DB_OK && l.n > 0);
-	db_result_list_free(&l);
+	db_result_list_release(&l);
 	printf("%" PRId64 " results certified\n", done);
 	return rc == DB_OK ? 0 : -1;
 }
@@ -111,6 +111,6 @@ int wseq_test_work(int argc, char **argv)
 out:
 	if (db)
 		db_close(db);
-	config_free(&cfg);
+	config_release(&cfg);
 	return rc;
 }

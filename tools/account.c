@@ -133,7 +133,7 @@ static int grant_rights(struct db *db, int64_t userid, const char *rights, bool 
 		if (rc != DB_OK && db_errno(db) == 1062)
 			rc = DB_OK;     /* had it already */
 	}
-	db_app_free(&app);
+	db_app_release(&app);
 	if (rc != DB_OK)
 		return log_error("cannot grant submit rights: %s", db_error(db));
 	printf("user %" PRId64 " may submit jobs for %s%s\n", userid,
@@ -226,7 +226,7 @@ static int cmd_create(struct tool_ctx *ctx)
 		if (o->submit_rights || o->ops)
 			rc = grant(db, u.id, o);
 	}
-	db_user_free(&u);
+	db_user_release(&u);
 	return rc;
 }
 
@@ -268,7 +268,7 @@ static int cmd_password(struct tool_ctx *ctx)
 	if (rc == 0)
 		printf("user %" PRId64 ": password set\n", u.id);
 	free(h);
-	db_user_free(&u);
+	db_user_release(&u);
 	return rc;
 }
 
@@ -288,8 +288,8 @@ static int cmd_team_create(struct tool_ctx *ctx)
 		rc = report(team_create(db, u.id, &n, &t, &e), &e);
 	if (rc == 0)
 		printf("team %" PRId64 " (%s), founded by user %" PRId64 "\n", t.id, t.name, u.id);
-	db_team_free(&t);
-	db_user_free(&u);
+	db_team_release(&t);
+	db_user_release(&u);
 	return rc;
 }
 
@@ -314,8 +314,8 @@ static int cmd_join(struct tool_ctx *ctx)
 	if (rc == 0)
 		printf("user %" PRId64 ": %s%s\n", u.id, t.id ? "joined " : "left its team",
 		       t.id ? t.name : "");
-	db_team_free(&t);
-	db_user_free(&u);
+	db_team_release(&t);
+	db_user_release(&u);
 	return rc;
 }
 
@@ -333,7 +333,7 @@ static int cmd_on_user(struct tool_ctx *ctx)
 		rc = grant(ctx->db, u.id, o);
 	else if (rc == 0)
 		rc = o->ops ? ops_right(ctx->db, u.id, false) : revoke_rights(ctx->db, u.id);
-	db_user_free(&u);
+	db_user_release(&u);
 	return rc;
 }
 

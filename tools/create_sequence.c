@@ -150,7 +150,7 @@ static int create(struct db *db, const struct project_config *cfg, const struct 
 		}
 		if (rc == 0)
 			sbuf_addf(&report, "sequence %s: %d segments\n", s.name, s.nsegments);
-		db_sequence_free(&s);
+		db_sequence_release(&s);
 		free(name);
 	}
 	if (rc == 0 && g.id) {
@@ -160,7 +160,7 @@ static int create(struct db *db, const struct project_config *cfg, const struct 
 			sbuf_addf(&report, "group %s: %d sequences, quorum %d\n", g.name, g.nmembers,
 				  g.min_quorum);
 	}
-	db_sequence_group_free(&g);
+	db_sequence_group_release(&g);
 	return rc ? -1 : 0;
 }
 
@@ -366,7 +366,7 @@ static int run(struct tool_ctx *ctx)
 static void fini(struct tool_ctx *ctx)
 {
 	(void)ctx;
-	sbuf_free(&report);
+	sbuf_release(&report);
 }
 
 static struct options opts;

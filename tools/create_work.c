@@ -280,12 +280,12 @@ static int check_result_template(struct tool *tl, const char *file)
 	}
 	if (t.noutfiles > 0 && !strstr(tl->cfg->upload_url ? tl->cfg->upload_url : "",
 				       "file_upload_handler")) {
-		result_template_free(&t);
+		result_template_release(&t);
 		free(path);
 		return log_error("config.xml: upload_url \"%s\" does not contain file_upload_handler",
 				 tl->cfg->upload_url ? tl->cfg->upload_url : "");
 	}
-	result_template_free(&t);
+	result_template_release(&t);
 	ARRAY_GROW(tl->out_checked, tl->nout);
 	tl->out_checked[tl->nout++] = path;
 	return 0;
@@ -372,21 +372,21 @@ static int job_target(struct tool *tl, const struct options *jo, int *type, int6
 		*type = ASSIGN_HOST;
 		*id = jo->target_host;
 		rc = db_host_lookup_id(tl->db, *id, &h);
-		db_host_free(&h);
+		db_host_release(&h);
 	} else if (jo->target_user != NOT_GIVEN) {
 		struct db_user u = { 0 };
 
 		*type = ASSIGN_USER;
 		*id = jo->target_user;
 		rc = db_user_lookup_id(tl->db, *id, &u);
-		db_user_free(&u);
+		db_user_release(&u);
 	} else {
 		struct db_team t = { 0 };
 
 		*type = ASSIGN_TEAM;
 		*id = jo->target_team;
 		rc = db_team_lookup_id(tl->db, *id, &t);
-		db_team_free(&t);
+		db_team_release(&t);
 	}
 	if (rc == DB_NOT_FOUND)
 		return log_error("no %s with id %" PRId64, *type == ASSIGN_HOST ? "host" :
@@ -468,9 +468,9 @@ static int create_job(struct tool *tl, const struct options *jo, const char *nam
 	rc = 0;
 out:
 	for (i = 0; i < nfiles; i++)
-		work_file_free(&wf[i]);
+		work_file_release(&wf[i]);
 	free(wf);
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	free(in_file);
 	free(out_file);
 	return rc;
@@ -548,7 +548,7 @@ static struct tool tl;
 static struct job_input *cmd_files;     /* the command line's input files */
 static int ncmd_files;
 
-static void tool_free(struct tool_ctx *ctx)
+static void tool_release(struct tool_ctx *ctx)
 {
 	size_t i;
 
@@ -556,7 +556,7 @@ static void tool_free(struct tool_ctx *ctx)
 	free(cmd_files);
 	for (i = 0; i < tl.nin; i++) {
 		free(tl.in[i].path);
-		input_template_free(&tl.in[i].t);
+		input_template_release(&tl.in[i].t);
 	}
 	free(tl.in);
 	for (i = 0; i < tl.nout; i++)
@@ -634,7 +634,7 @@ static int run(struct tool_ctx *ctx)
 	tl.db = ctx->db;
 	rc = db_app_lookup_name(tl.db, tl.o.appname, &app);
 	tl.appid = app.id;
-	db_app_free(&app);
+	db_app_release(&app);
 	if (rc == DB_NOT_FOUND)
 		rc = log_error("unknown app %s (add it to project.xml and run xadd)", tl.o.appname);
 	else if (rc != DB_OK || db_begin(tl.db) != DB_OK)
@@ -667,7 +667,7 @@ static const struct tool_spec create_work_spec = {
 	.load_config = tool_load_config,
 	.open_db = db_tool_open,
 	.run = run,
-	.fini = tool_free,
+	.fini = tool_release,
 	/* upstream's create_work exits 1 on a usage error; scripts may test for it */
 	.usage_status = 1,
 };

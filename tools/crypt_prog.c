@@ -24,7 +24,7 @@ static int crypt_prog_print(struct sbuf *text)
 
 	if (fputs(sbuf_str(text), stdout) == EOF || fflush(stdout) != 0)
 		ret = log_error("cannot write to stdout: %s", strerror(errno));
-	sbuf_free(text);
+	sbuf_release(text);
 	return ret;
 }
 
@@ -51,7 +51,7 @@ static int crypt_prog_sign(char **args, bool is_string)
 			: crypt_sign_file_key(key, args[0], &sig);
 	EVP_PKEY_free(key);
 	if (ret < 0) {
-		sbuf_free(&sig);
+		sbuf_release(&sig);
 		return -1;
 	}
 	return crypt_prog_print(&sig);
@@ -69,7 +69,7 @@ static int crypt_prog_pubkey(struct tool_ctx *ctx)
 	ret = crypt_public_key_text(key, &text);
 	EVP_PKEY_free(key);
 	if (ret < 0) {
-		sbuf_free(&text);
+		sbuf_release(&text);
 		return -1;
 	}
 	return crypt_prog_print(&text);
@@ -91,12 +91,12 @@ static int crypt_prog_verify(struct tool_ctx *ctx)
 		;
 	if (r > 0 || ferror(f)) {
 		fclose(f);
-		sbuf_free(&sig);
+		sbuf_release(&sig);
 		return log_error("cannot read %s: not a signature file", args[1]);
 	}
 	fclose(f);
 	ret = crypt_verify_file(args[2], args[0], sbuf_str(&sig));
-	sbuf_free(&sig);
+	sbuf_release(&sig);
 	if (ret >= 0)
 		printf("signature %s\n", ret == 0 ? "valid" : "invalid");
 	return ret;

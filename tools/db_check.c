@@ -88,7 +88,7 @@ static int check_segment(struct db_workunit *wu, void *arg)
 			violation(c, "segment %s lacks transitioner_flags (the transitioner would make "
 				  "results for it)", wu->name);
 	}
-	db_result_free(&r);
+	db_result_release(&r);
 	free(rname);
 	return rc == DB_ERROR ? -1 : 0;
 }
@@ -104,7 +104,7 @@ static int state_on_server(struct check *c, int seqno, bool *yes)
 	rc = db_seq_file_states(c->db, c->s->id, seqno, f, SEQ_MAX_FILES, &n);
 	*yes = rc == DB_OK && want && n == want;
 	for (i = 0; i < SEQ_MAX_FILES; i++)
-		db_seq_file_free(&f[i]);
+		db_seq_file_release(&f[i]);
 	return rc;
 }
 

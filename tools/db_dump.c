@@ -120,7 +120,7 @@ static int gz_close(struct gzout *o, const char *root)
 			rc = log_error("cannot chmod %s: %s", o->path, strerror(errno));
 	}
 	o->gz = NULL;
-	sbuf_free(&o->rec);
+	sbuf_release(&o->rec);
 	free(o->path);
 	o->path = NULL;
 	return rc;
@@ -315,7 +315,7 @@ static int write_tables_xml(struct run *r)
 	sbuf_addstr(&b, "    </applications>\n    <badges>\n    </badges>\n</tables>\n");
 	rc = write_file_atomic(path, sbuf_str(&b), b.len, 0644);
 	free(path);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -477,8 +477,8 @@ static int dump(struct tool_ctx *ctx)
 		       "total credit %f, in %s (%.1f s)\n", r.d[T_USER].n, r.d[T_TEAM].n,
 		       r.d[T_HOST].n, r.d[T_USER].total_credit, dir, dnow() - t0);
 	for (t = 0; t < T_NTABLES; t++)
-		sbuf_free(&r.d[t].out.rec);
-	sbuf_free(&r.apps);
+		sbuf_release(&r.d[t].out.rec);
+	sbuf_release(&r.apps);
 	if (lock >= 0)
 		close(lock);
 	free(tmp);

@@ -66,7 +66,7 @@ static int add_segments(struct run *r, struct db_sequence *s, int k)
 		rc = 0;
 	else
 		rc = -1;
-	db_workunit_free(&last);
+	db_workunit_release(&last);
 	free(name);
 	if (rc == 0)
 		s->nsegments += k;
@@ -151,8 +151,8 @@ static int ask_policy(struct run *r, struct db_sequence *s, char *what, int *k)
 		*what = 'n';
 	}
 	free(l.name);
-	sbuf_free(&path);
-	sbuf_free(&cmd);
+	sbuf_release(&path);
+	sbuf_release(&cmd);
 	return rc;
 }
 
@@ -214,7 +214,7 @@ static int run(struct tool_ctx *ctx)
 		rc = log_error("no sequence named '%s'", r.o->seq_name);
 	else
 		rc = rc == DB_OK ? one(&s, &r) : -1;
-	db_sequence_free(&s);
+	db_sequence_release(&s);
 	return rc;
 }
 

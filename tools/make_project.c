@@ -397,7 +397,7 @@ static int write_config(struct project *p)
 			rc = log_error("cannot set the group of %s: %s", path, strerror(errno));
 		free(path);
 	}
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -434,7 +434,7 @@ static int write_home_text(struct project *p)
 		rc = copy_file(css, dst, 0644);
 	free(css);
 	free(dst);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -466,7 +466,7 @@ static int write_master_page(struct project *p)
 	sbuf_addf(&b, "<!--\n<scheduler>%scgi</scheduler>\n-->\n", p->cgi_url);
 	sbuf_addstr(&b, "</body>\n</html>\n");
 	rc = mkp_write_text(p, "html/user/index.html", &b, 0644);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -479,7 +479,7 @@ static int write_apache_conf(struct project *p)
 	make_project_httpd_conf(&b, p->o->url_base, p->name, p->root);
 	rc = mkp_write_text(p, rel, &b, 0644);
 	free(rel);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -525,7 +525,7 @@ static int fill_database(struct project *p)
 		struct sbuf b = SBUF_INIT(64);
 		sbuf_addf(&b, "%s\n", auth);
 		rc = mkp_write_text(p, "keys/admin_authenticator", &b, 0600);
-		sbuf_free(&b);
+		sbuf_release(&b);
 	}
 	if (db)
 		db_close(db);

@@ -115,7 +115,7 @@ static int install_bundled(struct project *p, const struct bundled_app *a, const
 	}
 	sbuf_addf(b, "  <app><name>%s</name><user_friendly_name>%s</user_friendly_name>%s</app>\n",
 		  a->name, a->friendly, a->any_executable ? "<any_executable>1</any_executable>" : "");
-	sbuf_free(&v);
+	sbuf_release(&v);
 	free(t);
 	free(vdir);
 	free(d);
@@ -150,6 +150,6 @@ int mkp_install_apps(struct project *p)
 		rc = run_project_program(p, "xadd");
 	if (rc == 0 && !p->o->no_db)
 		rc = run_project_program(p, "update_versions");
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }

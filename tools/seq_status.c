@@ -104,7 +104,7 @@ static int print_segment(struct db_workunit *wu, void *arg)
 	if (rc == DB_OK && r.server_state == RESULT_SERVER_STATE_OVER)
 		printf(" outcome %d exit %d", r.outcome, r.exit_status);
 	putchar('\n');
-	db_result_free(&r);
+	db_result_release(&r);
 	free(rname);
 	return rc == DB_ERROR ? -1 : 0;
 }
@@ -116,11 +116,11 @@ static int detail(struct db *db, const char *name)
 	int rc = db_sequence_lookup_name(db, name, &s), b, next_start = 0;
 
 	if (rc == DB_NOT_FOUND) {
-		db_sequence_free(&s);
+		db_sequence_release(&s);
 		return log_error("no sequence named '%s'", name);
 	}
 	if (rc != DB_OK || summarize(db, &s, &sum) != DB_OK) {
-		db_sequence_free(&s);
+		db_sequence_release(&s);
 		return -1;
 	}
 	printf("sequence %s (id %" PRId64 "): %s, host %" PRId64 ", live branch %d\n", s.name, s.id,
@@ -138,7 +138,7 @@ static int detail(struct db *db, const char *name)
 			printf("  group %s: %s of %d, quorum %d, group %s\n", g.name,
 			       s.is_master ? "master" : "member", g.nmembers, g.min_quorum,
 			       state_name(g.state));
-		db_sequence_group_free(&g);
+		db_sequence_group_release(&g);
 	}
 	if (*s.error_msg)
 		printf("  error: %s\n", s.error_msg);
@@ -157,7 +157,7 @@ static int detail(struct db *db, const char *name)
 			break;
 		next_start = bw.first_seqno;
 	}
-	db_sequence_free(&s);
+	db_sequence_release(&s);
 	return rc == DB_OK ? 0 : -1;
 }
 

@@ -24,7 +24,7 @@ static int run(struct tool_ctx *ctx)
 	ret = crypt_sign_file(ctx->argv[1], ctx->argv[0], &sig);
 	if (ret == 0 && fputs(sbuf_str(&sig), stdout) == EOF)
 		ret = log_error("cannot write the signature: %s", strerror(errno));
-	sbuf_free(&sig);
+	sbuf_release(&sig);
 	return ret;
 }
 

@@ -98,7 +98,7 @@ struct run {
 	int added, existing;
 };
 
-static void version_free(struct version *v)
+static void version_release(struct version *v)
 {
 	size_t i;
 
@@ -109,7 +109,7 @@ static void version_free(struct version *v)
 		for (size_t k = 0; k < v->files[i].nurls; k++)
 			free(v->files[i].urls[k]);
 		free(v->files[i].urls);
-		work_file_free(&v->files[i].wf);
+		work_file_release(&v->files[i].wf);
 	}
 	free(v->files);
 	free(v->dir);
@@ -475,7 +475,7 @@ static void show_plan_class(const struct run *r, const struct version *v, bool a
 		plan_class_describe(pc, &d);
 		printf("    plan class %s: %s\n", v->plan_class, sbuf_str(&d));
 	}
-	sbuf_free(&d);
+	sbuf_release(&d);
 }
 
 static int add_version(struct run *r, const struct db_app *app, const char *dirname)
@@ -533,7 +533,7 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 	}
 	if (make_xml_doc(app->name, &v, &doc))
 		goto out;
-	db_app_version_free(&av);
+	db_app_version_release(&av);
 	memset(&av, 0, sizeof(av));
 	av.create_time = now();
 	av.appid = app->id;
@@ -551,11 +551,11 @@ static int add_version(struct run *r, const struct db_app *app, const char *dirn
 	show_plan_class(r, &v, true);
 	rc = 0;
 out:
-	sbuf_free(&sig);
-	sbuf_free(&doc);
-	db_app_version_free(&av);
-	db_platform_free(&plat);
-	version_free(&v);
+	sbuf_release(&sig);
+	sbuf_release(&doc);
+	db_app_version_release(&av);
+	db_platform_release(&plat);
+	version_release(&v);
 	return rc;
 }
 
@@ -591,7 +591,7 @@ static int add_app_dir(struct run *r, const char *appname)
 	}
 	free(ents);
 out:
-	db_app_free(&app);
+	db_app_release(&app);
 	free(dir);
 	return rc;
 }
@@ -633,8 +633,8 @@ static void load_plan_classes(struct run *r)
 		printf("warning: %s has things wseq does not use (wseq_config --check lists them)\n",
 		       path);
 	free(path);
-	sbuf_free(&notes);
-	sbuf_free(&err);
+	sbuf_release(&notes);
+	sbuf_release(&err);
 }
 
 /* Undo the files staged for versions the rolled-back transaction would have added. */
@@ -672,7 +672,7 @@ static int run(struct tool_ctx *ctx)
 	free(r.staged);
 	if (r.key)
 		EVP_PKEY_free(r.key);
-	plan_classes_free(&r.pcs);
+	plan_classes_release(&r.pcs);
 	return rc;
 }
 

@@ -66,7 +66,7 @@ static int check(const struct project_config *c)
 	n = plan_classes_check_file(c->project_dir, &pcs, stdout);
 	if (n >= 0 && *pcs.path)
 		printf("%s: %zu plan class%s\n", pcs.path, pcs.n, pcs.n == 1 ? "" : "es");
-	plan_classes_free(&pcs);
+	plan_classes_release(&pcs);
 	if (n < 0)
 		return 1;
 	printf("%s: ok%s\n", c->path, c->nignored || n ? " (with the warnings above)" : "");

@@ -122,7 +122,7 @@ static void daemons_free(struct ctl_daemon *ds, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		proc_daemon_free(&ds[i].p);
+		proc_daemon_release(&ds[i].p);
 	free(ds);
 }
 

@@ -61,7 +61,7 @@ static char *strip_ext(const char *s)
 	return dot && dot != s ? xstrndup(s, (size_t)(dot - s)) : xstrdup(s);
 }
 
-static void task_free(struct ctl_task *t)
+static void task_release(struct ctl_task *t)
 {
 	proc_free_argv(t->argv);
 	free(t->prog);
@@ -101,7 +101,7 @@ static void tasks_free(struct ctl_task *ts, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		task_free(&ts[i]);
+		task_release(&ts[i]);
 	free(ts);
 }
 

@@ -97,8 +97,8 @@ static void items_free(struct item *it, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(it[i].name);
-		db_app_free(&it[i].app);
-		db_platform_free(&it[i].platform);
+		db_app_release(&it[i].app);
+		db_platform_release(&it[i].platform);
 	}
 	free(it);
 }
@@ -292,7 +292,7 @@ static int add_item(struct db *db, struct item *x, bool quiet)
 		} else if (rc == DB_OK && !quiet) {
 			printf("app %s already exists (id %" PRId64 ")\n", x->name, a.id);
 		}
-		db_app_free(&a);
+		db_app_release(&a);
 	} else {
 		struct db_platform p = { 0 };
 
@@ -313,7 +313,7 @@ static int add_item(struct db *db, struct item *x, bool quiet)
 		} else if (rc == DB_OK && !quiet) {
 			printf("platform %s already exists (id %" PRId64 ")\n", x->name, p.id);
 		}
-		db_platform_free(&p);
+		db_platform_release(&p);
 	}
 	if (rc != DB_OK)
 		return log_error("cannot add %s %s", what, x->name);

@@ -91,7 +91,7 @@ static void handle(void *state, struct serve_req *io)
 		upload_handle_from(&ctx, serve_read, io, content_length(io), &reply);
 	}
 	fprintf(serve_out(io), "Content-type: text/plain\n\n%s", sbuf_str(&reply));
-	sbuf_free(&reply);
+	sbuf_release(&reply);
 }
 
 static void upload_fini(void *state)

@@ -88,7 +88,7 @@ req_fail(struct upload_req *r, enum upload_status status, const char *fmt, ...)
 		log_error("client %s: %s (%s error)", r->addr, sbuf_str(&m), kind);
 	else
 		log_warn("client %s: %s (%s error)", r->addr, sbuf_str(&m), kind);
-	sbuf_free(&m);
+	sbuf_release(&m);
 	return status;
 }
 
@@ -256,7 +256,7 @@ static enum upload_status req_number(struct upload_req *r, enum upload_field f, 
 	if (r->fields[f] &&
 	    field_long(upload_leaves[f], r->fields[f], 0, LONG_MAX, 0, out, &why) == FIELD_BAD)
 		st = req_fail(r, UPLOAD_PERMANENT, "%s", sbuf_str(&why));
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return st;
 }
 
@@ -329,8 +329,8 @@ static enum upload_status req_get_file_size(struct upload_req *r)
 		log_info("client %s: get_file_size '%s': %lld", r->addr, sbuf_str(&r->qname), size);
 	}
 out:
-	sbuf_free(&final);
-	sbuf_free(&part);
+	sbuf_release(&final);
+	sbuf_release(&part);
 	return st;
 }
 
@@ -492,7 +492,7 @@ static enum upload_status req_authorize(struct upload_req *r, long max_nbytes)
 	}
 	if (st == UPLOAD_OK && c->check && (st = c->check(c->check_arg, name, &why)) != UPLOAD_OK)
 		st = req_fail(r, st, "%s", why.len ? sbuf_str(&why) : "upload refused");
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return st;
 }
 
@@ -666,8 +666,8 @@ static enum upload_status req_file_upload(struct upload_req *r)
 	}
 	if (u.fd >= 0)
 		close(u.fd);
-	sbuf_free(&final);
-	sbuf_free(&part);
+	sbuf_release(&final);
+	sbuf_release(&part);
 	return st;
 }
 
@@ -721,7 +721,7 @@ enum upload_status upload_handle_from(const struct upload_ctx *ctx,
 	req_drain(&r);
 	for (int i = 0; i < F_COUNT; i++)
 		free(r.fields[i]);
-	sbuf_free(&r.head);
-	sbuf_free(&r.qname);
+	sbuf_release(&r.head);
+	sbuf_release(&r.qname);
 	return st;
 }

@@ -39,6 +39,6 @@ enum upload_status upload_check_in_progress(void *arg, const char *name, struct 
 		sbuf_addf(why, "'%s' belongs to result %s, which is not in progress", name, owner.name);
 		st = UPLOAD_PERMANENT;
 	}
-	db_result_free(&owner);
+	db_result_release(&owner);
 	return st;
 }

@@ -32,7 +32,7 @@ struct ops {
 /* Set up o for the request; finds the signed-in admin. */
 void ops_init(struct ops *o, const struct web_ctx *c, const struct web_req *r,
 	      struct web_reply *out);
-void ops_free(struct ops *o);
+void ops_release(struct ops *o);
 /* Is the user an admin (in ops_admin: account grant --ops)? */
 bool ops_is_admin(struct db *db, int64_t userid);
 /* The sign-in form as the whole reply, with status (401 when nobody is signed in). */

@@ -98,8 +98,8 @@ void ops_workunit(struct ops *o)
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:
-	sbuf_free(&title);
-	db_workunit_free(&wu);
+	sbuf_release(&title);
+	db_workunit_release(&wu);
 }
 
 /* ---- cancel ---- */
@@ -172,5 +172,5 @@ void ops_cancel_post(struct ops *o)
 		cancel_done(o, k, id, rc, &n);
 	}
 out:
-	sbuf_free(&why);
+	sbuf_release(&why);
 }

@@ -36,16 +36,16 @@ TAKE(take_version, struct db_app_version, vs, nvs)
 TAKE(take_platform, struct db_platform, ps, nps)
 TAKE(take_count, struct db_status_app, counts, ncounts)
 
-static void lists_free(struct lists *l)
+static void lists_release(struct lists *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->napps; i++)
-		db_app_free(&l->apps[i]);
+		db_app_release(&l->apps[i]);
 	for (i = 0; i < l->nvs; i++)
-		db_app_version_free(&l->vs[i]);
+		db_app_version_release(&l->vs[i]);
 	for (i = 0; i < l->nps; i++)
-		db_platform_free(&l->ps[i]);
+		db_platform_release(&l->ps[i]);
 	for (i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].name);
 		free(l->counts[i].user_friendly_name);
@@ -110,7 +110,7 @@ static void version_class(struct ops *o, const struct plan_classes *pcs, const c
 	ops_esc(o->b, web_rsc_label(rsc));
 	sbuf_addstr(o->b, "</td><td class=\"needs\">");
 	ops_esc(o->b, pc ? sbuf_str(&needs) : "1 CPU");
-	sbuf_free(&needs);
+	sbuf_release(&needs);
 }
 
 static void version_row(struct ops *o, const struct lists *l, const struct plan_classes *pcs,
@@ -166,5 +166,5 @@ void ops_apps(struct ops *o)
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:
-	lists_free(&l);
+	lists_release(&l);
 }

@@ -28,7 +28,7 @@ static void app_of(struct ops *o, int64_t appid, struct app_cache *c)
 	snprintf(c->name, sizeof(c->name), "%s", appid ? "?" : "-");
 	if (appid && o->c->db && db_app_lookup_id(o->c->db, appid, &a) == DB_OK)
 		snprintf(c->name, sizeof(c->name), "%s", a.name);
-	db_app_free(&a);
+	db_app_release(&a);
 }
 
 struct batch_walk {
@@ -252,7 +252,7 @@ void ops_batch(struct ops *o)
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:
-	db_batch_free(&bt);
+	db_batch_release(&bt);
 }
 
 void ops_cancel_form(struct ops *o, const char *what, int64_t id, const char *label)

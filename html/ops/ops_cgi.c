@@ -65,7 +65,7 @@ void ops_handle(const struct web_ctx *c, const struct web_req *r, struct web_rep
 		else
 			ops_login_page(&o, c->db ? 401 : 503, c->db ? NULL :
 				       "The project's database is not available; try again later.");
-		ops_free(&o);
+		ops_release(&o);
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
@@ -79,7 +79,7 @@ void ops_handle(const struct web_ctx *c, const struct web_req *r, struct web_rep
 		ops_message(&o, 404, "Not found", "There is no such ops page.");
 	else
 		pages[i].fn(&o);
-	ops_free(&o);
+	ops_release(&o);
 }
 
 static const struct web_program program = {

@@ -114,7 +114,7 @@ static void by_host(struct ops *o, const struct counts *c)
 		sbuf_addstr(o->b, "</td><td>");
 		if (c->v[i].a && db_host_lookup_id(o->c->db, c->v[i].a, &h) == DB_OK)
 			ops_esc(o->b, h.domain_name);
-		db_host_free(&h);
+		db_host_release(&h);
 		sbuf_addf(o->b, "</td><td>%s</td><td class=\"num\">", ops_outcome_name((int)c->v[i].b));
 		ops_int(o->b, c->v[i].n);
 		sbuf_addstr(o->b, "</td></tr>\n");

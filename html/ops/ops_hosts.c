@@ -141,7 +141,7 @@ static void host_facts(struct ops *o, const struct db_host *h, const struct host
 	sbuf_addstr(o->b, "<tr><th>Owner</th><td>");
 	if (db_user_lookup_id(o->c->db, h->userid, &u) == DB_OK)
 		ops_esc(o->b, u.name);
-	db_user_free(&u);
+	db_user_release(&u);
 	sbuf_addf(o->b, " (user %" PRId64 ")</td></tr>\n", h->userid);
 	web_host_resources(o->b, h);
 	fact(o, "OS", h->os_name);
@@ -223,5 +223,5 @@ void ops_host(struct ops *o)
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:
-	db_host_free(&h);
+	db_host_release(&h);
 }

@@ -86,7 +86,7 @@ void ops_login_page(struct ops *o, int status, const char *error)
 	sbuf_addstr(o->b, "<p><button type=\"submit\" id=\"login_key\">Sign in</button></p>\n"
 		       "</form>\n</div>\n");
 	ops_end(o);
-	sbuf_free(&next);
+	sbuf_release(&next);
 }
 
 static int start_session(struct ops *o, const struct db_user *u)
@@ -101,7 +101,7 @@ static int start_session(struct ops *o, const struct db_user *u)
 		log_warn("cannot remove expired sessions");
 	sbuf_addf(&b, "ops:%s", tok);
 	md5_buf(b.buf, b.len, h);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	s.token_hash = h;
 	s.userid = u->id;
 	s.create_time = now();
@@ -156,7 +156,7 @@ void ops_login_post(struct ops *o)
 		log_info("ops: admin %s signed in", ops_who_is(&u, o->r->remote_addr));
 		ops_redirect(o, next_ok(next) ? next : "");
 	}
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 void ops_logout_post(struct ops *o)
@@ -179,7 +179,7 @@ void ops_logout_post(struct ops *o)
 	sbuf_addf(&o->o->headers, "Set-Cookie: %s=; Path=%s; Max-Age=0; HttpOnly; SameSite=Strict\r\n",
 		  OPS_SESSION_COOKIE, o->base);
 	ops_redirect(o, "");
-	db_web_session_free(&s);
-	sbuf_free(&b);
+	db_web_session_release(&s);
+	sbuf_release(&b);
 	free(tok);
 }

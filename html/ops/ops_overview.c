@@ -89,7 +89,7 @@ static void daemons(struct ops *o)
 			ops_esc(o->b, d.cd->cmd);
 			sbuf_addstr(o->b, "</code></td></tr>\n");
 		}
-		proc_daemon_free(&d);
+		proc_daemon_release(&d);
 	}
 	sbuf_addstr(o->b, "</table>\n<h2>The last lines of their logs</h2>\n");
 	for (i = 0; i < cfg->ndaemons; i++) {
@@ -107,7 +107,7 @@ static void daemons(struct ops *o)
 			sbuf_addstr(o->b, "</span>");
 			log_tail(o->b, d.log_path);
 		}
-		proc_daemon_free(&d);
+		proc_daemon_release(&d);
 	}
 }
 

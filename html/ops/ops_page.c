@@ -44,7 +44,7 @@ static void keyed(const char *prefix, const char *tok, char out[33])
 	sbuf_addstr(&b, prefix);
 	sbuf_addstr(&b, tok);
 	md5_buf(b.buf, b.len, out);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void set_cookie(struct ops *o, const char *name, const char *value, long max_age)
@@ -76,7 +76,7 @@ static void find_admin(struct ops *o)
 		else
 			memset(&o->admin, 0, sizeof(o->admin));
 	}
-	db_web_session_free(&s);
+	db_web_session_release(&s);
 	free(tok);
 }
 
@@ -127,9 +127,9 @@ void ops_init(struct ops *o, const struct web_ctx *c, const struct web_req *r,
 	web_page_headers(out);
 }
 
-void ops_free(struct ops *o)
+void ops_release(struct ops *o)
 {
-	db_user_free(&o->admin);
+	db_user_release(&o->admin);
 	free(o->base);
 	free(o->url);
 }

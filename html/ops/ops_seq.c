@@ -34,7 +34,7 @@ static void host_cell(struct ops *o, int64_t hostid)
 		ops_linkf(o, h.domain_name, "host?id=%" PRId64, hostid);
 	else
 		ops_linkf(o, id, "host?id=%" PRId64, hostid);
-	db_host_free(&h);
+	db_host_release(&h);
 }
 
 static void progress(struct ops *o, const struct db_sequence *s)
@@ -155,16 +155,16 @@ static int take_file(struct db_seq_file *f, void *arg)
 	return db_rows_take(f, &rows);
 }
 
-static void seq_data_free(struct seq_data *d)
+static void seq_data_release(struct seq_data *d)
 {
 	size_t i;
 
 	for (i = 0; i < d->nsegs; i++) {
 		free(d->segs[i].wu_name);
-		db_ops_result_free(&d->segs[i].r);
+		db_ops_result_release(&d->segs[i].r);
 	}
 	for (i = 0; i < d->nfiles; i++)
-		db_seq_file_free(&d->files[i]);
+		db_seq_file_release(&d->files[i]);
 	free(d->segs);
 	free(d->files);
 }
@@ -304,7 +304,7 @@ void ops_sequence(struct ops *o)
 	branches(o, &s, &d);
 	ops_end(o);
 out:
-	sbuf_free(&title);
-	seq_data_free(&d);
-	db_sequence_free(&s);
+	sbuf_release(&title);
+	seq_data_release(&d);
+	db_sequence_release(&s);
 }

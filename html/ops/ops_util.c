@@ -34,7 +34,7 @@ void ops_linkf(struct ops *o, const char *text, const char *fmt, ...)
 	sbuf_vaddf(&rel, fmt, ap);
 	va_end(ap);
 	ops_link(o, sbuf_str(&rel), text);
-	sbuf_free(&rel);
+	sbuf_release(&rel);
 }
 
 void ops_none_row(struct ops *o, size_t mark, int cols)

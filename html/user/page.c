@@ -58,7 +58,7 @@ static void session_csrf(const char *tok, char out[33])
 
 	sbuf_addf(&b, "csrf:%s", tok);
 	md5_buf(b.buf, b.len, out);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 /* Who is signed in; then the forms' token is bound to the session. */
@@ -73,7 +73,7 @@ static void find_session(struct page *p)
 		else
 			memset(&p->user, 0, sizeof(p->user));
 	}
-	db_web_session_free(&s);
+	db_web_session_release(&s);
 }
 
 /*
@@ -103,9 +103,9 @@ void page_init(struct page *p, const struct web_ctx *c, const struct web_req *r,
 	free(csrf);
 }
 
-void page_free(struct page *p)
+void page_release(struct page *p)
 {
-	db_user_free(&p->user);
+	db_user_release(&p->user);
 }
 
 void page_url(struct page *p, const char *rel)
@@ -276,7 +276,7 @@ void page_logout(struct page *p)
 
 	if (session_of(p, &s, tok) == DB_OK)
 		db_web_session_delete(p->c->db, &s);
-	db_web_session_free(&s);
+	db_web_session_release(&s);
 	set_cookie(p, SESSION_COOKIE, "", 0, "Lax");
 }
 

@@ -26,7 +26,7 @@ struct page {
 
 void page_init(struct page *p, const struct web_ctx *c, const struct web_req *r,
 	       struct web_reply *o);
-void page_free(struct page *p);
+void page_release(struct page *p);
 
 /* The HTML head, the site's menu and the title as <h1>; page_end closes it. */
 void page_start(struct page *p, const char *title);

@@ -55,7 +55,7 @@ static void home_text(struct page *p)
 			    "world lend their computers' spare time to its computations.</p>\n");
 	}
 	free(path);
-	sbuf_free(&t);
+	sbuf_release(&t);
 }
 
 void page_home(struct page *p)
@@ -107,6 +107,6 @@ int web_handle(const struct web_ctx *c, const struct web_req *r, struct web_repl
 		page_message(&p, 400, "Bad request", r->bad_why);
 	else
 		pages[i].fn(&p);
-	page_free(&p);
+	page_release(&p);
 	return i == ARRAY_SIZE(pages) ? -1 : 0;
 }

@@ -129,7 +129,7 @@ void page_join(struct page *p)
 			     "sign in.");
 	else
 		page_redirect(p, "account");
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 static void login_form(struct page *p, const char *error)
@@ -171,7 +171,7 @@ void page_login_form(struct page *p)
 	} else {
 		page_redirect(p, "account");
 	}
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 void page_logout_post(struct page *p)
@@ -297,7 +297,7 @@ static void team_row(struct page *p, int64_t teamid)
 		sbuf_addstr(b, "none");
 	}
 	sbuf_addstr(b, "</td></tr>\n");
-	db_team_free(&t);
+	db_team_release(&t);
 }
 
 void page_account(struct page *p)
@@ -354,7 +354,7 @@ void page_show_user(struct page *p)
 
 	if (!p->c->db || !id || db_user_lookup_id(p->c->db, id, &u) != DB_OK) {
 		page_message(p, 404, "No such user", "There is no user with that number.");
-		db_user_free(&u);
+		db_user_release(&u);
 		return;
 	}
 	page_start(p, u.name);
@@ -370,7 +370,7 @@ void page_show_user(struct page *p)
 	team_row(p, u.teamid);
 	sbuf_addstr(b, "</table>\n");
 	page_end(p);
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 void page_host(struct page *p)
@@ -422,8 +422,8 @@ void page_host(struct page *p)
 	}
 	page_end(p);
 out:
-	db_host_free(&h);
-	db_user_free(&owner);
+	db_host_release(&h);
+	db_user_release(&owner);
 }
 
 void page_results(struct page *p)
@@ -437,10 +437,10 @@ void page_results(struct page *p)
 		return;
 	if (hostid && (db_host_lookup_id(p->c->db, hostid, &h) != DB_OK || h.userid != p->user.id)) {
 		page_message(p, 404, "No such computer", "You have no computer with that number.");
-		db_host_free(&h);
+		db_host_release(&h);
 		return;
 	}
-	db_host_free(&h);
+	db_host_release(&h);
 	if (off > 1000000)
 		off = 1000000;
 	page_start(p, hostid ? "Tasks of your computer" : "Your tasks");

@@ -53,7 +53,7 @@ static int take_app(struct db_status_app *a, void *arg)
 	return db_rows_take(a, &rows);
 }
 
-static void apps_free(struct app_list *l)
+static void apps_release(struct app_list *l)
 {
 	size_t i;
 
@@ -72,7 +72,7 @@ static int take_version(struct db_status_version *v, void *arg)
 	return db_rows_take(v, &rows);
 }
 
-static void versions_free(struct version_list *l)
+static void versions_release(struct version_list *l)
 {
 	size_t i;
 
@@ -183,7 +183,7 @@ static void each_daemon(struct page *p, void (*fn)(struct page *, const char *ho
 			proc_daemon_probe(&d);
 			fn(p, host, &d);
 		}
-		proc_daemon_free(&d);
+		proc_daemon_release(&d);
 	}
 }
 
@@ -286,7 +286,7 @@ static void status_xml(struct page *p, bool job_counts_only)
 		xml_resources(b, &rsc);
 	}
 	sbuf_addstr(b, "</database_file_states>\n</server_status>\n");
-	apps_free(&apps);
+	apps_release(&apps);
 }
 
 /* ---- HTML ---- */
@@ -412,7 +412,7 @@ static void status_html(struct page *p)
 	page_url(p, "server_status.php?xml=1");
 	sbuf_addstr(b, "\">server_status.php?xml=1</a>.</p>\n");
 	page_end(p);
-	apps_free(&apps);
+	apps_release(&apps);
 }
 
 void page_server_status(struct page *p)
@@ -502,6 +502,6 @@ void page_apps(struct page *p)
 		sbuf_addstr(b, "<p>No application yet.</p>\n");
 	page_end(p);
 out:
-	apps_free(&apps);
-	versions_free(&vs);
+	apps_release(&apps);
+	versions_release(&vs);
 }

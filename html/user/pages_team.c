@@ -111,7 +111,7 @@ void page_team(struct page *p)
 
 	if (!p->c->db || !id || db_team_lookup_id(p->c->db, id, &t) != DB_OK) {
 		page_message(p, 404, "No such team", "There is no team with that number.");
-		db_team_free(&t);
+		db_team_release(&t);
 		return;
 	}
 	page_start(p, t.name);
@@ -149,8 +149,8 @@ void page_team(struct page *p)
 		log_error("team page: the members of team %" PRId64 " cannot be read", t.id);
 	sbuf_addstr(b, "</table>\n");
 	page_end(p);
-	db_team_free(&t);
-	db_user_free(&founder);
+	db_team_release(&t);
+	db_user_release(&founder);
 }
 
 static void create_form(struct page *p, const char *error)
@@ -218,7 +218,7 @@ void page_team_create(struct page *p)
 		snprintf(rel, sizeof(rel), "team?id=%" PRId64, t.id);
 		page_redirect(p, rel);
 	}
-	db_team_free(&t);
+	db_team_release(&t);
 }
 
 static void change_team(struct page *p, bool join)

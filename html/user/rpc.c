@@ -143,7 +143,7 @@ static void get_project_config(const struct web_ctx *c, const struct web_req *r,
 	    field_text_ok(terms.buf, terms.len, true))
 		xml_elem_str(b, 4, "terms_of_use", sbuf_str(&terms));
 	free(tp);
-	sbuf_free(&terms);
+	sbuf_release(&terms);
 	sbuf_addstr(b, "</project_config>\n");
 }
 
@@ -179,7 +179,7 @@ static void create_account(const struct web_ctx *c, const struct web_req *r, str
 		acct_error(r, o, &e);
 	else
 		account_out(o, u.authenticator);
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 /* lookup_account.php?email_addr=E[&passwd_hash=H]; no hash: does it exist? */
@@ -208,7 +208,7 @@ static void lookup_account(const struct web_ctx *c, const struct web_req *r, str
 	} else {
 		account_out(o, u.authenticator);
 	}
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 /* The account of an authenticator given as name (throttled), or an error reply (-136). */
@@ -277,9 +277,9 @@ static void am_get_info(const struct web_ctx *c, const struct web_req *r, struct
 		sbuf_addstr(b, "    <teamfounder/>\n");
 	sbuf_addstr(b, "</am_get_info_reply>\n");
 out:
-	sbuf_free(&w);
-	db_team_free(&t);
-	db_user_free(&u);
+	sbuf_release(&w);
+	db_team_release(&t);
+	db_user_release(&u);
 }
 
 static const struct {

@@ -78,8 +78,8 @@ static int set_info_txn(struct db *db, void *arg)
 			u.show_hosts = s->show_hosts;
 		rc = db_user_update(db, &u);
 	}
-	db_user_free(&u);
-	db_user_free(&other);
+	db_user_release(&u);
+	db_user_release(&other);
 	return rc;
 }
 
@@ -181,7 +181,7 @@ void am_set_info(const struct web_ctx *c, const struct web_req *r, struct web_re
 	}
 out:
 	free(email);
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 static int host_xml(struct db_host *h, void *arg)
@@ -238,7 +238,7 @@ void show_user_xml(const struct web_ctx *c, const struct web_req *r, struct web_
 		if (rc != DB_OK) {
 			rpc_error(r, o, rc == DB_NOT_FOUND ? ACCT_ERR_NOT_FOUND : ACCT_ERR_DB,
 				  rc == DB_NOT_FOUND ? "No such user found" : "Can't access database");
-			db_user_free(&u);
+			db_user_release(&u);
 			return;
 		}
 	}
@@ -264,7 +264,7 @@ void show_user_xml(const struct web_ctx *c, const struct web_req *r, struct web_
 			log_warn("show_user: the hosts of user %" PRId64 " cannot be read", u.id);
 	}
 	sbuf_addstr(b, "</user>\n");
-	db_user_free(&u);
+	db_user_release(&u);
 }
 
 void team_xml(struct sbuf *b, const struct db_team *t)
@@ -343,5 +343,5 @@ void team_lookup(const struct web_ctx *c, const struct web_req *r, struct web_re
 		rpc_error(r, o, ACCT_ERR_NOT_FOUND, "no such team");
 	else if (rc != DB_OK)
 		rpc_error(r, o, ACCT_ERR_DB, "Can't access database");
-	db_team_free(&t);
+	db_team_release(&t);
 }

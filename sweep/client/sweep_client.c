@@ -157,7 +157,7 @@ static char *master_url(char **args, int nargs)
 	} else {
 		url = sweep_base_url(args[0], args[1], NULL);
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return url;
 }
 
@@ -244,8 +244,8 @@ static int get_config(struct client *cl)
 			break;
 		}
 	}
-	sc_reply_free(&r);
-	sbuf_free(&err);
+	sc_reply_release(&r);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -315,7 +315,7 @@ static int ensure_worker(struct client *cl)
 		cl->fetched = true;
 		rc = 0;
 	}
-	sc_reply_free(&r);
+	sc_reply_release(&r);
 	return rc;
 }
 
@@ -381,12 +381,12 @@ static int task_loop(struct client *cl)
 		cl->bad_since = 0;
 		/* checked before every task: the file may have changed under the client */
 		if ((rc = ensure_worker(cl)) != 0) {
-			sweep_task_free(&t);
+			sweep_task_release(&t);
 			break;
 		}
 		rc = -1;
 		end = sc_task_run(&cl->ctx, &t);
-		sweep_task_free(&t);
+		sweep_task_release(&t);
 		switch (end) {
 		case SC_TASK_DONE:
 			cl->done++;
@@ -408,8 +408,8 @@ static int task_loop(struct client *cl)
 			break;
 		}
 	}
-	sc_reply_free(&r);
-	sbuf_free(&err);
+	sc_reply_release(&r);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -589,7 +589,7 @@ static int client_run(struct tool_ctx *ctx)
 static void client_fini(struct tool_ctx *ctx)
 {
 	(void)ctx;
-	sc_http_free(&cl.http);
+	sc_http_release(&cl.http);
 	curl_global_cleanup();
 	memset(session, 0, sizeof(session));
 	free(cl.worker);

@@ -54,7 +54,7 @@ enum sc_req {
 /* base: the master's base URL (sweep_url.h), checked; the paths follow it */
 int sc_http_init(struct sc_http *h, const char *base, const char *session, const char *label,
 		 long max_silence);
-void sc_http_free(struct sc_http *h);
+void sc_http_release(struct sc_http *h);
 /* In a forked copy: a connection of its own (the parent's stays the parent's). */
 int sc_http_fork(struct sc_http *h);
 /*
@@ -82,7 +82,7 @@ bool sc_http_silent(const struct sc_http *h);
  */
 bool sc_http_backoff(struct sc_http *h);
 void sc_reply_init(struct sc_reply *r);
-void sc_reply_free(struct sc_reply *r);
+void sc_reply_release(struct sc_reply *r);
 
 /* Set by SIGTERM and SIGINT: finish nothing, tidy up and leave. */
 extern volatile sig_atomic_t sc_stop;

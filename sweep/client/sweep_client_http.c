@@ -40,9 +40,9 @@ void sc_reply_init(struct sc_reply *r)
 	sbuf_init(&r->body, SWEEP_MSG_MAX);
 }
 
-void sc_reply_free(struct sc_reply *r)
+void sc_reply_release(struct sc_reply *r)
 {
-	sbuf_free(&r->body);
+	sbuf_release(&r->body);
 }
 
 int sc_http_init(struct sc_http *h, const char *base, const char *session, const char *label,
@@ -85,7 +85,7 @@ int sc_http_fork(struct sc_http *h)
 	return 0;
 }
 
-void sc_http_free(struct sc_http *h)
+void sc_http_release(struct sc_http *h)
 {
 	if (h->curl)
 		curl_easy_cleanup(h->curl);

@@ -342,7 +342,7 @@ static enum sc_task_end ping(struct sc_ctx *c, const char *ticket)
 			end = SC_TASK_SILENT;
 		}
 	}
-	sc_reply_free(&r);
+	sc_reply_release(&r);
 	free(extra);
 	return end;
 }
@@ -452,9 +452,9 @@ static int collect(const char *tdir, const struct sweep_task *t, struct sbuf *bo
 		sbuf_addf(why, "cannot encode the results: %s", sbuf_str(&err));
 		rc = -1;
 	}
-	sweep_complete_free(&comp);
-	sbuf_free(&data);
-	sbuf_free(&err);
+	sweep_complete_release(&comp);
+	sbuf_release(&data);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -557,7 +557,7 @@ enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, con
 		end = SC_TASK_STOPPED;
 		break;
 	}
-	sc_reply_free(&r);
+	sc_reply_release(&r);
 	free(extra);
 	return end;
 }
@@ -589,7 +589,7 @@ static enum sc_task_end post_results(struct sc_ctx *c, const char *ticket, const
 		end = SC_TASK_STOPPED;
 		break;
 	}
-	sc_reply_free(&r);
+	sc_reply_release(&r);
 	free(extra);
 	return end;
 }
@@ -637,8 +637,8 @@ static int run_worker(struct sc_ctx *c, const char *tdir, const struct sweep_tas
 		rc = collect(tdir, t, body, why);
 	}
 out:
-	sweep_argv_free(&av);
-	sbuf_free(&err);
+	sweep_argv_release(&av);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -675,7 +675,7 @@ enum sc_task_end sc_task_run(struct sc_ctx *c, const struct sweep_task *t)
 out:
 	free(work);
 	free(tdir);
-	sbuf_free(&body);
-	sbuf_free(&why);
+	sbuf_release(&body);
+	sbuf_release(&why);
 	return end;
 }

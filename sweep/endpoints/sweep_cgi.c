@@ -114,7 +114,7 @@ static void reply(struct req *r, int status, const char *type, const void *body,
 	}
 	fwrite(h.buf, 1, h.len, serve_out(r->io));
 	fwrite(body, 1, len, serve_out(r->io));
-	sbuf_free(&h);
+	sbuf_release(&h);
 }
 
 static void reply_text(struct req *r, int status, const char *msg)
@@ -246,7 +246,7 @@ static int session(struct req *r)
 	int rc;
 
 	r->session = ident(r, "sessionID", SESSION_ID_MAX, &why);
-	sbuf_free(&why);
+	sbuf_release(&why);
 	if (!r->session) {
 		log_warn("[%s] %s: bad or missing session ID", r->addr, r->op);
 		reply_text(r, 403, "wrong session\n");
@@ -273,7 +273,7 @@ static int session(struct req *r)
 	} else {
 		remember(r);
 	}
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc == DB_OK ? 0 : -1;
 }
 
@@ -285,7 +285,7 @@ static void send_file(struct req *r, const char *path, int missing_status, const
 		reply(r, 200, "application/octet-stream", b.buf ? b.buf : "", b.len);
 	else
 		reply_text(r, missing_status, missing);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void do_config(struct req *r)
@@ -324,8 +324,8 @@ static void do_worker(struct req *r)
 	free(want);
 	free(name);
 	free(platform);
-	sbuf_free(&b);
-	sbuf_free(&why);
+	sbuf_release(&b);
+	sbuf_release(&why);
 }
 
 static void do_task(struct req *r)
@@ -371,9 +371,9 @@ static void do_task(struct req *r)
 		log_info("[%s] task %s handed out", r->addr, c.wu_name);
 		reply(r, 200, "text/plain", body.buf, body.len);
 	}
-	sbuf_free(&body);
+	sbuf_release(&body);
 	free(host);
-	db_rec_free(&db_sweep_claim_table, &c);
+	db_rec_release(&db_sweep_claim_table, &c);
 }
 
 /* The ticket of the request in the session; 0, 1 (unknown), or -1 with the reply sent. */
@@ -389,11 +389,11 @@ static int ticket(struct req *r, struct db_result *res, char **name)
 		sbuf_addf(&msg, "bad or missing ticket: %s\n", sbuf_str(&why));
 		log_warn("[%s] %s: bad or missing ticket", r->addr, r->op);
 		reply_text(r, 400, sbuf_str(&msg));
-		sbuf_free(&msg);
-		sbuf_free(&why);
+		sbuf_release(&msg);
+		sbuf_release(&why);
 		return -1;
 	}
-	sbuf_free(&why);
+	sbuf_release(&why);
 	rc = db_sweep_ticket(r->db, r->batch, *name, res);
 	if (rc == DB_NOT_FOUND) {
 		log_warn("[%s] %s: no such ticket in this session", r->addr, r->op);
@@ -429,8 +429,8 @@ static void do_ping(struct req *r)
 	else if (rc > 0)
 		reply(r, 205, NULL, "", 0);
 	free(name);
-	db_result_free(&res);
-	db_workunit_free(&wu);
+	db_result_release(&res);
+	db_workunit_release(&wu);
 }
 
 /*
@@ -471,7 +471,7 @@ static int results_ok(struct req *r, const struct db_result *res, const char *bo
 			rc = 0;
 		}
 	}
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -485,8 +485,8 @@ static void refuse_results(struct req *r, const struct db_result *res, const cha
 		 (long long)res->workunitid, sbuf_str(&q));
 	sbuf_addf(&msg, "results refused, the ticket stays open: %s\n", sbuf_str(&q));
 	reply_text(r, 400, sbuf_str(&msg));
-	sbuf_free(&msg);
-	sbuf_free(&q);
+	sbuf_release(&msg);
+	sbuf_release(&q);
 }
 
 /* Store a ticket's results under its name in the upload hierarchy, for the master. */
@@ -552,8 +552,8 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	free(path);
 	free(name);
 	free(why);
-	sbuf_free(&bad);
-	db_result_free(&res);
+	sbuf_release(&bad);
+	db_result_release(&res);
 }
 
 /*
@@ -612,12 +612,12 @@ static void serve(void *state, struct serve_req *io)
 				sbuf_addf(&msg, "results refused, the ticket stays open: %s\n",
 					  sbuf_str(&why));
 				reply_text(&r, 400, sbuf_str(&msg));
-				sbuf_free(&msg);
+				sbuf_release(&msg);
 			} else {
 				do_report(&r, body, len, true);
 			}
 			free(body);
-			sbuf_free(&why);
+			sbuf_release(&why);
 		} else {
 			reply_text(&r, 404, "no such request\n");
 		}
@@ -630,10 +630,10 @@ static void serve(void *state, struct serve_req *io)
 	 */
 	if (r.db_failed)
 		serve_project_db_failed(&s->proj);
-	form_free(&r.q);
+	form_release(&r.q);
 	free(r.session);
 	free(r.dir);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static struct server server = { .proj = { .prog = "sweep" } };

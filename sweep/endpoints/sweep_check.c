@@ -15,7 +15,7 @@ static int task_decode(const char *task, struct sweep_task *t, struct sbuf *why)
 		rc = sweep_task_decode(b.buf, b.len, SWEEP_MSG_MAX, t, why);
 	else
 		sbuf_addstr(why, "the task body is too large");
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -62,7 +62,7 @@ int sweep_check_results(const char *task, const char *body, size_t len, struct s
 	}
 	rc = 0;
 out:
-	sweep_complete_free(&c);
-	sweep_task_free(&t);
+	sweep_complete_release(&c);
+	sweep_task_release(&t);
 	return rc;
 }

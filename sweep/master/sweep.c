@@ -70,7 +70,7 @@ static int open_project(struct project_config *cfg, struct db **db)
 		if (sandbox)
 			log_error("is the private project in %s running? `sweep resume SESSION` "
 				  "starts it, `wseq_sandbox up %s` too", sandbox, sandbox);
-		config_free(cfg);
+		config_release(cfg);
 		goto out;
 	}
 	rc = 0;
@@ -96,7 +96,7 @@ static int create(struct db *db, const struct project_config *cfg, const char *s
 	} else {
 		log_error("%s", sbuf_str(&err));
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -114,7 +114,7 @@ static int collect(struct db *db, const struct project_config *cfg, const char *
 		log_error("%s", sbuf_str(&err));
 	}
 	free(st.output);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -141,7 +141,7 @@ static int on_project(struct tool_ctx *ctx)
 	   : !strcmp(cmd, "collect") ? collect(db, &cfg, ctx->argv[0])
 	   : status(db, &cfg, ctx->argv[0]);
 	db_close(db);
-	config_free(&cfg);
+	config_release(&cfg);
 	return rc;
 }
 

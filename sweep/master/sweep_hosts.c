@@ -36,7 +36,7 @@ void sweep_hosts_save(const struct run *r)
 			  r->hosts[i].why ? r->hosts[i].why : "");
 	write_file_atomic(path, b.buf ? b.buf : "", b.len, 0644);
 	free(path);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void set_verdict(struct run *r, struct host *h, enum verdict v, char *why)
@@ -70,7 +70,7 @@ static char *ssh_said(const struct run *r, const struct host *h)
 		*--end = 0;
 	line = strrchr(s, '\n');
 	line = xstrdup(line ? line + 1 : s);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return line;
 }
 

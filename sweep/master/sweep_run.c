@@ -216,7 +216,7 @@ static int sandbox_up(struct run *r, bool with_address)
 			fprintf(stderr, "%s", sbuf_str(&b));
 		log_error("the private project in %s did not start (wseq_sandbox up: exit %d)",
 			  r->sandbox, rc);
-		sbuf_free(&b);
+		sbuf_release(&b);
 	}
 	free(log);
 	free(port);
@@ -322,12 +322,12 @@ static int setup_hosts(struct run *r)
 	free(path);
 	if (rc < 0) {
 		log_error("%s", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return -1;
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	if (!c.n) {
-		sweep_cluster_free(&c);
+		sweep_cluster_release(&c);
 		return log_error("%s: the cluster file lists no host", r->spec.name);
 	}
 	r->hosts = xcalloc(c.n, sizeof(*r->hosts));
@@ -402,7 +402,7 @@ static int session_spec(struct run *r)
 
 	if (rc < 0)
 		log_error("%s", sbuf_str(&err));
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -419,7 +419,7 @@ static int judge(struct run *r, bool output, struct sweep_stats *st)
 	else if (output)
 		log_info("output written to %s", cs.output);
 	free(cs.output);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -526,14 +526,14 @@ static int loop(struct run *r)
 		sweep_hosts_reap(r);
 		if (stop_sig) {
 			log_warn("stopped by signal %d; `sweep resume SESSION` carries on", (int)stop_sig);
-			sweep_stats_free(&st);
+			sweep_stats_release(&st);
 			return SWEEP_EXIT_STOPPED;
 		}
 		if (r->judge_now || dnow() - last_judge >= JUDGE_EVERY) {
 			r->judge_now = false;
-			sweep_stats_free(&st);
+			sweep_stats_release(&st);
 			if (judge(r, false, &st) < 0) {
-				sweep_stats_free(&st);
+				sweep_stats_release(&st);
 				return SWEEP_EXIT_ERROR;
 			}
 			last_judge = dnow();
@@ -547,7 +547,7 @@ static int loop(struct run *r)
 				show_progress(r, &st, true);
 				log_error("%zu tasks are left and no host can run them; see the "
 					  "statistics, then `sweep resume`", st.total - st.done - st.failed);
-				sweep_stats_free(&st);
+				sweep_stats_release(&st);
 				return SWEEP_EXIT_STALLED;
 			}
 		}
@@ -555,7 +555,7 @@ static int loop(struct run *r)
 	}
 	show_progress(r, &st, true);
 	i = st.failed;
-	sweep_stats_free(&st);
+	sweep_stats_release(&st);
 	return i ? SWEEP_EXIT_FAILED : SWEEP_EXIT_DONE;
 }
 
@@ -604,7 +604,7 @@ static int read_arg(struct run *r, bool resume, const char *arg)
 	if (!resume) {
 		if (sweep_spec_read(arg, &r->spec, &err) < 0)
 			rc = log_error("%s", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return rc;
 	}
 	if (strlen(arg) != SWEEP_SID_LEN || strspn(arg, "0123456789abcdef") != SWEEP_SID_LEN)
@@ -632,10 +632,10 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 	}
 	if (sweep_session_create(r->db, &r->cfg, arg, r->sid, &batch, &n, &err) < 0) {
 		log_error("%s", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		return -1;
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 	/* the only place the whole ID is shown: resume needs it */
 	fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r->sid, n, r->nhosts);
 	return 0;
@@ -651,7 +651,7 @@ static int session_end(struct run *r, int rc)
 
 		if (judge(r, true, &st) < 0)
 			rc = SWEEP_EXIT_ERROR;
-		sweep_stats_free(&st);
+		sweep_stats_release(&st);
 	}
 	if (rc != SWEEP_EXIT_STOPPED)
 		stop_clients(r);
@@ -683,8 +683,8 @@ static void run_release(struct run *r)
 	}
 	free(r->hosts);
 	if (r->have_cfg)
-		config_free(&r->cfg);
-	sweep_spec_free(&r->spec);
+		config_release(&r->cfg);
+	sweep_spec_release(&r->spec);
 	free(r->sdir);
 	free(r->url);
 	free(r->client);

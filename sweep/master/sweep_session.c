@@ -57,11 +57,11 @@ static int task_body(const struct sweep_spec *s, const struct sweep_params *p, s
 		rc = -1;
 	if (rc == 0)
 		sbuf_addstr(out, body);
-	sweep_task_free(&t);
-	sweep_argv_free(&argv);
-	sbuf_free(&cmd);
-	sbuf_free(&content);
-	sbuf_free(&full);
+	sweep_task_release(&t);
+	sweep_argv_release(&argv);
+	sbuf_release(&cmd);
+	sbuf_release(&content);
+	sbuf_release(&full);
 	return rc;
 }
 
@@ -80,7 +80,7 @@ static int sweep_app(struct db *db, const struct project_config *cfg, int64_t *a
 		rc = db_app_insert(db, &app);
 	}
 	*appid = app.id;
-	db_app_free(&app);
+	db_app_release(&app);
 	if (rc == DB_OK && access(path, F_OK) != 0 &&
 	    write_file_atomic(path, tpl, sizeof(tpl) - 1, 0644) < 0)
 		rc = DB_ERROR;
@@ -123,7 +123,7 @@ static int session_files(const struct project_config *cfg, const struct sweep_sp
 	}
 	free(path);
 	free(dir);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -157,7 +157,7 @@ int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sw
 			sbuf_addf(err, "no sweep session %s", sid);
 		else
 			sbuf_addf(err, "database error: %s", db_error(db));
-		db_batch_free(&b);
+		db_batch_release(&b);
 		return -1;
 	}
 	if (batch)
@@ -165,7 +165,7 @@ int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sw
 	rc = sweep_spec_read(b.description, s, err);
 	if (rc == 0 && p)
 		rc = read_params(s, p, err);
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc;
 }
 
@@ -192,7 +192,7 @@ static int first_tickets(struct db *db, const struct project_config *cfg,
 	    db_rec_insert_many(db, &db_result_table, rs, sizeof(*rs), total) != DB_OK)
 		rc = -1;
 	for (i = 0; i < k; i++)
-		db_result_free(&rs[i]);
+		db_result_release(&rs[i]);
 	free(rs);
 	return rc;
 }
@@ -281,12 +281,12 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		*ntasks = p.nrows;
 	}
 	for (i = 0; i < p.nrows; i++)
-		db_workunit_free(&wus[i]);
+		db_workunit_release(&wus[i]);
 	free(wus);
-	db_batch_free(&b);
-	sweep_params_free(&p);
-	sweep_spec_free(&s);
-	sbuf_free(&body);
+	db_batch_release(&b);
+	sweep_params_release(&p);
+	sweep_spec_release(&s);
+	sbuf_release(&body);
 	return rc;
 }
 
@@ -316,9 +316,9 @@ static int read_results(const struct collect *c, const char *ticket, struct swee
 					   &err);
 	if (rc < 0)
 		log_warn("sweep: the results of a ticket cannot be read: %s", sbuf_str(&err));
-	sbuf_free(&path);
-	sbuf_free(&body);
-	sbuf_free(&err);
+	sbuf_release(&path);
+	sbuf_release(&body);
+	sbuf_release(&err);
 	return rc;
 }
 
@@ -367,8 +367,8 @@ static bool valid(const struct collect *c, size_t row, const struct sweep_comple
 	     WEXITSTATUS(status) == 0;
 	remove_tree(dir);
 out:
-	sweep_argv_free(&argv);
-	sbuf_free(&err);
+	sweep_argv_release(&argv);
+	sbuf_release(&err);
 	return ok;
 }
 
@@ -396,7 +396,7 @@ static int judge_result(struct db_result *r, void *arg)
 
 	if (db_workunit_lookup_id(c->db, r->workunitid, &wu) != DB_OK || wu.opaque < 1 ||
 	    (size_t)wu.opaque > c->params->nrows) {
-		db_workunit_free(&wu);
+		db_workunit_release(&wu);
 		return 0;
 	}
 	row = (size_t)wu.opaque - 1;
@@ -411,8 +411,8 @@ static int judge_result(struct db_result *r, void *arg)
 		c->st->invalid++;
 		log_info("sweep: a result of set %zu is invalid", row + 1);
 	}
-	sweep_complete_free(&res);
-	db_workunit_free(&wu);
+	sweep_complete_release(&res);
+	db_workunit_release(&wu);
 	return 0;
 }
 
@@ -439,7 +439,7 @@ static int judge_returned(struct collect *c, int64_t batch)
 			db_rollback(c->db);
 	}
 	for (i = 0; i < vs.n; i++)
-		db_result_free(&vs.v[i].r);
+		db_result_release(&vs.v[i].r);
 	free(vs.v);
 	if (rc != DB_OK)
 		sbuf_addf(c->err, "cannot record the verdicts: %s", db_error(c->db));
@@ -457,7 +457,7 @@ static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 	if (db_result_lookup_id(c->db, wu->canonical_resultid, &r) != DB_OK ||
 	    read_results(c, r.name, &res) < 0) {
 		sbuf_addf(c->err, "the valid result of set %zu cannot be read", row + 1);
-		db_result_free(&r);
+		db_result_release(&r);
 		return -1;
 	}
 	if (c->spec->collect == SWEEP_COLLECT_BLOCKS) {
@@ -477,8 +477,8 @@ static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 		if (o)
 			sbuf_add(out, o->data, o->len);
 	}
-	db_result_free(&r);
-	sweep_complete_free(&res);
+	db_result_release(&r);
+	sweep_complete_release(&res);
 	return 0;
 }
 
@@ -540,12 +540,12 @@ int sweep_session_collect(struct db *db, const struct project_config *cfg, const
 		opath = NULL;
 	}
 	for (i = 0; i < l.n; i++)
-		db_workunit_free(&l.v[i]);
+		db_workunit_release(&l.v[i]);
 	free(l.v);
 	free(opath);
-	sweep_params_free(&p);
-	sweep_spec_free(&s);
-	sbuf_free(&out);
+	sweep_params_release(&p);
+	sweep_spec_release(&s);
+	sbuf_release(&out);
 	return rc;
 }
 
@@ -703,11 +703,11 @@ int sweep_session_stats(struct db *db, const char *sid, bool detail, struct swee
 	if (st->nhosts)
 		qsort(st->hosts, st->nhosts, sizeof(*st->hosts), cmp_host);
 	free(w.failed_ids);
-	db_batch_free(&b);
+	db_batch_release(&b);
 	return rc == DB_OK ? 0 : -1;
 }
 
-void sweep_stats_free(struct sweep_stats *st)
+void sweep_stats_release(struct sweep_stats *st)
 {
 	size_t i;
 

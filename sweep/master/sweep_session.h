@@ -91,6 +91,6 @@ struct sweep_stats {
  */
 int sweep_session_stats(struct db *db, const char *sid, bool detail, struct sweep_stats *st,
 			struct sbuf *err);
-void sweep_stats_free(struct sweep_stats *st);
+void sweep_stats_release(struct sweep_stats *st);
 
 #endif

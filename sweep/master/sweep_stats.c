@@ -21,7 +21,7 @@ int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
 
 	if (sweep_session_stats(db, sid, true, &st, &err) < 0) {
 		log_error("%s", sbuf_str(&err));
-		sbuf_free(&err);
+		sbuf_release(&err);
 		free(path);
 		return -1;
 	}
@@ -75,14 +75,14 @@ int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
 			fprintf(fp, "  set %zu%s%s: %s\n", row, sbuf_str(&v), v.len ? ")" : "",
 				st.failed_sets[i].why ? st.failed_sets[i].why
 						      : "handed out too often without an answer");
-			sbuf_free(&v);
+			sbuf_release(&v);
 		}
-		sweep_params_free(&p);
-		sweep_spec_free(&spec);
+		sweep_params_release(&p);
+		sweep_spec_release(&spec);
 	}
-	sweep_stats_free(&st);
-	sbuf_free(&err);
-	sbuf_free(&hosts);
+	sweep_stats_release(&st);
+	sbuf_release(&err);
+	sbuf_release(&hosts);
 	free(path);
 	return 0;
 }

@@ -139,7 +139,7 @@ static int parse_host(const char *name, int line, const char *tok, struct sweep_
 	return 0;
 }
 
-static void host_free(struct sweep_host *h)
+static void host_release(struct sweep_host *h)
 {
 	free(h->user);
 	free(h->host);
@@ -179,7 +179,7 @@ int sweep_cluster_parse(const char *name, const char *buf, size_t len, struct sw
 		tok = xstrndup(line, n);
 		if (parse_host(name, it.lineno, tok, &h, err) < 0) {
 			free(tok);
-			host_free(&h);
+			host_release(&h);
 			goto fail;
 		}
 		free(tok);
@@ -187,7 +187,7 @@ int sweep_cluster_parse(const char *name, const char *buf, size_t len, struct sw
 			if (c->hosts[i].port == h.port && !strcasecmp(c->hosts[i].host, h.host)) {
 				sweep_fail(err, "%s:%d: duplicate host '%s' (also on line %d)", name,
 					   it.lineno, h.host, c->hosts[i].line);
-				host_free(&h);
+				host_release(&h);
 				goto fail;
 			}
 		}
@@ -203,7 +203,7 @@ int sweep_cluster_parse(const char *name, const char *buf, size_t len, struct sw
 	}
 	return 0;
 fail:
-	sweep_cluster_free(c);
+	sweep_cluster_release(c);
 	return -1;
 }
 
@@ -215,20 +215,20 @@ int sweep_cluster_read(const char *path, struct sweep_cluster *c, struct sbuf *e
 	c->hosts = NULL;
 	c->n = 0;
 	if (sweep_read_file(path, SWEEP_CLUSTER_MAX, &b, err) < 0) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return -1;
 	}
 	rc = sweep_cluster_parse(path, b.buf, b.len, c, err);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
-void sweep_cluster_free(struct sweep_cluster *c)
+void sweep_cluster_release(struct sweep_cluster *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		host_free(&c->hosts[i]);
+		host_release(&c->hosts[i]);
 	free(c->hosts);
 	c->hosts = NULL;
 	c->n = 0;

@@ -32,7 +32,7 @@ struct sweep_cluster {
 int sweep_cluster_parse(const char *name, const char *buf, size_t len, struct sweep_cluster *c,
 			struct sbuf *err);
 int sweep_cluster_read(const char *path, struct sweep_cluster *c, struct sbuf *err);
-void sweep_cluster_free(struct sweep_cluster *c);
+void sweep_cluster_release(struct sweep_cluster *c);
 
 /* Append "user@host:port" ([addr]:port for IPv6; user and port only when given). */
 int sweep_host_format(const struct sweep_host *h, struct sbuf *out);

@@ -63,7 +63,7 @@ int sweep_expand_text(const char *tmpl, const struct sweep_vars *vars, struct sb
 	return 0;
 }
 
-void sweep_argv_free(struct sweep_argv *a)
+void sweep_argv_release(struct sweep_argv *a)
 {
 	size_t i;
 
@@ -162,13 +162,13 @@ int sweep_expand_argv(const char *pattern, const struct sweep_vars *vars, struct
 		sweep_fail(err, "empty command line");
 		goto fail;
 	}
-	sbuf_free(&word);
+	sbuf_release(&word);
 	free(blank);
 	return 0;
 fail:
-	sbuf_free(&word);
+	sbuf_release(&word);
 	free(blank);
-	sweep_argv_free(out);
+	sweep_argv_release(out);
 	return -1;
 }
 

@@ -39,7 +39,7 @@ int sweep_expand_text(const char *tmpl, const struct sweep_vars *vars, struct sb
 /* Split a command-line pattern into words and substitute inside each. */
 int sweep_expand_argv(const char *pattern, const struct sweep_vars *vars, struct sweep_argv *out,
 		      struct sbuf *err);
-void sweep_argv_free(struct sweep_argv *a);
+void sweep_argv_release(struct sweep_argv *a);
 
 /*
  * Append argv as one command line that sweep_expand_argv (with no

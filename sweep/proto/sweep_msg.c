@@ -117,7 +117,7 @@ void sweep_complete_add(struct sweep_complete *c, const char *name, const void *
 	o->len = len;
 }
 
-void sweep_task_free(struct sweep_task *t)
+void sweep_task_release(struct sweep_task *t)
 {
 	size_t i;
 
@@ -136,7 +136,7 @@ void sweep_task_free(struct sweep_task *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void sweep_complete_free(struct sweep_complete *c)
+void sweep_complete_release(struct sweep_complete *c)
 {
 	size_t i;
 
@@ -249,7 +249,7 @@ static int dfail(struct dec *d, const char *fmt, ...)
 	sbuf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	sweep_fail(d->err, "%s:%d: %s", kind_name[d->kind], d->lineno, sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return -1;
 }
 
@@ -603,7 +603,7 @@ int sweep_task_decode(const char *buf, size_t len, size_t max, struct sweep_task
 	d.err = err;
 	d.task = t;
 	if (decode_kind(&d, buf, len, max) < 0) {
-		sweep_task_free(t);
+		sweep_task_release(t);
 		return -1;
 	}
 	return 0;
@@ -620,7 +620,7 @@ int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_
 	d.err = err;
 	d.comp = c;
 	if (decode_kind(&d, buf, len, max) < 0) {
-		sweep_complete_free(c);
+		sweep_complete_release(c);
 		return -1;
 	}
 	return 0;

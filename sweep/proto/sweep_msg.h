@@ -96,8 +96,8 @@ int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_
 int sweep_config_decode(const char *buf, size_t len, size_t max, struct sweep_config *c,
 			struct sbuf *err);
 
-void sweep_task_free(struct sweep_task *t);
-void sweep_complete_free(struct sweep_complete *c);
+void sweep_task_release(struct sweep_task *t);
+void sweep_complete_release(struct sweep_complete *c);
 
 /* The result called name in c, or NULL. */
 const struct sweep_msg_output *sweep_complete_find(const struct sweep_complete *c, const char *name);

@@ -9,7 +9,7 @@ struct cells {
 	size_t n, alloc;
 };
 
-static void cells_free(struct cells *c)
+static void cells_release(struct cells *c)
 {
 	size_t i;
 
@@ -57,14 +57,14 @@ static int split_cells(const char *name, int lineno, const char *s, size_t n, st
 				sbuf_addch(&cell, s[i]);
 			}
 			if (!closed) {
-				sbuf_free(&cell);
+				sbuf_release(&cell);
 				return sweep_fail(err, "%s:%d: cell %zu: no closing quote", name, lineno,
 						  c->n + 1);
 			}
 			while (i < n && (s[i] == ' ' || s[i] == '\t'))
 				i++;
 			if (i < n && s[i] != '|') {
-				sbuf_free(&cell);
+				sbuf_release(&cell);
 				return sweep_fail(err, "%s:%d: cell %zu: text after the closing quote",
 						  name, lineno, c->n + 1);
 			}
@@ -84,7 +84,7 @@ static int split_cells(const char *name, int lineno, const char *s, size_t n, st
 	}
 }
 
-static void rows_free(struct sweep_params *p)
+static void rows_release(struct sweep_params *p)
 {
 	size_t r, k;
 
@@ -98,11 +98,11 @@ static void rows_free(struct sweep_params *p)
 	p->nrows = 0;
 }
 
-void sweep_params_free(struct sweep_params *p)
+void sweep_params_release(struct sweep_params *p)
 {
 	size_t k;
 
-	rows_free(p);
+	rows_release(p);
 	for (k = 0; k < p->nnames; k++)
 		free(p->names[k]);
 	free(p->names);
@@ -153,12 +153,12 @@ int sweep_params_parse(const char *name, const char *buf, size_t len, struct swe
 		if (!tn || t[0] == '#')
 			continue;
 		if (split_cells(name, it.lineno, line, n, &c, err) < 0) {
-			cells_free(&c);
+			cells_release(&c);
 			goto fail;
 		}
 		if (!have_headline) {
 			if (check_names(name, it.lineno, &c, err) < 0) {
-				cells_free(&c);
+				cells_release(&c);
 				goto fail;
 			}
 			p->names = c.v;
@@ -170,7 +170,7 @@ int sweep_params_parse(const char *name, const char *buf, size_t len, struct swe
 		if (c.n != p->nnames) {
 			sweep_fail(err, "%s:%d: %zu cell%s, the headline has %zu", name, it.lineno, c.n,
 				   c.n == 1 ? "" : "s", p->nnames);
-			cells_free(&c);
+			cells_release(&c);
 			goto fail;
 		}
 		if (p->nrows == alloc) {
@@ -191,7 +191,7 @@ int sweep_params_parse(const char *name, const char *buf, size_t len, struct swe
 	}
 	return 0;
 fail:
-	sweep_params_free(p);
+	sweep_params_release(p);
 	return -1;
 }
 
@@ -202,11 +202,11 @@ int sweep_params_read(const char *path, struct sweep_params *p, struct sbuf *err
 
 	memset(p, 0, sizeof(*p));
 	if (sweep_read_file(path, SWEEP_PARAMS_MAX, &b, err) < 0) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return -1;
 	}
 	rc = sweep_params_parse(path, b.buf, b.len, p, err);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 

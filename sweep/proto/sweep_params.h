@@ -34,7 +34,7 @@ struct sweep_params {
 int sweep_params_parse(const char *name, const char *buf, size_t len, struct sweep_params *p,
 		       struct sbuf *err);
 int sweep_params_read(const char *path, struct sweep_params *p, struct sbuf *err);
-void sweep_params_free(struct sweep_params *p);
+void sweep_params_release(struct sweep_params *p);
 
 /* Index of the parameter called name (len bytes), or -1. */
 int sweep_params_index(const struct sweep_params *p, const char *name, size_t len);

@@ -86,11 +86,11 @@ static int pfail(struct parser *ps, const char *fmt, ...)
 	sbuf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	sweep_fail(ps->err, "%s:%d: %s", ps->name, ps->lineno, sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return -1;
 }
 
-static void input_free(struct sweep_spec_input *in)
+static void input_release(struct sweep_spec_input *in)
 {
 	size_t i;
 
@@ -102,30 +102,30 @@ static void input_free(struct sweep_spec_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static void worker_free(struct sweep_spec_worker *w)
+static void worker_release(struct sweep_spec_worker *w)
 {
 	free(w->platform);
 	free(w->file);
 	memset(w, 0, sizeof(*w));
 }
 
-static void result_free(struct sweep_spec_result *r)
+static void result_release(struct sweep_spec_result *r)
 {
 	free(r->name);
 	free(r->file);
 	memset(r, 0, sizeof(*r));
 }
 
-void sweep_spec_free(struct sweep_spec *s)
+void sweep_spec_release(struct sweep_spec *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->nworkers; i++)
-		worker_free(&s->workers[i]);
+		worker_release(&s->workers[i]);
 	for (i = 0; i < s->ninputs; i++)
-		input_free(&s->inputs[i]);
+		input_release(&s->inputs[i]);
 	for (i = 0; i < s->nresults; i++)
-		result_free(&s->results[i]);
+		result_release(&s->results[i]);
 	free(s->workers);
 	free(s->inputs);
 	free(s->results);
@@ -329,7 +329,7 @@ static int end_section(struct parser *ps)
 				ps->lineno = ps->in.content[i].line;
 				rc = pfail(ps, "Content: %s", sbuf_str(&e));
 			}
-			sbuf_free(&e);
+			sbuf_release(&e);
 		}
 		if (!rc) {
 			ps->in.line = ps->sect_line;
@@ -358,9 +358,9 @@ static int end_section(struct parser *ps)
 			memset(&ps->r, 0, sizeof(ps->r));
 		}
 	}
-	worker_free(&ps->w);
-	input_free(&ps->in);
-	result_free(&ps->r);
+	worker_release(&ps->w);
+	input_release(&ps->in);
+	result_release(&ps->r);
 	memset(ps->seen, 0, sizeof(ps->seen));
 	ps->lineno = save;
 	return rc;
@@ -474,7 +474,7 @@ static int finish(struct parser *ps)
 		goto out;
 	}
 	if (s->validate) {
-		sweep_argv_free(&argv);
+		sweep_argv_release(&argv);
 		sbuf_reset(&e);
 		ps->lineno = s->validate_line;
 		if (sweep_expand_argv(s->validate, NULL, &argv, &e) < 0) {
@@ -485,8 +485,8 @@ static int finish(struct parser *ps)
 	if (!s->output)
 		s->output = default_output(ps->name);
 out:
-	sweep_argv_free(&argv);
-	sbuf_free(&e);
+	sweep_argv_release(&argv);
+	sbuf_release(&e);
 	return rc;
 }
 
@@ -569,10 +569,10 @@ int sweep_spec_parse(const char *name, const char *buf, size_t len, struct sweep
 		goto fail;
 	return 0;
 fail:
-	worker_free(&ps.w);
-	input_free(&ps.in);
-	result_free(&ps.r);
-	sweep_spec_free(s);
+	worker_release(&ps.w);
+	input_release(&ps.in);
+	result_release(&ps.r);
+	sweep_spec_release(s);
 	return -1;
 }
 
@@ -583,11 +583,11 @@ int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 
 	memset(s, 0, sizeof(*s));
 	if (sweep_read_file(path, SWEEP_SPEC_MAX, &b, err) < 0) {
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return -1;
 	}
 	rc = sweep_spec_parse(path, b.buf, b.len, s, err);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -615,9 +615,9 @@ static int check_one(const struct sweep_spec *s, const struct sweep_params *p, c
 		sweep_fail(err, "%s:%d: %s: %s (the parameter file has %s)", s->name, line, what,
 			   sbuf_str(&e), sbuf_str(&names));
 	}
-	sweep_argv_free(&a);
-	sbuf_free(&e);
-	sbuf_free(&names);
+	sweep_argv_release(&a);
+	sbuf_release(&e);
+	sbuf_release(&names);
 	return rc;
 }
 
@@ -640,7 +640,7 @@ int sweep_spec_check_params(const struct sweep_spec *s, const struct sweep_param
 			param_list(p, &names);
 			sweep_fail(err, "%s:%d: [Input] for '%s': no parameter '%s' (the parameter file has %s)",
 				   s->name, in->line, in->file, in->parameter, sbuf_str(&names));
-			sbuf_free(&names);
+			sbuf_release(&names);
 			return -1;
 		}
 		for (j = 0; j < in->ncontent; j++)

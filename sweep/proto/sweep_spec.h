@@ -88,7 +88,7 @@ struct sweep_spec {
 int sweep_spec_parse(const char *name, const char *buf, size_t len, struct sweep_spec *s,
 		     struct sbuf *err);
 int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err);
-void sweep_spec_free(struct sweep_spec *s);
+void sweep_spec_release(struct sweep_spec *s);
 
 /* Every placeholder and Parameter= of the spec must name a parameter of p. */
 int sweep_spec_check_params(const struct sweep_spec *s, const struct sweep_params *p,

@@ -19,7 +19,7 @@ int sweep_fail(struct sbuf *err, const char *fmt, ...)
 
 		sbuf_vaddf(&b, fmt, ap);
 		log_error("%s", sbuf_str(&b));
-		sbuf_free(&b);
+		sbuf_release(&b);
 	}
 	va_end(ap);
 	return -1;

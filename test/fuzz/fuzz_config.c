@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < c.ndaemons; i++)
 			FUZZ_CHECK(c.daemons[i].cmd && *c.daemons[i].cmd);
 	}
-	config_free(&c);
+	config_release(&c);
 	param_free(sched_params, &set);
 	return 0;
 }

@@ -37,7 +37,7 @@ static void wu_doc(const char *data, size_t len)
 		else
 			FUZZ_CHECK(why.len > 0);
 	}
-	sbuf_free(&why);
+	sbuf_release(&why);
 	free(s);
 }
 

@@ -86,7 +86,7 @@ static void one_line(char *line, size_t n)
 		} else {
 			FUZZ_CHECK(why.len > 0);    /* every E says why */
 		}
-		sbuf_free(&why);
+		sbuf_release(&why);
 	}
 	free(argv);
 }

@@ -38,8 +38,8 @@ static void query_batch2(xmlNode *root)
 		free(argv);
 		free(line);
 	}
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void completed_job(xmlNode *root)
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!strcmp(root_name, "get_templates")) {
 		rpc_templates_from_reply(doc, &t, &err);
-		rpc_templates_free(&t);
+		rpc_templates_release(&t);
 	} else if (!strcmp(root_name, "query_batch2")) {
 		query_batch2(xmlDocGetRootElement(doc));
 	} else if (!strcmp(root_name, "query_completed_job")) {
@@ -85,6 +85,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	xmlFreeDoc(doc);
 out:
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return 0;
 }

@@ -67,7 +67,7 @@ static void description(const char *s, size_t len)
 
 	web_host_desc_parse(text, &d);
 	check_desc(&d);
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 	h.serialnum = text;
 	h.p_model = text;
 	h.p_ncpus = 16;
@@ -75,7 +75,7 @@ static void description(const char *s, size_t len)
 	h.p_gpu_fpops = 1e13;
 	web_host_resources(&b, &h);
 	check_rows(sbuf_str(&b));
-	sbuf_free(&b);
+	sbuf_release(&b);
 	free(text);
 }
 
@@ -127,11 +127,11 @@ static void round_trip(const char *s, size_t len)
 		FUZZ_CHECK(d.ngpus == n - 1);
 	for (i = 0; i < d.ngpus; i++)
 		check_round_trip(&rsc[i + 1], &d.gpu[i]);
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 	free(desc);
 	xmlFreeDoc(doc);
 out:
-	sbuf_free(&notes);
+	sbuf_release(&notes);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

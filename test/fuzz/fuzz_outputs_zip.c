@@ -74,7 +74,7 @@ static void job_dir_check(const char *job, const char *outside)
 	FUZZ_CHECK(read_file(p, 4096, &b) == 0 && !strcmp(sbuf_str(&b), "project =https://mine/"));
 	free(p);
 	FUZZ_CHECK(!dir_nonempty(outside));
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unpacked_want(&u, i, u.names[i], false);
 		rc = unpacked_place(&u, job, &err);
 	}
-	unpacked_free(&u);
+	unpacked_release(&u);
 	job_dir_check(job, outside);
 	FUZZ_CHECK(access(conf, F_OK) < 0);
 	nfound = nbytes = 0;
@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(batch.bytes == 1000 + nbytes);      /* the batch charged what came */
 	}
 	fuzz_rm_below(dir);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	free(zip);
 	free(conf);
 	free(job);

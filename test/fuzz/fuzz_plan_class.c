@@ -82,7 +82,7 @@ static void check_class(const struct plan_classes *pcs, size_t i, const struct s
 	plan_class_describe(pc, &d);
 	FUZZ_CHECK(d.len > 0 && field_text_ok(sbuf_str(&d), d.len, false));
 	FUZZ_CHECK(*plan_class_resource(pc));
-	sbuf_free(&d);
+	sbuf_release(&d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -102,8 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_class(&pcs, i, &r);
 	}
 	FUZZ_CHECK(field_text_ok(sbuf_str(&notes), notes.len, true));
-	plan_classes_free(&pcs);
-	sbuf_free(&notes);
-	sbuf_free(&err);
+	plan_classes_release(&pcs);
+	sbuf_release(&notes);
+	sbuf_release(&err);
 	return 0;
 }

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_setup();
 	doc = xml_read_memory((const char *)data, size, "coprocs", NULL);
 	if (!doc) {
-		sbuf_free(&notes);
+		sbuf_release(&notes);
 		return 0;
 	}
 	wstrlcpy(rsc[0].type, "CPU", sizeof(rsc[0].type));
@@ -78,6 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!strncmp(desc, "[BOINC|7.20.5]", 14));
 	free(desc);
 	xmlFreeDoc(doc);
-	sbuf_free(&notes);
+	sbuf_release(&notes);
 	return 0;
 }

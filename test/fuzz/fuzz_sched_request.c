@@ -91,8 +91,8 @@ static void check_reply(const struct sched_request *r)
 		FUZZ_CHECK(doc && xml_is(xmlDocGetRootElement(doc), "scheduler_reply"));
 		xmlFreeDoc(doc);
 	}
-	sched_reply_free(&reply);
-	sbuf_free(&out);
+	sched_reply_release(&reply);
+	sbuf_release(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
-	sched_request_free(&req);
-	sbuf_free(&err);
+	sched_request_release(&req);
+	sbuf_release(&err);
 	return 0;
 }

@@ -23,7 +23,7 @@ static void layout(const char *text, size_t len)
 			   l.state[i].max_nbytes >= 0);
 	for (i = 0; i < l.nanswer; i++)
 		FUZZ_CHECK(l.answer[i].open_name[0] && !strchr(l.answer[i].open_name, '/'));
-	seq_layout_free(&l);
+	seq_layout_release(&l);
 }
 
 static void plan(const char *text, size_t len)
@@ -40,7 +40,7 @@ static void plan(const char *text, size_t len)
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

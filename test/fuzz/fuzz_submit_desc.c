@@ -58,8 +58,8 @@ static void description(const char *text, size_t len)
 	rc = desc_parse(&o, text, len, &d, &err);
 	check(rc, &d, &err, text, len);
 	if (rc == 0)
-		desc_free(&d);
-	sbuf_free(&err);
+		desc_release(&d);
+	sbuf_release(&err);
 }
 
 static void job_list(const char *text, size_t len)
@@ -72,8 +72,8 @@ static void job_list(const char *text, size_t len)
 	rc = desc_parse_job_list(&o, text, len, "app", false, &d, &err);
 	check(rc, &d, &err, text, len);
 	if (rc == 0)
-		desc_free(&d);
-	sbuf_free(&err);
+		desc_release(&d);
+	sbuf_release(&err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -65,7 +65,7 @@ static int check_head(void *arg, const char *head, size_t len, long total, struc
 	FUZZ_CHECK(len == GATE_HEAD && total > GATE_HEAD);
 	if (form_parse_head(arg, head, len, &f, why) == 0)
 		check_form(&f, head, len);
-	form_free(&f);
+	form_release(&f);
 	sbuf_reset(why);
 	return 0;
 }
@@ -82,8 +82,8 @@ static void check_whole_head(const char *ctype, const char *body, size_t len, co
 	for (i = 0; i < h.n; i++)
 		FUZZ_CHECK(h.parts[i].len == whole->parts[i].len &&
 			   !strcmp(h.parts[i].name, whole->parts[i].name));
-	form_free(&h);
-	sbuf_free(&err);
+	form_release(&h);
+	sbuf_release(&err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -117,11 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
-	form_free(&f);
+	form_release(&f);
 	free(body);
 out:
-	sbuf_free(&err);
-	sbuf_free(&why);
+	sbuf_release(&err);
+	sbuf_release(&why);
 	free(in);
 	return 0;
 }

@@ -36,8 +36,8 @@ static void get_output(const uint8_t *data, size_t size)
 	fclose(fp);
 	/* Without a database, nothing but an error can come out. */
 	FUZZ_CHECK(len == 0 || !strncmp(out, "Status: 4", 9) || !strncmp(out, "Status: 503", 11));
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 	free(out);
 	free(q);
 }
@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct sbuf why = SBUF_INIT(4096);
 
 		FUZZ_CHECK(submit_head_check(&c, &f, (long)size, &why) < 0 && why.len > 0);
-		sbuf_free(&why);
+		sbuf_release(&why);
 	}
 
 	doc = xml_read_memory(out.buf ? out.buf : "", out.len, "reply", NULL);
@@ -98,6 +98,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(msg);
 	}
 	xmlFreeDoc(doc);
-	sbuf_free(&out);
+	sbuf_release(&out);
 	return 0;
 }

@@ -32,12 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(!c.hosts[i].user == !d.hosts[i].user);
 			FUZZ_CHECK(!c.hosts[i].user || !strcmp(c.hosts[i].user, d.hosts[i].user));
 		}
-		sweep_cluster_free(&d);
+		sweep_cluster_release(&d);
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
-	sweep_cluster_free(&c);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sweep_cluster_release(&c);
+	sbuf_release(&out);
+	sbuf_release(&err);
 	return 0;
 }

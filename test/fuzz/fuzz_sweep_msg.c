@@ -38,11 +38,11 @@ static void task(const char *buf, size_t len)
 	for (i = 0; i < t.nresults; i++)
 		FUZZ_CHECK(!strcmp(t.results[i].name, u.results[i].name) &&
 			   !strcmp(t.results[i].file, u.results[i].file));
-	sweep_task_free(&u);
-	sweep_task_free(&t);
+	sweep_task_release(&u);
+	sweep_task_release(&t);
 out:
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void complete(const char *buf, size_t len)
@@ -64,11 +64,11 @@ static void complete(const char *buf, size_t len)
 				      d.results[i].len));
 		FUZZ_CHECK(sweep_complete_find(&c, c.results[i].name) == &c.results[i]);
 	}
-	sweep_complete_free(&d);
-	sweep_complete_free(&c);
+	sweep_complete_release(&d);
+	sweep_complete_release(&c);
 out:
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void config(const char *buf, size_t len)
@@ -82,8 +82,8 @@ static void config(const char *buf, size_t len)
 		FUZZ_CHECK(c.delete_worker == d.delete_worker && c.delete_client == d.delete_client &&
 			   c.ping == d.ping);
 	}
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -31,12 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(sweep_params_format(&p, &out) == 0);
 		FUZZ_CHECK(sweep_params_parse("formatted", out.buf, out.len, &q, &err) == 0);
 		check_same(&p, &q);
-		sweep_params_free(&q);
+		sweep_params_release(&q);
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
-	sweep_params_free(&p);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sweep_params_release(&p);
+	sbuf_release(&out);
+	sbuf_release(&err);
 	return 0;
 }

@@ -24,10 +24,10 @@ static void check_join(const struct sweep_argv *a)
 		FUZZ_CHECK(b.n == a->n);
 		for (i = 0; i < a->n; i++)
 			FUZZ_CHECK(!strcmp(a->v[i], b.v[i]));
-		sweep_argv_free(&b);
+		sweep_argv_release(&b);
 	}
-	sbuf_free(&line);
-	sbuf_free(&err);
+	sbuf_release(&line);
+	sbuf_release(&err);
 }
 
 static void expand(const struct sweep_spec *s, const struct sweep_params *p)
@@ -42,10 +42,10 @@ static void expand(const struct sweep_spec *s, const struct sweep_params *p)
 		/* checked above: every placeholder names a parameter */
 		FUZZ_CHECK(sweep_spec_command(s->command_line, p, row, &a, &err) == 0);
 		check_join(&a);
-		sweep_argv_free(&a);
+		sweep_argv_release(&a);
 		if (s->validate) {
 			FUZZ_CHECK(sweep_spec_command(s->validate, p, row, &a, &err) == 0);
-			sweep_argv_free(&a);
+			sweep_argv_release(&a);
 		}
 		for (i = 0; i < s->ninputs; i++) {
 			sbuf_reset(&content);
@@ -53,8 +53,8 @@ static void expand(const struct sweep_spec *s, const struct sweep_params *p)
 		}
 	}
 out:
-	sbuf_free(&err);
-	sbuf_free(&content);
+	sbuf_release(&err);
+	sbuf_release(&content);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -77,10 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (sweep_params_parse("params", pbuf, size - (size_t)(pbuf - buf), &p, &err) == 0)
 			expand(&s, &p);
-		sweep_params_free(&p);
+		sweep_params_release(&p);
 	}
-	sweep_spec_free(&s);
+	sweep_spec_release(&s);
 out:
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return 0;
 }

@@ -43,8 +43,8 @@ static void input(const char *text, size_t len)
 		if (input_template_process(&t, files, t.nfiles, "--x <y> & z", &doc) == 0)
 			check_doc(&doc);
 	}
-	sbuf_free(&doc);
-	input_template_free(&t);
+	sbuf_release(&doc);
+	input_template_release(&t);
 }
 
 static void output(const char *text, size_t len)
@@ -56,8 +56,8 @@ static void output(const char *text, size_t len)
 		return;
 	if (result_template_process(&t, "wu_1_r0<&>", "http://x/cgi-bin/file_upload_handler", &doc) == 0)
 		check_doc(&doc);
-	sbuf_free(&doc);
-	result_template_free(&t);
+	sbuf_release(&doc);
+	result_template_release(&t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(nfound <= MAX_ENTRIES + 1024);      /* parents the names imply */
 	}
 	fuzz_rm_below(dir);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	free(zip);
 	free(dest);
 	return 0;

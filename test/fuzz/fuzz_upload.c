@@ -81,7 +81,7 @@ static void one_request(const struct upload_ctx *ctx, int fd, unsigned mode, con
 	}
 	st = upload_handle(ctx, fd, length, &reply);
 	check_reply(&reply, st);
-	sbuf_free(&reply);
+	sbuf_release(&reply);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -88,7 +88,7 @@ static void check_prefs(const char *v)
 		return;
 	if (account_check_prefs(v, "prefs", &e) != ACCT_OK) {
 		FUZZ_CHECK(e.num == ACCT_ERR_XML_PARSE);
-		sbuf_free(&b);
+		sbuf_release(&b);
 		return;
 	}
 	sbuf_addf(&b, "<am_get_info_reply>\n<global_prefs>\n%s\n</global_prefs>\n"
@@ -97,7 +97,7 @@ static void check_prefs(const char *v)
 	FUZZ_CHECK(d != NULL);
 	if (d)
 		xmlFreeDoc(d);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void check_params(const struct web_req *r)
@@ -160,8 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	web_handle(&c, &r, &o);
 	check_reply(&r, &o);
 	check_params(&r);
-	web_reply_free(&o);
-	web_req_free(&r);
+	web_reply_release(&o);
+	web_req_release(&r);
 out:
 	free(in);
 	return 0;

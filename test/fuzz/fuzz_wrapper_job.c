@@ -33,7 +33,7 @@ static void check_split(const char *line)
 out:
 	wjob_argv_free(argv);
 	wjob_argv_free(again);
-	sbuf_free(&q);
+	sbuf_release(&q);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -56,13 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!j.zip_output || (j.zip_name && j.nzip_patterns > 0));
 		for (i = 0; i < j.nstates; i++)
 			FUZZ_CHECK(j.states[i].name && !strchr(j.states[i].name, '/'));
-		wjob_free(&j);
+		wjob_release(&j);
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
 	s = fuzz_cstr(data, size);
 	check_split(s);
 	free(s);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return 0;
 }

@@ -136,7 +136,7 @@ static void test_good_config(void **state)
 	expect = take_log();
 	assert_null(strstr(expect, "s3cr3t-passw0rd"));
 	free(expect);
-	config_free(&c);
+	config_release(&c);
 	param_free(prog_params, &s);
 	free(path);
 }
@@ -151,7 +151,7 @@ static void test_malformed_names_file_and_line(void **state)
 	log = take_log();
 	assert_non_null(strstr(log, "config.xml:4:"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	free(path);
 }
 
@@ -166,7 +166,7 @@ static void test_missing_required_is_named(void **state)
 	assert_non_null(strstr(log, "required option db_name is missing"));
 	assert_non_null(strstr(log, "config.xml"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	free(path);
 }
 
@@ -186,7 +186,7 @@ static void test_bad_values_are_named_with_line(void **state)
 	assert_non_null(strstr(log, "config.xml:6: sleep must be between 1 and 3600"));
 	assert_non_null(strstr(log, "config.xml:8: <daemon> without <cmd>"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	param_free(prog_params, &s);
 	free(path);
 }
@@ -201,12 +201,12 @@ static void test_wrong_root_and_missing_file(void **state)
 	log = take_log();
 	assert_non_null(strstr(log, "the root element must be <boinc>"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	assert_int_equal(config_load(&c, "/nonexistent/config.xml", NULL, NULL), -1);
 	log = take_log();
 	assert_non_null(strstr(log, "/nonexistent/config.xml"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	free(path);
 }
 
@@ -220,7 +220,7 @@ static void test_bad_master_url(void **state)
 	log = take_log();
 	assert_non_null(strstr(log, "master_url must start with http://"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	free(path);
 }
 
@@ -237,7 +237,7 @@ static void test_empty_dir_is_named(void **state)
 	log = take_log();
 	assert_non_null(strstr(log, "<upload_dir> is empty"));
 	free(log);
-	config_free(&c);
+	config_release(&c);
 	free(path);
 }
 

@@ -198,7 +198,7 @@ static void test_key_text_layout(void **state)
 	for (size_t i = 256; i < 512 - 6; i++)
 		assert_int_equal(hex.buf[i], '0');
 	assert_string_equal(hex.buf + 506, "010001");
-	sbuf_free(&hex);
+	sbuf_release(&hex);
 	free(text);
 }
 
@@ -237,7 +237,7 @@ static void test_key_text_round_trip(void **state)
 	EVP_PKEY_free(pub2);
 	EVP_PKEY_free(pub);
 	EVP_PKEY_free(priv);
-	sbuf_free(&text);
+	sbuf_release(&text);
 	free(file_text);
 }
 
@@ -435,7 +435,7 @@ static void test_signature_block_is_pkcs1_type1_without_digestinfo(void **state)
 	EVP_PKEY_CTX_free(ctx);
 	EVP_PKEY_free(pub);
 	EVP_PKEY_free(priv);
-	sbuf_free(&sig);
+	sbuf_release(&sig);
 }
 
 static void test_sign_string_signs_its_md5(void **state)
@@ -455,8 +455,8 @@ static void test_sign_string_signs_its_md5(void **state)
 	assert_int_equal(crypt_verify_md5(pub, md5, sbuf_str(&a)), 0);
 	EVP_PKEY_free(pub);
 	EVP_PKEY_free(priv);
-	sbuf_free(&a);
-	sbuf_free(&b);
+	sbuf_release(&a);
+	sbuf_release(&b);
 	free(keytext);
 }
 
@@ -487,9 +487,9 @@ static void test_hex_text(void **state)
 
 		assert_int_equal(crypt_hex_text(in, 32, &small), -1);
 		assert_int_equal(small.len, 0);
-		sbuf_free(&small);
+		sbuf_release(&small);
 	}
-	sbuf_free(&t);
+	sbuf_release(&t);
 }
 
 int main(void)

@@ -213,9 +213,9 @@ static void round_trip(const struct db_table *t)
 	assert_int_equal(db_rec_lookup(db, t, c), DB_NOT_FOUND);
 	assert_int_equal(db_rec_delete(db, t, a), DB_NOT_FOUND);
 	assert_int_equal(db_rec_update(db, t, a), DB_NOT_FOUND);
-	db_rec_free(t, a);
-	db_rec_free(t, b);
-	db_rec_free(t, c);
+	db_rec_release(t, a);
+	db_rec_release(t, b);
+	db_rec_release(t, c);
 	free(a);
 	free(b);
 	free(c);
@@ -270,11 +270,11 @@ static void test_auto_id_and_typed_wrappers(void **state)
 	/* only unique columns can be looked up by */
 	assert_int_equal(db_rec_lookup_by(db, &db_user_table, "country", "x", &u2), DB_ERROR);
 
-	db_app_free(&app);
-	db_workunit_free(&wu);
-	db_workunit_free(&wu2);
-	db_user_free(&u);
-	db_user_free(&u2);
+	db_app_release(&app);
+	db_workunit_release(&wu);
+	db_workunit_release(&wu2);
+	db_user_release(&u);
+	db_user_release(&u2);
 }
 
 static void test_duplicate_name_is_an_error(void **state)
@@ -292,8 +292,8 @@ static void test_duplicate_name_is_an_error(void **state)
 	assert_int_equal(db_ping(db), DB_OK);
 	assert_int_equal(db_platform_lookup_name(db, "dup_platform", &q), DB_OK);
 	assert_int_equal(q.id, p.id);
-	db_platform_free(&p);
-	db_platform_free(&q);
+	db_platform_release(&p);
+	db_platform_release(&q);
 }
 
 static void test_transactions(void **state)
@@ -324,8 +324,8 @@ static void test_transactions(void **state)
 	assert_int_equal(q.id, p.id);
 	assert_int_equal(db_commit(db), DB_ERROR);      /* no transaction */
 
-	db_platform_free(&p);
-	db_platform_free(&q);
+	db_platform_release(&p);
+	db_platform_release(&q);
 	db_close(other);
 }
 
@@ -411,7 +411,7 @@ static void test_named_queries(void **state)
 			assert_int_equal(db_workunit_lookup_id(db, wids[i], &w), DB_OK);
 			assert_int_equal(w.transition_time, times[i] < 600 ? times[i] : 600);
 		}
-		db_workunit_free(&w);
+		db_workunit_release(&w);
 	}
 	/* reports of one host in one statement: each row its own figures, and only in progress */
 	{
@@ -449,7 +449,7 @@ static void test_named_queries(void **state)
 		}
 		assert_int_equal(db_result_report_many(db, rep, 2, &matched), DB_OK);
 		assert_int_equal(matched, 0);           /* reported already */
-		db_result_free(&got);
+		db_result_release(&got);
 	}
 	assert_int_equal(db_result_claim_timed_out(db, r.id, 1500), DB_NOT_FOUND);
 	assert_int_equal(db_result_claim_timed_out(db, r.id, 2500), DB_OK);
@@ -474,8 +474,8 @@ static void test_named_queries(void **state)
 	assert_int_equal(db_query_exec(db, &dbq_seq_assign, NULL, 0, NULL), DB_ERROR);
 	assert_int_equal(db_exec(db, "UPDATE host SET rpc_seqno=? WHERE id=?", NULL, 0, NULL),
 			 DB_ERROR);
-	db_result_free(&r);
-	db_sequence_free(&s);
+	db_result_release(&r);
+	db_sequence_release(&s);
 }
 
 static int platform_name_of(struct db_platform *p, void *arg)
@@ -575,7 +575,7 @@ static int hav_job(int64_t host, int64_t avid, double flops, double elapsed, boo
 	wu.rsc_fpops_est = flops * elapsed;
 	assert_int_equal(db_workunit_insert(db, &wu), DB_OK);
 	rc = db_hav_report(db, host, avid, wu.id, elapsed, 1e18, taken);
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	return rc;
 }
 
@@ -695,7 +695,7 @@ static void test_wu_fpops(void **state)
 		assert_int_equal(db_workunit_insert(db, &wu), DB_OK);
 		ids[i] = wu.id;
 	}
-	db_workunit_free(&wu);
+	db_workunit_release(&wu);
 	for (i = 1; i <= 6; i += 2 + (i == 3)) {
 		double sum[2] = { 0, 0 };
 		size_t k;
@@ -729,9 +729,9 @@ static void test_insert_many(void **state)
 		assert_int_equal(db_platform_lookup_id(db, v[i].id, &q), DB_OK);
 		snprintf(want, sizeof(want), "many_%zu", i);
 		assert_string_equal(q.name, want);
-		db_platform_free(&v[i]);
+		db_platform_release(&v[i]);
 	}
-	db_platform_free(&q);
+	db_platform_release(&q);
 	assert_int_equal(db_rec_insert_many(db, &db_platform_table, v, sizeof(v[0]), 0), DB_OK);
 }
 

@@ -141,9 +141,9 @@ static void test_path_creates_the_subdir(void **state)
 
 		assert_int_equal(dirhier_path("wu_123_0", "/root", 1024, false, &small), -1);
 		assert_int_equal(small.len, 0);
-		sbuf_free(&small);
+		sbuf_release(&small);
 	}
-	sbuf_free(&p);
+	sbuf_release(&p);
 	free(root);
 	free(want);
 	free(dir);
@@ -164,7 +164,7 @@ static void test_url(void **state)
 	sbuf_reset(&u);
 	assert_int_equal(dirhier_url("..", "http://h/dl", 1024, &u), -1);
 	assert_int_equal(u.len, 0);
-	sbuf_free(&u);
+	sbuf_release(&u);
 }
 
 static void test_make_dirs(void **state)

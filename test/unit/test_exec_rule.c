@@ -46,7 +46,7 @@ static int doc(const char *xml, bool any_exec, const char *want)
 
 	if (want)
 		assert_non_null(strstr(sbuf_str(&why), want));
-	sbuf_free(&why);
+	sbuf_release(&why);
 	return rc;
 }
 

@@ -12,7 +12,7 @@ static void test_double_in_range(void **state)
 	assert_int_equal(field_double("x", " 2.5e3\n", 0, 1e4, 0, &d, &why), FIELD_OK);
 	assert_true(d == 2500);
 	assert_int_equal(why.len, 0);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_double_not_finite_or_junk(void **state)
@@ -35,7 +35,7 @@ static void test_double_not_finite_or_junk(void **state)
 	assert_int_equal(field_double("p_fpops", "12abc", 0, 1e15, FIELD_CLAMP, &d, &why), FIELD_BAD);
 	assert_int_equal(field_double("p_fpops", "", 0, 1e15, FIELD_CLAMP, &d, &why), FIELD_BAD);
 	assert_int_equal(field_double("p_fpops", NULL, 0, 1e15, FIELD_CLAMP, &d, NULL), FIELD_BAD);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_int_never_casts_out_of_range(void **state)
@@ -66,7 +66,7 @@ static void test_int_never_casts_out_of_range(void **state)
 	assert_true(field_clamp_i64(-1e300, 0, 10) == 0);
 	assert_true(field_clamp_i64(NAN, -5, 10) == -5);
 	assert_true(field_clamp_i64(9.3e18, INT64_MIN, INT64_MAX) == INT64_MAX);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_str_cut_on_character_boundary(void **state)
@@ -85,7 +85,7 @@ static void test_str_cut_on_character_boundary(void **state)
 	assert_int_equal(field_str("name", "ab", 2, 0, &s, NULL), FIELD_OK);
 	assert_string_equal(s, "ab");
 	free(s);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_str_bad_bytes(void **state)
@@ -106,7 +106,7 @@ static void test_str_bad_bytes(void **state)
 	assert_string_equal(s, "x\ty\n");
 	free(s);
 	assert_true(field_text_ok("\xf0\x9f\x98\x80 ok", 7, false));
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_quote(void **state)
@@ -123,7 +123,7 @@ static void test_quote(void **state)
 	field_quote(&q, "r\xff\xc3\xa9\xed\xa0\x80x", 20);
 	assert_string_equal(sbuf_str(&q), "r\\xff\xc3\xa9\\xed\\xa0\\x80x");
 	assert_true(field_text_ok(sbuf_str(&q), q.len, false));
-	sbuf_free(&q);
+	sbuf_release(&q);
 }
 
 int main(void)

@@ -58,7 +58,7 @@ static void test_escape_round_trip(void **state)
 	assert_string_equal(v[0], orig);
 	free(v);
 	free(b);
-	sbuf_free(&s);
+	sbuf_release(&s);
 }
 
 static void test_error_is_one_token_without_the_authenticator(void **state)
@@ -72,7 +72,7 @@ static void test_error_is_one_token_without_the_authenticator(void **state)
 	assert_string_equal(v[0], "bad authenticator ************* see log");
 	free(v);
 	free(b);
-	sbuf_free(&s);
+	sbuf_release(&s);
 }
 
 static void test_reqids_and_counts(void **state)
@@ -130,7 +130,7 @@ static void test_wants_say_why(void **state)
 	assert_int_equal(gahp_want_number("LEASE", "-1", 10, false, &v, &why), -1);
 	assert_int_equal(gahp_want_number("LEASE", "2.5", 10, false, &v, &why), 0);
 	assert_true(v == 2.5);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 int main(void)

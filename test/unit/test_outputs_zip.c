@@ -70,7 +70,7 @@ static void stage(struct unpacked *u, const char *const *ents)
 	if (outputs_zip_unpack(u, &lim, NULL, &err) < 0)
 		fail_msg("%s", sbuf_str(&err));
 	free(zip);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 /* Place every entry at its own name, unnamed: 0 / -1, the message in err. */
@@ -84,7 +84,7 @@ static int place_all(const char *const *ents, struct sbuf *err)
 	for (i = 0; i < u.n; i++)
 		unpacked_want(&u, i, u.names[i], false);
 	rc = unpacked_place(&u, job, err);
-	unpacked_free(&u);
+	unpacked_release(&u);
 	return rc;
 }
 
@@ -95,7 +95,7 @@ static void expect_refused(const char *const *ents, const char *why)
 	assert_int_equal(place_all(ents, &err), -1);
 	if (!strstr(sbuf_str(&err), why))
 		fail_msg("expected '%s' in '%s'", why, sbuf_str(&err));
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_rel_rules(void **state)
@@ -142,7 +142,7 @@ static void test_new_files_placed(void **state)
 	free(p);
 	/* again, the same bytes: there already, fine */
 	assert_int_equal(place_all(ents, &err), 0);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_never_replaces(void **state)
@@ -208,7 +208,7 @@ static void test_never_reserved(void **state)
 		for (size_t k = 0; k < u.n; k++)
 			unpacked_want(&u, k, u.names[k], false);
 		assert_int_equal(unpacked_place(&u, job, &err), -1);
-		unpacked_free(&u);
+		unpacked_release(&u);
 		if (!strstr(sbuf_str(&err), i == 0 ? "is kept for the tool's own files" :
 				i == 1 ? "a file the tool keeps for itself" : "would replace"))
 			fail_msg("%zu: %s", i, sbuf_str(&err));
@@ -219,7 +219,7 @@ static void test_never_reserved(void **state)
 	assert_false(exists("ok.txt"));
 	free(dir);
 	free(conf);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 /* The submitter named the destination: it is made and replaced as they said. */
@@ -235,11 +235,11 @@ static void test_named_replaces(void **state)
 	unpacked_want(&u, (size_t)unpacked_find(&u, ".config"), dest, true);
 	assert_int_equal(unpacked_place(&u, job, &err), 0);
 	assert_int_equal(u.nplaced, 1);         /* "free" was not wanted */
-	unpacked_free(&u);
+	unpacked_release(&u);
 	assert_string_equal(got(".config"), "new");
 	assert_false(exists("free"));
 	free(dest);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static int setup(void **state)

@@ -43,7 +43,7 @@ static void request(const char *name, const char *const *edit, struct sched_requ
 	assert_int_equal(sched_request_parse(text, strlen(text), r, &err), 0);
 	free(text);
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void load(const char *name, struct plan_classes *pcs, struct sbuf *notes)
@@ -53,7 +53,7 @@ static void load(const char *name, struct plan_classes *pcs, struct sbuf *notes)
 
 	assert_int_equal(plan_classes_read(path, pcs, notes, &err), 0);
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static int count(const char *s, const char *what)
@@ -127,8 +127,8 @@ static void test_upstream_style_file(void **state)
 	assert_int_equal(pc->ncpu_features, 2);
 	assert_string_equal(pc->cpu_features[0], "avx2");
 	assert_true(plan_class_find(&pcs, "vbox64")->is64bit);
-	plan_classes_free(&pcs);
-	sbuf_free(&notes);
+	plan_classes_release(&pcs);
+	sbuf_release(&notes);
 }
 
 static void test_every_element_accepted(void **state)
@@ -146,8 +146,8 @@ static void test_every_element_accepted(void **state)
 	assert_int_equal(count(sbuf_str(&notes), "\n"), 13);
 	assert_string_equal(plan_class_find(&pcs, "linux_new")->project_prefs_tag, "use_new");
 	assert_string_equal(plan_class_find(&pcs, "compcap_range")->gpu_type, "NVIDIA");
-	plan_classes_free(&pcs);
-	sbuf_free(&notes);
+	plan_classes_release(&pcs);
+	sbuf_release(&notes);
 }
 
 static void test_notes_and_refusals(void **state)
@@ -177,7 +177,7 @@ static void test_notes_and_refusals(void **state)
 	assert_int_equal(plan_class_find(&pcs, "bad_values")->max_threads, 1);
 	assert_int_equal(plan_class_find(&pcs, "unclosed")->max_threads, 4);
 	assert_non_null(plan_class_find(&pcs, "after"));
-	plan_classes_free(&pcs);
+	plan_classes_release(&pcs);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		/* the last holds a NUL: its length is the literal's, without the final NUL */
 		size_t len = i == ARRAY_SIZE(bad) - 1 ? sizeof("<plan_classes>\0</plan_classes>") - 1
@@ -186,17 +186,17 @@ static void test_notes_and_refusals(void **state)
 		sbuf_reset(&err);
 		assert_int_equal(plan_classes_parse(bad[i], len, "f.xml", &pcs, &notes, &err), -1);
 		assert_non_null(strstr(sbuf_str(&err), "f.xml:"));
-		plan_classes_free(&pcs);
+		plan_classes_release(&pcs);
 	}
 	assert_int_equal(plan_classes_parse("<?xml version=\"1.0\"?><plan_classes/>", 36, "f.xml", &pcs,
 					    &notes, &err), 0);
 	assert_int_equal(pcs.n, 0);
-	plan_classes_free(&pcs);
+	plan_classes_release(&pcs);
 	assert_int_equal(plan_classes_read("/nonexistent/plan_class_spec.xml", &pcs, NULL, &err), 0);
 	assert_int_equal(pcs.n, 0);
-	plan_classes_free(&pcs);
-	sbuf_free(&notes);
-	sbuf_free(&err);
+	plan_classes_release(&pcs);
+	sbuf_release(&notes);
+	sbuf_release(&err);
 }
 
 /* The H200 host as recorded: 16 CPUs of 1e9 FLOPS, one H200 (compcap 900, CUDA 13.0, 3.345408e13 FLOPS). */
@@ -270,9 +270,9 @@ static void test_h200(void **state)
 	host_usage_cpu(&r, &u);
 	assert_near(u.avg_ncpus, 1);
 	assert_near(u.projected_flops, 1e9);
-	sched_request_free(&r);
-	plan_classes_free(&pcs);
-	plan_classes_free(&all);
+	sched_request_release(&r);
+	plan_classes_release(&pcs);
+	plan_classes_release(&all);
 }
 
 /* Edited copies of the H200 request, each failing one rule -- or passing with two GPUs. */
@@ -295,29 +295,29 @@ static void test_h200_variants(void **state)
 	load("every_element.xml", &all, NULL);
 	request("h200_request_2.xml", low_compcap, &r);
 	check(&pcs, "cuda", &r, &u, "compute capability 305 < 500");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", old_cuda, &r);
 	check(&pcs, "cuda", &r, &u, "CUDA version 10020 < 11000");
 	check(&pcs, "cuda_half", &r, &u, NULL);         /* 3.345408e13 x 1 x 0.5 + 0.1 x 1e9 */
 	assert_near(u.ncoproc, 0.5);
 	assert_near(u.projected_flops, 1.672704e13 + 1e8);
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", little_ram, &r);
 	check(&pcs, "cuda", &r, &u, "GPU RAM 1024 MB < 2048 MB");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", two, &r);
 	check(&pcs, "cuda_two", &r, &u, NULL);          /* 3.345408e13 x 1 x 2 + 0.5 x 1e9 */
 	assert_near(u.ncoproc, 2);
 	assert_near(u.projected_flops, 6.690816e13 + 5e8);
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", old_client, &r);
 	check(&all, "linux_new", &r, &u, "client version 71605 < 72000");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", no_avx2, &r);
 	check(&pcs, "avx2", &r, &u, "the CPU lacks feature avx2");
-	sched_request_free(&r);
-	plan_classes_free(&pcs);
-	plan_classes_free(&all);
+	sched_request_release(&r);
+	plan_classes_release(&pcs);
+	plan_classes_release(&all);
 }
 
 #define ATI "<coproc_ati><count>1</count><name>AMD Radeon RX 7900 XTX</name>"                \
@@ -344,10 +344,10 @@ static void test_ati_and_generic(void **state)
 	assert_near(u.projected_flops, 1.535e13 + 5e7);
 	assert_near(u.gpu_ram, 400 * 1048576.0);
 	check(&pcs, "amd_cal_only", &r, &u, "has OpenCL");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", old_driver, &r);
 	check(&pcs, "amd_gpu", &r, &u, "driver version 1030000 < 1040000");
-	sched_request_free(&r);
+	sched_request_release(&r);
 
 	request("cc_config_coproc_request.xml", NULL, &r);
 	check(&pcs, "asic", &r, &u, NULL);      /* two miner_asic of 5e12: 5e12 x 1 + 0.01 x 1e9 */
@@ -357,11 +357,11 @@ static void test_ati_and_generic(void **state)
 	assert_near(u.projected_flops, 1.96e9);
 	assert_string_equal(u.cmdline, "--nthreads 2");
 	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("cc_config_coproc_request.xml", one_cpu, &r);
 	check(&pcs, "mt", &r, &u, "1 CPUs < min_ncpus 2");
-	sched_request_free(&r);
-	plan_classes_free(&pcs);
+	sched_request_release(&r);
+	plan_classes_release(&pcs);
 }
 
 /* The starter file make_project writes: no note, and each class takes the hosts it should. */
@@ -388,20 +388,20 @@ static void test_starter_file(void **state)
 	check(&pcs, "opencl_nvidia", &r, &u, "the NVIDIA GPU has no OpenCL");
 	check(&pcs, "opencl_ati", &r, &u, "no ATI GPU");
 	check(&pcs, "opencl_intel_gpu", &r, &u, "no intel_gpu GPU");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("h200_request_2.xml", ati, &r); /* its OpenCL version is not sent: not held against it */
 	check(&pcs, "opencl_ati", &r, &u, NULL);
 	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
-	sched_request_free(&r);
+	sched_request_release(&r);
 	request("cc_config_coproc_request.xml", NULL, &r);
 	check(&pcs, "mt", &r, &u, NULL);
 	assert_string_equal(u.cmdline, "--nthreads 2");
 	check(&pcs, "cuda", &r, &u, "no NVIDIA GPU");
-	sched_request_free(&r);
-	plan_classes_free(&pcs);
+	sched_request_release(&r);
+	plan_classes_release(&pcs);
 	free(path);
-	sbuf_free(&notes);
-	sbuf_free(&err);
+	sbuf_release(&notes);
+	sbuf_release(&err);
 }
 
 static void test_describe(void **state)
@@ -422,8 +422,8 @@ static void test_describe(void **state)
 	assert_string_equal(plan_class_resource(plan_class_find(&pcs, "cuda")), "NVIDIA");
 	assert_string_equal(plan_class_resource(plan_class_find(&pcs, "mt")), "CPU");
 	assert_string_equal(plan_class_resource(plan_class_find(&pcs, "asic")), "miner_asic");
-	sbuf_free(&d);
-	plan_classes_free(&pcs);
+	sbuf_release(&d);
+	plan_classes_release(&pcs);
 }
 
 int main(void)

@@ -19,7 +19,7 @@ static void test_add_within_limit(void **state)
 	assert_int_equal(sbuf_addf(&b, "%d", 1234), 0);
 	assert_string_equal(sbuf_str(&b), "hello1234");
 	assert_int_equal(b.len, 9);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void test_refuses_past_max_and_keeps_contents(void **state)
@@ -33,7 +33,7 @@ static void test_refuses_past_max_and_keeps_contents(void **state)
 	sbuf_reset(&b);
 	assert_int_equal(sbuf_addstr(&b, "123456789"), -1);
 	assert_string_equal(sbuf_str(&b), "");
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void test_binary_and_detach(void **state)
@@ -58,7 +58,7 @@ static void test_xml_escape_all_or_nothing(void **state)
 	assert_string_equal(sbuf_str(&b), "");
 	assert_int_equal(xml_add_text(&b, "a<b"), 0);
 	assert_string_equal(sbuf_str(&b), "a&lt;b");
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 /* The one escaping rule: five entities; what XML cannot carry becomes '?'. */
@@ -78,7 +78,7 @@ static void test_xml_text_one_rule(void **state)
 	sbuf_reset(&b);
 	assert_int_equal(xml_add_text(&b, NULL), 0);
 	assert_string_equal(sbuf_str(&b), "");
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void test_xml_elements(void **state)
@@ -96,7 +96,7 @@ static void test_xml_elements(void **state)
 	sbuf_reset(&b);
 	xml_elem_cdata(&b, 1, "out", "a]]>b<\x02");
 	assert_string_equal(sbuf_str(&b), " <out><![CDATA[a]]]]><![CDATA[>b<?]]></out>\n");
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static void test_xml_element_past_max_fails(void **state)
@@ -105,7 +105,7 @@ static void test_xml_element_past_max_fails(void **state)
 
 	assert_int_equal(xml_elem_str(&b, 0, "name", "0123456789"), -1);
 	assert_true(b.len <= 16);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 /* ARRAY_GROW doubles at each power of two: a thousand pushes, eleven reallocations. */

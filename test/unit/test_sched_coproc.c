@@ -40,7 +40,7 @@ static void parse(const char *name, const char *coprocs, struct sched_request *r
 
 	assert_int_equal(sched_request_parse(text, strlen(text), r, &err), 0);
 	free(text);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 #define CUDA(count, extra)                                                               \
@@ -73,7 +73,7 @@ static void test_fixtures_without_notes(void **state)
 		parse(names[i], NULL, &r);
 		assert_string_equal(r.notes, "");
 		assert_int_equal(r.nrsc, 2);
-		sched_request_free(&r);
+		sched_request_release(&r);
 	}
 }
 
@@ -103,7 +103,7 @@ static void test_h200(void **state)
 	assert_true(r.host.p_gpu_fpops == 33454080000000.0);
 	/* upstream truncates totalGlobalMem / 2^20 (143155.9); the client's log rounds it */
 	assert_string_equal(r.host.serialnum, "[BOINC|7.20.5][CUDA|NVIDIA H200|1|143155MB|58099|0]");
-	sched_request_free(&r);
+	sched_request_release(&r);
 }
 
 static void test_two_gpus_and_amd(void **state)
@@ -123,7 +123,7 @@ static void test_two_gpus_and_amd(void **state)
 	assert_true(r.host.p_gpu_fpops == 2 * 33454080000000.0 + 61400000000000.0);
 	assert_string_equal(r.host.serialnum, "[BOINC|7.20.5][CUDA|NVIDIA H200|2|143155MB|58099|0]"
 			    "[CAL|AMD Radeon RX 7900 XTX|1|24560MB|1.4.1848|200]");
-	sched_request_free(&r);
+	sched_request_release(&r);
 }
 
 static void test_intel_and_apple(void **state)
@@ -146,7 +146,7 @@ static void test_intel_and_apple(void **state)
 	assert_string_equal(r.host.serialnum, "[BOINC|7.20.5]"
 			    "[INTEL|Intel(R) UHD Graphics 770|1|2048MB|23.52.28202|300]"
 			    "[apple_gpu|Apple M2|1|16384MB|3|0]");
-	sched_request_free(&r);
+	sched_request_release(&r);
 }
 
 /* An OpenCL version with a sign is no version (fuzz_sched_coprocs: "-13.0" wrapped to < 0). */
@@ -164,7 +164,7 @@ static void test_signed_opencl_version(void **state)
 		parse("h200_request_2.xml", c, &r);
 		assert_int_equal(r.nrsc, 2);
 		assert_int_equal(r.rsc[1].opencl_version, 0);
-		sched_request_free(&r);
+		sched_request_release(&r);
 		free(c);
 	}
 }
@@ -184,7 +184,7 @@ static void test_generic_coproc(void **state)
 	assert_int_equal(r.host.p_ngpus, 2);
 	assert_true(r.host.p_gpu_fpops == 1e13);
 	assert_string_equal(r.host.serialnum, "[BOINC|7.20.5][opencl_gpu|miner_asic|2|0MB|0]");
-	sched_request_free(&r);
+	sched_request_release(&r);
 }
 
 /* A coprocessor that cannot be read is left out and named; the rest of the request stands. */
@@ -197,7 +197,7 @@ static void test_malformed_ignored(void **state)
 	assert_string_equal(r.rsc[1].type, "ATI");
 	assert_non_null(strstr(r.notes, "coproc_cuda ignored: count: 'many' is not"));
 	assert_true(r.rsc[0].req_secs == 829440);
-	sched_request_free(&r);
+	sched_request_release(&r);
 
 	parse("h200_request_2.xml",
 	      CUDA("0", "") CUDA("1", "<peak_flops>fast</peak_flops>") CUDA("1", "") CUDA("1", "")
@@ -213,7 +213,7 @@ static void test_malformed_ignored(void **state)
 	assert_true(r.rsc[2].req_secs == 0);
 	assert_string_equal(r.host.serialnum, "[BOINC|7.20.5][CUDA|NVIDIA H200|1|143155MB|58099|0]"
 			    "[opencl_gpu|x?y?|1|0MB|0]");
-	sched_request_free(&r);
+	sched_request_release(&r);
 }
 
 static void test_too_many_types(void **state)
@@ -229,8 +229,8 @@ static void test_too_many_types(void **state)
 	assert_string_equal(r.rsc[SCHED_MAX_RSC - 1].type, "t7");
 	assert_non_null(strstr(r.notes, "coproc ignored: more than 8 coprocessor types"));
 	assert_int_equal(r.host.p_ngpus, SCHED_MAX_COPROCS);
-	sched_request_free(&r);
-	sbuf_free(&c);
+	sched_request_release(&r);
+	sbuf_release(&c);
 }
 
 /* Long names are cut, and the description stays within its column. */
@@ -251,8 +251,8 @@ static void test_long_text_bounded(void **state)
 	assert_non_null(strstr(r.notes, "coproc: type: longer than 63 characters; cut"));
 	assert_true(field_text_ok(r.host.serialnum, strlen(r.host.serialnum), false));
 	assert_true(strlen(r.host.serialnum) <= 4 * FIELD_COLUMN_CHARS);
-	sched_request_free(&r);
-	sbuf_free(&c);
+	sched_request_release(&r);
+	sbuf_release(&c);
 }
 
 int main(void)

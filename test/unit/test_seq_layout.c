@@ -25,7 +25,7 @@ static void test_layout(void **state)
 	assert_true(l.state[1].max_nbytes == 0);        /* the sequence's rsc_disk_bound */
 	assert_true(l.answer[0].max_nbytes == 1e7);
 	assert_string_equal(l.state[1].open_out, "aux_out");
-	seq_layout_free(&l);
+	seq_layout_release(&l);
 }
 
 /* Found by fuzz_seq_template: <max_nbytes>nan</max_nbytes> (and inf) was taken. */
@@ -89,7 +89,7 @@ static void test_plan(void **state)
 		assert_int_equal(seq_app_plan_parse(bad[i], strlen(bad[i]), "plan", &spec, &err), -1);
 		assert_true(err.len > 0);
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)

@@ -45,7 +45,7 @@ static void test_queue_orders_by_time_then_insertion(void **state)
 		}
 	}
 	assert_int_equal(n, 20000);
-	sim_queue_free(&q);
+	sim_queue_release(&q);
 }
 
 static void test_rng_same_seed_same_stream(void **state)

@@ -41,8 +41,8 @@ static void test_multipart_fields_and_files(void **state)
 	assert_int_equal(p->len, strlen("line 1\r\n------XyZnot a boundary\r\n"));
 	assert_memory_equal(p->data, "line 1\r\n------XyZnot a boundary\r\n", p->len);
 	assert_null(form_get(&f, "file_1"));
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 }
 
 static void test_multipart_binary_part(void **state)
@@ -65,8 +65,8 @@ static void test_multipart_binary_part(void **state)
 	assert_int_equal(p->len, 4);
 	assert_memory_equal(p->data, "a\0b\0", 4);
 	assert_null(form_value(&f, "file_0"));  /* not a string: it holds NUL bytes */
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 }
 
 static void test_multipart_malformed(void **state)
@@ -91,8 +91,8 @@ static void test_multipart_malformed(void **state)
 
 		assert_int_equal(parse(CT, bodies[i], &f, &err), -1);
 		assert_true(err.len > 0);
-		form_free(&f);
-		sbuf_free(&err);
+		form_release(&f);
+		sbuf_release(&err);
 	}
 }
 
@@ -114,15 +114,15 @@ static void test_multipart_two_dispositions(void **state)
 	assert_string_equal(v, "<ping/>");
 	free(v);
 	assert_null(f.parts[0].filename);
-	form_free(&f);
+	form_release(&f);
 	/* the same when the first has a filename and no name */
 	assert_int_equal(parse(CT, "------XyZ\r\nContent-Disposition: form-data; filename=\"a\"\r\n"
 			       "Content-Disposition: form-data; name=\"b\"; filename=\"c\"\r\n\r\n"
 			       "x\r\n------XyZ--\r\n", &f, &err), 0);
 	assert_string_equal(f.parts[0].name, "");
 	assert_string_equal(f.parts[0].filename, "a");
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 }
 
 static void test_bad_content_types(void **state)
@@ -133,12 +133,12 @@ static void test_bad_content_types(void **state)
 	(void)state;
 	assert_int_equal(parse("multipart/form-data", "x", &f, &err), -1);
 	assert_non_null(strstr(sbuf_str(&err), "boundary"));
-	form_free(&f);
+	form_release(&f);
 	sbuf_reset(&err);
 	assert_int_equal(parse("text/plain", "request=x", &f, &err), -1);
 	assert_non_null(strstr(sbuf_str(&err), "not accepted"));
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 }
 
 static void test_urlencoded(void **state)
@@ -160,16 +160,16 @@ static void test_urlencoded(void **state)
 	assert_string_equal(v, "");
 	free(v);
 	assert_int_equal(f.n, 4);
-	form_free(&f);
+	form_release(&f);
 	/* a query string too; no Content-Type means urlencoded */
 	assert_int_equal(form_parse_query("sessionID=ab%20c&ticket=1", &f, &err), 0);
 	v = form_value(&f, "sessionID");
 	assert_string_equal(v, "ab c");
 	free(v);
-	form_free(&f);
+	form_release(&f);
 	assert_int_equal(form_parse(NULL, "x=1", 3, &f, &err), 0);
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 }
 
 /* a body of one part with this Content-Disposition header value */
@@ -181,7 +181,7 @@ static int one_part(const char *disposition, struct form *f, struct sbuf *err)
 	sbuf_addf(&b, "------XyZ\r\nContent-Disposition: %s\r\n\r\nvalue\r\n------XyZ--\r\n",
 		  disposition);
 	rc = form_parse(CT, b.buf, b.len, f, err);
-	sbuf_free(&b);
+	sbuf_release(&b);
 	return rc;
 }
 
@@ -203,7 +203,7 @@ static void test_field_names_are_text(void **state)
 		sbuf_reset(&err);
 		assert_int_equal(one_part(bad[i].disposition, &f, &err), -1);
 		assert_non_null(strstr(sbuf_str(&err), bad[i].why));
-		form_free(&f);
+		form_release(&f);
 	}
 	/* 256 characters (UTF-8: 512 bytes) are a name; 257 are not */
 	sbuf_addstr(&d, "form-data; name=\"");
@@ -211,24 +211,24 @@ static void test_field_names_are_text(void **state)
 		sbuf_addstr(&d, "\xc3\xa9");
 	sbuf_addstr(&d, "\"");
 	assert_int_equal(one_part(sbuf_str(&d), &f, &err), 0);
-	form_free(&f);
+	form_release(&f);
 	sbuf_reset(&d);
 	sbuf_addf(&d, "form-data; name=\"%0257d\"", 0);
 	sbuf_reset(&err);
 	assert_int_equal(one_part(sbuf_str(&d), &f, &err), -1);
 	assert_string_equal(sbuf_str(&err), "form field name: longer than 256 characters");
-	form_free(&f);
+	form_release(&f);
 	/* urlencoded names: the same, after decoding */
 	sbuf_reset(&err);
 	assert_int_equal(parse("application/x-www-form-urlencoded", "request%00x=1", &f, &err), -1);
 	assert_non_null(strstr(sbuf_str(&err), "NUL"));
-	form_free(&f);
+	form_release(&f);
 	sbuf_reset(&err);
 	assert_int_equal(parse("application/x-www-form-urlencoded", "a=1&%0a=2", &f, &err), -1);
 	assert_non_null(strstr(sbuf_str(&err), "form field name: byte 0x0a"));
-	form_free(&f);
-	sbuf_free(&err);
-	sbuf_free(&d);
+	form_release(&f);
+	sbuf_release(&err);
+	sbuf_release(&d);
 }
 
 static void test_filename_cut_and_cleaned_and_one_disposition(void **state)
@@ -249,16 +249,16 @@ static void test_filename_cut_and_cleaned_and_one_disposition(void **state)
 	assert_int_equal(strlen(p->filename), 254);
 	assert_int_equal(p->filename[0], '?');
 	assert_null(form_get(&f, "other"));
-	form_free(&f);
+	form_release(&f);
 	/* the first one counts even without a name= (a second one leaked the first's filename) */
 	assert_int_equal(one_part("form-data; filename=\"a\"\r\nContent-Disposition: form-data; "
 				  "name=\"x\"; filename=\"b\"", &f, &err), 0);
 	assert_int_equal(f.n, 1);
 	assert_string_equal(f.parts[0].name, "");
 	assert_string_equal(f.parts[0].filename, "a");
-	form_free(&f);
-	sbuf_free(&err);
-	sbuf_free(&d);
+	form_release(&f);
+	sbuf_release(&err);
+	sbuf_release(&d);
 }
 
 static long read_mem(void *arg, char *buf, size_t n)
@@ -297,7 +297,7 @@ static void test_content_length(void **state)
 
 		assert_null(form_read_body_from(bad[i].cl, 100, read_mem, &data, &len, &why));
 		assert_string_equal(sbuf_str(&why), bad[i].why);
-		sbuf_free(&why);
+		sbuf_release(&why);
 	}
 	{
 		struct sbuf why = SBUF_INIT(1024);
@@ -308,7 +308,7 @@ static void test_content_length(void **state)
 		assert_int_equal(len, 3);
 		assert_string_equal(b, "abc");
 		free(b);
-		sbuf_free(&why);
+		sbuf_release(&why);
 	}
 }
 
@@ -328,22 +328,22 @@ static void test_head(void **state)
 	assert_int_equal(f.n, 2);
 	assert_int_equal(form_get(&f, "request")->len, strlen("<r><authenticator>k</authenticator></r>"));
 	assert_int_equal(form_get(&f, "file_0")->len, 8);
-	form_free(&f);
+	form_release(&f);
 	assert_int_equal(form_parse(ct, body, sizeof(body) - 1, &f, &err), -1);
-	form_free(&f);
+	form_release(&f);
 	sbuf_reset(&err);
 	assert_int_equal(form_parse_head(ct, body, (size_t)(cut - body) - 10, &f, &err), 0);
 	assert_int_equal(f.n, 1);
-	form_free(&f);
+	form_release(&f);
 	assert_int_equal(form_parse_head(ct, body, (size_t)(mid - body) + 5, &f, &err), 0); /* "<r><auth" */
 	assert_int_equal(f.n, 1);
 	assert_int_equal(form_get(&f, "request")->len, 8);
-	form_free(&f);
+	form_release(&f);
 	assert_int_equal(form_parse_head("application/x-www-form-urlencoded",
 					 "a=1&request=%3Cr%3E%3Cauth", 26, &f, &err), 0);
 	assert_memory_equal(form_get(&f, "request")->data, "<r><auth", 8);
-	form_free(&f);
-	sbuf_free(&err);
+	form_release(&f);
+	sbuf_release(&err);
 }
 
 struct gate_seen {
@@ -394,7 +394,7 @@ static void test_gated(void **state)
 	assert_null(form_read_body_gated("20", 100, &gate, read_mem, &data, &len, &why));
 	assert_string_equal(sbuf_str(&why), "not you");
 	assert_string_equal(data, "89abcdefghij");    /* the rest unread */
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 int main(void)

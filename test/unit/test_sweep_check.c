@@ -22,7 +22,7 @@ static void test_the_results_the_task_asks_for(void **state)
 	assert_int_equal(check(TASK, "[Result]\nName=table\nLength=2\n--begin content--\nab\n"
 			       "--end content--\n[Result]\nName=out\n--begin content--\n"
 			       "--end content--\n", &why), 0);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_refusals_say_why(void **state)
@@ -49,7 +49,7 @@ static void test_refusals_say_why(void **state)
 		if (!strstr(sbuf_str(&why), bad[i].why))
 			fail_msg("case %zu: '%s' lacks '%s'", i, sbuf_str(&why), bad[i].why);
 	}
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_a_task_that_cannot_be_read(void **state)
@@ -63,7 +63,7 @@ static void test_a_task_that_cannot_be_read(void **state)
 	assert_non_null(strstr(sbuf_str(&why), "no [Result] section"));
 	/* an empty or malformed body is refused before the task is looked at */
 	assert_int_equal(check(NULL, "", &why), 1);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 int main(void)

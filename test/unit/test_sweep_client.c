@@ -59,8 +59,8 @@ static void expect_split(const char *cmd, int n, const char *const *want)
 			assert_string_equal(av.v[i], want[i]);
 		assert_null(av.v[n]);
 	}
-	sweep_argv_free(&av);
-	sbuf_free(&err);
+	sweep_argv_release(&av);
+	sbuf_release(&err);
 }
 
 static void test_split(void **state)
@@ -128,7 +128,7 @@ static void expect_url(const char *url, const char *want)
 		assert_true(err.len > 0);
 	}
 	free(got);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void expect_built(const char *host, const char *port, const char *path, const char *want)

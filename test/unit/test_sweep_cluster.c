@@ -18,7 +18,7 @@ static void expect_error(const char *text, const char *want)
 	assert_err(&err, want);
 	assert_null(c.hosts);
 	assert_int_equal(c.n, 0);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void check_host(const struct sweep_host *h, const char *user, const char *host, int port,
@@ -65,8 +65,8 @@ static void test_all_forms(void **state)
 	check_host(&c.hosts[7], "dave", "fe80::1%eth0", 22, 10);
 	check_host(&c.hosts[8], NULL, "2001:db8::5", 22, 11);
 	check_host(&c.hosts[9], NULL, "last_host", 22, 13);
-	sweep_cluster_free(&c);
-	sbuf_free(&err);
+	sweep_cluster_release(&c);
+	sbuf_release(&err);
 }
 
 static void test_errors(void **state)
@@ -106,7 +106,7 @@ static void test_nul_byte(void **state)
 	(void)state;
 	assert_int_equal(sweep_cluster_parse("hosts", "a\nb\0c\n", 6, &c, &err), -1);
 	assert_err(&err, "hosts:2: NUL byte in the line");
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_format(void **state)
@@ -123,15 +123,15 @@ static void test_format(void **state)
 		sbuf_addch(&out, '\n');
 	}
 	assert_string_equal(sbuf_str(&out), "a\nu@b:2222\n[::1]:23\nw@fe80::2\nx\n");
-	sweep_cluster_free(&c);
+	sweep_cluster_release(&c);
 	/* The formatted list reads back the same. */
 	assert_int_equal(parse(sbuf_str(&out), &c, &err), 0);
 	assert_int_equal(c.n, 5);
 	check_host(&c.hosts[2], NULL, "::1", 23, 3);
 	check_host(&c.hosts[3], "w", "fe80::2", 22, 4);
-	sweep_cluster_free(&c);
-	sbuf_free(&err);
-	sbuf_free(&out);
+	sweep_cluster_release(&c);
+	sbuf_release(&err);
+	sbuf_release(&out);
 }
 
 static void test_doc_examples(void **state)
@@ -148,10 +148,10 @@ static void test_doc_examples(void **state)
 		if (parse(b[i].text, &c, &err) < 0)
 			fail_msg("doc/sweep-formats.md:%d: %s", b[i].line, sbuf_str(&err));
 		assert_true(c.n > 0);
-		sweep_cluster_free(&c);
+		sweep_cluster_release(&c);
 	}
 	doc_blocks_free(b, n);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_read_file(void **state)
@@ -164,11 +164,11 @@ static void test_read_file(void **state)
 	(void)state;
 	assert_int_equal(sweep_cluster_read(path, &c, &err), 0);
 	assert_true(c.n >= 3);
-	sweep_cluster_free(&c);
+	sweep_cluster_release(&c);
 	assert_int_equal(sweep_cluster_read("/nonexistent/hosts", &c, &err), -1);
 	assert_err(&err, "/nonexistent/hosts: cannot open: No such file or directory");
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)

@@ -114,11 +114,11 @@ static void test_task_round_trip(void **state)
 	assert_int_equal(u.nresults, 2);
 	assert_string_equal(u.results[1].name, "log");
 	assert_string_equal(u.results[1].file, "sub/worker.log");
-	sweep_task_free(&u);
-	sweep_task_free(&t);
+	sweep_task_release(&u);
+	sweep_task_release(&t);
 	free_contents(data, lens, n);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void test_complete_round_trip(void **state)
@@ -148,11 +148,11 @@ static void test_complete_round_trip(void **state)
 	}
 	assert_non_null(sweep_complete_find(&d, "r3"));
 	assert_null(sweep_complete_find(&d, "r99"));
-	sweep_complete_free(&d);
-	sweep_complete_free(&c);
+	sweep_complete_release(&d);
+	sweep_complete_release(&c);
 	free_contents(data, lens, n);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void test_config(void **state)
@@ -175,8 +175,8 @@ static void test_config(void **state)
 	assert_int_equal(sweep_config_decode("Colour=blue\n", 12, 4096, &d, &err), 0);
 	assert_false(d.delete_worker);
 	assert_int_equal(d.ping, 0);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void expect_task_error(const char *body, const char *want)
@@ -190,7 +190,7 @@ static void expect_task_error(const char *body, const char *want)
 	assert_null(t.ticket);
 	assert_null(t.inputs);
 	assert_null(t.results);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void expect_complete_error(const char *body, const char *want)
@@ -202,7 +202,7 @@ static void expect_complete_error(const char *body, const char *want)
 		fail_msg("decoded, but should fail with %s:\n%s", want, body);
 	assert_err(&err, want);
 	assert_null(c.results);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void expect_config_error(const char *body, const char *want)
@@ -213,7 +213,7 @@ static void expect_config_error(const char *body, const char *want)
 	if (sweep_config_decode(body, strlen(body), MAX, &c, &err) != -1)
 		fail_msg("decoded, but should fail with %s:\n%s", want, body);
 	assert_err(&err, want);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 #define HEAD "Ticket=1\nTimeout=5\nCommandLine=w\n"
@@ -303,7 +303,7 @@ static void test_other_errors(void **state)
 	sbuf_reset(&err);
 	assert_int_equal(sweep_complete_decode(NULL, 0, MAX, &c, &err), -1);
 	assert_err(&err, "complete: no [Result] section");
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 /* The sweep design's own framing, without Length lines, as an old writer sends it. */
@@ -350,7 +350,7 @@ static void test_old_style(void **state)
 	assert_int_equal(t.inputs[2].len, 0);
 	assert_string_equal(t.inputs[3].data, "no final newline\n--end content--not a marker");
 	assert_int_equal(t.nresults, 1);
-	sweep_task_free(&t);
+	sweep_task_release(&t);
 
 	/* The end marker as the very last bytes of the body (no newline) still ends the block. */
 	sbuf_reset(&b);
@@ -360,7 +360,7 @@ static void test_old_style(void **state)
 
 		assert_int_equal(sweep_complete_decode(b.buf, b.len, MAX, &c, &err), 0);
 		assert_string_equal(c.results[0].data, "abc");
-		sweep_complete_free(&c);
+		sweep_complete_release(&c);
 	}
 	/* Without Length an embedded marker ends the block early: why Length exists. */
 	sbuf_reset(&b);
@@ -371,8 +371,8 @@ static void test_old_style(void **state)
 		assert_int_equal(sweep_complete_decode(b.buf, b.len, MAX, &c, &err), -1);
 		assert_err(&err, "complete:6: expected Key=Value, a [Section] or a content block, not 'b'");
 	}
-	sbuf_free(&b);
-	sbuf_free(&err);
+	sbuf_release(&b);
+	sbuf_release(&err);
 }
 
 /* Line numbers after a block count the block's lines. */
@@ -412,16 +412,16 @@ static void test_encode_errors(void **state)
 	sbuf_reset(&err);
 	assert_int_equal(sweep_task_encode(&t, &out, &err), -1);
 	assert_err(&err, "task: empty command line, or one with a line break or blanks at an end");
-	sweep_task_free(&t);
+	sweep_task_release(&t);
 
 	memset(&c, 0, sizeof(c));
 	sweep_complete_add(&c, "bad name", "x", 1);
 	sbuf_reset(&err);
 	assert_int_equal(sweep_complete_encode(&c, &out, &err), -1);
 	assert_err(&err, "complete: bad result name 'bad name'");
-	sweep_complete_free(&c);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sweep_complete_release(&c);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 /*
@@ -457,7 +457,7 @@ static void test_prefixes_and_mutations(void **state)
 		memcpy(p, out.buf, cut);
 		sbuf_reset(&err);
 		if (sweep_task_decode(p, cut, MAX, &u, &err) == 0)
-			sweep_task_free(&u);
+			sweep_task_release(&u);
 		else
 			assert_true(err.len > 0);
 		free(p);
@@ -468,7 +468,7 @@ static void test_prefixes_and_mutations(void **state)
 		memcpy(p, cout.buf, cut);
 		sbuf_reset(&err);
 		if (sweep_complete_decode(p, cut, MAX, &d, &err) == 0)
-			sweep_complete_free(&d);
+			sweep_complete_release(&d);
 		else
 			assert_true(err.len > 0);
 		free(p);
@@ -480,17 +480,17 @@ static void test_prefixes_and_mutations(void **state)
 		p[i] = pokes[i % ARRAY_SIZE(pokes)];
 		sbuf_reset(&err);
 		if (sweep_task_decode(p, out.len, MAX, &u, &err) == 0)
-			sweep_task_free(&u);
+			sweep_task_release(&u);
 		else
 			assert_true(err.len > 0);
 		free(p);
 	}
-	sweep_task_free(&t);
-	sweep_complete_free(&c);
+	sweep_task_release(&t);
+	sweep_complete_release(&c);
 	free_contents(data, lens, n);
-	sbuf_free(&out);
-	sbuf_free(&cout);
-	sbuf_free(&err);
+	sbuf_release(&out);
+	sbuf_release(&cout);
+	sbuf_release(&err);
 }
 
 static void test_doc_examples(void **state)
@@ -516,13 +516,13 @@ static void test_doc_examples(void **state)
 
 				rc = sweep_task_decode(b[i].text, len, MAX, &t, &err);
 				if (!rc)
-					sweep_task_free(&t);
+					sweep_task_release(&t);
 			} else if (k == 1) {
 				struct sweep_complete c;
 
 				rc = sweep_complete_decode(b[i].text, len, MAX, &c, &err);
 				if (!rc)
-					sweep_complete_free(&c);
+					sweep_complete_release(&c);
 			} else {
 				struct sweep_config c;
 
@@ -534,7 +534,7 @@ static void test_doc_examples(void **state)
 		doc_blocks_free(b, n);
 	}
 	assert_true(total >= 4);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)

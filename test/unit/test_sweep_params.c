@@ -18,7 +18,7 @@ static void expect_error(const char *text, const char *want)
 	assert_err(&err, want);
 	assert_null(p.names);
 	assert_null(p.rows);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_good(void **state)
@@ -60,8 +60,8 @@ static void test_good(void **state)
 	assert_string_equal(p.rows[4].values[2], "x\"y");
 	assert_int_equal(sweep_params_index(&p, "beta", 4), 1);
 	assert_int_equal(sweep_params_index(&p, "bet", 3), -1);
-	sweep_params_free(&p);
-	sbuf_free(&err);
+	sweep_params_release(&p);
+	sbuf_release(&err);
 }
 
 static void test_errors(void **state)
@@ -91,7 +91,7 @@ static void test_nul(void **state)
 	(void)state;
 	assert_int_equal(sweep_params_parse("params", "a\n1\n2\0\n", 7, &p, &err), -1);
 	assert_err(&err, "params:3: NUL byte in the line");
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 /* Values that need quoting, and plain ones, survive format then parse. */
@@ -131,16 +131,16 @@ static void test_quote_round_trip(void **state)
 	for (r = 0; r < p.nrows; r++)
 		for (k = 0; k < 3; k++)
 			assert_string_equal(q.rows[r].values[k], p.rows[r].values[k]);
-	sweep_params_free(&q);
+	sweep_params_release(&q);
 
 	/* A single column of empty values: each row must not read as a blank line. */
 	sbuf_reset(&out);
 	assert_int_equal(sweep_params_quote("", &out), 0);
 	assert_string_equal(sbuf_str(&out), "\"\"");
 	assert_int_equal(sweep_params_quote("a\nb", &out), -1);
-	sweep_params_free(&p);
-	sbuf_free(&out);
-	sbuf_free(&err);
+	sweep_params_release(&p);
+	sbuf_release(&out);
+	sbuf_release(&err);
 }
 
 static void test_doc_examples(void **state)
@@ -158,14 +158,14 @@ static void test_doc_examples(void **state)
 		if (parse(b[i].text, &p, &err) < 0)
 			fail_msg("doc/sweep-formats.md:%d: %s", b[i].line, sbuf_str(&err));
 		assert_true(p.nrows > 0);
-		sweep_params_free(&p);
+		sweep_params_release(&p);
 	}
 	doc_blocks_free(b, n);
 	assert_int_equal(sweep_params_read(path, &p, &err), 0);
 	assert_true(p.nrows >= 3);
-	sweep_params_free(&p);
+	sweep_params_release(&p);
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)

@@ -57,7 +57,7 @@ static void expect_error(const char *text, const char *want)
 	assert_err(&err, want);
 	assert_null(s.command_line);
 	assert_null(s.workers);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static struct sweep_params make_params(void)
@@ -67,7 +67,7 @@ static struct sweep_params make_params(void)
 	const char *text = "alpha|beta|label\n0.5|7|\"two words\"\n1|$x|\"it's \"\"q\"\"\"\n";
 
 	assert_int_equal(sweep_params_parse("params", text, strlen(text), &p, &err), 0);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	return p;
 }
 
@@ -114,8 +114,8 @@ static void test_full(void **state)
 	assert_string_equal(s.results[0].name, "out");
 	assert_string_equal(s.results[0].file, "stdout");
 	assert_string_equal(s.results[1].file, "logs/worker.log");
-	sweep_spec_free(&s);
-	sbuf_free(&err);
+	sweep_spec_release(&s);
+	sbuf_release(&err);
 }
 
 static void test_defaults(void **state)
@@ -141,7 +141,7 @@ static void test_defaults(void **state)
 	assert_null(s.server_name);
 	assert_string_equal(s.worker_name, "run.sh");
 	assert_null(s.parameters);
-	sweep_spec_free(&s);
+	sweep_spec_release(&s);
 
 	text = "CommandLine=python3 sim.py\nWorkerName=sim.py\nServer=:8081\n[Worker]\nPlatform=p\n"
 	       "File=f\n[Result]\nName=r\nFile=stdout\n";
@@ -150,8 +150,8 @@ static void test_defaults(void **state)
 	assert_string_equal(s.server_host, "0.0.0.0");
 	assert_int_equal(s.server_port, 8081);
 	assert_string_equal(s.output, "spec.out");
-	sweep_spec_free(&s);
-	sbuf_free(&err);
+	sweep_spec_release(&s);
+	sbuf_release(&err);
 }
 
 #define TAIL "[Worker]\nPlatform=p\nFile=f\n[Result]\nName=r\nFile=stdout\n"
@@ -235,36 +235,36 @@ static void test_check_params(void **state)
 	(void)state;
 	assert_int_equal(parse(full_spec, &s, &err), 0);
 	assert_int_equal(sweep_spec_check_params(&s, &p, &err), 0);
-	sweep_spec_free(&s);
+	sweep_spec_release(&s);
 
 	text = "\nCommandLine=w -g $gamma\n" TAIL;
 	assert_int_equal(parse(text, &s, &err), 0);
 	assert_int_equal(sweep_spec_check_params(&s, &p, &err), -1);
 	assert_err(&err, "spec:2: CommandLine: unknown parameter $gamma (the parameter file has alpha, beta, label)");
-	sweep_spec_free(&s);
+	sweep_spec_release(&s);
 
 	text = "CommandLine=w\nValidate=check \"${alpha}x${zeta}\"\n" TAIL;
 	assert_int_equal(parse(text, &s, &err), 0);
 	sbuf_reset(&err);
 	assert_int_equal(sweep_spec_check_params(&s, &p, &err), -1);
 	assert_err(&err, "spec:2: Validate: unknown parameter $zeta (the parameter file has alpha, beta, label)");
-	sweep_spec_free(&s);
+	sweep_spec_release(&s);
 
 	text = "CommandLine=w\n[Input]\nFile=in\nContent=a=$alpha\nContent=b=$Beta\n" TAIL;
 	assert_int_equal(parse(text, &s, &err), 0);
 	sbuf_reset(&err);
 	assert_int_equal(sweep_spec_check_params(&s, &p, &err), -1);
 	assert_err(&err, "spec:5: Content: unknown parameter $Beta (the parameter file has alpha, beta, label)");
-	sweep_spec_free(&s);
+	sweep_spec_release(&s);
 
 	text = "CommandLine=w\n\n[Input]\nFile=in\nParameter=delta\n" TAIL;
 	assert_int_equal(parse(text, &s, &err), 0);
 	sbuf_reset(&err);
 	assert_int_equal(sweep_spec_check_params(&s, &p, &err), -1);
 	assert_err(&err, "spec:3: [Input] for 'in': no parameter 'delta' (the parameter file has alpha, beta, label)");
-	sweep_spec_free(&s);
-	sweep_params_free(&p);
-	sbuf_free(&err);
+	sweep_spec_release(&s);
+	sweep_params_release(&p);
+	sbuf_release(&err);
 }
 
 static void check_argv(const char *pattern, const struct sweep_params *p, size_t row,
@@ -280,8 +280,8 @@ static void check_argv(const char *pattern, const struct sweep_params *p, size_t
 	for (i = 0; i < n; i++)
 		assert_string_equal(a.v[i], want[i]);
 	assert_null(a.v[n]);
-	sweep_argv_free(&a);
-	sbuf_free(&err);
+	sweep_argv_release(&a);
+	sbuf_release(&err);
 }
 
 static void test_expand_argv(void **state)
@@ -300,7 +300,7 @@ static void test_expand_argv(void **state)
 	check_argv("./worker -a $alpha -b ${beta} --label $label", &p, 1, w2, ARRAY_SIZE(w2));
 	check_argv(pat, &p, 0, w3, ARRAY_SIZE(w3));
 	check_argv(pat, &p, 1, w4, ARRAY_SIZE(w4));
-	sweep_params_free(&p);
+	sweep_params_release(&p);
 }
 
 static void test_expand_errors(void **state)
@@ -330,9 +330,9 @@ static void test_expand_errors(void **state)
 	sbuf_reset(&out);
 	assert_int_equal(sweep_expand_text("a=$alpha ${beta}$label $$ '$alpha'", &vars, &out, &err), 0);
 	assert_string_equal(sbuf_str(&out), "a=0.5 7two words $ '0.5'");
-	sweep_params_free(&p);
-	sbuf_free(&err);
-	sbuf_free(&out);
+	sweep_params_release(&p);
+	sbuf_release(&err);
+	sbuf_release(&out);
 }
 
 /* A command line joined by the master splits back into the same argv in the client. */
@@ -354,7 +354,7 @@ static void test_join_round_trip(void **state)
 	assert_int_equal(a.n, ARRAY_SIZE(words));
 	for (i = 0; i < a.n; i++)
 		assert_string_equal(a.v[i], words[i]);
-	sweep_argv_free(&a);
+	sweep_argv_release(&a);
 	/* Plain words stay readable. */
 	sbuf_reset(&line);
 	assert_int_equal(sweep_argv_join((char *const *)words, 2, &line), 0);
@@ -364,8 +364,8 @@ static void test_join_round_trip(void **state)
 
 		assert_int_equal(sweep_argv_join((char *const *)nl, 1, &line), -1);
 	}
-	sbuf_free(&line);
-	sbuf_free(&err);
+	sbuf_release(&line);
+	sbuf_release(&err);
 }
 
 static void test_input_content(void **state)
@@ -381,10 +381,10 @@ static void test_input_content(void **state)
 	sbuf_reset(&out);
 	assert_int_equal(sweep_spec_input_content(&s.inputs[1], &p, 1, &out, &err), 0);
 	assert_string_equal(sbuf_str(&out), "it's \"q\"\n");
-	sweep_spec_free(&s);
-	sweep_params_free(&p);
-	sbuf_free(&err);
-	sbuf_free(&out);
+	sweep_spec_release(&s);
+	sweep_params_release(&p);
+	sbuf_release(&err);
+	sbuf_release(&out);
 }
 
 static void test_doc_examples(void **state)
@@ -408,9 +408,9 @@ static void test_doc_examples(void **state)
 			fail_msg("doc/sweep-formats.md:%d: %s", b[i].line, sbuf_str(&err));
 		if (i == 0 && sweep_spec_check_params(&s, &p, &err) < 0)
 			fail_msg("doc/sweep-formats.md:%d: %s", b[i].line, sbuf_str(&err));
-		sweep_spec_free(&s);
+		sweep_spec_release(&s);
 	}
-	sweep_params_free(&p);
+	sweep_params_release(&p);
 	doc_blocks_free(b, n);
 	doc_blocks_free(pb, np);
 
@@ -423,10 +423,10 @@ static void test_doc_examples(void **state)
 		fail_msg("%s", sbuf_str(&err));
 	if (sweep_spec_check_params(&s, &p, &err) < 0)
 		fail_msg("%s", sbuf_str(&err));
-	sweep_spec_free(&s);
-	sweep_params_free(&p);
+	sweep_spec_release(&s);
+	sweep_params_release(&p);
 	free(path);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)

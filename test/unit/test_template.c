@@ -142,8 +142,8 @@ static void test_input_two_files(void **state)
 	assert_int_equal(input_template_process(&t, two_files, 1, NULL, &doc), -1);
 	assert_log_has("needs 2 input files, got 1");
 	assert_int_equal(doc.len, 0);
-	sbuf_free(&doc);
-	input_template_free(&t);
+	sbuf_release(&doc);
+	input_template_release(&t);
 }
 
 static void test_input_defaults_merge(void **state)
@@ -184,8 +184,8 @@ static void test_input_bare_list(void **state)
 	assert_int_equal(input_template_process(&t, two_files, 1, NULL, &doc), 0);
 	assert_non_null(strstr(sbuf_str(&doc), "<file_name>data_1</file_name>\n<open_name>in</open_name>"));
 	assert_null(strstr(sbuf_str(&doc), "<command_line>"));
-	sbuf_free(&doc);
-	input_template_free(&t);
+	sbuf_release(&doc);
+	input_template_release(&t);
 }
 
 static void expect_input_error(const char *text, const char *msg)
@@ -304,8 +304,8 @@ static void test_result_template(void **state)
 	assert_int_equal(result_template_process(&t, "wu7_2", "http://h/upload", &doc), -1);
 	assert_log_has("file_upload_handler");
 	assert_int_equal(doc.len, 0);
-	sbuf_free(&doc);
-	result_template_free(&t);
+	sbuf_release(&doc);
+	result_template_release(&t);
 }
 
 static void expect_result_error(const char *text, const char *msg)

@@ -71,7 +71,7 @@ static void patch(const char *path, const char *from, const char *to, size_t len
 		}
 	assert_true(hits >= 2);         /* the local header and the central directory */
 	assert_int_equal(write_file_atomic(path, b.buf, b.len, 0644), 0);
-	sbuf_free(&b);
+	sbuf_release(&b);
 }
 
 static size_t count_entries(const char *dir)
@@ -100,7 +100,7 @@ static void expect_refusal(const char *zip, const char *why, size_t max_bytes, s
 		fail_msg("expected '%s' in '%s'", why, sbuf_str(&err));
 	assert_int_equal(access(dest, F_OK), -1);
 	assert_int_equal(count_entries(scratch), 1);    /* only the zip */
-	sbuf_free(&err);
+	sbuf_release(&err);
 	free(dest);
 }
 
@@ -157,8 +157,8 @@ static void test_good_zip(void **state)
 	free(p);
 	assert_int_equal(count_entries(dest), 3);
 	assert_int_equal(count_entries(scratch), 2);    /* the zip and dest: no scratch dir */
-	sbuf_free(&b);
-	sbuf_free(&err);
+	sbuf_release(&b);
+	sbuf_release(&err);
 	free(zip);
 	free(dest);
 }
@@ -262,7 +262,7 @@ static void expect_limited_refusal(const char *zip, const struct zip_limits *lim
 	assert_int_equal(count_entries(scratch), 1);
 	if (shared)
 		assert_memory_equal(shared, &before, sizeof(before));
-	sbuf_free(&err);
+	sbuf_release(&err);
 	free(dest);
 }
 
@@ -305,7 +305,7 @@ static void test_shared_budget(void **state)
 	batch.max_bytes = 25;
 	expect_limited_refusal(zip, &lim, &batch, "in the batch's zips together");
 	assert_int_equal(batch.bytes, 20);
-	sbuf_free(&err);
+	sbuf_release(&err);
 	free(zip);
 	free(dest);
 }
@@ -335,8 +335,8 @@ static void test_never_replaces_a_file(void **state)
 	assert_int_equal(count_entries(dest), 1);       /* new.txt taken back */
 	assert_int_equal(count_entries(scratch), 2);
 	free(p);
-	sbuf_free(&b);
-	sbuf_free(&err);
+	sbuf_release(&b);
+	sbuf_release(&err);
 	free(zip);
 	free(dest);
 }
@@ -395,10 +395,10 @@ static void test_wrapper_zip_round_trip(void **state)
 	assert_int_equal(n, 0);
 	assert_int_equal(zip_unpack(zip, dest, 10000, 10, &err), 0);
 	assert_int_equal(count_entries(dest), 0);
-	wout_free(&before);
-	wout_free(&back);
-	sbuf_free(&b);
-	sbuf_free(&err);
+	wout_release(&before);
+	wout_release(&back);
+	sbuf_release(&b);
+	sbuf_release(&err);
 	free(slot);
 	free(zip);
 	free(dest);

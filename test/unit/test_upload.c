@@ -151,7 +151,7 @@ static void assert_file(const char *path, const char *data, size_t n)
 		fail_msg("%s missing", path);
 	assert_int_equal(got.len, n);
 	assert_memory_equal(got.buf, data, n);
-	sbuf_free(&got);
+	sbuf_release(&got);
 }
 
 static void assert_absent(const char *path)
@@ -173,7 +173,7 @@ static long long size_query(const char *name, struct sbuf *reply)
 	p = strstr(sbuf_str(reply), "<file_size>");
 	assert_non_null(p);
 	n = strtoll(p + strlen("<file_size>"), NULL, 10);
-	sbuf_free(&req);
+	sbuf_release(&req);
 	return n;
 }
 
@@ -291,7 +291,7 @@ static void test_small_upload(void **state)
 	assert_int_equal(count_entries(dir), 1);        /* no temporary file left */
 	assert_int_equal(size_query("wu_123_0", &reply), 5000);
 	free(data); free(f); free(dir);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_large_upload_streams_from_a_pipe(void **state)
@@ -321,7 +321,7 @@ static void test_large_upload_streams_from_a_pipe(void **state)
 	assert_int_equal(status, 0);
 	assert_file(f, data, n);
 	free(data); free(f);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_empty_file(void **state)
@@ -334,7 +334,7 @@ static void test_empty_file(void **state)
 	assert_reply(&reply, 0, run(&req, &reply));
 	assert_file(f, "", 0);
 	free(f);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_size_of_unknown_file_is_zero(void **state)
@@ -345,7 +345,7 @@ static void test_size_of_unknown_file_is_zero(void **state)
 	assert_int_equal(size_query("never_uploaded", &reply), 0);
 	assert_string_equal(sbuf_str(&reply), "<data_server_reply>\n    <status>0</status>\n"
 			    "    <file_size>0</file_size>\n</data_server_reply>\n");
-	sbuf_free(&reply);
+	sbuf_release(&reply);
 }
 
 static void test_truncated_then_resumed(void **state)
@@ -380,7 +380,7 @@ static void test_truncated_then_resumed(void **state)
 	assert_absent(part);
 	assert_int_equal(size_query("res_1_0", &reply), n);
 	free(data); free(f); free(part);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_offset_must_match(void **state)
@@ -416,7 +416,7 @@ static void test_offset_must_match(void **state)
 	assert_file(f, data, (size_t)n);
 	assert_absent(part);
 	free(data); free(f); free(part);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_bad_names_touch_nothing(void **state)
@@ -444,7 +444,7 @@ static void test_bad_names_touch_nothing(void **state)
 	after = tree();
 	assert_string_equal(before, after);
 	free(before); free(after);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_max_nbytes(void **state)
@@ -467,7 +467,7 @@ static void test_max_nbytes(void **state)
 	assert_message(&reply, "no max_nbytes");
 	assert_absent(f);
 	free(data); free(f);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_more_data_than_nbytes(void **state)
@@ -492,7 +492,7 @@ static void test_more_data_than_nbytes(void **state)
 	assert_absent(f);
 	assert_absent(part);
 	free(data); free(f); free(part);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_malformed_requests(void **state)
@@ -557,7 +557,7 @@ static void test_malformed_requests(void **state)
 	after = tree();
 	assert_string_equal(before, after);
 	free(before); free(after);
-	sbuf_free(&reply);
+	sbuf_release(&reply);
 }
 
 static void test_oversized_header(void **state)
@@ -578,7 +578,7 @@ static void test_oversized_header(void **state)
 	assert_message(&reply, "larger than 200 bytes");
 	ctx.max_header = 0;
 	assert_reply(&reply, 0, run(&req, &reply));
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_existing_file_is_immutable(void **state)
@@ -604,7 +604,7 @@ static void test_existing_file_is_immutable(void **state)
 	assert_message(&reply, "exists on the server with 4000 bytes");
 	assert_file(f, data, 4000);
 	free(data); free(other); free(f);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_md5_mismatch(void **state)
@@ -646,7 +646,7 @@ static void test_md5_mismatch(void **state)
 	assert_reply(&reply, 0, run(&req, &reply));
 	assert_file(f, data, (size_t)n);
 	free(data); free(f); free(part);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_concurrent_upload_is_transient(void **state)
@@ -673,7 +673,7 @@ static void test_concurrent_upload_is_transient(void **state)
 	assert_reply(&reply, 0, run(&req, &reply));
 	assert_file(f, data, 9000);
 	free(data); free(f); free(part);
-	sbuf_free(&req); sbuf_free(&reply);
+	sbuf_release(&req); sbuf_release(&reply);
 }
 
 static void test_no_hierarchy_and_log(void **state)
@@ -694,7 +694,7 @@ static void test_no_hierarchy_and_log(void **state)
 	assert_non_null(strstr(sbuf_str(&log), "client 192.0.2.7: file name '../flat' is not allowed"));
 	assert_non_null(strstr(sbuf_str(&log), "client 192.0.2.7: received 'flat_9_0' (5 bytes)"));
 	free(f);
-	sbuf_free(&req); sbuf_free(&reply); sbuf_free(&log);
+	sbuf_release(&req); sbuf_release(&reply); sbuf_release(&log);
 }
 
 /* The check a project plugs in (the database's "result in progress"), as a fake. */
@@ -716,7 +716,7 @@ static int upload_signed(const char *name, long max_nbytes, const char *sig, str
 	sbuf_addf(&req, "<max_nbytes>%ld</max_nbytes>\n</file_info>\n<nbytes>5</nbytes>\n"
 		  "<offset>0</offset>\n<data>\nhello", max_nbytes);
 	st = run(&req, reply);
-	sbuf_free(&req);
+	sbuf_release(&req);
 	return st;
 }
 
@@ -771,14 +771,14 @@ static void test_upload_certificates(void **state)
 		assert_int_equal(read_file(logpath, log.max, &log), 0);
 		assert_non_null(strstr(sbuf_str(&log), "'nocert_0' taken without checking its upload "
 						     "certificate: ignore_upload_certificates is set"));
-		sbuf_free(&log);
+		sbuf_release(&log);
 	}
 	free(before);
 	free(f);
-	sbuf_free(&reply);
-	sbuf_free(&sig);
-	sbuf_free(&other);
-	sbuf_free(&big);
+	sbuf_release(&reply);
+	sbuf_release(&sig);
+	sbuf_release(&other);
+	sbuf_release(&big);
 }
 
 static void test_reply_escapes_message(void **state)
@@ -789,7 +789,7 @@ static void test_reply_escapes_message(void **state)
 	upload_reply(&reply, UPLOAD_TRANSIENT, "a <b> & c");
 	assert_string_equal(sbuf_str(&reply), "<data_server_reply>\n    <status>1</status>\n"
 			    "    <message>a &lt;b&gt; &amp; c</message>\n</data_server_reply>\n");
-	sbuf_free(&reply);
+	sbuf_release(&reply);
 }
 
 int main(void)

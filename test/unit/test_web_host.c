@@ -22,7 +22,7 @@ static void test_h200(void **state)
 	assert_int_equal(d.gpu[0].ram_mb, 143156);
 	assert_string_equal(d.gpu[0].driver, "580.99");
 	assert_int_equal(d.gpu[0].opencl, 0);
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 }
 
 static void test_upstream_kinds(void **state)
@@ -49,7 +49,7 @@ static void test_upstream_kinds(void **state)
 	assert_string_equal(d.gpu[4].model, "");
 	assert_int_equal(d.gpu[4].count, 4);
 	assert_int_equal(d.gpu[4].ram_mb, 0);
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 }
 
 /* Groups that do not parse are left out; the rest stand. */
@@ -66,10 +66,10 @@ static void test_broken(void **state)
 	assert_int_equal(d.gpu[0].ram_mb, -1);
 	assert_int_equal(d.gpu[0].opencl, 0);
 	assert_string_equal(d.client, "");
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 	web_host_desc_parse(NULL, &d);
 	assert_int_equal(d.ngpus, 0);
-	web_host_desc_free(&d);
+	web_host_desc_release(&d);
 }
 
 static char *rows(const char *serialnum, int ngpus, double gpu_fpops)

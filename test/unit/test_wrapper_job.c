@@ -67,8 +67,8 @@ static void test_upstream_job(void **state)
 	assert_string_equal(argv[2], "x y");
 	assert_null(argv[3]);
 	wjob_argv_free(argv);
-	wjob_free(&j);
-	sbuf_free(&err);
+	wjob_release(&j);
+	sbuf_release(&err);
 }
 
 static void test_split(void **state)
@@ -130,7 +130,7 @@ static void test_refusals(void **state)
 			fail_msg("'%s': expected '%s' in '%s'", bad[i].xml, bad[i].why, sbuf_str(&err));
 		assert_int_equal(j.ntasks, 0);
 	}
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_zip_name(void **state)
@@ -142,13 +142,13 @@ static void test_zip_name(void **state)
 			     "<zip_output><zipfilename>mine.zip</zipfilename><filename>*</filename>"
 			     "</zip_output></job_desc>", &err), 0);
 	assert_string_equal(j.zip_name, "mine.zip");
-	wjob_free(&j);
+	wjob_release(&j);
 	assert_int_equal(parse(&j, "<job_desc><task><application>a</application></task></job_desc>",
 			       &err), 0);
 	assert_false(j.zip_output);
 	assert_null(j.zip_name);
-	wjob_free(&j);
-	sbuf_free(&err);
+	wjob_release(&j);
+	sbuf_release(&err);
 }
 
 /* The job file make_project --exec_app installs: the job's own program, everything back in the zip. */
@@ -172,9 +172,9 @@ static void test_exec_app_job(void **state)
 	assert_string_equal(j.zip_name, "wseq_outputs.zip");
 	assert_int_equal(j.nzip_patterns, 1);
 	assert_string_equal(j.zip_patterns[0], "*");
-	wjob_free(&j);
-	sbuf_free(&text);
-	sbuf_free(&err);
+	wjob_release(&j);
+	sbuf_release(&text);
+	sbuf_release(&err);
 	free(path);
 }
 
@@ -234,7 +234,7 @@ static void test_slot_app_files(void **state)
 	assert_false(wslot_is_app_file(&s, "x", "../../projects/P/../P/../../slots/0/in"));
 	assert_false(wslot_is_app_file(&s, "other", "other"));
 	assert_false(wslot_is_app_file(&s, "missing", "missing"));
-	wslot_free(&s);
+	wslot_release(&s);
 	/* a client that lists no app files: nothing is the app version's */
 	assert_int_equal(remove_tree(top), 0);
 	free(top);
@@ -247,7 +247,7 @@ static void test_slot_app_files(void **state)
 	assert_int_equal(remove_tree(top), 0);
 	free(init);
 	free(top);
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)

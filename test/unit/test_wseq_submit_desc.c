@@ -62,8 +62,8 @@ static void test_queue_n_with_process_and_cluster(void **state)
 	assert_string_equal(d.jobs[0].log, "job.log");
 	assert_false(d.jobs[0].outputs_given);
 	assert_false(d.sequence);
-	desc_free(&d);
-	sbuf_free(&err);
+	desc_release(&d);
+	sbuf_release(&err);
 }
 
 static void test_queue_from_file_and_in_list(void **state)
@@ -90,8 +90,8 @@ static void test_queue_from_file_and_in_list(void **state)
 	assert_string_equal(d.jobs[2].args[2], "0");
 	assert_string_equal(d.jobs[3].args[2], "1");
 	assert_string_equal(d.jobs[5].args[1], "q");
-	desc_free(&d);
-	sbuf_free(&err);
+	desc_release(&d);
+	sbuf_release(&err);
 }
 
 static void test_continuation_attrs_and_remaps(void **state)
@@ -121,14 +121,14 @@ static void test_continuation_attrs_and_remaps(void **state)
 	assert_string_equal(d.auth_file, "/k/auth");
 	assert_string_equal(d.batch, "b1");
 	assert_true(d.params.fpops_est == 1e12);
-	desc_free(&d);
+	desc_release(&d);
 	/* the boinc grid type's own words work too */
 	assert_int_equal(parse("universe = grid\ngrid_resource = boinc http://x/y/\n"
 			       "boinc_authenticator_file = a.txt\nexecutable = app\nqueue\n", &d, &err), 0);
 	assert_string_equal(d.project, "http://x/y/");
 	assert_string_equal(d.auth_file, "a.txt");
-	desc_free(&d);
-	sbuf_free(&err);
+	desc_release(&d);
+	sbuf_release(&err);
 }
 
 static void test_argument_syntaxes(void **state)
@@ -154,7 +154,7 @@ static void test_argument_syntaxes(void **state)
 		free(v[i]);
 	free(v);
 	assert_int_equal(desc_split_args("\"a 'b\"", &v, &n, &why), -1);
-	sbuf_free(&why);
+	sbuf_release(&why);
 }
 
 static void test_errors_name_the_line(void **state)
@@ -192,7 +192,7 @@ static void test_errors_name_the_line(void **state)
 	assert_string_equal(fails("executable = a\narguments = \\\n x\\\n$(bad)\nqueue\n", &err),
 			    "job.sub:2: unknown macro $(bad) (known: $(Process), $(ProcId), $(Cluster), "
 			    "$(ClusterId), $(Step), $(Row), $(ItemIndex) and the variables of queue)");
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_job_limit(void **state)
@@ -205,7 +205,7 @@ static void test_job_limit(void **state)
 	(void)state;
 	assert_int_equal(desc_parse(&o, t, strlen(t), &d, &err), -1);
 	assert_string_equal(sbuf_str(&err), "j:3: more than 5 jobs");
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 static void test_job_list(void **state)
@@ -231,14 +231,14 @@ static void test_job_list(void **state)
 	assert_string_equal(d.jobs[1].inputs[1], "f2");
 	assert_true(d.jobs[1].suffix_proc);
 	assert_string_equal(d.jobs[1].error, "stderr.1");
-	desc_free(&d);
+	desc_release(&d);
 	t = "ok\n'unterminated\n";
 	assert_int_equal(desc_parse_job_list(&o, t, strlen(t), "app", false, &d, &err), -1);
 	assert_string_equal(sbuf_str(&err), "list:2: an unterminated '");
 	sbuf_reset(&err);
 	assert_int_equal(desc_parse_job_list(&o, "\n#\n", 3, "app", false, &d, &err), -1);
 	assert_string_equal(sbuf_str(&err), "list:2: no jobs in the list");
-	sbuf_free(&err);
+	sbuf_release(&err);
 }
 
 int main(void)
