@@ -30,6 +30,9 @@ unset WSEQ_TIME_OFFSET WSEQ_TIME_OFFSET_FILE
 test_count=0
 test_failures=0
 test_skipped=0
+# Each point's time and the script's are written to the log as TAP comments
+# ("# 12 s", "# 95 s in all"), so where a run's time goes can be read there.
+test_started_=$(date +%s)
 
 say() { printf '# %s\n' "$*"; }
 
@@ -61,8 +64,10 @@ test_run_body_() {
 test_expect_success() {
 	test_count=$((test_count + 1))
 	out="$TRASH_DIRECTORY/.test-$test_count.out"
+	t0_=$(date +%s)
 	if ( test_run_body_ "$2" ) >"$out" 2>&1; then
 		printf 'ok %d - %s\n' "$test_count" "$1"
+		say "$(( $(date +%s) - t0_ )) s"
 	else
 		test_failures=$((test_failures + 1))
 		printf 'not ok %d - %s\n' "$test_count" "$1"
@@ -71,6 +76,7 @@ test_expect_success() {
 		EOT
 		say "output:"
 		sed -e 's/^/#   > /' "$out" | tail -n 60
+		say "$(( $(date +%s) - t0_ )) s"
 	fi
 }
 
@@ -83,6 +89,7 @@ test_skip() {
 
 test_done() {
 	printf '1..%d\n' "$test_count"
+	say "$(( $(date +%s) - test_started_ )) s in all"
 	[ "$test_failures" -eq 0 ] && exit 0
 	exit 1
 }
@@ -177,10 +184,11 @@ test_sql() {
 
 # Start a private BOINC client (sandbox/wseq_client) with its data in
 # $TRASH_DIRECTORY/$1 (options of "wseq_client up" follow, e.g. --coproc);
-# it is stopped at exit.
+# it is killed at exit (nothing reads it then, and a clean stop takes the
+# client seconds).
 test_boinc_client_up() {
 	_bc=$1; shift
-	test_atexit "wseq_client down '$TRASH_DIRECTORY/$_bc'"
+	test_atexit "wseq_client kill '$TRASH_DIRECTORY/$_bc'"
 	wseq_client up "$TRASH_DIRECTORY/$_bc" "$@"
 }
 

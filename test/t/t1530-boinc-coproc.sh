@@ -12,6 +12,10 @@ PLAT=x86_64-pc-linux-gnu
 APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
 ASIC=miner_asic:2:5e12  # as in ../shared/fixtures/README.md
 NJOBS=8
+# A job is 300 steps of 25 ms: 7.5 s, long enough that A is surely seen
+# running a CPU and a coprocessor job at once. C, which takes the second
+# result of every job (one CPU job a CPU at a time), is given four CPUs
+# (--ncpus 4) so that it needs two rounds rather than four.
 STEPS=300
 
 q() { test_sql_value "$1"; }
@@ -55,15 +59,19 @@ test_expect_success "create_work makes $NJOBS jobs of wseq_sample with quorum 2"
 		echo "--wu_name job_$i $TRASH_DIRECTORY/in_$i" || return 1
 	done >jobs &&
 	test_project bin/create_work --appname wseq_sample --min_quorum 2 --target_nresults 2 \
-		--command_line "--steps $STEPS --step_ms 40" --rsc_fpops_bound 1e17 --stdin <jobs &&
+		--command_line "--steps $STEPS --step_ms 25" --rsc_fpops_bound 1e17 --stdin <jobs &&
 	test "$(q "select count(*) from workunit")" = $NJOBS
 '
 
-test_expect_success 'client A declares two miner_asic devices, client C none' '
+test_expect_success 'client A declares two miner_asic devices, client C none and four CPUs; a bad --ncpus is refused' '
 	test_boinc_client_up A --coproc $ASIC &&
-	test_boinc_client_up C &&
+	test_boinc_client_up C --ncpus 4 &&
 	test_grep "<type>miner_asic</type>" A/cc_config.xml &&
 	test_grep -v "<coproc>" C/cc_config.xml &&
+	test_grep "<ncpus>4</ncpus>" C/cc_config.xml && test_grep -v "<ncpus>" A/cc_config.xml &&
+	test_must_fail wseq_client up bad --ncpus 0 2>err && test_grep "ncpus: bad count" err &&
+	test_must_fail wseq_client up bad --ncpus 2>err && test_grep "see --help" err &&
+	! test -e bad/client.pid &&
 	test_boinc_attach A "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" &&
 	test_boinc_attach C "$PROJECT_URL" "$ADMIN_AUTHENTICATOR"
 '
@@ -138,6 +146,7 @@ test_expect_success 'the CPU-only client C worked but never got the coprocessor 
 	HC=$(hostid_of C) && test -n "$HC" && test "$HC" != "$(hostid_of A)" &&
 	versions_on $HC >c_versions &&
 	test_grep "^cpu	[1-9]" c_versions &&
+	test "$(q "select p_ncpus from host where id=$HC")" = 4 &&
 	test "$(q "select count(*) from result r join app_version v on v.id=r.app_version_id
 		where v.plan_class=\"asic\" and r.hostid=$HC")" = 0 &&
 	test_grep -v "<plan_class>asic</plan_class>" C/client_state.xml &&
