@@ -249,21 +249,6 @@ static int get_config(struct client *cl)
 	return rc;
 }
 
-/* mkdir -p the directory of path (absolute). */
-static int make_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int rc;
-
-	if (!slash || slash == path)
-		return 0;
-	dir = xstrndup(path, (size_t)(slash - path));
-	rc = mkdir_p(dir, 0755);
-	free(dir);
-	return rc;
-}
-
 /* Make sure the worker file has the MD5 asked for; fetch it if not. 0 or an exit status. */
 static int ensure_worker(struct client *cl)
 {
@@ -305,7 +290,7 @@ static int ensure_worker(struct client *cl)
 	} else if (strcmp(hex, cl->md5) != 0) {
 		log_error("the worker the master sent has md5 %s, not %s: not using it", hex, cl->md5);
 		rc = SC_EXIT_MD5;
-	} else if (make_parent(cl->worker) < 0 ||
+	} else if (mkdir_parent(cl->worker, 0755) < 0 ||
 		   write_file_atomic(cl->worker, r.body.buf ? r.body.buf : "", r.body.len, 0755) < 0 ||
 		   !sc_worker_ok(cl->worker, cl->md5)) {
 		log_error("cannot install the worker as %s", cl->worker);

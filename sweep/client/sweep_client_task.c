@@ -532,6 +532,26 @@ int sc_split_command(const char *cmd, struct sweep_argv *av, struct sbuf *err)
 	return sweep_expand_argv(cmd, &novars, av, err);
 }
 
+/*
+ * A request whose answer ends the task: true with the reply in r, or false
+ * with *end set to how the client stops (the master silent, or a signal).
+ */
+static bool post(struct sc_ctx *c, const char *path, const char *extra, const struct sbuf *body,
+		 const long *accept, struct sc_reply *r, enum sc_task_end *end)
+{
+	switch (sc_request(c->http, path, extra, body, accept, r)) {
+	case SC_REQ_OK:
+		return true;
+	case SC_REQ_SILENT:
+		*end = SC_TASK_SILENT;
+		break;
+	case SC_REQ_STOPPED:
+		*end = SC_TASK_STOPPED;
+		break;
+	}
+	return false;
+}
+
 enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, const char *why)
 {
 	static const long accept[] = { 200, 403, 0 };
@@ -543,19 +563,9 @@ enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, con
 	curl_free(w);
 	log_warn("task %s failed: %s", ticket, why);
 	sc_reply_init(&r);
-	switch (sc_request(c->http, "/failed", extra, NULL, accept, &r)) {
-	case SC_REQ_OK:
-		if (r.status == 403) {
-			log_error("/failed: the master refused the session (403 Forbidden)");
-			end = SC_TASK_FORBIDDEN;
-		}
-		break;
-	case SC_REQ_SILENT:
-		end = SC_TASK_SILENT;
-		break;
-	case SC_REQ_STOPPED:
-		end = SC_TASK_STOPPED;
-		break;
+	if (post(c, "/failed", extra, NULL, accept, &r, &end) && r.status == 403) {
+		log_error("/failed: the master refused the session (403 Forbidden)");
+		end = SC_TASK_FORBIDDEN;
 	}
 	sc_reply_release(&r);
 	free(extra);
@@ -570,24 +580,14 @@ static enum sc_task_end post_results(struct sc_ctx *c, const char *ticket, const
 	enum sc_task_end end = SC_TASK_DONE;
 
 	sc_reply_init(&r);
-	switch (sc_request(c->http, "/complete", extra, body, accept, &r)) {
-	case SC_REQ_OK:
-		if (r.status == 403) {
-			log_error("/complete: the master refused the session (403 Forbidden)");
-			end = SC_TASK_FORBIDDEN;
-		} else if (r.status != 200) {
-			char why[64];
+	if (post(c, "/complete", extra, body, accept, &r, &end) && r.status == 403) {
+		log_error("/complete: the master refused the session (403 Forbidden)");
+		end = SC_TASK_FORBIDDEN;
+	} else if (end == SC_TASK_DONE && r.status != 200) {
+		char why[64];
 
-			snprintf(why, sizeof(why), "the master refused the results (%ld)", r.status);
-			end = sc_task_report_failed(c, ticket, why);
-		}
-		break;
-	case SC_REQ_SILENT:
-		end = SC_TASK_SILENT;
-		break;
-	case SC_REQ_STOPPED:
-		end = SC_TASK_STOPPED;
-		break;
+		snprintf(why, sizeof(why), "the master refused the results (%ld)", r.status);
+		end = sc_task_report_failed(c, ticket, why);
 	}
 	sc_reply_release(&r);
 	free(extra);
