@@ -16,6 +16,7 @@
 #include "common.h"
 #include "fileutil.h"
 #include "log.h"
+#include "wrapper_guard.h"
 #include "wrapper_job.h"
 #include "wrapper_out.h"
 #include "wrapper_slot.h"
@@ -35,7 +36,6 @@
 #define INIT_DATA_FILE "init_data.xml"
 #define CHECKPOINT_FILE "wrapper_checkpoint.txt"
 #define LISTING_FILE "wseq_wrapper_files.txt"
-#define GUARD_MAX 1024
 #define STOP_GRACE 5.0          /* seconds between SIGTERM and SIGKILL */
 #define POLL_NS 100000000L      /* 0.1 s */
 
@@ -81,77 +81,17 @@ static const char *resolve(const char *logical, char *buf, size_t len)
 	return buf;
 }
 
-/* --- the guard: kills the groups when the wrapper is gone ------------------ */
-
-static NORETURN void guard_main(int fd)
-{
-	pid_t groups[GUARD_MAX];
-	size_t n = 0, i;
-	char buf[64], line[32];
-	size_t ll = 0;
-	ssize_t r;
-
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	while ((r = read(fd, buf, sizeof(buf))) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (i = 0; i < (size_t)r; i++) {
-			if (buf[i] != '\n') {
-				if (ll < sizeof(line) - 1)
-					line[ll++] = buf[i];
-				continue;
-			}
-			line[ll] = '\0';
-			ll = 0;
-			pid_t p = (pid_t)atol(line + 1);
-			if (p <= 1)
-				continue;
-			if (line[0] == '+' && n < GUARD_MAX) {
-				groups[n++] = p;
-			} else if (line[0] == '-') {
-				for (size_t k = 0; k < n; k++)
-					if (groups[k] == p)
-						groups[k] = groups[--n];
-			}
-		}
-	}
-	for (i = 0; i < n; i++)
-		killpg(groups[i], SIGKILL);
-	_exit(0);
-}
+/* --- the guard (wrapper_guard.h) ----------------------------------------------- */
 
 static int guard_start(void)
 {
-	int fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return log_error("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return log_error("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(fds[1]);
-		setpgid(0, 0);
-		guard_main(fds[0]);
-	}
-	close(fds[0]);
-	W.guard_fd = fds[1];
-	return 0;
+	W.guard_fd = wguard_start();
+	return W.guard_fd < 0 ? -1 : 0;
 }
 
 static void guard_tell(char op, pid_t pid)
 {
-	char msg[32];
-	int n = snprintf(msg, sizeof(msg), "%c%ld\n", op, (long)pid);
-
-	if (W.guard_fd >= 0 && write(W.guard_fd, msg, (size_t)n) < 0)
-		log_warn("cannot tell the guard about %ld: %s", (long)pid, strerror(errno));
+	wguard_tell(W.guard_fd, op, pid);
 }
 
 /* --- starting and stopping process groups ---------------------------------- */
