@@ -104,7 +104,7 @@ test_expect_success '--help and --version; bad arguments are refused' '
 	grep -q "SESSION COMMAND MD5 URL" help
 '
 
-# 2 is the master's "403" (tools/sweep_run.c): a usage error must not look like it.
+# 2 is the master's "403" (sweep/master/sweep_hosts.c): a usage error must not look like it.
 test_expect_success 'a usage error is one line on stderr and exit 1, never 2 (403 to the master)' '
 	test_expect_code_ 1 sweep_client --no_such_option a b c d 2>err &&
 	test_line_count = 1 err && test_grep "unknown option --no_such_option" err &&
