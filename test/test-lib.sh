@@ -19,8 +19,11 @@ cd "$TRASH_DIRECTORY" || exit 1
 # Apache runs CGI programs as www-data: the trash must be reachable by it.
 chmod 755 "$TRASH_DIRECTORY"
 
-# Programs under test come from the build tree, never from an installation.
-PATH="$WSEQ_BUILDDIR/stage/bin:$WSEQ_BUILDDIR/stage/libexec:$WSEQ_BUILDDIR/tools:$WSEQ_BUILDDIR/daemons:$WSEQ_BUILDDIR/sched:$WSEQ_BUILDDIR/test:$PATH"
+# Programs under test come from the build tree, never from an installation:
+# its stage/ (Makefile.am) holds every program by its installed name, as an
+# installation would (the CGI programs in libexec/cgi-bin), whatever
+# directory builds it; test/ the test tools.
+PATH="$WSEQ_BUILDDIR/stage/bin:$WSEQ_BUILDDIR/stage/libexec:$WSEQ_BUILDDIR/stage/libexec/cgi-bin:$WSEQ_BUILDDIR/test:$PATH"
 export PATH
 WSEQ_LIBEXECDIR="$WSEQ_BUILDDIR/stage/libexec"
 WSEQ_DATADIR="$WSEQ_BUILDDIR/stage/share"
