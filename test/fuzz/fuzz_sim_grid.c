@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			*nl = '\0';
 		err[0] = '\0';
 		if (sim_grid_add(&w, line, err, sizeof(err)) != 0) {
-			FUZZ_CHECK(strncmp(err, "--grid", 7) == 0);
+			FUZZ_CHECK(strncmp(err, "--grid", 6) == 0);
 			FUZZ_CHECK(w.naxes == before);
 		} else {
 			FUZZ_CHECK(w.naxes == before + 1);
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sim_scenario_defaults(&sc);
 		err[0] = '\0';
 		if (sim_grid_apply(&w, i, &sc, err, sizeof(err)) != 0)
-			FUZZ_CHECK(strncmp(err, "--grid", 7) == 0);
+			FUZZ_CHECK(strncmp(err, "--grid", 6) == 0);
 		else
 			FUZZ_CHECK(sc.answer_every >= 1 && sc.state_every >= 1 && sc.segment_days > 0);
 	}
