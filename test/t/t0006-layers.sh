@@ -4,7 +4,7 @@
 # holds its own headers and those of the layers below it. This test checks
 # that every program and library outside test/ names its directory's set, and
 # that the compiler then refuses an include that reaches upward or sideways.
-test_description='every target names its directory include set, and an upward include does not compile'
+test_description='each directory builds its own sources, every target names its directory include set, and an upward include does not compile'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 # The build's compiler; its include sets are in ./sets (the first test).
@@ -48,6 +48,33 @@ wrong_sets() {
 	        print("%s: %s_CPPFLAGS should start with %s" % (first, name, want))
 	PY
 }
+
+# strays SRCDIR: each program or library outside test/ that a directory's
+# Makefile fragment builds from another directory's sources.
+strays() {
+	python3 - "$1" <<-\PY
+	import glob, os, re, sys
+	src = sys.argv[1]
+	for f in sorted(glob.glob(src + "/*/Makefile*.inc") + glob.glob(src + "/*/*/Makefile*.inc")):
+	    d = os.path.relpath(os.path.dirname(f), src)
+	    if d.startswith("test"):
+	        continue
+	    text = open(f).read().replace("\\\n", " ")
+	    for name, srcs in re.findall(r"^([a-z]\w*)_SOURCES[ \t]*\+?=[ \t]*(.*)$", text, re.M):
+	        first = next((s for s in srcs.split() if "/" in s), "")
+	        if not name.startswith("test_") and not first.startswith(d + "/"):
+	            print("%s builds %s from %s" % (os.path.relpath(f, src), name, first))
+	PY
+}
+
+test_expect_success 'each directory builds what it holds, and only that' '
+	strays "$WSEQ_SRCDIR" >wrong &&
+	test_line_count = 0 wrong &&
+	mkdir -p copy2/db &&
+	printf "bin_PROGRAMS += tools/y\ntools_y_SOURCES = tools/y.c\n" >copy2/db/Makefile.inc &&
+	strays copy2 >wrong &&
+	grep -F "db/Makefile.inc builds tools_y from tools/y.c" wrong
+'
 
 test_expect_success 'the build lists its include sets (make include-sets)' '
 	make -s -C "$WSEQ_BUILDDIR" include-sets >out &&
