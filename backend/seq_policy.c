@@ -15,9 +15,67 @@ unsigned seq_policy_uploads(const struct seq_view *s, int seqno)
 
 	if ((s->answer_every > 0 && seqno % s->answer_every == 0) || is_last(s, seqno))
 		f |= SEQ_UPLOAD_ANSWER;
-	if ((s->state_upload_every > 0 && seqno % s->state_upload_every == 0) || is_last(s, seqno))
+	if (seq_policy_state_mask(s, seqno))
 		f |= SEQ_UPLOAD_STATE;
 	return f;
+}
+
+int seq_policy_state_period(const struct seq_view *s, size_t i)
+{
+	if (i < s->nstate && i < SEQ_MAX_FILES && s->state_every[i] > 0)
+		return s->state_every[i];
+	return s->state_upload_every > 0 ? s->state_upload_every : 0;
+}
+
+int seq_policy_finest_period(const struct seq_view *s)
+{
+	size_t i, n = s->nstate ? s->nstate : 1;
+	int best = 0, p;
+
+	for (i = 0; i < n; i++) {
+		p = seq_policy_state_period(s, i);
+		if (p > 0 && (best == 0 || p < best))
+			best = p;
+	}
+	return best;
+}
+
+unsigned seq_policy_state_mask(const struct seq_view *s, int seqno)
+{
+	size_t i, n = s->nstate ? s->nstate : 1;
+	unsigned m = 0;
+	int p;
+
+	for (i = 0; i < n && i < SEQ_MAX_FILES; i++) {
+		p = seq_policy_state_period(s, i);
+		if ((p > 0 && seqno % p == 0) || is_last(s, seqno))
+			m |= 1u << i;
+	}
+	return m;
+}
+
+bool seq_policy_levels_nest(const int *p, size_t n, size_t *bad)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
+			if (p[i] <= 0 || (p[j] > p[i] && p[j] % p[i] != 0)) {
+				*bad = p[i] <= 0 ? i : j;
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+int seq_policy_state_source(const struct seq_view *s, size_t i, int k)
+{
+	int p = seq_policy_state_period(s, i);
+
+	if (p <= 0 || k < 1)
+		return 0;
+	return k - k % p;
 }
 
 size_t seq_policy_segments_to_send(const struct seq_view *s, int in_flight, int out[],

@@ -27,6 +27,9 @@ enum seq_reason {
 	SEQ_REASON_SLOW = 3,            /* the host took longer than max_result_time */
 };
 
+/* At most this many state files, and answer files, per segment. */
+#define SEQ_MAX_FILES 8
+
 /* A sequence as the decisions see it. */
 struct seq_view {
 	int64_t groupid;                /* 0: in no group */
@@ -38,10 +41,18 @@ struct seq_view {
 	int high_water;                 /* segments in flight on the host at most */
 	int answer_every;               /* N: answers uploaded every Nth segment */
 	int state_upload_every;         /* M: states uploaded every Mth segment */
-	int last_state_seqno;           /* latest segment whose states are all on the server */
+	int last_state_seqno;           /* the latest restart point: a segment whose finest level,
+					   and every state it uploads, is on the server */
 	enum seq_reason relocating;     /* why it waits for the relocator (NONE: it does not) */
 	double max_result_time;         /* seconds a segment may take on a host (0: no limit) */
 	double rsc_fpops_est;           /* a segment's estimated floating-point operations */
+	/*
+	 * State levels (issue 30): state file i is uploaded every
+	 * state_every[i]-th segment (<= 0: every state_upload_every-th). With
+	 * nstate 0 there is one state file, at state_upload_every.
+	 */
+	size_t nstate;
+	int state_every[SEQ_MAX_FILES];
 };
 
 /* A segment's state, as the server last knew it. */
@@ -83,6 +94,32 @@ struct host_view {
  * the last segment of a sequence of known length.
  */
 unsigned seq_policy_uploads(const struct seq_view *s, int seqno);
+/*
+ * State levels. A state file's period: its own, or the sequence's M (0:
+ * never). The finest period is the smallest of them; periods nest when each
+ * divides every larger one (checked when a template is read). Segment seqno
+ * uploads state file i when its period divides seqno, and every state file
+ * at the last segment of a known length: bit i of seq_policy_state_mask.
+ * SEQ_UPLOAD_STATE of seq_policy_uploads is set when any is (with nested
+ * periods: when the finest level is), and a segment that sets it is a
+ * restart point once those files are on the server.
+ */
+int seq_policy_state_period(const struct seq_view *s, size_t i);
+int seq_policy_finest_period(const struct seq_view *s);
+unsigned seq_policy_state_mask(const struct seq_view *s, int seqno);
+/*
+ * Do periods p[0..n) nest? Each > 0, and each divides every larger one.
+ * If not, *bad is an index of one that does not (or is <= 0).
+ */
+bool seq_policy_levels_nest(const int *p, size_t n, size_t *bad);
+/*
+ * For a restart after segment k, the segment whose version of state file i
+ * the new branch reads, by the periods: the largest j <= k that uploads file
+ * i (0: the initial state). The relocator takes the latest version on the
+ * server, which is this one or -- after an extension made a former last
+ * segment upload everything -- a later one.
+ */
+int seq_policy_state_source(const struct seq_view *s, size_t i, int k);
 
 /* ---- Sending: the scheduler, every RPC of a host holding s. */
 /*
@@ -173,10 +210,11 @@ struct seq_restart {
 	int recompute;                  /* segments already sent that are computed again */
 };
 /*
- * The new branch starts after the latest segment whose states are all on
- * the server (last_state_seqno: nlast of nstate found), or, if some are
- * missing, from the initial states (ninitial of nstate found); with neither
- * whole the sequence cannot be moved.
+ * The new branch starts after the latest restart point (last_state_seqno:
+ * for each state file its latest version from a segment <= that one, nlast
+ * of nstate found), or, if some are missing, from the initial states
+ * (ninitial of nstate found); with neither whole the sequence cannot be
+ * moved.
  */
 void seq_policy_restart_from(const struct seq_view *s, size_t nstate, size_t nlast,
 			     size_t ninitial, struct seq_restart *r);

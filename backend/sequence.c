@@ -41,6 +41,7 @@ void seq_layout_release(struct seq_layout *l)
 	for (i = 0; i < l->nstate; i++) {
 		free(l->state[i].open_in);
 		free(l->state[i].open_out);
+		free(l->state[i].level);
 	}
 	for (i = 0; i < l->nanswer; i++)
 		free(l->answer[i].open_name);
@@ -204,6 +205,15 @@ void seq_view_of(const struct db_sequence *s, struct seq_view *v)
 		.max_result_time = s->max_result_time,
 		.rsc_fpops_est = s->rsc_fpops_est,
 	};
+}
+
+void seq_view_levels(struct seq_view *v, const struct seq_layout *l)
+{
+	size_t i;
+
+	v->nstate = l->nstate;
+	for (i = 0; i < l->nstate && i < SEQ_MAX_FILES; i++)
+		v->state_every[i] = l->state[i].upload_every;
 }
 
 void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g)

@@ -29,6 +29,9 @@ char *seq_answer_name(const char *seq, int branch, int seqno, size_t i);
 
 /* The policy's views (seq_policy.h) of a head, and of segment seqno's result on branch. */
 void seq_view_of(const struct db_sequence *s, struct seq_view *v);
+/* The state levels of layout l into v (seq_view_of leaves one state at the sequence's M). */
+struct seq_layout;
+void seq_view_levels(struct seq_view *v, const struct seq_layout *l);
 void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g);
 
 /* Does segment k upload its state / its answer? (seq_policy_uploads) */
@@ -49,12 +52,13 @@ bool seq_uploads_answer(const struct db_sequence *s, int seqno);
  *
  * 1 to SEQ_MAX_FILES state files, 0 to SEQ_MAX_FILES answer files.
  */
-#define SEQ_MAX_FILES 8
 struct seq_layout {
 	size_t nstate, nanswer;
 	struct {
 		char *open_in, *open_out;
 		double max_nbytes;      /* 0: the sequence's rsc_disk_bound */
+		int upload_every;       /* its level's period (0: the sequence's M) */
+		char *level;            /* its level's name (NULL: none given) */
 	} state[SEQ_MAX_FILES];
 	struct {
 		char *open_name;

@@ -46,6 +46,43 @@ static void test_uploads_n_m(void **state)
 	assert_int_equal(seq_policy_uploads(&s, 12), SEQ_UPLOAD_STATE);
 }
 
+/* Levels: full every 12, delta every 3 (the example), a 30-segment sequence. */
+static void test_state_levels(void **state)
+{
+	struct seq_view s = seq();
+	int p[3] = { 12, 3, 6 }, bad[2] = { 12, 8 }, zero[2] = { 4, 0 };
+	size_t why = 99;
+
+	(void)state;
+	s.nsegments = s.target_nsegments = 30;
+	s.nstate = 2;
+	s.state_every[0] = 12;
+	s.state_every[1] = 3;
+	assert_int_equal(seq_policy_finest_period(&s), 3);
+	assert_int_equal(seq_policy_state_mask(&s, 1), 0);
+	assert_int_equal(seq_policy_state_mask(&s, 3), 2u);
+	assert_int_equal(seq_policy_state_mask(&s, 12), 3u);
+	assert_int_equal(seq_policy_state_mask(&s, 13), 0);
+	/* the last segment uploads every level */
+	assert_int_equal(seq_policy_state_mask(&s, 30), 3u);
+	assert_int_equal(seq_policy_uploads(&s, 15), SEQ_UPLOAD_STATE);
+	assert_int_equal(seq_policy_uploads(&s, 16), SEQ_UPLOAD_ANSWER);
+	/* a restart after 17 reads delta_15 and full_12 (16 answers, 17 none) */
+	assert_int_equal(seq_policy_state_source(&s, 1, 17), 15);
+	assert_int_equal(seq_policy_state_source(&s, 0, 17), 12);
+	assert_int_equal(seq_policy_state_source(&s, 0, 11), 0);
+	/* a level without its own period takes the sequence's M (5 here) */
+	s.state_every[1] = 0;
+	assert_int_equal(seq_policy_state_period(&s, 1), 5);
+	assert_int_equal(seq_policy_finest_period(&s), 5);
+	/* nesting */
+	assert_true(seq_policy_levels_nest(p, 3, &why));
+	assert_false(seq_policy_levels_nest(bad, 2, &why));
+	assert_int_equal(why, 0);
+	assert_false(seq_policy_levels_nest(zero, 2, &why));
+	assert_int_equal(why, 1);
+}
+
 static void test_uploads_m1(void **state)
 {
 	struct seq_view s = seq();
@@ -357,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_success_end_slow),
 		cmocka_unit_test(test_pending_relocation),
 		cmocka_unit_test(test_restart_from),
+		cmocka_unit_test(test_state_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
