@@ -239,8 +239,8 @@ static int take_own(void *arg, int argc, char **argv, int *i)
 static int split_args(struct daemon_ctx *ctx, int argc, char **argv, char **common, int *ncommon,
 		      char **rest, int *nrest)
 {
-	struct param_argv out[] = { { daemon_params, common, 0, false },
-				    { ctx->spec->params, rest, 0, false } };
+	struct param_argv out[] = { { .t = daemon_params, .v = common },
+				    { .t = ctx->spec->params, .v = rest } };
 	int rc = param_split_args(argc, argv, out, ARRAY_SIZE(out), take_own, ctx);
 
 	*ncommon = out[0].n;

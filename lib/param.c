@@ -217,6 +217,7 @@ int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 	for (k = 0; k < nout; k++) {
 		out[k].v[0] = argv[0];
 		out[k].n = 1;
+		out[k].after_dashdash = -1;
 	}
 	for (i = 1; i < argc && rc == 0; i++) {
 		const char *name = param_option_name(argv[i]);
@@ -225,8 +226,14 @@ int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 		int took;
 
 		if (!strcmp(argv[i], "--")) {
+			struct param_argv *last = &out[nout - 1];
+
+			if (!last->drop_dashdash)
+				last->v[last->n++] = argv[i];
+			last->after_dashdash = last->n;
+			i++;
 			while (i < argc)
-				out[nout - 1].v[out[nout - 1].n++] = argv[i++];
+				last->v[last->n++] = argv[i++];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			rc = 1;
 		} else if ((took = own ? own(arg, argc, argv, &i) : 0) < 0) {
@@ -247,8 +254,11 @@ int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 			}
 		}
 	}
-	for (k = 0; k < nout; k++)
+	for (k = 0; k < nout; k++) {
 		out[k].v[out[k].n] = NULL;
+		if (out[k].after_dashdash < 0)
+			out[k].after_dashdash = out[k].n;
+	}
 	return rc;
 }
 

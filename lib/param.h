@@ -81,6 +81,8 @@ struct param_argv {
 	char **v;
 	int n;
 	bool unknown;           /* takes "--x" options no table names (default: the last) */
+	bool drop_dashdash;     /* (the last vector) "--" is not copied ... */
+	int after_dashdash;     /* ... out: the index in v of the first word after it (n: none) */
 };
 /*
  * Split argv[1..] for a skeleton that parses its own options and hands the
@@ -91,6 +93,8 @@ struct param_argv {
  * everything after it; a "--x" option no table names goes to the vector marked
  * unknown, if any). An option of a table flagged PARAM_IN_ARGS goes to
  * out[nout - 1] with its values. Returns 0, 1 for -h/--help, or -1.
+ * With drop_dashdash on out[nout - 1], the "--" itself is left out and
+ * after_dashdash tells where the words after it begin.
  */
 int param_split_args(int argc, char **argv, struct param_argv *out, size_t nout,
 		     int (*own)(void *arg, int argc, char **argv, int *i), void *arg);

@@ -124,7 +124,7 @@ static int take_own(void *arg, int argc, char **argv, int *i)
  */
 static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, int *nrest)
 {
-	struct param_argv out = { ctx->spec->params, rest, 0, false };
+	struct param_argv out = { .t = ctx->spec->params, .v = rest };
 	int rc = param_split_args(argc, argv, &out, 1, take_own, ctx);
 
 	*nrest = out.n;
@@ -137,8 +137,8 @@ static int split_args(struct tool_ctx *ctx, int argc, char **argv, char **rest, 
  */
 static int options_anywhere(struct tool_ctx *ctx, const struct param *t, int argc, char **argv)
 {
-	struct param_argv out[] = { { t, NULL, 0, true }, { NULL, NULL, 0, false } };
-	int i, k;
+	struct param_argv out[] = { { .t = t, .unknown = true }, { .drop_dashdash = true } };
+	int i;
 
 	ctx->sorted = xcalloc(2 * ((size_t)argc + 1), sizeof(char *));
 	out[0].v = ctx->sorted;
@@ -150,11 +150,8 @@ static int options_anywhere(struct tool_ctx *ctx, const struct param *t, int arg
 		return i == -2 ? 1 : TOOL_USAGE;
 	if (i < out[0].n)
 		return tool_usage_error("unexpected argument '%s'", out[0].v[i]);
-	for (k = 1; k < out[1].n && strcmp(out[1].v[k], "--"); k++)
-		;
-	if (k < out[1].n)       /* the first "--" ended the options: drop it */
-		memmove(out[1].v + k, out[1].v + k + 1, (size_t)(out[1].n - k) * sizeof(char *));
-	ctx->argc = out[1].n - 1 - (k < out[1].n);
+	ctx->argc = out[1].n - 1;
+	ctx->after_dashdash = out[1].after_dashdash - 1;
 	ctx->argv = out[1].v + 1;
 	return 0;
 }

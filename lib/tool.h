@@ -116,6 +116,8 @@ struct tool_ctx {
 	int opt_argc;                   /* the command line without the skeleton's options */
 	char **opt_argv;                /*   (argv[0] first), to parse the options again */
 	char **sorted;                  /* TOOL_OPTIONS_ANYWHERE: options and arguments apart */
+	int after_dashdash;             /* TOOL_OPTIONS_ANYWHERE: argv[i] for i >= this came
+					   after "--" (argc: none) */
 };
 
 /* Run the tool; returns main's exit status. Never calls exit(). */

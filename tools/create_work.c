@@ -168,19 +168,19 @@ static int take_remote(struct job_input *in, char **v, int left)
 	return 0;
 }
 
-/* The input files of a job, in template order: local ones and --remote_file's. */
-static int take_inputs(int argc, char **argv, struct job_input **in, int *nin)
+/*
+ * The input files of a job, in template order: local ones and --remote_file's;
+ * argv[files_only..] came after "--": files, whatever they look like.
+ */
+static int take_inputs(int argc, char **argv, int files_only, struct job_input **in, int *nin)
 {
 	const struct param *remote = param_find(options, "remote_file");
-	bool files_only = false;        /* after "--" on a --stdin line */
 	int i;
 
 	*in = xcalloc((size_t)argc + 1, sizeof(**in));
 	*nin = 0;
 	for (i = 0; i < argc; i++) {
-		if (!files_only && !strcmp(argv[i], "--")) {
-			files_only = true;
-		} else if (files_only || !param_option_name(argv[i]) ||
+		if (i >= files_only || !param_option_name(argv[i]) ||
 			   param_find_option(options, param_option_name(argv[i])) != remote) {
 			(*in)[(*nin)++].local = argv[i];
 		} else if (take_remote(&(*in)[(*nin)++], argv + i + 1, argc - i - 1)) {
@@ -200,7 +200,8 @@ static int take_inputs(int argc, char **argv, struct job_input **in, int *nin)
 static int parse_line(int argc, char **argv, struct options *jo, struct job_input **in, int *nin)
 {
 	char **v = xcalloc(2 * ((size_t)argc + 1), sizeof(char *));
-	struct param_argv out[] = { { options, v, 0, true }, { NULL, v + argc + 1, 0, false } };
+	struct param_argv out[] = { { .t = options, .v = v, .unknown = true },
+				    { .v = v + argc + 1, .drop_dashdash = true } };
 	int rc, first;
 
 	param_set_defaults(options, jo);
@@ -211,7 +212,8 @@ static int parse_line(int argc, char **argv, struct options *jo, struct job_inpu
 		first = param_parse_args(options, jo, out[0].n, out[0].v);
 		if (first >= 0 && first < out[0].n)
 			first = log_error("unexpected argument '%s'", out[0].v[first]);
-		rc = first < 0 ? -1 : take_inputs(out[1].n - 1, out[1].v + 1, in, nin);
+		rc = first < 0 ? -1 : take_inputs(out[1].n - 1, out[1].v + 1, out[1].after_dashdash - 1, in,
+						   nin);
 	}
 	free(v);
 	return rc;
@@ -598,7 +600,7 @@ static int check(struct tool_ctx *ctx)
 		return log_error("with --stdin, --wu_id goes on a job line (one id a job)");
 	if (!o->use_stdin && o->continue_on_error)
 		return log_error("--continue_on_error is for --stdin (one job either is made or not)");
-	return take_inputs(ctx->argc, ctx->argv, &cmd_files, &ncmd_files);
+	return take_inputs(ctx->argc, ctx->argv, ctx->after_dashdash, &cmd_files, &ncmd_files);
 }
 
 /* The command line's job, or --stdin's. */

@@ -191,6 +191,19 @@ test_expect_success 'refused: a bad stdin line undoes the lines before it' '
 	test_grep "workunit s1 already exists" err && check_refused
 '
 
+test_expect_success 'after "--" every word is an input file, on the command line and a --stdin line' '
+	echo dd >"$PROJECT_DIR/--remote_file" &&
+	(cd "$PROJECT_DIR" && test_must_fail create_work --appname sim --wu_name dd1 --remote_file \
+		params.txt) 2>err1 &&
+	test_grep "remote_file needs URL NBYTES MD5" err1 &&
+	(cd "$PROJECT_DIR" && test_must_fail create_work --appname sim --wu_name dd1 -- --remote_file \
+		params.txt) 2>err2 &&
+	test_grep "input file --remote_file: .* cannot be a physical file name" err2 &&
+	echo "--wu_name dd2 -- --remote_file params.txt" >ddjobs &&
+	(cd "$PROJECT_DIR" && test_must_fail create_work --appname sim --stdin <"$TRASH_DIRECTORY/ddjobs") 2>err3 &&
+	test_grep "input file --remote_file: .* cannot be a physical file name" err3
+'
+
 test_expect_success 'create_work without a project directory says so' '
 	(cd / && unset WSEQ_PROJECT_DIR && test_must_fail create_work --appname sim x) 2>err &&
 	test_line_count -ge 1 err

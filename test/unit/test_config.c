@@ -368,7 +368,7 @@ static void test_split_args(void **state)
 	char *argv2[] = { "p", "a", "--help", "b", NULL };
 	char *argv3[] = { "p", "-bad", NULL };
 	char *v0[16], *v1[16];
-	struct param_argv out[] = { { first, v0, 0, false }, { prog_params, v1, 0, false } };
+	struct param_argv out[] = { { .t = first, .v = v0 }, { .t = prog_params, .v = v1 } };
 	int took = 0;
 
 	(void)state;
@@ -383,13 +383,23 @@ static void test_split_args(void **state)
 		char *argv4[] = { "p", "f1", "--sleep", "2", "--nope", "f2", "-x", "--", "--fast", NULL };
 		static const char *const want2[] = { "p", "--sleep", "2", "--nope" };
 		static const char *const want3[] = { "p", "f1", "f2", "-x", "--", "--fast" };
-		struct param_argv any[] = { { first, v0, 0, true }, { NULL, v1, 0, false } };
+		struct param_argv any[] = { { .t = first, .v = v0, .unknown = true }, { .v = v1 } };
 
 		assert_int_equal(param_split_args(9, argv4, any, 2, NULL, NULL), 0);
 		assert_int_equal(any[0].n, 4);
 		assert_argv(v0, 4, want2);
 		assert_int_equal(any[1].n, 6);
 		assert_argv(v1, 6, want3);
+		assert_int_equal(any[1].after_dashdash, 5);
+		/* drop_dashdash: the "--" left out, where the words after it begin said */
+		any[1].drop_dashdash = true;
+		assert_int_equal(param_split_args(9, argv4, any, 2, NULL, NULL), 0);
+		assert_int_equal(any[1].n, 5);
+		assert_string_equal(v1[4], "--fast");
+		assert_int_equal(any[1].after_dashdash, 4);
+		/* none: after_dashdash is n */
+		assert_int_equal(param_split_args(7, argv4, any, 2, NULL, NULL), 0);
+		assert_int_equal(any[1].after_dashdash, any[1].n);
 	}
 	assert_int_equal(param_split_args(4, argv2, out, 2, NULL, NULL), 1);
 	assert_int_equal(param_split_args(2, argv3, out, 2, split_own, &took), -1);
@@ -409,7 +419,7 @@ static void test_split_in_args(void **state)
 	static const char *const want1[] = { "p", "f1", "--remote", "u", "9", "m", "f2",
 					     "-remote", "u2" };
 	char *v0[16], *v1[16];
-	struct param_argv out[] = { { t, v0, 0, true }, { NULL, v1, 0, false } };
+	struct param_argv out[] = { { .t = t, .v = v0, .unknown = true }, { .v = v1 } };
 
 	(void)state;
 	assert_int_equal(param_nvalues(&t[1]), 3);
