@@ -3,12 +3,8 @@
 #include "config.h"
 #include "db_queries.h"
 #include "dirhier.h"
-#include "field.h"
 #include "log.h"
 #include "work.h"
-#include "xml.h"
-
-#include <ctype.h>
 #include "wtime.h"
 #include "xml_write.h"
 
@@ -29,23 +25,28 @@ char *seq_state_name(const char *seq, int branch, int seqno, size_t i)
 	return file_name(seq, branch, seqno, "state", i);
 }
 
+int seq_state_index(const char *name)
+{
+	const char *p = NULL, *q;
+	long i = 0;
+
+	for (q = name ? strstr(name, "_state") : NULL; q; q = strstr(q + 1, "_state"))
+		p = q;
+	if (!p)
+		return -1;
+	p += strlen("_state");
+	if (!*p)
+		return 0;
+	if (*p == '0')
+		return -1;      /* file 0 is "_state" */
+	for (; *p >= '0' && *p <= '9' && i < SEQ_MAX_FILES; p++)
+		i = i * 10 + (*p - '0');
+	return *p || i >= SEQ_MAX_FILES ? -1 : (int)i;
+}
+
 char *seq_answer_name(const char *seq, int branch, int seqno, size_t i)
 {
 	return file_name(seq, branch, seqno, "answer", i);
-}
-
-void seq_layout_release(struct seq_layout *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->nstate; i++) {
-		free(l->state[i].open_in);
-		free(l->state[i].open_out);
-		free(l->state[i].level);
-	}
-	for (i = 0; i < l->nanswer; i++)
-		free(l->answer[i].open_name);
-	memset(l, 0, sizeof(*l));
 }
 
 size_t seq_nstate_files(const struct project_config *cfg, const struct db_sequence *s)
@@ -58,134 +59,6 @@ size_t seq_nstate_files(const struct project_config *cfg, const struct db_sequen
 	n = l.nstate;
 	seq_layout_release(&l);
 	return n;
-}
-
-/* An open name: letters, digits, '_', '-', '.'; not empty. */
-static bool good_open_name(const char *n)
-{
-	if (!n || !*n)
-		return false;
-	for (; *n; n++)
-		if (!isalnum((unsigned char)*n) && *n != '_' && *n != '-' && *n != '.')
-			return false;
-	return true;
-}
-
-/*
- * The number in n's child element name (lib/field.h), dflt when absent; -1
- * (why in err, if given) when it is not a number in lo..hi or, whole, has a
- * fraction.
- */
-static int elem_num(const xmlNode *n, const char *name, bool whole, double dflt, double lo,
-		    double hi, double *out, struct sbuf *err)
-{
-	char *t = xml_child_text(n, name);
-	int64_t v;
-	int rc = FIELD_OK;
-
-	*out = dflt;
-	if (t && whole) {
-		rc = field_int64(name, t, (int64_t)lo, (int64_t)hi, 0, &v, err);
-		if (rc == FIELD_OK)
-			*out = (double)v;
-	} else if (t) {
-		rc = field_double(name, t, lo, hi, 0, out, err);
-	}
-	free(t);
-	return rc == FIELD_OK ? 0 : -1;
-}
-
-/* Read the document's <state> and <answer> elements into l; the doc is freed. */
-static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout *l)
-{
-	xmlNode *root, *n;
-	int rc = 0;
-
-	root = xmlDocGetRootElement(doc);
-	if (!xml_is(root, "sequence_template")) {
-		rc = log_error("sequence template %s: the root element is not <sequence_template>", path);
-		goto done;
-	}
-	xml_for_each(n, root, NULL) {
-		if (xml_is(n, "state") && l->nstate < SEQ_MAX_FILES) {
-			l->state[l->nstate].open_in = xml_child_text(n, "open_name_in");
-			l->state[l->nstate].open_out = xml_child_text(n, "open_name_out");
-			if (elem_num(n, "max_nbytes", false, 0, 1, 1e15,
-				     &l->state[l->nstate].max_nbytes, NULL) < 0 ||
-			    !good_open_name(l->state[l->nstate].open_in) ||
-			    !good_open_name(l->state[l->nstate].open_out))
-				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
-					       "(letters, digits, _ - .) and a <max_nbytes> of 1 to 1e15 if any",
-					       path, xml_line(n));
-			l->nstate++;
-		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
-			l->answer[l->nanswer].open_name = xml_child_text(n, "open_name");
-			if (elem_num(n, "max_nbytes", false, 1e7, 1, 1e15,
-				     &l->answer[l->nanswer].max_nbytes, NULL) < 0 ||
-			    !good_open_name(l->answer[l->nanswer].open_name))
-				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
-					       "_ - .) and a <max_nbytes> of 1 to 1e15 if any", path,
-					       xml_line(n));
-			l->nanswer++;
-		} else {
-			rc = log_error("%s:%ld: <%s> is not <state> or <answer>, or one too many (at "
-				       "most %d of each)", path, xml_line(n), (const char *)n->name,
-				       SEQ_MAX_FILES);
-		}
-	}
-	if (rc == 0 && l->nstate == 0)
-		rc = log_error("sequence template %s: no <state>: a sequence carries at least one",
-			       path);
-done:
-	xmlFreeDoc(doc);
-	if (rc)
-		seq_layout_release(l);
-	return rc;
-}
-
-int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l)
-{
-	struct sbuf full = SBUF_INIT(PATH_MAX), err = SBUF_INIT(1024);
-	xmlDoc *doc;
-	int rc;
-
-	memset(l, 0, sizeof(*l));
-	if (!path || !*path) {
-		l->nstate = l->nanswer = 1;
-		l->state[0].open_in = xstrdup("state_in");
-		l->state[0].open_out = xstrdup("state_out");
-		l->answer[0].open_name = xstrdup("answer");
-		l->answer[0].max_nbytes = 1e7;
-		return 0;
-	}
-	if (path[0] == '/')
-		sbuf_addstr(&full, path);
-	else
-		sbuf_addf(&full, "%s/%s", project_dir, path);
-	doc = xml_read_file(sbuf_str(&full), &err);
-	if (!doc)
-		rc = log_error("sequence template %s: %s", path, sbuf_str(&err));
-	else
-		rc = seq_layout_from_doc(doc, path, l);
-	sbuf_release(&full);
-	sbuf_release(&err);
-	return rc;
-}
-
-int seq_layout_parse(const char *text, size_t len, const char *name, struct seq_layout *l)
-{
-	struct sbuf err = SBUF_INIT(1024);
-	xmlDoc *doc;
-	int rc;
-
-	memset(l, 0, sizeof(*l));
-	doc = xml_read_memory(text, len, name, &err);
-	if (!doc)
-		rc = log_error("sequence template %s: %s", name, sbuf_str(&err));
-	else
-		rc = seq_layout_from_doc(doc, name, l);
-	sbuf_release(&err);
-	return rc;
 }
 
 void seq_view_of(const struct db_sequence *s, struct seq_view *v)
@@ -232,12 +105,13 @@ void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_vi
 				r->elapsed_time };
 }
 
-bool seq_uploads_state(const struct db_sequence *s, int seqno)
+unsigned seq_state_uploads(const struct db_sequence *s, const struct seq_layout *l, int seqno)
 {
 	struct seq_view v;
 
 	seq_view_of(s, &v);
-	return seq_policy_uploads(&v, seqno) & SEQ_UPLOAD_STATE;
+	seq_view_levels(&v, l);
+	return seq_policy_state_mask(&v, seqno);
 }
 
 bool seq_uploads_answer(const struct db_sequence *s, int seqno)
@@ -265,12 +139,18 @@ static void file_info_out(struct sbuf *b, const char *name, bool sticky, double 
 	sbuf_addstr(b, "</file_info>\n");
 }
 
-static void file_ref(struct sbuf *b, const char *name, const char *open_name)
+/*
+ * An output is copied out of the slot; an input state is linked, so that
+ * boinc_resolve_filename(open_name) gives its physical name -- which tells
+ * the app the segment it came from (after a relocation, with state levels,
+ * not every input is from the previous segment).
+ */
+static void file_ref(struct sbuf *b, const char *name, const char *open_name, bool copy)
 {
 	sbuf_addstr(b, "    <file_ref>\n        <file_name>");
 	xml_add_text(b, name);
-	sbuf_addf(b, "</file_name>\n        <open_name>%s</open_name>\n        <copy_file/>\n"
-		     "    </file_ref>\n", open_name);
+	sbuf_addf(b, "</file_name>\n        <open_name>%s</open_name>\n%s    </file_ref>\n",
+		  open_name, copy ? "        <copy_file/>\n" : "");
 }
 
 static void seq_file_init(struct db_seq_file *f, const struct db_sequence *s, int seqno,
@@ -308,7 +188,9 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 			  struct db_workunit *wu, struct db_result *res, struct db_seq_file *files)
 {
 	struct sbuf wdoc = SBUF_INIT(1 << 20), rdoc = SBUF_INIT(1 << 20);
-	bool up_state = seq_uploads_state(s, seqno), up_answer = seq_uploads_answer(s, seqno);
+	unsigned up_state = seq_state_uploads(s, l, seqno);
+	unsigned up_before = seqno > 1 ? seq_state_uploads(s, l, seqno - 1) : 0;
+	bool up_answer = seq_uploads_answer(s, seqno);
 	size_t i, nf = 0;
 
 	/*
@@ -322,7 +204,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 		sbuf_addstr(&wdoc, "<file_info>\n    <name>");
 		xml_add_text(&wdoc, in[i].name);
 		sbuf_addstr(&wdoc, "</name>\n    <sticky/>\n    <no_delete/>\n");
-		if (!in[i].url && (in[i].upload || (seqno > 1 && seq_uploads_state(s, seqno - 1)))) {
+		if (!in[i].url && (in[i].upload || (up_before >> i & 1u))) {
 			sbuf_addstr(&wdoc, "    <url>");
 			xml_add_text(&wdoc, cfg->upload_url);
 			sbuf_addstr(&wdoc, "</url>\n");
@@ -337,19 +219,23 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	}
 	sbuf_addstr(&wdoc, "<workunit>\n");
 	for (i = 0; i < l->nstate; i++)
-		file_ref(&wdoc, in[i].name, l->state[i].open_in);
+		file_ref(&wdoc, in[i].name, l->state[i].open_in, false);
 	sbuf_addstr(&wdoc, "    <command_line>");
 	xml_add_text(&wdoc, s->command_line);
 	sbuf_addstr(&wdoc, "</command_line>\n</workunit>\n");
 
-	/* The outputs: the states always stay on the host; uploads every Mth / Nth. */
+	/*
+	 * The outputs: the states always stay on the host; state file i is
+	 * uploaded when its level's period divides seqno, answers every Nth.
+	 */
 	for (i = 0; i < l->nstate; i++) {
 		char *name = seq_state_name(s->name, s->branch, seqno, i);
+		bool up = up_state >> i & 1u;
 
 		file_info_out(&rdoc, name, true,
 			      l->state[i].max_nbytes > 0 ? l->state[i].max_nbytes : s->rsc_disk_bound,
-			      up_state ? cfg->upload_url : NULL);
-		seq_file_init(&files[nf++], s, seqno, name, SEQ_FILE_STATE, up_state, false);
+			      up ? cfg->upload_url : NULL);
+		seq_file_init(&files[nf++], s, seqno, name, SEQ_FILE_STATE, up, false);
 		free(name);
 	}
 	for (i = 0; i < l->nanswer; i++) {
@@ -363,7 +249,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	sbuf_addstr(&rdoc, "<result>\n");
 	for (i = 0; i < nf; i++)
 		file_ref(&rdoc, files[i].name, i < l->nstate ? l->state[i].open_out
-							     : l->answer[i - l->nstate].open_name);
+							     : l->answer[i - l->nstate].open_name, true);
 	sbuf_addstr(&rdoc, "</result>\n");
 
 	memset(wu, 0, sizeof(*wu));
@@ -482,6 +368,10 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 
 	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
 		return -1;
+	if (seq_layout_check_every(&l, s->state_upload_every, s->name) < 0) {
+		seq_layout_release(&l);
+		return -1;
+	}
 	if (in && nin != l.nstate) {
 		seq_layout_release(&l);
 		return log_error("sequence %s: %zu input states for %zu state files", s->name, nin,
@@ -518,7 +408,7 @@ static int take_prev_state(struct db_seq_file *f, void *arg)
 /*
  * Segment from-1's states as the host keeps them, with whether that segment
  * uploads them as its rows say: decided when it was made, which an extension
- * of a known-length sequence may since have changed for seq_uploads_state()
+ * of a known-length sequence may since have changed for seq_state_uploads()
  * (the formerly last segment uploads its state, a middle one might not).
  */
 int seq_make_following(struct db *db, const struct project_config *cfg,
@@ -550,6 +440,10 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	memset(init, 0, sizeof(init));
 	if (seq_layout_load(cfg->project_dir, spec->seq_template, &l) < 0)
 		return -1;
+	if (seq_layout_check_every(&l, spec->state_upload_every, spec->name) < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (ninitial != l.nstate) {
 		rc = log_error("sequence %s: %zu initial state file%s given, the template has %zu "
 			       "state file%s", spec->name, ninitial, ninitial == 1 ? "" : "s",
@@ -602,71 +496,4 @@ out:
 	}
 	seq_layout_release(&l);
 	return rc == DB_OK ? 0 : rc == DB_RETRY ? DB_RETRY : -1;
-}
-
-/* The plan in doc (NULL: unreadable, why in err) into spec; 1 or -1, the doc freed. */
-static int seq_plan_from_doc(xmlDoc *doc, struct seq_spec *spec, struct sbuf *err)
-{
-	double segs = 0, ans, up, hw, mrt, db, smax;
-	xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
-	int rc = 1;
-
-	if (!root || !xml_is(root, "sequence_app")) {
-		if (!err->len)
-			sbuf_addstr(err, "not a <sequence_app> document");
-		rc = -1;
-	}
-	if (rc > 0 && (elem_num(root, "segments", true, 0, 1, 1e6, &segs, err) ||
-		       elem_num(root, "answer_every", true, 1, 1, 1e6, &ans, err) ||
-		       elem_num(root, "state_upload_every", true, 1, 1, 1e6, &up, err) ||
-		       elem_num(root, "high_water", true, 2, 1, 100, &hw, err) ||
-		       elem_num(root, "max_result_time", false, 86400, 1, 1e9, &mrt, err) ||
-		       elem_num(root, "delay_bound", true, 0, 0, 1e9, &db, err) ||
-		       elem_num(root, "state_max_nbytes", false, 1e9, 1, 1e15, &smax, err)))
-		rc = -1;
-	if (rc > 0 && segs < 1) {
-		sbuf_addstr(err, "<segments> is missing");
-		rc = -1;
-	}
-	if (rc > 0) {
-		spec->segments = (int)segs;
-		spec->answer_every = (int)ans;
-		spec->state_upload_every = (int)up;
-		spec->high_water = (int)hw;
-		spec->max_result_time = mrt;
-		spec->delay_bound = db > 0 ? (int)db : (int)(2 * mrt);
-		spec->state_max_nbytes = smax;
-		spec->seq_template = xml_child_text(root, "seq_template");
-		spec->open_ended = xml_child(root, "open_ended") != NULL;
-	}
-	if (doc)
-		xmlFreeDoc(doc);
-	return rc;
-}
-
-int seq_app_plan_load(const char *project_dir, const char *app, struct seq_spec *spec,
-		      struct sbuf *err)
-{
-	char *path = xasprintf("%s/templates/%s_seq", project_dir, app);
-	int rc;
-
-	if (access(path, F_OK) != 0) {
-		free(path);
-		return 0;
-	}
-	rc = seq_plan_from_doc(xml_read_file(path, err), spec, err);
-	if (rc < 0)
-		log_error("%s: %s", path, sbuf_str(err));
-	free(path);
-	return rc;
-}
-
-int seq_app_plan_parse(const char *text, size_t len, const char *name, struct seq_spec *spec,
-		       struct sbuf *err)
-{
-	int rc = seq_plan_from_doc(xml_read_memory(text, len, name, err), spec, err);
-
-	if (rc < 0)
-		log_error("%s: %s", name, sbuf_str(err));
-	return rc;
 }
