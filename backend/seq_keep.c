@@ -1,0 +1,51 @@
+/* Which state versions of a work sequence a restart may still need; see seq_keep.h. */
+#include "seq_keep.h"
+#include "common.h"
+#include "seq_policy.h"
+#include "sequence.h"
+
+int seq_keep_point(const struct db_sequence *s)
+{
+	int k = s->last_state_seqno;
+
+	if (s->first_unvalidated_seqno - 1 < k)
+		k = s->first_unvalidated_seqno - 1;
+	return k > 0 ? k : 0;
+}
+
+int seq_keep_file_index(const char *seq, const struct db_seq_file *f)
+{
+	size_t i;
+	int found = -1;
+
+	if (f->kind != SEQ_FILE_STATE)
+		return -1;
+	for (i = 0; i < SEQ_MAX_FILES && found < 0; i++) {
+		char *name = seq_state_name(seq, f->branch, f->seqno, i);
+
+		if (strcmp(name, f->name) == 0)
+			found = (int)i;
+		free(name);
+	}
+	return found;
+}
+
+void seq_keep_classify(const struct db_sequence *s, const struct db_seq_file *f, size_t n,
+		       bool *need, bool *superseded)
+{
+	bool seen[SEQ_MAX_FILES] = { false };
+	int k = seq_keep_point(s);
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		int i = seq_keep_file_index(s->name, &f[j]);
+		bool first = i >= 0 && f[j].seqno <= k && !seen[i];
+
+		if (first)
+			seen[i] = true;
+		if (need)
+			need[j] = first;
+		if (superseded)
+			superseded[j] = i >= 0 && f[j].seqno > 0 && f[j].seqno <= k && !first;
+	}
+}

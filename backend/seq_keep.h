@@ -1,0 +1,36 @@
+/*
+ * Which uploaded state versions of a work sequence a restart may still need
+ * (issue 30). The restart point never falls below
+ * K = min(last_state_seqno, first_unvalidated_seqno - 1): the relocator
+ * restarts after last_state_seqno, and the validator, judging a segment
+ * invalid, moves it back no further than the latest state below the first
+ * unvalidated segment. A restart after any point >= K reads, for each state
+ * file, its latest version on the server from a segment <= that point -- at
+ * least as new as the latest one <= K. So a version older than that one (by
+ * seqno, then branch: the relocator's order) is superseded and may go; the
+ * initial states (segment 0, the submitter's input), every version after K
+ * and every answer stay. The file deleter deletes by this rule and db_check
+ * checks that what it keeps is on the server.
+ */
+#ifndef WSEQ_SEQ_KEEP_H
+#define WSEQ_SEQ_KEEP_H
+
+#include "db_records.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* K of sequence s (0: nothing after the initial states is needed yet). */
+int seq_keep_point(const struct db_sequence *s);
+/* The index of state file f of the sequence named seq (-1: not one of its state files). */
+int seq_keep_file_index(const char *seq, const struct db_seq_file *f);
+/*
+ * The uploaded state versions f[0..n) of sequence s, in the relocator's
+ * order (seqno descending, then branch descending): need[j] is set when
+ * f[j] is the version of its file a restart after K reads, superseded[j]
+ * when it may be deleted. Either may be NULL.
+ */
+void seq_keep_classify(const struct db_sequence *s, const struct db_seq_file *f, size_t n,
+		       bool *need, bool *superseded);
+
+#endif
