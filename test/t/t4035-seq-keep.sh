@@ -1,0 +1,189 @@
+#!/bin/sh
+test_description='the file deleter deletes superseded state versions, never one a restart point needs, killed at random with the relocator'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+
+# Sequences of two state files (a "full" and a "delta") and an answer,
+# states uploaded every M-th segment, advanced by hand (the uploads are
+# rows and files, as the scheduler and the upload handler leave them):
+# even sequences are validated up to their last state (K = last_state_seqno),
+# odd ones lag two segments behind (K = last_state_seqno - 2, so the version
+# before the last is still needed). Some are relocated along the way, one
+# ends. After every kill: every version a row says is on the server is on
+# disk, and every version a restart point needs is on the server.
+test_sandbox_up sb --no-daemons || exit 1
+APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
+N=10 M=3 LEN=24
+
+rand() {
+	echo $(( $1 + $(od -An -tu2 -N2 /dev/urandom | tr -d " ") % ($2 - $1 + 1) ))
+}
+
+upath() {
+	test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$1"
+}
+
+# Every active sequence on branch 0 finishes M more segments: their states
+# (every M-th), answers (every one) uploaded; results over.
+advance() {
+	test_sql "$WSEQ_DB_NAME" -e "
+		update sequence set last_state_seqno=least(last_state_seqno+$M, $LEN),
+			first_unsent_seqno=last_state_seqno+1,
+			first_unvalidated_seqno=last_state_seqno+1-2*(id%2), hostid=999
+		where branch=0 and need_relocate=0 and state=0;" &&
+	test_sql_value "select f.name from seq_file f join sequence s on s.id=f.seq_id
+		where f.branch=0 and s.branch=0 and f.uploaded=0 and f.file_delete_state=0
+		and f.seqno>0 and f.seqno<=s.last_state_seqno and (f.kind=2 or f.seqno%$M=0)" >new &&
+	while read -r name; do
+		path=$(upath "$name") && echo "$name" >"$path" || return 1
+	done <new &&
+	test_sql "$WSEQ_DB_NAME" -e "
+		update seq_file f join sequence s on s.id=f.seq_id set f.uploaded=1,
+			f.upload_time=unix_timestamp()
+		where f.branch=0 and s.branch=0 and f.uploaded=0 and f.file_delete_state=0
+		and f.seqno>0 and f.seqno<=s.last_state_seqno and (f.kind=2 or f.seqno%$M=0);
+		update result r join workunit w on w.id=r.workunitid join sequence s on s.id=w.seq_id
+		set r.server_state=5, r.outcome=1, r.hostid=999
+		where w.branch=0 and s.branch=0 and w.seqno<=s.last_state_seqno and r.server_state=1;"
+}
+
+# The versions of the state files that stay, by the test's own count: for
+# each file the latest from a segment <= K and every later one.
+expected_states() {
+	test_sql_value "select name, last_state_seqno, first_unvalidated_seqno from sequence" |
+	while read -r q lss fu; do
+		k=$lss
+		[ $((fu - 1)) -lt "$k" ] && k=$((fu - 1))
+		s=$((k / M * M))
+		[ "$s" -eq 0 ] && s=$M
+		while [ "$s" -le "$lss" ]; do
+			echo "${q}_b0_s${s}_state"
+			echo "${q}_b0_s${s}_state1"
+			s=$((s + M))
+		done
+	done | sort
+}
+
+uploaded_states() {
+	test_sql_value "select name from seq_file where kind=1 and uploaded=1 and seqno>0" | sort
+}
+
+on_disk() {
+	find "$PROJECT_DIR/upload" -type f | sed 's,.*/,,' | sort
+}
+
+# Nothing a restart needs is gone, and no row says uploaded of a missing file.
+check_kept() {
+	expected_states >need &&
+	uploaded_states >up &&
+	on_disk >disk &&
+	comm -23 need up >lost && comm -23 up disk >missing &&
+	test_sql_value "select name from seq_file where kind=2 and uploaded=1" | sort >answers &&
+	comm -23 answers disk >lost_answers &&
+	if test -s lost || test -s missing || test -s lost_answers; then
+		echo "needed but not uploaded:"; cat lost
+		echo "uploaded but not on disk:"; cat missing
+		echo "answers lost:"; cat lost_answers
+		return 1
+	fi
+}
+
+# The relocator and the file deleter together, three times: killed at
+# their hooks (a random one of the file deleter's, the relocator's before
+# its commit), the second and third time also with -9 at a random moment;
+# then restarted and run to the end. hook_kills counts the file deleter's
+# deaths at a hook.
+run_killed() {
+	for k in 1 2 3; do
+		(cd "$PROJECT_DIR" && WSEQ_TEST_FILE_DELETER_KILL=$(rand 1 8) \
+			exec bin/file_deleter --until_idle -d 2 2>>"$TRASH_DIRECTORY/fd.err") &
+		fd=$!
+		if [ "$(rand 0 1)" = 1 ]; then
+			(cd "$PROJECT_DIR" && WSEQ_TEST_RELOCATOR_KILL=1 \
+				exec bin/relocator --until_idle -d 2 2>>"$TRASH_DIRECTORY/rl.err") &
+		else
+			(cd "$PROJECT_DIR" && exec bin/relocator --until_idle -d 2 \
+				2>>"$TRASH_DIRECTORY/rl.err") &
+		fi
+		rl=$!
+		if [ $k -gt 1 ]; then
+			sleep "0.$(rand 0 40)"
+			kill -9 $fd $rl 2>/dev/null
+		fi
+		wait $fd
+		[ $? = 137 ] && [ $k = 1 ] && echo >>"$TRASH_DIRECTORY/hook_kills"
+		wait $rl
+		check_kept || return 1
+	done
+	test_project bin/relocator --until_idle -d 2 2>>rl.err &&
+	test_project bin/file_deleter --until_idle -d 2 2>>fd.err &&
+	check_kept &&
+	test "$(test_sql_value "select count(*) from seq_file where file_delete_state=1")" = 0
+}
+
+test_expect_success "$N sequences of two state files, states every $M segments" '
+	test_setup_sample_app &&
+	cat >"$PROJECT_DIR/templates/keep_layout" <<-\EOF &&
+	<sequence_template>
+	  <state><open_name_in>full_in</open_name_in><open_name_out>full_out</open_name_out></state>
+	  <state><open_name_in>delta_in</open_name_in><open_name_out>delta_out</open_name_out></state>
+	  <answer><open_name>answer</open_name></answer>
+	</sequence_template>
+	EOF
+	echo full >full0 && echo delta >delta0 &&
+	for i in $(seq 1 $N); do
+		test_project bin/create_sequence --appname wseq_sample --seq_name q$i \
+			--segments $LEN --state_upload_every $M --seq_template templates/keep_layout \
+			--rsc_fpops_est 1e9 "$TRASH_DIRECTORY/full0" "$TRASH_DIRECTORY/delta0" \
+			>/dev/null || return 1
+	done &&
+	test "$(test_sql_value "select count(*) from seq_file where kind=1 and seqno=0 and uploaded=1")" = $((2 * N))
+'
+
+test_expect_success 'rounds of progress, relocations, an end, with the daemons killed at random' '
+	for round in 1 2 3 4 5 6; do
+		advance || return 1
+		case $round in
+		2) test_sql "$WSEQ_DB_NAME" -e "update sequence set need_relocate=1 where name in (\"q1\", \"q2\")" ;;
+		5) test_sql "$WSEQ_DB_NAME" -e "update sequence set need_relocate=1 where name=\"q3\"" ;;
+		6) test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1, hostid=0 where name=\"q$N\"" ;;
+		esac || return 1
+		run_killed || return 1
+		test_project bin/db_check >check || { cat check; return 1; }
+	done &&
+	test "$(wc -l <hook_kills)" -ge 4
+'
+
+test_expect_success 'superseded versions are gone: rows DONE, files removed' '
+	expected_states >need && uploaded_states >up && test_cmp need up &&
+	test "$(test_sql_value "select count(*) from seq_file where kind=1 and seqno>0 and uploaded=0 and file_delete_state=2 and name like \"q4_b0%\"")" = $((2 * (18 / M - 1))) &&
+	for name in q4_b0_s3_state q4_b0_s15_state1 q5_b0_s12_state; do
+		test ! -e "$(upath $name)" || return 1
+	done &&
+	test -e "$(upath q4_b0_s18_state)" && test -e "$(upath q5_b0_s15_state1)" &&
+	test -e "$(upath q5_b0_s18_state1)"
+'
+
+test_expect_success 'the initial states and every answer stay' '
+	test "$(test_sql_value "select count(*) from seq_file where kind=1 and seqno=0 and uploaded=1 and file_delete_state=0")" = $((2 * N)) &&
+	test "$(test_sql_value "select count(*) from seq_file where kind=2 and file_delete_state<>0")" = 0 &&
+	test_sql_value "select name from seq_file where kind=2 and uploaded=1" | sort >answers &&
+	on_disk >disk && comm -23 answers disk >lost && test ! -s lost
+'
+
+test_expect_success 'the relocated sequences restarted from their last states, which stay' '
+	test "$(test_sql_value "select concat(name, \" \", branch, \" \", first_unsent_seqno) from sequence where name in (\"q1\", \"q2\", \"q3\") order by name")" = "q1 1 7
+q2 1 7
+q3 1 16" &&
+	test_sql_value "select xml_doc from workunit where name=\"q3_b1_s16\"" | grep "<name>q3_b0_s15_state1</name>" &&
+	test -e "$(upath q3_b0_s15_state1)" && test ! -e "$(upath q3_b0_s9_state1)"
+'
+
+test_expect_success 'an ended sequence keeps its final states only' '
+	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file f join sequence s on s.id=f.seq_id where s.name=\"q$N\" and f.kind=1 and f.uploaded=1 and f.name like \"%_state\"")" = "0,18"
+'
+
+test_expect_success 'db_check is clean' '
+	test_project bin/db_check
+'
+
+test_done
