@@ -186,4 +186,17 @@ test_expect_success 'db_check is clean' '
 	test_project bin/db_check
 '
 
+test_expect_success 'db_check names a needed version whose file is gone, or whose row is not uploaded' '
+	path=$(upath q4_b0_s18_state1) && mv "$path" "$path.away" &&
+	test_must_fail test_project bin/db_check >check &&
+	grep "^sequence q4: state version q4_b0_s18_state1 is uploaded but its file is gone" check &&
+	mv "$path.away" "$path" &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=0 where name=\"q5_b0_s15_state\"" &&
+	test_must_fail test_project bin/db_check >check &&
+	grep "^sequence q5: state file 0: no version from segments 15..16 is on the server" check &&
+	test "$(grep -c "^sequence" check)" = 1 &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"q5_b0_s15_state\"" &&
+	test_project bin/db_check
+'
+
 test_done
