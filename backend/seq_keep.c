@@ -30,6 +30,16 @@ int seq_keep_file_index(const char *seq, const struct db_seq_file *f)
 	return found;
 }
 
+void seq_keep_level_name(const struct seq_layout *l, size_t i, char *out, size_t n)
+{
+	if (i < l->nstate && l->state[i].level && *l->state[i].level)
+		snprintf(out, n, "%s", l->state[i].level);
+	else if (l->nstate == 1)
+		snprintf(out, n, "state");
+	else
+		snprintf(out, n, "state file %zu", i);
+}
+
 void seq_keep_classify(const struct db_sequence *s, const struct db_seq_file *f, size_t n,
 		       bool *need, bool *superseded)
 {

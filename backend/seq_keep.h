@@ -25,6 +25,12 @@ int seq_keep_point(const struct db_sequence *s);
 /* The index of state file f of the sequence named seq (-1: not one of its state files). */
 int seq_keep_file_index(const char *seq, const struct db_seq_file *f);
 /*
+ * The name of state file i of layout l for people: its level's name, else
+ * "state" when it is the only one, else "state file i".
+ */
+struct seq_layout;
+void seq_keep_level_name(const struct seq_layout *l, size_t i, char *out, size_t n);
+/*
  * The uploaded state versions f[0..n) of sequence s, in the relocator's
  * order (seqno descending, then branch descending): need[j] is set when
  * f[j] is the version of its file a restart after K reads, superseded[j]

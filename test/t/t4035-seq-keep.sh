@@ -11,8 +11,9 @@ test_description='the file deleter deletes superseded state versions, never one 
 # ends. After every kill: every version a row says is on the server is on
 # disk, and every version a restart point needs is on the server.
 test_sandbox_up sb --no-daemons || exit 1
-APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
 N=10 M=3 LEN=24
+OPS="${PROJECT_URL%/}_ops/"
+mkdir -p web
 
 rand() {
 	echo $(( $1 + $(od -An -tu2 -N2 /dev/urandom | tr -d " ") % ($2 - $1 + 1) ))
@@ -42,7 +43,9 @@ advance() {
 		where f.branch=0 and s.branch=0 and f.uploaded=0 and f.file_delete_state=0
 		and f.seqno>0 and f.seqno<=s.last_state_seqno and (f.kind=2 or f.seqno%$M=0);
 		update result r join workunit w on w.id=r.workunitid join sequence s on s.id=w.seq_id
-		set r.server_state=5, r.outcome=1, r.hostid=999
+		set r.server_state=5, r.outcome=1, r.hostid=999,
+			r.sent_time=unix_timestamp()-12000+600*w.seqno,
+			r.received_time=unix_timestamp()-12000+600*w.seqno+500
 		where w.branch=0 and s.branch=0 and w.seqno<=s.last_state_seqno and r.server_state=1;"
 }
 
@@ -180,6 +183,47 @@ q3 1 16" &&
 
 test_expect_success 'an ended sequence keeps its final states only' '
 	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file f join sequence s on s.id=f.seq_id where s.name=\"q$N\" and f.kind=1 and f.uploaded=1 and f.name like \"%_state\"")" = "0,18"
+'
+
+test_expect_success 'seq_status shows each state file: period, last version on the server, the one a restart reads' '
+	test_project bin/seq_status q5 >q5 &&
+	grep "^  restart point 18; state versions older than those a restart after 16 reads are deleted\$" q5 &&
+	grep "^    state file 0 every 3    on the server up to segment 18    restart reads 18\$" q5 &&
+	grep "^    state file 1 every 3    on the server up to segment 18    restart reads 18\$" q5 &&
+	test_project bin/seq_status q3 >q3 &&
+	grep "^  restart point 15;" q3 &&
+	grep "^    state file 1 every 3    on the server up to segment 15    restart reads 15\$" q3
+'
+
+test_expect_success 'the ops timeline marks each state file'"'"'s uploads with its own shape, deleted ones hollow' '
+	jar=jar && curl -sS -c $jar -o /dev/null "${OPS}login" &&
+	t=$(sed -n "s/.*wseq_ops_csrf\t//p" $jar) &&
+	curl -sS -b $jar -c $jar -o /dev/null --data-urlencode "csrf=$t" \
+		--data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login" &&
+	curl -sS -b $jar -o q5.html "${OPS}seq?name=q5" &&
+	test "$(grep -c "<path class=\"mark state l0\" data-level=\"state file 0\"" q5.html)" = 2 &&
+	test "$(grep -c "<path class=\"mark state l1\" data-level=\"state file 1\"" q5.html)" = 2 &&
+	test "$(grep -c "<path class=\"mark state l0 gone\" data-level=\"state file 0\"" q5.html)" = 4 &&
+	test "$(grep -c "<path class=\"mark state l1 gone\" data-level=\"state file 1\"" q5.html)" = 4 &&
+	grep "<title>segment 15: state file 1 uploaded</title>" q5.html &&
+	grep "<title>segment 12: state file 0 uploaded, since deleted as superseded</title>" q5.html &&
+	grep "<text class=\"level\" [^>]*>state file 0 every 3</text>" q5.html &&
+	grep "<text class=\"level\" [^>]*>state file 1 every 3</text>" q5.html &&
+	grep "<th>State levels</th><td>state file 0 every 3, state file 1 every 3; restart point: segment 18, versions older than those a restart after 16 reads are deleted</td>" q5.html
+'
+
+test_expect_success 'Chromium: the timeline of q5 with its level marks' '
+	ops() {
+		OPS_URL=$OPS WEB_OUT="$TRASH_DIRECTORY/web" WEB_PROFILE=admin \
+			python3 "$WSEQ_SRCDIR/test/data/web/ops.py" "$@"
+	} &&
+	ops login "$ADMIN_AUTHENTICATOR" "seq?name=q5" >login.out &&
+	ops shot "seq?name=q5" keep-q5 "svg#timeline path.mark.state" \
+		"svg#timeline path.mark.state.gone" "svg#timeline text.level" >shot.out &&
+	grep "^svg#timeline path.mark.state: 15\$" shot.out &&
+	grep "^svg#timeline path.mark.state.gone: 9\$" shot.out &&
+	grep "^svg#timeline text.level: 2\$" shot.out &&
+	test -s web/keep-q5.png
 '
 
 test_expect_success 'db_check is clean' '
