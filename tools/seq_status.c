@@ -48,8 +48,10 @@ static int sum_file(struct db_seq_file *f, void *arg)
 {
 	struct summary *s = arg;
 
-	if (f->uploaded) {
+	/* a state version deleted as superseded was uploaded all the same */
+	if (f->uploaded || f->file_delete_state)
 		s->bytes += f->nbytes;
+	if (f->uploaded) {
 		if (f->kind == SEQ_FILE_ANSWER && f->seqno > s->last_answer)
 			s->last_answer = f->seqno;
 		if (f->kind == SEQ_FILE_STATE && f->seqno > s->last_state)

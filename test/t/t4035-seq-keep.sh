@@ -2,16 +2,16 @@
 test_description='the file deleter deletes superseded state versions, never one a restart point needs, killed at random with the relocator'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
-# Sequences of two state files (a "full" and a "delta") and an answer,
-# states uploaded every M-th segment, advanced by hand (the uploads are
+# Sequences of two state levels -- "full" uploaded every 6th segment,
+# "delta" every 3rd -- and an answer, advanced by hand (the uploads are
 # rows and files, as the scheduler and the upload handler leave them):
 # even sequences are validated up to their last state (K = last_state_seqno),
-# odd ones lag two segments behind (K = last_state_seqno - 2, so the version
-# before the last is still needed). Some are relocated along the way, one
+# odd ones lag two segments behind (K = last_state_seqno - 2, so the delta
+# before the last is still needed, and full_12 while K < 18). Some are relocated along the way, one
 # ends. After every kill: every version a row says is on the server is on
 # disk, and every version a restart point needs is on the server.
 test_sandbox_up sb --no-daemons || exit 1
-N=10 M=3 LEN=24
+N=10 M=3 LEN=24 FULL=6 DELTA=3
 OPS="${PROJECT_URL%/}_ops/"
 mkdir -p web
 
@@ -23,8 +23,8 @@ upath() {
 	test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$1"
 }
 
-# Every active sequence on branch 0 finishes M more segments: their states
-# (every M-th), answers (every one) uploaded; results over.
+# Every active sequence on branch 0 finishes M more segments: the files
+# each segment uploads (its seq_file rows say which) uploaded; results over.
 advance() {
 	test_sql "$WSEQ_DB_NAME" -e "
 		update sequence set last_state_seqno=least(last_state_seqno+$M, $LEN),
@@ -33,7 +33,7 @@ advance() {
 		where branch=0 and need_relocate=0 and state=0;" &&
 	test_sql_value "select f.name from seq_file f join sequence s on s.id=f.seq_id
 		where f.branch=0 and s.branch=0 and f.uploaded=0 and f.file_delete_state=0
-		and f.seqno>0 and f.seqno<=s.last_state_seqno and (f.kind=2 or f.seqno%$M=0)" >new &&
+		and f.seqno>0 and f.seqno<=s.last_state_seqno and f.upload=1" >new &&
 	while read -r name; do
 		path=$(upath "$name") && echo "$name" >"$path" || return 1
 	done <new &&
@@ -41,7 +41,7 @@ advance() {
 		update seq_file f join sequence s on s.id=f.seq_id set f.uploaded=1,
 			f.upload_time=unix_timestamp()
 		where f.branch=0 and s.branch=0 and f.uploaded=0 and f.file_delete_state=0
-		and f.seqno>0 and f.seqno<=s.last_state_seqno and (f.kind=2 or f.seqno%$M=0);
+		and f.seqno>0 and f.seqno<=s.last_state_seqno and f.upload=1;
 		update result r join workunit w on w.id=r.workunitid join sequence s on s.id=w.seq_id
 		set r.server_state=5, r.outcome=1, r.hostid=999,
 			r.sent_time=unix_timestamp()-12000+600*w.seqno,
@@ -56,12 +56,14 @@ expected_states() {
 	while read -r q lss fu; do
 		k=$lss
 		[ $((fu - 1)) -lt "$k" ] && k=$((fu - 1))
-		s=$((k / M * M))
-		[ "$s" -eq 0 ] && s=$M
-		while [ "$s" -le "$lss" ]; do
-			echo "${q}_b0_s${s}_state"
-			echo "${q}_b0_s${s}_state1"
-			s=$((s + M))
+		for f in "state $FULL" "state1 $DELTA"; do
+			set -- $f
+			s=$((k / $2 * $2))
+			[ "$s" -eq 0 ] && s=$2
+			while [ "$s" -le "$lss" ]; do
+				echo "${q}_b0_s${s}_$1"
+				s=$((s + $2))
+			done
 		done
 	done | sort
 }
@@ -123,12 +125,16 @@ run_killed() {
 	test "$(test_sql_value "select count(*) from seq_file where file_delete_state=1")" = 0
 }
 
-test_expect_success "$N sequences of two state files, states every $M segments" '
+test_expect_success "$N sequences of two levels, full every $FULL segments, delta every $DELTA" '
 	test_setup_sample_app &&
-	cat >"$PROJECT_DIR/templates/keep_layout" <<-\EOF &&
+	cat >"$PROJECT_DIR/templates/keep_layout" <<-EOF &&
 	<sequence_template>
-	  <state><open_name_in>full_in</open_name_in><open_name_out>full_out</open_name_out></state>
-	  <state><open_name_in>delta_in</open_name_in><open_name_out>delta_out</open_name_out></state>
+	  <level><name>full</name><upload_every>$FULL</upload_every></level>
+	  <level><name>delta</name><upload_every>$DELTA</upload_every></level>
+	  <state><open_name_in>full_in</open_name_in><open_name_out>full_out</open_name_out>
+	    <level>full</level></state>
+	  <state><open_name_in>delta_in</open_name_in><open_name_out>delta_out</open_name_out>
+	    <level>delta</level></state>
 	  <answer><open_name>answer</open_name></answer>
 	</sequence_template>
 	EOF
@@ -147,7 +153,7 @@ test_expect_success 'rounds of progress, relocations, an end, with the daemons k
 		advance || return 1
 		case $round in
 		2) test_sql "$WSEQ_DB_NAME" -e "update sequence set need_relocate=1 where name in (\"q1\", \"q2\")" ;;
-		5) test_sql "$WSEQ_DB_NAME" -e "update sequence set need_relocate=1 where name=\"q3\"" ;;
+		4) test_sql "$WSEQ_DB_NAME" -e "update sequence set need_relocate=1 where name=\"q3\"" ;;
 		6) test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1, hostid=0 where name=\"q$N\"" ;;
 		esac || return 1
 		run_killed || return 1
@@ -158,12 +164,15 @@ test_expect_success 'rounds of progress, relocations, an end, with the daemons k
 
 test_expect_success 'superseded versions are gone: rows DONE, files removed' '
 	expected_states >need && uploaded_states >up && test_cmp need up &&
-	test "$(test_sql_value "select count(*) from seq_file where kind=1 and seqno>0 and uploaded=0 and file_delete_state=2 and name like \"q4_b0%\"")" = $((2 * (18 / M - 1))) &&
-	for name in q4_b0_s3_state q4_b0_s15_state1 q5_b0_s12_state; do
+	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file where kind=1 and uploaded=0 and file_delete_state=2 and name like \"q4_b0%_state\"")" = "6,12" &&
+	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file where kind=1 and uploaded=0 and file_delete_state=2 and name like \"q4_b0%_state1\"")" = "3,6,9,12,15" &&
+	for name in q4_b0_s12_state q4_b0_s15_state1 q5_b0_s6_state q5_b0_s12_state1; do
 		test ! -e "$(upath $name)" || return 1
 	done &&
-	test -e "$(upath q4_b0_s18_state)" && test -e "$(upath q5_b0_s15_state1)" &&
-	test -e "$(upath q5_b0_s18_state1)"
+	for name in q4_b0_s18_state q4_b0_s18_state1 q5_b0_s12_state q5_b0_s18_state \
+		q5_b0_s15_state1 q5_b0_s18_state1; do
+		test -e "$(upath $name)" || return 1
+	done
 '
 
 test_expect_success 'the initial states and every answer stay' '
@@ -176,40 +185,43 @@ test_expect_success 'the initial states and every answer stay' '
 test_expect_success 'the relocated sequences restarted from their last states, which stay' '
 	test "$(test_sql_value "select concat(name, \" \", branch, \" \", first_unsent_seqno) from sequence where name in (\"q1\", \"q2\", \"q3\") order by name")" = "q1 1 7
 q2 1 7
-q3 1 16" &&
-	test_sql_value "select xml_doc from workunit where name=\"q3_b1_s16\"" | grep "<name>q3_b0_s15_state1</name>" &&
-	test -e "$(upath q3_b0_s15_state1)" && test ! -e "$(upath q3_b0_s9_state1)"
+q3 1 13" &&
+	test_sql_value "select xml_doc from workunit where name=\"q3_b1_s13\"" >w13 &&
+	grep "<name>q3_b0_s12_state</name>" w13 && grep "<name>q3_b0_s12_state1</name>" w13 &&
+	test -e "$(upath q3_b0_s12_state1)" && test -e "$(upath q3_b0_s6_state)" &&
+	test ! -e "$(upath q3_b0_s6_state1)"
 '
 
 test_expect_success 'an ended sequence keeps its final states only' '
-	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file f join sequence s on s.id=f.seq_id where s.name=\"q$N\" and f.kind=1 and f.uploaded=1 and f.name like \"%_state\"")" = "0,18"
+	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file f join sequence s on s.id=f.seq_id where s.name=\"q$N\" and f.kind=1 and f.uploaded=1")" = "0,0,18,18"
 '
 
-test_expect_success 'seq_status shows each state file: period, last version on the server, the one a restart reads' '
+test_expect_success 'seq_status shows each level: period, last version on the server, the one a restart reads' '
 	test_project bin/seq_status q5 >q5 &&
 	grep "^  restart point 18; state versions older than those a restart after 16 reads are deleted\$" q5 &&
-	grep "^    state file 0 every 3    on the server up to segment 18    restart reads 18\$" q5 &&
-	grep "^    state file 1 every 3    on the server up to segment 18    restart reads 18\$" q5 &&
+	grep "^    full         every 6    on the server up to segment 18    restart reads 18\$" q5 &&
+	grep "^    delta        every 3    on the server up to segment 18    restart reads 18\$" q5 &&
 	test_project bin/seq_status q3 >q3 &&
-	grep "^  restart point 15;" q3 &&
-	grep "^    state file 1 every 3    on the server up to segment 15    restart reads 15\$" q3
+	grep "^  restart point 12;" q3 &&
+	grep "^    delta        every 3    on the server up to segment 12    restart reads 12\$" q3
 '
 
-test_expect_success 'the ops timeline marks each state file'"'"'s uploads with its own shape, deleted ones hollow' '
+test_expect_success 'the ops timeline marks each level'"'"'s uploads with its own shape, deleted ones hollow' '
 	jar=jar && curl -sS -c $jar -o /dev/null "${OPS}login" &&
 	t=$(sed -n "s/.*wseq_ops_csrf\t//p" $jar) &&
 	curl -sS -b $jar -c $jar -o /dev/null --data-urlencode "csrf=$t" \
 		--data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login" &&
 	curl -sS -b $jar -o q5.html "${OPS}seq?name=q5" &&
-	test "$(grep -c "<path class=\"mark state l0\" data-level=\"state file 0\"" q5.html)" = 2 &&
-	test "$(grep -c "<path class=\"mark state l1\" data-level=\"state file 1\"" q5.html)" = 2 &&
-	test "$(grep -c "<path class=\"mark state l0 gone\" data-level=\"state file 0\"" q5.html)" = 4 &&
-	test "$(grep -c "<path class=\"mark state l1 gone\" data-level=\"state file 1\"" q5.html)" = 4 &&
-	grep "<title>segment 15: state file 1 uploaded</title>" q5.html &&
-	grep "<title>segment 12: state file 0 uploaded, since deleted as superseded</title>" q5.html &&
-	grep "<text class=\"level\" [^>]*>state file 0 every 3</text>" q5.html &&
-	grep "<text class=\"level\" [^>]*>state file 1 every 3</text>" q5.html &&
-	grep "<th>State levels</th><td>state file 0 every 3, state file 1 every 3; restart point: segment 18, versions older than those a restart after 16 reads are deleted</td>" q5.html
+	test "$(grep -c "<path class=\"mark state l0\" data-level=\"full\"" q5.html)" = 2 &&
+	test "$(grep -c "<path class=\"mark state l1\" data-level=\"delta\"" q5.html)" = 2 &&
+	test "$(grep -c "<path class=\"mark state l0 gone\" data-level=\"full\"" q5.html)" = 1 &&
+	test "$(grep -c "<path class=\"mark state l1 gone\" data-level=\"delta\"" q5.html)" = 4 &&
+	grep "<title>segment 15: delta uploaded</title>" q5.html &&
+	grep "<title>segment 12: full uploaded</title>" q5.html &&
+	grep "<title>segment 6: full uploaded, since deleted as superseded</title>" q5.html &&
+	grep "<text class=\"level\" [^>]*>full every 6</text>" q5.html &&
+	grep "<text class=\"level\" [^>]*>delta every 3</text>" q5.html &&
+	grep "<th>State levels</th><td>full every 6, delta every 3; restart point: segment 18, versions older than those a restart after 16 reads are deleted</td>" q5.html
 '
 
 test_expect_success 'Chromium: the timeline of q5 with its level marks' '
@@ -220,8 +232,8 @@ test_expect_success 'Chromium: the timeline of q5 with its level marks' '
 	ops login "$ADMIN_AUTHENTICATOR" "seq?name=q5" >login.out &&
 	ops shot "seq?name=q5" keep-q5 "svg#timeline path.mark.state" \
 		"svg#timeline path.mark.state.gone" "svg#timeline text.level" >shot.out &&
-	grep "^svg#timeline path.mark.state: 15\$" shot.out &&
-	grep "^svg#timeline path.mark.state.gone: 9\$" shot.out &&
+	grep "^svg#timeline path.mark.state: 12\$" shot.out &&
+	grep "^svg#timeline path.mark.state.gone: 6\$" shot.out &&
 	grep "^svg#timeline text.level: 2\$" shot.out &&
 	test -s web/keep-q5.png
 '
@@ -235,11 +247,11 @@ test_expect_success 'db_check names a needed version whose file is gone, or whos
 	test_must_fail test_project bin/db_check >check &&
 	grep "^sequence q4: state version q4_b0_s18_state1 is uploaded but its file is gone" check &&
 	mv "$path.away" "$path" &&
-	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=0 where name=\"q5_b0_s15_state\"" &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=0 where name=\"q5_b0_s15_state1\"" &&
 	test_must_fail test_project bin/db_check >check &&
-	grep "^sequence q5: state file 0: no version from segments 15..16 is on the server" check &&
+	grep "^sequence q5: state file 1: no version from segments 15..16 is on the server" check &&
 	test "$(grep -c "^sequence" check)" = 1 &&
-	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"q5_b0_s15_state\"" &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"q5_b0_s15_state1\"" &&
 	test_project bin/db_check
 '
 
