@@ -170,10 +170,8 @@ static int check_restart_states(struct check *c)
 
 	if (s->state == SEQ_STATE_ERROR)
 		return 0;
-	if (seq_layout_load(c->cfg->project_dir, s->wu_template, &l) < 0) {
-		violation(c, "its sequence template %s cannot be read", s->wu_template);
-		return 0;
-	}
+	if (seq_layout_load(c->cfg->project_dir, s->wu_template, &l) < 0)
+		return 0;       /* logged; its levels are unknown */
 	seq_view_of(s, &view);
 	seq_view_levels(&view, &l);
 	rc = db_seq_file_enum(c->db, "WHERE seq_id=? AND kind=1 AND uploaded=1 AND seqno<=? "
