@@ -13,6 +13,17 @@ int seq_keep_point(const struct db_sequence *s)
 	return k > 0 ? k : 0;
 }
 
+int seq_keep_group_point(const struct db_sequence *s, const struct db_sequence *m, size_t n)
+{
+	int k = seq_keep_point(s);
+	size_t i;
+
+	for (i = 0; i < n && s->groupid; i++)
+		if (m[i].groupid == s->groupid && seq_keep_point(&m[i]) < k)
+			k = seq_keep_point(&m[i]);
+	return k;
+}
+
 int seq_keep_file_index(const char *seq, const struct db_seq_file *f)
 {
 	size_t i;
@@ -40,11 +51,10 @@ void seq_keep_level_name(const struct seq_layout *l, size_t i, char *out, size_t
 		snprintf(out, n, "state file %zu", i);
 }
 
-void seq_keep_classify(const struct db_sequence *s, const struct db_seq_file *f, size_t n,
+void seq_keep_classify(const struct db_sequence *s, int k, const struct db_seq_file *f, size_t n,
 		       bool *need, bool *superseded)
 {
 	bool seen[SEQ_MAX_FILES] = { false };
-	int k = seq_keep_point(s);
 	size_t j;
 
 	for (j = 0; j < n; j++) {

@@ -386,6 +386,8 @@ struct keep_batch {
 	size_t nheads;
 	struct db_seq_file *files;      /* the heads' uploaded state versions */
 	size_t nfiles;
+	struct db_sequence *members;    /* the members of the heads' groups */
+	size_t nmembers;
 	struct db_ids marked;
 };
 
@@ -410,11 +412,30 @@ static void keep_batch_clear(struct keep_batch *b)
 		db_sequence_release(&b->heads[i]);
 	for (i = 0; i < b->nfiles; i++)
 		db_seq_file_release(&b->files[i]);
+	for (i = 0; i < b->nmembers; i++)
+		db_sequence_release(&b->members[i]);
 	free(b->files);
+	free(b->members);
 	free(b->marked.v);
 	b->files = NULL;
+	b->members = NULL;
 	b->marked.v = NULL;
-	b->nheads = b->nfiles = b->marked.n = 0;
+	b->nheads = b->nfiles = b->nmembers = b->marked.n = 0;
+}
+
+DB_ROWS_TAKER(take_member, struct db_sequence)
+
+/* The members of the heads' groups, whose K holds the heads' back (if any is in a group). */
+static int read_members(struct db *db, struct keep_batch *b)
+{
+	int64_t groups[DB_SEQ_BATCH];
+	size_t i, n = 0;
+	struct db_rows rows = DB_ROWS(b->members, b->nmembers, 0);
+
+	for (i = 0; i < b->nheads; i++)
+		if (b->heads[i].groupid)
+			groups[n++] = b->heads[i].groupid;
+	return n ? db_seq_keep_members(db, groups, n, take_member, &rows) : DB_OK;
 }
 
 /* The superseded versions of head s among f[0..n) (its rows, in order) into b->marked. */
@@ -426,7 +447,8 @@ static int pick_superseded(struct keep_batch *b, const struct db_sequence *s,
 	int rc = DB_OK;
 
 	if (s->state == SEQ_STATE_ACTIVE || s->state == SEQ_STATE_ENDED)
-		seq_keep_classify(s, f, n, NULL, gone);
+		seq_keep_classify(s, seq_keep_group_point(s, b->members, b->nmembers), f, n, NULL,
+				  gone);
 	for (j = 0; j < n && rc == DB_OK; j++) {
 		if (!gone[j])
 			continue;
@@ -451,6 +473,8 @@ static int mark_superseded(struct db *db, void *arg)
 
 		rc = db_seq_keep_versions(db, b->ids, b->n, take_version, &rows);
 	}
+	if (rc == DB_OK)
+		rc = read_members(db, b);
 	/* heads and versions both by sequence id */
 	for (i = 0; i < b->nheads && rc == DB_OK; i++) {
 		while (j < b->nfiles && b->files[j].seq_id < b->heads[i].id)

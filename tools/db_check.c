@@ -136,7 +136,7 @@ static void check_needed(struct check *c, const struct seq_view *v, int k,
 	bool *need = xcalloc(n ? n : 1, sizeof(*need));
 	size_t i, j;
 
-	seq_keep_classify(c->s, f, n, need, NULL);
+	seq_keep_classify(c->s, k, f, n, need, NULL);
 	for (i = 0; i < v->nstate; i++) {
 		int from = seq_policy_state_source(v, i, k);
 

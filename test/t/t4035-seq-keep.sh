@@ -24,7 +24,8 @@ upath() {
 }
 
 # Every active sequence on branch 0 finishes M more segments: the files
-# each segment uploads (its seq_file rows say which) uploaded; results over.
+# each segment uploads (its seq_file rows say which) uploaded; results over,
+# workunits assimilated -- but q6's from segment 9 on, held back.
 advance() {
 	test_sql "$WSEQ_DB_NAME" -e "
 		update sequence set last_state_seqno=least(last_state_seqno+$M, $LEN),
@@ -46,7 +47,10 @@ advance() {
 		set r.server_state=5, r.outcome=1, r.hostid=999,
 			r.sent_time=unix_timestamp()-12000+600*w.seqno,
 			r.received_time=unix_timestamp()-12000+600*w.seqno+500
-		where w.branch=0 and s.branch=0 and w.seqno<=s.last_state_seqno and r.server_state=1;"
+		where w.branch=0 and s.branch=0 and w.seqno<=s.last_state_seqno and r.server_state=1;
+		update workunit w join sequence s on s.id=w.seq_id set w.assimilate_state=2
+		where w.branch=0 and s.branch=0 and w.seqno<=s.last_state_seqno
+		and not (s.name=\"q6\" and w.seqno>=9);"
 }
 
 # The versions of the state files that stay, by the test's own count: for
@@ -160,6 +164,16 @@ test_expect_success 'rounds of progress, relocations, an end, with the daemons k
 		test_project bin/db_check >check || { cat check; return 1; }
 	done &&
 	test "$(wc -l <hook_kills)" -ge 4
+'
+
+test_expect_success 'a version stays until its segment is assimilated (the assimilator copies it)' '
+	test_sql_value "select seqno from seq_file where name like \"q6_b0%_state\" and uploaded=1 order by seqno" >full &&
+	printf "0\n6\n12\n18\n" >expect && test_cmp expect full &&
+	test_sql_value "select seqno from seq_file where name like \"q6_b0%_state1\" and uploaded=1 order by seqno" >delta &&
+	printf "0\n6\n9\n12\n15\n18\n" >expect && test_cmp expect delta &&
+	test_sql "$WSEQ_DB_NAME" -e "update workunit set assimilate_state=2 where name like \"q6_b0_s%\" and seqno<=18" &&
+	test_project bin/file_deleter --one_pass -d 2 2>>fd.err &&
+	test "$(test_sql_value "select group_concat(seqno order by seqno) from seq_file where name like \"q6_b0%\" and kind=1 and uploaded=1")" = "0,0,18,18"
 '
 
 test_expect_success 'superseded versions are gone: rows DONE, files removed' '

@@ -106,7 +106,7 @@ static void test_levels(void **state)
 
 	(void)state;
 	levels(&v);
-	seq_keep_classify(&s, v.f, v.n, need, gone);
+	seq_keep_classify(&s, seq_keep_point(&s), v.f, v.n, need, gone);
 	seqnos(&v, need, FULL, buf, sizeof(buf));
 	assert_string_equal(buf, "12");
 	seqnos(&v, need, DELTA, buf, sizeof(buf));
@@ -117,7 +117,7 @@ static void test_levels(void **state)
 	assert_string_equal(buf, "12,9,6,3");
 	/* K = 24: full_24 on the server, full_12 goes */
 	s = head(24, 26);
-	seq_keep_classify(&s, v.f, v.n, need, gone);
+	seq_keep_classify(&s, seq_keep_point(&s), v.f, v.n, need, gone);
 	seqnos(&v, gone, FULL, buf, sizeof(buf));
 	assert_string_equal(buf, "12");
 	seqnos(&v, need, FULL, buf, sizeof(buf));
@@ -126,6 +126,18 @@ static void test_levels(void **state)
 	seqnos(&v, gone, DELTA, buf, sizeof(buf));
 	assert_string_equal(buf, "21,18,15,12,9,6,3");
 	release(&v);
+}
+
+/* In a group, the member furthest behind holds every member's versions back. */
+static void test_group(void **state)
+{
+	struct db_sequence s = head(24, 26), m[3] = { head(24, 26), head(21, 11), head(6, 7) };
+
+	(void)state;
+	assert_int_equal(seq_keep_group_point(&s, m, 3), 24);   /* not in a group */
+	s.groupid = m[0].groupid = m[1].groupid = 5;
+	m[2].groupid = 6;
+	assert_int_equal(seq_keep_group_point(&s, m, 3), 10);
 }
 
 /* Of the same segment, the newer branch's version is read: the older one goes. */
@@ -140,7 +152,7 @@ static void test_branches(void **state)
 	add(&v, 0, 9, DELTA);
 	add(&v, 0, 6, DELTA);
 	add(&v, 0, 0, DELTA);
-	seq_keep_classify(&s, v.f, v.n, need, gone);
+	seq_keep_classify(&s, seq_keep_point(&s), v.f, v.n, need, gone);
 	assert_true(need[0] && !gone[0]);
 	assert_true(!need[1] && gone[1]);
 	assert_true(!need[2] && gone[2]);
@@ -154,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_point),
 		cmocka_unit_test(test_file_index),
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_branches),
 	};
 
