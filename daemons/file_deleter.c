@@ -18,7 +18,8 @@
  * only its job_file row goes: the file is the project's.
  *
  * Uploaded state versions of work sequences go once no restart can read
- * them (backend/seq_keep.h): under the heads' row locks -- so a relocation
+ * them, nor the group's comparison, and their segment is assimilated
+ * (backend/seq_keep.h): under the heads' row locks -- so a relocation
  * that is reading a version finishes first -- one transaction per batch of
  * sequences marks the superseded versions gone (uploaded=0, READY); then the
  * files are unlinked and the rows marked DONE. Killed at any point, a restart
