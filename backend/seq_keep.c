@@ -24,21 +24,9 @@ int seq_keep_group_point(const struct db_sequence *s, const struct db_sequence *
 	return k;
 }
 
-int seq_keep_file_index(const char *seq, const struct db_seq_file *f)
+int seq_keep_file_index(const struct db_seq_file *f)
 {
-	size_t i;
-	int found = -1;
-
-	if (f->kind != SEQ_FILE_STATE)
-		return -1;
-	for (i = 0; i < SEQ_MAX_FILES && found < 0; i++) {
-		char *name = seq_state_name(seq, f->branch, f->seqno, i);
-
-		if (strcmp(name, f->name) == 0)
-			found = (int)i;
-		free(name);
-	}
-	return found;
+	return f->kind == SEQ_FILE_STATE ? seq_state_index(f->name) : -1;
 }
 
 void seq_keep_level_name(const struct seq_layout *l, size_t i, char *out, size_t n)
@@ -58,7 +46,7 @@ void seq_keep_classify(const struct db_sequence *s, int k, const struct db_seq_f
 	size_t j;
 
 	for (j = 0; j < n; j++) {
-		int i = seq_keep_file_index(s->name, &f[j]);
+		int i = seq_keep_file_index(&f[j]);
 		bool first = i >= 0 && f[j].seqno <= k && !seen[i];
 
 		if (first)

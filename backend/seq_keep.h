@@ -28,8 +28,8 @@
 int seq_keep_point(const struct db_sequence *s);
 /* K of s in its group: the least of seq_keep_point over s and m[0..n) of its group. */
 int seq_keep_group_point(const struct db_sequence *s, const struct db_sequence *m, size_t n);
-/* The index of state file f of the sequence named seq (-1: not one of its state files). */
-int seq_keep_file_index(const char *seq, const struct db_seq_file *f);
+/* The index of state file f in its segment (-1: not a state file; seq_state_index). */
+int seq_keep_file_index(const struct db_seq_file *f);
 /*
  * The name of state file i of layout l for people: its level's name, else
  * "state" when it is the only one, else "state file i".

@@ -16,7 +16,8 @@
 
 /*
  * The state file of a version is what its name ends with after "_state"
- * ("" for the first, "1", "2", ... for the others: seq_state_name).
+ * ("" for the first, "1", "2", ... for the others: seq_state_name, read
+ * back by seq_state_index).
  */
 const struct db_query dbq_seq_keep_candidates = {
 	"seq_keep_candidates", &db_sequence_table,

@@ -140,7 +140,7 @@ static void check_needed(struct check *c, const struct seq_view *v, int k,
 	for (i = 0; i < v->nstate; i++) {
 		int from = seq_policy_state_source(v, i, k);
 
-		for (j = 0; j < n && !(need[j] && seq_keep_file_index(c->s->name, &f[j]) == (int)i);
+		for (j = 0; j < n && !(need[j] && seq_keep_file_index(&f[j]) == (int)i);
 		     j++)
 			;
 		if (j == n || f[j].seqno < from) {

@@ -106,7 +106,7 @@ static void print_level_lines(const struct db_sequence *s, const struct seq_layo
 		char level[32];
 
 		for (j = 0; j < n; j++) {
-			if (seq_keep_file_index(s->name, &f[j]) != (int)i)
+			if (seq_keep_file_index(&f[j]) != (int)i)
 				continue;
 			if (last < 0)
 				last = f[j].seqno;

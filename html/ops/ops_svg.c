@@ -182,7 +182,7 @@ static void file_marks(struct sbuf *b, const struct ops_timeline *t,
 		if (f->seq_id != t->seq->id || f->branch != s->branch || f->seqno != s->seqno)
 			continue;
 		answer |= f->kind == SEQ_FILE_ANSWER && f->uploaded;
-		k = seq_keep_file_index(t->seq->name, f);
+		k = seq_keep_file_index(f);
 		if (k >= 0 && (f->uploaded || f->file_delete_state)) {
 			up[k] = true;
 			gone[k] = !f->uploaded;

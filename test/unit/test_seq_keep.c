@@ -64,7 +64,7 @@ static void seqnos(const struct versions *v, const bool *flag, size_t file, char
 
 	out[0] = '\0';
 	for (i = 0; i < v->n; i++)
-		if (flag[i] && seq_keep_file_index("seq", &v->f[i]) == (int)file)
+		if (flag[i] && seq_keep_file_index(&v->f[i]) == (int)file)
 			len += (size_t)snprintf(out + len, n - len, "%s%d", len ? "," : "",
 						v->f[i].seqno);
 }
@@ -88,11 +88,10 @@ static void test_file_index(void **state)
 	(void)state;
 	add(&v, 2, 15, DELTA);
 	add(&v, 0, 12, FULL);
-	assert_int_equal(seq_keep_file_index("seq", &v.f[0]), DELTA);
-	assert_int_equal(seq_keep_file_index("seq", &v.f[1]), FULL);
-	assert_int_equal(seq_keep_file_index("other", &v.f[1]), -1);
+	assert_int_equal(seq_keep_file_index(&v.f[0]), DELTA);
+	assert_int_equal(seq_keep_file_index(&v.f[1]), FULL);
 	v.f[1].kind = SEQ_FILE_ANSWER;
-	assert_int_equal(seq_keep_file_index("seq", &v.f[1]), -1);
+	assert_int_equal(seq_keep_file_index(&v.f[1]), -1);
 	release(&v);
 }
 
