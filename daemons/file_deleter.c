@@ -16,12 +16,24 @@
  * passed, no batch that is neither ABORTED nor RETIRED (nor left in INIT past
  * its expire_time) refers to it, and no live workunit uses it; and when an app version names it among its files,
  * only its job_file row goes: the file is the project's.
+ *
+ * Uploaded state versions of work sequences go once no restart can read
+ * them, nor the group's comparison, and their segment is assimilated
+ * (backend/seq_keep.h): under the heads' row locks -- so a relocation
+ * that is reading a version finishes first -- one transaction per batch of
+ * sequences marks the superseded versions gone (uploaded=0, READY); then the
+ * files are unlinked and the rows marked DONE. Killed at any point, a restart
+ * carries on with the READY rows: a row never says uploaded of a file that
+ * is gone (an orphan file at worst, removed by a later pass).
  */
 #include "daemon.h"
 #include "db_daemons.h"
 #include "dirhier.h"
 #include "filelist.h"
+#include "db_sched.h"
+#include "db_seq_keep.h"
 #include "log.h"
+#include "seq_keep.h"
 #include "wtime.h"
 
 struct fd_settings {
@@ -363,6 +375,207 @@ static int delete_results(struct daemon_ctx *ctx, bool *worked)
 	}
 }
 
+/* ---- superseded state versions of work sequences ------------------------------ */
+
+/* Tests kill the file deleter between any two steps: WSEQ_TEST_FILE_DELETER_KILL=N. */
+#define KILL_POINT() daemon_test_kill_point("WSEQ_TEST_FILE_DELETER_KILL")
+
+struct keep_batch {
+	const int64_t *ids;
+	size_t n;
+	struct db_sequence heads[DB_SEQ_BATCH];
+	size_t nheads;
+	struct db_seq_file *files;      /* the heads' uploaded state versions */
+	size_t nfiles;
+	struct db_sequence *members;    /* the members of the heads' groups */
+	size_t nmembers;
+	struct db_ids marked;
+};
+
+DB_ROWS_TAKER(take_version, struct db_seq_file)
+
+static int take_head(struct db_sequence *s, void *arg)
+{
+	struct keep_batch *b = arg;
+
+	if (b->nheads == DB_SEQ_BATCH)
+		return 1;
+	b->heads[b->nheads++] = *s;
+	memset(s, 0, sizeof(*s));
+	return 0;
+}
+
+static void keep_batch_clear(struct keep_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nheads; i++)
+		db_sequence_release(&b->heads[i]);
+	for (i = 0; i < b->nfiles; i++)
+		db_seq_file_release(&b->files[i]);
+	for (i = 0; i < b->nmembers; i++)
+		db_sequence_release(&b->members[i]);
+	free(b->files);
+	free(b->members);
+	free(b->marked.v);
+	b->files = NULL;
+	b->members = NULL;
+	b->marked.v = NULL;
+	b->nheads = b->nfiles = b->nmembers = b->marked.n = 0;
+}
+
+DB_ROWS_TAKER(take_member, struct db_sequence)
+
+/* The members of the heads' groups, whose K holds the heads' back (if any is in a group). */
+static int read_members(struct db *db, struct keep_batch *b)
+{
+	int64_t groups[DB_SEQ_BATCH];
+	size_t i, n = 0;
+	struct db_rows rows = DB_ROWS(b->members, b->nmembers, 0);
+
+	for (i = 0; i < b->nheads; i++)
+		if (b->heads[i].groupid)
+			groups[n++] = b->heads[i].groupid;
+	return n ? db_seq_keep_members(db, groups, n, take_member, &rows) : DB_OK;
+}
+
+/* The superseded versions of head s among f[0..n) (its rows, in order) into b->marked. */
+static int pick_superseded(struct keep_batch *b, const struct db_sequence *s,
+			   const struct db_seq_file *f, size_t n)
+{
+	bool *gone = xcalloc(n ? n : 1, sizeof(*gone));
+	size_t j;
+	int rc = DB_OK;
+
+	if (s->state == SEQ_STATE_ACTIVE || s->state == SEQ_STATE_ENDED)
+		seq_keep_classify(s, seq_keep_group_point(s, b->members, b->nmembers), f, n, NULL,
+				  gone);
+	for (j = 0; j < n && rc == DB_OK; j++) {
+		if (!gone[j])
+			continue;
+		log_debug("sequence %s: state version %s is superseded", s->name, f[j].name);
+		rc = db_ids_add(&b->marked, f[j].id);
+	}
+	free(gone);
+	return rc;
+}
+
+/* Lock the heads, read their versions, mark the superseded ones gone: one transaction. */
+static int mark_superseded(struct db *db, void *arg)
+{
+	struct keep_batch *b = arg;
+	size_t i, j = 0, k;
+	int rc;
+
+	keep_batch_clear(b);
+	rc = db_sequence_lock_many(db, b->ids, b->n, take_head, b);
+	if (rc == DB_OK && b->nheads) {
+		struct db_rows rows = DB_ROWS(b->files, b->nfiles, 0);
+
+		rc = db_seq_keep_versions(db, b->ids, b->n, take_version, &rows);
+	}
+	if (rc == DB_OK)
+		rc = read_members(db, b);
+	/* heads and versions both by sequence id */
+	for (i = 0; i < b->nheads && rc == DB_OK; i++) {
+		while (j < b->nfiles && b->files[j].seq_id < b->heads[i].id)
+			j++;
+		for (k = j; k < b->nfiles && b->files[k].seq_id == b->heads[i].id; k++)
+			;
+		rc = pick_superseded(b, &b->heads[i], b->files + j, k - j);
+		j = k;
+	}
+	for (i = 0; i < b->marked.n && rc == DB_OK; i += DB_SEQ_BATCH)
+		rc = db_seq_keep_mark(db, b->marked.v + i, b->marked.n - i < DB_SEQ_BATCH ?
+				      b->marked.n - i : DB_SEQ_BATCH);
+	if (rc == DB_OK && b->marked.n)
+		KILL_POINT();
+	return rc;
+}
+
+/* Remove a superseded version's file from the upload hierarchy: whether it is gone. */
+static bool unlink_version(const struct project_config *cfg, const struct db_seq_file *f)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX);
+	bool gone = dirhier_path(f->name, cfg->upload_dir, cfg->uldl_dir_fanout, false, &path) == 0 &&
+		    remove_file(sbuf_str(&path)) == 0;
+
+	if (gone)
+		log_info("deleted superseded state version %s", f->name);
+	else
+		log_error("superseded state version %s stays: file_delete_state =>ERROR", f->name);
+	sbuf_release(&path);
+	return gone;
+}
+
+/* Unlink the files of READY versions and mark them DONE (ERROR if one stays). */
+static int unlink_marked(struct daemon_ctx *ctx, bool *worked)
+{
+	for (;;) {
+		struct db_seq_file *v = NULL;
+		size_t n = 0, i, ndone = 0, nfailed = 0;
+		struct db_rows rows = DB_ROWS(v, n, 0);
+		int64_t done[DB_SEQ_BATCH], failed[DB_SEQ_BATCH];
+		int rc = db_seq_file_enum_delete(ctx->db, DB_SEQ_BATCH, take_version, &rows);
+
+		for (i = 0; i < n && rc == DB_OK; i++) {
+			if (unlink_version(ctx->cfg, &v[i]))
+				done[ndone++] = v[i].id;
+			else
+				failed[nfailed++] = v[i].id;
+			KILL_POINT();
+		}
+		if (rc == DB_OK && ndone)
+			rc = db_seq_keep_done(ctx->db, done, ndone, FILE_DELETE_DONE);
+		if (rc == DB_OK && nfailed)
+			rc = db_seq_keep_done(ctx->db, failed, nfailed, FILE_DELETE_ERROR);
+		for (i = 0; i < n; i++)
+			db_seq_file_release(&v[i]);
+		free(v);
+		if (rc != DB_OK)
+			return -1;
+		*worked |= n > 0;
+		if (n < DB_SEQ_BATCH || daemon_stopping(ctx))
+			return 0;
+	}
+}
+
+static int take_seq_id(struct db_sequence *s, void *arg)
+{
+	return db_ids_add(arg, s->id);
+}
+
+/* Mark the superseded versions of every sequence that has some, then unlink them. */
+static int delete_superseded(struct daemon_ctx *ctx, bool *worked)
+{
+	struct keep_batch b = { 0 };
+	int64_t after = 0;
+	int rc = unlink_marked(ctx, worked);   /* what a killed pass left */
+
+	while (rc == 0 && !daemon_stopping(ctx)) {
+		struct db_ids l = { NULL, 0 };
+
+		rc = db_seq_keep_candidates(ctx->db, ctx->mod_n, ctx->mod_i, after, DB_SEQ_BATCH,
+					    take_seq_id, &l) == DB_OK ? 0 : -1;
+		if (rc == 0 && l.n) {
+			b.ids = l.v;
+			b.n = l.n;
+			rc = db_txn_run(ctx->db, mark_superseded, &b) == DB_OK ? 0 : -1;
+			*worked |= b.marked.n > 0;
+			after = l.v[l.n - 1];
+			if (rc == 0 && b.marked.n)
+				KILL_POINT();
+		}
+		keep_batch_clear(&b);
+		if (rc == 0)
+			rc = unlink_marked(ctx, worked);
+		free(l.v);
+		if (l.n < DB_SEQ_BATCH)
+			break;
+	}
+	return rc;
+}
+
 /* ---- job files ------------------------------------------------------------- */
 
 /*
@@ -471,6 +684,8 @@ static int fd_pass(struct daemon_ctx *ctx)
 	if (rc >= 0)
 		rc = delete_results(ctx, &worked);
 	if (rc >= 0 && !daemon_stopping(ctx))
+		rc = delete_superseded(ctx, &worked);
+	if (rc >= 0 && !daemon_stopping(ctx))
 		rc = delete_job_files(ctx, &worked);
 	if (rc < 0)
 		return DAEMON_PASS_ERROR;
@@ -479,7 +694,8 @@ static int fd_pass(struct daemon_ctx *ctx)
 
 static const struct daemon_spec fd_spec = {
 	.name = "file_deleter",
-	.summary = "Delete input and output files the transitioner released, and expired job files.",
+	.summary = "Delete input and output files the transitioner released, expired job files, "
+		   "and superseded state versions of work sequences.",
 	.params = fd_params,
 	.settings = &settings,
 	.needs_db = true,

@@ -83,4 +83,14 @@ void db_rowbind_release(struct db_rowbind *rb);
 /* The column list of t for a SELECT (mod_time as UNIX_TIMESTAMP(mod_time)). */
 void db_select_cols(const struct db_table *t, struct sbuf *b);
 
+/*
+ * Statements over a batch of up to DB_SEQ_BATCH (32) sequences or rows: Q32
+ * placeholders typed I32; db_batch_vals fills them with ids[0..n) and the
+ * unused ones with ids[0] again (-1, logged, if n is 0 or too many).
+ */
+#define Q4 "?,?,?,?"
+#define Q32 Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4
+#define I32 "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"
+int db_batch_vals(struct db_val *v, const int64_t *ids, size_t n);
+
 #endif

@@ -14,6 +14,7 @@
 #include "db_purge.h"
 #include "db_cancel.h"
 #include "db_ops.h"
+#include "db_seq_keep.h"
 #include "log.h"
 
 const struct db_query *const db_queries[] = {
@@ -70,6 +71,8 @@ const struct db_query *const db_queries[] = {
 	&dbq_ops_host_sequences, &dbq_ops_batches, &dbq_ops_batch_jobs, &dbq_ops_batch_lease,
 	&dbq_ops_sequences, &dbq_ops_sequences_state, &dbq_ops_seq_segments, &dbq_ops_seq_files,
 	&dbq_ops_versions, &dbq_ops_platforms,
+	&dbq_seq_keep_candidates, &dbq_seq_keep_versions, &dbq_seq_keep_members, &dbq_seq_keep_mark,
+	&dbq_seq_keep_done,
 	&dbq_credit_lock[0], &dbq_credit_lock[1], &dbq_credit_lock[2],
 	&dbq_credit_add[0], &dbq_credit_add[1], &dbq_credit_add[2],
 	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],
@@ -233,4 +236,15 @@ out:
 	free(body);
 	free(vals);
 	return rc;
+}
+
+int db_batch_vals(struct db_val *v, const int64_t *ids, size_t n)
+{
+	size_t i;
+
+	if (n < 1 || n > DB_SEQ_BATCH)
+		return log_error("database error: a batch of %zu sequences", n);
+	for (i = 0; i < DB_SEQ_BATCH; i++)
+		v[i] = DBV_INT(ids[i < n ? i : 0]);
+	return 0;
 }

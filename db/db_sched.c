@@ -1,5 +1,6 @@
 /* The scheduler's queries: recording reports and the checks before sending. */
 #include "db_sched.h"
+#include "db_internal.h"
 #include "log.h"
 #include "wtime.h"
 
@@ -364,10 +365,7 @@ const struct db_query dbq_seq_file_state_uploaded = {
 	"WHERE seq_id=? AND seqno=? AND kind=1 AND uploaded=1 ORDER BY branch DESC, id", "ii"
 };
 
-/* Relocation in batches: DB_SEQ_BATCH placeholders, unused ones repeat the first id. */
-#define Q4 "?,?,?,?"
-#define Q32 Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4 "," Q4
-#define I32 "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"
+/* Relocation in batches: DB_SEQ_BATCH placeholders (Q32, db_internal.h). */
 #define I8 "iiiiiiii"
 const struct db_query dbq_seq_lock_many = {
 	"seq_lock_many", &db_sequence_table, "WHERE id IN (" Q32 ") ORDER BY id FOR UPDATE", I32
@@ -440,24 +438,12 @@ int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_f
 	return rc;
 }
 
-/* v[0..DB_SEQ_BATCH): ids[0..n), then ids[0] again. */
-static int batch_vals(struct db_val *v, const int64_t *ids, size_t n)
-{
-	size_t i;
-
-	if (n < 1 || n > DB_SEQ_BATCH)
-		return log_error("database error: a batch of %zu sequences", n);
-	for (i = 0; i < DB_SEQ_BATCH; i++)
-		v[i] = DBV_INT(ids[i < n ? i : 0]);
-	return 0;
-}
-
 int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
 			  int (*fn)(struct db_sequence *, void *), void *arg)
 {
 	struct db_val v[DB_SEQ_BATCH];
 
-	if (batch_vals(v, ids, n) < 0)
+	if (db_batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
 	return db_sequence_query(db, &dbq_seq_lock_many, v, ARRAY_SIZE(v), fn, arg);
 }
@@ -468,7 +454,7 @@ int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const i
 	struct db_val v[DB_SEQ_BATCH + DB_SEQ_SEQNOS];
 	size_t i;
 
-	if (batch_vals(v, ids, n) < 0)
+	if (db_batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
 	if (nseqnos < 1 || nseqnos > DB_SEQ_SEQNOS) {
 		log_error("database error: %zu segments of a batch's states", nseqnos);
@@ -485,7 +471,7 @@ int db_result_retire_live(struct db *db, const int64_t *ids, size_t n)
 	int64_t tnow = now();
 	int rc;
 
-	if (batch_vals(v, ids, n) < 0)
+	if (db_batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
 	t[0] = DBV_INT(tnow);
 	memcpy(&t[1], v, sizeof(v));
@@ -500,7 +486,7 @@ int db_sequence_relocated(struct db *db, const int64_t *ids, size_t n)
 {
 	struct db_val v[DB_SEQ_BATCH];
 
-	if (batch_vals(v, ids, n) < 0)
+	if (db_batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
 	return db_query_exec(db, &dbq_seq_relocated, v, ARRAY_SIZE(v), NULL);
 }

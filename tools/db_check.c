@@ -10,17 +10,25 @@
  *  - no live (inactive, unsent, in progress) result outside the live branch,
  *    and no segment result unsent (the ordinary sender would send it);
  *  - the state the next segment starts from is uploaded, or the sequence has
- *    a host that holds it.
+ *    a host that holds it;
+ *  - every state version a restart may read is on the server, row and file:
+ *    for each state file, a version from the segment its period names at
+ *    the restart point K (backend/seq_keep.h) or a later one <= K, unless
+ *    that is the initial state (the file deleter keeps those anyway).
  */
 #include "common.h"
 #include "config.h"
 #include "db_records.h"
 #include "db_sched.h"
 #include "db_tool.h"
+#include "dirhier.h"
 #include "log.h"
 #include "param.h"
+#include "seq_keep.h"
 #include "sequence.h"
 #include "tool.h"
+
+#include <unistd.h>
 
 static const char usage[] =
 	"usage: db_check\n\nCheck the work-sequence invariants of the project's database\n"
@@ -108,6 +116,76 @@ static int state_on_server(struct check *c, int seqno, bool *yes)
 	return seq_restart_check(c->db, c->s, &v, seqno, yes);
 }
 
+DB_ROWS_TAKER(take_version, struct db_seq_file)
+
+/* Is the file of uploaded state version f in the upload hierarchy? */
+static bool version_on_disk(const struct check *c, const struct db_seq_file *f)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX);
+	bool yes = dirhier_path(f->name, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false,
+				&path) == 0 && access(sbuf_str(&path), F_OK) == 0;
+
+	sbuf_release(&path);
+	return yes;
+}
+
+/* Versions f[0..n) are s's uploaded states <= K, newest first: the one each file needs. */
+static void check_needed(struct check *c, const struct seq_view *v, int k,
+			 const struct db_seq_file *f, size_t n)
+{
+	bool *need = xcalloc(n ? n : 1, sizeof(*need));
+	size_t i, j;
+
+	seq_keep_classify(c->s, k, f, n, need, NULL);
+	for (i = 0; i < v->nstate; i++) {
+		int from = seq_policy_state_source(v, i, k);
+
+		for (j = 0; j < n && !(need[j] && seq_keep_file_index(&f[j]) == (int)i);
+		     j++)
+			;
+		if (j == n || f[j].seqno < from) {
+			if (from > 0)
+				violation(c, "state file %zu: no version from segments %d..%d is on the "
+					  "server, and a restart after %d reads one", i, from, k, k);
+		} else if (f[j].seqno > 0 && !version_on_disk(c, &f[j])) {
+			violation(c, "state version %s is uploaded but its file is gone, and a restart "
+				  "after %d reads it", f[j].name, k);
+		}
+	}
+	free(need);
+}
+
+/* Every state version a restart after K reads is on the server (active and ended sequences). */
+static int check_restart_states(struct check *c)
+{
+	const struct db_sequence *s = c->s;
+	struct db_seq_file *f = NULL;
+	size_t n = 0, i;
+	struct db_rows rows = DB_ROWS(f, n, 0);
+	int k = seq_keep_point(s);
+	struct db_val v[] = { DBV_INT(s->id), DBV_INT(k) };
+	struct seq_layout l;
+	struct seq_view view;
+	int rc;
+
+	if (s->state == SEQ_STATE_ERROR)
+		return 0;
+	if (seq_layout_load(c->cfg->project_dir, s->wu_template, &l) < 0)
+		return 0;       /* logged; its levels are unknown */
+	seq_view_of(s, &view);
+	seq_view_levels(&view, &l);
+	rc = db_seq_file_enum(c->db, "WHERE seq_id=? AND kind=1 AND uploaded=1 AND seqno<=? "
+			      "ORDER BY seqno DESC, branch DESC, id", v, ARRAY_SIZE(v), take_version,
+			      &rows);
+	if (rc == DB_OK)
+		check_needed(c, &view, k, f, n);
+	for (i = 0; i < n; i++)
+		db_seq_file_release(&f[i]);
+	free(f);
+	seq_layout_release(&l);
+	return rc == DB_OK ? 0 : -1;
+}
+
 static int check_sequence(struct db_sequence *s, void *arg)
 {
 	struct check *c = arg;
@@ -151,7 +229,7 @@ static int check_sequence(struct db_sequence *s, void *arg)
 				  "starts from, are not on the server", s->first_unsent_seqno - 1,
 				  s->first_unsent_seqno);
 	}
-	return 0;
+	return check_restart_states(c);
 }
 
 static int run(struct tool_ctx *ctx)

@@ -1,7 +1,9 @@
 /*
  * seq_status: the work sequences of a project at a glance -- one line per
  * sequence (host, progress, branches, last answer, bytes uploaded) -- or one
- * sequence in detail with its branches, live and dead.
+ * sequence in detail: its state levels (each state file's period, up to
+ * which segment it is on the server, which version a restart reads), its
+ * restart point, and its branches, live and dead.
  */
 #include "common.h"
 #include "config.h"
@@ -9,6 +11,8 @@
 #include "db_tool.h"
 #include "log.h"
 #include "param.h"
+#include "seq_keep.h"
+#include "sequence.h"
 #include "tool.h"
 
 struct options {
@@ -25,8 +29,10 @@ static const char usage[] =
 	"usage: seq_status [--all] [NAME]\n\n"
 	"Without NAME: one line per sequence -- name, state, host, segments done\n"
 	"of the length, segments sent, live branch, last uploaded answer and\n"
-	"state, bytes uploaded. With NAME: that sequence's head and every branch's\n"
-	"segments. Run it in the project directory.\n";
+	"state, bytes uploaded. With NAME: that sequence's head, its state levels\n"
+	"(each state file's period, the last segment whose version of it is on the\n"
+	"server, the version a restart reads), its restart point and every\n"
+	"branch's segments. Run it in the project directory.\n";
 static const char *state_name(int state)
 {
 	return state == SEQ_STATE_ACTIVE ? "active" : state == SEQ_STATE_ENDED ? "ended" : "error";
@@ -42,8 +48,10 @@ static int sum_file(struct db_seq_file *f, void *arg)
 {
 	struct summary *s = arg;
 
-	if (f->uploaded) {
+	/* a state version deleted as superseded was uploaded all the same */
+	if (f->uploaded || f->file_delete_state)
 		s->bytes += f->nbytes;
+	if (f->uploaded) {
 		if (f->kind == SEQ_FILE_ANSWER && f->seqno > s->last_answer)
 			s->last_answer = f->seqno;
 		if (f->kind == SEQ_FILE_STATE && f->seqno > s->last_state)
@@ -81,6 +89,67 @@ static int print_line(struct db_sequence *s, void *arg)
 	return 0;
 }
 
+DB_ROWS_TAKER(take_version, struct db_seq_file)
+
+/*
+ * One line per state file: its level, period, last version on the server
+ * and the one a restart after the restart point reads (f[0..n): its
+ * uploaded versions, newest first).
+ */
+static void print_level_lines(const struct db_sequence *s, const struct seq_layout *l,
+			      const struct seq_view *v, const struct db_seq_file *f, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->nstate; i++) {
+		int last = -1, reads = -1;
+		char level[32];
+
+		for (j = 0; j < n; j++) {
+			if (seq_keep_file_index(&f[j]) != (int)i)
+				continue;
+			if (last < 0)
+				last = f[j].seqno;
+			if (reads < 0 && f[j].seqno <= s->last_state_seqno)
+				reads = f[j].seqno;
+		}
+		seq_keep_level_name(l, i, level, sizeof(level));
+		printf("    %-12s every %-4d on the server up to segment %-5d restart reads %d\n",
+		       level, seq_policy_state_period(v, i), last, reads);
+	}
+}
+
+/* The state levels and the restart point of sequence s. */
+static int print_levels(struct db *db, const struct project_config *cfg,
+			const struct db_sequence *s)
+{
+	struct db_seq_file *f = NULL;
+	size_t n = 0, i;
+	struct db_rows rows = DB_ROWS(f, n, 0);
+	struct db_val v[] = { DBV_INT(s->id) };
+	struct seq_layout l;
+	struct seq_view view;
+	int rc;
+
+	printf("  restart point %d; state versions older than those a restart after %d reads "
+	       "are deleted\n", s->last_state_seqno, seq_keep_point(s));
+	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
+		return 0;
+	seq_view_of(s, &view);
+	seq_view_levels(&view, &l);
+	rc = db_seq_file_enum(db, "WHERE seq_id=? AND kind=1 AND uploaded=1 "
+			      "ORDER BY seqno DESC, branch DESC, id", v, 1, take_version, &rows);
+	if (rc == DB_OK) {
+		printf("  state levels:\n");
+		print_level_lines(s, &l, &view, f, n);
+	}
+	for (i = 0; i < n; i++)
+		db_seq_file_release(&f[i]);
+	free(f);
+	seq_layout_release(&l);
+	return rc == DB_OK ? 0 : -1;
+}
+
 struct branch_walk {
 	struct db *db;
 	int first_seqno;        /* of the branch printed last */
@@ -109,7 +178,7 @@ static int print_segment(struct db_workunit *wu, void *arg)
 	return rc == DB_ERROR ? -1 : 0;
 }
 
-static int detail(struct db *db, const char *name)
+static int detail(struct db *db, const struct project_config *cfg, const char *name)
 {
 	struct db_sequence s = { 0 };
 	struct summary sum;
@@ -142,6 +211,10 @@ static int detail(struct db *db, const char *name)
 	}
 	if (*s.error_msg)
 		printf("  error: %s\n", s.error_msg);
+	if (print_levels(db, cfg, &s) < 0) {
+		db_sequence_release(&s);
+		return -1;
+	}
 	/* A dead branch is dead from where the next one starts; before that it is the live line. */
 	for (b = s.branch; b >= 0; b--) {
 		struct db_val v[] = { DBV_INT(s.id), DBV_INT(b) };
@@ -166,7 +239,7 @@ static int run(struct tool_ctx *ctx)
 	const struct options *o = ctx->settings;
 
 	if (ctx->argc)
-		return detail(ctx->db, ctx->argv[0]);
+		return detail(ctx->db, &ctx->cfg, ctx->argv[0]);
 	printf("%-24s %-6s %6s %11s %5s %6s %6s %6s %12s\n", "sequence", "state", "host",
 	       "done/length", "sent", "branch", "answer", "state", "bytes up");
 	return db_sequence_enum(ctx->db, o->all ? "ORDER BY id" : "WHERE state<>1 ORDER BY id",

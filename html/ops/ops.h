@@ -104,8 +104,10 @@ void ops_cancel_post(struct ops *o);
 /* ops_svg.c: the timeline of a sequence's branches, drawn into b. */
 struct db_ops_segment;
 struct db_seq_file;
+struct seq_layout;
 struct ops_timeline {
 	const struct db_sequence *seq;
+	const struct seq_layout *layout;        /* its state files and levels (NULL: unknown) */
 	const struct db_ops_segment *segs;      /* by branch, seqno */
 	size_t nsegs;
 	const struct db_seq_file *files;

@@ -1,12 +1,16 @@
 /*
  * Work sequences: the list (?state=active|ended|error, ?before=ID to page)
  * with each one's state, host, live branch, progress and relocations; and
- * a page per sequence (?id=N or ?name=NAME) with its head, its timeline
- * (ops_svg.c), every branch's segments, and a form to cancel it.
+ * a page per sequence (?id=N or ?name=NAME) with its head (its state
+ * levels and restart point among it), its timeline (ops_svg.c), every
+ * branch's segments, and a form to cancel it.
  */
 #include "ops.h"
 #include "db_ops.h"
 #include "log.h"
+#include "config.h"
+#include "seq_keep.h"
+#include "sequence.h"
 #include "wtime.h"
 
 #define SEQS_PER_PAGE 100
@@ -174,7 +178,26 @@ static void fact_row(struct ops *o, const char *label)
 	sbuf_addf(o->b, "<tr><th>%s</th><td>", label);
 }
 
-static void head_facts(struct ops *o, const struct db_sequence *s)
+/* The state levels: each state file's name and period, and the restart point. */
+static void level_facts(struct ops *o, const struct db_sequence *s, const struct seq_layout *l)
+{
+	struct seq_view v;
+	size_t i;
+	char level[64];
+
+	seq_view_of(s, &v);
+	seq_view_levels(&v, l);
+	for (i = 0; i < l->nstate; i++) {
+		seq_keep_level_name(l, i, level, sizeof(level));
+		sbuf_addstr(o->b, i ? ", " : "");
+		ops_esc(o->b, level);
+		sbuf_addf(o->b, " every %d", seq_policy_state_period(&v, i));
+	}
+	sbuf_addf(o->b, "; restart point: segment %d, versions older than those a restart after "
+			"%d reads are deleted", s->last_state_seqno, seq_keep_point(s));
+}
+
+static void head_facts(struct ops *o, const struct db_sequence *s, const struct seq_layout *l)
 {
 	sbuf_addstr(o->b, "<table id=\"seq_head\">\n");
 	fact_row(o, "State");
@@ -190,6 +213,11 @@ static void head_facts(struct ops *o, const struct db_sequence *s)
 	fact_row(o, "Uploads");
 	sbuf_addf(o->b, "answer every %d, state every %d; last state on the server: segment %d"
 			"</td></tr>\n", s->answer_every, s->state_upload_every, s->last_state_seqno);
+	if (l) {
+		fact_row(o, "State levels");
+		level_facts(o, s, l);
+		sbuf_addstr(o->b, "</td></tr>\n");
+	}
 	fact_row(o, "Relocations");
 	sbuf_addf(o->b, "%d%s%s</td></tr>\n", s->nrelocations, s->need_relocate ? "; to relocate: " : "",
 		  ops_relocate_reason(s->need_relocate));
@@ -276,6 +304,8 @@ void ops_sequence(struct ops *o)
 	struct seq_data d = { 0 };
 	struct ops_timeline t;
 	struct sbuf title = SBUF_INIT(512);
+	struct seq_layout l;
+	bool have_layout = false;
 
 	if (find_sequence(o, &s) != DB_OK)
 		goto out;
@@ -287,11 +317,13 @@ void ops_sequence(struct ops *o)
 	sbuf_addstr(&title, "Sequence ");
 	sbuf_addstr(&title, s.name);
 	ops_start(o, sbuf_str(&title));
-	head_facts(o, &s);
+	have_layout = seq_layout_load(o->c->cfg->project_dir, s.wu_template, &l) == 0;
+	head_facts(o, &s, have_layout ? &l : NULL);
 	if (s.state == SEQ_STATE_ACTIVE)
 		ops_cancel_form(o, "seq", s.id, "Cancel this sequence");
 	sbuf_addstr(o->b, "<h2>Timeline</h2>\n");
 	t.seq = &s;
+	t.layout = have_layout ? &l : NULL;
 	t.segs = d.segs;
 	t.nsegs = d.nsegs;
 	t.files = d.files;
@@ -304,6 +336,8 @@ void ops_sequence(struct ops *o)
 	branches(o, &s, &d);
 	ops_end(o);
 out:
+	if (have_layout)
+		seq_layout_release(&l);
 	sbuf_release(&title);
 	seq_data_release(&d);
 	db_sequence_release(&s);

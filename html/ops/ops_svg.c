@@ -4,13 +4,16 @@
  * result a bar from sent to received (to now while in progress, to its
  * deadline when it never came back, to the relocation for one retired
  * then), coloured by how it ended; the host named above each run of bars on
- * one host; a diamond under a segment that uploaded its state, a dot under
- * one that uploaded an answer; where a relocation cut a branch, a red
+ * one host; under a segment a mark per state file it uploaded, a shape per
+ * level (hollow once the file deleter deleted it as superseded), and a dot
+ * if it uploaded an answer; the legend names the levels and their periods; where a relocation cut a branch, a red
  * dashed line down to the branch that took over; dead branches grey and
  * called dead. Every text is escaped: host names come from volunteers.
  */
 #include "ops.h"
 #include "db_ops.h"
+#include "seq_keep.h"
+#include "sequence.h"
 
 #include <math.h>
 #include <time.h>
@@ -23,7 +26,7 @@
 #define BAR_Y 30                /* the bars' top within their row */
 #define BARS_H 22               /* the bars' height: one lane, or lanes of overlapping ones */
 #define LANES_MAX 4
-#define AXIS 46                 /* the time axis and the legend under the rows */
+#define AXIS 62                 /* the time axis and the legend (two lines) under the rows */
 #define CHAR_W 6.6              /* a label character's width, roughly */
 #define ROWS_MAX 60             /* branches drawn: the newest ones */
 
@@ -136,28 +139,64 @@ static void host_label(char *out, size_t n, const struct db_ops_result *r)
 		snprintf(out, n, "host %" PRId64, r->hostid);
 }
 
+/* A state mark's shape per level (state file), 8 units wide, from its top-left corner. */
+static const char *const level_shape[] = {
+	"m4 0 l4 4 l-4 4 l-4 -4 z",             /* diamond */
+	"m0 0 h8 v8 h-8 z",                     /* square */
+	"m4 0 l4 8 h-8 z",                      /* triangle */
+	"m0 4 l4 -4 l4 4 l-4 4 l-2 -2 z",       /* notched diamond */
+};
+
+static void state_mark(struct sbuf *b, const struct ops_timeline *t, size_t i, bool gone,
+		       int seqno, double x, double y)
+{
+	char level[64];
+
+	if (t->layout)
+		seq_keep_level_name(t->layout, i, level, sizeof(level));
+	else
+		snprintf(level, sizeof(level), "state file %zu", i);
+	sbuf_addf(b, "<path class=\"mark state l%zu%s\" data-level=\"", i % ARRAY_SIZE(level_shape),
+		  gone ? " gone" : "");
+	ops_esc(b, level);
+	sbuf_addf(b, "\" d=\"M%.1f %.1f %s\"><title>segment %d: ", x, y,
+		  level_shape[i % ARRAY_SIZE(level_shape)], seqno);
+	ops_esc(b, level);
+	sbuf_addf(b, " uploaded%s</title></path>\n", gone ? ", since deleted as superseded" : "");
+}
+
+/*
+ * The marks of segment s: a state file's version counts as uploaded if it
+ * is on the server or was deleted as superseded (file_delete_state set).
+ */
 static void file_marks(struct sbuf *b, const struct ops_timeline *t,
 		       const struct db_ops_segment *s, double x, double y)
 {
+	bool up[SEQ_MAX_FILES] = { false }, gone[SEQ_MAX_FILES] = { false }, answer = false;
 	size_t i;
-	bool state = false, answer = false;
 
 	for (i = 0; i < t->nfiles; i++) {
 		const struct db_seq_file *f = &t->files[i];
+		int k;
 
-		if (f->seq_id != t->seq->id || f->branch != s->branch || f->seqno != s->seqno ||
-		    !f->uploaded)
+		if (f->seq_id != t->seq->id || f->branch != s->branch || f->seqno != s->seqno)
 			continue;
-		state |= f->kind == SEQ_FILE_STATE;
-		answer |= f->kind == SEQ_FILE_ANSWER;
+		answer |= f->kind == SEQ_FILE_ANSWER && f->uploaded;
+		k = seq_keep_file_index(f);
+		if (k >= 0 && (f->uploaded || f->file_delete_state)) {
+			up[k] = true;
+			gone[k] = !f->uploaded;
+		}
 	}
-	if (state)
-		sbuf_addf(b, "<path class=\"mark state\" d=\"M%.1f %.1f l4 4 l-4 4 l-4 -4 z\">"
-			     "<title>segment %d: state uploaded</title></path>\n", x + 4, y, s->seqno);
+	for (i = 0; i < SEQ_MAX_FILES; i++)
+		if (up[i]) {
+			state_mark(b, t, i, gone[i], s->seqno, x, y);
+			x += 11;
+		}
 	if (answer)
 		sbuf_addf(b, "<circle class=\"mark answer\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">"
-			     "<title>segment %d: answer uploaded</title></circle>\n",
-			  x + (state ? 14 : 4), y + 4, s->seqno);
+			     "<title>segment %d: answer uploaded</title></circle>\n", x + 4, y + 4,
+			  s->seqno);
 }
 
 /* A bar's place: x from, x to, lane (bars of a branch that overlap go one under another). */
@@ -193,7 +232,7 @@ static void bar(struct sbuf *b, const struct ops_timeline *t, const struct db_op
 		sbuf_addf(b, "<text class=\"segno\" x=\"%.1f\" y=\"%.1f\">%d</text>\n", x0 + w / 2,
 			  by + bh / 2 + 3.5, s->seqno);
 	/* uploads happen as a segment ends: the marks under its end */
-	file_marks(b, t, s, p->x1 - 16 > x0 ? p->x1 - 16 : x0, y + BAR_Y + BARS_H + 2);
+	file_marks(b, t, s, p->x1 - 20 > x0 ? p->x1 - 20 : x0, y + BAR_Y + BARS_H + 2);
 }
 
 /* Each drawn segment of branch its place; the number of lanes used. */
@@ -365,7 +404,40 @@ static void axis(struct sbuf *b, const struct frame *f, int nrows)
 	}
 }
 
-static void legend(struct sbuf *b, int nrows)
+/* The second line of the legend: a mark per level with its period, deleted, answer. */
+static void legend_marks(struct sbuf *b, const struct ops_timeline *t, double y)
+{
+	struct seq_view v;
+	size_t i, n = t->layout ? t->layout->nstate : 1;
+	double x = LEFT;
+	char level[64];
+
+	seq_view_of(t->seq, &v);
+	if (t->layout)
+		seq_view_levels(&v, t->layout);
+	for (i = 0; i < n && i < SEQ_MAX_FILES; i++) {
+		char text[128];
+
+		if (t->layout)
+			seq_keep_level_name(t->layout, i, level, sizeof(level));
+		else
+			snprintf(level, sizeof(level), "state");
+		snprintf(text, sizeof(text), "%s every %d", level, seq_policy_state_period(&v, i));
+		sbuf_addf(b, "<path class=\"mark state l%zu\" d=\"M%.1f %.1f %s\"/><text class=\"level\" "
+			     "x=\"%.1f\" y=\"%.1f\">", i % ARRAY_SIZE(level_shape), x, y + 1,
+			  level_shape[i % ARRAY_SIZE(level_shape)], x + 12, y + 9);
+		ops_esc(b, text);
+		sbuf_addstr(b, "</text>");
+		x += 24 + CHAR_W * (double)strlen(text);
+	}
+	sbuf_addf(b, "<path class=\"mark state l0 gone\" d=\"M%.1f %.1f %s\"/><text x=\"%.1f\" "
+		     "y=\"%.1f\">deleted as superseded</text>", x, y + 1, level_shape[0], x + 12, y + 9);
+	x += 160;
+	sbuf_addf(b, "<circle class=\"mark answer\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/><text "
+		     "x=\"%.1f\" y=\"%.1f\">answer uploaded</text>", x + 4, y + 5, x + 12, y + 9);
+}
+
+static void legend(struct sbuf *b, const struct ops_timeline *t, int nrows)
 {
 	static const struct { const char *cls, *text; } items[] = {
 		{ "done", "done" }, { "running", "in progress" }, { "error", "error" },
@@ -381,11 +453,8 @@ static void legend(struct sbuf *b, int nrows)
 			  items[i].text);
 		x += 30 + CHAR_W * (double)strlen(items[i].text);
 	}
-	sbuf_addf(b, "<path class=\"mark state\" d=\"M%.1f %.1f l4 4 l-4 4 l-4 -4 z\"/><text x=\"%.1f\" "
-		     "y=\"%.1f\">state uploaded</text>", x + 4, y + 1, x + 14, y + 9);
-	x += 130;
-	sbuf_addf(b, "<circle class=\"mark answer\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/><text "
-		     "x=\"%.1f\" y=\"%.1f\">answer uploaded</text></g>\n", x + 4, y + 5, x + 12, y + 9);
+	legend_marks(b, t, y + 16);
+	sbuf_addstr(b, "</g>\n");
 }
 
 static const char svg_style[] =
@@ -395,7 +464,9 @@ static const char svg_style[] =
 	".seg.running{fill:#1e88e5}.seg.error{fill:#c62828}.seg.noreply{fill:#ef6c00}"
 	".seg.retired,.seg.unsent{fill:#b0b0b0}.branch.dead .seg{opacity:.45}"
 	".segno{fill:#fff;font-size:9px;text-anchor:middle}.host{font-size:11px}"
-	".mark.state{fill:#6a1b9a}.mark.answer{fill:#00897b}"
+	".mark.state{fill:#6a1b9a;stroke:#6a1b9a}.mark.state.l1{fill:#ad1457;stroke:#ad1457}"
+	".mark.state.l2{fill:#283593;stroke:#283593}.mark.state.l3{fill:#4e342e;stroke:#4e342e}"
+	".mark.state.gone{fill:none}.mark.answer{fill:#00897b}"
 	".cut line{stroke:#c62828;stroke-width:2;stroke-dasharray:5 3}.cut text{fill:#c62828}"
 	".branch.dead .cut text{fill:#c62828}.axis line{stroke:#555}.axis line.grid{stroke:#0001}"
 	".axis text{fill:#555;font-size:10px}.now{stroke:#1e88e5;stroke-dasharray:2 3}";
@@ -426,6 +497,6 @@ void ops_svg_timeline(struct sbuf *b, const struct ops_timeline *t)
 		sbuf_addf(b, "<line class=\"now\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"><title>"
 			     "now</title></line>\n", x_of(&f, t->now), TOP, x_of(&f, t->now),
 			  (double)(TOP + nrows * ROW));
-	legend(b, nrows);
+	legend(b, t, nrows);
 	sbuf_addstr(b, "</svg>\n");
 }
