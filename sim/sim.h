@@ -51,6 +51,7 @@ struct sim_job {
 	double cpu;               /* reference-CPU seconds */
 	double down;              /* bytes the host downloads (the input state) */
 	double up_state, up_answer;
+	uint8_t state_levels;     /* with state levels: bit i, it uploads level i (up_state their sum) */
 	double frees;             /* bytes deleted from the server when the job is accepted */
 	double deadline;          /* seconds after sending */
 	int need;                 /* good results that accept it */
@@ -76,6 +77,7 @@ struct sim_comp {
 
 struct sim_stats {
 	double bytes_up, bytes_down;
+	double bytes_up_level[SIM_MAX_LEVELS];  /* of bytes_up, each state level's (with levels) */
 	double storage, storage_peak;
 	double cpu_used, cpu_wasted;   /* reference-CPU seconds */
 	long restarts;                 /* results the server gave up on at their deadline */

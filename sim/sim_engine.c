@@ -318,6 +318,16 @@ static void rpc(struct sim *s, struct sim_host *h, int32_t hi)
 		schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
 }
 
+/* bytes_up_level: each level the job uploads, at its size */
+static void count_levels(struct sim *s, const struct sim_job *j)
+{
+	int i;
+
+	for (i = 0; i < s->sc->nlevels; i++)
+		if (j->state_levels & (1u << i))
+			s->stats.bytes_up_level[i] += s->sc->levels[i].mb * MB;
+}
+
 /* the lane reports its head instance, uploaded */
 static void report(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_t hi)
 {
@@ -329,6 +339,7 @@ static void report(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_
 
 	host_pop(s, h, l, hi);
 	s->stats.bytes_up += out;
+	count_levels(s, j);
 	s->stats.cpu_used += j->cpu;
 	if (!in->live || j->done) {  /* the server gave up on it already */
 		s->stats.cpu_wasted += j->cpu;
@@ -593,7 +604,7 @@ static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
 	lanes_create(&s);      /* before the strategy: a sequence's slots are on lanes */
 	rc = st->setup(&s, why, whylen);
 	if (rc == 0) {
-		sim_storage_add(&s, sc->sequences * sc->state_mb * MB);  /* the initial states */
+		sim_storage_add(&s, sc->sequences * sim_scenario_state_mb(sc) * MB);  /* the initial states */
 		hosts_create(&s);
 		if (hook)
 			hook(&s, arg);
