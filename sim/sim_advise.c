@@ -76,8 +76,10 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 	size_t i;
 
 	fprintf(fp, "wseq_sim advise: %ld hosts, %ld components of %.6g reference-CPU days, "
-		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64 "\n",
+		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64,
 		sc->hosts, sc->sequences, sc->length_days, n, sc->horizon_days, sc->seed);
+	sim_report_levels(fp, sc, true);
+	fputc('\n', fp);
 	sim_report_gpus(fp, sc);
 	fputc('\n', fp);
 	fprintf(fp, "%6s %6s %8s ", "N", "M", "seg_d");

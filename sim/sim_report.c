@@ -29,8 +29,7 @@ const char *sim_row_periods(const struct sim_row *r, char *buf, size_t len)
 	return buf;
 }
 
-/* "; state levels 1000 MB every 12, 20 MB every 3" (a grid: the sizes only) */
-static void levels_line(FILE *fp, const struct sim_scenario *sc, bool grid)
+void sim_report_levels(FILE *fp, const struct sim_scenario *sc, bool grid)
 {
 	int i;
 
@@ -74,7 +73,7 @@ void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_
 	else
 		fprintf(fp, "%ld segments, N %ld, M %ld", sim_scenario_segments(sc), sc->answer_every,
 			sc->state_every);
-	levels_line(fp, sc, grid);
+	sim_report_levels(fp, sc, grid);
 	fprintf(fp, ", horizon %.6g days, seed %" PRIu64 "\n", sc->horizon_days, sc->seed);
 	sim_report_gpus(fp, sc);
 	fputc('\n', fp);

@@ -25,6 +25,8 @@ void sim_row_params(struct sim_row *r, const struct sim_scenario *sc);
  * under a table's heading; nothing for a CPU-only scenario.
  */
 void sim_report_gpus(FILE *fp, const struct sim_scenario *sc);
+/* "; state levels 1000 MB every 12, 20 MB every 3" (sizes only if grid); nothing without levels */
+void sim_report_levels(FILE *fp, const struct sim_scenario *sc, bool grid);
 /* The row's periods, "12/3" (empty without levels), into buf. */
 const char *sim_row_periods(const struct sim_row *r, char *buf, size_t len);
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
