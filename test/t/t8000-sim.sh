@@ -79,7 +79,7 @@ test_expect_success '--grid prints a row a combination and strategy, the first a
 test_expect_success 'a bad --grid is refused, saying why (a usage error: exit 2)' '
 	{ "$sim" --grid M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
 	{ "$sim" advise --grid M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
-	! "$sim" --grid X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=... or segment=" err &&
+	! "$sim" --grid X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=..., segment=... or L1=..." err &&
 	! "$sim" --grid M=0 "$data/no-churn.txt" 2>err && grep "bad value .0." err &&
 	! "$sim" --grid M=1,,2 "$data/no-churn.txt" 2>err && grep "bad value" err &&
 	! "$sim" --grid segment=1y "$data/no-churn.txt" 2>err && grep "bad value .1y." err &&
