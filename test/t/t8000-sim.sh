@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios, state levels'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -305,6 +305,103 @@ test_expect_success '--print_scenario writes a scenario that reads back the same
 	"$sim" --print_scenario "$data/small.txt" >p1 &&
 	"$sim" --print_scenario p1 >p2 &&
 	cmp p1 p2 && grep "^replicas 2$" p1
+'
+
+# ---- state levels (issue 30): a state file a level, each with its period
+
+test_expect_success 'state levels: a scenario without them prints what it printed before levels' '
+	"$sim" --csv before.csv "$data/small.txt" >before.out &&
+	test_cmp "$data/small.before-levels.out" before.out &&
+	test_cmp "$data/small.before-levels.csv" before.csv
+'
+
+test_expect_success 'state levels: one level is the state without levels, for every strategy' '
+	"$sim" --state_levels 100:7 --csv one.csv "$data/small.txt" >one.out &&
+	cut -d, -f1-18 one.csv >one18.csv &&
+	test_cmp "$data/small.before-levels.csv" one18.csv &&
+	head -1 one.csv | grep ",segment_days,periods,bytes_up_L1$" &&
+	grep "^seq,.*,7,1,7,[0-9]*$" one.csv &&
+	grep "M 7; state levels 100 MB every 7, horizon 180 days" one.out
+'
+
+test_expect_success 'state levels, no churn: each level uploads its uploads x its size, and no more' '
+	# 10 components of 5 segments: 10 MB at 4 and the last, 1 MB at 2, 4 and the last
+	"$sim" --strategy seq --state_levels 10:4,1:2 --csv nl.csv "$data/no-churn.txt" >nl.out &&
+	test "$(col nl.csv seq 1,7,1 20)" = 200000000 &&
+	test "$(col nl.csv seq 1,7,1 21)" = 30000000 &&
+	test "$(col nl.csv seq 1,7,1 7)" = 230000000 &&
+	test "$(col nl.csv seq 1,7,1 19)" = 4/2 &&
+	test "$(col nl.csv seq 1,7,1 11)" = 0.000000 &&
+	grep "^seq  *10  *0 .*  *0.200  *0.030$" nl.out &&
+	# a level with no period of its own is uploaded every M-th segment
+	"$sim" --strategy seq --state_levels 10,1:1 --csv nm.csv "$data/no-churn.txt" >nm.out &&
+	test "$(col nm.csv seq 1,7,1 19)" = 7/1 &&
+	test "$(col nm.csv seq 1,7,1 20)" = 100000000 && test "$(col nm.csv seq 1,7,1 21)" = 50000000
+'
+
+test_expect_success 'state levels: a lost host restarts at the finest level, each level at its latest' '
+	"$sim" --strategy seq --decision_log lost.log --csv lost.csv "$data/levels-lost.txt" >lost.out &&
+	grep -x "seq 1 branch 0 seg 15 host 1 done state 1000000 answer 0" lost.log &&
+	grep -x "seq 1 branch 0 seg 17 host 1 done state 0 answer 0" lost.log &&
+	grep -x "seq 1 branch 0 seg 18 host 1 late" lost.log &&
+	# the restart point is 15 (the increment), not 12 (the full state)
+	grep -x "seq 1 relocated branch 1 from 16 states 12,15" lost.log &&
+	grep "^seq 1 branch 1 seg 16 host 2 sent at " lost.log &&
+	! grep "^seq 1 branch 1 seg 1[3-5] " lost.log &&
+	test "$(col lost.csv seq 1,7,1 11)" = 2.500000 &&
+	# one level, the full state every 12th: back to 13, 5.5 days lost
+	sed "s/^state_levels.*/state_mb 10\nstate_every 12/" "$data/levels-lost.txt" >lost1.txt &&
+	"$sim" --strategy seq --decision_log lost1.log --csv lost1.csv lost1.txt >lost1.out &&
+	grep -x "seq 1 relocated branch 1 from 13" lost1.log &&
+	test "$(col lost1.csv seq 1,12,1 11)" = 5.500000
+'
+
+test_expect_success 'state levels: the same seed gives the same output, another seed another' '
+	"$sim" --state_levels 100:6,5:2 --csv la.csv "$data/small.txt" >la.out &&
+	"$sim" --state_levels 100:6,5:2 --csv lb.csv "$data/small.txt" >lb.out &&
+	cmp la.out lb.out && cmp la.csv lb.csv &&
+	"$sim" --seed 8 --state_levels 100:6,5:2 --csv lc.csv "$data/small.txt" >lc.out &&
+	! cmp -s la.csv lc.csv
+'
+
+# does every row of CSV FILE (periods in column C, "a/b") nest?
+nested() {
+	awk -F, -v c="$2" "NR > 1 { n = split(\$c, p, \"/\")
+		for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
+			if (p[j] + 0 > p[i] + 0 && p[j] % p[i] != 0) { print \"not nested: \" \$c; bad = 1 } }
+		END { exit bad }" "$1"
+}
+
+test_expect_success 'advise with state levels sweeps each level and proposes only nested periods' '
+	"$sim" advise --state_levels 10:12,1:3 --grid segment=1d --csv la.csv \
+		"$data/no-churn.txt" >ladv.out &&
+	grep "^wseq_sim advise: .* 30 runs of seq, .*; state levels 10 MB, 1 MB$" ladv.out &&
+	# L1 over 1,2,4,8,12,16 and L2 over 1,2,3,4,8,16: the 30 pairs that nest
+	test $(wc -l <la.csv) = 31 && nested la.csv 19 &&
+	grep "^ *1  *7  *1 12/3 " ladv.out && ! grep "^ *1  *7  *1 \(12/8\|16/3\|8/3\) " ladv.out &&
+	sed -n "s/^advice: .*, periods \([0-9/]*\): uploads.*/x,\1/p" ladv.out >pick &&
+	test $(wc -l <pick) = 1 && nested pick 2 &&
+	# a grid given: what does not nest is left out, and said so
+	"$sim" --strategy seq --state_levels 10:12,1:3 --grid L1=6,12 --grid L2=3,4 --csv lg.csv \
+		"$data/no-churn.txt" >lg.out &&
+	test $(wc -l <lg.csv) = 4 && nested lg.csv 19 &&
+	grep "(1 combinations of the grid left out: their state levels. periods do not nest)" lg.out
+'
+
+test_expect_success 'state levels: what does not nest or parse is refused, naming the line' '
+	printf "hosts 10\nstate_levels 10:12,1:5\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:2: state_levels: the periods 12,5 do not nest" err &&
+	printf "state_levels 10,1:3\nstate_every 4\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: state_levels: the periods 4,3 do not nest" err &&
+	printf "state_levels 10:0\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: state_levels: bad level .10:0." err &&
+	! "$sim" --state_levels 10:12,1:5 "$data/no-churn.txt" 2>err &&
+	grep "state_levels: the periods 12,5 do not nest" err &&
+	! "$sim" --state_levels 1:x "$data/no-churn.txt" 2>err && grep "bad level" err &&
+	! "$sim" --state_levels 10:4 --grid L2=1 "$data/no-churn.txt" 2>err &&
+	grep "grid L2: the scenario has 1 state levels" err &&
+	"$sim" --print_scenario --state_levels 10:12,1:3 "$data/no-churn.txt" >lp &&
+	grep "^state_levels 10:12,1:3$" lp && "$sim" --print_scenario lp | cmp - lp
 '
 
 test_done
