@@ -404,4 +404,36 @@ test_expect_success 'state levels: what does not nest or parse is refused, namin
 	grep "^state_levels 10:12,1:3$" lp && "$sim" --print_scenario lp | cmp - lp
 '
 
+test_expect_success 'create_sequence --advise with a template of state levels sweeps their periods' '
+	cat >lv.xml <<-\EOT &&
+	<sequence_template>
+	  <level><name>full</name><upload_every>12</upload_every></level>
+	  <level><name>delta</name><upload_every>3</upload_every></level>
+	  <state><open_name_in>f_in</open_name_in><open_name_out>f_out</open_name_out><level>full</level></state>
+	  <state><open_name_in>d_in</open_name_in><open_name_out>d_out</open_name_out><level>delta</level></state>
+	  <answer><open_name>answer</open_name></answer>
+	</sequence_template>
+	EOT
+	head -c 10000000 /dev/zero >full.state && head -c 1000000 /dev/zero >delta.state &&
+	"$cs" --advise --segments 12 --rsc_fpops_est 8.64e13 --seq_template lv.xml \
+		--advise_scenario "$data/no-churn.txt" full.state delta.state >csl.out &&
+	grep "^wseq_sim advise: .* 120 runs of seq, .*; state levels 10 MB, 1 MB$" csl.out &&
+	# its own periods are among the runs, and every run nests
+	grep "^yours: N 1, M 1, segment 1 days: uploads 0.140 GB, wastes 0.00 " csl.out &&
+	sed -n "s/^ *[0-9][0-9.]*  *[0-9][0-9.]*  *[0-9][0-9.]*  *\([0-9]*\/[0-9]*\) .*/x,\1/p" \
+		csl.out >csl.rows && test $(wc -l <csl.rows) = 120 && nested csl.rows 2 &&
+	sed -n "s/^and in lv.xml, the state files. <upload_every> (their levels. periods, in order): \([0-9/]*\)$/x,\1/p" \
+		csl.out >csl.pick && test $(wc -l <csl.pick) = 1 && nested csl.pick 2 &&
+	# the same runs as wseq_sim advise with those levels on the command line
+	{ cat "$data/no-churn.txt" && printf "state_every 1\nsegment_deadline_days 2\nlength_days 12\n"; } >ncl.txt &&
+	"$sim" advise --state_levels 10:12,1:3 --grid segment=6h,12h,1d,2d ncl.txt >wsl.out &&
+	grep "^ *[0-9]" wsl.out >wsl.rows && grep "^ *[0-9]" csl.out >csl.all && test_cmp wsl.rows csl.all &&
+	# levels are the template'"'"'s: a count of initial states that does not match, or a scenario'"'"'s levels, refused
+	! "$cs" --advise --segments 12 --seq_template lv.xml full.state 2>err &&
+	grep "lv.xml has 2 state files, and 1 initial states are given" err &&
+	{ cat "$data/no-churn.txt" && echo "state_levels 10:4"; } >ncs.txt &&
+	! "$cs" --advise --segments 12 --advise_scenario ncs.txt 2>err &&
+	grep "state levels are its template.s (--seq_template, <upload_every>)" err
+'
+
 test_done
