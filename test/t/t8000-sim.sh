@@ -436,4 +436,13 @@ test_expect_success 'create_sequence --advise with a template of state levels sw
 	grep "state levels are its template.s (--seq_template, <upload_every>)" err
 '
 
+test_expect_success 'state levels: --plot labels the seq points with their periods' '
+	PATH=/nonexistent "$sim" --strategy seq --state_levels 10:4,1:2 --grid L1=2,4 \
+		--plot lplot "$data/no-churn.txt" >lplot.out 2>lplot.err &&
+	grep "title \"seq: L1/L2/... beside a point" lplot/tradeoff.gp &&
+	grep ":(strcol(19)) with labels" lplot/tradeoff.gp &&
+	cut -d, -f19 lplot/runs.csv | tail -n +2 >lplot.per && printf "2/2\n4/2\n" >lplot.exp &&
+	test_cmp lplot.exp lplot.per
+'
+
 test_done
