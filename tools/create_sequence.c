@@ -349,9 +349,12 @@ static int advise(const struct options *o, char *const *files, size_t nfiles)
 	    sim_grid_include(&w, SIM_GRID_SEGMENT, seg, err, sizeof(err)) != 0)
 		return log_error("--advise: %s", err);
 	printf("create_sequence --advise: %ld segments of %.6g FLOPs (%.6g reference-CPU days at "
-	       "10^9 FLOPS) a component, state %.6g MB%s; %s\n\n", o->segments, o->rsc_fpops_est,
-	       seg, sc.state_mb, nfiles ? " (the initial state)" : " (--state_max_nbytes)",
-	       o->advise_scenario ? o->advise_scenario : "wseq_sim's default hosts");
+	       "10^9 FLOPS) a component, state %.6g MB%s", o->segments, o->rsc_fpops_est, seg,
+	       sim_scenario_state_mb(&sc), nfiles ? " (the initial state)"
+			: sc.nlevels ? " (the template's <max_nbytes>, else --state_max_nbytes)"
+				     : " (--state_max_nbytes)");
+	sim_report_levels(stdout, &sc, false);
+	printf("; %s\n\n", o->advise_scenario ? o->advise_scenario : "wseq_sim's default hosts");
 	if (sim_advise_run(&sc, &w, o->advise_waste_within, o->advise_finish_within, stdout, &rows,
 			   &n, &a) != 0)
 		return -1;

@@ -15,7 +15,8 @@ test_expect_success 'wseq_sim --help names its options and strategies' '
 	"$sim" --help >help &&
 	grep -e --csv help && grep -e --strategy help && grep -e --seed help &&
 	grep -e "--grid NAME=V1,V2" help && grep "^  seq  *work sequences" help &&
-	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help
+	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help &&
+	grep -e "--state_levels MB:P,..." help && grep "each level.s period L1, L2" help
 '
 
 test_expect_success 'the same scenario and seed give byte-identical output' '
@@ -417,6 +418,7 @@ test_expect_success 'create_sequence --advise with a template of state levels sw
 	head -c 10000000 /dev/zero >full.state && head -c 1000000 /dev/zero >delta.state &&
 	"$cs" --advise --segments 12 --rsc_fpops_est 8.64e13 --seq_template lv.xml \
 		--advise_scenario "$data/no-churn.txt" full.state delta.state >csl.out &&
+	grep "^create_sequence --advise: 12 segments .* state 11 MB (the initial state); state levels 10 MB every 12, 1 MB every 3; " csl.out &&
 	grep "^wseq_sim advise: .* 120 runs of seq, .*; state levels 10 MB, 1 MB$" csl.out &&
 	# its own periods are among the runs, and every run nests
 	grep "^yours: N 1, M 1, segment 1 days: uploads 0.140 GB, wastes 0.00 " csl.out &&
