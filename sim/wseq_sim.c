@@ -323,7 +323,7 @@ static int levels(struct sim_scenario *sc, const char *text)
 
 	if (sim_levels_parse(sc, text, err, sizeof(err)) != 0 ||
 	    !sim_scenario_levels_nest(sc, err, sizeof(err)))
-		return log_error("--state_levels: %s", err);
+		return log_error("--%s", err);
 	return 0;
 }
 
