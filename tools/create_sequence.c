@@ -71,7 +71,7 @@ static const struct param options[] = {
 	{ "advise", PARAM_BOOL, offsetof(struct options, advise), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "create nothing: simulate these arguments with wseq_sim's advisor and print the N, M and "
 	  "segment length it advises (no database needed; INITIAL_STATE optional, its size is the "
-	  "state's)" },
+	  "state's; with --seq_template's state levels, their periods instead of M)" },
 	{ "advise_scenario", PARAM_STR, offsetof(struct options, advise_scenario), NULL,
 	  PARAM_NOCONFIG, 0, 0, "FILE",
 	  "with --advise: a wseq_sim scenario for the hosts, the number of sequences and the "
