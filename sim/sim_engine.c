@@ -43,6 +43,15 @@ static double period(struct sim_rng *r, const struct sim_dist *d, double unit)
 	return p >= 1 ? p : 1;
 }
 
+void sim_job_whole_state(struct sim_job *j, const struct sim_scenario *sc)
+{
+	int i;
+
+	j->down = j->up_state = sim_scenario_state_mb(sc) * MB;
+	for (i = 0; i < sc->nlevels; i++)
+		j->up_level[i] = sc->levels[i].mb * MB;
+}
+
 void sim_storage_add(struct sim *s, double bytes)
 {
 	s->stats.storage += bytes;
@@ -318,14 +327,13 @@ static void rpc(struct sim *s, struct sim_host *h, int32_t hi)
 		schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
 }
 
-/* bytes_up_level: each level the job uploads, at its size */
+/* bytes_up_level: each level the job uploads */
 static void count_levels(struct sim *s, const struct sim_job *j)
 {
 	int i;
 
 	for (i = 0; i < s->sc->nlevels; i++)
-		if (j->state_levels & (1u << i))
-			s->stats.bytes_up_level[i] += s->sc->levels[i].mb * MB;
+		s->stats.bytes_up_level[i] += j->up_level[i];
 }
 
 /* the lane reports its head instance, uploaded */

@@ -34,7 +34,8 @@ void sim_report_levels(FILE *fp, const struct sim_scenario *sc, bool grid)
 	int i;
 
 	for (i = 0; i < sc->nlevels; i++) {
-		fprintf(fp, "%s%.6g MB", i ? ", " : "; state levels ", sc->levels[i].mb);
+		fprintf(fp, "%s%.6g MB%s", i ? ", " : "; state levels ", sc->levels[i].mb,
+			sc->levels_grow & (1u << i) ? " a segment" : "");
 		if (!grid)
 			fprintf(fp, " every %ld", sim_level_period(sc, i));
 	}

@@ -117,7 +117,10 @@ double sim_dist_mean(const struct sim_dist *d)
 }
 
 /* one level, "MB[:PERIOD]", len bytes */
-static int parse_level(const char *text, size_t len, struct sim_level *l)
+static const char first_grows[] = "state_levels: the first level cannot grow (+): a growing "
+				  "level is an increment over the level before it";
+
+static int parse_level(const char *text, size_t len, struct sim_level *l, bool *grows)
 {
 	char buf[48], *colon;
 	long every = 0;
@@ -132,6 +135,10 @@ static int parse_level(const char *text, size_t len, struct sim_level *l)
 		if (parse_long(colon + 1, &every) != 0 || every < 1 || every > 1000000)
 			return -1;
 	}
+	len = strlen(buf);
+	*grows = len > 0 && buf[len - 1] == '+';
+	if (*grows)
+		buf[len - 1] = '\0';
 	if (parse_double(buf, &l->mb) != 0 || !(l->mb >= 0 && l->mb <= 1e7))
 		return -1;
 	l->every = every;
@@ -142,6 +149,8 @@ int sim_levels_parse(struct sim_scenario *sc, const char *text, char *err, size_
 {
 	struct sim_level lv[SIM_MAX_LEVELS];
 	const char *p = text, *end;
+	unsigned grow = 0;
+	bool g;
 	int n = 0;
 
 	for (;; p = end + 1) {
@@ -152,18 +161,23 @@ int sim_levels_parse(struct sim_scenario *sc, const char *text, char *err, size_
 			snprintf(err, errlen, "state_levels: more than %d levels", SIM_MAX_LEVELS);
 			return -1;
 		}
-		if (parse_level(p, (size_t)(end - p), &lv[n]) != 0) {
-			snprintf(err, errlen, "state_levels: bad level '%.*s' (MB:PERIOD, MB from 0 "
-				 "to 1e7, PERIOD a whole number from 1 to 1000000: 1000:12,20:3)",
-				 (int)(end - p > 40 ? 40 : end - p), p);
+		if (parse_level(p, (size_t)(end - p), &lv[n], &g) != 0) {
+			snprintf(err, errlen, "state_levels: bad level '%.*s' (MB[+]:PERIOD, MB from 0 "
+				 "to 1e7, + if it grows, PERIOD a whole number from 1 to 1000000: "
+				 "1000:12,20+:3)", (int)(end - p > 40 ? 40 : end - p), p);
 			return -1;
 		}
-		n++;
+		if (n == 0 && g) {
+			snprintf(err, errlen, "%s", first_grows);
+			return -1;
+		}
+		grow |= (unsigned)g << n++;
 		if (!*end)
 			break;
 	}
 	memcpy(sc->levels, lv, sizeof(lv[0]) * (size_t)n);
 	sc->nlevels = n;
+	sc->levels_grow = grow;
 	return 0;
 }
 
@@ -202,6 +216,23 @@ bool sim_scenario_levels_nest(const struct sim_scenario *sc, char *err, size_t e
 	snprintf(err, errlen, "state_levels: the periods %s do not nest (each must divide every "
 		 "larger one; level %zu's does not)", list, bad + 1);
 	return false;
+}
+
+double sim_level_mb_at(const struct sim_scenario *sc, const struct seq_view *v, int i, int k)
+{
+	const struct sim_level *l = &sc->levels[i];
+	int base;
+	double mb;
+
+	if (!(sc->levels_grow & (1u << i)) || i == 0 || k < 1)
+		return l->mb;
+	/* the latest version of level i - 1 at or before k (k's own when it uploads it) */
+	base = seq_policy_state_mask(v, k) & (1u << (i - 1)) ? k
+	       : seq_policy_state_source(v, (size_t)(i - 1), k);
+	mb = l->mb * (k - base);
+	if (mb > sc->levels[i - 1].mb)
+		mb = sc->levels[i - 1].mb;
+	return mb > l->mb ? mb : l->mb;
 }
 
 double sim_scenario_state_mb(const struct sim_scenario *sc)
@@ -456,6 +487,10 @@ static int levels_check(const struct sim_scenario *sc, char *err, size_t errlen)
 		return -1;
 	}
 	for (i = 0; i < sc->nlevels; i++) {
+		if (i == 0 && (sc->levels_grow & 1u)) {
+			snprintf(err, errlen, "%s", first_grows);
+			return -1;
+		}
 		if (!(sc->levels[i].mb >= 0 && sc->levels[i].mb <= 1e7) ||
 		    sc->levels[i].every < 0 || sc->levels[i].every > 1000000) {
 			snprintf(err, errlen, "state_levels: level %d, %.6g MB every %ld, is out of "
@@ -536,7 +571,8 @@ static void write_levels(FILE *fp, const char *name, const struct sim_scenario *
 	if (sc->nlevels)
 		fputs(name, fp);
 	for (i = 0; i < sc->nlevels; i++) {
-		fprintf(fp, "%s%.17g", i ? "," : " ", sc->levels[i].mb);
+		fprintf(fp, "%s%.17g%s", i ? "," : " ", sc->levels[i].mb,
+			sc->levels_grow & (1u << i) ? "+" : "");
 		if (sc->levels[i].every > 0)
 			fprintf(fp, ":%ld", sc->levels[i].every);
 	}

@@ -17,9 +17,7 @@ static int giant_setup(struct sim *s, char *why, size_t whylen)
 
 		j.comp = (int32_t)c;
 		j.cpu = sc->length_days * 86400.0;
-		j.down = sim_scenario_state_mb(sc) * 1e6;
-		j.up_state = sim_scenario_state_mb(sc) * 1e6;
-		j.state_levels = (uint8_t)((1u << sc->nlevels) - 1);
+		sim_job_whole_state(&j, sc);
 		j.up_answer = sc->answer_mb * 1e6;
 		j.frees = j.down;
 		j.deadline = sc->component_deadline_days * 86400.0;

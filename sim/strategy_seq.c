@@ -53,6 +53,7 @@ struct member {
 	bool fresh;                     /* its next segment is the first on its host */
 	double unsaved;                 /* CPU of accepted segments after the last restart point */
 	unsigned saved;                 /* bit i: it uploaded state level i at least once */
+	double ver_b[SIM_MAX_LEVELS];   /* the size of its latest version of each level */
 	int64_t *fl;                    /* its instances in flight on the live branch, oldest first */
 	int nfl, capfl;
 	int32_t *failed;                /* hosts whose segment of it was invalid or too slow */
@@ -71,8 +72,8 @@ struct seq_sim {
 	int *left;                      /* per component: members not ended */
 	int *send;                      /* seq_policy_segments_to_send's out[] */
 	int nlev;                       /* state files: the scenario's levels, or one */
-	double level_b[SIM_MAX_LEVELS]; /* their sizes */
-	double state_b, answer_b, segment_s, length_s;  /* state_b: all levels */
+	double level_b[SIM_MAX_LEVELS]; /* their sizes (a growing level's initial one) */
+	double answer_b, segment_s, length_s;
 };
 
 static void heap_push(struct seq_sim *ss, int32_t id)
@@ -287,6 +288,25 @@ static void assign(struct sim *s, struct seq_sim *ss, int32_t hi, int32_t slot)
 	}
 }
 
+/* the bytes of level l's version uploaded by segment k of m (0: the initial one) */
+static double level_bytes(const struct sim *s, const struct seq_sim *ss, const struct member *m,
+			  int l, int k)
+{
+	return s->sc->nlevels ? sim_level_mb_at(s->sc, &m->v, l, k) * 1e6 : ss->level_b[0];
+}
+
+/* what a host taking m before segment k downloads: each level's version a restart reads */
+static double state_down(const struct sim *s, const struct seq_sim *ss, const struct member *m,
+			 int k)
+{
+	double b = 0;
+	int l;
+
+	for (l = 0; l < ss->nlev; l++)
+		b += level_bytes(s, ss, m, l, seq_policy_state_source(&m->v, (size_t)l, k - 1));
+	return b;
+}
+
 /* top_up: the host's segments of m up to the high-water mark */
 static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 {
@@ -305,10 +325,11 @@ static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 		j.seg = k;
 		j.branch = m->v.branch;
 		j.cpu = ss->length_s - done < ss->segment_s ? ss->length_s - done : ss->segment_s;
-		j.down = m->fresh ? ss->state_b : 0;
-		for (l = 0; l < ss->nlev; l++)
-			j.up_state += mask & (1u << l) ? ss->level_b[l] : 0;
-		j.state_levels = s->sc->nlevels ? (uint8_t)mask : 0;
+		j.down = m->fresh ? state_down(s, ss, m, k) : 0;
+		for (l = 0; l < ss->nlev; l++) {
+			j.up_level[l] = mask & (1u << l) ? level_bytes(s, ss, m, l, k) : 0;
+			j.up_state += j.up_level[l];
+		}
 		j.up_answer = up & SEQ_UPLOAD_ANSWER ? ss->answer_b : 0;
 		j.deadline = s->sc->segment_deadline_days * DAY;
 		if (m->nfl == m->capfl) {
@@ -351,8 +372,9 @@ static void state_saved(struct sim *s, struct seq_sim *ss, struct member *m, int
 		if (!(mask & (1u << l)))
 			continue;
 		if ((m->saved & (1u << l)) || --ss->reading_initial[m->comp * ss->nlev + l] == 0)
-			sim_storage_add(s, -ss->level_b[l]);
+			sim_storage_add(s, -m->ver_b[l]);
 		m->saved |= 1u << l;
+		m->ver_b[l] = level_bytes(s, ss, m, l, k);
 	}
 	m->v.last_state_seqno = k;
 	m->unsaved = 0;
@@ -486,7 +508,6 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 	ss->nlev = sc->nlevels ? sc->nlevels : 1;
 	for (i = 0; i < ss->nlev; i++)
 		ss->level_b[i] = (sc->nlevels ? sc->levels[i].mb : sc->state_mb) * 1e6;
-	ss->state_b = sim_scenario_state_mb(sc) * 1e6;
 	ss->answer_b = sc->answer_mb * 1e6;
 	ss->segment_s = sc->segment_days * DAY;
 	ss->length_s = sc->length_days * DAY;
@@ -507,6 +528,7 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 		m->comp = (int32_t)(i / r);
 		m->host = -1;
 		m->fresh = true;
+		memcpy(m->ver_b, ss->level_b, sizeof(m->ver_b));
 		m->v = (struct seq_view){
 			.groupid = r > 1 ? m->comp + 1 : 0,
 			.active = true,

@@ -49,9 +49,12 @@ static const struct param options[] = {
 	{ "seed", PARAM_INT, offsetof(struct options, seed), "-1", PARAM_BOUNDED, -1, 9e18, "N",
 	  "the seed, over the scenario's (-1: the scenario's)" },
 	{ "state_levels", PARAM_STR, offsetof(struct options, state_levels), NULL, 0, 0, 0,
-	  "MB:P,...", "state levels, over the scenario's: a state file of MB megabytes uploaded "
-	  "every P-th segment a level, the periods nested (1000:12,20:3: a full state of 1 GB "
-	  "every 12th, an increment of 20 MB every 3rd); a restart reads the finest level" },
+	  "MB:P,...", "state levels, over the scenario's: a state file of MB megabytes "
+	  "uploaded every P-th segment a level, the periods nested (1000:12,20:3: a full state "
+	  "of 1 GB every 12th, an increment of 20 MB every 3rd); a restart reads the finest "
+	  "level. MB+ (not the first): an increment that grows, MB a segment since the level "
+	  "before it last uploaded, at most that level's MB (1000:12,20+:3: 60, 120, 180 MB, "
+	  "then 20 with the full state)" },
 	{ "print_scenario", PARAM_BOOL, offsetof(struct options, print_scenario), "0", 0, 0, 0, NULL,
 	  "print the scenario with every default filled in, and stop" },
 	{ "waste_within", PARAM_DOUBLE, offsetof(struct options, waste_within), "100", PARAM_BOUNDED,
