@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios, state levels'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios, state levels, a growing level'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -445,6 +445,47 @@ test_expect_success 'state levels: --plot labels the seq points with their perio
 	grep ":(strcol(19)) with labels" lplot/tradeoff.gp &&
 	cut -d, -f19 lplot/runs.csv | tail -n +2 >lplot.per && printf "2/2\n4/2\n" >lplot.exp &&
 	test_cmp lplot.exp lplot.per
+'
+
+# ---- a growing level (MB+): MB a segment since the level before it last uploaded
+
+test_expect_success 'a growing level, no churn: bytes are the sizes by hand, x the periods' '
+	{ cat "$data/no-churn.txt" && printf "length_days 24\nhorizon_days 400\n"; } >g24.txt &&
+	"$sim" --strategy seq --state_levels 1000:12,20+:3 --csv g.csv g24.txt >g.out &&
+	grep "state levels 1000 MB every 12, 20 MB a segment every 3," g.out &&
+	# 10 sequences: the full at 12 and 24; the increment 60, 120, 180 at 3, 6, 9, 20 at 12, twice
+	test "$(col g.csv seq 1,7,1 20)" = $((10 * 2 * 1000 * 1000000)) &&
+	test "$(col g.csv seq 1,7,1 21)" = $((10 * 2 * (60 + 120 + 180 + 20) * 1000000)) &&
+	test "$(col g.csv seq 1,7,1 7)" = $((10 * (2000 + 760) * 1000000)) &&
+	test "$(col g.csv seq 1,7,1 11)" = 0.000000 &&
+	# fixed, the same increment is 8 x 20 MB
+	"$sim" --strategy seq --state_levels 1000:12,20:3 --csv f.csv g24.txt >f.out &&
+	test "$(col f.csv seq 1,7,1 21)" = $((10 * 8 * 20 * 1000000)) &&
+	# at most the level before it: 60, 100, 100, 20
+	"$sim" --strategy seq --state_levels 100:12,20+:3 --csv c.csv g24.txt >c.out &&
+	test "$(col c.csv seq 1,7,1 21)" = $((10 * 2 * (60 + 100 + 100 + 20) * 1000000))
+'
+
+test_expect_success 'advise with a growing level proposes only nested periods' '
+	"$sim" advise --state_levels 10:12,1+:3 --grid segment=1d --csv lga.csv \
+		"$data/no-churn.txt" >lga.out &&
+	grep "^wseq_sim advise: .* 30 runs of seq, .*; state levels 10 MB, 1 MB a segment$" lga.out &&
+	test $(wc -l <lga.csv) = 31 && nested lga.csv 19 &&
+	sed -n "s/^advice: .*, periods \([0-9/]*\): uploads.*/x,\1/p" lga.out >gpick &&
+	test $(wc -l <gpick) = 1 && nested gpick 2 &&
+	# 5 segments at 12/3: the increment at 3 is 3 MB, at 5 (the last, with the full) 1
+	test "$(awk -F, "\$19 == \"12/3\" { print \$21 }" lga.csv)" = $((10 * (3 + 1) * 1000000))
+'
+
+test_expect_success 'a growing level: what does not parse is refused, naming the line' '
+	printf "hosts 10\nstate_levels 20+:3,1000:12\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:2: state_levels: the first level cannot grow (+)" err &&
+	printf "state_levels 1000:12,20++:3\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: state_levels: bad level .20++:3. (MB\[+\]:PERIOD" err &&
+	! "$sim" --state_levels 1+:2 "$data/no-churn.txt" 2>err &&
+	grep "the first level cannot grow" err &&
+	"$sim" --print_scenario --state_levels 10:12,1+:3 "$data/no-churn.txt" >gp &&
+	grep "^state_levels 10:12,1+:3$" gp && "$sim" --print_scenario gp | cmp - gp
 '
 
 test_done
