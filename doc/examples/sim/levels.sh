@@ -6,19 +6,23 @@
 # 20 MB increment every D-th -- over several seeds. For each two-level
 # choice: its bytes uploaded and CPU wasted (means over the seeds), and the
 # CPU one level wastes at the same bytes (interpolated between the two M
-# whose bytes bracket them).
-#   doc/examples/sim/levels.sh [WSEQ_SIM] [SEEDS]   (default: wseq_sim, "1 2 3 4 5")
+# whose bytes bracket them). INCREMENT is the increment's level: 20, a
+# fixed 20 MB, or 20+, 20 MB a segment since the last full state (at most
+# the full state's 1 GB).
+#   doc/examples/sim/levels.sh [WSEQ_SIM] [SEEDS] [INCREMENT]
+#   (default: wseq_sim, "1 2 3 4 5", 20)
 set -e
 sim=${1:-wseq_sim}
 seeds=${2:-1 2 3 4 5}
+incr=${3:-20}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 sc=$top/doc/examples/sim/climate.txt
-out=${TMPDIR:-/tmp}/wseq-sim-levels
+out=${TMPDIR:-/tmp}/wseq-sim-levels-$incr
 mkdir -p "$out"
 for s in $seeds; do
 	"$sim" --strategy seq --seed "$s" --grid M=1,2,3,4,5,6,8,10,12,15,20,30,60 \
 		--csv "$out/one-$s.csv" "$sc" >/dev/null
-	"$sim" --strategy seq --seed "$s" --state_levels 1000:12,20:3 \
+	"$sim" --strategy seq --seed "$s" --state_levels "1000:12,$incr:3" \
 		--grid L1=6,12,20,30,60 --grid L2=1,2,3,4,5,6,10 \
 		--csv "$out/two-$s.csv" "$sc" >/dev/null
 done
