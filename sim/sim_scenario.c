@@ -116,10 +116,10 @@ double sim_dist_mean(const struct sim_dist *d)
 	return 0;
 }
 
-/* one level, "MB[:PERIOD]", len bytes */
 static const char first_grows[] = "state_levels: the first level cannot grow (+): a growing "
 				  "level is an increment over the level before it";
 
+/* one level, "MB[+][:PERIOD]", len bytes; *grows: it has the + */
 static int parse_level(const char *text, size_t len, struct sim_level *l, bool *grows)
 {
 	char buf[48], *colon;

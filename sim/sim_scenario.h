@@ -123,9 +123,10 @@ bool sim_host_has_gpu(const struct sim_scenario *sc, long i);
 /* Segments in one component: ceil(length / segment), at least 1. */
 long sim_scenario_segments(const struct sim_scenario *sc);
 /*
- * Parse a `state_levels` value, "MB[+][:PERIOD],..." (a period 0 or left out:
- * the sequence's M; + a growing level, not the first), into sc's levels. 0, or -1 with why in err. Whether
- * the periods nest is sim_scenario_levels_nest's to say.
+ * Parse a `state_levels` value, "MB[+][:PERIOD],..." (a period 0 or left
+ * out: the sequence's M; + a growing level, not the first), into sc's
+ * levels. 0, or -1 with why in err. Whether the periods nest is
+ * sim_scenario_levels_nest's to say.
  */
 int sim_levels_parse(struct sim_scenario *sc, const char *text, char *err, size_t errlen);
 /*

@@ -21,8 +21,10 @@
  *   the next ones read the state the one before leaves on the host.
  * - Segment k uploads what seq_policy_uploads says (answer every N, state
  *   every M, both at the last); with state levels, the levels
- *   seq_policy_state_mask names (level i every its period), and a segment
- *   uploading the finest level is a restart point.
+ *   seq_policy_state_mask names (level i every its period), each at the
+ *   size sim_level_mb_at gives (a growing level's grows with the segments
+ *   since the level before it), and a segment uploading the finest level
+ *   is a restart point.
  * - A reported, late (seq_policy_segment_late) or outvoted segment goes
  *   through seq_policy_after_segment: go on, end, or relocate. A relocation
  *   restarts where seq_policy_restart_from says (after the last uploaded
