@@ -477,7 +477,8 @@ test_expect_success 'advise with a growing level proposes only nested periods' '
 	test "$(awk -F, "\$19 == \"12/3\" { print \$21 }" lga.csv)" = $((10 * (3 + 1) * 1000000))
 '
 
-test_expect_success 'a growing level: what does not parse is refused, naming the line' '
+test_expect_success 'a growing level: --help says it, what does not parse is refused with the line' '
+	"$sim" --help | grep "MB+ (not the first): an increment that grows" &&
 	printf "hosts 10\nstate_levels 20+:3,1000:12\n" >bad.txt && ! "$sim" bad.txt 2>err &&
 	grep "bad.txt:2: state_levels: the first level cannot grow (+)" err &&
 	printf "state_levels 1000:12,20++:3\n" >bad.txt && ! "$sim" bad.txt 2>err &&
