@@ -51,6 +51,7 @@ struct sim_job {
 	double cpu;               /* reference-CPU seconds */
 	double down;              /* bytes the host downloads (the input state) */
 	double up_state, up_answer;
+	double up_level[SIM_MAX_LEVELS];  /* with state levels: bytes of each (up_state their sum) */
 	double frees;             /* bytes deleted from the server when the job is accepted */
 	double deadline;          /* seconds after sending */
 	int need;                 /* good results that accept it */
@@ -76,6 +77,7 @@ struct sim_comp {
 
 struct sim_stats {
 	double bytes_up, bytes_down;
+	double bytes_up_level[SIM_MAX_LEVELS];  /* of bytes_up, each state level's (with levels) */
 	double storage, storage_peak;
 	double cpu_used, cpu_wasted;   /* reference-CPU seconds */
 	long restarts;                 /* results the server gave up on at their deadline */
@@ -165,6 +167,8 @@ void sim_abort(struct sim *s, int64_t i);
  * and cpu reference-CPU seconds of it, accepted already, are thrown away.
  */
 void sim_relocated(struct sim *s, double cpu);
+/* For strategies: j reads and uploads the whole state, every level at its MB. */
+void sim_job_whole_state(struct sim_job *j, const struct sim_scenario *sc);
 /* For strategies: bytes stored on the server (negative: deleted). */
 void sim_storage_add(struct sim *s, double bytes);
 /* For strategies: component c is finished now. */

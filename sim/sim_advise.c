@@ -55,9 +55,13 @@ void sim_advise(const struct sim_row *rows, size_t n, double waste_within_pct,
 static void row_line(FILE *fp, const struct sim_row *r, const char *mark)
 {
 	const struct sim_stats *t = &r->stats;
+	char per[SIM_MAX_LEVELS * 12];
 
-	fprintf(fp, "%6ld %6ld %8.4g %8ld %8ld %10.2f %10.2f %12.3f %12.2f %7ld  %s\n",
-		r->answer_every, r->state_every, r->segment_days, t->finished, t->unfinished,
+	fprintf(fp, "%6ld %6ld %8.4g ", r->answer_every, r->state_every, r->segment_days);
+	if (r->nlevels)
+		fprintf(fp, "%-10s ", sim_row_periods(r, per, sizeof(per)));
+	fprintf(fp, "%8ld %8ld %10.2f %10.2f %12.3f %12.2f %7ld  %s\n",
+		t->finished, t->unfinished,
 		t->median_days, t->p90_days, t->bytes_up / 1e9, t->cpu_wasted / DAY, t->relocations,
 		mark);
 }
@@ -68,15 +72,21 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 		       const struct sim_row *ref)
 {
 	const struct sim_row *p = a->pick >= 0 ? &rows[a->pick] : NULL;
+	char per[SIM_MAX_LEVELS * 12];
 	size_t i;
 
 	fprintf(fp, "wseq_sim advise: %ld hosts, %ld components of %.6g reference-CPU days, "
-		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64 "\n",
+		    "%zu runs of seq, horizon %.6g days, seed %" PRIu64,
 		sc->hosts, sc->sequences, sc->length_days, n, sc->horizon_days, sc->seed);
+	sim_report_levels(fp, sc, true);
+	fputc('\n', fp);
 	sim_report_gpus(fp, sc);
 	fputc('\n', fp);
-	fprintf(fp, "%6s %6s %8s %8s %8s %10s %10s %12s %12s %7s\n", "N", "M", "seg_d", "finished",
-		"never", "median_d", "p90_d", "up_GB", "cpu_waste_d", "reloc");
+	fprintf(fp, "%6s %6s %8s ", "N", "M", "seg_d");
+	if (sc->nlevels)
+		fprintf(fp, "%-10s ", "periods");
+	fprintf(fp, "%8s %8s %10s %10s %12s %12s %7s\n", "finished", "never", "median_d", "p90_d",
+		"up_GB", "cpu_waste_d", "reloc");
 	for (i = 0; i < n; i++) {
 		if (rows[i].unavailable)
 			continue;
@@ -99,9 +109,13 @@ void sim_advise_report(FILE *fp, const struct sim_scenario *sc, const struct sim
 			    "--finish_within)\n");
 		return;
 	}
-	fprintf(fp, "advice: N %ld, M %ld, segment %.6g days: uploads %.3f GB, wastes %.2f "
+	fprintf(fp, "advice: N %ld, M %ld, segment %.6g days", p->answer_every, p->state_every,
+		p->segment_days);
+	if (p->nlevels)
+		fprintf(fp, ", periods %s", sim_row_periods(p, per, sizeof(per)));
+	fprintf(fp, ": uploads %.3f GB, wastes %.2f "
 		    "reference-CPU days, median %.2f days, p90 %.2f days, %ld relocations\n",
-		p->answer_every, p->state_every, p->segment_days, p->stats.bytes_up / 1e9,
+		p->stats.bytes_up / 1e9,
 		p->stats.cpu_wasted / DAY, p->stats.median_days, p->stats.p90_days,
 		p->stats.relocations);
 	if (!ref || ref->unavailable)
@@ -125,6 +139,58 @@ static bool has_axis(const struct sim_grid *w, enum sim_grid_param p)
 	return false;
 }
 
+/*
+ * The axes advise sweeps when w has none: the segment length, and M or --
+ * with state levels -- each level's period (its own among them).
+ */
+static int default_axes(const struct sim_scenario *sc, struct sim_grid *w, char *err,
+			size_t errlen)
+{
+	char axis[64];
+	int i;
+
+	if (!has_axis(w, SIM_GRID_SEGMENT) && sim_grid_add(w, SIM_ADVISE_SEGMENT, err, errlen) != 0)
+		return -1;
+	if (sc->nlevels == 0)
+		return has_axis(w, SIM_GRID_M) ? 0 : sim_grid_add(w, SIM_ADVISE_M, err, errlen);
+	for (i = 0; i < sc->nlevels; i++) {
+		if (has_axis(w, (enum sim_grid_param)(SIM_GRID_L1 + i)))
+			continue;
+		snprintf(axis, sizeof(axis), "L%d=%s", i + 1, SIM_ADVISE_PERIODS);
+		if (sim_grid_add(w, axis, err, errlen) != 0 ||
+		    sim_grid_include(w, (enum sim_grid_param)(SIM_GRID_L1 + i),
+				     (double)sim_level_period(sc, i), err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* seq over every run of w whose levels nest, into rows (*n of them). 0, or -1 (logged) */
+static int run_grid(const struct sim_scenario *sc, const struct sim_grid *w,
+		    struct sim_row *rows, size_t *n)
+{
+	size_t runs = sim_grid_runs(w), i;
+	char err[256];
+
+	*n = 0;
+	for (i = 0; i < runs; i++) {
+		struct sim_scenario one = *sc;
+		struct sim_row *r = &rows[*n];
+		int applied = sim_grid_apply(w, i, &one, err, sizeof(err));
+
+		if (applied < 0)
+			return log_error("%s", err);
+		if (applied > 0)
+			continue;
+		r->strategy = sim_strategy_seq.name;
+		if (sim_run(&one, &sim_strategy_seq, &r->stats, err, sizeof(err)) != 0)
+			return log_error("seq: %s", err);
+		sim_row_params(r, &one);
+		(*n)++;
+	}
+	return 0;
+}
+
 int sim_advise_run(const struct sim_scenario *sc, struct sim_grid *w, double waste_within_pct,
 		   double finish_within_pct, FILE *fp, struct sim_row **rowsp, size_t *nrows,
 		   struct sim_advice *a)
@@ -132,32 +198,21 @@ int sim_advise_run(const struct sim_scenario *sc, struct sim_grid *w, double was
 	struct sim_row *rows, ref;
 	bool *eligible;
 	char err[256];
-	size_t runs, i;
-	int rc = 0;
+	size_t runs, n = 0;
+	int rc;
 
 	*rowsp = NULL;
 	*nrows = 0;
 	memset(a, 0, sizeof(*a));
 	a->pick = -1;
-	if ((!has_axis(w, SIM_GRID_M) && sim_grid_add(w, SIM_ADVISE_M, err, sizeof(err)) != 0) ||
-	    (!has_axis(w, SIM_GRID_SEGMENT) &&
-	     sim_grid_add(w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0))
+	if (default_axes(sc, w, err, sizeof(err)) != 0)
 		return log_error("%s", err);
 	runs = sim_grid_runs(w);
 	rows = xcalloc(runs, sizeof(*rows));
 	eligible = xcalloc(runs, sizeof(*eligible));
-	for (i = 0; i < runs && rc == 0; i++) {
-		struct sim_scenario one = *sc;
-
-		rows[i].strategy = sim_strategy_seq.name;
-		if (sim_grid_apply(w, i, &one, err, sizeof(err)) != 0)
-			rc = log_error("%s", err);
-		else if (sim_run(&one, &sim_strategy_seq, &rows[i].stats, err, sizeof(err)) != 0)
-			rc = log_error("seq: %s", err);
-		sim_row_params(&rows[i], &one);
-	}
+	rc = run_grid(sc, w, rows, &n);
 	if (rc == 0) {
-		sim_advise(rows, runs, waste_within_pct, finish_within_pct, a, eligible);
+		sim_advise(rows, n, waste_within_pct, finish_within_pct, a, eligible);
 		memset(&ref, 0, sizeof(ref));
 		if (a->pick >= 0) {
 			struct sim_scenario one = *sc;
@@ -169,7 +224,7 @@ int sim_advise_run(const struct sim_scenario *sc, struct sim_grid *w, double was
 			if (sim_run(&one, &sim_strategy_chunk, &ref.stats, err, sizeof(err)) != 0)
 				ref.unavailable = "not available";
 		}
-		sim_advise_report(fp, sc, rows, runs, eligible, a, waste_within_pct,
+		sim_advise_report(fp, sc, rows, n, eligible, a, waste_within_pct,
 				  finish_within_pct, a->pick >= 0 ? &ref : NULL);
 	}
 	free(eligible);
@@ -178,6 +233,6 @@ int sim_advise_run(const struct sim_scenario *sc, struct sim_grid *w, double was
 		return -1;
 	}
 	*rowsp = rows;
-	*nrows = runs;
+	*nrows = n;
 	return 0;
 }

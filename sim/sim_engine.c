@@ -43,6 +43,15 @@ static double period(struct sim_rng *r, const struct sim_dist *d, double unit)
 	return p >= 1 ? p : 1;
 }
 
+void sim_job_whole_state(struct sim_job *j, const struct sim_scenario *sc)
+{
+	int i;
+
+	j->down = j->up_state = sim_scenario_state_mb(sc) * MB;
+	for (i = 0; i < sc->nlevels; i++)
+		j->up_level[i] = sc->levels[i].mb * MB;
+}
+
 void sim_storage_add(struct sim *s, double bytes)
 {
 	s->stats.storage += bytes;
@@ -318,6 +327,15 @@ static void rpc(struct sim *s, struct sim_host *h, int32_t hi)
 		schedule_rpc(s, h, hi, s->sc->rpc_hours * HOUR);
 }
 
+/* bytes_up_level: each level the job uploads */
+static void count_levels(struct sim *s, const struct sim_job *j)
+{
+	int i;
+
+	for (i = 0; i < s->sc->nlevels; i++)
+		s->stats.bytes_up_level[i] += j->up_level[i];
+}
+
 /* the lane reports its head instance, uploaded */
 static void report(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_t hi)
 {
@@ -329,6 +347,7 @@ static void report(struct sim *s, struct sim_host *h, struct sim_lane *l, int32_
 
 	host_pop(s, h, l, hi);
 	s->stats.bytes_up += out;
+	count_levels(s, j);
 	s->stats.cpu_used += j->cpu;
 	if (!in->live || j->done) {  /* the server gave up on it already */
 		s->stats.cpu_wasted += j->cpu;
@@ -593,7 +612,7 @@ static int run(const struct sim_scenario *sc, const struct sim_strategy *st,
 	lanes_create(&s);      /* before the strategy: a sequence's slots are on lanes */
 	rc = st->setup(&s, why, whylen);
 	if (rc == 0) {
-		sim_storage_add(&s, sc->sequences * sc->state_mb * MB);  /* the initial states */
+		sim_storage_add(&s, sc->sequences * sim_scenario_state_mb(sc) * MB);  /* the initial states */
 		hosts_create(&s);
 		if (hook)
 			hook(&s, arg);

@@ -10,7 +10,12 @@ static const struct {
 	{ "N", "answer_every", SIM_GRID_N },
 	{ "M", "state_every", SIM_GRID_M },
 	{ "segment", "segment_days", SIM_GRID_SEGMENT },
+	{ "L1", "level1", SIM_GRID_L1 }, { "L2", "level2", SIM_GRID_L1 + 1 },
+	{ "L3", "level3", SIM_GRID_L1 + 2 }, { "L4", "level4", SIM_GRID_L1 + 3 },
+	{ "L5", "level5", SIM_GRID_L1 + 4 }, { "L6", "level6", SIM_GRID_L1 + 5 },
+	{ "L7", "level7", SIM_GRID_L1 + 6 }, { "L8", "level8", SIM_GRID_L1 + 7 },
 };
+_Static_assert(ARRAY_SIZE(names) == SIM_GRID_NPARAMS, "a name a parameter, in its order");
 
 static bool is(const char *word, size_t len, const char *name)
 {
@@ -34,7 +39,7 @@ static int value(enum sim_grid_param p, const char *text, size_t len, double *ou
 	memcpy(buf, text, len);
 	buf[len] = '\0';
 	if (p != SIM_GRID_SEGMENT) {
-		/* the bounds of answer_every and state_every in a scenario */
+		/* the bounds of answer_every, state_every and a level's period in a scenario */
 		if (parse_long(buf, &l) != 0 || l < 1 || l > 1000000)
 			return -1;
 		*out = (double)l;
@@ -61,8 +66,8 @@ int sim_grid_add(struct sim_grid *w, const char *arg, char *err, size_t errlen)
 		if (is(arg, (size_t)(eq - arg), names[i].name) || is(arg, (size_t)(eq - arg), names[i].alias))
 			break;
 	if (!eq || i == ARRAY_SIZE(names)) {
-		snprintf(err, errlen, "--grid '%.40s': expected N=..., M=... or segment=... "
-			 "(values separated by commas)", arg);
+		snprintf(err, errlen, "--grid '%.40s': expected N=..., M=..., segment=... or "
+			 "L1=... (a state level's period; values separated by commas)", arg);
 		return -1;
 	}
 	for (k = 0; k < w->naxes; k++)
@@ -160,6 +165,7 @@ int sim_grid_apply(const struct sim_grid *w, size_t i, struct sim_scenario *sc, 
 {
 	size_t k;
 	const char *why;
+	char nest[160];
 
 	for (k = w->naxes; k-- > 0;) {
 		const struct sim_grid_axis *a = &w->axis[k];
@@ -170,9 +176,18 @@ int sim_grid_apply(const struct sim_grid *w, size_t i, struct sim_scenario *sc, 
 		case SIM_GRID_N: sc->answer_every = (long)v; break;
 		case SIM_GRID_M: sc->state_every = (long)v; break;
 		case SIM_GRID_SEGMENT: sc->segment_days = v; break;
-		case SIM_GRID_NPARAMS: break;
+		default:
+			if ((int)a->param - SIM_GRID_L1 >= sc->nlevels) {
+				snprintf(err, errlen, "--grid %s: the scenario has %d state levels",
+					 names[a->param].name, sc->nlevels);
+				return -1;
+			}
+			sc->levels[a->param - SIM_GRID_L1].every = (long)v;
+			break;
 		}
 	}
+	if (!sim_scenario_levels_nest(sc, nest, sizeof(nest)))
+		return 1;
 	why = sim_scenario_limits(sc);
 	if (why) {
 		snprintf(err, errlen, "--grid: segment %.6g days: %s", sc->segment_days, why);

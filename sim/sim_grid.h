@@ -1,7 +1,8 @@
 /*
  * wseq_sim --grid: runs over every combination of values of N
- * (answer_every), M (state_every) and the segment length, each given as
- * NAME=V1,V2,... on the command line (doc/wseq_sim.md). The parser is its
+ * (answer_every), M (state_every), the segment length and the period of
+ * each state level (L1, L2, ...), each given as NAME=V1,V2,... on the
+ * command line (doc/wseq_sim.md). The parser is its
  * own file so it can be unit-tested and fuzzed (test/fuzz/fuzz_sim_grid.c).
  */
 #ifndef WSEQ_SIM_GRID_H
@@ -12,12 +13,14 @@
 #define SIM_GRID_MAX_VALUES 100
 #define SIM_GRID_MAX_RUNS 10000
 
-enum sim_grid_param { SIM_GRID_N, SIM_GRID_M, SIM_GRID_SEGMENT, SIM_GRID_NPARAMS };
+/* SIM_GRID_L1 + i: the period of state level i+1 */
+enum sim_grid_param { SIM_GRID_N, SIM_GRID_M, SIM_GRID_SEGMENT, SIM_GRID_L1,
+		      SIM_GRID_NPARAMS = SIM_GRID_L1 + SIM_MAX_LEVELS };
 
 struct sim_grid_axis {
 	enum sim_grid_param param;
 	size_t n;
-	double v[SIM_GRID_MAX_VALUES];  /* N and M: whole numbers; segment: days */
+	double v[SIM_GRID_MAX_VALUES];  /* N, M and periods: whole numbers; segment: days */
 };
 
 struct sim_grid {
@@ -28,7 +31,8 @@ struct sim_grid {
 void sim_grid_init(struct sim_grid *w);
 /*
  * Add one axis from "NAME=V1,V2,...": NAME is N (or answer_every), M (or
- * state_every), segment (or segment_days); a segment length is a number of
+ * state_every), segment (or segment_days), L1 .. L8 (or level1 ..: the
+ * period of that state level); a segment length is a number of
  * days, or of hours with the suffix h (6h), days with d (1.5d). 0, or -1
  * with why in err (a parameter twice, a bad value, too many runs).
  */
@@ -45,7 +49,9 @@ int sim_grid_include(struct sim_grid *w, enum sim_grid_param p, double v, char *
 size_t sim_grid_runs(const struct sim_grid *w);
 /*
  * Set sc's values for run i (0 .. runs-1; the first axis given varies
- * slowest). 0, or -1 with why in err (the scenario's limits on segments).
+ * slowest). 0; 1 if the state levels' periods do not nest (a run to leave
+ * out: the server refuses such a template); or -1 with why in err (the
+ * scenario's limits on segments, a level the scenario does not have).
  */
 int sim_grid_apply(const struct sim_grid *w, size_t i, struct sim_scenario *sc, char *err,
 		    size_t errlen);

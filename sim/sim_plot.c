@@ -24,6 +24,7 @@ extern char **environ;
 #define COL_N 16
 #define COL_M 17
 #define COL_SEG 18
+#define COL_PERIODS 19          /* with state levels: "12/3" */
 
 /* Dark2 (colorbrewer): told apart in colour and in grey */
 static const char *const colours[] = { "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e",
@@ -104,7 +105,7 @@ static void header(FILE *fp, const char *what, const char *png, const char *data
 		    "set title \"%s\\n%ld hosts, %ld components x %.6g CPU-days, "
 		    "state %.6g MB, horizon %.6g d, seed %" PRIu64 "\"\n",
 		what, data, (int)(strlen(png) - 4), png, png, what, sc->hosts, sc->sequences,
-		sc->length_days, sc->state_mb, sc->horizon_days, sc->seed);
+		sc->length_days, sim_scenario_state_mb(sc), sc->horizon_days, sc->seed);
 }
 
 /* Log scale when every value is positive and they span a factor of 10 or more. */
@@ -141,8 +142,12 @@ static void write_tradeoff(FILE *fp, const struct sim_scenario *sc, const struct
 		    "set ylabel \"uploaded (GB, 10^9 bytes)\"\n");
 	axis_scale(fp, "x", xlo, xhi);
 	axis_scale(fp, "y", ylo, yhi);
-	fprintf(fp, "set key outside right top title \"seq: Mk beside a point,\\nthe state "
-		    "uploaded every k segments\"\n");
+	if (sc->nlevels)
+		fprintf(fp, "set key outside right top title \"seq: L1/L2/... beside a point,\\nthe "
+			    "state levels' periods (segments)\"\n");
+	else
+		fprintf(fp, "set key outside right top title \"seq: Mk beside a point,\\nthe state "
+			    "uploaded every k segments\"\n");
 	ns = series_of(rows, n, series);
 	for (i = 0; i < ns; i++) {
 		const struct sim_row *r = series[i].first;
@@ -173,8 +178,10 @@ static void write_tradeoff(FILE *fp, const struct sim_scenario *sc, const struct
 		if (seq) {
 			fprintf(fp, ", \\\n     \"runs.csv\" skip 1 using (");
 			filter(fp, r, false);
-			fprintf(fp, " ? $%d : NaN):($%d/1e9):(\"M\".strcol(%d)) with labels offset 1,0.5 "
-				    "left tc rgb \"%s\" notitle", COL_WASTED, COL_BYTES_UP, COL_M, colour);
+			/* labelled Mk, or with state levels their periods */
+			fprintf(fp, " ? $%d : NaN):($%d/1e9):(%sstrcol(%d)) with labels offset 1,0.5 "
+				    "left tc rgb \"%s\" notitle", COL_WASTED, COL_BYTES_UP,
+				    r->nlevels ? "" : "\"M\".", r->nlevels ? COL_PERIODS : COL_M, colour);
 		}
 		sep = ", \\\n     ";
 	}
@@ -209,7 +216,8 @@ static long *finish_lines(const struct sim_row *rows, size_t n, long components)
 static bool same_run(const struct sim_row *a, const struct sim_row *b)
 {
 	return a->answer_every == b->answer_every && a->state_every == b->state_every &&
-	       a->segment_days == b->segment_days;
+	       a->segment_days == b->segment_days &&
+	       !memcmp(a->periods, b->periods, sizeof(a->periods));
 }
 
 /*

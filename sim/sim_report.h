@@ -10,12 +10,14 @@ struct sim_row {
 	long answer_every;        /* N, M and the segment length of the run */
 	long state_every;
 	double segment_days;
+	int nlevels;              /* the scenario's state levels (0: none) */
+	long periods[SIM_MAX_LEVELS];  /* each level's period in the run (sim_level_period) */
 	struct sim_stats stats;
 	bool repeat;              /* the same run as an earlier row (nothing it uses changed) */
 	const double *finish;     /* each component's days to finish (-1: never), or NULL */
 };
 
-/* The row's N, M and segment length from sc. */
+/* The row's N, M, segment length and state levels' periods from sc. */
 void sim_row_params(struct sim_row *r, const struct sim_scenario *sc);
 /* grid: a grid's rows, with N, M and the segment length in columns of their own. */
 /*
@@ -23,6 +25,10 @@ void sim_row_params(struct sim_row *r, const struct sim_scenario *sc);
  * under a table's heading; nothing for a CPU-only scenario.
  */
 void sim_report_gpus(FILE *fp, const struct sim_scenario *sc);
+/* "; state levels 1000 MB every 12, 20 MB every 3" (sizes only if grid); nothing without levels */
+void sim_report_levels(FILE *fp, const struct sim_scenario *sc, bool grid);
+/* The row's periods, "12/3" (empty without levels), into buf. */
+const char *sim_row_periods(const struct sim_row *r, char *buf, size_t len);
 void sim_report_table(FILE *fp, const struct sim_scenario *sc, const struct sim_row *rows, size_t n,
 		      bool grid);
 void sim_report_csv(FILE *fp, const struct sim_row *rows, size_t n);

@@ -5,10 +5,11 @@
  * parser, the writer and the doc's list agree.
  */
 #include "sim_scenario.h"
+#include "seq_policy.h"
 
 #include <math.h>
 
-enum kind { K_INT, K_DOUBLE, K_DIST, K_SEED, K_VERSIONS };
+enum kind { K_INT, K_DOUBLE, K_DIST, K_SEED, K_VERSIONS, K_LEVELS };
 
 struct key {
 	const char *name;
@@ -47,6 +48,8 @@ static const struct key keys[] = {
 	{ "high_water", K_INT, F(high_water), 1, 1000 },
 	{ "replicas", K_INT, F(replicas), 1, SIM_MAX_REPLICAS },
 	{ "horizon_days", K_DOUBLE, F(horizon_days), 1e-6, 1e5 },
+	/* a level's size: state_mb's bounds; its period: state_every's */
+	{ "state_levels", K_LEVELS, F(levels), 0, 1e7 },
 };
 #undef F
 
@@ -111,6 +114,137 @@ double sim_dist_mean(const struct sim_dist *d)
 	case SIM_DIST_NONE: break;
 	}
 	return 0;
+}
+
+static const char first_grows[] = "state_levels: the first level cannot grow (+): a growing "
+				  "level is an increment over the level before it";
+
+/* one level, "MB[+][:PERIOD]", len bytes; *grows: it has the + */
+static int parse_level(const char *text, size_t len, struct sim_level *l, bool *grows)
+{
+	char buf[48], *colon;
+	long every = 0;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	colon = strchr(buf, ':');
+	if (colon) {
+		*colon = '\0';
+		if (parse_long(colon + 1, &every) != 0 || every < 1 || every > 1000000)
+			return -1;
+	}
+	len = strlen(buf);
+	*grows = len > 0 && buf[len - 1] == '+';
+	if (*grows)
+		buf[len - 1] = '\0';
+	if (parse_double(buf, &l->mb) != 0 || !(l->mb >= 0 && l->mb <= 1e7))
+		return -1;
+	l->every = every;
+	return 0;
+}
+
+int sim_levels_parse(struct sim_scenario *sc, const char *text, char *err, size_t errlen)
+{
+	struct sim_level lv[SIM_MAX_LEVELS];
+	const char *p = text, *end;
+	unsigned grow = 0;
+	bool g;
+	int n = 0;
+
+	for (;; p = end + 1) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		if (n == SIM_MAX_LEVELS) {
+			snprintf(err, errlen, "state_levels: more than %d levels", SIM_MAX_LEVELS);
+			return -1;
+		}
+		if (parse_level(p, (size_t)(end - p), &lv[n], &g) != 0) {
+			snprintf(err, errlen, "state_levels: bad level '%.*s' (MB[+]:PERIOD, MB from 0 "
+				 "to 1e7, + if it grows, PERIOD a whole number from 1 to 1000000: "
+				 "1000:12,20+:3)", (int)(end - p > 40 ? 40 : end - p), p);
+			return -1;
+		}
+		if (n == 0 && g) {
+			snprintf(err, errlen, "%s", first_grows);
+			return -1;
+		}
+		grow |= (unsigned)g << n++;
+		if (!*end)
+			break;
+	}
+	memcpy(sc->levels, lv, sizeof(lv[0]) * (size_t)n);
+	sc->nlevels = n;
+	sc->levels_grow = grow;
+	return 0;
+}
+
+void sim_scenario_view_levels(const struct sim_scenario *sc, struct seq_view *v)
+{
+	int i;
+
+	v->state_upload_every = (int)sc->state_every;
+	v->nstate = (size_t)sc->nlevels;
+	for (i = 0; i < sc->nlevels; i++)
+		v->state_every[i] = (int)sc->levels[i].every;
+}
+
+long sim_level_period(const struct sim_scenario *sc, int i)
+{
+	struct seq_view v = { 0 };
+
+	sim_scenario_view_levels(sc, &v);
+	return seq_policy_state_period(&v, (size_t)i);
+}
+
+bool sim_scenario_levels_nest(const struct sim_scenario *sc, char *err, size_t errlen)
+{
+	char list[SIM_MAX_LEVELS * 12] = "";
+	int p[SIM_MAX_LEVELS] = { 0 };
+	size_t bad, len = 0;
+	int i;
+
+	for (i = 0; i < sc->nlevels && i < SIM_MAX_LEVELS; i++)
+		p[i] = (int)sim_level_period(sc, i);
+	if (seq_policy_levels_nest(p, (size_t)i, &bad))
+		return true;
+	while (i-- > 0)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "",
+					p[sc->nlevels - 1 - i]);
+	snprintf(err, errlen, "state_levels: the periods %s do not nest (each must divide every "
+		 "larger one; level %zu's does not)", list, bad + 1);
+	return false;
+}
+
+double sim_level_mb_at(const struct sim_scenario *sc, const struct seq_view *v, int i, int k)
+{
+	const struct sim_level *l = &sc->levels[i];
+	int base;
+	double mb;
+
+	if (!(sc->levels_grow & (1u << i)) || i == 0 || k < 1)
+		return l->mb;
+	/* the latest version of level i - 1 at or before k (k's own when it uploads it) */
+	base = seq_policy_state_mask(v, k) & (1u << (i - 1)) ? k
+	       : seq_policy_state_source(v, (size_t)(i - 1), k);
+	mb = l->mb * (k - base);
+	if (mb > sc->levels[i - 1].mb)
+		mb = sc->levels[i - 1].mb;
+	return mb > l->mb ? mb : l->mb;
+}
+
+double sim_scenario_state_mb(const struct sim_scenario *sc)
+{
+	double mb = 0;
+	int i;
+
+	if (sc->nlevels == 0)
+		return sc->state_mb;
+	for (i = 0; i < sc->nlevels; i++)
+		mb += sc->levels[i].mb;
+	return mb;
 }
 
 static int fail(char *err, size_t n, const char *name, long line, const char *what, const char *word)
@@ -207,8 +341,9 @@ static int parse_script(struct sim_scenario *sc, char **w, int nw, const char *n
 	return 0;
 }
 
+/* *levels_line: the line of the last state_levels, for an error found at the end */
 static int parse_line(struct sim_scenario *sc, char *s, const char *name, long line, char *err,
-		      size_t errlen)
+		      size_t errlen, long *levels_line)
 {
 	char *w[8];
 	int nw = 0;
@@ -255,6 +390,14 @@ static int parse_line(struct sim_scenario *sc, char *s, const char *name, long l
 	}
 	if (nw != 2)
 		return fail(err, errlen, name, line, "one value expected for", w[0]);
+	if (k->kind == K_LEVELS) {
+		char why[160];
+
+		if (sim_levels_parse(sc, w[1], why, sizeof(why)) != 0)
+			return fail(err, errlen, name, line, why, NULL);
+		*levels_line = line;
+		return 0;
+	}
 	if (k->kind == K_SEED) {
 		char *end;
 
@@ -284,8 +427,9 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, co
 		       char *err, size_t errlen)
 {
 	size_t start = 0, i;
-	long line = 0;
+	long line = 0, levels_line = 0;
 	int rc = 0;
+	char why[160];
 
 	if (memchr(text, '\0', len))
 		return fail(err, errlen, name, 0, "NUL byte in the file", NULL);
@@ -296,10 +440,13 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text, size_t len, co
 		for (i = start; i < len && text[i] != '\n'; i++)
 			;
 		s = xstrndup(text + start, i - start);
-		rc = parse_line(sc, s, name, line, err, errlen);
+		rc = parse_line(sc, s, name, line, err, errlen, &levels_line);
 		free(s);
 		start = i + 1;
 	}
+	/* M may come after the levels: their periods are checked once all is read */
+	if (rc == 0 && !sim_scenario_levels_nest(sc, why, sizeof(why)))
+		return fail(err, errlen, name, levels_line, why, NULL);
 	if (rc == 0 && sim_scenario_limits(sc))
 		return fail(err, errlen, name, line, sim_scenario_limits(sc), NULL);
 	return rc;
@@ -329,6 +476,32 @@ int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size
 	return rc;
 }
 
+/* a program's levels (create_sequence --advise's template): the parser's bounds, nested */
+static int levels_check(const struct sim_scenario *sc, char *err, size_t errlen)
+{
+	int i;
+
+	if (sc->nlevels < 0 || sc->nlevels > SIM_MAX_LEVELS) {
+		snprintf(err, errlen, "state_levels: %d levels, at most %d", sc->nlevels,
+			 SIM_MAX_LEVELS);
+		return -1;
+	}
+	for (i = 0; i < sc->nlevels; i++) {
+		if (i == 0 && (sc->levels_grow & 1u)) {
+			snprintf(err, errlen, "%s", first_grows);
+			return -1;
+		}
+		if (!(sc->levels[i].mb >= 0 && sc->levels[i].mb <= 1e7) ||
+		    sc->levels[i].every < 0 || sc->levels[i].every > 1000000) {
+			snprintf(err, errlen, "state_levels: level %d, %.6g MB every %ld, is out of "
+				 "its bounds (0 to 1e7 MB, every 1 to 1000000 segments)", i + 1,
+				 sc->levels[i].mb, sc->levels[i].every);
+			return -1;
+		}
+	}
+	return sim_scenario_levels_nest(sc, err, errlen) ? 0 : -1;
+}
+
 int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen)
 {
 	const char *why;
@@ -342,6 +515,8 @@ int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen)
 			v = (double)*(const long *)((const char *)sc + k->off);
 		else if (k->kind == K_DOUBLE)
 			v = *(const double *)((const char *)sc + k->off);
+		else if (k->kind == K_LEVELS && levels_check(sc, err, errlen) != 0)
+			return -1;
 		else
 			continue;
 		if (!(v >= k->min && v <= k->max)) {
@@ -388,6 +563,23 @@ static void write_versions(FILE *fp, const char *name, long v)
 	fputc('\n', fp);
 }
 
+/* only with levels: a scenario without them prints as it always did */
+static void write_levels(FILE *fp, const char *name, const struct sim_scenario *sc)
+{
+	int i;
+
+	if (sc->nlevels)
+		fputs(name, fp);
+	for (i = 0; i < sc->nlevels; i++) {
+		fprintf(fp, "%s%.17g%s", i ? "," : " ", sc->levels[i].mb,
+			sc->levels_grow & (1u << i) ? "+" : "");
+		if (sc->levels[i].every > 0)
+			fprintf(fp, ":%ld", sc->levels[i].every);
+	}
+	if (sc->nlevels)
+		fputc('\n', fp);
+}
+
 static void write_dist(FILE *fp, const char *name, const struct sim_dist *d)
 {
 	fprintf(fp, "%s %s", name, dist_names[d->kind]);
@@ -411,6 +603,7 @@ void sim_scenario_write(const struct sim_scenario *sc, FILE *fp)
 		case K_DOUBLE: fprintf(fp, "%s %.17g\n", keys[i].name, *(const double *)v); break;
 		case K_DIST: write_dist(fp, keys[i].name, v); break;
 		case K_VERSIONS: write_versions(fp, keys[i].name, *(const long *)v); break;
+		case K_LEVELS: write_levels(fp, keys[i].name, sc); break;
 		}
 	}
 	/* an ON is always followed by the OFF of its avail line */

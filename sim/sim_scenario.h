@@ -39,6 +39,21 @@ struct sim_script_ev {
 	double hours;                /* from the start */
 };
 
+/*
+ * State levels (`state_levels MB:PERIOD,...`, issue 30): a sequence's state
+ * is several files, file i of `mb` MB uploaded every `every`-th segment (0:
+ * every M-th, state_every); the periods must nest. Up to SIM_MAX_LEVELS, the
+ * server's SEQ_MAX_FILES. With none, the state is one file of state_mb MB
+ * uploaded every M-th segment, as before levels existed. A growing level
+ * (`MB+:PERIOD`, never the first) is an increment over the level before it
+ * in the list: its size is sim_level_mb_at's.
+ */
+#define SIM_MAX_LEVELS 8
+struct sim_level {
+	double mb;
+	long every;
+};
+
 struct sim_scenario {
 	uint64_t seed;
 	long hosts;                  /* H */
@@ -69,6 +84,9 @@ struct sim_scenario {
 	long high_water;
 	long replicas;
 	double horizon_days;
+	struct sim_level levels[SIM_MAX_LEVELS];
+	int nlevels;                 /* 0: one state of state_mb, every M */
+	unsigned levels_grow;        /* bit i: level i grows, MB a segment (`MB+`) */
 
 	/* the script, in the order of its lines: an avail line is an ON and an OFF */
 	struct sim_script_ev script[SIM_MAX_SCRIPT];
@@ -104,6 +122,32 @@ const char *sim_scenario_limits(const struct sim_scenario *sc);
 bool sim_host_has_gpu(const struct sim_scenario *sc, long i);
 /* Segments in one component: ceil(length / segment), at least 1. */
 long sim_scenario_segments(const struct sim_scenario *sc);
+/*
+ * Parse a `state_levels` value, "MB[+][:PERIOD],..." (a period 0 or left
+ * out: the sequence's M; + a growing level, not the first), into sc's
+ * levels. 0, or -1 with why in err. Whether the periods nest is
+ * sim_scenario_levels_nest's to say.
+ */
+int sim_levels_parse(struct sim_scenario *sc, const char *text, char *err, size_t errlen);
+/*
+ * Do sc's state levels nest (seq_policy_levels_nest over their periods)?
+ * If not, why (naming the periods) in err. True without levels.
+ */
+bool sim_scenario_levels_nest(const struct sim_scenario *sc, char *err, size_t errlen);
+/* sc's M and state levels into a sequence's view (seq_policy.h): nstate, state_every[]. */
+struct seq_view;
+void sim_scenario_view_levels(const struct sim_scenario *sc, struct seq_view *v);
+/* The period of level i as the server sees it (seq_policy_state_period): its own, or M. */
+long sim_level_period(const struct sim_scenario *sc, int i);
+/*
+ * The size (MB) of level i's version uploaded by segment k (0: the initial
+ * version) of a sequence v (its periods and length; sim_scenario_view_levels):
+ * its MB; for a growing level, MB times the segments since the latest
+ * version of level i - 1 at or before k, from MB to level i - 1's MB.
+ */
+double sim_level_mb_at(const struct sim_scenario *sc, const struct seq_view *v, int i, int k);
+/* The whole state a component carries, MB: the levels' sizes added up, or state_mb. */
+double sim_scenario_state_mb(const struct sim_scenario *sc);
 /* The mean of a distribution (0 for none). */
 double sim_dist_mean(const struct sim_dist *d);
 /* Write sc back as scenario text (parses to the same values). */

@@ -16,8 +16,7 @@ static void add_segment(struct sim *s, int32_t comp, int32_t k)
 	j.seg = k;
 	j.cpu = (sc->length_days - done < sc->segment_days ? sc->length_days - done : sc->segment_days) *
 		86400.0;
-	j.down = sc->state_mb * 1e6;
-	j.up_state = sc->state_mb * 1e6;
+	sim_job_whole_state(&j, sc);
 	j.up_answer = ((k + 1) % sc->answer_every == 0 || k + 1 == nseg) ? sc->answer_mb * 1e6 : 0;
 	j.frees = j.down;
 	j.deadline = sc->segment_deadline_days * 86400.0;

@@ -17,8 +17,7 @@ static int giant_setup(struct sim *s, char *why, size_t whylen)
 
 		j.comp = (int32_t)c;
 		j.cpu = sc->length_days * 86400.0;
-		j.down = sc->state_mb * 1e6;
-		j.up_state = sc->state_mb * 1e6;
+		sim_job_whole_state(&j, sc);
 		j.up_answer = sc->answer_mb * 1e6;
 		j.frees = j.down;
 		j.deadline = sc->component_deadline_days * 86400.0;

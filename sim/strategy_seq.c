@@ -20,15 +20,20 @@
  *   segment sent to a host downloads the sequence's last uploaded state;
  *   the next ones read the state the one before leaves on the host.
  * - Segment k uploads what seq_policy_uploads says (answer every N, state
- *   every M, both at the last).
+ *   every M, both at the last); with state levels, the levels
+ *   seq_policy_state_mask names (level i every its period), each at the
+ *   size sim_level_mb_at gives (a growing level's grows with the segments
+ *   since the level before it), and a segment uploading the finest level
+ *   is a restart point.
  * - A reported, late (seq_policy_segment_late) or outvoted segment goes
  *   through seq_policy_after_segment: go on, end, or relocate. A relocation
  *   restarts where seq_policy_restart_from says (after the last uploaded
- *   state) on a new branch; the old branch's segments in flight are aborted,
+ *   state, the latest restart point; each level's input is its version
+ *   seq_policy_state_source names) on a new branch; the old branch's segments in flight are aborted,
  *   and the CPU of its segments after that state is wasted.
- * - Storage: a member's state is deleted from the server once a newer one of
- *   it is there (a relocation only ever reads the last), the initial state
- *   once every member has uploaded one; answers stay.
+ * - Storage: a member's state (each level's) is deleted from the server
+ *   once a newer one of it is there (a relocation only ever reads the last),
+ *   the initial state once every member has uploaded one; answers stay.
  */
 #include "sim_strategy.h"
 #include "seq_policy.h"
@@ -36,6 +41,7 @@
 #include <math.h>
 
 #define DAY 86400.0
+_Static_assert(SIM_MAX_LEVELS <= SEQ_MAX_FILES, "a state level is one of a segment's state files");
 /* the scheduler's defaults: max_sequences_per_host, and assign_new's candidates */
 #define SEQS_PER_HOST 1
 #define CANDIDATES 20
@@ -47,7 +53,9 @@ struct member {
 	int32_t slot;                   /* of ss->held, while assigned */
 	int32_t lane;                   /* of its host, while assigned */
 	bool fresh;                     /* its next segment is the first on its host */
-	double unsaved;                 /* CPU of accepted segments after the last uploaded state */
+	double unsaved;                 /* CPU of accepted segments after the last restart point */
+	unsigned saved;                 /* bit i: it uploaded state level i at least once */
+	double ver_b[SIM_MAX_LEVELS];   /* the size of its latest version of each level */
 	int64_t *fl;                    /* its instances in flight on the live branch, oldest first */
 	int nfl, capfl;
 	int32_t *failed;                /* hosts whose segment of it was invalid or too slow */
@@ -61,10 +69,13 @@ struct seq_sim {
 	int32_t *first_slot;            /* per host, and one past the last: its slots */
 	int32_t *heap;                  /* unassigned members: a min-heap of ids */
 	long nheap;
-	int *reading_initial;           /* per component: members whose last state is the initial one */
+	int *reading_initial;           /* per component and level: members whose last version of
+					   the level is the initial one */
 	int *left;                      /* per component: members not ended */
 	int *send;                      /* seq_policy_segments_to_send's out[] */
-	double state_b, answer_b, segment_s, length_s;
+	int nlev;                       /* state files: the scenario's levels, or one */
+	double level_b[SIM_MAX_LEVELS]; /* their sizes (a growing level's initial one) */
+	double answer_b, segment_s, length_s;
 };
 
 static void heap_push(struct seq_sim *ss, int32_t id)
@@ -182,14 +193,24 @@ static void dlog_seg(const struct sim *s, int64_t inst, const char *what)
 	fputc('\n', s->dlog);
 }
 
+/*
+ * With state levels a relocation also says, level by level, the segment
+ * whose version the new branch reads (seq_policy_state_source; 0: the
+ * initial state): "seq 1 relocated branch 1 from 16 states 12,15".
+ */
 static void dlog_seq(const struct sim *s, const struct seq_sim *ss, const struct member *m,
 		     const char *what, int from)
 {
+	int i;
+
 	if (!s->dlog)
 		return;
 	fprintf(s->dlog, "seq %ld %s", (long)(m - ss->m) + 1, what);
 	if (from > 0)
 		fprintf(s->dlog, " branch %d from %d", m->v.branch, from);
+	for (i = 0; from > 0 && i < s->sc->nlevels; i++)
+		fprintf(s->dlog, "%s%d", i ? "," : " states ",
+			seq_policy_state_source(&m->v, (size_t)i, from - 1));
 	fputc('\n', s->dlog);
 }
 
@@ -214,8 +235,8 @@ static void relocate(struct sim *s, struct seq_sim *ss, struct member *m)
 		sim_abort(s, m->fl[--m->nfl]);
 	}
 	release(ss, m);
-	/* every state the sequence uploaded is kept until a newer one is there: all found */
-	seq_policy_restart_from(&m->v, 1, 1, 1, &r);
+	/* every level's latest version is kept until a newer one is there: all found */
+	seq_policy_restart_from(&m->v, (size_t)ss->nlev, (size_t)ss->nlev, (size_t)ss->nlev, &r);
 	if (r.kind == SEQ_RESTART_IMPOSSIBLE) {
 		m->v.active = false;    /* it ends in error: its component never finishes */
 		dlog_seq(s, ss, m, "failed", 0);
@@ -269,6 +290,25 @@ static void assign(struct sim *s, struct seq_sim *ss, int32_t hi, int32_t slot)
 	}
 }
 
+/* the bytes of level l's version uploaded by segment k of m (0: the initial one) */
+static double level_bytes(const struct sim *s, const struct seq_sim *ss, const struct member *m,
+			  int l, int k)
+{
+	return s->sc->nlevels ? sim_level_mb_at(s->sc, &m->v, l, k) * 1e6 : ss->level_b[0];
+}
+
+/* what a host taking m before segment k downloads: each level's version a restart reads */
+static double state_down(const struct sim *s, const struct seq_sim *ss, const struct member *m,
+			 int k)
+{
+	double b = 0;
+	int l;
+
+	for (l = 0; l < ss->nlev; l++)
+		b += level_bytes(s, ss, m, l, seq_policy_state_source(&m->v, (size_t)l, k - 1));
+	return b;
+}
+
 /* top_up: the host's segments of m up to the high-water mark */
 static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 {
@@ -277,8 +317,9 @@ static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 
 	for (i = 0; i < n; i++) {
 		int k = ss->send[i];
-		unsigned up = seq_policy_uploads(&m->v, k);
+		unsigned up = seq_policy_uploads(&m->v, k), mask = seq_policy_state_mask(&m->v, k);
 		double done = (k - 1) * ss->segment_s;
+		int l;
 		struct sim_job j = { 0 };
 
 		j.comp = m->comp;
@@ -286,8 +327,11 @@ static void top_up(struct sim *s, struct seq_sim *ss, int32_t mi, int32_t hi)
 		j.seg = k;
 		j.branch = m->v.branch;
 		j.cpu = ss->length_s - done < ss->segment_s ? ss->length_s - done : ss->segment_s;
-		j.down = m->fresh ? ss->state_b : 0;
-		j.up_state = up & SEQ_UPLOAD_STATE ? ss->state_b : 0;
+		j.down = m->fresh ? state_down(s, ss, m, k) : 0;
+		for (l = 0; l < ss->nlev; l++) {
+			j.up_level[l] = mask & (1u << l) ? level_bytes(s, ss, m, l, k) : 0;
+			j.up_state += j.up_level[l];
+		}
 		j.up_answer = up & SEQ_UPLOAD_ANSWER ? ss->answer_b : 0;
 		j.deadline = s->sc->segment_deadline_days * DAY;
 		if (m->nfl == m->capfl) {
@@ -315,11 +359,25 @@ static void seq_rpc(struct sim *s, int32_t hi)
 			top_up(s, ss, ss->held[slot], hi);
 }
 
-/* the segment of k has its state on the server: the one before it can go */
+/*
+ * Segment k's states are on the server: k is the latest restart point, and
+ * each level it uploaded replaces that level's older version, which no
+ * restart needs any more (the initial one once every member of the group
+ * has a newer one).
+ */
 static void state_saved(struct sim *s, struct seq_sim *ss, struct member *m, int k)
 {
-	if (m->v.last_state_seqno > 0 || --ss->reading_initial[m->comp] == 0)
-		sim_storage_add(s, -ss->state_b);
+	unsigned mask = seq_policy_state_mask(&m->v, k);
+	int l;
+
+	for (l = 0; l < ss->nlev; l++) {
+		if (!(mask & (1u << l)))
+			continue;
+		if ((m->saved & (1u << l)) || --ss->reading_initial[m->comp * ss->nlev + l] == 0)
+			sim_storage_add(s, -m->ver_b[l]);
+		m->saved |= 1u << l;
+		m->ver_b[l] = level_bytes(s, ss, m, l, k);
+	}
 	m->v.last_state_seqno = k;
 	m->unsaved = 0;
 }
@@ -449,7 +507,9 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 	(void)why;
 	(void)whylen;
 	s->priv = ss;
-	ss->state_b = sc->state_mb * 1e6;
+	ss->nlev = sc->nlevels ? sc->nlevels : 1;
+	for (i = 0; i < ss->nlev; i++)
+		ss->level_b[i] = (sc->nlevels ? sc->levels[i].mb : sc->state_mb) * 1e6;
 	ss->answer_b = sc->answer_mb * 1e6;
 	ss->segment_s = sc->segment_days * DAY;
 	ss->length_s = sc->length_days * DAY;
@@ -457,17 +517,20 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 	ss->m = xcalloc((size_t)ss->nm, sizeof(*ss->m));
 	ss->heap = xmalloc((size_t)ss->nm * sizeof(*ss->heap));
 	slots_create(s, ss);
-	ss->reading_initial = xmalloc((size_t)sc->sequences * sizeof(int));
+	ss->reading_initial = xmalloc((size_t)sc->sequences * (size_t)ss->nlev * sizeof(int));
 	ss->left = xmalloc((size_t)sc->sequences * sizeof(int));
 	ss->send = xmalloc((size_t)sc->high_water * sizeof(*ss->send));
+	for (i = 0; i < sc->sequences * ss->nlev; i++)
+		ss->reading_initial[i] = r;
 	for (i = 0; i < sc->sequences; i++)
-		ss->reading_initial[i] = ss->left[i] = r;
+		ss->left[i] = r;
 	for (i = 0; i < ss->nm; i++) {
 		struct member *m = &ss->m[i];
 
 		m->comp = (int32_t)(i / r);
 		m->host = -1;
 		m->fresh = true;
+		memcpy(m->ver_b, ss->level_b, sizeof(m->ver_b));
 		m->v = (struct seq_view){
 			.groupid = r > 1 ? m->comp + 1 : 0,
 			.active = true,
@@ -476,11 +539,12 @@ static int seq_setup(struct sim *s, char *why, size_t whylen)
 			.first_unsent = 1,
 			.high_water = (int)sc->high_water,
 			.answer_every = (int)sc->answer_every,
-			.state_upload_every = (int)sc->state_every,
+			/* M, and the state levels: sim_scenario_view_levels below */
 			/* create_sequence's default: a deadline of twice max_result_time */
 			.max_result_time = sc->segment_deadline_days * DAY / 2,
 			.rsc_fpops_est = ss->segment_s * SIM_REF_FLOPS,
 		};
+		sim_scenario_view_levels(sc, &m->v);
 		heap_push(ss, (int32_t)i);
 	}
 	return 0;

@@ -21,6 +21,7 @@ struct options {
 	char *finish_csv;
 	char *plot;
 	char *decision_log;
+	char *state_levels;
 	char *grid;    /* the last one: every --grid is read by take_grids() */
 	long seed;
 	bool print_scenario;
@@ -42,10 +43,18 @@ static const struct param options[] = {
 	  "write the seq strategy's decisions to FILE, a line a segment sent, done, late or "
 	  "retired, a relocation and an end (one run, no grid)" },
 	{ "grid", PARAM_STR, offsetof(struct options, grid), NULL, 0, 0, 0, "NAME=V1,V2,...",
-	  "run every combination of these values of N, M or segment (repeatable): "
+	  "run every combination of these values of N, M, segment or a state level's period L1, "
+	  "L2, ... (repeatable; levels that do not nest are left out): "
 	  "--grid M=1,2,4,8 --grid segment=6h,12h,1d" },
 	{ "seed", PARAM_INT, offsetof(struct options, seed), "-1", PARAM_BOUNDED, -1, 9e18, "N",
 	  "the seed, over the scenario's (-1: the scenario's)" },
+	{ "state_levels", PARAM_STR, offsetof(struct options, state_levels), NULL, 0, 0, 0,
+	  "MB:P,...", "state levels, over the scenario's: a state file of MB megabytes "
+	  "uploaded every P-th segment a level, the periods nested (1000:12,20:3: a full state "
+	  "of 1 GB every 12th, an increment of 20 MB every 3rd); a restart reads the finest "
+	  "level. MB+ (not the first): an increment that grows, MB a segment since the level "
+	  "before it last uploaded, at most that level's MB (1000:12,20+:3: 60, 120, 180 MB, "
+	  "then 20 with the full state)" },
 	{ "print_scenario", PARAM_BOOL, offsetof(struct options, print_scenario), "0", 0, 0, 0, NULL,
 	  "print the scenario with every default filled in, and stop" },
 	{ "waste_within", PARAM_DOUBLE, offsetof(struct options, waste_within), "100", PARAM_BOUNDED,
@@ -64,8 +73,10 @@ static const char usage[] =
 	"Simulate long components on volunteer hosts under each strategy and print\n"
 	"bytes moved, server storage, wasted CPU, restarts and completion times.\n"
 	"advise: run seq over a grid (by default M 1,2,4,8,16 and segment\n"
-	"6h,12h,1d,2d) and pick the N, M and segment length uploading least within\n"
-	"--waste_within and --finish_within of the best runs.\n"
+	"6h,12h,1d,2d; with state levels, each level's period L1, L2, ... over\n"
+	"1,2,4,8,16 and its own instead of M, nested periods only) and pick the N, M\n"
+	"(or periods) and segment length uploading least within --waste_within and\n"
+	"--finish_within of the best runs.\n"
 	"SCENARIO is a file of `key value` lines (doc/wseq_sim.md); - reads stdin.\n";
 
 /* --help after the options: the strategies and the columns. */
@@ -151,7 +162,8 @@ static const struct sim_row *same_run(const struct sim_row *rows, size_t n,
 			continue;
 		if ((st->uses & SIM_USES_N) && o->answer_every != r->answer_every)
 			continue;
-		if ((st->uses & SIM_USES_M) && o->state_every != r->state_every)
+		if ((st->uses & SIM_USES_M) && (o->state_every != r->state_every ||
+						 memcmp(o->periods, r->periods, sizeof(r->periods))))
 			continue;
 		if ((st->uses & SIM_USES_SEGMENT) && o->segment_days != r->segment_days)
 			continue;
@@ -198,7 +210,7 @@ static int plot(const char *dir, const struct sim_scenario *sc, const struct sim
 static int run(const struct options *o, const struct sim_scenario *sc, const struct sim_grid *w)
 {
 	const struct sim_strategy *st[8];
-	size_t runs = sim_grid_runs(w), nrows = 0, i, k;
+	size_t runs = sim_grid_runs(w), nrows = 0, i, k, skipped = 0;
 	int nst = strategies(o->strategies, st, ARRAY_SIZE(st)), rc = 0;
 	bool finish = o->plot || o->finish_csv;
 	struct sim_row *rows;
@@ -221,10 +233,15 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 	owned = xcalloc(runs * (size_t)nst, sizeof(*owned));
 	for (i = 0; i < runs && rc == 0; i++) {
 		struct sim_scenario one = *sc;
+		int applied = sim_grid_apply(w, i, &one, err, sizeof(err));
 
-		if (sim_grid_apply(w, i, &one, err, sizeof(err)) != 0) {
+		if (applied < 0) {
 			rc = log_error("%s", err);
 			break;
+		}
+		if (applied > 0) {      /* levels that do not nest: no run */
+			skipped++;
+			continue;
 		}
 		for (k = 0; k < (size_t)nst; k++) {
 			struct sim_row *r = &rows[nrows++];
@@ -254,6 +271,9 @@ static int run(const struct options *o, const struct sim_scenario *sc, const str
 		rc = log_error("%s: %s", o->decision_log, strerror(errno));
 	if (rc == 0)
 		sim_report_table(stdout, sc, rows, nrows, w->naxes > 0);
+	if (rc == 0 && skipped)
+		printf("\n(%zu combinations of the grid left out: their state levels' periods do not "
+		       "nest)\n", skipped);
 	if (rc == 0 && o->csv)
 		rc = write_csv(o->csv, rows, nrows, 0);
 	if (rc == 0 && o->finish_csv)
@@ -299,6 +319,17 @@ static int take_grids(struct tool_ctx *ctx)
 	return grids(ctx->all_argc, ctx->all_argv, &grid_set) < 0 ? TOOL_USAGE : 0;
 }
 
+/* --state_levels over the scenario's: its syntax, nested with the scenario's M */
+static int levels(struct sim_scenario *sc, const char *text)
+{
+	char err[256];
+
+	if (sim_levels_parse(sc, text, err, sizeof(err)) != 0 ||
+	    !sim_scenario_levels_nest(sc, err, sizeof(err)))
+		return log_error("--%s", err);
+	return 0;
+}
+
 /* The scenario, then the runs or (advise) the advice. */
 static int simulate(struct tool_ctx *ctx)
 {
@@ -310,6 +341,8 @@ static int simulate(struct tool_ctx *ctx)
 		return -1;
 	if (o->seed >= 0)
 		sc.seed = (uint64_t)o->seed;
+	if (o->state_levels && levels(&sc, o->state_levels) < 0)
+		return -1;
 	if (o->print_scenario) {
 		sim_scenario_write(&sc, stdout);
 		return 0;

@@ -71,7 +71,7 @@ static const struct param options[] = {
 	{ "advise", PARAM_BOOL, offsetof(struct options, advise), "0", PARAM_NOCONFIG, 0, 0, NULL,
 	  "create nothing: simulate these arguments with wseq_sim's advisor and print the N, M and "
 	  "segment length it advises (no database needed; INITIAL_STATE optional, its size is the "
-	  "state's)" },
+	  "state's; with --seq_template's state levels, their periods instead of M)" },
 	{ "advise_scenario", PARAM_STR, offsetof(struct options, advise_scenario), NULL,
 	  PARAM_NOCONFIG, 0, 0, "FILE",
 	  "with --advise: a wseq_sim scenario for the hosts, the number of sequences and the "
@@ -216,24 +216,102 @@ static double state_bytes(const struct options *o, char *const *files, size_t nf
 	return sum;
 }
 
+/* A state file's size: its initial state's, else the template's max_nbytes, else --state_max_nbytes */
+static int level_bytes(const struct options *o, const struct seq_layout *l, size_t i,
+		       char *const *files, size_t nfiles, double *bytes)
+{
+	struct stat st;
+
+	if (nfiles && stat(files[i], &st) != 0)
+		return log_error("%s: %s", files[i], strerror(errno));
+	*bytes = nfiles ? (double)st.st_size
+			: l->state[i].max_nbytes > 0 ? l->state[i].max_nbytes : o->state_max_nbytes;
+	return 0;
+}
+
+/*
+ * The state levels of --seq_template (relative to the current directory,
+ * as to the project's) into sc: a level a state file, its size
+ * (level_bytes) and its period (0: M). A template with no period of its
+ * own leaves sc without levels: its states add up to one, every M-th.
+ */
+static int advise_levels(const struct options *o, char *const *files, size_t nfiles,
+			 struct sim_scenario *sc)
+{
+	struct seq_layout l;
+	double bytes;
+	size_t i, own = 0;
+	int rc = 0;
+
+	if (!o->seq_template || !*o->seq_template)
+		return 0;
+	if (seq_layout_load(".", o->seq_template, &l) != 0)
+		return -1;
+	for (i = 0; i < l.nstate; i++)
+		own += l.state[i].upload_every > 0;
+	if (own && nfiles && nfiles != l.nstate)
+		rc = log_error("--advise: %s has %zu state files, and %zu initial states are given",
+			       o->seq_template, l.nstate, nfiles);
+	for (i = 0; own && rc == 0 && i < l.nstate && i < SIM_MAX_LEVELS; i++) {
+		rc = level_bytes(o, &l, i, files, nfiles, &bytes);
+		sc->levels[i] = (struct sim_level){ bytes / 1e6, l.state[i].upload_every };
+		sc->nlevels = (int)i + 1;
+	}
+	seq_layout_release(&l);
+	return rc;
+}
+
+/* "yours" and the advice as options (with levels: the template's periods too) */
+static void advise_options(const struct options *o, const struct sim_scenario *sc,
+			   const struct sim_row *mine, const struct sim_row *p, double seg)
+{
+	struct sim_scenario one;
+	char per[SIM_MAX_LEVELS * 12];
+
+	if (mine && mine->stats.finished > 0)
+		printf("yours: N %ld, M %ld, segment %.6g days: uploads %.3f GB, wastes %.2f "
+		       "reference-CPU days, median %.2f days, finishes %ld of %ld components\n",
+		       mine->answer_every, mine->state_every, mine->segment_days,
+		       mine->stats.bytes_up / 1e9, mine->stats.cpu_wasted / DAY,
+		       mine->stats.median_days, mine->stats.finished, sc->sequences);
+	else if (mine)
+		printf("yours: N %ld, M %ld, segment %.6g days: no component finished within the "
+		       "horizon\n", mine->answer_every, mine->state_every, mine->segment_days);
+	if (p && p == mine) {
+		printf("these arguments are the advice\n");
+	} else if (p) {
+		one = *sc;
+		one.segment_days = p->segment_days;
+		printf("the advice as options: --segments %ld --rsc_fpops_est %.6g --rsc_fpops_bound "
+		       "%.6g --state_upload_every %ld (--answer_every %ld)\n",
+		       sim_scenario_segments(&one), p->segment_days * DAY * REF_FLOPS,
+		       o->rsc_fpops_bound * p->segment_days / seg, p->state_every, p->answer_every);
+		if (p->nlevels)
+			printf("and in %s, the state files' <upload_every> (their levels' periods, "
+			       "in order): %s\n", o->seq_template, sim_row_periods(p, per, sizeof(per)));
+	}
+}
+
 /*
  * --advise: the component these arguments describe -- K segments of
  * rsc_fpops_est FLOPs, the state, N, M, the high-water mark, the replicas,
- * the deadline -- on the hosts of --advise_scenario or wseq_sim's default
- * model, through the advisor over M and the segment length (the defaults'
- * values and these arguments' own). Prints the report, these arguments'
+ * the deadline, the template's state levels -- on the hosts of
+ * --advise_scenario or wseq_sim's default model, through the advisor over
+ * M (with levels: each level's period) and the segment length (the
+ * defaults' values and these arguments' own). Prints the report, these arguments'
  * own figures, and the options the advice means. The horizon, unless the
  * scenario gives one, is 180 days or 4 times the component's length.
  */
 static int advise(const struct options *o, char *const *files, size_t nfiles)
 {
 	double state = state_bytes(o, files, nfiles), seg = o->rsc_fpops_est / REF_FLOPS / DAY;
-	struct sim_scenario sc, one;
+	struct sim_scenario sc;
 	struct sim_advice a;
 	struct sim_grid w;
-	struct sim_row *rows = NULL, *mine = NULL, *p;
+	struct sim_row *rows = NULL, *mine = NULL, own;
 	char err[256];
 	size_t n = 0, i;
+	int scenario_levels;
 
 	if (state < 0)
 		return -1;
@@ -253,44 +331,40 @@ static int advise(const struct options *o, char *const *files, size_t nfiles)
 	sc.replicas = o->replicas;
 	sc.segment_deadline_days = (o->delay_bound ? (double)o->delay_bound
 						   : 2 * o->max_result_time) / DAY;
+	scenario_levels = sc.nlevels;
+	sc.nlevels = 0;
+	if (advise_levels(o, files, nfiles, &sc) < 0)
+		return -1;
+	if (scenario_levels && !sc.nlevels)
+		return log_error("--advise: a sequence's state levels are its template's (--seq_template, "
+				 "<upload_every>), not --advise_scenario's state_levels");
 	if (sim_scenario_check(&sc, err, sizeof(err)) != 0)
 		return log_error("--advise: the simulator cannot take these arguments: %s", err);
 	sim_grid_init(&w);
-	if (sim_grid_add(&w, SIM_ADVISE_M, err, sizeof(err)) != 0 ||
-	    sim_grid_include(&w, SIM_GRID_M, (double)sc.state_every, err, sizeof(err)) != 0 ||
+	/* with levels, sim_advise_run sweeps each level's period, its own among them */
+	if ((sc.nlevels == 0 &&
+	     (sim_grid_add(&w, SIM_ADVISE_M, err, sizeof(err)) != 0 ||
+	      sim_grid_include(&w, SIM_GRID_M, (double)sc.state_every, err, sizeof(err)) != 0)) ||
 	    sim_grid_add(&w, SIM_ADVISE_SEGMENT, err, sizeof(err)) != 0 ||
 	    sim_grid_include(&w, SIM_GRID_SEGMENT, seg, err, sizeof(err)) != 0)
 		return log_error("--advise: %s", err);
 	printf("create_sequence --advise: %ld segments of %.6g FLOPs (%.6g reference-CPU days at "
-	       "10^9 FLOPS) a component, state %.6g MB%s; %s\n\n", o->segments, o->rsc_fpops_est,
-	       seg, sc.state_mb, nfiles ? " (the initial state)" : " (--state_max_nbytes)",
-	       o->advise_scenario ? o->advise_scenario : "wseq_sim's default hosts");
+	       "10^9 FLOPS) a component, state %.6g MB%s", o->segments, o->rsc_fpops_est, seg,
+	       sim_scenario_state_mb(&sc), nfiles ? " (the initial state)"
+			: sc.nlevels ? " (the template's <max_nbytes>, else --state_max_nbytes)"
+				     : " (--state_max_nbytes)");
+	sim_report_levels(stdout, &sc, false);
+	printf("; %s\n\n", o->advise_scenario ? o->advise_scenario : "wseq_sim's default hosts");
 	if (sim_advise_run(&sc, &w, o->advise_waste_within, o->advise_finish_within, stdout, &rows,
 			   &n, &a) != 0)
 		return -1;
+	memset(&own, 0, sizeof(own));
+	sim_row_params(&own, &sc);
 	for (i = 0; i < n; i++)
-		if (rows[i].state_every == sc.state_every && rows[i].segment_days == seg)
+		if (rows[i].state_every == sc.state_every && rows[i].segment_days == seg &&
+		    !memcmp(rows[i].periods, own.periods, sizeof(own.periods)))
 			mine = &rows[i];
-	if (mine && mine->stats.finished > 0)
-		printf("yours: N %ld, M %ld, segment %.6g days: uploads %.3f GB, wastes %.2f "
-		       "reference-CPU days, median %.2f days, finishes %ld of %ld components\n",
-		       mine->answer_every, mine->state_every, mine->segment_days,
-		       mine->stats.bytes_up / 1e9, mine->stats.cpu_wasted / DAY,
-		       mine->stats.median_days, mine->stats.finished, sc.sequences);
-	else if (mine)
-		printf("yours: N %ld, M %ld, segment %.6g days: no component finished within the "
-		       "horizon\n", mine->answer_every, mine->state_every, mine->segment_days);
-	p = a.pick >= 0 ? &rows[a.pick] : NULL;
-	if (p && p == mine) {
-		printf("these arguments are the advice\n");
-	} else if (p) {
-		one = sc;
-		one.segment_days = p->segment_days;
-		printf("the advice as options: --segments %ld --rsc_fpops_est %.6g --rsc_fpops_bound "
-		       "%.6g --state_upload_every %ld (--answer_every %ld)\n",
-		       sim_scenario_segments(&one), p->segment_days * DAY * REF_FLOPS,
-		       o->rsc_fpops_bound * p->segment_days / seg, p->state_every, p->answer_every);
-	}
+	advise_options(o, &sc, mine, a.pick >= 0 ? &rows[a.pick] : NULL, seg);
 	if (o->open_ended)
 		printf("open-ended: the advice takes a component to be the %ld segments given; give "
 		       "--segments the length you expect it to run\n", o->segments);

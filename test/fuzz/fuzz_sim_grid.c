@@ -2,8 +2,9 @@
  * wseq_sim --grid's axes (sim/sim_grid.c), through sim_grid_add(): each
  * line of the input one --grid argument. A typo must give an error that
  * says --grid, never a crash; what is accepted stays within the bounds the
- * scenario keeps (N, M, segment_days), the run count within its limit, and
- * every run applies or says why.
+ * scenario keeps (N, M, segment_days, a level's period), the run count
+ * within its limit, and every run applies, is left out because its levels
+ * do not nest, or says why.
  */
 #include "fuzz.h"
 #include "sim_grid.h"
@@ -14,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sim_scenario sc;
 	char *text = fuzz_cstr(data, size), *line = text, *nl, err[256];
 	size_t k, i, runs;
+	int rc;
 
 	fuzz_setup();
 	sim_grid_init(&w);
@@ -49,10 +51,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i = k == 2 ? runs - 1 : k < runs ? k : 0;
 		sim_scenario_defaults(&sc);
 		err[0] = '\0';
-		if (sim_grid_apply(&w, i, &sc, err, sizeof(err)) != 0)
+		/* two levels, so that L1 and L2 apply (and may not nest: 1, left out) */
+		sc.nlevels = 2;
+		sc.levels[0] = (struct sim_level){ 1000, 12 };
+		sc.levels[1] = (struct sim_level){ 20, 3 };
+		rc = sim_grid_apply(&w, i, &sc, err, sizeof(err));
+		if (rc < 0)
 			FUZZ_CHECK(strncmp(err, "--grid", 6) == 0);
+		else if (rc == 0)
+			FUZZ_CHECK(sc.answer_every >= 1 && sc.state_every >= 1 && sc.segment_days > 0 &&
+				   sim_scenario_levels_nest(&sc, err, sizeof(err)));
 		else
-			FUZZ_CHECK(sc.answer_every >= 1 && sc.state_every >= 1 && sc.segment_days > 0);
+			FUZZ_CHECK(!sim_scenario_levels_nest(&sc, err, sizeof(err)));
 	}
 	free(text);
 	return 0;

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios'
+test_description='wseq_sim: same seed same output, the CSV, no churn, everyone leaving, M = 1, --grid, advise, create_sequence --advise, --plot, GPU hosts, bad scenarios, state levels, a growing level'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 sim="$WSEQ_BUILDDIR/sim/wseq_sim"
@@ -15,7 +15,8 @@ test_expect_success 'wseq_sim --help names its options and strategies' '
 	"$sim" --help >help &&
 	grep -e --csv help && grep -e --strategy help && grep -e --seed help &&
 	grep -e "--grid NAME=V1,V2" help && grep "^  seq  *work sequences" help &&
-	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help
+	grep "wseq_sim advise \[options\] SCENARIO" help && grep -e "--waste_within PCT" help &&
+	grep -e "--state_levels MB:P,..." help && grep "each level.s period L1, L2" help
 '
 
 test_expect_success 'the same scenario and seed give byte-identical output' '
@@ -79,7 +80,7 @@ test_expect_success '--grid prints a row a combination and strategy, the first a
 test_expect_success 'a bad --grid is refused, saying why (a usage error: exit 2)' '
 	{ "$sim" --grid M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
 	{ "$sim" advise --grid M=0 "$data/no-churn.txt" 2>err; test $? = 2; } &&
-	! "$sim" --grid X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=... or segment=" err &&
+	! "$sim" --grid X=1 "$data/no-churn.txt" 2>err && grep "expected N=..., M=..., segment=... or L1=..." err &&
 	! "$sim" --grid M=0 "$data/no-churn.txt" 2>err && grep "bad value .0." err &&
 	! "$sim" --grid M=1,,2 "$data/no-churn.txt" 2>err && grep "bad value" err &&
 	! "$sim" --grid segment=1y "$data/no-churn.txt" 2>err && grep "bad value .1y." err &&
@@ -305,6 +306,187 @@ test_expect_success '--print_scenario writes a scenario that reads back the same
 	"$sim" --print_scenario "$data/small.txt" >p1 &&
 	"$sim" --print_scenario p1 >p2 &&
 	cmp p1 p2 && grep "^replicas 2$" p1
+'
+
+# ---- state levels (issue 30): a state file a level, each with its period
+
+test_expect_success 'state levels: a scenario without them prints what it printed before levels' '
+	"$sim" --csv before.csv "$data/small.txt" >before.out &&
+	test_cmp "$data/small.before-levels.out" before.out &&
+	test_cmp "$data/small.before-levels.csv" before.csv
+'
+
+test_expect_success 'state levels: one level is the state without levels, for every strategy' '
+	"$sim" --state_levels 100:7 --csv one.csv "$data/small.txt" >one.out &&
+	cut -d, -f1-18 one.csv >one18.csv &&
+	test_cmp "$data/small.before-levels.csv" one18.csv &&
+	head -1 one.csv | grep ",segment_days,periods,bytes_up_L1$" &&
+	grep "^seq,.*,7,1,7,[0-9]*$" one.csv &&
+	grep "M 7; state levels 100 MB every 7, horizon 180 days" one.out
+'
+
+test_expect_success 'state levels, no churn: each level uploads its uploads x its size, and no more' '
+	# 10 components of 5 segments: 10 MB at 4 and the last, 1 MB at 2, 4 and the last
+	"$sim" --strategy seq --state_levels 10:4,1:2 --csv nl.csv "$data/no-churn.txt" >nl.out &&
+	test "$(col nl.csv seq 1,7,1 20)" = 200000000 &&
+	test "$(col nl.csv seq 1,7,1 21)" = 30000000 &&
+	test "$(col nl.csv seq 1,7,1 7)" = 230000000 &&
+	test "$(col nl.csv seq 1,7,1 19)" = 4/2 &&
+	test "$(col nl.csv seq 1,7,1 11)" = 0.000000 &&
+	grep "^seq  *10  *0 .*  *0.200  *0.030$" nl.out &&
+	# a level with no period of its own is uploaded every M-th segment
+	"$sim" --strategy seq --state_levels 10,1:1 --csv nm.csv "$data/no-churn.txt" >nm.out &&
+	test "$(col nm.csv seq 1,7,1 19)" = 7/1 &&
+	test "$(col nm.csv seq 1,7,1 20)" = 100000000 && test "$(col nm.csv seq 1,7,1 21)" = 50000000
+'
+
+test_expect_success 'state levels: a lost host restarts at the finest level, each level at its latest' '
+	"$sim" --strategy seq --decision_log lost.log --csv lost.csv "$data/levels-lost.txt" >lost.out &&
+	grep -x "seq 1 branch 0 seg 15 host 1 done state 1000000 answer 0" lost.log &&
+	grep -x "seq 1 branch 0 seg 17 host 1 done state 0 answer 0" lost.log &&
+	grep -x "seq 1 branch 0 seg 18 host 1 late" lost.log &&
+	# the restart point is 15 (the increment), not 12 (the full state)
+	grep -x "seq 1 relocated branch 1 from 16 states 12,15" lost.log &&
+	grep "^seq 1 branch 1 seg 16 host 2 sent at " lost.log &&
+	! grep "^seq 1 branch 1 seg 1[3-5] " lost.log &&
+	test "$(col lost.csv seq 1,7,1 11)" = 2.500000 &&
+	# one level, the full state every 12th: back to 13, 5.5 days lost
+	sed "s/^state_levels.*/state_mb 10\nstate_every 12/" "$data/levels-lost.txt" >lost1.txt &&
+	"$sim" --strategy seq --decision_log lost1.log --csv lost1.csv lost1.txt >lost1.out &&
+	grep -x "seq 1 relocated branch 1 from 13" lost1.log &&
+	test "$(col lost1.csv seq 1,12,1 11)" = 5.500000
+'
+
+test_expect_success 'state levels: the same seed gives the same output, another seed another' '
+	"$sim" --state_levels 100:6,5:2 --csv la.csv "$data/small.txt" >la.out &&
+	"$sim" --state_levels 100:6,5:2 --csv lb.csv "$data/small.txt" >lb.out &&
+	cmp la.out lb.out && cmp la.csv lb.csv &&
+	"$sim" --seed 8 --state_levels 100:6,5:2 --csv lc.csv "$data/small.txt" >lc.out &&
+	! cmp -s la.csv lc.csv
+'
+
+# does every row of CSV FILE (periods in column C, "a/b") nest?
+nested() {
+	awk -F, -v c="$2" "NR > 1 { n = split(\$c, p, \"/\")
+		for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
+			if (p[j] + 0 > p[i] + 0 && p[j] % p[i] != 0) { print \"not nested: \" \$c; bad = 1 } }
+		END { exit bad }" "$1"
+}
+
+test_expect_success 'advise with state levels sweeps each level and proposes only nested periods' '
+	"$sim" advise --state_levels 10:12,1:3 --grid segment=1d --csv la.csv \
+		"$data/no-churn.txt" >ladv.out &&
+	grep "^wseq_sim advise: .* 30 runs of seq, .*; state levels 10 MB, 1 MB$" ladv.out &&
+	# L1 over 1,2,4,8,12,16 and L2 over 1,2,3,4,8,16: the 30 pairs that nest
+	test $(wc -l <la.csv) = 31 && nested la.csv 19 &&
+	grep "^ *1  *7  *1 12/3 " ladv.out && ! grep "^ *1  *7  *1 \(12/8\|16/3\|8/3\) " ladv.out &&
+	sed -n "s/^advice: .*, periods \([0-9/]*\): uploads.*/x,\1/p" ladv.out >pick &&
+	test $(wc -l <pick) = 1 && nested pick 2 &&
+	# a grid given: what does not nest is left out, and said so
+	"$sim" --strategy seq --state_levels 10:12,1:3 --grid L1=6,12 --grid L2=3,4 --csv lg.csv \
+		"$data/no-churn.txt" >lg.out &&
+	test $(wc -l <lg.csv) = 4 && nested lg.csv 19 &&
+	grep "(1 combinations of the grid left out: their state levels. periods do not nest)" lg.out
+'
+
+test_expect_success 'state levels: what does not nest or parse is refused, naming the line' '
+	printf "hosts 10\nstate_levels 10:12,1:5\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:2: state_levels: the periods 12,5 do not nest" err &&
+	printf "state_levels 10,1:3\nstate_every 4\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: state_levels: the periods 4,3 do not nest" err &&
+	printf "state_levels 10:0\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: state_levels: bad level .10:0." err &&
+	! "$sim" --state_levels 10:12,1:5 "$data/no-churn.txt" 2>err &&
+	grep "state_levels: the periods 12,5 do not nest" err &&
+	! "$sim" --state_levels 1:x "$data/no-churn.txt" 2>err && grep "bad level" err &&
+	! "$sim" --state_levels 10:4 --grid L2=1 "$data/no-churn.txt" 2>err &&
+	grep "grid L2: the scenario has 1 state levels" err &&
+	"$sim" --print_scenario --state_levels 10:12,1:3 "$data/no-churn.txt" >lp &&
+	grep "^state_levels 10:12,1:3$" lp && "$sim" --print_scenario lp | cmp - lp
+'
+
+test_expect_success 'create_sequence --advise with a template of state levels sweeps their periods' '
+	cat >lv.xml <<-\EOT &&
+	<sequence_template>
+	  <level><name>full</name><upload_every>12</upload_every></level>
+	  <level><name>delta</name><upload_every>3</upload_every></level>
+	  <state><open_name_in>f_in</open_name_in><open_name_out>f_out</open_name_out><level>full</level></state>
+	  <state><open_name_in>d_in</open_name_in><open_name_out>d_out</open_name_out><level>delta</level></state>
+	  <answer><open_name>answer</open_name></answer>
+	</sequence_template>
+	EOT
+	head -c 10000000 /dev/zero >full.state && head -c 1000000 /dev/zero >delta.state &&
+	"$cs" --advise --segments 12 --rsc_fpops_est 8.64e13 --seq_template lv.xml \
+		--advise_scenario "$data/no-churn.txt" full.state delta.state >csl.out &&
+	grep "^create_sequence --advise: 12 segments .* state 11 MB (the initial state); state levels 10 MB every 12, 1 MB every 3; " csl.out &&
+	grep "^wseq_sim advise: .* 120 runs of seq, .*; state levels 10 MB, 1 MB$" csl.out &&
+	# its own periods are among the runs, and every run nests
+	grep "^yours: N 1, M 1, segment 1 days: uploads 0.140 GB, wastes 0.00 " csl.out &&
+	sed -n "s/^ *[0-9][0-9.]*  *[0-9][0-9.]*  *[0-9][0-9.]*  *\([0-9]*\/[0-9]*\) .*/x,\1/p" \
+		csl.out >csl.rows && test $(wc -l <csl.rows) = 120 && nested csl.rows 2 &&
+	sed -n "s/^and in lv.xml, the state files. <upload_every> (their levels. periods, in order): \([0-9/]*\)$/x,\1/p" \
+		csl.out >csl.pick && test $(wc -l <csl.pick) = 1 && nested csl.pick 2 &&
+	# the same runs as wseq_sim advise with those levels on the command line
+	{ cat "$data/no-churn.txt" && printf "state_every 1\nsegment_deadline_days 2\nlength_days 12\n"; } >ncl.txt &&
+	"$sim" advise --state_levels 10:12,1:3 --grid segment=6h,12h,1d,2d ncl.txt >wsl.out &&
+	grep "^ *[0-9]" wsl.out >wsl.rows && grep "^ *[0-9]" csl.out >csl.all && test_cmp wsl.rows csl.all &&
+	# levels are the template'"'"'s: a count of initial states that does not match, or a scenario'"'"'s levels, refused
+	! "$cs" --advise --segments 12 --seq_template lv.xml full.state 2>err &&
+	grep "lv.xml has 2 state files, and 1 initial states are given" err &&
+	{ cat "$data/no-churn.txt" && echo "state_levels 10:4"; } >ncs.txt &&
+	! "$cs" --advise --segments 12 --advise_scenario ncs.txt 2>err &&
+	grep "state levels are its template.s (--seq_template, <upload_every>)" err
+'
+
+test_expect_success 'state levels: --plot labels the seq points with their periods' '
+	PATH=/nonexistent "$sim" --strategy seq --state_levels 10:4,1:2 --grid L1=2,4 \
+		--plot lplot "$data/no-churn.txt" >lplot.out 2>lplot.err &&
+	grep "title \"seq: L1/L2/... beside a point" lplot/tradeoff.gp &&
+	grep ":(strcol(19)) with labels" lplot/tradeoff.gp &&
+	cut -d, -f19 lplot/runs.csv | tail -n +2 >lplot.per && printf "2/2\n4/2\n" >lplot.exp &&
+	test_cmp lplot.exp lplot.per
+'
+
+# ---- a growing level (MB+): MB a segment since the level before it last uploaded
+
+test_expect_success 'a growing level, no churn: bytes are the sizes by hand, x the periods' '
+	{ cat "$data/no-churn.txt" && printf "length_days 24\nhorizon_days 400\n"; } >g24.txt &&
+	"$sim" --strategy seq --state_levels 1000:12,20+:3 --csv g.csv g24.txt >g.out &&
+	grep "state levels 1000 MB every 12, 20 MB a segment every 3," g.out &&
+	# 10 sequences: the full at 12 and 24; the increment 60, 120, 180 at 3, 6, 9, 20 at 12, twice
+	test "$(col g.csv seq 1,7,1 20)" = $((10 * 2 * 1000 * 1000000)) &&
+	test "$(col g.csv seq 1,7,1 21)" = $((10 * 2 * (60 + 120 + 180 + 20) * 1000000)) &&
+	test "$(col g.csv seq 1,7,1 7)" = $((10 * (2000 + 760) * 1000000)) &&
+	test "$(col g.csv seq 1,7,1 11)" = 0.000000 &&
+	# fixed, the same increment is 8 x 20 MB
+	"$sim" --strategy seq --state_levels 1000:12,20:3 --csv f.csv g24.txt >f.out &&
+	test "$(col f.csv seq 1,7,1 21)" = $((10 * 8 * 20 * 1000000)) &&
+	# at most the level before it: 60, 100, 100, 20
+	"$sim" --strategy seq --state_levels 100:12,20+:3 --csv c.csv g24.txt >c.out &&
+	test "$(col c.csv seq 1,7,1 21)" = $((10 * 2 * (60 + 100 + 100 + 20) * 1000000))
+'
+
+test_expect_success 'advise with a growing level proposes only nested periods' '
+	"$sim" advise --state_levels 10:12,1+:3 --grid segment=1d --csv lga.csv \
+		"$data/no-churn.txt" >lga.out &&
+	grep "^wseq_sim advise: .* 30 runs of seq, .*; state levels 10 MB, 1 MB a segment$" lga.out &&
+	test $(wc -l <lga.csv) = 31 && nested lga.csv 19 &&
+	sed -n "s/^advice: .*, periods \([0-9/]*\): uploads.*/x,\1/p" lga.out >gpick &&
+	test $(wc -l <gpick) = 1 && nested gpick 2 &&
+	# 5 segments at 12/3: the increment at 3 is 3 MB, at 5 (the last, with the full) 1
+	test "$(awk -F, "\$19 == \"12/3\" { print \$21 }" lga.csv)" = $((10 * (3 + 1) * 1000000))
+'
+
+test_expect_success 'a growing level: --help says it, what does not parse is refused with the line' '
+	"$sim" --help | grep "MB+ (not the first): an increment that grows" &&
+	printf "hosts 10\nstate_levels 20+:3,1000:12\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:2: state_levels: the first level cannot grow (+)" err &&
+	printf "state_levels 1000:12,20++:3\n" >bad.txt && ! "$sim" bad.txt 2>err &&
+	grep "bad.txt:1: state_levels: bad level .20++:3. (MB\[+\]:PERIOD" err &&
+	! "$sim" --state_levels 1+:2 "$data/no-churn.txt" 2>err &&
+	grep "the first level cannot grow" err &&
+	"$sim" --print_scenario --state_levels 10:12,1+:3 "$data/no-churn.txt" >gp &&
+	grep "^state_levels 10:12,1+:3$" gp && "$sim" --print_scenario gp | cmp - gp
 '
 
 test_done

@@ -163,7 +163,7 @@ static void test_grid_axes_and_order(void **state)
 static void test_grid_errors(void **state)
 {
 	static const struct { const char *arg, *msg; } bad[] = {
-		{ "M", "expected N=..., M=... or segment=..." },
+		{ "M", "expected N=..., M=..., segment=... or L1=..." },
 		{ "K=1", "expected N=" },
 		{ "m=1", "expected N=" },
 		{ "M=", "bad value ''" },
@@ -244,6 +244,76 @@ static void test_check_filled_in(void **state)
 	assert_string_equal(err, "more than 1000000 segments a component");
 }
 
+/* state_levels: the syntax, nesting (with M) checked at the end, errors at its line */
+static void test_state_levels(void **state)
+{
+	struct sim_scenario sc;
+	struct sim_grid w;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(parse(&sc, "state_levels 1000:12,20:3\n", err), 0);
+	assert_int_equal(sc.nlevels, 2);
+	assert_true(sc.levels[0].mb == 1000 && sc.levels[0].every == 12);
+	assert_true(sc.levels[1].mb == 20 && sc.levels[1].every == 3);
+	assert_true(sim_scenario_state_mb(&sc) == 1020);
+	/* no period: M's, checked once M is read */
+	assert_int_equal(parse(&sc, "state_levels 1000,20:3\nstate_every 12\n", err), 0);
+	assert_int_equal(sim_level_period(&sc, 0), 12);
+	assert_int_equal(parse(&sc, "hosts 3\nstate_levels 1000,20:3\nstate_every 4\n", err), -1);
+	assert_string_equal(err, "sc:2: state_levels: the periods 4,3 do not nest (each must divide "
+				 "every larger one; level 1's does not)");
+	assert_int_equal(parse(&sc, "state_levels 1000:12,20:5\n", err), -1);
+	assert_non_null(strstr(err, "sc:1: state_levels: the periods 12,5 do not nest"));
+	assert_int_equal(parse(&sc, "state_levels 1000:0\n", err), -1);
+	assert_non_null(strstr(err, "sc:1: state_levels: bad level '1000:0'"));
+	assert_int_equal(parse(&sc, "state_levels 1e8:2\n", err), -1);
+	assert_int_equal(parse(&sc, "state_levels 10:2,,1:1\n", err), -1);
+	assert_int_equal(parse(&sc, "state_levels 10:2x\n", err), -1);
+	assert_int_equal(parse(&sc, "state_levels 1,1,1,1,1,1,1,1,1\n", err), -1);
+	assert_non_null(strstr(err, "more than 8 levels"));
+	assert_int_equal(parse(&sc, "state_levels 10:2 1:1\n", err), -1);
+	/* written back, it reads the same; without levels nothing is written */
+	assert_int_equal(parse(&sc, "state_levels 1000:12,20.5,3:3\nstate_every 6\n", err), 0);
+	fp = open_memstream(&buf, &len);
+	sim_scenario_write(&sc, fp);
+	fclose(fp);
+	assert_non_null(strstr(buf, "\nstate_levels 1000:12,20.5,3:3\n"));
+	assert_int_equal(sim_scenario_parse(&sc, buf, len, "w", err, sizeof(err)), 0);
+	assert_int_equal(sc.nlevels, 3);
+	free(buf);
+	buf = NULL;
+	sim_scenario_defaults(&sc);
+	fp = open_memstream(&buf, &len);
+	sim_scenario_write(&sc, fp);
+	fclose(fp);
+	assert_null(strstr(buf, "state_levels"));
+	free(buf);
+	/* a grid over the periods: combinations that do not nest are left out (1) */
+	assert_int_equal(parse(&sc, "state_levels 1000:12,20:3\n", err), 0);
+	sim_grid_init(&w);
+	assert_int_equal(sim_grid_add(&w, "L1=12,16", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_add(&w, "level2=3,4", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_apply(&w, 0, &sc, err, sizeof(err)), 0);     /* 12/3 */
+	assert_int_equal(sim_grid_apply(&w, 1, &sc, err, sizeof(err)), 0);     /* 12/4 */
+	assert_int_equal(sim_grid_apply(&w, 2, &sc, err, sizeof(err)), 1);     /* 16/3 */
+	assert_int_equal(sim_grid_apply(&w, 3, &sc, err, sizeof(err)), 0);     /* 16/4 */
+	assert_true(sc.levels[0].every == 16 && sc.levels[1].every == 4);
+	assert_int_equal(sim_grid_add(&w, "L3=1", err, sizeof(err)), 0);
+	assert_int_equal(sim_grid_apply(&w, 0, &sc, err, sizeof(err)), -1);
+	assert_string_equal(err, "--grid L3: the scenario has 2 state levels");
+	assert_int_equal(sim_grid_add(&w, "L9=1", err, sizeof(err)), -1);
+	/* a program's levels are checked as the parser's */
+	sc.levels[1].every = 5;
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "do not nest"));
+	sc.levels[1].every = -1;
+	assert_int_equal(sim_scenario_check(&sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of its bounds"));
+}
+
 /* create_sequence --advise adds its own M and segment to the default axes */
 static void test_grid_include(void **state)
 {
@@ -284,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_grid_errors),
 		cmocka_unit_test(test_grid_include),
 		cmocka_unit_test(test_check_filled_in),
+		cmocka_unit_test(test_state_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
