@@ -10,12 +10,16 @@
  * tasks leave behind. Between tasks it checkpoints (the tasks done), so a
  * restarted wrapper skips them. At the end it copies the state files of a
  * work sequence out and packs the outputs whose names are not known in
- * advance into one zip (wrapper_out.c).
+ * advance into one zip (wrapper_out.c). In a work sequence with state
+ * levels it tells the tasks, in WSEQ_* environment variables, which segment
+ * this is and where each state input came from (seq_env_make).
  */
 #include "app_main.h"
+#include "app_seqno.h"
 #include "common.h"
 #include "fileutil.h"
 #include "log.h"
+#include "seq_policy.h"
 #include "wrapper_guard.h"
 #include "wrapper_job.h"
 #include "wrapper_out.h"
@@ -65,6 +69,8 @@ static struct {
 	double cpu_done;        /* CPU seconds of the finished tasks */
 	double checkpoint_cpu;
 	long open_max;
+	char **seq_env;         /* the WSEQ_* variables, NAME=VALUE */
+	size_t nseq_env;
 } W = { .guard_fd = -1 };
 
 static volatile sig_atomic_t got_signal;
@@ -122,27 +128,34 @@ static int make_executable(const char *path)
 	return rc;
 }
 
+/* Put NAME=VALUE into env[0..*n), replacing a NAME= there. */
+static void env_put(char **env, size_t *n, char *entry)
+{
+	size_t nl = (size_t)(strchr(entry, '=') - entry) + 1, i;
+
+	for (i = 0; i < *n; i++)
+		if (!strncmp(env[i], entry, nl))
+			break;
+	env[i] = entry;
+	if (i == *n)
+		(*n)++;
+}
+
+/* The wrapper's environment, the task's <setenv>s, then the WSEQ_* variables (facts win). */
 static char **make_env(const struct wjob_task *t)
 {
 	extern char **environ;
-	size_t n = 0, i, k;
+	size_t n = 0, k;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = xcalloc(n + t->nenv + 1, sizeof(*env));
-	for (i = 0; i < n; i++)
-		env[i] = environ[i];
-	for (k = 0; k < t->nenv; k++) {
-		size_t nl = (size_t)(strchr(t->env[k], '=') - t->env[k]) + 1;
-
-		for (i = 0; i < n; i++)
-			if (!strncmp(env[i], t->env[k], nl))
-				break;
-		env[i] = t->env[k];
-		if (i == n)
-			n++;
-	}
+	env = xcalloc(n + t->nenv + W.nseq_env + 1, sizeof(*env));
+	memcpy(env, environ, n * sizeof(*env));
+	for (k = 0; k < t->nenv; k++)
+		env_put(env, &n, t->env[k]);
+	for (k = 0; k < W.nseq_env; k++)
+		env_put(env, &n, W.seq_env[k]);
 	env[n] = NULL;
 	return env;
 }
@@ -536,6 +549,64 @@ static int start_daemons(void)
 	return 0;
 }
 
+/* --- state levels: what the tasks are told (doc/wseq_wrapper.md) -------------- */
+
+static void seq_env_push(char *entry)
+{
+	ARRAY_GROW(W.seq_env, W.nseq_env);
+	W.seq_env[W.nseq_env++] = entry;
+}
+
+/* The segment state file s's input came from, by its physical name (-1: unknown). */
+static long state_from(const struct wjob_state_file *s)
+{
+	char path[PATH_MAX];
+
+	if (!s->in || !*s->in)
+		return -1;
+	return app_state_seqno(resolve(s->in, path, sizeof(path)));
+}
+
+/* Does segment seqno upload a level of this period? The server's rule (seq_policy.h). */
+static int level_uploads(long every, long seqno)
+{
+	struct seq_view v = { .nstate = 1, .state_every = { (int)every } };
+
+	return (seq_policy_state_mask(&v, (int)seqno) & 1u) != 0;
+}
+
+/*
+ * WSEQ_NSTATES, WSEQ_SEGMENT (the newest state input's seqno + 1) and for
+ * state file i WSEQ_STATE<i>_NAME, _FROM (its input's segment), _LEVEL and
+ * _UPLOAD (1 if its level's period divides the segment): each as far as known.
+ */
+static void seq_env_make(void)
+{
+	const struct wjob_state_file *s;
+	long seqno = -1, from;
+	size_t i;
+
+	for (i = 0; i < W.job.nstates; i++)
+		if ((from = state_from(&W.job.states[i])) + 1 > seqno)
+			seqno = from + 1;
+	seq_env_push(xasprintf("WSEQ_NSTATES=%zu", W.job.nstates));
+	if (seqno > 0)
+		seq_env_push(xasprintf("WSEQ_SEGMENT=%ld", seqno));
+	for (i = 0; i < W.job.nstates; i++) {
+		s = &W.job.states[i];
+		seq_env_push(xasprintf("WSEQ_STATE%zu_NAME=%s", i, s->name));
+		if ((from = state_from(s)) >= 0)
+			seq_env_push(xasprintf("WSEQ_STATE%zu_FROM=%ld", i, from));
+		if (s->level)
+			seq_env_push(xasprintf("WSEQ_STATE%zu_LEVEL=%s", i, s->level));
+		if (seqno > 0 && s->upload_every)
+			seq_env_push(xasprintf("WSEQ_STATE%zu_UPLOAD=%d", i,
+					       level_uploads(s->upload_every, seqno)));
+	}
+	if (seqno > 0)
+		log_info("segment %ld of a work sequence", seqno);
+}
+
 /* --- before the first task and after the last ---------------------------------- */
 
 static int setup_slot(struct wout_names *listing)
@@ -715,6 +786,7 @@ static int wrapper_run(void)
 
 	if (load_job() < 0 || setup_slot(&listing) < 0 || guard_start() < 0)
 		return EXIT_CHILD_FAILED;
+	seq_env_make();
 	ndone = read_checkpoint();
 	if (start_daemons() < 0) {
 		stop_all();

@@ -3,6 +3,7 @@
 #include "log.h"
 #include "../../apps/wrapper_job.h"
 #include "../../apps/wrapper_slot.h"
+#include "../../apps/app_seqno.h"
 #include "fileutil.h"
 
 static int parse(struct wjob *j, const char *xml, struct sbuf *err)
@@ -118,6 +119,25 @@ static void test_refusals(void **state)
 		{ "<job_desc><task><application>a</application></task>"
 		  "<state_file><name>s</name><in>i</in></state_file><state_file><name>s</name><out>o</out></state_file></job_desc>", "given twice" },
 		{ "<job_desc><task><application>a</application><daemon/></task></job_desc>", "no <task>" },
+		{ "<job_desc><task><application>a</application></task>\n<state_file><name>s</name><in>i</in>\n"
+		  "<upload_every>0</upload_every></state_file></job_desc>", "job.xml:3: <upload_every>: expected a whole number from 1 to 1000000, not '0'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>2.5</upload_every></state_file></job_desc>", "not '2.5'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>1000001</upload_every></state_file></job_desc>", "not '1000001'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>-3</upload_every></state_file></job_desc>", "not '-3'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>2</upload_every><upload_every>2</upload_every></state_file></job_desc>", "<upload_every> given twice" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<level>a b</level></state_file></job_desc>", "<level>: 'a b' is not a name" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<level></level></state_file></job_desc>", "is not a name" },
+		{ "<job_desc><task><application>a</application></task>\n"
+		  "<state_file><name>s</name><in>i</in><level>full</level><upload_every>6</upload_every></state_file>\n"
+		  "<state_file><name>t</name><in>j</in><level>delta</level><upload_every>2</upload_every></state_file>\n"
+		  "<state_file><name>u</name><in>k</in><level>full</level><upload_every>3</upload_every></state_file>\n"
+		  "</job_desc>", "job.xml:4: level full: <upload_every> 3 here, 6 at line 2" },
 	};
 	struct sbuf err = SBUF_INIT(4096);
 	struct wjob j;
@@ -131,6 +151,53 @@ static void test_refusals(void **state)
 		assert_int_equal(j.ntasks, 0);
 	}
 	sbuf_release(&err);
+}
+
+/* State levels: a level's period given once serves every state file of the level. */
+static void test_state_levels(void **state)
+{
+	const char *xml =
+		"<job_desc><task><application>a</application></task>\n"
+		"<state_file><name>full.dat</name><in>full_in</in><out>full_out</out><level>full</level></state_file>\n"
+		"<state_file><name>delta.dat</name><in>delta_in</in><out>delta_out</out>"
+		"<upload_every>2</upload_every></state_file>\n"
+		"<state_file><name>more.dat</name><in>more_in</in><level>full</level><upload_every>6</upload_every></state_file>\n"
+		"<state_file><name>plain.dat</name><in>plain_in</in></state_file>\n"
+		"</job_desc>\n";
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+
+	(void)state;
+	assert_int_equal(parse(&j, xml, &err), 0);
+	assert_int_equal(j.nstates, 4);
+	assert_string_equal(j.states[0].level, "full");
+	assert_int_equal(j.states[0].upload_every, 6);
+	assert_int_equal(j.states[0].line, 2);
+	assert_null(j.states[1].level);
+	assert_int_equal(j.states[1].upload_every, 2);
+	assert_int_equal(j.states[2].upload_every, 6);
+	assert_null(j.states[3].level);
+	assert_int_equal(j.states[3].upload_every, 0);
+	wjob_release(&j);
+	sbuf_release(&err);
+}
+
+/* The segment a state input came from, by its physical name. */
+static void test_state_seqno(void **state)
+{
+	(void)state;
+	assert_int_equal(app_state_seqno("L_b0_s0_state"), 0);
+	assert_int_equal(app_state_seqno("../../projects/x/L_b1_s8_state1"), 8);
+	assert_int_equal(app_state_seqno("my_state_b2_s12_state"), 12);
+	assert_int_equal(app_state_seqno("a_b0_s123456789_state7"), 123456789);
+	assert_int_equal(app_state_seqno("a_b0_s1234567890_state"), -1);
+	assert_int_equal(app_state_seqno("full_in"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s8_answer"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s_state"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s8_state1x"), -1);
+	assert_int_equal(app_state_seqno("s8_state"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s8_state/x"), -1);
+	assert_int_equal(app_state_seqno(""), -1);
 }
 
 static void test_zip_name(void **state)
@@ -256,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_upstream_job),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_state_levels),
+		cmocka_unit_test(test_state_seqno),
 		cmocka_unit_test(test_zip_name),
 		cmocka_unit_test(test_exec_app_job),
 		cmocka_unit_test(test_slot_app_files),
