@@ -95,9 +95,204 @@ static int elem_num(const xmlNode *n, const char *name, bool whole, double dflt,
 	return rc == FIELD_OK ? 0 : -1;
 }
 
-/* Read the document's <state> and <answer> elements into l; the doc is freed. */
+/*
+ * A template being read: its declared <level>s (name, period, line, whether
+ * a state uses it) and the line of each state, for the errors.
+ */
+struct layout_read {
+	const char *path;
+	struct {
+		char *name;
+		int every;
+		long line;
+		bool used;
+	} lv[SEQ_MAX_FILES];
+	size_t nlv;
+	long state_line[SEQ_MAX_FILES];
+};
+
+static void layout_read_release(struct layout_read *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nlv; i++)
+		free(r->lv[i].name);
+}
+
+/* A period: a whole number of segments, 1 to 1e6. */
+static int elem_every(const xmlNode *n, int *out)
+{
+	double d;
+
+	if (elem_num(n, "upload_every", true, 0, 1, 1e6, &d, NULL) < 0)
+		return -1;
+	*out = (int)d;
+	return 0;
+}
+
+static int read_level(struct layout_read *r, const xmlNode *n)
+{
+	char *name = xml_child_text(n, "name");
+	size_t i;
+	int every = 0;
+
+	if (!good_open_name(name) || elem_every(n, &every) < 0 || every == 0) {
+		free(name);
+		return log_error("%s:%ld: a <level> needs a <name> (letters, digits, _ - .) and an "
+				 "<upload_every> of 1 to 1e6 (whole segments)", r->path, xml_line(n));
+	}
+	for (i = 0; i < r->nlv; i++) {
+		if (strcmp(r->lv[i].name, name) == 0) {
+			log_error("%s:%ld: level \"%s\" is declared twice (first at line %ld)",
+				  r->path, xml_line(n), name, r->lv[i].line);
+			free(name);
+			return -1;
+		}
+	}
+	if (r->nlv == SEQ_MAX_FILES) {
+		free(name);
+		return log_error("%s:%ld: one <level> too many (at most %d)", r->path, xml_line(n),
+				 SEQ_MAX_FILES);
+	}
+	r->lv[r->nlv].name = name;
+	r->lv[r->nlv].every = every;
+	r->lv[r->nlv].line = xml_line(n);
+	r->nlv++;
+	return 0;
+}
+
+/* The <level> or <upload_every> of state i (neither: 0, the sequence's M). */
+static int read_state_level(struct layout_read *r, const xmlNode *n, struct seq_layout *l,
+			    size_t i)
+{
+	size_t j;
+
+	l->state[i].level = xml_child_text(n, "level");
+	if (l->state[i].level && xml_child(n, "upload_every"))
+		return log_error("%s:%ld: a <state> has a <level> or an <upload_every>, not both",
+				 r->path, xml_line(n));
+	if (elem_every(n, &l->state[i].upload_every) < 0)
+		return log_error("%s:%ld: a <state>'s <upload_every> is a whole number of segments, "
+				 "1 to 1e6", r->path, xml_line(n));
+	if (!l->state[i].level)
+		return 0;
+	for (j = 0; j < r->nlv; j++) {
+		if (strcmp(r->lv[j].name, l->state[i].level) == 0) {
+			r->lv[j].used = true;
+			l->state[i].upload_every = r->lv[j].every;
+			return 0;
+		}
+	}
+	return log_error("%s:%ld: a <state> names level \"%s\", which no <level> declares",
+			 r->path, xml_line(n), l->state[i].level);
+}
+
+static int read_state(struct layout_read *r, const xmlNode *n, struct seq_layout *l)
+{
+	size_t i = l->nstate++;
+	int rc = 0;
+
+	r->state_line[i] = xml_line(n);
+	l->state[i].open_in = xml_child_text(n, "open_name_in");
+	l->state[i].open_out = xml_child_text(n, "open_name_out");
+	if (elem_num(n, "max_nbytes", false, 0, 1, 1e15, &l->state[i].max_nbytes, NULL) < 0 ||
+	    !good_open_name(l->state[i].open_in) || !good_open_name(l->state[i].open_out))
+		rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
+			       "(letters, digits, _ - .) and a <max_nbytes> of 1 to 1e15 if any",
+			       r->path, xml_line(n));
+	if (read_state_level(r, n, l, i) < 0)
+		rc = -1;
+	return rc;
+}
+
+static int read_answer(struct layout_read *r, const xmlNode *n, struct seq_layout *l)
+{
+	size_t i = l->nanswer++;
+
+	l->answer[i].open_name = xml_child_text(n, "open_name");
+	if (elem_num(n, "max_nbytes", false, 1e7, 1, 1e15, &l->answer[i].max_nbytes, NULL) < 0 ||
+	    !good_open_name(l->answer[i].open_name))
+		return log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, _ - .) "
+				 "and a <max_nbytes> of 1 to 1e15 if any", r->path, xml_line(n));
+	return 0;
+}
+
+/* State i's level in words, for an error: its name or line, and its period. */
+static void describe_state_level(struct sbuf *b, const struct layout_read *r,
+				 const struct seq_layout *l, size_t i)
+{
+	size_t j;
+
+	for (j = 0; l->state[i].level && j < r->nlv; j++)
+		if (strcmp(r->lv[j].name, l->state[i].level) == 0)
+			break;
+	if (l->state[i].level && j < r->nlv)
+		sbuf_addf(b, "level \"%s\" (every %d, line %ld)", r->lv[j].name, r->lv[j].every,
+			  r->lv[j].line);
+	else
+		sbuf_addf(b, "the state at line %ld (every %d)", r->state_line[i],
+			  l->state[i].upload_every);
+}
+
+/*
+ * Do the states' own periods nest (seq_policy_levels_nest)? If not, name
+ * one pair that does not, in template order, at the later state's line.
+ */
+static int check_nesting(const struct layout_read *r, const struct seq_layout *l)
+{
+	struct sbuf msg = SBUF_INIT(1024);
+	int p[SEQ_MAX_FILES], pair[2];
+	size_t idx[SEQ_MAX_FILES], n = 0, i, j, bad;
+
+	for (i = 0; i < l->nstate; i++)
+		if (l->state[i].upload_every > 0) {
+			idx[n] = i;
+			p[n++] = l->state[i].upload_every;
+		}
+	if (seq_policy_levels_nest(p, n, &bad))
+		return 0;
+	for (j = 0; j < n; j++) {
+		pair[0] = p[bad];
+		pair[1] = p[j];
+		if (!seq_policy_levels_nest(pair, 2, &i))
+			break;
+	}
+	if (j == n)
+		j = bad;
+	if (j < bad) {
+		i = j;
+		j = bad;
+		bad = i;
+	}
+	describe_state_level(&msg, r, l, idx[bad]);
+	sbuf_addstr(&msg, " and ");
+	describe_state_level(&msg, r, l, idx[j]);
+	log_error("%s:%ld: state periods do not nest: %s: each period must divide every larger "
+		  "one", r->path, r->state_line[idx[j]], sbuf_str(&msg));
+	sbuf_release(&msg);
+	return -1;
+}
+
+/* Every declared level is used by a state, and the periods nest. */
+static int check_levels(const struct layout_read *r, const struct seq_layout *l)
+{
+	size_t j;
+
+	for (j = 0; j < r->nlv; j++)
+		if (!r->lv[j].used)
+			return log_error("%s:%ld: level \"%s\" is a level with no state: no <state> "
+					 "names it", r->path, r->lv[j].line, r->lv[j].name);
+	return check_nesting(r, l);
+}
+
+/*
+ * Read the document's <level>, <state> and <answer> elements into l; the
+ * doc is freed. The levels first, wherever they stand, so that a state may
+ * name one declared after it.
+ */
 static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout *l)
 {
+	struct layout_read r = { .path = path };
 	xmlNode *root, *n;
 	int rc = 0;
 
@@ -106,37 +301,31 @@ static int seq_layout_from_doc(xmlDoc *doc, const char *path, struct seq_layout 
 		rc = log_error("sequence template %s: the root element is not <sequence_template>", path);
 		goto done;
 	}
+	xml_for_each(n, root, "level")
+		if (read_level(&r, n) < 0)
+			rc = -1;
 	xml_for_each(n, root, NULL) {
+		if (xml_is(n, "level"))
+			continue;
 		if (xml_is(n, "state") && l->nstate < SEQ_MAX_FILES) {
-			l->state[l->nstate].open_in = xml_child_text(n, "open_name_in");
-			l->state[l->nstate].open_out = xml_child_text(n, "open_name_out");
-			if (elem_num(n, "max_nbytes", false, 0, 1, 1e15,
-				     &l->state[l->nstate].max_nbytes, NULL) < 0 ||
-			    !good_open_name(l->state[l->nstate].open_in) ||
-			    !good_open_name(l->state[l->nstate].open_out))
-				rc = log_error("%s:%ld: a <state> needs <open_name_in> and <open_name_out> "
-					       "(letters, digits, _ - .) and a <max_nbytes> of 1 to 1e15 if any",
-					       path, xml_line(n));
-			l->nstate++;
+			if (read_state(&r, n, l) < 0)
+				rc = -1;
 		} else if (xml_is(n, "answer") && l->nanswer < SEQ_MAX_FILES) {
-			l->answer[l->nanswer].open_name = xml_child_text(n, "open_name");
-			if (elem_num(n, "max_nbytes", false, 1e7, 1, 1e15,
-				     &l->answer[l->nanswer].max_nbytes, NULL) < 0 ||
-			    !good_open_name(l->answer[l->nanswer].open_name))
-				rc = log_error("%s:%ld: an <answer> needs an <open_name> (letters, digits, "
-					       "_ - .) and a <max_nbytes> of 1 to 1e15 if any", path,
-					       xml_line(n));
-			l->nanswer++;
+			if (read_answer(&r, n, l) < 0)
+				rc = -1;
 		} else {
-			rc = log_error("%s:%ld: <%s> is not <state> or <answer>, or one too many (at "
-				       "most %d of each)", path, xml_line(n), (const char *)n->name,
-				       SEQ_MAX_FILES);
+			rc = log_error("%s:%ld: <%s> is not <level>, <state> or <answer>, or one too "
+				       "many (at most %d of each)", path, xml_line(n),
+				       (const char *)n->name, SEQ_MAX_FILES);
 		}
 	}
 	if (rc == 0 && l->nstate == 0)
 		rc = log_error("sequence template %s: no <state>: a sequence carries at least one",
 			       path);
+	if (rc == 0)
+		rc = check_levels(&r, l);
 done:
+	layout_read_release(&r);
 	xmlFreeDoc(doc);
 	if (rc)
 		seq_layout_release(l);
@@ -216,6 +405,33 @@ void seq_view_levels(struct seq_view *v, const struct seq_layout *l)
 		v->state_every[i] = l->state[i].upload_every;
 }
 
+int seq_layout_check_every(const struct seq_layout *l, int state_upload_every, const char *what)
+{
+	struct seq_view v = { .state_upload_every = state_upload_every };
+	struct sbuf msg = SBUF_INIT(1024);
+	int p[SEQ_MAX_FILES];
+	size_t i, n = 0, bad;
+
+	seq_view_levels(&v, l);
+	for (i = 0; i < l->nstate; i++) {
+		p[n] = seq_policy_state_period(&v, i);
+		if (p[n] > 0)
+			n++;
+	}
+	if (seq_policy_levels_nest(p, n, &bad))
+		return 0;
+	for (i = 0; i < l->nstate; i++)
+		if (l->state[i].upload_every > 0)
+			sbuf_addf(&msg, "%s\"%s\" every %d", msg.len ? ", " : "",
+				  l->state[i].level ? l->state[i].level : l->state[i].open_out,
+				  l->state[i].upload_every);
+	log_error("%s: --state_upload_every %d (the states with no level of their own) does not "
+		  "nest with the template's levels %s: each period must divide every larger one",
+		  what, state_upload_every, sbuf_str(&msg));
+	sbuf_release(&msg);
+	return -1;
+}
+
 void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g)
 {
 	enum seg_status st = SEG_INACTIVE;
@@ -232,12 +448,13 @@ void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_vi
 				r->elapsed_time };
 }
 
-bool seq_uploads_state(const struct db_sequence *s, int seqno)
+unsigned seq_state_uploads(const struct db_sequence *s, const struct seq_layout *l, int seqno)
 {
 	struct seq_view v;
 
 	seq_view_of(s, &v);
-	return seq_policy_uploads(&v, seqno) & SEQ_UPLOAD_STATE;
+	seq_view_levels(&v, l);
+	return seq_policy_state_mask(&v, seqno);
 }
 
 bool seq_uploads_answer(const struct db_sequence *s, int seqno)
@@ -308,7 +525,9 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 			  struct db_workunit *wu, struct db_result *res, struct db_seq_file *files)
 {
 	struct sbuf wdoc = SBUF_INIT(1 << 20), rdoc = SBUF_INIT(1 << 20);
-	bool up_state = seq_uploads_state(s, seqno), up_answer = seq_uploads_answer(s, seqno);
+	unsigned up_state = seq_state_uploads(s, l, seqno);
+	unsigned up_before = seqno > 1 ? seq_state_uploads(s, l, seqno - 1) : 0;
+	bool up_answer = seq_uploads_answer(s, seqno);
 	size_t i, nf = 0;
 
 	/*
@@ -322,7 +541,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 		sbuf_addstr(&wdoc, "<file_info>\n    <name>");
 		xml_add_text(&wdoc, in[i].name);
 		sbuf_addstr(&wdoc, "</name>\n    <sticky/>\n    <no_delete/>\n");
-		if (!in[i].url && (in[i].upload || (seqno > 1 && seq_uploads_state(s, seqno - 1)))) {
+		if (!in[i].url && (in[i].upload || (up_before >> i & 1u))) {
 			sbuf_addstr(&wdoc, "    <url>");
 			xml_add_text(&wdoc, cfg->upload_url);
 			sbuf_addstr(&wdoc, "</url>\n");
@@ -342,14 +561,18 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	xml_add_text(&wdoc, s->command_line);
 	sbuf_addstr(&wdoc, "</command_line>\n</workunit>\n");
 
-	/* The outputs: the states always stay on the host; uploads every Mth / Nth. */
+	/*
+	 * The outputs: the states always stay on the host; state file i is
+	 * uploaded when its level's period divides seqno, answers every Nth.
+	 */
 	for (i = 0; i < l->nstate; i++) {
 		char *name = seq_state_name(s->name, s->branch, seqno, i);
+		bool up = up_state >> i & 1u;
 
 		file_info_out(&rdoc, name, true,
 			      l->state[i].max_nbytes > 0 ? l->state[i].max_nbytes : s->rsc_disk_bound,
-			      up_state ? cfg->upload_url : NULL);
-		seq_file_init(&files[nf++], s, seqno, name, SEQ_FILE_STATE, up_state, false);
+			      up ? cfg->upload_url : NULL);
+		seq_file_init(&files[nf++], s, seqno, name, SEQ_FILE_STATE, up, false);
 		free(name);
 	}
 	for (i = 0; i < l->nanswer; i++) {
@@ -518,7 +741,7 @@ static int take_prev_state(struct db_seq_file *f, void *arg)
 /*
  * Segment from-1's states as the host keeps them, with whether that segment
  * uploads them as its rows say: decided when it was made, which an extension
- * of a known-length sequence may since have changed for seq_uploads_state()
+ * of a known-length sequence may since have changed for seq_state_uploads()
  * (the formerly last segment uploads its state, a middle one might not).
  */
 int seq_make_following(struct db *db, const struct project_config *cfg,
@@ -550,6 +773,10 @@ int seq_create(struct db *db, const struct project_config *cfg, const struct seq
 	memset(init, 0, sizeof(init));
 	if (seq_layout_load(cfg->project_dir, spec->seq_template, &l) < 0)
 		return -1;
+	if (seq_layout_check_every(&l, spec->state_upload_every, spec->name) < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (ninitial != l.nstate) {
 		rc = log_error("sequence %s: %zu initial state file%s given, the template has %zu "
 			       "state file%s", spec->name, ninitial, ninitial == 1 ? "" : "s",

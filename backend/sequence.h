@@ -17,6 +17,7 @@ struct db_sequence;
 struct db_workunit;
 struct db_result;
 struct db_seq_file;
+struct seq_layout;
 
 /*
  * Names: "S_b<branch>_s<seqno>" for segment workunits, "..._0" for their
@@ -30,12 +31,14 @@ char *seq_answer_name(const char *seq, int branch, int seqno, size_t i);
 /* The policy's views (seq_policy.h) of a head, and of segment seqno's result on branch. */
 void seq_view_of(const struct db_sequence *s, struct seq_view *v);
 /* The state levels of layout l into v (seq_view_of leaves one state at the sequence's M). */
-struct seq_layout;
 void seq_view_levels(struct seq_view *v, const struct seq_layout *l);
 void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g);
 
-/* Does segment k upload its state / its answer? (seq_policy_uploads) */
-bool seq_uploads_state(const struct db_sequence *s, int seqno);
+/*
+ * Which state files of layout l segment k uploads (bit i: file i, by
+ * seq_policy_state_mask), and does it upload its answers (seq_policy_uploads)?
+ */
+unsigned seq_state_uploads(const struct db_sequence *s, const struct seq_layout *l, int seqno);
 bool seq_uploads_answer(const struct db_sequence *s, int seqno);
 
 /*
@@ -50,7 +53,13 @@ bool seq_uploads_answer(const struct db_sequence *s, int seqno);
  *     <answer><open_name>answer</open_name><max_nbytes>1e7</max_nbytes></answer>
  *   </sequence_template>
  *
- * 1 to SEQ_MAX_FILES state files, 0 to SEQ_MAX_FILES answer files.
+ * 1 to SEQ_MAX_FILES state files, 0 to SEQ_MAX_FILES answer files. State
+ * levels (issue 30): <level><name>full</name><upload_every>12</upload_every>
+ * </level> declares a period; a <state> takes one by <level>full</level>,
+ * or its own by <upload_every>3</upload_every>, or neither: the sequence's
+ * M. Refused: periods that do not nest, a level no state uses, a state
+ * naming an undeclared level or having both, a level declared twice, a
+ * period that is not a whole number 1 to 1e6.
  */
 struct seq_layout {
 	size_t nstate, nanswer;
@@ -66,6 +75,12 @@ struct seq_layout {
 	} answer[SEQ_MAX_FILES];
 };
 
+/*
+ * Do the template's periods nest with the sequence's M, which the states
+ * with no level of their own take? 0, or -1 (logged, what first: the
+ * sequence's name). Where a sequence is created or its M is known.
+ */
+int seq_layout_check_every(const struct seq_layout *l, int state_upload_every, const char *what);
 /* Read a template (path relative to project_dir; NULL or "": the default). 0 or -1 (logged). */
 int seq_layout_load(const char *project_dir, const char *path, struct seq_layout *l);
 /* The same from text in memory (name for errors); for tests and the fuzzer. */

@@ -52,6 +52,122 @@ static void test_layout_bad_sizes(void **state)
 	}
 }
 
+#define ST(lv) "<state><open_name_in>i</open_name_in><open_name_out>o</open_name_out>" lv "</state>\n"
+#define LEVEL(n, k) "<level><name>" n "</name><upload_every>" k "</upload_every></level>\n"
+
+/* Levels: a state's period from its level, its own <upload_every>, or M (0). */
+static void test_levels(void **state)
+{
+	static const char text[] =
+		"<sequence_template>\n"
+		ST("<level>full</level>")
+		LEVEL("full", "12") LEVEL("delta", "3")
+		ST("<level>delta</level>")
+		ST("<upload_every>6</upload_every>")
+		ST("")
+		"</sequence_template>\n";
+	struct seq_layout l;
+
+	(void)state;
+	assert_int_equal(seq_layout_parse(text, strlen(text), "levels", &l), 0);
+	assert_int_equal(l.nstate, 4);
+	assert_int_equal(l.state[0].upload_every, 12);
+	assert_string_equal(l.state[0].level, "full");
+	assert_int_equal(l.state[1].upload_every, 3);
+	assert_int_equal(l.state[2].upload_every, 6);
+	assert_null(l.state[2].level);
+	assert_int_equal(l.state[3].upload_every, 0);
+	/* M for the last state: 3 and 6 nest with 12, 5 and 4 do not */
+	assert_int_equal(seq_layout_check_every(&l, 3, "s"), 0);
+	assert_int_equal(seq_layout_check_every(&l, 12, "s"), 0);
+	assert_int_equal(seq_layout_check_every(&l, 5, "s"), -1);
+	assert_int_equal(seq_layout_check_every(&l, 4, "s"), -1);
+	seq_layout_release(&l);
+}
+
+/* An old template (no levels) with any M. */
+static void test_levels_none(void **state)
+{
+	static const char text[] = "<sequence_template>" ST("") ST("") "</sequence_template>";
+	struct seq_layout l;
+
+	(void)state;
+	assert_int_equal(seq_layout_parse(text, strlen(text), "old", &l), 0);
+	assert_int_equal(l.state[0].upload_every, 0);
+	assert_int_equal(seq_layout_check_every(&l, 7, "s"), 0);
+	seq_layout_release(&l);
+}
+
+/* Parse text, expecting a refusal whose logged message holds want. */
+static void refused(const char *text, const char *want)
+{
+	char path[] = "/tmp/test_seq_layout.XXXXXX", buf[4096];
+	struct seq_layout l;
+	int fd = mkstemp(path);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	log_init("test_seq_layout", path);
+	assert_int_equal(seq_layout_parse(text, strlen(text), "tpl", &l), -1);
+	log_init("test_seq_layout", "/dev/null");
+	n = read(fd, buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = 0;
+	if (!strstr(buf, want))
+		fail_msg("wanted \"%s\" in: %s", want, buf);
+	close(fd);
+	unlink(path);
+}
+
+/* Every template error of issue 30, each with its line. */
+static void test_levels_refused(void **state)
+{
+	(void)state;
+	refused("<sequence_template>\n" LEVEL("full", "12") LEVEL("delta", "5")
+		ST("<level>full</level>") ST("<level>delta</level>") "</sequence_template>",
+		"tpl:5: state periods do not nest: level \"full\" (every 12, line 2) and "
+		"level \"delta\" (every 5, line 3)");
+	refused("<sequence_template>\n" ST("<upload_every>4</upload_every>")
+		ST("<upload_every>6</upload_every>") "</sequence_template>",
+		"tpl:3: state periods do not nest: the state at line 2 (every 4) and the state at line 3 (every 6)");
+	refused("<sequence_template>\n" LEVEL("full", "12") LEVEL("delta", "3")
+		ST("<level>full</level>") "</sequence_template>",
+		"tpl:3: level \"delta\" is a level with no state");
+	refused("<sequence_template>\n" ST("<level>full</level>") "</sequence_template>",
+		"tpl:2: a <state> names level \"full\", which no <level> declares");
+	refused("<sequence_template>\n" LEVEL("full", "12")
+		ST("<level>full</level><upload_every>3</upload_every>") "</sequence_template>",
+		"tpl:3: a <state> has a <level> or an <upload_every>, not both");
+	refused("<sequence_template>\n" LEVEL("full", "12") LEVEL("full", "6")
+		ST("<level>full</level>") "</sequence_template>",
+		"tpl:3: level \"full\" is declared twice (first at line 2)");
+	refused("<sequence_template>\n" LEVEL("", "12") ST("") "</sequence_template>",
+		"tpl:2: a <level> needs a <name>");
+	refused("<sequence_template>\n<level><name>x</name></level>" ST("") "</sequence_template>",
+		"tpl:2: a <level> needs a <name>");
+}
+
+/* Periods: whole numbers 1 to 1e6, in a <level> or a <state>. */
+static void test_levels_bad_periods(void **state)
+{
+	static const char *const bad[] = { "0", "-3", "2.5", "1e7", "1000001", "nan", "abc", "" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *lv = xasprintf("<sequence_template>\n<level><name>f</name><upload_every>%s"
+				     "</upload_every></level>" ST("<level>f</level>")
+				     "</sequence_template>", bad[i]);
+		char *st = xasprintf("<sequence_template>\n" ST("<upload_every>%s</upload_every>")
+				     "</sequence_template>", bad[i]);
+
+		refused(lv, "tpl:2: a <level> needs");
+		refused(st, "tpl:2: a <state>'s <upload_every> is a whole number");
+		free(lv);
+		free(st);
+	}
+}
+
 static void test_plan(void **state)
 {
 	static const char good[] = "<sequence_app><segments>30</segments><high_water>3</high_water>"
@@ -97,6 +213,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_layout_bad_sizes),
+		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_levels_none),
+		cmocka_unit_test(test_levels_refused),
+		cmocka_unit_test(test_levels_bad_periods),
 		cmocka_unit_test(test_plan),
 	};
 
