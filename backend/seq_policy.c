@@ -78,6 +78,76 @@ int seq_policy_state_source(const struct seq_view *s, size_t i, int k)
 	return k - k % p;
 }
 
+/* The newest branch with a row at seqno (-1: none). */
+static int newest_branch(const struct seq_state_row *rows, size_t n, int seqno)
+{
+	int b = -1;
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (rows[j].seqno == seqno && rows[j].branch > b)
+			b = rows[j].branch;
+	return b;
+}
+
+int seq_policy_restart_input(const struct seq_state_row *rows, size_t n, size_t i, int k)
+{
+	int best = -1;
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		const struct seq_state_row *r = &rows[j];
+
+		if (r->file != i || !r->uploaded || r->seqno > k || r->seqno < 0 ||
+		    (best >= 0 && r->seqno <= rows[best].seqno))
+			continue;
+		if (r->branch == newest_branch(rows, n, r->seqno))
+			best = (int)j;
+	}
+	return best;
+}
+
+bool seq_policy_restart_point(const struct seq_view *s, const struct seq_state_row *rows,
+			      size_t n, int k)
+{
+	size_t j, i, nstate = s->nstate ? s->nstate : 1, nup = 0;
+	int b = newest_branch(rows, n, k), v;
+
+	if (k < 1 || b < 0)
+		return false;
+	for (j = 0; j < n; j++) {
+		if (rows[j].seqno != k || rows[j].branch != b || !rows[j].upload)
+			continue;
+		if (!rows[j].uploaded)
+			return false;
+		nup++;
+	}
+	for (i = 0; nup && i < nstate; i++) {
+		v = seq_policy_restart_input(rows, n, i, k);
+		if (v < 0 || rows[v].seqno < seq_policy_state_source(s, i, k))
+			return false;
+	}
+	return nup > 0;
+}
+
+size_t seq_policy_restart_seqnos(const struct seq_view *s, int k, int out[])
+{
+	size_t i, j, n = 0, nstate = s->nstate ? s->nstate : 1;
+	int want[SEQ_MAX_FILES + 2];
+
+	want[0] = 0;
+	want[1] = k;
+	for (i = 0; i < nstate && i < SEQ_MAX_FILES; i++)
+		want[2 + i] = seq_policy_state_source(s, i, k);
+	for (i = 0; i < nstate + 2 && i < SEQ_MAX_FILES + 2; i++) {
+		for (j = 0; j < n && out[j] != want[i]; j++)
+			;
+		if (j == n)
+			out[n++] = want[i];
+	}
+	return n;
+}
+
 size_t seq_policy_segments_to_send(const struct seq_view *s, int in_flight, int out[],
 				   size_t max)
 {

@@ -121,6 +121,41 @@ bool seq_policy_levels_nest(const int *p, size_t n, size_t *bad);
  */
 int seq_policy_state_source(const struct seq_view *s, size_t i, int k);
 
+/*
+ * The restart rule over a sequence's state rows (seq_file, kind state). The
+ * rows given must be every branch's rows at each seqno they include; at a
+ * seqno only the newest branch's rows count (older ones are dead branches).
+ * The initial states are rows of seqno 0.
+ */
+struct seq_state_row {
+	int seqno;
+	int branch;
+	size_t file;                    /* the state file's index (seq_state_index) */
+	bool upload;                    /* its segment uploads it */
+	bool uploaded;                  /* it is on the server */
+};
+/*
+ * The version of state file i a restart after segment k reads: the row, of
+ * the newest branch at its seqno, uploaded, with the largest seqno <= k;
+ * its index in rows, or -1 if none.
+ */
+int seq_policy_restart_input(const struct seq_state_row *rows, size_t n, size_t i, int k);
+/*
+ * Is segment k (>= 1) a restart point? Its rows that upload are all
+ * uploaded (at least one), and for every state file i a version from
+ * segment seq_policy_state_source(s, i, k) or later is on the server.
+ * The scheduler sets last_state_seqno by it, the validator goes back to the
+ * latest one, the relocator reads seq_policy_restart_input of each file.
+ */
+bool seq_policy_restart_point(const struct seq_view *s, const struct seq_state_row *rows,
+			      size_t n, int k);
+/*
+ * The seqnos whose rows decide seq_policy_restart_point(s, ., ., k): 0, the
+ * source of each state file, and k; written to out[] (room for
+ * SEQ_MAX_FILES + 2), their number returned.
+ */
+size_t seq_policy_restart_seqnos(const struct seq_view *s, int k, int out[]);
+
 /* ---- Sending: the scheduler, every RPC of a host holding s. */
 /*
  * The seqnos to send now so that high_water segments are in flight, from

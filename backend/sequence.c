@@ -29,6 +29,25 @@ char *seq_state_name(const char *seq, int branch, int seqno, size_t i)
 	return file_name(seq, branch, seqno, "state", i);
 }
 
+int seq_state_index(const char *name)
+{
+	const char *p = NULL, *q;
+	long i = 0;
+
+	for (q = name ? strstr(name, "_state") : NULL; q; q = strstr(q + 1, "_state"))
+		p = q;
+	if (!p)
+		return -1;
+	p += strlen("_state");
+	if (!*p)
+		return 0;
+	if (*p == '0')
+		return -1;      /* file 0 is "_state" */
+	for (; *p >= '0' && *p <= '9' && i < SEQ_MAX_FILES; p++)
+		i = i * 10 + (*p - '0');
+	return *p || i >= SEQ_MAX_FILES ? -1 : (int)i;
+}
+
 char *seq_answer_name(const char *seq, int branch, int seqno, size_t i)
 {
 	return file_name(seq, branch, seqno, "answer", i);
@@ -482,12 +501,18 @@ static void file_info_out(struct sbuf *b, const char *name, bool sticky, double 
 	sbuf_addstr(b, "</file_info>\n");
 }
 
-static void file_ref(struct sbuf *b, const char *name, const char *open_name)
+/*
+ * An output is copied out of the slot; an input state is linked, so that
+ * boinc_resolve_filename(open_name) gives its physical name -- which tells
+ * the app the segment it came from (after a relocation, with state levels,
+ * not every input is from the previous segment).
+ */
+static void file_ref(struct sbuf *b, const char *name, const char *open_name, bool copy)
 {
 	sbuf_addstr(b, "    <file_ref>\n        <file_name>");
 	xml_add_text(b, name);
-	sbuf_addf(b, "</file_name>\n        <open_name>%s</open_name>\n        <copy_file/>\n"
-		     "    </file_ref>\n", open_name);
+	sbuf_addf(b, "</file_name>\n        <open_name>%s</open_name>\n%s    </file_ref>\n",
+		  open_name, copy ? "        <copy_file/>\n" : "");
 }
 
 static void seq_file_init(struct db_seq_file *f, const struct db_sequence *s, int seqno,
@@ -556,7 +581,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	}
 	sbuf_addstr(&wdoc, "<workunit>\n");
 	for (i = 0; i < l->nstate; i++)
-		file_ref(&wdoc, in[i].name, l->state[i].open_in);
+		file_ref(&wdoc, in[i].name, l->state[i].open_in, false);
 	sbuf_addstr(&wdoc, "    <command_line>");
 	xml_add_text(&wdoc, s->command_line);
 	sbuf_addstr(&wdoc, "</command_line>\n</workunit>\n");
@@ -586,7 +611,7 @@ static void segment_build(const struct project_config *cfg, const struct db_sequ
 	sbuf_addstr(&rdoc, "<result>\n");
 	for (i = 0; i < nf; i++)
 		file_ref(&rdoc, files[i].name, i < l->nstate ? l->state[i].open_out
-							     : l->answer[i - l->nstate].open_name);
+							     : l->answer[i - l->nstate].open_name, true);
 	sbuf_addstr(&rdoc, "</result>\n");
 
 	memset(wu, 0, sizeof(*wu));
@@ -705,6 +730,10 @@ int seq_make_segments(struct db *db, const struct project_config *cfg,
 
 	if (seq_layout_load(cfg->project_dir, s->wu_template, &l) < 0)
 		return -1;
+	if (seq_layout_check_every(&l, s->state_upload_every, s->name) < 0) {
+		seq_layout_release(&l);
+		return -1;
+	}
 	if (in && nin != l.nstate) {
 		seq_layout_release(&l);
 		return log_error("sequence %s: %zu input states for %zu state files", s->name, nin,

@@ -27,12 +27,31 @@ struct seq_layout;
 char *seq_wu_name(const char *seq, int branch, int seqno);
 char *seq_state_name(const char *seq, int branch, int seqno, size_t i);
 char *seq_answer_name(const char *seq, int branch, int seqno, size_t i);
+/* The index i of a state file name seq_state_name made, or -1 if it is not one. */
+int seq_state_index(const char *name);
 
 /* The policy's views (seq_policy.h) of a head, and of segment seqno's result on branch. */
 void seq_view_of(const struct db_sequence *s, struct seq_view *v);
 /* The state levels of layout l into v (seq_view_of leaves one state at the sequence's M). */
 void seq_view_levels(struct seq_view *v, const struct seq_layout *l);
 void seg_view_of(const struct db_result *r, int seqno, int branch, struct seg_view *g);
+/* seq_view_of and seq_view_levels of the sequence's template: 0 or -1 (logged). */
+int seq_view_load(const struct project_config *cfg, const struct db_sequence *s,
+		  struct seq_view *v);
+
+/*
+ * The restart rule (seq_policy_restart_point) over the database (seq_restart.c).
+ * The rows among f[0..n) of sequence seq_id as the rule sees them, into
+ * rows[] (room for n), idx[j] the index in f of rows[j]; their number.
+ */
+size_t seq_state_rows_of(const struct db_seq_file *f, size_t n, int64_t seq_id,
+			 struct seq_state_row *rows, size_t *idx);
+/* Is segment k of sequence s (view v, with its levels) a restart point? DB_OK or an error. */
+int seq_restart_check(struct db *db, const struct db_sequence *s, const struct seq_view *v,
+		      int k, bool *is);
+/* The latest restart point <= upto (0: none), for going back from an invalid segment. */
+int seq_restart_latest(struct db *db, const struct db_sequence *s, const struct seq_view *v,
+		       int upto, int *k);
 
 /*
  * Which state files of layout l segment k uploads (bit i: file i, by

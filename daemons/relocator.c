@@ -1,12 +1,13 @@
 /*
  * relocator: moves a work sequence to another host when its host missed a
  * segment's deadline (the transitioner flags it), returned an erroneous
- * segment or lost its state (the scheduler flags it). From the latest
- * segment Wi whose input state is on the server it makes a new branch --
- * W'i (reading that state by download; the scheduler makes the later ones
- * when they are due) -- retires what was left of the old branch (the dead
- * branch stays in the database), and resets the head: unassigned, first
- * unsent = i. Sequences are moved in batches of DB_SEQ_BATCH, each batch
+ * segment or lost its state (the scheduler flags it). From Wi, the segment
+ * after the latest restart point (seq_policy_restart_point: with state
+ * levels, the finest level's), it makes a new branch -- W'i, reading by
+ * download each state file's latest version on the server up to that
+ * point (the scheduler makes the later ones when they are due) -- retires
+ * what was left of the old branch (the dead branch stays in the
+ * database), and resets the head: unassigned, first unsent = i. Sequences are moved in batches of DB_SEQ_BATCH, each batch
  * one transaction of a few statements: killed at any point, a restart finds
  * the flags still set and does the whole batch again. A sequence whose
  * states are missing from the server cannot be moved; it ends in error.
@@ -152,26 +153,30 @@ static const struct seq_layout *batch_layout(struct batch *b, const struct db_se
 }
 
 /*
- * The uploaded states of segment seqno of sequence s, of the newest branch
- * that uploaded any, in their order: pointers into b->files, *n of them.
+ * The states a new branch after segment k reads: for every state file its
+ * version seq_policy_restart_input picks among the batch's rows of s, from
+ * segment seq_policy_state_source or later; pointers into b->files in the
+ * files' order. How many state files have one (all of them: k is usable).
  */
-static void pick_states(const struct batch *b, const struct db_sequence *s, int seqno,
-			const struct db_seq_file **out, size_t *n)
+static size_t pick_states(const struct batch *b, const struct db_sequence *s,
+			  const struct seq_view *v, size_t nstate, int k,
+			  const struct db_seq_file **out)
 {
-	size_t i;
+	struct seq_state_row *rows = xcalloc(b->nfiles + 1, sizeof(*rows));
+	size_t *idx = xcalloc(b->nfiles + 1, sizeof(*idx));
+	size_t m = seq_state_rows_of(b->files, b->nfiles, s->id, rows, idx), i, n = 0;
+	int j;
 
-	*n = 0;
-	for (i = 0; i < b->nfiles; i++) {
-		const struct db_seq_file *f = &b->files[i];
-
-		if (f->seq_id != s->id || f->seqno != seqno)
+	for (i = 0; i < nstate && i < SEQ_MAX_FILES; i++) {
+		j = seq_policy_restart_input(rows, m, i, k);
+		if (j < 0 || rows[j].seqno < seq_policy_state_source(v, i, k))
 			continue;
-		if (*n && f->branch != out[0]->branch)
-			break;
-		if (*n == SEQ_MAX_FILES)
-			break;
-		out[(*n)++] = f;
+		out[i] = &b->files[idx[j]];
+		n++;
 	}
+	free(rows);
+	free(idx);
+	return n;
 }
 
 /* A sequence that cannot be moved: it ends in error, what is left of it retired. */
@@ -205,6 +210,7 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 	struct sbuf url[SEQ_MAX_FILES];
 	char md5[SEQ_MAX_FILES][33], why[200];
 	double nbytes[SEQ_MAX_FILES];
+	struct sbuf names = SBUF_INIT(4096);
 	struct seq_view v;
 	struct seq_restart r;
 	size_t k, nf, nlast;
@@ -212,13 +218,16 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 
 	if (!l)
 		return give_up(db, s, "its sequence template cannot be read");
+	if (seq_layout_check_every(l, s->state_upload_every, s->name) < 0)
+		return give_up(db, s, "its template's levels do not nest with its state_upload_every");
 	/* Wi: seq_policy_restart_from, from the states found on the server. */
 	seq_view_of(s, &v);
-	pick_states(b, s, s->last_state_seqno, f, &nlast);
-	pick_states(b, s, 0, f, &nf);
+	seq_view_levels(&v, l);
+	nlast = pick_states(b, s, &v, l->nstate, s->last_state_seqno, f);
+	nf = pick_states(b, s, &v, l->nstate, 0, f);
 	seq_policy_restart_from(&v, l->nstate, nlast, nf, &r);
 	i = r.seqno;
-	pick_states(b, s, i - 1, f, &nf);
+	nf = pick_states(b, s, &v, l->nstate, i - 1, f);
 	if (r.kind == SEQ_RESTART_IMPOSSIBLE) {
 		snprintf(why, sizeof(why), "%zu initial states on the server, %zu expected", r.nfound,
 			 l->nstate);
@@ -237,11 +246,12 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 		if (publish_state(b->cfg, f[k], md5[k], &nbytes[k], &url[k]) < 0)
 			rc = DB_ERROR;
 		in[k] = (struct seq_input){ f[k]->name, sbuf_str(&url[k]), md5[k], nbytes[k], false };
+		sbuf_addf(&names, "%s%s", k ? ", " : "", f[k]->name);
 	}
 	if (rc == DB_OK) {
-		log_info("sequence %s: relocating (%s): branch %d from segment %d (input %s%s), "
+		log_info("sequence %s: relocating (%s): branch %d from segment %d (input%s %s), "
 			 "%d sent segments computed again", s->name, reason_name(s->need_relocate),
-			 s->branch + 1, i, f[0]->name, nf > 1 ? ", ..." : "", r.recompute);
+			 s->branch + 1, i, nf > 1 ? "s" : "", sbuf_str(&names), r.recompute);
 		/* The head as it will be: W'i only, the scheduler makes each later one when due. */
 		s->branch++;
 		s->hostid = 0;
@@ -258,7 +268,34 @@ static int plan(struct db *db, struct batch *b, struct db_sequence *s, struct se
 	}
 	for (k = 0; k < nf; k++)
 		sbuf_release(&url[k]);
+	sbuf_release(&names);
 	return rc;
+}
+
+/*
+ * Add the seqnos whose state rows the restart rule reads for s (its
+ * restart point and the initial states: seq_policy_restart_seqnos) to
+ * seqnos[0..n), each once; the new number. At most SEQ_MAX_FILES + 2 a
+ * sequence: DB_SEQ_SEQNOS holds a batch's.
+ */
+static size_t restart_seqnos(struct batch *b, const struct db_sequence *s, int *seqnos, size_t n)
+{
+	const struct seq_layout *l = batch_layout(b, s);
+	int want[SEQ_MAX_FILES + 2];
+	struct seq_view v;
+	size_t i, j, m;
+
+	seq_view_of(s, &v);
+	if (l)
+		seq_view_levels(&v, l);
+	m = seq_policy_restart_seqnos(&v, s->last_state_seqno, want);
+	for (i = 0; i < m; i++) {
+		for (j = 0; j < n && seqnos[j] != want[i]; j++)
+			;
+		if (j == n && n < DB_SEQ_SEQNOS)
+			seqnos[n++] = want[i];
+	}
+	return n;
 }
 
 /*
@@ -273,8 +310,8 @@ static int relocate(struct db *db, void *arg)
 	struct seq_rows rows = { 0 };
 	struct db_sequence *later[DB_SEQ_BATCH];
 	int64_t ids[DB_SEQ_BATCH], moved[DB_SEQ_BATCH];
-	int seqnos[DB_SEQ_BATCH];
-	size_t i, n = 0, nmoved = 0, nlater = 0;
+	int seqnos[DB_SEQ_SEQNOS];
+	size_t i, n = 0, nseqnos = 0, nmoved = 0, nlater = 0;
 	int rc;
 
 	batch_clear(b);
@@ -283,13 +320,13 @@ static int relocate(struct db *db, void *arg)
 		struct db_sequence *s = &b->heads[i];
 
 		if (s->need_relocate && s->state == SEQ_STATE_ACTIVE) {   /* else an earlier try did it */
-			ids[n] = s->id;
-			seqnos[n++] = s->last_state_seqno;
+			ids[n++] = s->id;
+			nseqnos = restart_seqnos(b, s, seqnos, nseqnos);
 		}
 	}
 	if (rc != DB_OK || !n)
 		return rc;
-	rc = db_seq_file_states_many(db, ids, n, seqnos, take_file, b);
+	rc = db_seq_file_states_many(db, ids, n, seqnos, nseqnos, take_file, b);
 	for (i = 0; rc == DB_OK && i < b->nheads; i++)
 		if (b->heads[i].need_relocate && b->heads[i].state == SEQ_STATE_ACTIVE)
 			rc = plan(db, b, &b->heads[i], &rows, moved, &nmoved, later, &nlater);

@@ -22,7 +22,7 @@
 #include "dirhier.h"
 #include "filelist.h"
 #include "log.h"
-#include "seq_policy.h"
+#include "sequence.h"
 #include "validate.h"
 #include "wtime.h"
 
@@ -554,8 +554,31 @@ out:
 	return rc;
 }
 
+/*
+ * Where an invalid segment's sequence restarts: the latest restart point
+ * before its first unvalidated segment (seq_restart_latest; 0 if its
+ * template cannot be read: from the initial states).
+ */
+static int restart_before(struct db *db, const struct project_config *cfg, int64_t seq_id,
+			  int *last)
+{
+	struct db_sequence s = { 0 };
+	struct seq_view v;
+	int rc = db_sequence_lookup_id(db, seq_id, &s), upto;
+
+	*last = 0;
+	if (rc == DB_OK && seq_view_load(cfg, &s, &v) == 0) {
+		upto = s.first_unvalidated_seqno - 1 < s.last_state_seqno
+			? s.first_unvalidated_seqno - 1 : s.last_state_seqno;
+		rc = seq_restart_latest(db, &s, &v, upto, last);
+	}
+	db_sequence_release(&s);
+	return rc;
+}
+
 /* A sequence's segment was judged: move its validated mark, or relocate it if wrong. */
-static int segment_judged(struct db *db, const struct db_workunit *wu, const struct db_result *r)
+static int segment_judged(struct db *db, const struct project_config *cfg,
+			  const struct db_workunit *wu, const struct db_result *r)
 {
 	if (!wu->seq_id)
 		return DB_OK;
@@ -566,13 +589,16 @@ static int segment_judged(struct db *db, const struct db_workunit *wu, const str
 		struct seq_view v = { .active = true, .branch = wu->branch };
 		struct seg_view g = { wu->seqno, wu->branch, r->hostid, SEG_INVALID, 0, 0 };
 		enum seq_reason why;
+		int rc, last;
 
 		if (seq_policy_after_segment(&v, &g, &why) != SEQ_NEXT_RELOCATE)
 			return DB_OK;
 		/* a late result of a branch the sequence has left moves nothing */
 		log_info("[WU#%" PRId64 " %s] invalid segment: the sequence will be relocated "
 			 "(if branch %d is still its own)", wu->id, wu->name, wu->branch);
-		return db_sequence_flag_invalid(db, wu->seq_id, wu->branch, (int)why);
+		rc = restart_before(db, cfg, wu->seq_id, &last);
+		return rc == DB_OK ? db_sequence_flag_invalid(db, wu->seq_id, wu->branch, (int)why,
+							      last) : rc;
 	}
 	return DB_OK;
 }
@@ -675,7 +701,7 @@ done:
 	for (i = 0; rc == DB_OK && i < rs.n; i++)
 		for (k = 0; rc == DB_OK && items && items[i].changed && k < nwus; k++)
 			if (wus[k].id == rs.v[i].workunitid)
-				rc = segment_judged(db, &wus[k], &rs.v[i]);
+				rc = segment_judged(db, j->ctx->cfg, &wus[k], &rs.v[i]);
 out:
 	if (items)
 		for (i = 0; i < rs.n; i++)

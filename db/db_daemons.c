@@ -410,11 +410,6 @@ const struct db_query dbq_seq_lock = {
 const struct db_query dbq_seq_set_unvalidated = {
 	"seq_set_unvalidated", NULL, "UPDATE sequence SET first_unvalidated_seqno=? WHERE id=?", "ii"
 };
-const struct db_query dbq_seq_last_state_upto = {
-	"seq_last_state_upto", NULL,
-	"SELECT COALESCE(MAX(f.seqno), 0) FROM seq_file f JOIN sequence s ON s.id=f.seq_id "
-	"WHERE f.seq_id=? AND f.kind=1 AND f.uploaded=1 AND f.seqno<s.first_unvalidated_seqno", "i"
-};
 const struct db_query dbq_seq_invalid = {
 	"seq_invalid", NULL,
 	"UPDATE sequence SET hostid=0, need_relocate=?, last_state_seqno=LEAST(last_state_seqno, ?) "
@@ -486,19 +481,11 @@ int db_sequence_advance_validated(struct db *db, int64_t seq_id)
 	return rc;
 }
 
-int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int branch, int reason)
+int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int branch, int reason, int last)
 {
-	struct db_val q[] = { DBV_INT(seq_id) };
-	int64_t last = 0;
-	int rc = db_select_i64(db, dbq_seq_last_state_upto.sql, q, ARRAY_SIZE(q), &last);
+	struct db_val v[] = { DBV_INT(reason), DBV_INT(last), DBV_INT(seq_id), DBV_INT(branch) };
 
-	if (rc == DB_OK) {
-		struct db_val v[] = { DBV_INT(reason), DBV_INT(last), DBV_INT(seq_id),
-				      DBV_INT(branch) };
-
-		rc = db_query_exec(db, &dbq_seq_invalid, v, ARRAY_SIZE(v), NULL);
-	}
-	return rc;
+	return db_query_exec(db, &dbq_seq_invalid, v, ARRAY_SIZE(v), NULL);
 }
 
 int db_sequence_group_fail(struct db *db, int64_t groupid, const char *why)

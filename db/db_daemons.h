@@ -110,17 +110,19 @@ int db_batch_file_assoc_drop_file(struct db *db, int64_t job_file_id);
  * (the live branch's, or the branch the live one grew from), locked.
  */
 extern const struct db_query dbq_wu_segment_newest, dbq_seq_lock, dbq_seq_set_unvalidated,
-	dbq_seq_last_state_upto, dbq_seq_invalid, dbq_seq_group_fail, dbq_group_fail;
+	dbq_seq_invalid, dbq_seq_group_fail, dbq_group_fail;
 int db_workunit_lock_segment(struct db *db, int64_t seq_id, int seqno, struct db_workunit *wu);
 int db_sequence_lock(struct db *db, int64_t id, struct db_sequence *s);
 /* Move first_unvalidated_seqno past the segments that have a canonical result. */
 int db_sequence_advance_validated(struct db *db, int64_t seq_id);
 /*
  * A segment of the sequence was wrong: take it from its host and ask for
- * relocation (reason) from the latest uploaded state before
- * first_unvalidated_seqno (the segments known good). No-op if already flagged.
+ * relocation (reason) from restart point last (the caller's: the latest
+ * before first_unvalidated_seqno, the segments known good, by
+ * seq_restart_latest), or an earlier last_state_seqno. No-op if already
+ * flagged.
  */
-int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int branch, int reason);
+int db_sequence_flag_invalid(struct db *db, int64_t seq_id, int branch, int reason, int last);
 /*
  * No consensus in the group: the group and every member -- active or ended:
  * its result is unconfirmed -- end in error (why).

@@ -372,10 +372,13 @@ const struct db_query dbq_seq_file_state_uploaded = {
 const struct db_query dbq_seq_lock_many = {
 	"seq_lock_many", &db_sequence_table, "WHERE id IN (" Q32 ") ORDER BY id FOR UPDATE", I32
 };
+/* DB_SEQ_SEQNOS = 10 x DB_SEQ_BATCH seqnos. */
+#define Q320 Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32
+#define I320 I32 I32 I32 I32 I32 I32 I32 I32 I32 I32
 const struct db_query dbq_seq_file_states_many = {
 	"seq_file_states_many", &db_seq_file_table,
-	"WHERE seq_id IN (" Q32 ") AND seqno IN (" Q32 ",?) AND kind=1 AND uploaded=1 "
-	"ORDER BY seq_id, seqno DESC, branch DESC, id", I32 I32 "i"
+	"WHERE seq_id IN (" Q32 ") AND seqno IN (" Q320 ") AND kind=1 "
+	"ORDER BY seq_id, seqno DESC, branch DESC, id", I32 I320
 };
 const struct db_query dbq_result_seq_retire = {
 	"result_seq_retire", NULL,
@@ -460,16 +463,19 @@ int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
 }
 
 int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const int *seqnos,
-			    int (*fn)(struct db_seq_file *, void *), void *arg)
+			    size_t nseqnos, int (*fn)(struct db_seq_file *, void *), void *arg)
 {
-	struct db_val v[2 * DB_SEQ_BATCH + 1];
+	struct db_val v[DB_SEQ_BATCH + DB_SEQ_SEQNOS];
 	size_t i;
 
 	if (batch_vals(v, ids, n) < 0)
 		return DB_ERROR;
-	for (i = 0; i < DB_SEQ_BATCH; i++)
-		v[DB_SEQ_BATCH + i] = DBV_INT(seqnos[i < n ? i : 0]);
-	v[2 * DB_SEQ_BATCH] = DBV_INT(0);
+	if (nseqnos < 1 || nseqnos > DB_SEQ_SEQNOS) {
+		log_error("database error: %zu segments of a batch's states", nseqnos);
+		return DB_ERROR;
+	}
+	for (i = 0; i < DB_SEQ_SEQNOS; i++)
+		v[DB_SEQ_BATCH + i] = DBV_INT(seqnos[i < nseqnos ? i : 0]);
 	return db_seq_file_query(db, &dbq_seq_file_states_many, v, ARRAY_SIZE(v), fn, arg);
 }
 

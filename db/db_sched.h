@@ -214,12 +214,15 @@ extern const struct db_query dbq_seq_lock_many, dbq_seq_file_states_many, dbq_se
 int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
 			  int (*fn)(struct db_sequence *, void *), void *arg);
 /*
- * The uploaded state files of sequence ids[i] at segment seqnos[i] or 0 --
- * with others of the batch's seqnos, which the caller skips -- by sequence,
+ * The state file rows (uploaded or not, every branch) of the sequences
+ * ids[0..n) at the segments seqnos[0..nseqnos) (at most DB_SEQ_SEQNOS: a
+ * few per sequence, the restart rule's, seq_policy_restart_seqnos) -- every
+ * sequence at every one of them, which the caller sorts out -- by sequence,
  * segment (highest first), branch (newest first) and id.
  */
+#define DB_SEQ_SEQNOS (10 * DB_SEQ_BATCH)
 int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const int *seqnos,
-			    int (*fn)(struct db_seq_file *, void *), void *arg);
+			    size_t nseqnos, int (*fn)(struct db_seq_file *, void *), void *arg);
 /*
  * The sequences' results still inactive, unsent or in progress -- at a
  * relocation, what is left of the old branch (dead branches have none, the

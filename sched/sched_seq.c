@@ -165,7 +165,7 @@ static int check_sticky(const struct sched_ctx *ctx, const struct sched_request 
 /* A segment's state files: how many, how many the host lists, how many are on the server. */
 struct seg_states {
 	const struct sched_request *req;        /* NULL: do not look at the host's files */
-	size_t n, present, uploaded;
+	size_t n, present;
 };
 
 static int count_states(struct db_seq_file *f, void *arg)
@@ -177,8 +177,6 @@ static int count_states(struct db_seq_file *f, void *arg)
 	st->n++;
 	if (st->req && sticky_present(st->req, f->name))
 		st->present++;
-	if (f->uploaded)
-		st->uploaded++;
 	return 0;
 }
 
@@ -214,7 +212,7 @@ static int state_lost(const struct sched_ctx *ctx, const struct sched_request *r
 	if (!known)
 		rc = db_result_lookup_name(ctx->db, rname, &r);
 	if (rc == DB_OK) {
-		struct seg_states st = { req, 0, 0, 0 };
+		struct seg_states st = { req, 0, 0 };
 		struct seq_view v;
 		struct seg_view prev;
 
@@ -633,12 +631,14 @@ int sched_seq_reported(const struct sched_ctx *ctx, const struct db_result *res,
 	 */
 	if (res->server_state == RESULT_SERVER_STATE_OVER)
 		k = -1;
-	/* With every state file of segment k on the server, relocation can start after k. */
+	/* A restart point (its uploads here, the coarser levels' too): relocation can start after k. */
 	if (rc == DB_OK && ok && k > 0 && branch == s.branch && own->n) {
-		struct seg_states st = { NULL, 0, 0, 0 };
+		struct seq_view v;
+		bool is = false;
 
-		rc = db_seq_file_enum_segment(ctx->db, s.id, branch, k, count_states, &st);
-		if (rc == DB_OK && st.n && st.uploaded == st.n)
+		if (seq_view_load(ctx->cfg, &s, &v) == 0)
+			rc = seq_restart_check(ctx->db, &s, &v, k, &is);
+		if (rc == DB_OK && is)
 			rc = db_sequence_state_uploaded(ctx->db, s.id, branch, k);
 		if (rc == DB_NOT_FOUND)
 			rc = DB_OK;

@@ -249,8 +249,10 @@ static int job_kind_load(struct rpc *r, struct job_kind *k)
 			rc = submit_fail(r, "the sequence template of app %s is wrong", k->app.name);
 		else
 			k->nstate = l.nstate;
-		if (!rc)
-			seq_layout_release(&l);
+		if (!rc && seq_layout_check_every(&l, k->plan.state_upload_every, k->app.name) < 0)
+			rc = submit_fail(r, "the state levels of app %s do not nest with its "
+					 "state_upload_every", k->app.name);
+		seq_layout_release(&l);         /* zeroed when it could not be read */
 	} else {
 		path = xasprintf("%s/templates/%s_in", r->c->cfg->project_dir, k->app.name);
 		k->out_tpl = xasprintf("templates/%s_out", k->app.name);

@@ -93,19 +93,19 @@ static int check_segment(struct db_workunit *wu, void *arg)
 	return rc == DB_ERROR ? -1 : 0;
 }
 
-/* Are the states segment seqno made (on any branch; 0: the initial ones) all on the server? */
+/*
+ * Can a branch start after segment seqno from the server's states? It is a
+ * restart point (seq_restart_check: by the levels, each state file's
+ * latest version is on the server). Not if the template is unreadable.
+ */
 static int state_on_server(struct check *c, int seqno, bool *yes)
 {
-	struct db_seq_file f[SEQ_MAX_FILES];
-	size_t n = 0, i, want = seq_nstate_files(c->cfg, c->s);
-	int rc;
+	struct seq_view v;
 
-	memset(f, 0, sizeof(f));
-	rc = db_seq_file_states(c->db, c->s->id, seqno, f, SEQ_MAX_FILES, &n);
-	*yes = rc == DB_OK && want && n == want;
-	for (i = 0; i < SEQ_MAX_FILES; i++)
-		db_seq_file_release(&f[i]);
-	return rc;
+	*yes = false;
+	if (seq_view_load(c->cfg, c->s, &v) < 0)
+		return DB_OK;
+	return seq_restart_check(c->db, c->s, &v, seqno, yes);
 }
 
 static int check_sequence(struct db_sequence *s, void *arg)
@@ -147,8 +147,8 @@ static int check_sequence(struct db_sequence *s, void *arg)
 		if (state_on_server(c, s->first_unsent_seqno - 1, &up) != DB_OK)
 			return -1;
 		if (!up)
-			violation(c, "no host holds it and the state of segment %d, which segment %d "
-				  "starts from, is not on the server", s->first_unsent_seqno - 1,
+			violation(c, "no host holds it and the states after segment %d, which segment %d "
+				  "starts from, are not on the server", s->first_unsent_seqno - 1,
 				  s->first_unsent_seqno);
 	}
 	return 0;

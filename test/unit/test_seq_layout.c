@@ -168,6 +168,25 @@ static void test_levels_bad_periods(void **state)
 	}
 }
 
+/* A state file's index from its name: seq_state_name's suffix, read back. */
+static void test_state_index(void **state)
+{
+	static const char *const bad[] = { "S_b0_s1_answer", "S_b0_s1_state01", "S_b0_s1_statex",
+					   "S_b0_s1_state8", "S_b0_s1_state99999999999", "", "x" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < SEQ_MAX_FILES; i++) {
+		char *name = seq_state_name("my_state_seq", 3, 17, i);
+
+		assert_int_equal(seq_state_index(name), (int)i);
+		free(name);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(seq_state_index(bad[i]), -1);
+	assert_int_equal(seq_state_index(NULL), -1);
+}
+
 static void test_plan(void **state)
 {
 	static const char good[] = "<sequence_app><segments>30</segments><high_water>3</high_water>"
@@ -217,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_levels_none),
 		cmocka_unit_test(test_levels_refused),
 		cmocka_unit_test(test_levels_bad_periods),
+		cmocka_unit_test(test_state_index),
 		cmocka_unit_test(test_plan),
 	};
 

@@ -376,10 +376,99 @@ static void test_restart_from(void **state)
 	assert_int_equal(r.recompute, 2);
 }
 
+/* Rows: file 0 full every 6, file 1 delta every 2 (the test), branch 0. */
+#define ROW(k, b, f, up, done) { k, b, f, up, done }
+
+static struct seq_view levels_6_2(void)
+{
+	struct seq_view s = seq();
+
+	s.nsegments = s.target_nsegments = 12;
+	s.nstate = 2;
+	s.state_every[0] = 6;
+	s.state_every[1] = 2;
+	return s;
+}
+
+/* The restart rule: a restart point needs its own uploads and every level's source. */
+static void test_restart_point(void **state)
+{
+	struct seq_view s = levels_6_2();
+	struct seq_state_row rows[] = {
+		ROW(0, 0, 0, true, true), ROW(0, 0, 1, true, true),
+		ROW(6, 0, 0, true, true), ROW(6, 0, 1, true, true),
+		ROW(8, 0, 0, false, false), ROW(8, 0, 1, true, true),
+		ROW(9, 0, 0, false, false), ROW(9, 0, 1, false, false),
+		ROW(10, 0, 0, false, false), ROW(10, 0, 1, true, false),
+	};
+	size_t n = ARRAY_SIZE(rows);
+
+	(void)state;
+	assert_true(seq_policy_restart_point(&s, rows, n, 8));
+	assert_true(seq_policy_restart_point(&s, rows, n, 6));
+	/* 9 uploads nothing, 10 has not uploaded its delta */
+	assert_false(seq_policy_restart_point(&s, rows, n, 9));
+	assert_false(seq_policy_restart_point(&s, rows, n, 10));
+	assert_false(seq_policy_restart_point(&s, rows, n, 0));
+	/* a restart after 9 reads delta_8 and full_6 */
+	assert_int_equal(seq_policy_restart_input(rows, n, 1, 9), 5);
+	assert_int_equal(seq_policy_restart_input(rows, n, 0, 9), 2);
+	assert_int_equal(seq_policy_restart_input(rows, n, 0, 5), 0);
+	/* full_6 missing: 8 is no restart point any more (full_0 is older than its source) */
+	rows[2].uploaded = false;
+	assert_false(seq_policy_restart_point(&s, rows, n, 8));
+	assert_int_equal(seq_policy_restart_input(rows, n, 0, 9), 0);
+}
+
+/* At a seqno only the newest branch counts: a dead branch's upload is no restart point. */
+static void test_restart_point_branches(void **state)
+{
+	struct seq_view s = levels_6_2();
+	struct seq_state_row rows[] = {
+		ROW(0, 0, 0, true, true), ROW(0, 0, 1, true, true),
+		ROW(2, 0, 0, false, false), ROW(2, 0, 1, true, true),
+		ROW(4, 0, 0, false, false), ROW(4, 0, 1, true, true),     /* dead: branch 1 from 3 */
+		ROW(4, 1, 0, false, false), ROW(4, 1, 1, true, false),
+	};
+	size_t n = ARRAY_SIZE(rows);
+
+	(void)state;
+	assert_false(seq_policy_restart_point(&s, rows, n, 4));
+	assert_true(seq_policy_restart_point(&s, rows, n, 2));
+	assert_int_equal(seq_policy_restart_input(rows, n, 1, 5), 3);
+	rows[7].uploaded = true;
+	assert_true(seq_policy_restart_point(&s, rows, n, 4));
+	assert_int_equal(seq_policy_restart_input(rows, n, 1, 5), 7);
+}
+
+/* The seqnos the rule reads: 0, k and each level's source, each once. */
+static void test_restart_seqnos(void **state)
+{
+	struct seq_view s = levels_6_2(), one = seq();
+	int out[SEQ_MAX_FILES + 2];
+
+	(void)state;
+	assert_int_equal(seq_policy_restart_seqnos(&s, 9, out), 4);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 9);
+	assert_int_equal(out[2], 6);
+	assert_int_equal(out[3], 8);
+	assert_int_equal(seq_policy_restart_seqnos(&s, 6, out), 2);
+	assert_int_equal(seq_policy_restart_seqnos(&s, 0, out), 1);
+	assert_int_equal(out[0], 0);
+	/* one state at M */
+	one.state_upload_every = 5;
+	assert_int_equal(seq_policy_restart_seqnos(&one, 7, out), 3);
+	assert_int_equal(out[2], 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uploads_n_m),
+		cmocka_unit_test(test_restart_point),
+		cmocka_unit_test(test_restart_point_branches),
+		cmocka_unit_test(test_restart_seqnos),
 		cmocka_unit_test(test_uploads_m1),
 		cmocka_unit_test(test_high_water),
 		cmocka_unit_test(test_sticky_states),
