@@ -494,13 +494,13 @@ static long slow_marker_ms(void)
 static void write_new_state(const char *out, long words, int levels)
 {
 	struct state s = { 0, 0, NULL };
-	char delta[1024];
+	char path[1024];
 
 	new_state(&s, (uint64_t)words, 0x243f6a8885a308d3ULL);
 	if (levels)
-		out = resolve("full_out", delta, sizeof(delta));
+		out = resolve("full_out", path, sizeof(path));
 	if (write_state(out, &s) != 0 ||
-	    (levels && write_delta(resolve("delta_out", delta, sizeof(delta)), &s, &s) != 0)) {
+	    (levels && write_delta(resolve("delta_out", path, sizeof(path)), &s, &s) != 0)) {
 		fprintf(stderr, "cannot write the new state: %s\n", strerror(errno));
 		app_finish(1);
 	}
