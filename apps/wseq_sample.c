@@ -51,6 +51,7 @@
  */
 #include "app_main.h"
 #include "app_seqno.h"
+#include "sample_state.h"
 
 #include <boinc/boinc_api.h>
 
@@ -62,16 +63,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define STATE_MAGIC "WSEQSTATE1\n"
-#define DELTA_MAGIC "WSEQDELTA1\n"
-#define MAX_WORDS (1 << 24)
-
-struct state {
-	uint64_t step;
-	uint64_t nwords;
-	uint64_t *w;
-};
 
 static uint64_t mix(uint64_t x)
 {
@@ -117,66 +108,6 @@ static const char *resolve(const char *logical, char *buf, int len)
 	return buf;
 }
 
-/* Output files are written to path.tmp and renamed, so a kill leaves the old one whole. */
-static FILE *open_tmp(const char *path, char *tmp, size_t len)
-{
-	snprintf(tmp, len, "%s.tmp", path);
-	return fopen(tmp, "wb");
-}
-
-static int close_tmp(FILE *fp, const char *tmp, const char *path)
-{
-	if (fclose(fp) != 0)
-		return -1;
-	return rename(tmp, path);
-}
-
-static int write_state(const char *path, const struct state *s)
-{
-	char tmp[1100];
-	FILE *fp = open_tmp(path, tmp, sizeof(tmp));
-
-	if (!fp)
-		return -1;
-	fputs(STATE_MAGIC, fp);
-	fwrite(&s->step, sizeof(s->step), 1, fp);
-	fwrite(&s->nwords, sizeof(s->nwords), 1, fp);
-	fwrite(s->w, sizeof(uint64_t), s->nwords, fp);
-	return close_tmp(fp, tmp, path);
-}
-
-/* 0 ok, 1 no such file or not a state file, -1 a damaged state file */
-static int read_state(const char *path, struct state *s)
-{
-	char magic[sizeof(STATE_MAGIC)];
-	FILE *fp = fopen(path, "rb");
-
-	if (!fp)
-		return 1;
-	if (fread(magic, 1, strlen(STATE_MAGIC), fp) != strlen(STATE_MAGIC)) {
-		fclose(fp);
-		return 1;
-	}
-	magic[strlen(STATE_MAGIC)] = '\0';
-	if (strcmp(magic, STATE_MAGIC) != 0) {
-		fclose(fp);
-		return 1;       /* not a state file: plain input */
-	}
-	if (fread(&s->step, sizeof(s->step), 1, fp) != 1 ||
-	    fread(&s->nwords, sizeof(s->nwords), 1, fp) != 1 || s->nwords == 0 ||
-	    s->nwords > MAX_WORDS) {
-		fclose(fp);
-		return -1;
-	}
-	s->w = malloc(s->nwords * sizeof(uint64_t));
-	if (!s->w || fread(s->w, sizeof(uint64_t), s->nwords, fp) != s->nwords) {
-		fclose(fp);
-		return -1;
-	}
-	fclose(fp);
-	return 0;
-}
-
 static void new_state(struct state *s, uint64_t nwords, uint64_t seed)
 {
 	uint64_t i;
@@ -195,7 +126,7 @@ static void new_state(struct state *s, uint64_t nwords, uint64_t seed)
 /* The job's state from its input: a state file, or any bytes hashed into a seed. */
 static int load_input(const char *path, struct state *s, uint64_t words)
 {
-	int r = read_state(path, s);
+	int r = sample_state_read(path, s);
 	FILE *fp;
 	uint64_t seed = 0x243f6a8885a308d3ULL;
 	int c;
@@ -213,62 +144,6 @@ static int load_input(const char *path, struct state *s, uint64_t words)
 }
 
 /* --- --levels: a full state and a delta (the file header) ------------------- */
-
-/*
- * The delta file: DELTA_MAGIC, then 64-bit words: the step of the full state
- * it is relative to, the step of the state it describes, the state's size in
- * words, the number of pairs, and that many (index, value) pairs.
- */
-static int write_delta(const char *path, const struct state *full, const struct state *s)
-{
-	char tmp[1100];
-	uint64_t hdr[4] = { full->step, s->step, s->nwords, 0 }, i;
-	FILE *fp = open_tmp(path, tmp, sizeof(tmp));
-
-	if (!fp)
-		return -1;
-	for (i = 0; i < s->nwords; i++)
-		hdr[3] += s->w[i] != full->w[i];
-	fputs(DELTA_MAGIC, fp);
-	fwrite(hdr, sizeof(hdr[0]), 4, fp);
-	for (i = 0; i < s->nwords; i++) {
-		uint64_t pair[2] = { i, s->w[i] };
-
-		if (s->w[i] != full->w[i])
-			fwrite(pair, sizeof(pair[0]), 2, fp);
-	}
-	return close_tmp(fp, tmp, path);
-}
-
-/*
- * Apply the delta at path to s, which holds its full state: 0, or -1 if it
- * is damaged or relative to another full state (a host's output is untrusted:
- * every count and index is checked before use).
- */
-static int apply_delta(const char *path, struct state *s)
-{
-	char magic[sizeof(DELTA_MAGIC)];
-	uint64_t hdr[4], pair[2], i = 0;
-	size_t m = strlen(DELTA_MAGIC);
-	FILE *fp = fopen(path, "rb");
-	int ok;
-
-	if (!fp)
-		return -1;
-	ok = fread(magic, 1, m, fp) == m && !memcmp(magic, DELTA_MAGIC, m) &&
-	     fread(hdr, sizeof(hdr[0]), 4, fp) == 4 && hdr[0] == s->step && hdr[1] >= hdr[0] &&
-	     hdr[2] == s->nwords && hdr[3] <= s->nwords;
-	for (; ok && i < hdr[3]; i++) {
-		ok = fread(pair, sizeof(pair[0]), 2, fp) == 2 && pair[0] < s->nwords;
-		if (ok)
-			s->w[pair[0]] = pair[1];
-	}
-	fclose(fp);
-	if (!ok)
-		return -1;
-	s->step = hdr[1];
-	return 0;
-}
 
 struct levels {
 	char full_in[1024], delta_in[1024], full_out[1024], delta_out[1024];
@@ -291,7 +166,7 @@ static void levels_inputs(struct levels *lv)
 		app_finish(1);
 	}
 	lv->seqno = (lv->full_from > lv->delta_from ? lv->full_from : lv->delta_from) + 1;
-	if (read_state(lv->full_in, &lv->full) != 0) {
+	if (sample_state_read(lv->full_in, &lv->full) != 0) {
 		fprintf(stderr, "wseq_sample: full_in %s is missing or damaged\n", lv->full_in);
 		app_finish(1);
 	}
@@ -308,7 +183,7 @@ static int levels_state(const struct levels *lv, struct state *s)
 	if (!s->w)
 		return -1;
 	memcpy(s->w, lv->full.w, s->nwords * sizeof(uint64_t));
-	if (apply_delta(lv->delta_in, s) == 0)
+	if (sample_delta_apply(lv->delta_in, s) == 0)
 		return 0;
 	fprintf(stderr, "wseq_sample: delta_in %s is damaged or not relative to full_in %s\n",
 		lv->delta_in, lv->full_in);
@@ -320,7 +195,7 @@ static int levels_write(const struct levels *lv, const struct state *s, long eve
 {
 	const struct state *full = lv->seqno % every == 0 ? s : &lv->full;
 
-	if (write_state(lv->full_out, full) != 0 || write_delta(lv->delta_out, full, s) != 0) {
+	if (sample_state_write(lv->full_out, full) != 0 || sample_delta_write(lv->delta_out, full, s) != 0) {
 		fprintf(stderr, "cannot write %s or %s: %s\n", lv->full_out, lv->delta_out,
 			strerror(errno));
 		return -1;
@@ -499,8 +374,8 @@ static void write_new_state(const char *out, long words, int levels)
 	new_state(&s, (uint64_t)words, 0x243f6a8885a308d3ULL);
 	if (levels)
 		out = resolve("full_out", path, sizeof(path));
-	if (write_state(out, &s) != 0 ||
-	    (levels && write_delta(resolve("delta_out", path, sizeof(path)), &s, &s) != 0)) {
+	if (sample_state_write(out, &s) != 0 ||
+	    (levels && sample_delta_write(resolve("delta_out", path, sizeof(path)), &s, &s) != 0)) {
 		fprintf(stderr, "cannot write the new state: %s\n", strerror(errno));
 		app_finish(1);
 	}
@@ -519,7 +394,7 @@ static uint64_t load_start(const char *ckpt, const char *in, long words,
 	FILE *fp;
 	int r;
 
-	if (read_state(ckpt, s) == 0) {
+	if (sample_state_read(ckpt, s) == 0) {
 		fprintf(stderr, "wseq_sample: resuming from checkpoint at step %" PRIu64 "\n", s->step);
 		fp = fopen("checkpoint_start", "r");
 		if (fp) {
@@ -560,7 +435,7 @@ static void compute(struct state *s, uint64_t start_step, const struct options *
 			nanosleep(&ts, NULL);
 		}
 		if (boinc_time_to_checkpoint()) {
-			write_state(ckpt, s);
+			sample_state_write(ckpt, s);
 			boinc_checkpoint_completed();
 		}
 		boinc_fraction_done(steps ? (double)(s->step - start_step) / (double)steps : 1.0);
@@ -576,7 +451,7 @@ static void write_outputs(const struct options *o, const struct state *s, const 
 	if (lv && levels_write(lv, s, o->levels) != 0)
 		app_finish(1);
 	if (o->state_mode) {
-		if (!lv && write_state(out, s) != 0) {
+		if (!lv && sample_state_write(out, s) != 0) {
 			fprintf(stderr, "cannot write %s: %s\n", out, strerror(errno));
 			app_finish(1);
 		}
