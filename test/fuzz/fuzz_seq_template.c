@@ -1,5 +1,5 @@
 /*
- * The files of a work sequence app (backend/sequence.c): the sequence
+ * The files of a work sequence app (backend/seq_layout.c): the sequence
  * template (templates/APP_layout: the state and answer files of every
  * segment) and the plan of a sequence app (templates/APP_seq: what a job
  * submitted through the remote submission RPCs becomes). The first byte

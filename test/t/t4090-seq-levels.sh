@@ -181,4 +181,38 @@ test_expect_success 'host A lost after segment 9: the new branch starts at 9 fro
 	test_project bin/db_check
 '
 
+test_expect_success 'db_check follows the levels: without full_6 the new branch has nothing to start from' '
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=0 where name=\"L_b0_s6_state\"" &&
+	test_must_fail test_project bin/db_check >check &&
+	test_grep "no host holds it and the states after segment 8, which segment 9 starts from, are not on the server" check &&
+	test_sql "$WSEQ_DB_NAME" -e "update seq_file set uploaded=1 where name=\"L_b0_s6_state\"" &&
+	test_project bin/db_check
+'
+
+# A state reported uploaded that never arrived makes its segment invalid
+# (the validator finds the output missing): the sequence goes back to the
+# latest restart point before it, by the same rule -- 4: full from the
+# initial state (segment 0), delta from segment 4.
+validated_to() { test "$(test_sql_value "select first_unvalidated_seqno from sequence where name=\"L3\"")" = "$1"; }
+test_expect_success 'the validator: full_6 missing makes 6 invalid; L3 restarts at 5 from full_0 + delta_4' '
+	test_sql "$WSEQ_DB_NAME" -e "update sequence set state=1 where name=\"L\"" &&
+	create --seq_name L3 --seq_template templates/lv $inits &&
+	CPID=hC sched_request 0 >r && sched_rpc r reply && sched_reply_hostid reply >C &&
+	test "$(sched_reply_jobs reply | tr "\n" " ")" = "L3_b0_s1_0 L3_b0_s2_0 " &&
+	for k in 1 2 3 4 5 6 7 8; do
+		case $k in
+		6) report L3 C 6 answer state1 lost:state ;;
+		*) report L3 C $k answer $(test $((k % 2)) = 0 && echo state1) ;;
+		esac || return 1
+	done &&
+	test "$(last_state L3)" = 4 &&
+	test_project bin/transitioner --one_pass 2>/dev/null &&
+	test_project bin/validator --one_pass 2>validator.err &&
+	test_grep "L3_b0_s6_0.* invalid" validator.err && validated_to 6 &&
+	test "$(test_sql_value "select concat(need_relocate, \" \", last_state_seqno) from sequence where name=\"L3\"")" = "2 4" &&
+	test_project bin/relocator --one_pass -d 2 2>relocator3.err &&
+	test_grep "sequence L3: relocating (a segment failed or was invalid, or the host lost the state): branch 1 from segment 5 (inputs L3_b0_s0_state, L3_b0_s4_state1)" relocator3.err &&
+	test_project bin/db_check
+'
+
 test_done

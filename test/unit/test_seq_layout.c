@@ -1,6 +1,7 @@
 /*
  * Unit tests for the files of a sequence app read from bytes
- * (backend/sequence.c): sequence templates and sequence app plans.
+ * (backend/seq_layout.c): sequence templates, their state levels, and
+ * sequence app plans.
  */
 #include "unit.h"
 #include "log.h"
