@@ -15,13 +15,12 @@
  * this is and where each state input came from (seq_env_make).
  */
 #include "app_main.h"
-#include "app_seqno.h"
 #include "common.h"
 #include "fileutil.h"
 #include "log.h"
-#include "seq_policy.h"
 #include "wrapper_guard.h"
 #include "wrapper_job.h"
+#include "wrapper_levels.h"
 #include "wrapper_out.h"
 #include "wrapper_slot.h"
 #include "wtime.h"
@@ -549,60 +548,11 @@ static int start_daemons(void)
 	return 0;
 }
 
-/* --- state levels: what the tasks are told (doc/wseq_wrapper.md) -------------- */
-
-static void seq_env_push(char *entry)
-{
-	ARRAY_GROW(W.seq_env, W.nseq_env);
-	W.seq_env[W.nseq_env++] = entry;
-}
-
-/* The segment state file s's input came from, by its physical name (-1: unknown). */
-static long state_from(const struct wjob_state_file *s)
-{
-	char path[PATH_MAX];
-
-	if (!s->in || !*s->in)
-		return -1;
-	return app_state_seqno(resolve(s->in, path, sizeof(path)));
-}
-
-/* Does segment seqno upload a level of this period? The server's rule (seq_policy.h). */
-static int level_uploads(long every, long seqno)
-{
-	struct seq_view v = { .nstate = 1, .state_every = { (int)every } };
-
-	return (seq_policy_state_mask(&v, (int)seqno) & 1u) != 0;
-}
-
-/*
- * WSEQ_NSTATES, WSEQ_SEGMENT (the newest state input's seqno + 1) and for
- * state file i WSEQ_STATE<i>_NAME, _FROM (its input's segment), _LEVEL and
- * _UPLOAD (1 if its level's period divides the segment): each as far as known.
- */
+/* The WSEQ_* variables (wrapper_levels.h), logged with the segment. */
 static void seq_env_make(void)
 {
-	const struct wjob_state_file *s;
-	long seqno = -1, from;
-	size_t i;
+	long seqno = wlevels_env(&W.job, resolve, &W.seq_env, &W.nseq_env);
 
-	for (i = 0; i < W.job.nstates; i++)
-		if ((from = state_from(&W.job.states[i])) + 1 > seqno)
-			seqno = from + 1;
-	seq_env_push(xasprintf("WSEQ_NSTATES=%zu", W.job.nstates));
-	if (seqno > 0)
-		seq_env_push(xasprintf("WSEQ_SEGMENT=%ld", seqno));
-	for (i = 0; i < W.job.nstates; i++) {
-		s = &W.job.states[i];
-		seq_env_push(xasprintf("WSEQ_STATE%zu_NAME=%s", i, s->name));
-		if ((from = state_from(s)) >= 0)
-			seq_env_push(xasprintf("WSEQ_STATE%zu_FROM=%ld", i, from));
-		if (s->level)
-			seq_env_push(xasprintf("WSEQ_STATE%zu_LEVEL=%s", i, s->level));
-		if (seqno > 0 && s->upload_every)
-			seq_env_push(xasprintf("WSEQ_STATE%zu_UPLOAD=%d", i,
-					       level_uploads(s->upload_every, seqno)));
-	}
 	if (seqno > 0)
 		log_info("segment %ld of a work sequence", seqno);
 }

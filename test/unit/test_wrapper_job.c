@@ -4,6 +4,7 @@
 #include "../../apps/wrapper_job.h"
 #include "../../apps/wrapper_slot.h"
 #include "../../apps/app_seqno.h"
+#include "../../apps/wrapper_levels.h"
 #include "fileutil.h"
 
 static int parse(struct wjob *j, const char *xml, struct sbuf *err)
@@ -200,6 +201,60 @@ static void test_state_seqno(void **state)
 	assert_int_equal(app_state_seqno(""), -1);
 }
 
+/* A relocated segment's inputs: full of segment 6, delta of segment 8. */
+static const char *fake_resolve(const char *logical, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", !strcmp(logical, "full_in") ? "../../projects/p/L_b0_s6_state" :
+				 !strcmp(logical, "delta_in") ? "../../projects/p/L_b0_s8_state1" : logical);
+	return buf;
+}
+
+static bool has(char **env, size_t n, const char *entry)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(env[i], entry))
+			return true;
+	return false;
+}
+
+/* The WSEQ_* variables: the segment after the newest input, each input's source, the upload points. */
+static void test_levels_env(void **state)
+{
+	const char *xml =
+		"<job_desc><task><application>a</application></task>\n"
+		"<state_file><name>full.dat</name><in>full_in</in><out>full_out</out><level>full</level>"
+		"<upload_every>6</upload_every></state_file>\n"
+		"<state_file><name>delta.dat</name><in>delta_in</in><out>delta_out</out>"
+		"<upload_every>3</upload_every></state_file>\n"
+		"<state_file><name>log</name><in>log_in</in></state_file>\n"
+		"</job_desc>\n";
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+	char **env = NULL;
+	size_t n = 0, i;
+
+	(void)state;
+	assert_int_equal(parse(&j, xml, &err), 0);
+	assert_int_equal(wlevels_env(&j, fake_resolve, &env, &n), 9);
+	assert_true(has(env, n, "WSEQ_NSTATES=3"));
+	assert_true(has(env, n, "WSEQ_SEGMENT=9"));
+	assert_true(has(env, n, "WSEQ_STATE0_NAME=full.dat"));
+	assert_true(has(env, n, "WSEQ_STATE0_FROM=6"));
+	assert_true(has(env, n, "WSEQ_STATE0_LEVEL=full"));
+	assert_true(has(env, n, "WSEQ_STATE0_UPLOAD=0"));
+	assert_true(has(env, n, "WSEQ_STATE1_FROM=8"));
+	assert_true(has(env, n, "WSEQ_STATE1_UPLOAD=1"));
+	assert_true(has(env, n, "WSEQ_STATE2_NAME=log"));
+	assert_int_equal(n, 10);        /* no LEVEL for 1; no FROM, LEVEL or UPLOAD for 2 */
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	free(env);
+	wjob_release(&j);
+	sbuf_release(&err);
+}
+
 static void test_zip_name(void **state)
 {
 	struct sbuf err = SBUF_INIT(4096);
@@ -325,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_state_levels),
 		cmocka_unit_test(test_state_seqno),
+		cmocka_unit_test(test_levels_env),
 		cmocka_unit_test(test_zip_name),
 		cmocka_unit_test(test_exec_app_job),
 		cmocka_unit_test(test_slot_app_files),
