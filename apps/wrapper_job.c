@@ -6,8 +6,12 @@
 #include "wrapper_job.h"
 #include "xml.h"
 
+#include <ctype.h>
+
 #define WJOB_MAX_TASKS 1000
 #define WJOB_MAX_ITEMS 10000
+#define WJOB_MAX_PERIOD 1000000         /* as a sequence template's <upload_every> */
+#define WJOB_MAX_LEVEL_NAME 64
 
 static int wj_fail(struct sbuf *err, const char *name, const xmlNode *n, const char *fmt, ...)
 	PRINTF_LIKE(4, 5);
@@ -167,6 +171,59 @@ static int wj_zip(struct wjob *j, const xmlNode *zn, const char *name, struct sb
 	return 0;
 }
 
+/* <upload_every>: a whole number of segments, 1 to WJOB_MAX_PERIOD. */
+static int wj_period(const xmlNode *n, long *out, const char *name, struct sbuf *err)
+{
+	char *t = xml_text(n);
+	int rc = 0;
+
+	if (parse_long(t, out) < 0 || *out < 1 || *out > WJOB_MAX_PERIOD)
+		rc = wj_fail(err, name, n, "<upload_every>: expected a whole number from 1 to %d, "
+			     "not '%.32s'", WJOB_MAX_PERIOD, t);
+	free(t);
+	return rc;
+}
+
+/* <level>: a name the tasks see in their environment: letters, digits, '_' and '-'. */
+static int wj_level(const xmlNode *n, char **out, const char *name, struct sbuf *err)
+{
+	const char *p;
+
+	if (wj_string(n, out, name, err) < 0)
+		return -1;
+	for (p = *out; *p && (isalnum((unsigned char)*p) || *p == '_' || *p == '-'); p++)
+		;
+	if (!**out || *p || p - *out > WJOB_MAX_LEVEL_NAME)
+		return wj_fail(err, name, n, "<level>: '%.64s' is not a name (1 to %d letters, digits, "
+			       "'_' or '-')", *out, WJOB_MAX_LEVEL_NAME);
+	return 0;
+}
+
+/*
+ * State files of one level have one period: s takes the one given on an
+ * earlier state file of its level, or gives it to them.
+ */
+static int wj_level_period(struct wjob *j, struct wjob_state_file *s, const xmlNode *sn,
+			   const char *name, struct sbuf *err)
+{
+	size_t i;
+
+	for (i = 0; s->level && i + 1 < j->nstates; i++) {
+		struct wjob_state_file *o = &j->states[i];
+
+		if (!o->level || strcmp(o->level, s->level) != 0)
+			continue;
+		if (o->upload_every && s->upload_every && o->upload_every != s->upload_every)
+			return wj_fail(err, name, sn, "level %s: <upload_every> %ld here, %ld at line %ld",
+				       s->level, s->upload_every, o->upload_every, o->line);
+		if (!s->upload_every)
+			s->upload_every = o->upload_every;
+		else
+			o->upload_every = s->upload_every;
+	}
+	return 0;
+}
+
 static int wj_state(struct wjob *j, const xmlNode *sn, const char *name, struct sbuf *err)
 {
 	struct wjob_state_file *s;
@@ -178,6 +235,7 @@ static int wj_state(struct wjob *j, const xmlNode *sn, const char *name, struct 
 	ARRAY_GROW(j->states, j->nstates);
 	s = &j->states[j->nstates++];
 	memset(s, 0, sizeof(*s));
+	s->line = xml_line(sn);
 	xml_for_each(c, sn, NULL) {
 		int rc;
 
@@ -187,6 +245,11 @@ static int wj_state(struct wjob *j, const xmlNode *sn, const char *name, struct 
 			rc = wj_string(c, &s->in, name, err);
 		else if (xml_is(c, "out"))
 			rc = wj_string(c, &s->out, name, err);
+		else if (xml_is(c, "level"))
+			rc = wj_level(c, &s->level, name, err);
+		else if (xml_is(c, "upload_every"))
+			rc = s->upload_every ? wj_fail(err, name, c, "<upload_every> given twice") :
+			     wj_period(c, &s->upload_every, name, err);
 		else
 			return wj_fail(err, name, c, "<state_file>: unknown element <%s>",
 				       (const char *)c->name);
@@ -200,7 +263,7 @@ static int wj_state(struct wjob *j, const xmlNode *sn, const char *name, struct 
 	for (i = 0; i + 1 < j->nstates; i++)
 		if (!strcmp(j->states[i].name, s->name))
 			return wj_fail(err, name, sn, "<state_file> %s given twice", s->name);
-	return 0;
+	return wj_level_period(j, s, sn, name, err);
 }
 
 static void wj_task_release(struct wjob_task *t)
@@ -308,6 +371,7 @@ void wjob_release(struct wjob *j)
 		free(j->states[i].name);
 		free(j->states[i].in);
 		free(j->states[i].out);
+		free(j->states[i].level);
 	}
 	free(j->states);
 	memset(j, 0, sizeof(*j));

@@ -30,9 +30,17 @@ struct wjob_task {
 	long line;              /* where in the job file */
 };
 
+/*
+ * A state file of a work sequence. With state levels (doc/wseq_wrapper.md,
+ * "State levels") it may name its level and the level's period; state files
+ * of one level share the period, given on any of them.
+ */
 struct wjob_state_file {
 	char *name;             /* the file in the slot the tasks read and write */
 	char *in, *out;         /* the logical names of the sequence's state input and output */
+	char *level;            /* its level's name (NULL: none given) */
+	long upload_every;      /* its level's period (0: not given) */
+	long line;              /* where in the job file */
 };
 
 struct wjob {

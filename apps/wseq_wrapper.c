@@ -10,7 +10,9 @@
  * tasks leave behind. Between tasks it checkpoints (the tasks done), so a
  * restarted wrapper skips them. At the end it copies the state files of a
  * work sequence out and packs the outputs whose names are not known in
- * advance into one zip (wrapper_out.c).
+ * advance into one zip (wrapper_out.c). In a work sequence with state
+ * levels it tells the tasks, in WSEQ_* environment variables, which segment
+ * this is and where each state input came from (seq_env_make).
  */
 #include "app_main.h"
 #include "common.h"
@@ -18,6 +20,7 @@
 #include "log.h"
 #include "wrapper_guard.h"
 #include "wrapper_job.h"
+#include "wrapper_levels.h"
 #include "wrapper_out.h"
 #include "wrapper_slot.h"
 #include "wtime.h"
@@ -65,6 +68,8 @@ static struct {
 	double cpu_done;        /* CPU seconds of the finished tasks */
 	double checkpoint_cpu;
 	long open_max;
+	char **seq_env;         /* the WSEQ_* variables, NAME=VALUE */
+	size_t nseq_env;
 } W = { .guard_fd = -1 };
 
 static volatile sig_atomic_t got_signal;
@@ -122,27 +127,34 @@ static int make_executable(const char *path)
 	return rc;
 }
 
+/* Put NAME=VALUE into env[0..*n), replacing a NAME= there. */
+static void env_put(char **env, size_t *n, char *entry)
+{
+	size_t nl = (size_t)(strchr(entry, '=') - entry) + 1, i;
+
+	for (i = 0; i < *n; i++)
+		if (!strncmp(env[i], entry, nl))
+			break;
+	env[i] = entry;
+	if (i == *n)
+		(*n)++;
+}
+
+/* The wrapper's environment, the task's <setenv>s, then the WSEQ_* variables (facts win). */
 static char **make_env(const struct wjob_task *t)
 {
 	extern char **environ;
-	size_t n = 0, i, k;
+	size_t n = 0, k;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = xcalloc(n + t->nenv + 1, sizeof(*env));
-	for (i = 0; i < n; i++)
-		env[i] = environ[i];
-	for (k = 0; k < t->nenv; k++) {
-		size_t nl = (size_t)(strchr(t->env[k], '=') - t->env[k]) + 1;
-
-		for (i = 0; i < n; i++)
-			if (!strncmp(env[i], t->env[k], nl))
-				break;
-		env[i] = t->env[k];
-		if (i == n)
-			n++;
-	}
+	env = xcalloc(n + t->nenv + W.nseq_env + 1, sizeof(*env));
+	memcpy(env, environ, n * sizeof(*env));
+	for (k = 0; k < t->nenv; k++)
+		env_put(env, &n, t->env[k]);
+	for (k = 0; k < W.nseq_env; k++)
+		env_put(env, &n, W.seq_env[k]);
 	env[n] = NULL;
 	return env;
 }
@@ -536,6 +548,15 @@ static int start_daemons(void)
 	return 0;
 }
 
+/* The WSEQ_* variables (wrapper_levels.h), logged with the segment. */
+static void seq_env_make(void)
+{
+	long seqno = wlevels_env(&W.job, resolve, &W.seq_env, &W.nseq_env);
+
+	if (seqno > 0)
+		log_info("segment %ld of a work sequence", seqno);
+}
+
 /* --- before the first task and after the last ---------------------------------- */
 
 static int setup_slot(struct wout_names *listing)
@@ -715,6 +736,7 @@ static int wrapper_run(void)
 
 	if (load_job() < 0 || setup_slot(&listing) < 0 || guard_start() < 0)
 		return EXIT_CHILD_FAILED;
+	seq_env_make();
 	ndone = read_checkpoint();
 	if (start_daemons() < 0) {
 		stop_all();

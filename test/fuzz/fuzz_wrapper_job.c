@@ -4,11 +4,14 @@
  * splitting of its tasks. Properties: a parsed job has tasks, each with an
  * application and a sane weight; its zip has a name and patterns; every
  * command line splits into words that, quoted and split again, come back
- * the same.
+ * the same; state files of one level have one period, from 0 (none) to
+ * 1e6; a state file's name the server could have given (app_seqno.c) has a
+ * seqno only if it ends in _s<seqno>_state[<i>].
  */
 #include "fuzz.h"
 #include "sbuf.h"
 #include "../../apps/wrapper_job.h"
+#include "../../apps/app_seqno.h"
 
 static void check_split(const char *line)
 {
@@ -36,6 +39,29 @@ out:
 	sbuf_release(&q);
 }
 
+static void check_levels(const struct wjob *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->nstates; i++) {
+		FUZZ_CHECK(j->states[i].upload_every >= 0 && j->states[i].upload_every <= 1000000);
+		FUZZ_CHECK(!j->states[i].level || (*j->states[i].level && !strchr(j->states[i].level, '=')));
+		for (k = 0; k < i && j->states[i].level; k++)
+			FUZZ_CHECK(!j->states[k].level || strcmp(j->states[k].level, j->states[i].level) ||
+				   j->states[k].upload_every == j->states[i].upload_every);
+	}
+}
+
+static void check_seqno(const char *s)
+{
+	long n = app_state_seqno(s);
+	const char *st = strstr(s, "_state");
+
+	FUZZ_CHECK(n >= -1);
+	if (n >= 0)
+		FUZZ_CHECK(st != NULL && strstr(s, "_s") != NULL);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sbuf err = SBUF_INIT(4096);
@@ -56,12 +82,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!j.zip_output || (j.zip_name && j.nzip_patterns > 0));
 		for (i = 0; i < j.nstates; i++)
 			FUZZ_CHECK(j.states[i].name && !strchr(j.states[i].name, '/'));
+		check_levels(&j);
 		wjob_release(&j);
 	} else {
 		FUZZ_CHECK(err.len > 0);
 	}
 	s = fuzz_cstr(data, size);
 	check_split(s);
+	check_seqno(s);
 	free(s);
 	sbuf_release(&err);
 	return 0;

@@ -3,6 +3,8 @@
 #include "log.h"
 #include "../../apps/wrapper_job.h"
 #include "../../apps/wrapper_slot.h"
+#include "../../apps/app_seqno.h"
+#include "../../apps/wrapper_levels.h"
 #include "fileutil.h"
 
 static int parse(struct wjob *j, const char *xml, struct sbuf *err)
@@ -118,6 +120,25 @@ static void test_refusals(void **state)
 		{ "<job_desc><task><application>a</application></task>"
 		  "<state_file><name>s</name><in>i</in></state_file><state_file><name>s</name><out>o</out></state_file></job_desc>", "given twice" },
 		{ "<job_desc><task><application>a</application><daemon/></task></job_desc>", "no <task>" },
+		{ "<job_desc><task><application>a</application></task>\n<state_file><name>s</name><in>i</in>\n"
+		  "<upload_every>0</upload_every></state_file></job_desc>", "job.xml:3: <upload_every>: expected a whole number from 1 to 1000000, not '0'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>2.5</upload_every></state_file></job_desc>", "not '2.5'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>1000001</upload_every></state_file></job_desc>", "not '1000001'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>-3</upload_every></state_file></job_desc>", "not '-3'" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<upload_every>2</upload_every><upload_every>2</upload_every></state_file></job_desc>", "<upload_every> given twice" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<level>a b</level></state_file></job_desc>", "<level>: 'a b' is not a name" },
+		{ "<job_desc><task><application>a</application></task><state_file><name>s</name><in>i</in>"
+		  "<level></level></state_file></job_desc>", "is not a name" },
+		{ "<job_desc><task><application>a</application></task>\n"
+		  "<state_file><name>s</name><in>i</in><level>full</level><upload_every>6</upload_every></state_file>\n"
+		  "<state_file><name>t</name><in>j</in><level>delta</level><upload_every>2</upload_every></state_file>\n"
+		  "<state_file><name>u</name><in>k</in><level>full</level><upload_every>3</upload_every></state_file>\n"
+		  "</job_desc>", "job.xml:4: level full: <upload_every> 3 here, 6 at line 2" },
 	};
 	struct sbuf err = SBUF_INIT(4096);
 	struct wjob j;
@@ -130,6 +151,107 @@ static void test_refusals(void **state)
 			fail_msg("'%s': expected '%s' in '%s'", bad[i].xml, bad[i].why, sbuf_str(&err));
 		assert_int_equal(j.ntasks, 0);
 	}
+	sbuf_release(&err);
+}
+
+/* State levels: a level's period given once serves every state file of the level. */
+static void test_state_levels(void **state)
+{
+	const char *xml =
+		"<job_desc><task><application>a</application></task>\n"
+		"<state_file><name>full.dat</name><in>full_in</in><out>full_out</out><level>full</level></state_file>\n"
+		"<state_file><name>delta.dat</name><in>delta_in</in><out>delta_out</out>"
+		"<upload_every>2</upload_every></state_file>\n"
+		"<state_file><name>more.dat</name><in>more_in</in><level>full</level><upload_every>6</upload_every></state_file>\n"
+		"<state_file><name>plain.dat</name><in>plain_in</in></state_file>\n"
+		"</job_desc>\n";
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+
+	(void)state;
+	assert_int_equal(parse(&j, xml, &err), 0);
+	assert_int_equal(j.nstates, 4);
+	assert_string_equal(j.states[0].level, "full");
+	assert_int_equal(j.states[0].upload_every, 6);
+	assert_int_equal(j.states[0].line, 2);
+	assert_null(j.states[1].level);
+	assert_int_equal(j.states[1].upload_every, 2);
+	assert_int_equal(j.states[2].upload_every, 6);
+	assert_null(j.states[3].level);
+	assert_int_equal(j.states[3].upload_every, 0);
+	wjob_release(&j);
+	sbuf_release(&err);
+}
+
+/* The segment a state input came from, by its physical name. */
+static void test_state_seqno(void **state)
+{
+	(void)state;
+	assert_int_equal(app_state_seqno("L_b0_s0_state"), 0);
+	assert_int_equal(app_state_seqno("../../projects/x/L_b1_s8_state1"), 8);
+	assert_int_equal(app_state_seqno("my_state_b2_s12_state"), 12);
+	assert_int_equal(app_state_seqno("a_b0_s123456789_state7"), 123456789);
+	assert_int_equal(app_state_seqno("a_b0_s1234567890_state"), -1);
+	assert_int_equal(app_state_seqno("full_in"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s8_answer"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s_state"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s8_state1x"), -1);
+	assert_int_equal(app_state_seqno("s8_state"), -1);
+	assert_int_equal(app_state_seqno("L_b0_s8_state/x"), -1);
+	assert_int_equal(app_state_seqno(""), -1);
+}
+
+/* A relocated segment's inputs: full of segment 6, delta of segment 8. */
+static const char *fake_resolve(const char *logical, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", !strcmp(logical, "full_in") ? "../../projects/p/L_b0_s6_state" :
+				 !strcmp(logical, "delta_in") ? "../../projects/p/L_b0_s8_state1" : logical);
+	return buf;
+}
+
+static bool has(char **env, size_t n, const char *entry)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(env[i], entry))
+			return true;
+	return false;
+}
+
+/* The WSEQ_* variables: the segment after the newest input, each input's source, the upload points. */
+static void test_levels_env(void **state)
+{
+	const char *xml =
+		"<job_desc><task><application>a</application></task>\n"
+		"<state_file><name>full.dat</name><in>full_in</in><out>full_out</out><level>full</level>"
+		"<upload_every>6</upload_every></state_file>\n"
+		"<state_file><name>delta.dat</name><in>delta_in</in><out>delta_out</out>"
+		"<upload_every>3</upload_every></state_file>\n"
+		"<state_file><name>log</name><in>log_in</in></state_file>\n"
+		"</job_desc>\n";
+	struct sbuf err = SBUF_INIT(4096);
+	struct wjob j;
+	char **env = NULL;
+	size_t n = 0, i;
+
+	(void)state;
+	assert_int_equal(parse(&j, xml, &err), 0);
+	assert_int_equal(wlevels_env(&j, fake_resolve, &env, &n), 9);
+	assert_true(has(env, n, "WSEQ_NSTATES=3"));
+	assert_true(has(env, n, "WSEQ_SEGMENT=9"));
+	assert_true(has(env, n, "WSEQ_STATE0_NAME=full.dat"));
+	assert_true(has(env, n, "WSEQ_STATE0_FROM=6"));
+	assert_true(has(env, n, "WSEQ_STATE0_LEVEL=full"));
+	assert_true(has(env, n, "WSEQ_STATE0_UPLOAD=0"));
+	assert_true(has(env, n, "WSEQ_STATE1_FROM=8"));
+	assert_true(has(env, n, "WSEQ_STATE1_UPLOAD=1"));
+	assert_true(has(env, n, "WSEQ_STATE2_NAME=log"));
+	assert_int_equal(n, 10);        /* no LEVEL for 1; no FROM, LEVEL or UPLOAD for 2 */
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	free(env);
+	wjob_release(&j);
 	sbuf_release(&err);
 }
 
@@ -256,6 +378,9 @@ int main(void)
 		cmocka_unit_test(test_upstream_job),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_state_levels),
+		cmocka_unit_test(test_state_seqno),
+		cmocka_unit_test(test_levels_env),
 		cmocka_unit_test(test_zip_name),
 		cmocka_unit_test(test_exec_app_job),
 		cmocka_unit_test(test_slot_app_files),
