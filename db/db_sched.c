@@ -297,7 +297,7 @@ const struct db_query dbq_seq_end = {
 const struct db_query dbq_seq_file_uploaded = {
 	"seq_file_uploaded", NULL,
 	"UPDATE seq_file SET uploaded=1, nbytes=?, md5_cksum=?, upload_time=? "
-	"WHERE name=? AND seq_id=? AND branch=? AND seqno=?", "dsisiii"
+	"WHERE name=? AND seq_id=? AND branch=? AND seqno=? AND file_delete_state=0", "dsisiii"
 };
 
 static int exec_matched(struct db *db, const struct db_query *q, const struct db_val *v, size_t n)
