@@ -290,6 +290,11 @@ test_sql_value() {
 	test_sql "$WSEQ_DB_NAME" -e "$1"
 }
 
+# test_seg_done SEQ K: has segment K of sequence SEQ's first branch been reported done?
+test_seg_done() {
+	test "$(test_sql_value "select count(*) from result where name=\"$1_b0_s$2_0\" and server_state=5 and outcome=1")" = 1
+}
+
 # Is process $1 gone (or a zombie, killed but not yet reaped by init)?
 test_pid_gone() {
 	state=$(sed -e 's/^.*) //' -e 's/ .*//' "/proc/$1/stat" 2>/dev/null)

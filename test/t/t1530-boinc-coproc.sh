@@ -163,9 +163,7 @@ test_expect_success 'a 6-segment sequence of wseq_asic, states uploaded every 2n
 		"$TRASH_DIRECTORY/init/state_out"
 '
 
-seg_done() {
-	test "$(q "select count(*) from result where name=\"S_b0_s$1_0\" and server_state=5 and outcome=1")" = 1
-}
+seg_done() { test_seg_done S "$1"; }
 
 # Killed once segment 3 is reported and segment 4 is running on A; segment 4
 # is made slow on A (2 s a step) so it is surely still running then.

@@ -16,9 +16,7 @@ test_expect_success 'a 12-segment sequence, states uploaded every 4th' '
 		--command_line "--state --steps $STEPS --step_ms 10" "$TRASH_DIRECTORY/init/state_out"
 '
 
-seg_done() {
-	test "$(test_sql_value "select count(*) from result where name=\"R_b0_s$1_0\" and server_state=5 and outcome=1")" = 1
-}
+seg_done() { test_seg_done R "$1"; }
 
 # Killed once segment 5 is reported and segment 6 is running on it, so A
 # comes back later with a segment the server has retired. Segment 6 is made

@@ -56,9 +56,7 @@ test_expect_success 'bad templates and state counts: one clear error, nothing cr
 	test "$(test_sql_value "select count(*) from sequence where name=\"Y\"")" = 0
 '
 
-seg_done() {
-	test "$(test_sql_value "select count(*) from result where name=\"X_b0_s$1_0\" and outcome=1")" = 1
-}
+seg_done() { test_seg_done X "$1"; }
 relocated() {
 	test "$(test_sql_value "select concat(branch, \" \", hostid) from sequence where name=\"X\"")" = "1 0"
 }

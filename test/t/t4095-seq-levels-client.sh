@@ -31,9 +31,7 @@ test_expect_success 'a 12-segment sequence: full every 6, delta every 2, the sam
 		"$TRASH_DIRECTORY/init/full_out" "$TRASH_DIRECTORY/init/delta_out"
 '
 
-seg_done() {
-	test "$(test_sql_value "select count(*) from result where name=\"L_b0_s$1_0\" and server_state=5 and outcome=1")" = 1
-}
+seg_done() { test_seg_done L "$1"; }
 
 # Segment 10 is made slow on A from the start (30 s a step: 10 minutes), so
 # it is surely still running when segment 9 is reported, however busy the
@@ -89,8 +87,10 @@ test_expect_success 'client B takes it over and completes it; its segment 9 read
 '
 
 # The state files on the server: name and bytes, from the seq_file rows, one a line.
+# Every state version that reached the server, whether or not the file
+# deleter has removed it since it was superseded (its row keeps the upload).
 uploaded_states() {
-	test_sql_value "select name, nbytes from seq_file where name like \"L\\_b%\" and kind=1 and seqno>0 and uploaded=1 order by name"
+	test_sql_value "select name, nbytes from seq_file where name like \"L\\_b%\" and kind=1 and seqno>0 and upload_time>0 order by name"
 }
 
 test_expect_success 'the server holds full for segments 6 and 12 only, delta for 2, 4, ..., 12; full much bigger' '

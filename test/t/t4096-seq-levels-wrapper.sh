@@ -70,9 +70,7 @@ test_expect_success 'a wrapper app and a 6-segment sequence: full every 3, delta
 		"$TRASH_DIRECTORY/full0" "$TRASH_DIRECTORY/delta0"
 '
 
-seg_done() {
-	test "$(test_sql_value "select count(*) from result where name=\"W_b0_s$1_0\" and server_state=5 and outcome=1")" = 1
-}
+seg_done() { test_seg_done W "$1"; }
 five_done_six_running() {
 	seg_done 5 && grep -q "Starting task W_b0_s6_0" A/client.log
 }
@@ -92,7 +90,9 @@ test_expect_success 'client A runs 5 segments, told by WSEQ_* which segment and 
 	answer 0 3 >a3 && test_grep "^segment 3 full_from 2 delta_from 2 full_up 1 delta_up 1 level full value " a3 &&
 	answer 0 5 >a5 && test_grep "^segment 5 full_from 4 delta_from 4 full_up 0 delta_up 1 level full value " a5 &&
 	test "$(cat "$(find "$PROJECT_DIR/upload" -name W_b0_s3_state)")" = "$(sed "s/.* value //" a3)" &&
-	test "$(cat "$(find "$PROJECT_DIR/upload" -name W_b0_s3_state1)")" = 0 &&
+	# (delta_3 may be gone already, superseded by delta_4: its row keeps its MD5)
+	test "$(test_sql_value "select md5_cksum from seq_file where name=\"W_b0_s3_state1\"")" = \
+		"$(echo 0 | md5sum | cut -d " " -f 1)" &&
 	test -z "$(find "$PROJECT_DIR/upload" -name W_b0_s4_state)"
 '
 

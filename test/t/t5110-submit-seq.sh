@@ -50,9 +50,7 @@ test_expect_success 'a submitted job becomes a work sequence in its batch, UNSEN
 	test "$(test_sql_value "select count(*) from workunit where name=\"Q1\"")" = 0
 '
 
-seg_done() {
-	test "$(test_sql_value "select count(*) from result where name=\"Q1_b0_s$1_0\" and server_state=5 and outcome=1")" = 1
-}
+seg_done() { test_seg_done Q1 "$1"; }
 three_done_four_running() {
 	seg_done 3 && grep -q "Starting task Q1_b0_s4_0" A/client.log
 }

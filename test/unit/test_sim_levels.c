@@ -5,41 +5,11 @@
  * single level giving what the scenario without levels gives, and a growing
  * level (MB+) uploading MB a segment since the level before it.
  */
-#include "unit.h"
-#include "sim_report.h"
-#include "sim_strategy.h"
+#include "sim_fixture.h"
 
 #include <math.h>
 
-#define DAY 86400.0
-
-/* hosts always on, never leaving, never wrong, every speed 1, transfers all but instant */
-static const char no_churn[] =
-	"host_on_hours const 1000000\nhost_off_hours const 0.001\nhost_life_days none\n"
-	"host_speed const 1\nhost_upload_mbps const 1000000\nhost_download_mbps const 1000000\n"
-	"wrong_fraction 0\nanswer_mb 0\n";
-
-static void scenario(struct sim_scenario *sc, const char *a, const char *b)
-{
-	char err[256];
-
-	sim_scenario_defaults(sc);
-	sc->hosts = 200;
-	sc->sequences = 10;
-	sc->length_days = 12;
-	sc->segment_days = 1;
-	sc->horizon_days = 200;
-	if (sim_scenario_parse(sc, a, strlen(a), "test", err, sizeof(err)) != 0 ||
-	    sim_scenario_parse(sc, b, strlen(b), "test", err, sizeof(err)) != 0)
-		fail_msg("%s", err);
-}
-
-static void run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out)
-{
-	char why[256] = "";
-
-	assert_int_equal(sim_run(sc, st, out, why, sizeof(why)), 0);
-}
+static const char no_churn[] = SIM_NO_CHURN "answer_mb 0\n";
 
 /* segments 1..nseg whose number p divides, and the last: counted here, not by the policy */
 static long uploads(long nseg, long p)
@@ -248,29 +218,6 @@ static void test_growing_level_parse(void **state)
 		assert_non_null(strstr(err, "sc:2: state_levels: bad level '"));
 		assert_non_null(strstr(err, bad[i]));
 	}
-}
-
-/* the three strategies' table and CSV, as one string */
-static char *output(const struct sim_scenario *sc)
-{
-	const struct sim_strategy *st[] = { &sim_strategy_giant, &sim_strategy_chunk,
-					    &sim_strategy_seq };
-	struct sim_row rows[3];
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *fp;
-
-	memset(rows, 0, sizeof(rows));
-	for (i = 0; i < 3; i++) {
-		rows[i].strategy = st[i]->name;
-		sim_row_params(&rows[i], sc);
-		run(sc, st[i], &rows[i].stats);
-	}
-	fp = open_memstream(&buf, &len);
-	sim_report_table(fp, sc, rows, 3, false);
-	sim_report_csv(fp, rows, 3);
-	fclose(fp);
-	return buf;
 }
 
 static void test_same_seed_same_output(void **state)

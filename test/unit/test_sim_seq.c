@@ -5,42 +5,12 @@
  * state, the CPU since it wasted), outvoted segments, the policy's own
  * refusals, the same output from the same seed, and the advisor's choice.
  */
-#include "unit.h"
+#include "sim_fixture.h"
 #include "sim_advise.h"
-#include "sim_report.h"
-#include "sim_strategy.h"
 
 #include <math.h>
 
-#define DAY 86400.0
-
-/* hosts always on, never leaving, never wrong, every speed 1, transfers all but instant */
-static const char no_churn[] =
-	"host_on_hours const 1000000\nhost_off_hours const 0.001\nhost_life_days none\n"
-	"host_speed const 1\nhost_upload_mbps const 1000000\nhost_download_mbps const 1000000\n"
-	"wrong_fraction 0\n";
-
-static void scenario(struct sim_scenario *sc, const char *a, const char *b)
-{
-	char err[256];
-
-	sim_scenario_defaults(sc);
-	sc->hosts = 200;
-	sc->sequences = 10;
-	sc->length_days = 12;
-	sc->segment_days = 1;
-	sc->horizon_days = 200;
-	if (sim_scenario_parse(sc, a, strlen(a), "test", err, sizeof(err)) != 0 ||
-	    sim_scenario_parse(sc, b, strlen(b), "test", err, sizeof(err)) != 0)
-		fail_msg("%s", err);
-}
-
-static void run(const struct sim_scenario *sc, const struct sim_strategy *st, struct sim_stats *out)
-{
-	char why[256] = "";
-
-	assert_int_equal(sim_run(sc, st, out, why, sizeof(why)), 0);
-}
+static const char no_churn[] = SIM_NO_CHURN;
 
 static void test_no_churn_sequences_upload_one_mth(void **state)
 {
@@ -280,28 +250,6 @@ static void test_script_decision_log(void **state)
 	assert_non_null(strstr(buf, "seq 1 branch 1 seg 4 host 2 sent at 17340\n"));
 	assert_non_null(strstr(buf, "seq 1 ended\n"));
 	free(buf);
-}
-
-static char *output(const struct sim_scenario *sc)
-{
-	const struct sim_strategy *st[] = { &sim_strategy_giant, &sim_strategy_chunk,
-					    &sim_strategy_seq };
-	struct sim_row rows[3];
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *fp;
-
-	memset(rows, 0, sizeof(rows));
-	for (i = 0; i < 3; i++) {
-		rows[i].strategy = st[i]->name;
-		sim_row_params(&rows[i], sc);
-		run(sc, st[i], &rows[i].stats);
-	}
-	fp = open_memstream(&buf, &len);
-	sim_report_table(fp, sc, rows, 3, false);
-	sim_report_csv(fp, rows, 3);
-	fclose(fp);
-	return buf;
 }
 
 static void test_same_seed_same_output(void **state)
