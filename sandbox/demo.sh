@@ -2,12 +2,14 @@
 # The main job, in one command on a fresh Debian machine: install what is
 # needed, build wseq, bring up a private demo project (MariaDB, Apache, the
 # project and its daemons) on loopback, register the sample BOINC app, and
-# run a work sequence on two real BOINC clients: the sequence starts on the
-# first client, which is killed after a few segments; when the segment it
-# held misses its deadline the relocator moves the sequence, from the last
-# state uploaded, to the second client, which completes it. Progress is shown
-# as it goes; at the end the final state is checked against one
-# uninterrupted local run, and it says where to look.
+# run a work sequence with two state levels (a full state uploaded every 4th
+# segment, a small delta every segment) on two real BOINC clients: the
+# sequence starts on the first client, which is killed after a few segments;
+# when the segment it held misses its deadline the relocator moves the
+# sequence, from the latest delta and the full state it builds on, to the
+# second client, which completes it. Progress is shown as it goes; at the
+# end the final state is checked against one uninterrupted local run, and it
+# says where to look.
 #
 #   sandbox/demo.sh [DIR]             (default DIR: ./demo; as root: in a root
 #                                   shell as it is, else under sudo)
@@ -60,17 +62,30 @@ fi
 
 seq=traj_$(date +%s)
 echo "== creating work sequence $seq: $nseg segments, an answer uploaded every segment,"
-echo "   the state every 2nd (bin/create_sequence)"
+echo "   two state levels: the full state every 4th, a delta of what changed since every"
+echo "   segment (templates/demo_levels, bin/create_sequence)"
+cat >templates/demo_levels <<EOT
+<sequence_template>
+  <level><name>full</name><upload_every>4</upload_every></level>
+  <level><name>delta</name><upload_every>1</upload_every></level>
+  <state><open_name_in>full_in</open_name_in><open_name_out>full_out</open_name_out>
+         <level>full</level></state>
+  <state><open_name_in>delta_in</open_name_in><open_name_out>delta_out</open_name_out>
+         <level>delta</level></state>
+  <answer><open_name>answer</open_name></answer>
+</sequence_template>
+EOT
 mkdir -p "$dir/init"
-(cd "$dir/init" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --state --init --words 4096 2>/dev/null)
+(cd "$dir/init" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --levels 4 --init --words 4096 2>/dev/null)
 bin/create_sequence --appname wseq_sample --seq_name "$seq" --segments "$nseg" \
-	--answer_every 1 --state_upload_every 2 --rsc_fpops_est 1e9 --max_result_time 30 \
-	--delay_bound "$deadline" --command_line "--state --steps $steps --step_ms 25" "$dir/init/state_out"
+	--seq_template templates/demo_levels --answer_every 1 --rsc_fpops_est 1e9 \
+	--max_result_time 30 --delay_bound "$deadline" \
+	--command_line "--levels 4 --steps $steps --step_ms 25" "$dir/init/full_out" "$dir/init/delta_out"
 
 seq_head() { sql "select concat_ws(' ', hostid, branch, first_unsent_seqno - 1, first_unvalidated_seqno - 1, last_state_seqno, state, nrelocations) from sequence where name='$seq'"; }
 show() {
 	read -r host branch sent valid laststate state nrel <<<"$(seq_head)"
-	printf '\r   %3ds: host %-3s branch %s  sent %d, done %d of %d, state on the server after segment %d, relocations %d   ' \
+	printf '\r   %3ds: host %-3s branch %s  sent %d, done %d of %d, restart point %d, relocations %d   ' \
 		$(( $(date +%s) - start )) "${host/#0/-}" "$branch" "$sent" "$valid" "$nseg" "$laststate" "$nrel"
 }
 nudge=           # clients to make ask for work every few seconds while waiting
@@ -108,23 +123,28 @@ wait_until 120 "assigning the sequence" assigned
 echo "== client2 attaches too (it has no sequence: one a host)"
 wseq_client up "$dir/client2"
 wseq_client attach "$dir/client2" "$PROJECT_URL" "$ADMIN_AUTHENTICATOR" >/dev/null
-wait_until 300 "segment 3" done_through 3
-echo "== client1 is killed after segment 3; the segment it was running will miss its"
+wait_until 300 "segment 5" done_through 5
+echo "== client1 is killed after segment 5; the segment it was running will miss its"
 echo "   ${deadline}s deadline, and the relocator moves the sequence to client2 from the"
-echo "   last uploaded state (segment 2)"
+echo "   latest delta on the server and the full state of segment 4"
 wseq_client kill "$dir/client1"
 # client2 asked for work while it had none to get, so it waits minutes before
 # asking again; the demo presses its Update button every few seconds instead.
 nudge=client2
 wait_until 400 "the relocation" relocated
-echo "== relocated: a new branch 1 starts at segment 3 and reads the state of segment 2"
+first=$(sql "select min(seqno) from workunit where name like '${seq}\\_b1\\_%'")
+inputs=$(sql "select xml_doc from workunit where name='${seq}_b1_s$first'" |
+	grep -o "<file_name>[^<]*</file_name>" | sed 's/<[^>]*>//g' | paste -sd+ | sed 's/+/ + /')
+echo "== relocated: a new branch 1 starts at segment $first and reads $inputs"
+echo "   (one state level, every 4th segment, would have restarted at segment 5)"
 wait_until 600 "the end of the sequence" ended
 echo
 state=$(sql "select state from sequence where name='$seq'")
 [ "$state" = 1 ] || { echo "demo: the sequence ended in error (bin/seq_status $seq)" >&2; exit 1; }
 final=$(find "$PROJECT_DIR/upload" -name "${seq}_b1_s${nseg}_state")
-mkdir -p "$dir/local" && cp "$dir/init/state_out" "$dir/local/state_in"
-(cd "$dir/local" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --state --steps $((steps * nseg)) 2>/dev/null)
+# the same computation in one run, with one state file (the full state's format)
+mkdir -p "$dir/local" && cp "$dir/init/full_out" "$dir/local/state_in"
+(cd "$dir/local" && "$WSEQ_LIBEXECDIR/apps/wseq_sample" --state --sparse --steps $((steps * nseg)) 2>/dev/null)
 if cmp -s "$final" "$dir/local/state_out"; then
 	echo "== done: the final state equals one uninterrupted local run of all $nseg segments"
 else

@@ -239,7 +239,7 @@ static int advise_levels(const struct options *o, char *const *files, size_t nfi
 			 struct sim_scenario *sc)
 {
 	struct seq_layout l;
-	double bytes;
+	double bytes = 0;
 	size_t i, own = 0;
 	int rc = 0;
 
@@ -254,8 +254,10 @@ static int advise_levels(const struct options *o, char *const *files, size_t nfi
 			       o->seq_template, l.nstate, nfiles);
 	for (i = 0; own && rc == 0 && i < l.nstate && i < SIM_MAX_LEVELS; i++) {
 		rc = level_bytes(o, &l, i, files, nfiles, &bytes);
-		sc->levels[i] = (struct sim_level){ bytes / 1e6, l.state[i].upload_every };
-		sc->nlevels = (int)i + 1;
+		if (rc == 0) {
+			sc->levels[i] = (struct sim_level){ bytes / 1e6, l.state[i].upload_every };
+			sc->nlevels = (int)i + 1;
+		}
 	}
 	seq_layout_release(&l);
 	return rc;
