@@ -36,6 +36,13 @@ fi
 export WSEQ_LIBEXECDIR="$build/stage/libexec" WSEQ_DATADIR="$build/stage/share"
 PATH="$build/stage/bin:$PATH"
 
+# An earlier demo's project has the programs and schema of the build that made
+# it: start afresh (the sandbox's services are kept, the demo's parts remade).
+if [ -f "$dir/project/config.xml" ]; then
+	echo "demo: $dir holds an earlier demo; stopping it and making its project again" >&2
+	wseq_sandbox down "$dir" >/dev/null 2>&1 || :
+	rm -rf "$dir/project" "$dir/client1" "$dir/client2" "$dir/init" "$dir/local"
+fi
 wseq_sandbox up "$dir" --no-daemons
 eval "$(wseq_sandbox env "$dir")"
 sql() { mariadb --socket="$WSEQ_DB_SOCKET" -u"$WSEQ_DB_USER" -p"$WSEQ_DB_PASSWD" -N "$WSEQ_DB_NAME" -e "$1"; }
