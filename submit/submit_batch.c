@@ -6,6 +6,7 @@
 #include "submit_int.h"
 #include "cancel.h"
 #include "db.h"
+#include "db_cancel.h"
 #include "db_queries.h"
 #include "dirhier.h"
 #include "log.h"
@@ -524,6 +525,9 @@ static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
 	int64_t n = 1;
 
 	*discarded = false;
+	/* the row as it is now, locked: what is written back is not a stale copy */
+	if (db_batch_lock(r->c->db, b->id, b) != DB_OK)
+		return DB_ERROR;
 	if (b->state == BATCH_STATE_INIT && b->njobs == 0 &&
 	    db_batch_count_jobs(r->c->db, b->id, &n) != DB_OK)
 		return DB_ERROR;

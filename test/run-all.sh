@@ -62,6 +62,11 @@ if [ -f test-suite.log ]; then
 	failed=$(( $(count FAIL) + $(count XPASS) + $(count ERROR) ))
 	skipped=$(count SKIP)
 	grep -E '^(FAIL|ERROR|XPASS):' test-suite.log | sed 's/^/  /' | head -50 || true
+	# what a failed script printed last, so a failure on a CI machine can be read
+	for log in $(sed -n 's/^\(FAIL\|ERROR\): \(test\/[^ ]*\)\.sh.*/\2.log/p' test-suite.log | sort -u | head -5); do
+		echo "---- the end of $log:"
+		tail -60 "$log" | cut -c1-300
+	done
 else
 	fail_step "make check"
 fi
@@ -77,6 +82,23 @@ if [ "$left" -gt 0 ]; then
 else
 	passed=$((passed + 1))
 	echo "PASS: no test left a service running"
+fi
+
+# Every program the tests ran was built with the sanitizers: a report from
+# any of them (a daemon's log, Apache's error log, a tool's stderr kept in a
+# trash directory) fails the run, even when the test that ran it passed.
+reports=$(grep -rlE --exclude-dir=copy 'ERROR: (Address|Leak)Sanitizer|: runtime error: ' \
+	test/trash.* 2>/dev/null | head -20)
+if [ -n "$reports" ]; then
+	echo "run-all.sh: sanitizer reports in:" >&2
+	for f in $reports; do
+		echo "  $f"; grep -m1 -A12 -E 'ERROR: (Address|Leak)Sanitizer|: runtime error: ' "$f" | cut -c1-200
+	done
+	failed=$((failed + 1))
+	echo "FAIL: no sanitizer report in any test's logs"
+else
+	passed=$((passed + 1))
+	echo "PASS: no sanitizer report in any test's logs"
 fi
 
 # The fuzz smoke run: every libFuzzer target, built with clang in a tree of

@@ -73,8 +73,10 @@ static void find_admin(struct ops *o)
 		    s.expire_time > now() && db_user_lookup_id(o->c->db, s.userid, &o->admin) == DB_OK &&
 		    ops_is_admin(o->c->db, o->admin.id))
 			keyed("csrf:", tok, o->csrf);
-		else
+		else {          /* a lookup that found a user who is no admin */
+			db_user_release(&o->admin);
 			memset(&o->admin, 0, sizeof(o->admin));
+		}
 	}
 	db_web_session_release(&s);
 	free(tok);

@@ -29,6 +29,7 @@ wrong_sets() {
 	        "daemons": "DAEMONS", "html": "HTML", "sim": "SIM", "gahp": "GAHP",
 	        "tools": "TOOLS", "apps": "APPS", "sweep/proto": "SWEEP_PROTO",
 	        "sweep/client": "SWEEP_CLIENT", "sweep/master": "SWEEP_MASTER",
+	        "sweep/store": "SWEEP_STORE",
 	        "sweep/endpoints": "SWEEP_ENDPOINTS"}
 	text = ""
 	for f in sorted(glob.glob(src + "/*/Makefile*.inc") + glob.glob(src + "/*/*/Makefile*.inc")):
@@ -79,7 +80,7 @@ test_expect_success 'each directory builds what it holds, and only that' '
 test_expect_success 'the build lists its include sets (make include-sets)' '
 	make -s -C "$WSEQ_BUILDDIR" include-sets >out &&
 	grep -E "^[A-Z_]+ " out >sets &&
-	test_line_count = 18 sets &&
+	test_line_count = 19 sets &&
 	grep "^LIB .*/lib " sets && ! grep "^LIB .*/db " sets
 '
 
@@ -101,13 +102,15 @@ test_expect_success 'a directory sees its own headers and those below it' '
 	try_include SCHED plan_class.h &&
 	try_include HTML plan_class.h &&
 	try_include SWEEP_CLIENT sweep_msg.h &&
+	try_include SWEEP_MASTER sweep_store.h &&
 	try_include GAHP submit_client.h
 '
 
 test_expect_success 'an include that reaches upward or sideways does not compile' '
 	for probe in LIB:db.h LIB:serve.h DB:work.h BACKEND:serve.h SERVE:plan_class.h \
 		SWEEP_CLIENT:db.h SWEEP_PROTO:sweep_client.h GAHP:submit.h SCHED:upload.h \
-		DAEMONS:serve.h TOOLS:daemon.h HTML:upload.h
+		DAEMONS:serve.h TOOLS:daemon.h HTML:upload.h SWEEP_STORE:sweep_session.h \
+		SWEEP_PROTO:sweep_store.h
 	do
 		if try_include "${probe%%:*}" "${probe#*:}"; then
 			echo "compiled: ${probe#*:} with ${probe%%:*}"; return 1
