@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #define RESTART_WAIT 5.0        /* seconds before a client that died is started again */
+#define CONNECT_TIMEOUT 5       /* seconds ssh waits for a host's TCP connection and its banner */
 #define CTL_PERSIST 10          /* seconds a host's shared ssh connection outlives its last use */
 
 const char *const sweep_verdict_names[] = {
@@ -39,6 +40,50 @@ void sweep_hosts_save(const struct run *r)
 	sbuf_release(&b);
 }
 
+static struct host *host_by_label(struct run *r, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++)
+		if (!strcmp(r->hosts[i].label, label))
+			return &r->hosts[i];
+	return NULL;
+}
+
+/* One line of the hosts file: label, verdict and why, tab-separated. */
+static void load_line(struct run *r, char *line)
+{
+	char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+	struct host *h;
+	size_t v;
+
+	if (!tab2)
+		return;
+	*tab1 = *tab2 = 0;
+	h = host_by_label(r, line);
+	for (v = 0; h && h->verdict == H_NEW && v < ARRAY_SIZE(sweep_verdict_names); v++)
+		if (!strcmp(tab1 + 1, sweep_verdict_names[v])) {
+			h->verdict = (enum verdict)v;
+			h->why = *(tab2 + 1) ? xstrdup(tab2 + 1) : NULL;
+		}
+}
+
+void sweep_hosts_load(struct run *r)
+{
+	struct sbuf b = SBUF_INIT(1 << 20);
+	char *path = xasprintf("%s/hosts", r->sdir), *line, *nl;
+
+	if (read_file(path, 1 << 20, &b) == 0 && b.buf)
+		for (line = b.buf; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = 0;
+			load_line(r, line);
+		}
+	free(path);
+	sbuf_release(&b);
+}
+
 static void set_verdict(struct run *r, struct host *h, enum verdict v, char *why)
 {
 	free(h->why);
@@ -54,6 +99,31 @@ static void set_verdict(struct run *r, struct host *h, enum verdict v, char *why
 static char *err_path(const struct run *r, const struct host *h)
 {
 	return xasprintf("%s/ssh-%zu.log", r->sdir, (size_t)(h - r->hosts));
+}
+
+/* Where the start's ssh writes what the host says on stdout: the client's process ID. */
+static char *pid_path(const struct run *r, const struct host *h)
+{
+	return xasprintf("%s/client-%zu.pid", r->sdir, (size_t)(h - r->hosts));
+}
+
+/* The process ID the host's running client said, or 0 (not yet, or not a number). */
+static long client_pid(const struct run *r, const struct host *h)
+{
+	struct sbuf b = SBUF_INIT(64);
+	char *path = pid_path(r, h), *nl;
+	long pid = 0;
+
+	if (h->step == S_START && read_file(path, 64, &b) == 0 && b.buf &&
+	    (nl = strchr(b.buf, '\n'))) {
+		*nl = 0;
+		if (strspn(b.buf, "0123456789") != strlen(b.buf) || parse_long(b.buf, &pid) < 0 ||
+		    pid < 2)
+			pid = 0;
+	}
+	free(path);
+	sbuf_release(&b);
+	return pid;
 }
 
 /* The last non-empty line of what the host's last ssh or scp said, or "". */
@@ -96,7 +166,10 @@ static char *unreachable_why(const struct run *r, const struct host *h, int code
 	for (i = 0; i < ARRAY_SIZE(kinds) && !means; i++)
 		if (strstr(said, kinds[i].says))
 			means = kinds[i].means;
-	if (means)
+	/* it took the connection and said nothing: ConnectTimeout covers the banner */
+	if (strstr(said, "during banner exchange"))
+		why = xasprintf("no ssh answer within %d s (%s)", CONNECT_TIMEOUT, said);
+	else if (means)
 		why = xasprintf("%s (%s)", means, said);
 	else if (*said)
 		why = xasprintf("ssh exit %d (%s)", code, said);
@@ -124,7 +197,7 @@ void sweep_ssh_base(const struct run *r, const struct host *h, bool scp, const c
 	argv[(*n)++] = xstrdup("-o");
 	argv[(*n)++] = xstrdup("BatchMode=yes");
 	argv[(*n)++] = xstrdup("-o");
-	argv[(*n)++] = xstrdup("ConnectTimeout=10");
+	argv[(*n)++] = xasprintf("ConnectTimeout=%d", CONNECT_TIMEOUT);
 	if (r->ctl_dir) {
 		/*
 		 * One connection a host, shared by its steps: the dummy command,
@@ -141,8 +214,11 @@ void sweep_ssh_base(const struct run *r, const struct host *h, bool scp, const c
 		argv[(*n)++] = xstrdup("-O");
 		argv[(*n)++] = xstrdup(ctl);
 	}
-	argv[(*n)++] = xstrdup(scp ? "-P" : "-p");
-	argv[(*n)++] = xasprintf("%d", h->h.port);
+	/* no port in the cluster file: ssh's own (its configuration's Port, or 22) */
+	if (h->h.port != SWEEP_SSH_PORT) {
+		argv[(*n)++] = xstrdup(scp ? "-P" : "-p");
+		argv[(*n)++] = xasprintf("%d", h->h.port);
+	}
 	if (!scp) {
 		if (h->h.user) {
 			argv[(*n)++] = xstrdup("-l");
@@ -155,13 +231,14 @@ void sweep_ssh_base(const struct run *r, const struct host *h, bool scp, const c
 
 /*
  * Start the host's next step: a process with argv, stderr to its log, stdin
- * the session ID (the client's start) or nothing. In its own process group,
- * so a ^C at the terminal reaches the master only.
+ * the session ID (the client's start) or nothing, stdout the client's
+ * process ID file (the start) or nothing. In its own process group, so a ^C
+ * at the terminal reaches the master only.
  */
 static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 {
 	int in[2] = { -1, -1 };
-	char *log = err_path(r, h);
+	char *log = err_path(r, h), *out = pid_path(r, h);
 	pid_t pid;
 	size_t i;
 
@@ -173,6 +250,7 @@ static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 	if (pid == 0) {
 		int e = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int nul = open("/dev/null", O_RDWR);
+		int o = step == S_START ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : -1;
 
 		setpgid(0, 0);
 		sweep_child_signals();
@@ -183,7 +261,7 @@ static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 		} else {
 			dup2(nul, 0);
 		}
-		dup2(nul, 1);
+		dup2(o >= 0 ? o : nul, 1);
 		if (e >= 0)
 			dup2(e, 2);
 		execvp(argv[0], argv);
@@ -191,6 +269,7 @@ static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 		_exit(255);
 	}
 	free(log);
+	free(out);
 	for (i = 0; argv[i]; i++)
 		free(argv[i]);
 	if (pid < 0) {
@@ -212,6 +291,8 @@ static int spawn(struct run *r, struct host *h, enum step step, char **argv)
 	}
 	h->pid = pid;
 	h->step = step;
+	h->step_t0 = dnow();
+	h->stop_sent = false;
 	return 0;
 }
 
@@ -236,9 +317,10 @@ static int start_client(struct run *r, struct host *h)
 	/*
 	 * A sweep_client there that is not this master's (an older one, which
 	 * may not take the arguments below) counts as missing: it is copied anew.
+	 * echo $$: the client's process ID (exec keeps it), to stop it by.
 	 */
 	sbuf_addf(&cmd, " 2>/dev/null || exit 127; test \"$(md5sum <sweep_client 2>/dev/null)\" = "
-		  "'%s  -' || exit 127; exec ./sweep_client --host ", r->client_md5);
+		  "'%s  -' || exit 127; echo $$; exec ./sweep_client --host ", r->client_md5);
 	sweep_sh_quote(&cmd, h->label);
 	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
 	sweep_sh_quote(&cmd, r->spec.worker_name);
@@ -299,14 +381,36 @@ static const char *client_exit_meaning(int code)
 	}
 }
 
+/*
+ * The run ends and a step of host h ended with code, maybe killed: no next
+ * step. A host that had not answered ssh yet is named so.
+ */
+static void host_step_stopped(struct run *r, struct host *h, enum step step, int code,
+			      bool had_client)
+{
+	if (code == 0 && step == S_START) {
+		set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
+	} else if ((step == S_START && !had_client) || step == S_CHECK) {
+		set_verdict(r, h, H_UNREACHABLE, xasprintf("no ssh answer within %.0f s (the run "
+			    "ended first)", dnow() - h->step_t0));
+	} else if (step == S_START) {
+		set_verdict(r, h, H_FINISHED, xasprintf("stopped (exit %d)", code));
+	}
+}
+
 /* A step of host h ended with exit status code: the next step. */
 static void host_step_done(struct run *r, struct host *h, int code)
 {
 	enum step step = h->step;
+	bool had_client = client_pid(r, h) > 0;
 	int rc = 0;
 
 	h->step = S_IDLE;
 	h->pid = 0;
+	if (r->stopping) {
+		host_step_stopped(r, h, step, code, had_client);
+		return;
+	}
 	switch (step) {
 	case S_START:
 		h->start_exit = code;
@@ -330,6 +434,7 @@ static void host_step_done(struct run *r, struct host *h, int code)
 	case S_CHECK:
 		if (code != 0) {
 			set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
+			h->not_before = dnow() + RESTART_WAIT;
 		} else if (h->start_exit == 126 || h->start_exit == 127) {
 			rc = make_dir(r, h);
 		} else {
@@ -371,9 +476,12 @@ void sweep_hosts_reap(struct run *r)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 
-		for (i = 0; i < r->nhosts; i++)
+		for (i = 0; i < r->nhosts; i++) {
 			if (r->hosts[i].pid == pid)
 				host_step_done(r, &r->hosts[i], code);
+			else if (r->hosts[i].stop_pid == pid)
+				r->hosts[i].stop_pid = 0;
+		}
 	}
 }
 
@@ -410,4 +518,81 @@ bool sweep_hosts_restart(struct run *r, bool ready)
 			set_verdict(r, h, H_CLIENT_FAILED, xstrdup("the master cannot start ssh"));
 	}
 	return any;
+}
+
+size_t sweep_hosts_clients(const struct run *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nhosts; i++)
+		n += client_pid(r, &r->hosts[i]) > 0;
+	return n;
+}
+
+/* Over the host's ssh connection: kill -TERM the client's process ID. */
+static void send_stop(struct run *r, struct host *h, long pid)
+{
+	char *argv[32];
+	size_t n = 0;
+	pid_t p;
+
+	sweep_ssh_base(r, h, false, NULL, argv, &n);
+	argv[n++] = xasprintf("kill -TERM %ld", pid);
+	argv[n] = NULL;
+	log_info("host %s: telling the client to stop", h->label);
+	p = fork();
+	if (p == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		setpgid(0, 0);
+		sweep_child_signals();
+		dup2(nul, 0);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execvp(argv[0], argv);
+		_exit(255);
+	}
+	while (n)
+		free(argv[--n]);
+	if (p < 0) {
+		log_warn("host %s: fork: %s", h->label, strerror(errno));
+		kill(h->pid, SIGTERM);
+	}
+	h->stop_pid = p > 0 ? p : 0;
+	h->stop_sent = true;
+}
+
+size_t sweep_hosts_stop(struct run *r)
+{
+	size_t i;
+
+	r->stopping = true;
+	for (i = 0; i < r->nhosts; i++) {
+		struct host *h = &r->hosts[i];
+		long pid = client_pid(r, h);
+
+		if (h->step == S_IDLE || h->stop_sent)
+			continue;
+		if (pid > 0) {
+			send_stop(r, h, pid);
+		} else {
+			/* no client runs there (yet): nothing to wait for */
+			kill(h->pid, SIGTERM);
+			h->stop_sent = true;
+		}
+	}
+	return sweep_hosts_busy(r);
+}
+
+void sweep_hosts_kill(struct run *r)
+{
+	size_t i;
+
+	r->stopping = true;
+	for (i = 0; i < r->nhosts; i++) {
+		if (r->hosts[i].pid > 0)
+			kill(r->hosts[i].pid, SIGTERM);
+		if (r->hosts[i].stop_pid > 0)
+			kill(r->hosts[i].stop_pid, SIGTERM);
+	}
 }

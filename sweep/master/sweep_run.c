@@ -37,6 +37,7 @@
 #define JUDGE_EVERY 1.0         /* seconds between looks at the database */
 #define LINES_EVERY 10.0        /* seconds between progress lines (not a terminal) */
 #define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
+#define STOP_WAIT 10.0          /* seconds the clients get to stop when told to */
 
 static volatile sig_atomic_t stop_sig;
 static sigset_t child_set;      /* SIGCHLD: blocked but while the loop naps */
@@ -494,19 +495,27 @@ static void ctl_close(struct run *r)
 	r->ctl_dir = NULL;
 }
 
-static void stop_clients(struct run *r)
+/*
+ * The end of the run: unless stopped (at_once), the running clients hear
+ * "no task left" at their next request and get a moment for it; a host
+ * still logging in is not waited for. Then each client left is told to stop
+ * and given a bounded time -- none outlives the master, so a resume at once
+ * never runs two on a host -- and what is still left is killed.
+ */
+static void stop_clients(struct run *r, bool at_once)
 {
 	double until = dnow() + END_WAIT;
-	size_t i;
 
-	/* they hear "no task left" at their next request; give them a moment */
-	while (sweep_hosts_busy(r) && dnow() < until) {
+	while (!at_once && sweep_hosts_clients(r) && dnow() < until) {
 		nap(TICK_MS);
 		sweep_hosts_reap(r);
 	}
-	for (i = 0; i < r->nhosts; i++)
-		if (r->hosts[i].pid > 0)
-			kill(r->hosts[i].pid, SIGTERM);
+	until = dnow() + STOP_WAIT;
+	while (sweep_hosts_stop(r) && dnow() < until) {
+		nap(TICK_MS);
+		sweep_hosts_reap(r);
+	}
+	sweep_hosts_kill(r);
 	until = dnow() + 5;
 	while (sweep_hosts_busy(r) && dnow() < until) {
 		nap(TICK_MS);
@@ -520,6 +529,7 @@ static int loop(struct run *r)
 	double last_judge = 0;
 	bool first = true;
 	size_t i;
+	bool any;
 
 	/* the clients start once tickets wait (the transitioner makes them) */
 	for (;;) {
@@ -543,7 +553,9 @@ static int loop(struct run *r)
 			show_progress(r, &st, false);
 			if (st.done + st.failed == st.total)
 				break;
-			if (!sweep_hosts_busy(r) && !sweep_hosts_restart(r, st.ready)) {
+			/* an idle host is started again while others work */
+			any = sweep_hosts_restart(r, st.ready);
+			if (!sweep_hosts_busy(r) && !any) {
 				show_progress(r, &st, true);
 				log_error("%zu tasks are left and no host can run them; see the "
 					  "statistics, then `sweep resume`", st.total - st.done - st.failed);
@@ -644,8 +656,6 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 /* After the loop ended with rc: judge, stop the clients, print the statistics. */
 static int session_end(struct run *r, int rc)
 {
-	size_t i;
-
 	if (rc != SWEEP_EXIT_ERROR) {
 		struct sweep_stats st = { 0 };
 
@@ -653,12 +663,7 @@ static int session_end(struct run *r, int rc)
 			rc = SWEEP_EXIT_ERROR;
 		sweep_stats_release(&st);
 	}
-	if (rc != SWEEP_EXIT_STOPPED)
-		stop_clients(r);
-	else
-		for (i = 0; i < r->nhosts; i++)
-			if (r->hosts[i].pid > 0)
-				kill(r->hosts[i].pid, SIGTERM);
+	stop_clients(r, rc == SWEEP_EXIT_STOPPED);
 	ctl_close(r);
 	sweep_hosts_save(r);
 	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->db, r->sid, r->sdir, stdout) < 0)
@@ -703,6 +708,8 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	r.progress = progress_mode(o->progress);
 	if (read_arg(&r, resume, arg) == 0 && session_begin(&r, resume, arg) == 0) {
 		r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
+		if (resume)
+			sweep_hosts_load(&r);
 		sweep_hosts_save(&r);
 		ctl_open(&r);
 		r.t0 = dnow();

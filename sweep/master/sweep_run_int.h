@@ -44,6 +44,9 @@ struct host {
 	int starts;
 	bool copied;
 	double not_before;      /* no new start before this dnow() */
+	double step_t0;         /* when the running step began */
+	pid_t stop_pid;         /* the ssh telling its client to stop, or 0 */
+	bool stop_sent;         /* its client was told to stop */
 };
 
 struct run {
@@ -67,6 +70,7 @@ struct run {
 	double t0;
 	bool judge_now;         /* a client ended: look at the database now, not at the next second */
 	size_t done0;           /* tasks ended before this run began (for the estimate) */
+	bool stopping;          /* the run ends: a step that ends starts no other */
 };
 
 extern const char *const sweep_verdict_names[];
@@ -79,6 +83,18 @@ void sweep_hosts_save(const struct run *r);
 bool sweep_hosts_restart(struct run *r, bool ready);
 /* How many hosts have a step running. */
 size_t sweep_hosts_busy(const struct run *r);
+/* The verdicts a former run of the session saved (sweep_hosts_save), for the hosts this run has not started. */
+void sweep_hosts_load(struct run *r);
+/* How many hosts have a client running (it said its process ID). */
+size_t sweep_hosts_clients(const struct run *r);
+/*
+ * The run ends: tell each running client to stop (by ssh, with the process
+ * ID it said), end the steps that run no client. Again at every tick until
+ * the hosts are idle; how many hosts are still busy.
+ */
+size_t sweep_hosts_stop(struct run *r);
+/* SIGTERM to every step and stop request still running. */
+void sweep_hosts_kill(struct run *r);
 /* The ssh (or scp) command line to host h, sharing one connection a host through ctl. */
 void sweep_ssh_base(const struct run *r, const struct host *h, bool scp, const char *ctl,
 		     char **argv, size_t *n);

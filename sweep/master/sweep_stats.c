@@ -12,6 +12,50 @@
 #include "sweep_session.h"
 #include "sweep_spec.h"
 
+/* Did the host with this label run sets (it has a line in the table)? */
+static bool host_ran_sets(const struct sweep_stats *st, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < st->nhosts; i++)
+		if (!strcmp(st->hosts[i].host, label))
+			return true;
+	return false;
+}
+
+/*
+ * The hosts whose last verdict in the hosts file (label, verdict, why) is
+ * bad: under "hosts not used" those that ran no set, under "hosts with
+ * trouble" those that did (an ssh that dropped while the client worked on).
+ */
+static void print_bad_hosts(const struct sweep_stats *st, char *buf, bool used, FILE *fp)
+{
+	char *line, *nl;
+	bool head = false;
+
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		char *tab1, *tab2;
+
+		nl = strchr(line, '\n');
+		tab1 = strchr(line, '\t');
+		tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+		if (!tab2 || (nl && tab2 > nl))
+			continue;
+		if (strncmp(tab1 + 1, "unreachable\t", 12) && strncmp(tab1 + 1, "copy failed\t", 12) &&
+		    strncmp(tab1 + 1, "client failed\t", 14))
+			continue;
+		*tab1 = 0;
+		if (host_ran_sets(st, line) == used) {
+			if (!head)
+				fprintf(fp, used ? "\nhosts with trouble:\n" : "\nhosts not used:\n");
+			head = true;
+			fprintf(fp, "  %s: %.*s: %.*s\n", line, (int)(tab2 - tab1 - 1), tab1 + 1,
+				(int)(nl ? nl - tab2 - 1 : (ptrdiff_t)strlen(tab2 + 1)), tab2 + 1);
+		}
+		*tab1 = '\t';
+	}
+}
+
 int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
 {
 	struct sweep_stats st;
@@ -35,28 +79,8 @@ int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
 			st.hosts[i].failed, st.hosts[i].invalid, st.hosts[i].lost,
 			st.hosts[i].seconds);
 	if (path && read_file(path, 1 << 20, &hosts) == 0 && hosts.len) {
-		char *line = hosts.buf, *nl;
-		bool head = false;
-
-		for (; line && *line; line = nl ? nl + 1 : NULL) {
-			char *tab1, *tab2;
-
-			nl = strchr(line, '\n');
-			if (nl)
-				*nl = 0;
-			tab1 = strchr(line, '\t');
-			tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
-			if (!tab2)
-				continue;
-			*tab1 = *tab2 = 0;
-			if (strcmp(tab1 + 1, "unreachable") && strcmp(tab1 + 1, "copy failed") &&
-			    strcmp(tab1 + 1, "client failed"))
-				continue;
-			if (!head)
-				fprintf(fp, "\nhosts not used:\n");
-			head = true;
-			fprintf(fp, "  %s: %s: %s\n", line, tab1 + 1, tab2 + 1);
-		}
+		print_bad_hosts(&st, hosts.buf, false, fp);
+		print_bad_hosts(&st, hosts.buf, true, fp);
 	}
 	if (st.nfailed_sets) {
 		struct sweep_params p = { 0 };
