@@ -4,7 +4,9 @@
  * the client by ssh (the ssh stays while the client works, and its exit
  * status is the client's); if that fails, a dummy ssh command tells a dead
  * or refusing host from one that lacks the client; then scp copies the
- * client and it is started again.
+ * client and it is started again. The start's shell prints the client's
+ * process ID first; at the end the master stops each client by it, over the
+ * host's ssh connection.
  */
 #include "sweep_run_int.h"
 #include "fileutil.h"
@@ -495,10 +497,10 @@ size_t sweep_hosts_busy(const struct run *r)
 }
 
 /*
- * No client runs and tasks are left: start the clients again, when tickets
- * wait (ready), on the hosts that may take them: not those the master
- * turned away, nor those whose last max_starts starts went wrong. false
- * when no host is left.
+ * Tasks are left: start the clients again on the idle hosts, while others
+ * work too, when tickets wait (ready) and their wait after a failure is
+ * over -- not on those the master turned away, nor those whose last
+ * max_starts starts went wrong. false when no host is left.
  */
 bool sweep_hosts_restart(struct run *r, bool ready)
 {

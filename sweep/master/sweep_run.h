@@ -46,8 +46,9 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);
 
 /*
  * Print the statistics of session sid to fp: its tasks, what each host did,
- * the hosts that could not be reached (from the session's hosts file in
- * dir, if any) and the sets that failed, with why. 0 or -1 (logged).
+ * the hosts that ran no set and why (from the session's hosts file in dir,
+ * if any), those that ran sets but whose client ended badly, and the sets
+ * that failed, with why. 0 or -1 (logged).
  */
 int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp);
 

@@ -79,7 +79,7 @@ extern const char *const sweep_verdict_names[];
 void sweep_hosts_reap(struct run *r);
 /* The hosts' verdicts written to the session directory (for sweep resume and the statistics). */
 void sweep_hosts_save(const struct run *r);
-/* Clients started on the hosts ready for it (ready: the run has its URL and spec); true while a host may still run one. */
+/* Clients started on the idle hosts that may take one, when tickets wait (ready); true while a host may still run one. */
 bool sweep_hosts_restart(struct run *r, bool ready);
 /* How many hosts have a step running. */
 size_t sweep_hosts_busy(const struct run *r);
