@@ -119,8 +119,8 @@ static long client_pid(const struct run *r, const struct host *h)
 	if (h->step == S_START && read_file(path, 64, &b) == 0 && b.buf &&
 	    (nl = strchr(b.buf, '\n'))) {
 		*nl = 0;
-		if (strspn(b.buf, "0123456789") != strlen(b.buf) || parse_long(b.buf, &pid) < 0 ||
-		    pid < 2)
+		/* what the host printed: a decimal number, nothing else */
+		if (sweep_parse_bounded(b.buf, 2, INT_MAX, &pid) < 0)
 			pid = 0;
 	}
 	free(path);
