@@ -384,20 +384,26 @@ static const char *client_exit_meaning(int code)
 }
 
 /*
- * The run ends and a step of host h ended with code, maybe killed: no next
- * step. A host that had not answered ssh yet is named so.
+ * The run ends and a step of host h ended with code, maybe killed: its
+ * verdict, and no next step. A login killed before it answered is named so.
  */
 static void host_step_stopped(struct run *r, struct host *h, enum step step, int code,
 			      bool had_client)
 {
-	if (code == 0 && step == S_START) {
-		set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
-	} else if ((step == S_START && !had_client) || step == S_CHECK) {
+	bool killed = code == 128 + SIGTERM;
+	int client_exit = step == S_START ? code : h->start_exit;
+
+	if (step == S_START && (code == 0 || had_client))
+		set_verdict(r, h, H_FINISHED, code ? xasprintf("stopped (exit %d)", code)
+						   : xstrdup("no task left"));
+	else if ((step == S_START || step == S_CHECK) && killed)
 		set_verdict(r, h, H_UNREACHABLE, xasprintf("no ssh answer within %.0f s (the run "
 			    "ended first)", dnow() - h->step_t0));
-	} else if (step == S_START) {
-		set_verdict(r, h, H_FINISHED, xasprintf("stopped (exit %d)", code));
-	}
+	else if ((step == S_START && code == 255) || (step == S_CHECK && code))
+		set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
+	else if (step == S_START || step == S_CHECK)
+		set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", client_exit,
+							      client_exit_meaning(client_exit)));
 }
 
 /* A step of host h ended with exit status code: the next step. */
@@ -573,7 +579,8 @@ size_t sweep_hosts_stop(struct run *r)
 		struct host *h = &r->hosts[i];
 		long pid = client_pid(r, h);
 
-		if (h->step == S_IDLE || h->stop_sent)
+		/* a login check ends within the connect timeout, and says why */
+		if (h->step == S_IDLE || h->step == S_CHECK || h->stop_sent)
 			continue;
 		if (pid > 0) {
 			send_stop(r, h, pid);
