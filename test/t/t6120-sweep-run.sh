@@ -73,9 +73,16 @@ logins() {
 	cat "$D"/sshd-*.log | grep -c "Accepted publickey"
 }
 
-# ctl_dirs: the masters' directories of shared ssh connections left in /tmp
+# This script's masters keep their shared ssh connections in a directory of
+# its own (short: a socket's path is), so other sweeps running at the same
+# time on the machine are not counted.
+TMPDIR=$(mktemp -d /tmp/t6120.XXXXXX) || exit 1
+export TMPDIR
+test_atexit "rm -rf '$TMPDIR'"
+
+# ctl_dirs: the masters' directories of shared ssh connections left
 ctl_dirs() {
-	ls -d /tmp/wseq-sweep-* 2>/dev/null | wc -l
+	ls -d "$TMPDIR"/wseq-sweep-* 2>/dev/null | wc -l
 }
 
 # --- a whole sweep, with every kind of trouble -----------------------------
@@ -104,7 +111,7 @@ test_expect_success 'the client was missing on every slave: copied by scp after 
 test_expect_success 'one ssh login a slave: start, check, mkdir, scp and start again share it' '
 	test "$(($(logins) - $(cat logins.before)))" = 3 &&
 	test "$(ctl_dirs)" = "$(cat ctl.before)" &&
-	test_wait_for 15 sh -c "! pgrep -f ControlPath=/tmp/wseq-swee[p]-"
+	test_wait_for 15 sh -c "! pgrep -f ControlPath=$TMPDIR/wseq-swee[p]-"
 '
 
 test_expect_success 'the output holds every valid set once, in table order, binary results intact' '
