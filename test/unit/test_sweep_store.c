@@ -8,6 +8,7 @@
 #include "sweep_store_conf.h"
 #include "sweep_store_sqlite.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -245,6 +246,55 @@ static void test_two_processes(void **state)
 	free(path);
 }
 
+/* Threads sharing one handle (the embedded HTTP server's): each claim its own ticket. */
+struct claimer {
+	struct sweep_store *st;
+	int64_t session;
+	int id, n;
+	size_t rows[50];
+};
+
+static void *claim_thread(void *arg)
+{
+	struct claimer *c = arg;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "t%d-%d", c->id, i);
+		if (claim(c->st, c->session, name, &c->rows[c->n]) == SWEEP_STORE_OK)
+			c->n++;
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	char *path = new_path();
+	struct sweep_store *st = open_ok(path);
+	int64_t s = make_session(st, "ff", 200);
+	struct claimer c[4];
+	pthread_t th[4];
+	bool seen[201] = { false };
+	int i, k;
+
+	for (i = 0; i < 4; i++) {
+		c[i] = (struct claimer){ st, s, i, 0, { 0 } };
+		assert_int_equal(pthread_create(&th[i], NULL, claim_thread, &c[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(c[i].n, 50);
+		for (k = 0; k < 50; k++) {
+			assert_true(c[i].rows[k] >= 1 && c[i].rows[k] <= 200 && !seen[c[i].rows[k]]);
+			seen[c[i].rows[k]] = true;
+		}
+	}
+	sweep_store_close(st);
+	free(path);
+}
+
 /* The store's file is whole (PRAGMA integrity_check). */
 static void assert_intact(const char *path)
 {
@@ -405,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_database),
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_kill9),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_reentry),
 		cmocka_unit_test(test_plans),
 	};
