@@ -35,6 +35,14 @@ static const struct param options[] = {
 	  "run, resume: log every step on every host (ssh, scp, client starts and ends)" },
 	{ "max_starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
 	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
+	{ "joblog", PARAM_STR, offsetof(struct sweep_run_opts, joblog), NULL, 0, 0, 0, "FILE",
+	  "run, resume: write every run of the worker to FILE in GNU parallel's joblog format" },
+	{ "resume_failed", PARAM_BOOL, offsetof(struct sweep_run_opts, resume_failed), "0", 0, 0,
+	  0, NULL, "run: with --joblog FILE, only the sets FILE shows not done (failed or never "
+	  "run), and FILE keeps its lines" },
+	{ "retries", PARAM_INT, offsetof(struct sweep_run_opts, retries), "0", PARAM_BOUNDED, 0,
+	  100000, "N", "run, create: hand a task out at most N times in all (the spec's MaxTotal; "
+	  "0: the spec's)" },
 	PARAM_TABLE_END
 };
 
@@ -84,11 +92,12 @@ static int create(struct db *db, const struct project_config *cfg, const char *s
 {
 	struct sbuf err = SBUF_INIT(4096);
 	char sid[SWEEP_SID_LEN + 1] = "";
+	struct sweep_create_opts co = { NULL, 0, o.retries };
 	int64_t batch = 0;
 	size_t n = 0;
 	int rc = 1;
 
-	if (sweep_session_create(db, cfg, spec, sid, &batch, &n, &err) == 0) {
+	if (sweep_session_create(db, cfg, spec, &co, sid, &batch, &n, &err) == 0) {
 		log_info("session %.8s...: %zu tasks (batch %lld); sweep_client's URL: %s%s", sid, n,
 			 (long long)batch, cfg->cgi_url ? cfg->cgi_url : "<cgi_url>", SWEEP_CGI_NAME);
 		printf("%s\n", sid);
@@ -176,6 +185,8 @@ static int check_options(struct tool_ctx *ctx)
 		;
 	if (k == ARRAY_SIZE(modes))
 		return tool_usage_error("--progress is bar, lines or none (got '%s')", o.progress);
+	if (o.resume_failed && !o.joblog)
+		return tool_usage_error("--resume-failed needs --joblog FILE (the runs to go by)");
 	if (ctx->project_dir)
 		o.project = xstrdup(ctx->project_dir);
 	return 0;

@@ -19,6 +19,7 @@
 #include "sbuf.h"
 #include "sig.h"
 #include "sweep_cluster.h"
+#include "sweep_joblog.h"
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
@@ -613,12 +614,31 @@ static int read_arg(struct run *r, bool resume, const char *arg)
 	return 0;
 }
 
+/* What a new session takes of the options: --retries, and --resume-failed's sets. */
+static int create_opts(const struct run *r, struct sweep_create_opts *co, bool **skip)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	int rc = 0;
+
+	*skip = NULL;
+	co->max_total = r->o->retries;
+	if (r->o->resume_failed &&
+	    sweep_joblog_read(r->o->joblog, skip, &co->nskip, &err) < 0)
+		rc = log_error("%s", sbuf_str(&err));
+	co->skip = *skip;
+	sbuf_release(&err);
+	return rc;
+}
+
 /* Open the project, set up hosts and worker, and create or find the session. */
 static int session_begin(struct run *r, bool resume, const char *arg)
 {
 	struct sbuf err = SBUF_INIT(4096);
+	struct sweep_create_opts co = { 0 };
+	bool *skip = NULL;
 	int64_t batch = 0;
 	size_t n = 0;
+	int rc;
 
 	if (project_open(r, !resume) < 0)
 		return -1;
@@ -630,7 +650,11 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r->sid, r->nhosts);
 		return 0;
 	}
-	if (sweep_session_create(r->db, &r->cfg, arg, r->sid, &batch, &n, &err) < 0) {
+	if (create_opts(r, &co, &skip) < 0)
+		return -1;
+	rc = sweep_session_create(r->db, &r->cfg, arg, &co, r->sid, &batch, &n, &err);
+	free(skip);
+	if (rc < 0) {
 		log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
 		return -1;
@@ -639,6 +663,30 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 	/* the only place the whole ID is shown: resume needs it */
 	fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r->sid, n, r->nhosts);
 	return 0;
+}
+
+/* --joblog: the session's runs, after the lines --resume-failed kept. */
+static int joblog_write(const struct run *r)
+{
+	char *keep = xasprintf("%s/joblog-keep", r->sdir);
+	int rc = sweep_joblog_write(r->db, r->sid, keep, r->o->joblog);
+
+	free(keep);
+	return rc;
+}
+
+/* A new session of --resume-failed keeps the joblog's lines (for its resumes too). */
+static int joblog_start(const struct run *r, bool resume)
+{
+	char *keep;
+	int rc;
+
+	if (resume || !r->o->resume_failed)
+		return 0;
+	keep = xasprintf("%s/joblog-keep", r->sdir);
+	rc = sweep_joblog_keep(r->o->joblog, keep);
+	free(keep);
+	return rc;
 }
 
 /* After the loop ended with rc: judge, stop the clients, print the statistics. */
@@ -661,6 +709,8 @@ static int session_end(struct run *r, int rc)
 				kill(r->hosts[i].pid, SIGTERM);
 	ctl_close(r);
 	sweep_hosts_save(r);
+	if (r->o->joblog && joblog_write(r) < 0)
+		rc = SWEEP_EXIT_ERROR;
 	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->db, r->sid, r->sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;
 	fflush(stdout);
@@ -703,6 +753,10 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	r.progress = progress_mode(o->progress);
 	if (read_arg(&r, resume, arg) == 0 && session_begin(&r, resume, arg) == 0) {
 		r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
+		if (joblog_start(&r, resume) < 0) {
+			run_release(&r);
+			return SWEEP_EXIT_ERROR;
+		}
 		sweep_hosts_save(&r);
 		ctl_open(&r);
 		r.t0 = dnow();

@@ -22,6 +22,9 @@ struct sweep_run_opts {
 	bool keep_server;       /* leave a private project running at the end */
 	bool verbose;           /* log what happens to each host, and the private project's output */
 	long max_starts;        /* starts of a host's client before it is given up */
+	char *joblog;           /* --joblog FILE: parallel's joblog, or NULL */
+	bool resume_failed;     /* --resume-failed: run only the sets the joblog shows not done */
+	long retries;           /* --retries N: MaxTotal of a new session; 0 the spec's */
 };
 
 /* Exit statuses of run and resume. */
