@@ -43,6 +43,9 @@ static const struct param options[] = {
 	{ "retries", PARAM_INT, offsetof(struct sweep_run_opts, retries), "0", PARAM_BOUNDED, 0,
 	  100000, "N", "run, create: hand a task out at most N times in all (the spec's MaxTotal; "
 	  "0: the spec's)" },
+	{ "dry_run", PARAM_BOOL, offsetof(struct sweep_run_opts, dry_run), "0", 0, 0, 0, NULL,
+	  "run: print the command line of every set (with --resume-failed: of every set that "
+	  "would run), run nothing" },
 	PARAM_TABLE_END
 };
 
@@ -156,6 +159,9 @@ static int on_project(struct tool_ctx *ctx)
 
 static int cmd_run(struct tool_ctx *ctx)
 {
+	if (o.dry_run)
+		return !strcmp(ctx->cmd->name, "resume") ?
+			tool_usage_error("--dry-run is for run SPEC") : sweep_dry_run(&o, ctx->argv[0]);
 	return sweep_run(&o, !strcmp(ctx->cmd->name, "resume"), ctx->argv[0]);
 }
 

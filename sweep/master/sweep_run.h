@@ -25,6 +25,7 @@ struct sweep_run_opts {
 	char *joblog;           /* --joblog FILE: parallel's joblog, or NULL */
 	bool resume_failed;     /* --resume-failed: run only the sets the joblog shows not done */
 	long retries;           /* --retries N: MaxTotal of a new session; 0 the spec's */
+	bool dry_run;           /* --dry-run: print the command lines, run nothing */
 };
 
 /* Exit statuses of run and resume. */
@@ -43,6 +44,9 @@ enum {
  * directory in *sandbox (free both).
  */
 char *sweep_project_path(const struct sweep_run_opts *o, char **sandbox);
+
+/* run --dry-run SPEC: every set's command line on stdout; an exit status above. */
+int sweep_dry_run(const struct sweep_run_opts *o, const char *spec_path);
 
 /* run SPEC (resume false) or resume SESSION: an exit status above. */
 int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);

@@ -127,8 +127,7 @@ static int session_files(const struct project_config *cfg, const struct sweep_sp
 	return rc;
 }
 
-/* The spec's parameter file, read (relative to the spec's directory). */
-static int read_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err)
+int sweep_session_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err)
 {
 	char *path;
 	int rc;
@@ -164,7 +163,7 @@ int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sw
 		*batch = b.id;
 	rc = sweep_spec_read(b.description, s, err);
 	if (rc == 0 && p)
-		rc = read_params(s, p, err);
+		rc = sweep_session_params(s, p, err);
 	db_batch_release(&b);
 	return rc;
 }
@@ -219,7 +218,7 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	if (rc == 0 && co && co->max_total > 0)
 		s.max_total = co->max_total > s.max_assign ? co->max_total : s.max_assign;
 	if (rc == 0)
-		rc = read_params(&s, &p, err);
+		rc = sweep_session_params(&s, &p, err);
 	if (rc == 0)
 		rc = sweep_spec_check_params(&s, &p, err);
 	if (rc == 0 && random_hex(sid, SWEEP_SID_LEN / 2) < 0) {

@@ -40,6 +40,9 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 			 const struct sweep_create_opts *co, char sid[SWEEP_SID_LEN + 1],
 			 int64_t *batch_id, size_t *ntasks, struct sbuf *err);
 
+/* The spec's parameter file, read (relative to the spec's directory). 0, or -1 (err). */
+int sweep_session_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err);
+
 /*
  * Session sid: its batch id (batch may be NULL), its spec as the batch
  * names it, and its parameter table (p may be NULL). 0, or -1 with the

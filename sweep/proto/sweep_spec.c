@@ -604,7 +604,7 @@ static void param_list(const struct sweep_params *p, struct sbuf *out)
 static int check_one(const struct sweep_spec *s, const struct sweep_params *p, const char *what,
 		     const char *text, int line, bool argv, struct sbuf *err)
 {
-	struct sweep_vars vars = { p->names, NULL, p->nnames };
+	struct sweep_vars vars = { p->names, NULL, p->nnames, 0 };
 	struct sweep_argv a = { NULL, 0 };
 	struct sbuf e = SBUF_INIT(1024), names = SBUF_INIT(1024);
 	int rc;
@@ -665,7 +665,7 @@ const struct sweep_spec_worker *sweep_spec_worker_for(const struct sweep_spec *s
 int sweep_spec_command(const char *pattern, const struct sweep_params *p, size_t row,
 		       struct sweep_argv *argv, struct sbuf *err)
 {
-	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames };
+	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames, row + 1 };
 
 	return sweep_expand_argv(pattern, &vars, argv, err);
 }
@@ -673,7 +673,7 @@ int sweep_spec_command(const char *pattern, const struct sweep_params *p, size_t
 int sweep_spec_input_content(const struct sweep_spec_input *in, const struct sweep_params *p,
 			     size_t row, struct sbuf *out, struct sbuf *err)
 {
-	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames };
+	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames, row + 1 };
 	size_t j;
 
 	if (in->parameter) {

@@ -303,10 +303,37 @@ static void test_expand_argv(void **state)
 	sweep_params_release(&p);
 }
 
+/* GNU parallel's {#} and {name}; any other brace is plain text, and quotes keep them literal. */
+static void test_expand_braces(void **state)
+{
+	struct sweep_params p = make_params();
+	static const char *const w1[] = { "w", "1", "0.5", "-o", "out.1.7", "{gamma}", "{}", "{",
+					  "{#}", "x two words", "{x" };
+	static const char *const w2[] = { "w", "2", "1", "-o", "out.2.$x", "{gamma}", "{}", "{",
+					  "{#}", "x it's \"q\"", "{x" };
+	const char *pat = "w {#} {alpha} -o out.{#}.{beta} {gamma} {} { '{#}' \"x {label}\" {x";
+	struct sweep_vars vars = { p.names, p.rows[0].values, p.nnames, 3 };
+	struct sbuf err = SBUF_INIT(4096), out = SBUF_INIT(4096);
+
+	(void)state;
+	check_argv(pat, &p, 0, w1, ARRAY_SIZE(w1));
+	check_argv(pat, &p, 1, w2, ARRAY_SIZE(w2));
+	assert_int_equal(sweep_expand_text("set {#}: {alpha}/{beta} {} {nope} {", &vars, &out, &err), 0);
+	assert_string_equal(sbuf_str(&out), "set 3: 0.5/7 {} {nope} {");
+	/* without a set number {#} is plain text (the client's split) */
+	vars.seq = 0;
+	sbuf_reset(&out);
+	assert_int_equal(sweep_expand_text("{#}", &vars, &out, &err), 0);
+	assert_string_equal(sbuf_str(&out), "{#}");
+	sweep_params_release(&p);
+	sbuf_release(&err);
+	sbuf_release(&out);
+}
+
 static void test_expand_errors(void **state)
 {
 	struct sweep_params p = make_params();
-	struct sweep_vars vars = { p.names, p.rows[0].values, p.nnames };
+	struct sweep_vars vars = { p.names, p.rows[0].values, p.nnames, 1 };
 	struct sweep_argv a;
 	struct sbuf err = SBUF_INIT(4096), out = SBUF_INIT(4096);
 
@@ -438,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_check_params),
 		cmocka_unit_test(test_expand_argv),
 		cmocka_unit_test(test_expand_errors),
+		cmocka_unit_test(test_expand_braces),
 		cmocka_unit_test(test_join_round_trip),
 		cmocka_unit_test(test_input_content),
 		cmocka_unit_test(test_doc_examples),
