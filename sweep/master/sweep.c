@@ -46,6 +46,11 @@ static const struct param options[] = {
 	{ "dry_run", PARAM_BOOL, offsetof(struct sweep_run_opts, dry_run), "0", 0, 0, 0, NULL,
 	  "run: print the command line of every set (with --resume-failed: of every set that "
 	  "would run), run nothing" },
+	{ "nice", PARAM_INT, offsetof(struct sweep_run_opts, nice), "0", PARAM_BOUNDED, 0, 19, "N",
+	  "run, resume: the workers run under nice -n N on the hosts (sweep_client --nice)" },
+	{ "halt", PARAM_STR, offsetof(struct sweep_run_opts, halt_arg), "never", 0, 0, 0, "WHEN",
+	  "run, resume: soon,fail=N (hand out no more tasks once N sets failed, let the running "
+	  "ones finish), now,fail=N (drop them too), fail=P% of all sets" },
 	PARAM_TABLE_END
 };
 
@@ -58,9 +63,9 @@ static const char epilog[] =
 	"\nWithout a configured project, run starts a private one on the spec's Server\n"
 	"address; create, status and collect then use it too.\n"
 	"\n"
-	"exit status: 0 every set collected; 1 an error; 2 bad usage; 4 every task\n"
-	"ended but some sets failed; 5 tasks left and no host to run them; 6 stopped\n"
-	"by a signal (resume goes on).\n";
+	"exit status: 0 every set collected; 1 an error; 2 bad usage; 3 stopped by\n"
+	"--halt (resume goes on); 4 every task ended but some sets failed; 5 tasks\n"
+	"left and no host to run them; 6 stopped by a signal (resume goes on).\n";
 
 /* The project (the private one of `sweep run` when none is configured) and its database. */
 static int open_project(struct project_config *cfg, struct db **db)
@@ -182,6 +187,17 @@ static const struct tool_cmd commands[] = {
 	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
+static int check_halt(void)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	int rc = sweep_halt_parse(o.halt_arg, &o.halt, &err);
+
+	if (rc < 0)
+		tool_usage_error("%s", sbuf_str(&err));
+	sbuf_release(&err);
+	return rc;
+}
+
 static int check_options(struct tool_ctx *ctx)
 {
 	static const char *const modes[] = { "", "bar", "lines", "none" };
@@ -191,6 +207,8 @@ static int check_options(struct tool_ctx *ctx)
 		;
 	if (k == ARRAY_SIZE(modes))
 		return tool_usage_error("--progress is bar, lines or none (got '%s')", o.progress);
+	if (check_halt() < 0)
+		return TOOL_USAGE;
 	if (o.resume_failed && !o.joblog)
 		return tool_usage_error("--resume-failed needs --joblog FILE (the runs to go by)");
 	if (ctx->project_dir)

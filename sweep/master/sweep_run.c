@@ -515,6 +515,40 @@ static void stop_clients(struct run *r)
 	}
 }
 
+/*
+ * --halt: once its failures are reached, the session's halt file tells the
+ * endpoints (no task handed out; with now, /ping drops the running ones).
+ * True when the run is to end: at once for now, for soon when no task runs.
+ */
+static bool halt(struct run *r, const struct sweep_stats *st)
+{
+	const struct sweep_halt *h = &r->o->halt;
+
+	if (!r->halted && sweep_halt_reached(h, st->failed, st->total)) {
+		char *path = xasprintf("%s/halt", r->sdir);
+		const char *when = h->when == SWEEP_HALT_NOW ? "now\n" : "soon\n";
+
+		if (write_file_atomic(path, when, strlen(when), 0644) == 0) {
+			fprintf(stderr, "%ssweep: %zu sets failed: halting %s (--halt %s); "
+				"`sweep resume` goes on\n", r->progress == 2 ? "\n" : "", st->failed,
+				h->when == SWEEP_HALT_NOW ? "now" : "soon", r->o->halt_arg);
+			r->halted = true;
+		}
+		free(path);
+	}
+	return r->halted && (h->when == SWEEP_HALT_NOW || !st->running || !sweep_hosts_busy(r));
+}
+
+/* A resume goes on after a --halt: the endpoints hand out tasks again. */
+static void unhalt(const struct run *r)
+{
+	char *path = xasprintf("%s/halt", r->sdir);
+
+	if (unlink(path) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", path, strerror(errno));
+	free(path);
+}
+
 static int loop(struct run *r)
 {
 	struct sweep_stats st = { 0 };
@@ -544,6 +578,11 @@ static int loop(struct run *r)
 			show_progress(r, &st, false);
 			if (st.done + st.failed == st.total)
 				break;
+			if (halt(r, &st)) {
+				show_progress(r, &st, true);
+				sweep_stats_release(&st);
+				return SWEEP_EXIT_HALTED;
+			}
 			if (!sweep_hosts_busy(r) && !sweep_hosts_restart(r, st.ready)) {
 				show_progress(r, &st, true);
 				log_error("%zu tasks are left and no host can run them; see the "
@@ -753,6 +792,8 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	r.progress = progress_mode(o->progress);
 	if (read_arg(&r, resume, arg) == 0 && session_begin(&r, resume, arg) == 0) {
 		r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
+		if (resume)
+			unhalt(&r);
 		if (joblog_start(&r, resume) < 0) {
 			run_release(&r);
 			return SWEEP_EXIT_ERROR;

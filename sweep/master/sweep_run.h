@@ -9,6 +9,7 @@
 #define WSEQ_SWEEP_RUN_H
 
 #include "common.h"
+#include "sweep_halt.h"
 
 struct db;
 
@@ -26,12 +27,16 @@ struct sweep_run_opts {
 	bool resume_failed;     /* --resume-failed: run only the sets the joblog shows not done */
 	long retries;           /* --retries N: MaxTotal of a new session; 0 the spec's */
 	bool dry_run;           /* --dry-run: print the command lines, run nothing */
+	long nice;              /* --nice N: the workers' niceness on the hosts */
+	char *halt_arg;         /* --halt as given */
+	struct sweep_halt halt; /* --halt, parsed */
 };
 
 /* Exit statuses of run and resume. */
 enum {
 	SWEEP_EXIT_DONE = 0,    /* every set collected */
 	SWEEP_EXIT_ERROR = 1,
+	SWEEP_EXIT_HALTED = 3,  /* stopped by --halt: `sweep resume` goes on */
 	SWEEP_EXIT_FAILED = 4,  /* every task ended, some sets failed */
 	SWEEP_EXIT_STALLED = 5, /* tasks left, and no host left to run them */
 	SWEEP_EXIT_STOPPED = 6, /* stopped by SIGINT or SIGTERM: `sweep resume` goes on */

@@ -67,6 +67,7 @@ struct run {
 	double t0;
 	bool judge_now;         /* a client ended: look at the database now, not at the next second */
 	size_t done0;           /* tasks ended before this run began (for the estimate) */
+	bool halted;            /* --halt's failures were reached: the session's halt file says so */
 };
 
 extern const char *const sweep_verdict_names[];
