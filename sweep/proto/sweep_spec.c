@@ -59,6 +59,7 @@ static const struct key keys[] = {
 	{ "File", S_INPUT, K_STR, INP(file), 0, 0, -1 },
 	{ "Parameter", S_INPUT, K_STR, INP(parameter), 0, 0, -1 },
 	{ "Content", S_INPUT, K_CONTENT, 0, 0, 0, -1 },
+	{ "Source", S_INPUT, K_STR, INP(source), 0, 0, -1 },
 	{ "Name", S_RESULT, K_STR, RES(name), 0, 0, -1 },
 	{ "File", S_RESULT, K_STR, RES(file), 0, 0, -1 },
 };
@@ -96,6 +97,8 @@ static void input_release(struct sweep_spec_input *in)
 
 	free(in->file);
 	free(in->parameter);
+	free(in->source);
+	free(in->data);
 	for (i = 0; i < in->ncontent; i++)
 		free(in->content[i].text);
 	free(in->content);
@@ -312,10 +315,12 @@ static int end_section(struct parser *ps)
 		else if (strcmp(ps->in.file, "stdin") && !sweep_safe_filename(ps->in.file))
 			rc = pfail(ps, "[Input] File '%.*s' must be a relative name without '..'", SHOW,
 				   ps->in.file);
-		else if (!ps->in.parameter && !ps->in.ncontent)
-			rc = pfail(ps, "[Input] for '%s' needs Parameter= or Content=", ps->in.file);
-		else if (ps->in.parameter && ps->in.ncontent)
-			rc = pfail(ps, "[Input] for '%s' has both Parameter= and Content=", ps->in.file);
+		else if (!ps->in.parameter && !ps->in.ncontent && !ps->in.source)
+			rc = pfail(ps, "[Input] for '%s' needs Parameter=, Content= or Source=",
+				   ps->in.file);
+		else if (!!ps->in.parameter + !!ps->in.ncontent + !!ps->in.source > 1)
+			rc = pfail(ps, "[Input] for '%s' takes one of Parameter=, Content= and Source=",
+				   ps->in.file);
 		else if (ps->in.parameter && !sweep_is_name(ps->in.parameter, strlen(ps->in.parameter)))
 			rc = pfail(ps, "bad Parameter name '%.*s'", SHOW, ps->in.parameter);
 		for (i = 0; !rc && i < s->ninputs; i++)
@@ -576,9 +581,34 @@ fail:
 	return -1;
 }
 
+/* The bytes of an [Input]'s Source= file (relative to the spec's directory). */
+static int load_source(const struct sweep_spec *s, struct sweep_spec_input *in, struct sbuf *err)
+{
+	struct sbuf b = SBUF_INIT(SWEEP_SOURCE_MAX);
+	struct sbuf e = SBUF_INIT(1024);
+	char *path = in->source[0] == '/' ? xstrdup(in->source)
+		: xasprintf("%s/%s", s->dir, in->source);
+	int rc = sweep_read_file(path, SWEEP_SOURCE_MAX, &b, &e);
+
+	if (rc < 0)
+		sweep_fail(err, "%s:%d: [Input] for '%s': %s", s->name, in->line, in->file, sbuf_str(&e));
+	else if (b.len && memchr(b.buf, '\0', b.len))
+		rc = sweep_fail(err, "%s:%d: [Input] for '%s': %s holds a NUL byte (a task body is "
+				"text)", s->name, in->line, in->file, path);
+	if (rc == 0) {
+		in->len = b.len;
+		in->data = b.buf ? sbuf_detach(&b, NULL) : xstrdup("");
+	}
+	free(path);
+	sbuf_release(&b);
+	sbuf_release(&e);
+	return rc;
+}
+
 int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 {
 	struct sbuf b = SBUF_INIT(SWEEP_SPEC_MAX);
+	size_t i;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -587,6 +617,11 @@ int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 		return -1;
 	}
 	rc = sweep_spec_parse(path, b.buf, b.len, s, err);
+	for (i = 0; rc == 0 && i < s->ninputs; i++)
+		if (s->inputs[i].source)
+			rc = load_source(s, &s->inputs[i], err);
+	if (rc < 0)
+		sweep_spec_release(s);
 	sbuf_release(&b);
 	return rc;
 }
@@ -676,6 +711,13 @@ int sweep_spec_input_content(const struct sweep_spec_input *in, const struct swe
 	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames, row + 1 };
 	size_t j;
 
+	if (in->source) {
+		if (!in->data)
+			return sweep_fail(err, "input file '%s': its Source was not read", in->file);
+		if (sbuf_add(out, in->data, in->len) < 0)
+			return sweep_fail(err, "input file '%s' too large", in->file);
+		return 0;
+	}
 	if (in->parameter) {
 		int k = sweep_params_index(p, in->parameter, strlen(in->parameter));
 

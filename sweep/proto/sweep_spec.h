@@ -38,10 +38,15 @@ struct sweep_spec_line {
 struct sweep_spec_input {
 	char *file;             /* name in the client's work directory, or "stdin" */
 	char *parameter;        /* the parameter written in, or NULL ... */
-	struct sweep_spec_line *content;   /* ... the Content= lines (a template) */
+	struct sweep_spec_line *content;   /* ... the Content= lines (a template) ... */
 	size_t ncontent;
+	char *source;           /* ... or Source=: a file on the master, sent as it is */
+	char *data;             /* the Source file's bytes (sweep_spec_read loads them) */
+	size_t len;
 	int line;
 };
+
+#define SWEEP_SOURCE_MAX (8u << 20)     /* bytes of a Source= file (each task carries it) */
 
 struct sweep_spec_result {
 	char *name;
