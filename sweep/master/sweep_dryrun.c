@@ -39,6 +39,8 @@ int sweep_dry_run(const struct sweep_run_opts *o, const char *spec_path)
 	int rc = sweep_spec_read(spec_path, &s, &err);
 
 	if (rc == 0)
+		rc = sweep_spec_load_sources(&s, &err);
+	if (rc == 0)
 		rc = sweep_session_params(&s, &p, &err);
 	if (rc == 0)
 		rc = sweep_spec_check_params(&s, &p, &err);

@@ -642,7 +642,9 @@ static int read_arg(struct run *r, bool resume, const char *arg)
 	int rc = 0;
 
 	if (!resume) {
-		if (sweep_spec_read(arg, &r->spec, &err) < 0)
+		/* the Source files too: an unreadable one stops the run before anything starts */
+		if (sweep_spec_read(arg, &r->spec, &err) < 0 ||
+		    sweep_spec_load_sources(&r->spec, &err) < 0)
 			rc = log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
 		return rc;

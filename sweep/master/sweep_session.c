@@ -215,6 +215,8 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	size_t i, n = 0;
 	int rc = sweep_spec_read(spec_path, &s, err);
 
+	if (rc == 0)
+		rc = sweep_spec_load_sources(&s, err);
 	if (rc == 0 && co && co->max_total > 0)
 		s.max_total = co->max_total > s.max_assign ? co->max_total : s.max_assign;
 	if (rc == 0)

@@ -608,7 +608,6 @@ static int load_source(const struct sweep_spec *s, struct sweep_spec_input *in, 
 int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 {
 	struct sbuf b = SBUF_INIT(SWEEP_SPEC_MAX);
-	size_t i;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -617,13 +616,18 @@ int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 		return -1;
 	}
 	rc = sweep_spec_parse(path, b.buf, b.len, s, err);
-	for (i = 0; rc == 0 && i < s->ninputs; i++)
-		if (s->inputs[i].source)
-			rc = load_source(s, &s->inputs[i], err);
-	if (rc < 0)
-		sweep_spec_release(s);
 	sbuf_release(&b);
 	return rc;
+}
+
+int sweep_spec_load_sources(struct sweep_spec *s, struct sbuf *err)
+{
+	size_t i;
+
+	for (i = 0; i < s->ninputs; i++)
+		if (s->inputs[i].source && !s->inputs[i].data && load_source(s, &s->inputs[i], err) < 0)
+			return -1;
+	return 0;
 }
 
 static void param_list(const struct sweep_params *p, struct sbuf *out)

@@ -41,7 +41,7 @@ struct sweep_spec_input {
 	struct sweep_spec_line *content;   /* ... the Content= lines (a template) ... */
 	size_t ncontent;
 	char *source;           /* ... or Source=: a file on the master, sent as it is */
-	char *data;             /* the Source file's bytes (sweep_spec_read loads them) */
+	char *data;             /* the Source file's bytes (sweep_spec_load_sources) */
 	size_t len;
 	int line;
 };
@@ -93,6 +93,12 @@ struct sweep_spec {
 int sweep_spec_parse(const char *name, const char *buf, size_t len, struct sweep_spec *s,
 		     struct sbuf *err);
 int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err);
+/*
+ * Read the [Input] Source= files (relative to the spec's directory) for
+ * sending: what a new session and --dry-run need, not a look at an old one.
+ * 0, or -1 with "spec:LINE: [Input] for 'NAME': why" in err.
+ */
+int sweep_spec_load_sources(struct sweep_spec *s, struct sbuf *err);
 void sweep_spec_release(struct sweep_spec *s);
 
 /* Every placeholder and Parameter= of the spec must name a parameter of p. */

@@ -35,6 +35,14 @@ test_expect_success 'every task gets the Source file as it is' '
 	test_cmp want got
 '
 
+test_expect_success 'the tasks carry the Source: sweep resume needs it no more' '
+	sid=$(sed -n "s/^session \([0-9a-f]*\):.*/\1/p" s1/stats) &&
+	mv s1/tables/fixed.dat s1/tables/fixed.dat.away &&
+	(cd s1 && sweep --sandbox "$SB" --ssh-config "$D/ssh_config" --progress none resume "$sid" >stats2 2>resume.log) &&
+	grep "^session $sid: 4 tasks, 4 done" s1/stats2 &&
+	mv s1/tables/fixed.dat.away s1/tables/fixed.dat
+'
+
 test_expect_success 'a Source that cannot be read stops the sweep before it starts, naming it' '
 	sed "s|^Source=.*|Source=tables/missing.dat|" s1/spec >s1/spec2 &&
 	(cd s1 && test_must_fail sweep --sandbox "$SB" --progress none run spec2 >out 2>err) &&
