@@ -459,6 +459,29 @@ static int judge_returned(struct collect *c, int64_t batch)
 	return rc == DB_OK ? 0 : -1;
 }
 
+/*
+ * Collect=tag (GNU parallel's --tag): data with every line after the set's
+ * values and a tab; a last line without its newline gets one.
+ */
+static void add_tagged(struct sbuf *out, const struct sweep_params *p, size_t row,
+		       const char *data, size_t len)
+{
+	const char *end = data + len;
+	size_t k;
+
+	while (data < end) {
+		const char *nl = memchr(data, '\n', (size_t)(end - data));
+		const char *next = nl ? nl + 1 : end;
+
+		for (k = 0; k < p->nnames; k++)
+			sbuf_addf(out, "%s\t", p->rows[row].values[k]);
+		sbuf_add(out, data, (size_t)(next - data));
+		if (!nl)
+			sbuf_addch(out, '\n');
+		data = next;
+	}
+}
+
 /* Append set row's valid results to out (blocks: under a header naming the set). */
 static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 {
@@ -487,7 +510,9 @@ static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 	for (i = 0; i < c->spec->nresults; i++) {
 		const struct sweep_msg_output *o = sweep_complete_find(&res, c->spec->results[i].name);
 
-		if (o)
+		if (o && c->spec->collect == SWEEP_COLLECT_TAG)
+			add_tagged(out, c->params, row, o->data, o->len);
+		else if (o)
 			sbuf_add(out, o->data, o->len);
 	}
 	db_result_release(&r);

@@ -270,8 +270,10 @@ static int set_key(struct parser *ps, const struct key *k, const char *raw, size
 			ps->s->collect = SWEEP_COLLECT_PLAIN;
 		else if (!strcasecmp(val, "blocks"))
 			ps->s->collect = SWEEP_COLLECT_BLOCKS;
+		else if (!strcasecmp(val, "tag"))
+			ps->s->collect = SWEEP_COLLECT_TAG;
 		else
-			rc = pfail(ps, "Collect must be plain or blocks, not '%.*s'", SHOW, val);
+			rc = pfail(ps, "Collect must be plain, blocks or tag, not '%.*s'", SHOW, val);
 		break;
 	case K_SERVER:
 		rc = parse_server(ps, val);

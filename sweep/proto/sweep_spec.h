@@ -22,6 +22,7 @@
 enum sweep_collect {
 	SWEEP_COLLECT_PLAIN,    /* results concatenated */
 	SWEEP_COLLECT_BLOCKS,   /* each result under a header naming its parameter set */
+	SWEEP_COLLECT_TAG,      /* each line after its set's values and a tab (parallel's --tag) */
 };
 
 struct sweep_spec_worker {

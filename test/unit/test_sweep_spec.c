@@ -185,7 +185,7 @@ static void test_errors(void **state)
 	expect_error("CommandLine=w\nDeleteClient=1\n" TAIL,
 		     "spec:2: DeleteClient must be Yes or No, not '1'");
 	expect_error("CommandLine=w\nCollect=zip\n" TAIL,
-		     "spec:2: Collect must be plain or blocks, not 'zip'");
+		     "spec:2: Collect must be plain, blocks or tag, not 'zip'");
 	expect_error("CommandLine=w\nTimeout=5\nTimeout=6\n" TAIL,
 		     "spec:3: duplicate Timeout (first at line 2)");
 	expect_error("CommandLine=w\nMaxAssign=3\nMaxTotal=2\n" TAIL,
