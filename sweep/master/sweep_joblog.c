@@ -84,7 +84,8 @@ static int parse_line(const char *l, size_t n, long *seq, bool *good)
 	}
 	if (k != 9)
 		return -1;
-	if (!int_field(f[0], len[0], seq) || *seq < 1 || !int_field(f[6], len[6], &exitval) ||
+	if (!int_field(f[0], len[0], seq) || *seq < 1 || *seq > SWEEP_JOBLOG_SEQ_MAX ||
+	    !int_field(f[6], len[6], &exitval) ||
 	    !int_field(f[7], len[7], &sig))
 		return -1;
 	*good = exitval == 0 && sig == 0;

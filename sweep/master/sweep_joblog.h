@@ -44,10 +44,13 @@ void sweep_joblog_why(const char *why, int *exitval, int *signal);
 /* Append r as one joblog line (tabs and newlines in a field become blanks). */
 void sweep_joblog_line(struct sbuf *b, const struct sweep_joblog_run *r);
 
+#define SWEEP_JOBLOG_SEQ_MAX (1L << 24)  /* the highest Seq read back */
+
 /*
  * The sets a joblog shows done: ok[seq - 1] for each seq that has a line
- * with Exitval 0 and Signal 0 (*ok grows to the highest seq, *n). A missing
- * file is an empty log. 0, or -1 with "FILE:LINE: why" in err.
+ * with Exitval 0 and Signal 0 (*ok grows to the highest seq, *n; a Seq
+ * above SWEEP_JOBLOG_SEQ_MAX is an error). A missing file is an empty log.
+ * 0, or -1 with "FILE:LINE: why" in err.
  */
 int sweep_joblog_parse(const char *name, const char *text, size_t len, bool **ok, size_t *n,
 		       struct sbuf *err);

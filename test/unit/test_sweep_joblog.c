@@ -101,6 +101,7 @@ static void test_errors(void **state)
 	expect_error(SWEEP_JOBLOG_HEADER "\n0\th\t1\t0\t0\t0\t0\t0\tc\n", want);
 	expect_error(SWEEP_JOBLOG_HEADER "\n1\th\t1\t0\t0\t0\t-\t0\tc\n", want);
 	expect_error(SWEEP_JOBLOG_HEADER "\n9999999999\th\t1\t0\t0\t0\t0\t0\tc\n", want);
+	expect_error(SWEEP_JOBLOG_HEADER "\n16777217\th\t1\t0\t0\t0\t0\t0\tc\n", want);
 	snprintf(want, sizeof(want), "log:1%s", why);
 	expect_error("Seq Host\n", want);
 }
