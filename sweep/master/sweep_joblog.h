@@ -1,8 +1,9 @@
 /*
  * `sweep --joblog FILE`: a record of every run of the worker in GNU
  * parallel's joblog format (tab-separated, a header line, a line a run,
- * retries included), written from the session so it is whole after a crash
- * and a resume; and reading one back for `--resume-failed` (the sets whose
+ * retries included), written anew from the session -- every few seconds
+ * while the sweep runs, and at its end -- so it is whole after a crash and
+ * a resume; and reading one back for `--resume-failed` (the sets whose
  * runs all failed, or that never ran, run again). See doc/sweep.md.
  */
 #ifndef WSEQ_SWEEP_JOBLOG_H

@@ -38,6 +38,7 @@
 #define JUDGE_EVERY 1.0         /* seconds between looks at the database */
 #define LINES_EVERY 10.0        /* seconds between progress lines (not a terminal) */
 #define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
+#define JOBLOG_EVERY 5.0        /* seconds between writes of --joblog while the sweep runs */
 
 static volatile sig_atomic_t stop_sig;
 static sigset_t child_set;      /* SIGCHLD: blocked but while the loop naps */
@@ -515,6 +516,17 @@ static void stop_clients(struct run *r)
 	}
 }
 
+/* --joblog: the session's runs, after the lines --resume-failed kept. */
+static int joblog_write(struct run *r)
+{
+	char *keep = xasprintf("%s/joblog-keep", r->sdir);
+	int rc = sweep_joblog_write(r->db, r->sid, keep, r->o->joblog);
+
+	free(keep);
+	r->joblog_at = dnow();
+	return rc;
+}
+
 /*
  * --halt: once its failures are reached, the session's halt file tells the
  * endpoints (no task handed out; with now, /ping drops the running ones).
@@ -576,6 +588,8 @@ static int loop(struct run *r)
 				r->done0 = st.done + st.failed;
 			first = false;
 			show_progress(r, &st, false);
+			if (r->o->joblog && dnow() - r->joblog_at >= JOBLOG_EVERY)
+				joblog_write(r);        /* as runs end, for tail -f; whole at the end */
 			if (st.done + st.failed == st.total)
 				break;
 			if (halt(r, &st)) {
@@ -704,16 +718,6 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 	/* the only place the whole ID is shown: resume needs it */
 	fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r->sid, n, r->nhosts);
 	return 0;
-}
-
-/* --joblog: the session's runs, after the lines --resume-failed kept. */
-static int joblog_write(const struct run *r)
-{
-	char *keep = xasprintf("%s/joblog-keep", r->sdir);
-	int rc = sweep_joblog_write(r->db, r->sid, keep, r->o->joblog);
-
-	free(keep);
-	return rc;
 }
 
 /* A new session of --resume-failed keeps the joblog's lines (for its resumes too). */
