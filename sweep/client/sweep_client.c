@@ -35,6 +35,7 @@ struct options {
 	char *platform;
 	char *host;
 	long jobs;
+	long nice;
 	long max_silence;
 	bool keep_tasks;
 	bool verbose;
@@ -52,6 +53,8 @@ static const struct param options[] = {
 	  "who this client is in the master's statistics (default: this machine's name)" },
 	{ "jobs", PARAM_INT, offsetof(struct options, jobs), "1", PARAM_BOUNDED, 0, 1024, "N",
 	  "run N tasks at once (N copies of the task loop); 0: one per CPU" },
+	{ "nice", PARAM_INT, offsetof(struct options, nice), "0", PARAM_BOUNDED, 0, 19, "N",
+	  "add N to the niceness of the workers (and of this client), as nice -n N and GNU parallel's --nice do" },
 	{ "max_silence", PARAM_INT, offsetof(struct options, max_silence), "300", PARAM_BOUNDED,
 	  1, 604800, "SECS", "give up when the master has not answered for SECS seconds" },
 	{ "keep_tasks", PARAM_BOOL, offsetof(struct options, keep_tasks), "0", 0, 0, 0, NULL,
@@ -555,6 +558,9 @@ static int client_run(struct tool_ctx *ctx)
 	    setup(&cl, ctx->argv, ctx->argc, session) < 0)
 		return SC_EXIT_ERROR;
 	signals_init();
+	errno = 0;
+	if (cl.o.nice && nice((int)cl.o.nice) == -1 && errno)
+		log_warn("cannot add %ld to the niceness: %s", cl.o.nice, strerror(errno));
 	log_info("sweep_client %s: master %s, worker %s (md5 %s), platform %s, work directory %s",
 		 PACKAGE_VERSION, cl.http.base, cl.worker, cl.md5, cl.o.platform, cl.o.dir);
 	rc = get_config(&cl);

@@ -527,7 +527,7 @@ int sc_split_command(const char *cmd, struct sweep_argv *av, struct sbuf *err)
 	 * needed; a placeholder left in them is an error, "$$" a '$'.
 	 */
 	static char *const none[] = { NULL };
-	const struct sweep_vars novars = { NULL, none, 0 };
+	const struct sweep_vars novars = { NULL, none, 0, 0 };
 
 	return sweep_expand_argv(cmd, &novars, av, err);
 }

@@ -328,6 +328,25 @@ static void do_worker(struct req *r)
 	sbuf_release(&why);
 }
 
+/*
+ * The master's --halt, as the file "halt" in the session's directory says
+ * it: 0 none, 1 "soon" (no task is handed out any more), 2 "now" (and the
+ * running ones are dropped: /ping answers 205).
+ */
+static int halted(const struct req *r)
+{
+	char *path = xasprintf("%s/halt", r->dir), buf[8] = "";
+	FILE *fp = fopen(path, "r");
+
+	free(path);
+	if (!fp)
+		return 0;
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = 0;
+	fclose(fp);
+	return strncmp(buf, "now", 3) ? 1 : 2;
+}
+
 static void do_task(struct req *r)
 {
 	struct db_sweep_claim c = { 0 };
@@ -336,6 +355,10 @@ static void do_task(struct req *r)
 	int64_t t = now();
 	int rc, tries = 0;
 
+	if (halted(r)) {
+		reply_text(r, 503, "no task left: the master halted the sweep (--halt)\n");
+		return;
+	}
 	if (random_hex(ticket, 16) < 0) {
 		reply_text(r, 500, "no randomness\n");
 		return;
@@ -422,7 +445,8 @@ static void do_ping(struct req *r)
 		}
 	}
 	if (rc == 0 && (res.server_state != RESULT_SERVER_STATE_IN_PROGRESS ||
-			wu.canonical_resultid || wu.error_mask || res.report_deadline < now()))
+			wu.canonical_resultid || wu.error_mask || res.report_deadline < now() ||
+			halted(r) == 2))
 		rc = 1;
 	if (rc == 0)
 		reply(r, 204, NULL, "", 0);

@@ -35,6 +35,22 @@ static const struct param options[] = {
 	  "run, resume: log every step on every host (ssh, scp, client starts and ends)" },
 	{ "max_starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
 	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
+	{ "joblog", PARAM_STR, offsetof(struct sweep_run_opts, joblog), NULL, 0, 0, 0, "FILE",
+	  "run, resume: write every run of the worker to FILE in GNU parallel's joblog format" },
+	{ "resume_failed", PARAM_BOOL, offsetof(struct sweep_run_opts, resume_failed), "0", 0, 0,
+	  0, NULL, "run: with --joblog FILE, only the sets FILE shows not done (failed or never "
+	  "run), and FILE keeps its lines" },
+	{ "retries", PARAM_INT, offsetof(struct sweep_run_opts, retries), "0", PARAM_BOUNDED, 0,
+	  100000, "N", "run, create: hand a task out at most N times in all (the spec's MaxTotal; "
+	  "0: the spec's)" },
+	{ "dry_run", PARAM_BOOL, offsetof(struct sweep_run_opts, dry_run), "0", 0, 0, 0, NULL,
+	  "run: print the command line of every set (with --resume-failed: of every set that "
+	  "would run), run nothing" },
+	{ "nice", PARAM_INT, offsetof(struct sweep_run_opts, nice), "0", PARAM_BOUNDED, 0, 19, "N",
+	  "run, resume: the workers run under nice -n N on the hosts (sweep_client --nice)" },
+	{ "halt", PARAM_STR, offsetof(struct sweep_run_opts, halt_arg), "never", 0, 0, 0, "WHEN",
+	  "run, resume: soon,fail=N (hand out no more tasks once N sets failed, let the running "
+	  "ones finish), now,fail=N (drop them too), fail=P% of all sets" },
 	PARAM_TABLE_END
 };
 
@@ -47,9 +63,9 @@ static const char epilog[] =
 	"\nWithout a configured project, run starts a private one on the spec's Server\n"
 	"address; create, status and collect then use it too.\n"
 	"\n"
-	"exit status: 0 every set collected; 1 an error; 2 bad usage; 4 every task\n"
-	"ended but some sets failed; 5 tasks left and no host to run them; 6 stopped\n"
-	"by a signal (resume goes on).\n";
+	"exit status: 0 every set collected; 1 an error; 2 bad usage; 3 stopped by\n"
+	"--halt (resume goes on); 4 every task ended but some sets failed; 5 tasks\n"
+	"left and no host to run them; 6 stopped by a signal (resume goes on).\n";
 
 /* The project (the private one of `sweep run` when none is configured) and its database. */
 static int open_project(struct project_config *cfg, struct db **db)
@@ -84,11 +100,12 @@ static int create(struct db *db, const struct project_config *cfg, const char *s
 {
 	struct sbuf err = SBUF_INIT(4096);
 	char sid[SWEEP_SID_LEN + 1] = "";
+	struct sweep_create_opts co = { NULL, 0, o.retries };
 	int64_t batch = 0;
 	size_t n = 0;
 	int rc = 1;
 
-	if (sweep_session_create(db, cfg, spec, sid, &batch, &n, &err) == 0) {
+	if (sweep_session_create(db, cfg, spec, &co, sid, &batch, &n, &err) == 0) {
 		log_info("session %.8s...: %zu tasks (batch %lld); sweep_client's URL: %s%s", sid, n,
 			 (long long)batch, cfg->cgi_url ? cfg->cgi_url : "<cgi_url>", SWEEP_CGI_NAME);
 		printf("%s\n", sid);
@@ -147,6 +164,9 @@ static int on_project(struct tool_ctx *ctx)
 
 static int cmd_run(struct tool_ctx *ctx)
 {
+	if (o.dry_run)
+		return !strcmp(ctx->cmd->name, "resume") ?
+			tool_usage_error("--dry-run is for run SPEC") : sweep_dry_run(&o, ctx->argv[0]);
 	return sweep_run(&o, !strcmp(ctx->cmd->name, "resume"), ctx->argv[0]);
 }
 
@@ -167,6 +187,17 @@ static const struct tool_cmd commands[] = {
 	{ NULL, NULL, NULL, 0, 0, NULL }
 };
 
+static int check_halt(void)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	int rc = sweep_halt_parse(o.halt_arg, &o.halt, &err);
+
+	if (rc < 0)
+		tool_usage_error("%s", sbuf_str(&err));
+	sbuf_release(&err);
+	return rc;
+}
+
 static int check_options(struct tool_ctx *ctx)
 {
 	static const char *const modes[] = { "", "bar", "lines", "none" };
@@ -176,6 +207,10 @@ static int check_options(struct tool_ctx *ctx)
 		;
 	if (k == ARRAY_SIZE(modes))
 		return tool_usage_error("--progress is bar, lines or none (got '%s')", o.progress);
+	if (check_halt() < 0)
+		return TOOL_USAGE;
+	if (o.resume_failed && !o.joblog)
+		return tool_usage_error("--resume-failed needs --joblog FILE (the runs to go by)");
 	if (ctx->project_dir)
 		o.project = xstrdup(ctx->project_dir);
 	return 0;

@@ -324,7 +324,10 @@ static int start_client(struct run *r, struct host *h)
 	sbuf_addf(&cmd, " 2>/dev/null || exit 127; test \"$(md5sum <sweep_client 2>/dev/null)\" = "
 		  "'%s  -' || exit 127; echo $$; exec ./sweep_client --host ", r->client_md5);
 	sweep_sh_quote(&cmd, h->label);
-	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
+	sbuf_addf(&cmd, " --jobs %ld ", h->h.jobs >= 0 ? h->h.jobs : r->spec.jobs);
+	if (r->o->nice)
+		sbuf_addf(&cmd, "--nice %ld ", r->o->nice);
+	sbuf_addstr(&cmd, "--log client.log - ");
 	sweep_sh_quote(&cmd, r->spec.worker_name);
 	sbuf_addf(&cmd, " %s ", r->md5);
 	sweep_sh_quote(&cmd, r->url);

@@ -19,6 +19,7 @@
 #include "sbuf.h"
 #include "sig.h"
 #include "sweep_cluster.h"
+#include "sweep_joblog.h"
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
@@ -38,6 +39,7 @@
 #define LINES_EVERY 10.0        /* seconds between progress lines (not a terminal) */
 #define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
 #define STOP_WAIT 10.0          /* seconds the clients get to stop when told to */
+#define JOBLOG_EVERY 5.0        /* seconds between writes of --joblog while the sweep runs */
 
 static volatile sig_atomic_t stop_sig;
 static sigset_t child_set;      /* SIGCHLD: blocked but while the loop naps */
@@ -523,6 +525,51 @@ static void stop_clients(struct run *r, bool at_once)
 	}
 }
 
+/* --joblog: the session's runs, after the lines --resume-failed kept. */
+static int joblog_write(struct run *r)
+{
+	char *keep = xasprintf("%s/joblog-keep", r->sdir);
+	int rc = sweep_joblog_write(r->db, r->sid, keep, r->o->joblog);
+
+	free(keep);
+	r->joblog_at = dnow();
+	return rc;
+}
+
+/*
+ * --halt: once its failures are reached, the session's halt file tells the
+ * endpoints (no task handed out; with now, /ping drops the running ones).
+ * True when the run is to end: at once for now, for soon when no task runs.
+ */
+static bool halt(struct run *r, const struct sweep_stats *st)
+{
+	const struct sweep_halt *h = &r->o->halt;
+
+	if (!r->halted && sweep_halt_reached(h, st->failed, st->total)) {
+		char *path = xasprintf("%s/halt", r->sdir);
+		const char *when = h->when == SWEEP_HALT_NOW ? "now\n" : "soon\n";
+
+		if (write_file_atomic(path, when, strlen(when), 0644) == 0) {
+			fprintf(stderr, "%ssweep: %zu sets failed: halting %s (--halt %s); "
+				"`sweep resume` goes on\n", r->progress == 2 ? "\n" : "", st->failed,
+				h->when == SWEEP_HALT_NOW ? "now" : "soon", r->o->halt_arg);
+			r->halted = true;
+		}
+		free(path);
+	}
+	return r->halted && (h->when == SWEEP_HALT_NOW || !st->running || !sweep_hosts_busy(r));
+}
+
+/* A resume goes on after a --halt: the endpoints hand out tasks again. */
+static void unhalt(const struct run *r)
+{
+	char *path = xasprintf("%s/halt", r->sdir);
+
+	if (unlink(path) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", path, strerror(errno));
+	free(path);
+}
+
 static int loop(struct run *r)
 {
 	struct sweep_stats st = { 0 };
@@ -551,8 +598,15 @@ static int loop(struct run *r)
 				r->done0 = st.done + st.failed;
 			first = false;
 			show_progress(r, &st, false);
+			if (r->o->joblog && dnow() - r->joblog_at >= JOBLOG_EVERY)
+				joblog_write(r);        /* as runs end, for tail -f; whole at the end */
 			if (st.done + st.failed == st.total)
 				break;
+			if (halt(r, &st)) {
+				show_progress(r, &st, true);
+				sweep_stats_release(&st);
+				return SWEEP_EXIT_HALTED;
+			}
 			/* an idle host is started again while others work */
 			any = sweep_hosts_restart(r, st.ready);
 			if (!sweep_hosts_busy(r) && !any) {
@@ -614,7 +668,9 @@ static int read_arg(struct run *r, bool resume, const char *arg)
 	int rc = 0;
 
 	if (!resume) {
-		if (sweep_spec_read(arg, &r->spec, &err) < 0)
+		/* the Source files too: an unreadable one stops the run before anything starts */
+		if (sweep_spec_read(arg, &r->spec, &err) < 0 ||
+		    sweep_spec_load_sources(&r->spec, &err) < 0)
 			rc = log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
 		return rc;
@@ -625,12 +681,31 @@ static int read_arg(struct run *r, bool resume, const char *arg)
 	return 0;
 }
 
+/* What a new session takes of the options: --retries, and --resume-failed's sets. */
+static int create_opts(const struct run *r, struct sweep_create_opts *co, bool **skip)
+{
+	struct sbuf err = SBUF_INIT(4096);
+	int rc = 0;
+
+	*skip = NULL;
+	co->max_total = r->o->retries;
+	if (r->o->resume_failed &&
+	    sweep_joblog_read(r->o->joblog, skip, &co->nskip, &err) < 0)
+		rc = log_error("%s", sbuf_str(&err));
+	co->skip = *skip;
+	sbuf_release(&err);
+	return rc;
+}
+
 /* Open the project, set up hosts and worker, and create or find the session. */
 static int session_begin(struct run *r, bool resume, const char *arg)
 {
 	struct sbuf err = SBUF_INIT(4096);
+	struct sweep_create_opts co = { 0 };
+	bool *skip = NULL;
 	int64_t batch = 0;
 	size_t n = 0;
+	int rc;
 
 	if (project_open(r, !resume) < 0)
 		return -1;
@@ -642,7 +717,11 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r->sid, r->nhosts);
 		return 0;
 	}
-	if (sweep_session_create(r->db, &r->cfg, arg, r->sid, &batch, &n, &err) < 0) {
+	if (create_opts(r, &co, &skip) < 0)
+		return -1;
+	rc = sweep_session_create(r->db, &r->cfg, arg, &co, r->sid, &batch, &n, &err);
+	free(skip);
+	if (rc < 0) {
 		log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
 		return -1;
@@ -651,6 +730,20 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 	/* the only place the whole ID is shown: resume needs it */
 	fprintf(stderr, "sweep: session %s: %zu tasks on %zu hosts\n", r->sid, n, r->nhosts);
 	return 0;
+}
+
+/* A new session of --resume-failed keeps the joblog's lines (for its resumes too). */
+static int joblog_start(const struct run *r, bool resume)
+{
+	char *keep;
+	int rc;
+
+	if (resume || !r->o->resume_failed)
+		return 0;
+	keep = xasprintf("%s/joblog-keep", r->sdir);
+	rc = sweep_joblog_keep(r->o->joblog, keep);
+	free(keep);
+	return rc;
 }
 
 /* After the loop ended with rc: judge, stop the clients, print the statistics. */
@@ -666,6 +759,8 @@ static int session_end(struct run *r, int rc)
 	stop_clients(r, rc == SWEEP_EXIT_STOPPED);
 	ctl_close(r);
 	sweep_hosts_save(r);
+	if (r->o->joblog && joblog_write(r) < 0)
+		rc = SWEEP_EXIT_ERROR;
 	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->db, r->sid, r->sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;
 	fflush(stdout);
@@ -708,8 +803,14 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	r.progress = progress_mode(o->progress);
 	if (read_arg(&r, resume, arg) == 0 && session_begin(&r, resume, arg) == 0) {
 		r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
-		if (resume)
+		if (resume) {
 			sweep_hosts_load(&r);
+			unhalt(&r);
+		}
+		if (joblog_start(&r, resume) < 0) {
+			run_release(&r);
+			return SWEEP_EXIT_ERROR;
+		}
 		sweep_hosts_save(&r);
 		ctl_open(&r);
 		r.t0 = dnow();

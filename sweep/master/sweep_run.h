@@ -9,6 +9,7 @@
 #define WSEQ_SWEEP_RUN_H
 
 #include "common.h"
+#include "sweep_halt.h"
 
 struct db;
 
@@ -22,12 +23,20 @@ struct sweep_run_opts {
 	bool keep_server;       /* leave a private project running at the end */
 	bool verbose;           /* log what happens to each host, and the private project's output */
 	long max_starts;        /* starts of a host's client before it is given up */
+	char *joblog;           /* --joblog FILE: parallel's joblog, or NULL */
+	bool resume_failed;     /* --resume-failed: run only the sets the joblog shows not done */
+	long retries;           /* --retries N: MaxTotal of a new session; 0 the spec's */
+	bool dry_run;           /* --dry-run: print the command lines, run nothing */
+	long nice;              /* --nice N: the workers' niceness on the hosts */
+	char *halt_arg;         /* --halt as given */
+	struct sweep_halt halt; /* --halt, parsed */
 };
 
 /* Exit statuses of run and resume. */
 enum {
 	SWEEP_EXIT_DONE = 0,    /* every set collected */
 	SWEEP_EXIT_ERROR = 1,
+	SWEEP_EXIT_HALTED = 3,  /* stopped by --halt: `sweep resume` goes on */
 	SWEEP_EXIT_FAILED = 4,  /* every task ended, some sets failed */
 	SWEEP_EXIT_STALLED = 5, /* tasks left, and no host left to run them */
 	SWEEP_EXIT_STOPPED = 6, /* stopped by SIGINT or SIGTERM: `sweep resume` goes on */
@@ -40,6 +49,9 @@ enum {
  * directory in *sandbox (free both).
  */
 char *sweep_project_path(const struct sweep_run_opts *o, char **sandbox);
+
+/* run --dry-run SPEC: every set's command line on stdout; an exit status above. */
+int sweep_dry_run(const struct sweep_run_opts *o, const char *spec_path);
 
 /* run SPEC (resume false) or resume SESSION: an exit status above. */
 int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);

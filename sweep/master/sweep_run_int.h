@@ -71,6 +71,8 @@ struct run {
 	bool judge_now;         /* a client ended: look at the database now, not at the next second */
 	size_t done0;           /* tasks ended before this run began (for the estimate) */
 	bool stopping;          /* the run ends: a step that ends starts no other */
+	bool halted;            /* --halt's failures were reached: the session's halt file says so */
+	double joblog_at;       /* when --joblog was last written (dnow()) */
 };
 
 extern const char *const sweep_verdict_names[];

@@ -127,8 +127,7 @@ static int session_files(const struct project_config *cfg, const struct sweep_sp
 	return rc;
 }
 
-/* The spec's parameter file, read (relative to the spec's directory). */
-static int read_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err)
+int sweep_session_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err)
 {
 	char *path;
 	int rc;
@@ -164,7 +163,7 @@ int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sw
 		*batch = b.id;
 	rc = sweep_spec_read(b.description, s, err);
 	if (rc == 0 && p)
-		rc = read_params(s, p, err);
+		rc = sweep_session_params(s, p, err);
 	db_batch_release(&b);
 	return rc;
 }
@@ -197,9 +196,15 @@ static int first_tickets(struct db *db, const struct project_config *cfg,
 	return rc;
 }
 
+/* Is row (from 0) left out of the new session? */
+static bool skipped(const struct sweep_create_opts *co, size_t row)
+{
+	return co && co->skip && row < co->nskip && co->skip[row];
+}
+
 int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
-			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
-			 struct sbuf *err)
+			 const struct sweep_create_opts *co, char sid[SWEEP_SID_LEN + 1],
+			 int64_t *batch_id, size_t *ntasks, struct sbuf *err)
 {
 	struct sweep_spec s = { 0 };
 	struct sweep_params p = { 0 };
@@ -207,11 +212,15 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	struct db_workunit *wus = NULL;
 	struct sbuf body = SBUF_INIT(SWEEP_MSG_MAX);
 	int64_t appid = 0;
-	size_t i;
+	size_t i, n = 0;
 	int rc = sweep_spec_read(spec_path, &s, err);
 
 	if (rc == 0)
-		rc = read_params(&s, &p, err);
+		rc = sweep_spec_load_sources(&s, err);
+	if (rc == 0 && co && co->max_total > 0)
+		s.max_total = co->max_total > s.max_assign ? co->max_total : s.max_assign;
+	if (rc == 0)
+		rc = sweep_session_params(&s, &p, err);
 	if (rc == 0)
 		rc = sweep_spec_check_params(&s, &p, err);
 	if (rc == 0 && random_hex(sid, SWEEP_SID_LEN / 2) < 0) {
@@ -229,7 +238,8 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		b.app_id = appid;
 		b.create_time = now();
 		b.state = BATCH_STATE_IN_PROGRESS;
-		b.njobs = (int)p.nrows;
+		for (i = 0; i < p.nrows; i++)
+			b.njobs += !skipped(co, i);
 		b.description = realpath(spec_path, NULL);     /* collect reads it again */
 		if (!b.description)
 			b.description = xstrdup(spec_path);
@@ -238,8 +248,11 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 	}
 	wus = xcalloc(p.nrows + 1, sizeof(*wus));
 	for (i = 0; rc == 0 && i < p.nrows; i++) {
-		struct db_workunit *w = &wus[i];
+		struct db_workunit *w = &wus[n];
 
+		if (skipped(co, i))
+			continue;
+		n++;
 		sbuf_reset(&body);
 		rc = task_body(&s, &p, i, &body, err);
 		w->create_time = now();
@@ -259,11 +272,11 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		w->opaque = (double)(i + 1);    /* the parameter set's row */
 		w->files_indexed = 1;   /* a task body names no input file for the file deleter */
 	}
-	if (rc == 0 && p.nrows &&
-	    db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), p.nrows) != DB_OK)
+	if (rc == 0 && n &&
+	    db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), n) != DB_OK)
 		rc = -1;
 	if (rc == 0)
-		rc = first_tickets(db, cfg, wus, p.nrows);
+		rc = first_tickets(db, cfg, wus, n);
 	if (rc == 0 && db_commit(db) != DB_OK)
 		rc = -1;
 	if (rc != 0) {
@@ -278,9 +291,9 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 			sbuf_addf(err, "cannot store the session: %s", db_error(db));
 	} else {
 		*batch_id = b.id;
-		*ntasks = p.nrows;
+		*ntasks = n;
 	}
-	for (i = 0; i < p.nrows; i++)
+	for (i = 0; i < n; i++)
 		db_workunit_release(&wus[i]);
 	free(wus);
 	db_batch_release(&b);
@@ -446,6 +459,29 @@ static int judge_returned(struct collect *c, int64_t batch)
 	return rc == DB_OK ? 0 : -1;
 }
 
+/*
+ * Collect=tag (GNU parallel's --tag): data with every line after the set's
+ * values and a tab; a last line without its newline gets one.
+ */
+static void add_tagged(struct sbuf *out, const struct sweep_params *p, size_t row,
+		       const char *data, size_t len)
+{
+	const char *end = data + len;
+	size_t k;
+
+	while (data < end) {
+		const char *nl = memchr(data, '\n', (size_t)(end - data));
+		const char *next = nl ? nl + 1 : end;
+
+		for (k = 0; k < p->nnames; k++)
+			sbuf_addf(out, "%s\t", p->rows[row].values[k]);
+		sbuf_add(out, data, (size_t)(next - data));
+		if (!nl)
+			sbuf_addch(out, '\n');
+		data = next;
+	}
+}
+
 /* Append set row's valid results to out (blocks: under a header naming the set). */
 static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 {
@@ -474,7 +510,9 @@ static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 	for (i = 0; i < c->spec->nresults; i++) {
 		const struct sweep_msg_output *o = sweep_complete_find(&res, c->spec->results[i].name);
 
-		if (o)
+		if (o && c->spec->collect == SWEEP_COLLECT_TAG)
+			add_tagged(out, c->params, row, o->data, o->len);
+		else if (o)
 			sbuf_add(out, o->data, o->len);
 	}
 	db_result_release(&r);

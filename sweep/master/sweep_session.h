@@ -17,17 +17,31 @@ struct sweep_spec;
 #define SWEEP_SID_LEN 32        /* hex digits of a session ID (128 random bits) */
 
 /*
+ * What a new session may change of its spec: the sets left out (skip[row]
+ * for rows below nskip, from 0: --resume-failed's sets that ran well
+ * already) and MaxTotal (--retries; 0: the spec's, else at least MaxAssign).
+ */
+struct sweep_create_opts {
+	const bool *skip;
+	size_t nskip;
+	long max_total;
+};
+
+/*
  * Read the spec at spec_path and its parameter file, then, in one
  * transaction: the app "sweep" if missing, a batch "sweep:SID" IN_PROGRESS,
  * one workunit per parameter set (its task body; the spec's Timeout,
  * MaxAssign and MaxTotal as delay_bound, target_nresults and
  * max_total_results; opaque = its row, from 1) with its first tickets
  * (target_nresults unsent results); and the session's files in sweep/SID/. sid (SWEEP_SID_LEN + 1 bytes, "" on entry) gets the session
- * ID. 0, or -1 with the reason in err (nothing left behind).
+ * ID. co may be NULL. 0, or -1 with the reason in err (nothing left behind).
  */
 int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
-			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
-			 struct sbuf *err);
+			 const struct sweep_create_opts *co, char sid[SWEEP_SID_LEN + 1],
+			 int64_t *batch_id, size_t *ntasks, struct sbuf *err);
+
+/* The spec's parameter file, read (relative to the spec's directory). 0, or -1 (err). */
+int sweep_session_params(const struct sweep_spec *s, struct sweep_params *p, struct sbuf *err);
 
 /*
  * Session sid: its batch id (batch may be NULL), its spec as the batch

@@ -79,17 +79,40 @@ static int parse_port(const char *name, int line, const char *s, int *port, stru
 	return 0;
 }
 
+/* "N/" before a host: its job count (GNU parallel's -S N/host); *tok moves past it. */
+static int parse_jobs(const char *name, int line, const char **tok, int *jobs, struct sbuf *err)
+{
+	const char *slash = strchr(*tok, '/');
+	char *n;
+	long v = 0;
+	int rc = 0;
+
+	*jobs = -1;
+	if (!slash)
+		return 0;
+	n = xstrndup(*tok, (size_t)(slash - *tok));
+	if (sweep_parse_bounded(n, 0, SWEEP_JOBS_MAX, &v) < 0)
+		rc = sweep_fail(err, "%s:%d: bad job count '%.*s' (N/host: 0 to %d)", name, line,
+				SHOW, n, SWEEP_JOBS_MAX);
+	free(n);
+	*jobs = (int)v;
+	*tok = slash + 1;
+	return rc;
+}
+
 /* Parse one host token (no spaces, no comment) into h. */
 static int parse_host(const char *name, int line, const char *tok, struct sweep_host *h,
 		      struct sbuf *err)
 {
-	const char *at = strchr(tok, '@');
-	const char *rest = tok;
+	const char *at, *rest, *colon;
 	char *host = NULL;
-	const char *colon;
 
 	h->port = SWEEP_SSH_PORT;
 	h->line = line;
+	if (parse_jobs(name, line, &tok, &h->jobs, err) < 0)
+		return -1;
+	at = strchr(tok, '@');
+	rest = tok;
 	if (at) {
 		if (!user_ok(tok, (size_t)(at - tok)))
 			return sweep_fail(err, "%s:%d: bad user name '%.*s'", name, line,
@@ -158,7 +181,7 @@ int sweep_cluster_parse(const char *name, const char *buf, size_t len, struct sw
 	sweep_lines_init(&it, buf, len);
 	while (sweep_lines_next(&it, &line, &n)) {
 		const char *hash;
-		struct sweep_host h = { NULL, NULL, 0, 0 };
+		struct sweep_host h = { NULL, NULL, 0, 0, -1 };
 		char *tok;
 
 		if (memchr(line, '\0', n)) {

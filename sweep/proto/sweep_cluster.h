@@ -1,7 +1,8 @@
 /*
  * The sweep cluster file: the machines ("slaves") the master deploys
  * sweep_client to by ssh. One host a line -- host, user@host, host:port,
- * user@host:port, IPv4 addresses, [IPv6]:port or a bare IPv6 address --
+ * user@host:port, IPv4 addresses, [IPv6]:port or a bare IPv6 address,
+ * each optionally after "N/" (its job count, as GNU parallel's -S N/host) --
  * with '#' comments and blank lines. doc/sweep-formats.md is the reference.
  */
 #ifndef WSEQ_SWEEP_CLUSTER_H
@@ -18,7 +19,10 @@ struct sweep_host {
 	char *host;             /* name or address, IPv6 without brackets */
 	int port;               /* SWEEP_SSH_PORT unless given */
 	int line;               /* in the cluster file */
+	int jobs;               /* N/host: tasks at once there (0: one a CPU); -1: the spec's Jobs */
 };
+
+#define SWEEP_JOBS_MAX 1024     /* the most tasks at once on one host */
 
 struct sweep_cluster {
 	struct sweep_host *hosts;

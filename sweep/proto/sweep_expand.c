@@ -43,22 +43,59 @@ static int placeholder(const char *s, const struct sweep_vars *vars, struct sbuf
 	return vars->values ? sbuf_addstr(out, vars->values[k]) : 0;
 }
 
+/*
+ * GNU parallel's placeholders at s (a '{'): "{#}" (with a seq) and
+ * "{name}" of a parameter get their value appended to out (nothing when
+ * only checking); the bytes consumed, or 0 when s is plain text.
+ */
+static size_t brace(const char *s, const struct sweep_vars *vars, struct sbuf *out)
+{
+	const char *close = strchr(s, '}');
+	size_t n = close ? (size_t)(close - s - 1) : 0, k;
+
+	if (!vars || !close)
+		return 0;
+	if (n == 1 && s[1] == '#') {
+		if (!vars->seq)
+			return 0;
+		if (vars->values)
+			sbuf_addf(out, "%zu", vars->seq);
+		return 3;
+	}
+	for (k = 0; k < vars->n; k++)
+		if (strlen(vars->names[k]) == n && !memcmp(vars->names[k], s + 1, n))
+			break;
+	if (!n || k == vars->n)
+		return 0;
+	if (vars->values)
+		sbuf_addstr(out, vars->values[k]);
+	return n + 2;
+}
+
 int sweep_expand_text(const char *tmpl, const struct sweep_vars *vars, struct sbuf *out,
 		      struct sbuf *err)
 {
 	const char *p = tmpl;
+	bool copy = vars && vars->values;
 
 	while (*p) {
-		const char *dollar = strchr(p, '$');
+		const char *at = strpbrk(p, "${");
 		size_t used;
 
-		if (!dollar)
-			return vars && vars->values ? sbuf_addstr(out, p) : 0;
-		if (vars && vars->values && sbuf_add(out, p, (size_t)(dollar - p)) < 0)
+		if (!at)
+			return copy ? sbuf_addstr(out, p) : 0;
+		if (copy && sbuf_add(out, p, (size_t)(at - p)) < 0)
 			return sweep_fail(err, "expanded text too large");
-		if (placeholder(dollar + 1, vars, out, err, &used) < 0)
+		if (*at == '{') {
+			used = brace(at, vars, out);
+			if (!used && copy)
+				sbuf_addch(out, '{');
+			p = at + (used ? used : 1);
+			continue;
+		}
+		if (placeholder(at + 1, vars, out, err, &used) < 0)
 			return -1;
-		p = dollar + 1 + used;
+		p = at + 1 + used;
 	}
 	return 0;
 }
@@ -88,7 +125,7 @@ int sweep_expand_argv(const char *pattern, const struct sweep_vars *vars, struct
 	struct sbuf word = SBUF_INIT(SIZE_MAX - 1);
 	/* A check-only pass must still track words, so substitute "" then. */
 	char **blank = NULL;
-	struct sweep_vars v = { NULL, NULL, 0 };
+	struct sweep_vars v = { NULL, NULL, 0, 0 };
 	const struct sweep_vars *vp = vars ? &v : NULL;
 	size_t k;
 
@@ -131,6 +168,8 @@ int sweep_expand_argv(const char *pattern, const struct sweep_vars *vars, struct
 						if (placeholder(p + 1, vp, &word, err, &used) < 0)
 							goto fail;
 						p += used;
+					} else if (*p == '{' && (used = brace(p, vp, &word))) {
+						p += used - 1;
 					} else {
 						sbuf_addch(&word, *p);
 					}
@@ -151,6 +190,8 @@ int sweep_expand_argv(const char *pattern, const struct sweep_vars *vars, struct
 				if (placeholder(p + 1, vp, &word, err, &used) < 0)
 					goto fail;
 				p += 1 + used;
+			} else if (*p == '{' && (used = brace(p, vp, &word))) {
+				p += used;
 			} else {
 				sbuf_addch(&word, *p++);
 			}

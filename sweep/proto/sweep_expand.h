@@ -1,6 +1,8 @@
 /*
  * Parameter substitution for the sweep: "$name" and "${name}" become the
- * value of a parameter, "$$" a single '$'. Command lines are never given to
+ * value of a parameter, "$$" a single '$'; as in GNU parallel, "{name}" is
+ * a parameter's value too and "{#}" the set's number (its row, from 1),
+ * while any other '{' is plain text. Command lines are never given to
  * a shell: a pattern is split into words first (blanks separate words,
  * '...' and "..." group, backslash escapes) and substituted inside each word,
  * so a value with blanks or quotes in it stays one argument.
@@ -21,6 +23,7 @@ struct sweep_vars {
 	char *const *names;
 	char *const *values;
 	size_t n;
+	size_t seq;             /* what {#} becomes; 0: {#} is plain text */
 };
 
 struct sweep_argv {

@@ -59,6 +59,7 @@ static const struct key keys[] = {
 	{ "File", S_INPUT, K_STR, INP(file), 0, 0, -1 },
 	{ "Parameter", S_INPUT, K_STR, INP(parameter), 0, 0, -1 },
 	{ "Content", S_INPUT, K_CONTENT, 0, 0, 0, -1 },
+	{ "Source", S_INPUT, K_STR, INP(source), 0, 0, -1 },
 	{ "Name", S_RESULT, K_STR, RES(name), 0, 0, -1 },
 	{ "File", S_RESULT, K_STR, RES(file), 0, 0, -1 },
 };
@@ -96,6 +97,8 @@ static void input_release(struct sweep_spec_input *in)
 
 	free(in->file);
 	free(in->parameter);
+	free(in->source);
+	free(in->data);
 	for (i = 0; i < in->ncontent; i++)
 		free(in->content[i].text);
 	free(in->content);
@@ -267,8 +270,10 @@ static int set_key(struct parser *ps, const struct key *k, const char *raw, size
 			ps->s->collect = SWEEP_COLLECT_PLAIN;
 		else if (!strcasecmp(val, "blocks"))
 			ps->s->collect = SWEEP_COLLECT_BLOCKS;
+		else if (!strcasecmp(val, "tag"))
+			ps->s->collect = SWEEP_COLLECT_TAG;
 		else
-			rc = pfail(ps, "Collect must be plain or blocks, not '%.*s'", SHOW, val);
+			rc = pfail(ps, "Collect must be plain, blocks or tag, not '%.*s'", SHOW, val);
 		break;
 	case K_SERVER:
 		rc = parse_server(ps, val);
@@ -312,10 +317,12 @@ static int end_section(struct parser *ps)
 		else if (strcmp(ps->in.file, "stdin") && !sweep_safe_filename(ps->in.file))
 			rc = pfail(ps, "[Input] File '%.*s' must be a relative name without '..'", SHOW,
 				   ps->in.file);
-		else if (!ps->in.parameter && !ps->in.ncontent)
-			rc = pfail(ps, "[Input] for '%s' needs Parameter= or Content=", ps->in.file);
-		else if (ps->in.parameter && ps->in.ncontent)
-			rc = pfail(ps, "[Input] for '%s' has both Parameter= and Content=", ps->in.file);
+		else if (!ps->in.parameter && !ps->in.ncontent && !ps->in.source)
+			rc = pfail(ps, "[Input] for '%s' needs Parameter=, Content= or Source=",
+				   ps->in.file);
+		else if (!!ps->in.parameter + !!ps->in.ncontent + !!ps->in.source > 1)
+			rc = pfail(ps, "[Input] for '%s' takes one of Parameter=, Content= and Source=",
+				   ps->in.file);
 		else if (ps->in.parameter && !sweep_is_name(ps->in.parameter, strlen(ps->in.parameter)))
 			rc = pfail(ps, "bad Parameter name '%.*s'", SHOW, ps->in.parameter);
 		for (i = 0; !rc && i < s->ninputs; i++)
@@ -576,6 +583,30 @@ fail:
 	return -1;
 }
 
+/* The bytes of an [Input]'s Source= file (relative to the spec's directory). */
+static int load_source(const struct sweep_spec *s, struct sweep_spec_input *in, struct sbuf *err)
+{
+	struct sbuf b = SBUF_INIT(SWEEP_SOURCE_MAX);
+	struct sbuf e = SBUF_INIT(1024);
+	char *path = in->source[0] == '/' ? xstrdup(in->source)
+		: xasprintf("%s/%s", s->dir, in->source);
+	int rc = sweep_read_file(path, SWEEP_SOURCE_MAX, &b, &e);
+
+	if (rc < 0)
+		sweep_fail(err, "%s:%d: [Input] for '%s': %s", s->name, in->line, in->file, sbuf_str(&e));
+	else if (b.len && memchr(b.buf, '\0', b.len))
+		rc = sweep_fail(err, "%s:%d: [Input] for '%s': %s holds a NUL byte (a task body is "
+				"text)", s->name, in->line, in->file, path);
+	if (rc == 0) {
+		in->len = b.len;
+		in->data = b.buf ? sbuf_detach(&b, NULL) : xstrdup("");
+	}
+	free(path);
+	sbuf_release(&b);
+	sbuf_release(&e);
+	return rc;
+}
+
 int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 {
 	struct sbuf b = SBUF_INIT(SWEEP_SPEC_MAX);
@@ -591,6 +622,16 @@ int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err)
 	return rc;
 }
 
+int sweep_spec_load_sources(struct sweep_spec *s, struct sbuf *err)
+{
+	size_t i;
+
+	for (i = 0; i < s->ninputs; i++)
+		if (s->inputs[i].source && !s->inputs[i].data && load_source(s, &s->inputs[i], err) < 0)
+			return -1;
+	return 0;
+}
+
 static void param_list(const struct sweep_params *p, struct sbuf *out)
 {
 	size_t k;
@@ -604,7 +645,7 @@ static void param_list(const struct sweep_params *p, struct sbuf *out)
 static int check_one(const struct sweep_spec *s, const struct sweep_params *p, const char *what,
 		     const char *text, int line, bool argv, struct sbuf *err)
 {
-	struct sweep_vars vars = { p->names, NULL, p->nnames };
+	struct sweep_vars vars = { p->names, NULL, p->nnames, 0 };
 	struct sweep_argv a = { NULL, 0 };
 	struct sbuf e = SBUF_INIT(1024), names = SBUF_INIT(1024);
 	int rc;
@@ -665,7 +706,7 @@ const struct sweep_spec_worker *sweep_spec_worker_for(const struct sweep_spec *s
 int sweep_spec_command(const char *pattern, const struct sweep_params *p, size_t row,
 		       struct sweep_argv *argv, struct sbuf *err)
 {
-	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames };
+	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames, row + 1 };
 
 	return sweep_expand_argv(pattern, &vars, argv, err);
 }
@@ -673,9 +714,16 @@ int sweep_spec_command(const char *pattern, const struct sweep_params *p, size_t
 int sweep_spec_input_content(const struct sweep_spec_input *in, const struct sweep_params *p,
 			     size_t row, struct sbuf *out, struct sbuf *err)
 {
-	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames };
+	struct sweep_vars vars = { p->names, p->rows[row].values, p->nnames, row + 1 };
 	size_t j;
 
+	if (in->source) {
+		if (!in->data)
+			return sweep_fail(err, "input file '%s': its Source was not read", in->file);
+		if (sbuf_add(out, in->data, in->len) < 0)
+			return sweep_fail(err, "input file '%s' too large", in->file);
+		return 0;
+	}
 	if (in->parameter) {
 		int k = sweep_params_index(p, in->parameter, strlen(in->parameter));
 

@@ -22,6 +22,7 @@
 enum sweep_collect {
 	SWEEP_COLLECT_PLAIN,    /* results concatenated */
 	SWEEP_COLLECT_BLOCKS,   /* each result under a header naming its parameter set */
+	SWEEP_COLLECT_TAG,      /* each line after its set's values and a tab (parallel's --tag) */
 };
 
 struct sweep_spec_worker {
@@ -38,10 +39,15 @@ struct sweep_spec_line {
 struct sweep_spec_input {
 	char *file;             /* name in the client's work directory, or "stdin" */
 	char *parameter;        /* the parameter written in, or NULL ... */
-	struct sweep_spec_line *content;   /* ... the Content= lines (a template) */
+	struct sweep_spec_line *content;   /* ... the Content= lines (a template) ... */
 	size_t ncontent;
+	char *source;           /* ... or Source=: a file on the master, sent as it is */
+	char *data;             /* the Source file's bytes (sweep_spec_load_sources) */
+	size_t len;
 	int line;
 };
+
+#define SWEEP_SOURCE_MAX (8u << 20)     /* bytes of a Source= file (each task carries it) */
 
 struct sweep_spec_result {
 	char *name;
@@ -88,6 +94,12 @@ struct sweep_spec {
 int sweep_spec_parse(const char *name, const char *buf, size_t len, struct sweep_spec *s,
 		     struct sbuf *err);
 int sweep_spec_read(const char *path, struct sweep_spec *s, struct sbuf *err);
+/*
+ * Read the [Input] Source= files (relative to the spec's directory) for
+ * sending: what a new session and --dry-run need, not a look at an old one.
+ * 0, or -1 with "spec:LINE: [Input] for 'NAME': why" in err.
+ */
+int sweep_spec_load_sources(struct sweep_spec *s, struct sbuf *err);
 void sweep_spec_release(struct sweep_spec *s);
 
 /* Every placeholder and Parameter= of the spec must name a parameter of p. */

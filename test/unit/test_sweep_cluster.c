@@ -69,6 +69,36 @@ static void test_all_forms(void **state)
 	sbuf_release(&err);
 }
 
+/* GNU parallel's N/host: the host's job count, the host itself as without it. */
+static void test_jobs(void **state)
+{
+	struct sweep_cluster c;
+	struct sbuf err = SBUF_INIT(4096);
+	const char *text = "4/node1\n0/alice@node2:2222\n1/[::1]:2022\nnode3\n1024/2001:db8::5\n";
+
+	(void)state;
+	assert_int_equal(parse(text, &c, &err), 0);
+	assert_int_equal(c.n, 5);
+	check_host(&c.hosts[0], NULL, "node1", 22, 1);
+	check_host(&c.hosts[1], "alice", "node2", 2222, 2);
+	check_host(&c.hosts[2], NULL, "::1", 2022, 3);
+	check_host(&c.hosts[4], NULL, "2001:db8::5", 22, 5);
+	assert_int_equal(c.hosts[0].jobs, 4);
+	assert_int_equal(c.hosts[1].jobs, 0);
+	assert_int_equal(c.hosts[2].jobs, 1);
+	assert_int_equal(c.hosts[3].jobs, -1);
+	assert_int_equal(c.hosts[4].jobs, 1024);
+	sweep_cluster_release(&c);
+	expect_error("x/node1\n", "hosts:1: bad job count 'x' (N/host: 0 to 1024)");
+	expect_error("/node1\n", "hosts:1: bad job count '' (N/host: 0 to 1024)");
+	expect_error("1025/node1\n", "hosts:1: bad job count '1025' (N/host: 0 to 1024)");
+	expect_error("-1/node1\n", "hosts:1: bad job count '-1' (N/host: 0 to 1024)");
+	expect_error("2/2/node1\n", "hosts:1: bad host name '2/node1'");
+	expect_error("2/\n", "hosts:1: no host name in ''");
+	expect_error("2/a\n3/A\n", "hosts:2: duplicate host 'A' (also on line 1)");
+	sbuf_release(&err);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -175,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_forms),
+		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_format),

@@ -5,6 +5,8 @@
 #include "test_sweep_util.h"
 #include "sweep_spec.h"
 
+#include <sys/stat.h>
+
 static const char full_spec[] =
 	"# a comment\n"
 	"CommandLine=./worker -a $alpha -b ${beta} --label \"$label\" # not a comment\n"
@@ -183,7 +185,7 @@ static void test_errors(void **state)
 	expect_error("CommandLine=w\nDeleteClient=1\n" TAIL,
 		     "spec:2: DeleteClient must be Yes or No, not '1'");
 	expect_error("CommandLine=w\nCollect=zip\n" TAIL,
-		     "spec:2: Collect must be plain or blocks, not 'zip'");
+		     "spec:2: Collect must be plain, blocks or tag, not 'zip'");
 	expect_error("CommandLine=w\nTimeout=5\nTimeout=6\n" TAIL,
 		     "spec:3: duplicate Timeout (first at line 2)");
 	expect_error("CommandLine=w\nMaxAssign=3\nMaxTotal=2\n" TAIL,
@@ -203,9 +205,13 @@ static void test_errors(void **state)
 	expect_error("CommandLine=w\n[Worker]\nFile=f\n", "spec:2: [Worker] without Platform");
 	expect_error("CommandLine=w\n[Worker]\nPlatform=p\nFile=f\n[Worker]\nPlatform=p\nFile=g\n[Result]\n",
 		     "spec:5: a second [Worker] for p (the first at line 2)");
-	expect_error("CommandLine=w\n[Input]\nFile=x\n" TAIL, "spec:2: [Input] for 'x' needs Parameter= or Content=");
+	expect_error("CommandLine=w\n[Input]\nFile=x\n" TAIL, "spec:2: [Input] for 'x' needs Parameter=, Content= or Source=");
+	expect_error("CommandLine=w\n[Input]\nFile=x\nSource=a\nParameter=p\n" TAIL,
+		     "spec:2: [Input] for 'x' takes one of Parameter=, Content= and Source=");
+	expect_error("CommandLine=w\n[Input]\nFile=x\nSource=\n" TAIL,
+		     "spec:4: Source has no value");
 	expect_error("CommandLine=w\n[Input]\nFile=x\nParameter=a\nContent=b\n" TAIL,
-		     "spec:2: [Input] for 'x' has both Parameter= and Content=");
+		     "spec:2: [Input] for 'x' takes one of Parameter=, Content= and Source=");
 	expect_error("CommandLine=w\n[Input]\nParameter=a\n" TAIL, "spec:2: [Input] without File");
 	expect_error("CommandLine=w\n[Input]\nFile=../x\nParameter=a\n" TAIL,
 		     "spec:2: [Input] File '../x' must be a relative name without '..'");
@@ -303,10 +309,89 @@ static void test_expand_argv(void **state)
 	sweep_params_release(&p);
 }
 
+/* GNU parallel's {#} and {name}; any other brace is plain text, and quotes keep them literal. */
+static void test_expand_braces(void **state)
+{
+	struct sweep_params p = make_params();
+	static const char *const w1[] = { "w", "1", "0.5", "-o", "out.1.7", "{gamma}", "{}", "{",
+					  "{#}", "x two words", "{x" };
+	static const char *const w2[] = { "w", "2", "1", "-o", "out.2.$x", "{gamma}", "{}", "{",
+					  "{#}", "x it's \"q\"", "{x" };
+	const char *pat = "w {#} {alpha} -o out.{#}.{beta} {gamma} {} { '{#}' \"x {label}\" {x";
+	struct sweep_vars vars = { p.names, p.rows[0].values, p.nnames, 3 };
+	struct sbuf err = SBUF_INIT(4096), out = SBUF_INIT(4096);
+
+	(void)state;
+	check_argv(pat, &p, 0, w1, ARRAY_SIZE(w1));
+	check_argv(pat, &p, 1, w2, ARRAY_SIZE(w2));
+	assert_int_equal(sweep_expand_text("set {#}: {alpha}/{beta} {} {nope} {", &vars, &out, &err), 0);
+	assert_string_equal(sbuf_str(&out), "set 3: 0.5/7 {} {nope} {");
+	/* without a set number {#} is plain text (the client's split) */
+	vars.seq = 0;
+	sbuf_reset(&out);
+	assert_int_equal(sweep_expand_text("{#}", &vars, &out, &err), 0);
+	assert_string_equal(sbuf_str(&out), "{#}");
+	sweep_params_release(&p);
+	sbuf_release(&err);
+	sbuf_release(&out);
+}
+
+/* [Input] Source=: the master's file, read with the spec, sent as it is to every set. */
+static void test_source(void **state)
+{
+	char dir[] = "/tmp/test_sweep_spec.XXXXXX", *spec, *src, *nul;
+	struct sweep_spec s;
+	struct sweep_params p = make_params();
+	struct sbuf err = SBUF_INIT(4096), out = SBUF_INIT(4096);
+	const char *text = "CommandLine=w\n[Input]\nFile=fixed.dat\nSource=data/fixed.dat\n" TAIL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	spec = xasprintf("%s/spec", dir);
+	src = xasprintf("%s/data/fixed.dat", dir);
+	nul = xasprintf("%s/data", dir);
+	assert_int_equal(mkdir(nul, 0700), 0);
+	assert_int_equal(write_file_atomic(spec, text, strlen(text), 0600), 0);
+	/* missing: the spec reads, its sources do not */
+	assert_int_equal(sweep_spec_read(spec, &s, &err), 0);
+	assert_int_equal(sweep_spec_load_sources(&s, &err), -1);
+	assert_non_null(strstr(sbuf_str(&err), "spec:2: [Input] for 'fixed.dat': "));
+	sweep_spec_release(&s);
+	/* as it is, line ends and all; the same for every set */
+	assert_int_equal(write_file_atomic(src, "a $alpha {#}\r\nno newline", 24, 0600), 0);
+	sbuf_reset(&err);
+	assert_int_equal(sweep_spec_read(spec, &s, &err), 0);
+	assert_int_equal(sweep_spec_load_sources(&s, &err), 0);
+	assert_int_equal(sweep_spec_input_content(&s.inputs[0], &p, 1, &out, &err), 0);
+	assert_int_equal(out.len, 24);
+	assert_memory_equal(out.buf, "a $alpha {#}\r\nno newline", 24);
+	sweep_spec_release(&s);
+	/* a NUL byte cannot be in a task body */
+	assert_int_equal(write_file_atomic(src, "a\0b", 3, 0600), 0);
+	sbuf_reset(&err);
+	assert_int_equal(sweep_spec_read(spec, &s, &err), 0);
+	assert_int_equal(sweep_spec_load_sources(&s, &err), -1);
+	assert_non_null(strstr(sbuf_str(&err), "holds a NUL byte"));
+	sweep_spec_release(&s);
+	/* not loaded (a look at an old session, the fuzzer): not sent */
+	sbuf_reset(&err);
+	sbuf_reset(&out);
+	assert_int_equal(sweep_spec_parse("spec", text, strlen(text), &s, &err), 0);
+	assert_int_equal(sweep_spec_input_content(&s.inputs[0], &p, 0, &out, &err), -1);
+	sweep_spec_release(&s);
+	remove_tree(dir);
+	free(spec);
+	free(src);
+	free(nul);
+	sweep_params_release(&p);
+	sbuf_release(&err);
+	sbuf_release(&out);
+}
+
 static void test_expand_errors(void **state)
 {
 	struct sweep_params p = make_params();
-	struct sweep_vars vars = { p.names, p.rows[0].values, p.nnames };
+	struct sweep_vars vars = { p.names, p.rows[0].values, p.nnames, 1 };
 	struct sweep_argv a;
 	struct sbuf err = SBUF_INIT(4096), out = SBUF_INIT(4096);
 
@@ -438,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_check_params),
 		cmocka_unit_test(test_expand_argv),
 		cmocka_unit_test(test_expand_errors),
+		cmocka_unit_test(test_expand_braces),
+		cmocka_unit_test(test_source),
 		cmocka_unit_test(test_join_round_trip),
 		cmocka_unit_test(test_input_content),
 		cmocka_unit_test(test_doc_examples),
