@@ -4,9 +4,11 @@
  * the client by ssh (the ssh stays while the client works, and its exit
  * status is the client's); if that fails, a dummy ssh command tells a dead
  * or refusing host from one that lacks the client; then scp copies the
- * client and it is started again.
+ * client bundle (sweep_bundle.h) under a temporary name, ssh renames it into
+ * place, and it is started again.
  */
 #include "sweep_run_int.h"
+#include "sweep_bundle.h"
 #include "fileutil.h"
 #include "log.h"
 #include "sweep_util.h"
@@ -20,6 +22,9 @@
 
 #define RESTART_WAIT 5.0        /* seconds before a client that died is started again */
 #define CTL_PERSIST 10          /* seconds a host's shared ssh connection outlives its last use */
+#define START_ABSENT 125        /* the start command's: this master's client bundle is not there */
+#define COPY_TRIES 2            /* copies of the client tried in a row before a host is given up */
+#define SAID_MAX 400            /* bytes of what a host said kept for the statistics */
 
 const char *const sweep_verdict_names[] = {
 	"new", "running", "finished", "unreachable", "copy failed", "client failed",
@@ -56,6 +61,19 @@ static char *err_path(const struct run *r, const struct host *h)
 	return xasprintf("%s/ssh-%zu.log", r->sdir, (size_t)(h - r->hosts));
 }
 
+/*
+ * A host's words made safe to print and to keep in the hosts file: no
+ * control character (a terminal escape, a tab), at most SAID_MAX bytes.
+ */
+static void said_printable(char *s)
+{
+	if (strlen(s) > SAID_MAX)
+		s[SAID_MAX] = 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 /* The last non-empty line of what the host's last ssh or scp said, or "". */
 static char *ssh_said(const struct run *r, const struct host *h)
 {
@@ -70,6 +88,7 @@ static char *ssh_said(const struct run *r, const struct host *h)
 		*--end = 0;
 	line = strrchr(s, '\n');
 	line = xstrdup(line ? line + 1 : s);
+	said_printable(line);
 	sbuf_release(&b);
 	return line;
 }
@@ -234,11 +253,12 @@ static int start_client(struct run *r, struct host *h)
 	sbuf_addstr(&cmd, "cd ");
 	sweep_sh_quote(&cmd, r->o->remote_dir);
 	/*
-	 * A sweep_client there that is not this master's (an older one, which
-	 * may not take the arguments below) counts as missing: it is copied anew.
+	 * The bundle is this master's by its name, its content's MD5: one that is
+	 * not there (another master's, an older wseq's) is copied, never run.
 	 */
-	sbuf_addf(&cmd, " 2>/dev/null || exit 127; test \"$(md5sum <sweep_client 2>/dev/null)\" = "
-		  "'%s  -' || exit 127; exec ./sweep_client --host ", r->client_md5);
+	sbuf_addf(&cmd, " 2>/dev/null && test -x sweep_client-%s/%s || exit %d; "
+		  "exec ./sweep_client-%s/%s --host ", r->client_md5, SWEEP_BUNDLE_START,
+		  START_ABSENT, r->client_md5, SWEEP_BUNDLE_START);
 	sweep_sh_quote(&cmd, h->label);
 	sbuf_addf(&cmd, " --jobs %ld --log client.log - ", r->spec.jobs);
 	sweep_sh_quote(&cmd, r->spec.worker_name);
@@ -257,10 +277,19 @@ static int check_login(struct run *r, struct host *h)
 	return ssh_step(r, h, S_CHECK, xstrdup("true"));
 }
 
+/* The first step of a copy: the remote directory, and a fresh temporary name in it. */
 static int make_dir(struct run *r, struct host *h)
 {
 	struct sbuf cmd = SBUF_INIT(1 << 16);
+	char rnd[17];
 
+	if (random_hex(rnd, 8) < 0) {
+		sbuf_release(&cmd);
+		return -1;
+	}
+	h->copies++;
+	free(h->copy_tmp);
+	h->copy_tmp = xasprintf(".sweep_client-%s.tmp-%s", r->client_md5, rnd);
 	sbuf_addstr(&cmd, "mkdir -p ");
 	sweep_sh_quote(&cmd, r->o->remote_dir);
 	return ssh_step(r, h, S_MKDIR, sbuf_detach(&cmd, NULL));
@@ -275,13 +304,34 @@ static int copy_client(struct run *r, struct host *h)
 	if (h->h.user)
 		sbuf_addf(&dest, "%s@", h->h.user);
 	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]:" : "%s:", h->h.host);
-	sbuf_addf(&dest, "%s/sweep_client", r->o->remote_dir);
+	sbuf_addf(&dest, "%s/%s", r->o->remote_dir, h->copy_tmp);
 	sweep_ssh_base(r, h, true, NULL, argv, &n);
+	argv[n++] = xstrdup("-r");
+	argv[n++] = xstrdup("-p");
 	argv[n++] = xstrdup(r->client);
 	argv[n++] = sbuf_detach(&dest, NULL);
 	argv[n] = NULL;
 	log_info("host %s: copying the client", h->label);
 	return spawn(r, h, S_COPY, argv);
+}
+
+/*
+ * The copy renamed into place. A client running from a copy keeps its files
+ * (nothing is written over them, not even on a shared NFS home); when two
+ * masters copy the same bundle at once, the second finds it there (and its
+ * mv, moving the copy into it, is undone).
+ */
+static int install_client(struct run *r, struct host *h)
+{
+	struct sbuf cmd = SBUF_INIT(1 << 16);
+	char *dest = xasprintf("sweep_client-%s", r->client_md5);
+
+	sbuf_addstr(&cmd, "cd ");
+	sweep_sh_quote(&cmd, r->o->remote_dir);
+	sbuf_addf(&cmd, " && { test -d %s || mv %s %s; }; rm -rf %s %s/%s; test -x %s/%s", dest,
+		  h->copy_tmp, dest, h->copy_tmp, dest, h->copy_tmp, dest, SWEEP_BUNDLE_START);
+	free(dest);
+	return ssh_step(r, h, S_INSTALL, sbuf_detach(&cmd, NULL));
 }
 
 static const char *client_exit_meaning(int code)
@@ -292,11 +342,53 @@ static const char *client_exit_meaning(int code)
 	case 3: return "no worker for the host's platform";
 	case 4: return "the worker's MD5 does not match";
 	case 5: return "the master did not answer";
-	case 126: return "the client cannot run there";
-	case 127: return "the client is missing";
+	case START_ABSENT: return "the client is not there";
+	case 126: return "the host cannot run the client";
+	case 127: return "the host cannot start the client";
 	case 255: return "the ssh connection failed or the client was killed";
 	default: return "the client ended badly";
 	}
+}
+
+/*
+ * Starting the client again will not help: the master turned it away, the
+ * host cannot run it, or it is not there even after copying it.
+ */
+static bool start_is_final(const struct host *h)
+{
+	int code = h->start_exit;
+
+	return (code >= 2 && code <= 4) || code == 126 || code == 127 ||
+	       (code == START_ABSENT && h->copied);
+}
+
+/* Why the last start failed: its exit status, what it means, what it said. */
+static char *start_why(const struct host *h)
+{
+	const char *said = h->start_said ? h->start_said : "";
+
+	return xasprintf("exit %d: %s%s%s%s", h->start_exit, client_exit_meaning(h->start_exit),
+			 *said ? " (" : "", said, *said ? ")" : "");
+}
+
+/* A step of a copy failed: the copy is tried once more, from its start. */
+static int copy_failed(struct run *r, struct host *h, enum step step, int code)
+{
+	static const char *const names[] = {
+		[S_MKDIR] = "ssh mkdir", [S_COPY] = "scp", [S_INSTALL] = "ssh mv",
+	};
+	char *said = ssh_said(r, h);
+
+	if (h->copies < COPY_TRIES) {
+		log_warn("host %s: copying the client failed (%s exit %d%s%s); once more", h->label,
+			 names[step], code, *said ? ": " : "", said);
+		free(said);
+		return make_dir(r, h);
+	}
+	set_verdict(r, h, H_COPY_FAILED, xasprintf("%s exit %d%s%s%s", names[step], code,
+		    *said ? " (" : "", said, *said ? ")" : ""));
+	free(said);
+	return 0;
 }
 
 /* A step of host h ended with exit status code: the next step. */
@@ -310,17 +402,14 @@ static void host_step_done(struct run *r, struct host *h, int code)
 	switch (step) {
 	case S_START:
 		h->start_exit = code;
+		free(h->start_said);
+		h->start_said = code ? ssh_said(r, h) : NULL;
 		if (code == 0) {
 			h->starts = 0;  /* max_starts counts starts that went wrong in a row */
 			r->judge_now = true;
 			set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
-		} else if (code >= 2 && code <= 4) {
-			/* the client ran and the master turned it away: starting again won't help */
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", code,
-								      client_exit_meaning(code)));
-		} else if ((code == 126 || code == 127) && h->copied) {
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d after copying: %s", code,
-								      client_exit_meaning(code)));
+		} else if (start_is_final(h)) {
+			set_verdict(r, h, H_CLIENT_FAILED, start_why(h));
 		} else {
 			log_info("host %s: the client's ssh ended with %d (%s)", h->label, code,
 				 client_exit_meaning(code));
@@ -330,28 +419,26 @@ static void host_step_done(struct run *r, struct host *h, int code)
 	case S_CHECK:
 		if (code != 0) {
 			set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
-		} else if (h->start_exit == 126 || h->start_exit == 127) {
+		} else if (h->start_exit == START_ABSENT) {
 			rc = make_dir(r, h);
 		} else {
 			/* the host is there; its client died or lost the connection */
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", h->start_exit,
-					client_exit_meaning(h->start_exit)));
+			set_verdict(r, h, H_CLIENT_FAILED, start_why(h));
 			h->not_before = dnow() + RESTART_WAIT;
 		}
 		break;
 	case S_MKDIR:
 	case S_COPY:
+	case S_INSTALL:
 		if (code != 0) {
-			char *said = ssh_said(r, h);
-
-			set_verdict(r, h, H_COPY_FAILED, xasprintf("%s exit %d%s%s%s",
-				    step == S_COPY ? "scp" : "ssh mkdir", code, *said ? " (" : "",
-				    said, *said ? ")" : ""));
-			free(said);
+			rc = copy_failed(r, h, step, code);
 		} else if (step == S_MKDIR) {
 			rc = copy_client(r, h);
+		} else if (step == S_COPY) {
+			rc = install_client(r, h);
 		} else {
 			h->copied = true;
+			h->copies = 0;
 			rc = start_client(r, h);
 		}
 		break;
@@ -401,9 +488,7 @@ bool sweep_hosts_restart(struct run *r, bool ready)
 		struct host *h = &r->hosts[i];
 
 		if (h->step != S_IDLE || h->starts >= r->o->max_starts ||
-		    (h->verdict == H_CLIENT_FAILED && h->start_exit >= 2 && h->start_exit <= 4) ||
-		    (h->verdict == H_CLIENT_FAILED && h->copied &&
-		     (h->start_exit == 126 || h->start_exit == 127)))
+		    (h->verdict == H_CLIENT_FAILED && start_is_final(h)))
 			continue;
 		any = true;
 		if (ready && dnow() >= h->not_before && start_client(r, h) < 0)

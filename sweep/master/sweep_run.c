@@ -10,6 +10,7 @@
  * The figures at the end are sweep_stats.c's.
  */
 #include "sweep_run_int.h"
+#include "sweep_bundle.h"
 #include "config.h"
 #include "db.h"
 #include "db_queries.h"
@@ -386,10 +387,8 @@ static int setup_worker(struct run *r)
 	free(path);
 	if (rc < 0)
 		return -1;
-	r->client = r->o->client ? xstrdup(r->o->client) : find_tool("sweep_client");
-	if (access(r->client, R_OK) != 0)
-		return log_error("cannot read the client to deploy, %s (--client FILE)", r->client);
-	if (md5_file(r->client, r->client_md5, NULL) < 0)
+	r->client = sweep_bundle_find(r->o->client, SWEEP_PLATFORM);
+	if (!r->client || sweep_bundle_id(r->client, r->client_md5) < 0)
 		return -1;
 	return setup_url(r);
 }
@@ -680,6 +679,8 @@ static void run_release(struct run *r)
 		free(r->hosts[i].h.host);
 		free(r->hosts[i].label);
 		free(r->hosts[i].why);
+		free(r->hosts[i].copy_tmp);
+		free(r->hosts[i].start_said);
 	}
 	free(r->hosts);
 	if (r->have_cfg)

@@ -20,7 +20,8 @@ enum step {
 	S_START,        /* ssh ... sweep_client: runs as long as the client */
 	S_CHECK,        /* ssh ... true: can we log in at all? */
 	S_MKDIR,        /* ssh ... mkdir -p DIR */
-	S_COPY,         /* scp sweep_client */
+	S_COPY,         /* scp -r the client bundle to a temporary name */
+	S_INSTALL,      /* ssh ... mv: the copy renamed into place */
 };
 
 enum verdict {
@@ -43,6 +44,9 @@ struct host {
 	int start_exit;         /* exit status of the last start */
 	int starts;
 	bool copied;
+	int copies;             /* copies tried since the last that worked */
+	char *copy_tmp;         /* the temporary name of the copy under way */
+	char *start_said;       /* what the last start that failed said on stderr */
 	double not_before;      /* no new start before this dnow() */
 };
 
@@ -55,8 +59,8 @@ struct run {
 	char *sdir;             /* the project's sweep/SID */
 	struct sweep_spec spec;
 	char *url;              /* how the hosts reach the master: the endpoints' base URL */
-	char *client;           /* the local sweep_client */
-	char client_md5[MD5_HEX_LEN + 1];
+	char *client;           /* the local client bundle (sweep_bundle.h) */
+	char client_md5[MD5_HEX_LEN + 1];       /* its ID: on the hosts, sweep_client-ID */
 	char md5[MD5_HEX_LEN + 1];
 	char *ctl_dir;          /* the ssh control sockets (one shared connection a host), or NULL */
 	char *sandbox;          /* the private project's directory, or NULL */

@@ -94,7 +94,7 @@ test_expect_success 'sweep run: a private project, the client deployed, exit 4 (
 
 test_expect_success 'the client was missing on every slave: copied by scp after the dummy ssh check' '
 	for u in $SSHD_SLAVE_USERS; do
-		test -x "$D/home/$u/.wseq-sweep/sweep_client" || return 1
+		test -x "$D/home/$u/.wseq-sweep/sweep_client-"*/start || return 1
 	done &&
 	test "$(grep -c "copying the client" s1/run.log)" = 3 &&
 	# given the private project'"'"'s own sweep URL, under its name
@@ -153,9 +153,12 @@ JOBS=3 make_sweep s2 30 45
 
 test_expect_success 'a slave whose sweep_client is not this master'"'"'s (an older one) gets a fresh copy' '
 	stale=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2) &&
-	f="$D/home/$stale/.wseq-sweep/sweep_client" &&
-	printf "#!/bin/sh\necho need 5 arguments >&2\nexit 1\n" >"$f" &&
-	! cmp -s "$f" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
+	r="$D/home/$stale/.wseq-sweep" &&
+	ls -d "$r"/sweep_client-* >bundles && test_line_count = 1 bundles &&
+	b=$(cat bundles) && echo "${b##*/}" >bundle.name &&
+	mv "$b" "$r/sweep_client-00000000000000000000000000000000" &&
+	printf "#!/bin/sh\necho need 5 arguments >&2\nexit 1\n" >"$r/sweep_client" &&
+	chmod 755 "$r/sweep_client"
 '
 
 # The sweep is held (sets 10..45 wait at s2.hold), so the master is surely
@@ -187,7 +190,8 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	stale=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2) &&
 	grep "copying the client" s2/run.log >copied && test_line_count = 1 copied &&
 	test_grep "host $stale@" copied &&
-	cmp "$D/home/$stale/.wseq-sweep/sweep_client" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
+	diff -r "$D/home/$stale/.wseq-sweep/$(cat bundle.name)" \
+		"$WSEQ_LIBEXECDIR/sweep-client/x86_64-pc-linux-gnu"
 '
 
 test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
