@@ -3,8 +3,8 @@
  * small state machine whose every step is one ssh or scp process -- start
  * the client by ssh (the ssh stays while the client works, and its exit
  * status is the client's); if that fails, a dummy ssh command tells a dead
- * or refusing host from one that lacks the client; then scp copies the
- * client bundle (sweep_bundle.h) under a temporary name, ssh renames it into
+ * or refusing host from one that lacks the client; then sftp copies the
+ * client bundle (sweep_bundle.h) under a temporary name and renames it into
  * place, and it is started again.
  */
 #include "sweep_run_int.h"
@@ -277,38 +277,86 @@ static int check_login(struct run *r, struct host *h)
 	return ssh_step(r, h, S_CHECK, xstrdup("true"));
 }
 
-/* The first step of a copy: the remote directory, and a fresh temporary name in it. */
-static int make_dir(struct run *r, struct host *h)
+/* s as one word of an sftp batch line: quoted, its quotes and backslashes escaped. */
+static void sftp_quote(struct sbuf *b, const char *s)
 {
-	struct sbuf cmd = SBUF_INIT(1 << 16);
-	char rnd[17];
-
-	if (random_hex(rnd, 8) < 0) {
-		sbuf_release(&cmd);
-		return -1;
+	sbuf_addch(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sbuf_addch(b, '\\');
+		sbuf_addch(b, *s);
 	}
+	sbuf_addch(b, '"');
+}
+
+/*
+ * The sftp commands of a copy: the remote directory made (each of its
+ * parts, errors ignored: they may be there), the bundle put under a fresh
+ * temporary name, then renamed into place. sftp-server renames a directory
+ * only where nothing is, so a client running from a copy keeps its files
+ * (nothing is written over them, not even on a shared NFS home), and of two
+ * masters copying the same bundle at once the second's rename fails. Only
+ * sftp is asked of the host: not even mkdir or mv.
+ */
+static void copy_batch(const struct run *r, const struct host *h, struct sbuf *b)
+{
+	const char *dir = r->o->remote_dir;
+	char *tmp = xasprintf("%s/%s", dir, h->copy_tmp);
+	char *dest = xasprintf("%s/sweep_client-%s", dir, r->client_md5);
+	size_t i, len = strlen(dir);
+
+	for (i = 1; i <= len; i++) {    /* a/b/c: a, a/b, a/b/c */
+		char *part;
+
+		if (i < len && dir[i] != '/')
+			continue;
+		part = xstrndup(dir, i);
+		sbuf_addstr(b, "-mkdir ");
+		sftp_quote(b, part);
+		sbuf_addch(b, '\n');
+		free(part);
+	}
+	sbuf_addstr(b, "put -rp ");
+	sftp_quote(b, r->client);
+	sbuf_addch(b, ' ');
+	sftp_quote(b, tmp);
+	sbuf_addstr(b, "\nrename ");
+	sftp_quote(b, tmp);
+	sbuf_addch(b, ' ');
+	sftp_quote(b, dest);
+	sbuf_addch(b, '\n');
+	free(tmp);
+	free(dest);
+}
+
+/* Copy the client bundle to the host by sftp (copy_batch), under a fresh temporary name. */
+static int copy_client(struct run *r, struct host *h)
+{
+	struct sbuf batch = SBUF_INIT(1 << 16), dest = SBUF_INIT(1 << 16);
+	char *path = xasprintf("%s/sftp-%zu.batch", r->sdir, (size_t)(h - r->hosts));
+	char *argv[32], rnd[17];
+	size_t n = 0;
+	int rc = random_hex(rnd, 8);
+
 	h->copies++;
 	free(h->copy_tmp);
 	h->copy_tmp = xasprintf(".sweep_client-%s.tmp-%s", r->client_md5, rnd);
-	sbuf_addstr(&cmd, "mkdir -p ");
-	sweep_sh_quote(&cmd, r->o->remote_dir);
-	return ssh_step(r, h, S_MKDIR, sbuf_detach(&cmd, NULL));
-}
-
-static int copy_client(struct run *r, struct host *h)
-{
-	struct sbuf dest = SBUF_INIT(1 << 16);
-	char *argv[32];
-	size_t n = 0;
-
+	copy_batch(r, h, &batch);
+	if (rc == 0)
+		rc = write_file_atomic(path, batch.buf, batch.len, 0600);
+	sbuf_release(&batch);
+	if (rc < 0) {
+		free(path);
+		return -1;
+	}
 	if (h->h.user)
 		sbuf_addf(&dest, "%s@", h->h.user);
-	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]:" : "%s:", h->h.host);
-	sbuf_addf(&dest, "%s/%s", r->o->remote_dir, h->copy_tmp);
+	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]" : "%s", h->h.host);
 	sweep_ssh_base(r, h, true, NULL, argv, &n);
-	argv[n++] = xstrdup("-r");
-	argv[n++] = xstrdup("-p");
-	argv[n++] = xstrdup(r->client);
+	free(argv[0]);
+	argv[0] = xstrdup("sftp");      /* sftp takes scp's options */
+	argv[n++] = xstrdup("-b");
+	argv[n++] = path;
 	argv[n++] = sbuf_detach(&dest, NULL);
 	argv[n] = NULL;
 	log_info("host %s: copying the client", h->label);
@@ -316,22 +364,18 @@ static int copy_client(struct run *r, struct host *h)
 }
 
 /*
- * The copy renamed into place. A client running from a copy keeps its files
- * (nothing is written over them, not even on a shared NFS home); when two
- * masters copy the same bundle at once, the second finds it there (and its
- * mv, moving the copy into it, is undone).
+ * After a copy that failed: its temporary copy removed (where the host has
+ * rm), and is the bundle there all the same (another master's rename won)?
  */
-static int install_client(struct run *r, struct host *h)
+static int copy_check(struct run *r, struct host *h)
 {
 	struct sbuf cmd = SBUF_INIT(1 << 16);
-	char *dest = xasprintf("sweep_client-%s", r->client_md5);
 
 	sbuf_addstr(&cmd, "cd ");
 	sweep_sh_quote(&cmd, r->o->remote_dir);
-	sbuf_addf(&cmd, " && { test -d %s || mv %s %s; }; rm -rf %s %s/%s; test -x %s/%s", dest,
-		  h->copy_tmp, dest, h->copy_tmp, dest, h->copy_tmp, dest, SWEEP_BUNDLE_START);
-	free(dest);
-	return ssh_step(r, h, S_INSTALL, sbuf_detach(&cmd, NULL));
+	sbuf_addf(&cmd, " && { rm -rf %s 2>/dev/null; test -x sweep_client-%s/%s; }", h->copy_tmp,
+		  r->client_md5, SWEEP_BUNDLE_START);
+	return ssh_step(r, h, S_COPY_CHECK, sbuf_detach(&cmd, NULL));
 }
 
 static const char *client_exit_meaning(int code)
@@ -371,23 +415,22 @@ static char *start_why(const struct host *h)
 			 *said ? " (" : "", said, *said ? ")" : "");
 }
 
-/* A step of a copy failed: the copy is tried once more, from its start. */
-static int copy_failed(struct run *r, struct host *h, enum step step, int code)
+/* The bundle is in place: start it. */
+static int copy_done(struct run *r, struct host *h)
 {
-	static const char *const names[] = {
-		[S_MKDIR] = "ssh mkdir", [S_COPY] = "scp", [S_INSTALL] = "ssh mv",
-	};
-	char *said = ssh_said(r, h);
+	h->copied = true;
+	h->copies = 0;
+	return start_client(r, h);
+}
 
+/* A copy failed (h->copy_said says how): it is tried once more. */
+static int copy_failed(struct run *r, struct host *h)
+{
 	if (h->copies < COPY_TRIES) {
-		log_warn("host %s: copying the client failed (%s exit %d%s%s); once more", h->label,
-			 names[step], code, *said ? ": " : "", said);
-		free(said);
-		return make_dir(r, h);
+		log_warn("host %s: copying the client failed (%s); once more", h->label, h->copy_said);
+		return copy_client(r, h);
 	}
-	set_verdict(r, h, H_COPY_FAILED, xasprintf("%s exit %d%s%s%s", names[step], code,
-		    *said ? " (" : "", said, *said ? ")" : ""));
-	free(said);
+	set_verdict(r, h, H_COPY_FAILED, xstrdup(h->copy_said));
 	return 0;
 }
 
@@ -420,27 +463,27 @@ static void host_step_done(struct run *r, struct host *h, int code)
 		if (code != 0) {
 			set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
 		} else if (h->start_exit == START_ABSENT) {
-			rc = make_dir(r, h);
+			rc = copy_client(r, h);
 		} else {
 			/* the host is there; its client died or lost the connection */
 			set_verdict(r, h, H_CLIENT_FAILED, start_why(h));
 			h->not_before = dnow() + RESTART_WAIT;
 		}
 		break;
-	case S_MKDIR:
 	case S_COPY:
-	case S_INSTALL:
-		if (code != 0) {
-			rc = copy_failed(r, h, step, code);
-		} else if (step == S_MKDIR) {
-			rc = copy_client(r, h);
-		} else if (step == S_COPY) {
-			rc = install_client(r, h);
+		if (code == 0) {
+			rc = copy_done(r, h);
 		} else {
-			h->copied = true;
-			h->copies = 0;
-			rc = start_client(r, h);
+			char *said = ssh_said(r, h);
+
+			free(h->copy_said);
+			h->copy_said = xasprintf("sftp exit %d%s%s", code, *said ? ": " : "", said);
+			free(said);
+			rc = copy_check(r, h);
 		}
+		break;
+	case S_COPY_CHECK:
+		rc = code == 0 ? copy_done(r, h) : copy_failed(r, h);
 		break;
 	case S_IDLE:
 		break;

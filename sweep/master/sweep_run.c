@@ -680,6 +680,7 @@ static void run_release(struct run *r)
 		free(r->hosts[i].label);
 		free(r->hosts[i].why);
 		free(r->hosts[i].copy_tmp);
+		free(r->hosts[i].copy_said);
 		free(r->hosts[i].start_said);
 	}
 	free(r->hosts);

@@ -19,9 +19,8 @@ enum step {
 	S_IDLE,         /* nothing runs for this host */
 	S_START,        /* ssh ... sweep_client: runs as long as the client */
 	S_CHECK,        /* ssh ... true: can we log in at all? */
-	S_MKDIR,        /* ssh ... mkdir -p DIR */
-	S_COPY,         /* scp -r the client bundle to a temporary name */
-	S_INSTALL,      /* ssh ... mv: the copy renamed into place */
+	S_COPY,         /* sftp: the client bundle put under a temporary name, renamed into place */
+	S_COPY_CHECK,   /* ssh ... test: after a copy failed, is a bundle in place all the same? */
 };
 
 enum verdict {
@@ -46,6 +45,7 @@ struct host {
 	bool copied;
 	int copies;             /* copies tried since the last that worked */
 	char *copy_tmp;         /* the temporary name of the copy under way */
+	char *copy_said;        /* how the last copy failed */
 	char *start_said;       /* what the last start that failed said on stderr */
 	double not_before;      /* no new start before this dnow() */
 };

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='sweep run on two machines sharing one home (an NFS home: two sshd of one user): the client bundle copied to a temporary name and renamed into place, so both machines run; a client running there while another master deploys a different client; a failed copy tried once more'
+test_description='sweep run on two machines sharing one home (an NFS home: two sshd of one user): the client bundle copied to a temporary name and renamed into place, so both machines run; a client running there while another master deploys a different client; a failed copy (sftp) tried once more'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
@@ -107,22 +107,22 @@ test_expect_success 'a client runs from the shared home while another master dep
 '
 
 test_expect_success 'a copy that fails is tried once more' '
-	mkdir -p bin && cat >bin/scp <<-EOF &&
+	mkdir -p bin && cat >bin/sftp <<-EOF &&
 	#!/bin/sh
-	# fails the first time, then is scp
+	# fails the first time, then is sftp
 	if [ ! -e "$TRASH_DIRECTORY/scp.failed" ]; then
 		: >"$TRASH_DIRECTORY/scp.failed"
 		echo "lost connection on purpose" >&2
 		exit 1
 	fi
-	exec "$(command -v scp)" "\$@"
+	exec "$(command -v sftp)" "\$@"
 	EOF
-	chmod 755 bin/scp &&
+	chmod 755 bin/sftp &&
 	make_sweep s4 3 "$M1" &&
 	(cd s4 && PATH="$TRASH_DIRECTORY/bin:$PATH" \
 		$RUN --remote_dir .elsewhere run spec >stats 2>run.log) &&
 	test -e scp.failed &&
-	grep "host $M1: copying the client failed (scp exit 1: lost connection on purpose); once more" \
+	grep "host $M1: copying the client failed (sftp exit 1: lost connection on purpose); once more" \
 		s4/run.log &&
 	grep "3 tasks, 3 done" s4/stats &&
 	test "$(done_by s4 "$M1")" = 3 &&
