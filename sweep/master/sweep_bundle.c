@@ -25,10 +25,10 @@ static bool is_bundle(const char *dir)
 	return ok;
 }
 
+#ifdef WSEQ_STAGE_BINDIR
 /* Is this master the build tree's (stage/bin/sweep is a link to it)? */
 static bool from_build_tree(void)
 {
-#ifdef WSEQ_STAGE_BINDIR
 	char *staged = realpath(WSEQ_STAGE_BINDIR "/sweep", NULL);
 	char *self = realpath("/proc/self/exe", NULL);
 	bool same = staged && self && strcmp(staged, self) == 0;
@@ -36,10 +36,8 @@ static bool from_build_tree(void)
 	free(staged);
 	free(self);
 	return same;
-#else
-	return false;
-#endif
 }
+#endif
 
 static char *default_root(void)
 {
