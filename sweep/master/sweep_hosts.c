@@ -1,6 +1,6 @@
 /*
  * `sweep run`'s hosts (sweep_run_int.h): each host of the cluster file is a
- * small state machine whose every step is one ssh or scp process -- start
+ * small state machine whose every step is one ssh or sftp process -- start
  * the client by ssh (the ssh stays while the client works, and its exit
  * status is the client's); if that fails, a dummy ssh command tells a dead
  * or refusing host from one that lacks the client; then sftp copies the
@@ -74,7 +74,7 @@ static void said_printable(char *s)
 			*s = '?';
 }
 
-/* The last non-empty line of what the host's last ssh or scp said, or "". */
+/* The last non-empty line of what the host's last ssh or sftp said, or "". */
 static char *ssh_said(const struct run *r, const struct host *h)
 {
 	struct sbuf b = SBUF_INIT(1 << 20);

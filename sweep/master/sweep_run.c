@@ -2,7 +2,7 @@
  * `sweep run SPEC` and `sweep resume SESSION` (see sweep_run.h, doc/sweep.md).
  *
  * The master is one process with a loop. Each host of the cluster file has
- * a small state machine of ssh and scp steps (sweep_hosts.c). Around them
+ * a small state machine of ssh and sftp steps (sweep_hosts.c). Around them
  * the loop judges the results that came back, draws the progress and ends
  * when every task ended (or no host is left to run the rest). Everything it
  * knows of the tasks is in the database, so a master killed at any moment

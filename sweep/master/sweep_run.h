@@ -2,7 +2,7 @@
  * `sweep run` and `sweep resume`: the whole sweep from one command -- the
  * project (a private one, as wseq_sandbox makes, when none is configured),
  * the session, sweep_client deployed to every host of the cluster file by
- * ssh (and scp when missing), the progress while the hosts work, the
+ * ssh (and sftp when missing), the progress while the hosts work, the
  * results judged as they come, the output and the statistics at the end.
  */
 #ifndef WSEQ_SWEEP_RUN_H
