@@ -150,4 +150,17 @@ test_expect_success 'DeleteClient=Yes: the client removes its whole bundle at th
 	test_cmp before after
 '
 
+test_expect_success 'what a host says is untrusted: control characters reach neither the statistics nor the hosts file' '
+	mkdir evil &&
+	printf "#!/bin/sh\nprintf \"evil \\\\033]0;title\\\\007\\\\tend\\\\n\" >&2\nexit 127\n" >evil/start &&
+	chmod 755 evil/start && cat evil/start &&
+	make_sweep s4 2 No "$FULL" &&
+	(cd s4 && $RUN --client "$TRASH_DIRECTORY/evil" run spec >stats 2>run.log; echo $? >rc) &&
+	test "$(cat s4/rc)" = 5 &&
+	grep "^  $FULL: client failed: exit 127: the host cannot start the client (evil ?\]0;title??end)\$" s4/stats &&
+	! grep -q "$(printf "\033")" s4/stats s4/run.log &&
+	sid=$(sed -n "s/^session \([0-9a-f]*\):.*/\1/p" s4/stats) &&
+	awk -F "\t" "NF != 3 { exit 1 }" "$SB/project/sweep/$sid/hosts"
+'
+
 test_done
