@@ -339,14 +339,16 @@ static int copy_client(struct run *r, struct host *h)
 	int rc = random_hex(rnd, 8);
 
 	h->copies++;
-	free(h->copy_tmp);
-	h->copy_tmp = xasprintf(".sweep_client-%s.tmp-%s", r->client_md5, rnd);
-	copy_batch(r, h, &batch);
-	if (rc == 0)
+	if (rc == 0) {
+		free(h->copy_tmp);
+		h->copy_tmp = xasprintf(".sweep_client-%s.tmp-%s", r->client_md5, rnd);
+		copy_batch(r, h, &batch);
 		rc = write_file_atomic(path, batch.buf, batch.len, 0600);
+	}
 	sbuf_release(&batch);
 	if (rc < 0) {
 		free(path);
+		sbuf_release(&dest);
 		return -1;
 	}
 	if (h->h.user)
