@@ -75,7 +75,7 @@ logins() {
 
 # ctl_dirs: the masters' directories of shared ssh connections left in /tmp
 ctl_dirs() {
-	ls -d /tmp/wseq-sweep-* 2>/dev/null | wc -l
+	ls -d /tmp/wseq-sweep-[0-9]* 2>/dev/null | wc -l
 }
 
 # --- a whole sweep, with every kind of trouble -----------------------------
