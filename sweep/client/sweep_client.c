@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -27,6 +28,7 @@
 #endif
 
 #define SESSION_MAX 256
+#define STALE_COPY_AGE (24 * 3600)     /* seconds after which a half-made copy is left over */
 
 
 struct options {
@@ -203,6 +205,34 @@ static char *bundle_dir(const char *self)
 		return NULL;
 	}
 	return dir;
+}
+
+/*
+ * Copies of a bundle that a master left half made beside this one -- it was
+ * killed while copying, or lost the race to rename its copy on a host with
+ * no rm (.sweep_client-ID.tmp-X, doc/sweep.md) -- removed once a day old.
+ */
+static void remove_stale_copies(const char *bundle)
+{
+	char *parent = xstrndup(bundle, (size_t)(strrchr(bundle, '/') - bundle));
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		struct stat st;
+		char *path;
+
+		if (strncmp(e->d_name, ".sweep_client-", 14) || !strstr(e->d_name, ".tmp-"))
+			continue;
+		path = xasprintf("%s/%s", parent, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_mtime < time(NULL) - STALE_COPY_AGE && remove_tree(path) == 0)
+			log_info("removed %s, a copy of a client left half made", path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(parent);
 }
 
 /* DeleteClient: the bundle renamed away (gone at once for a master that looks), then removed. */
@@ -592,6 +622,7 @@ static int check_args(struct tool_ctx *ctx)
 
 static int client_run(struct tool_ctx *ctx)
 {
+	char *bundle;
 	int rc;
 
 	if (cl.o.version) {
@@ -609,6 +640,10 @@ static int client_run(struct tool_ctx *ctx)
 	    setup(&cl, ctx->argv, ctx->argc, session) < 0)
 		return SC_EXIT_ERROR;
 	signals_init();
+	bundle = cl.self ? bundle_dir(cl.self) : NULL;
+	if (bundle)
+		remove_stale_copies(bundle);
+	free(bundle);
 	log_info("sweep_client %s: master %s, worker %s (md5 %s), platform %s, work directory %s",
 		 PACKAGE_VERSION, cl.http.base, cl.worker, cl.md5, cl.o.platform, cl.o.dir);
 	rc = get_config(&cl);

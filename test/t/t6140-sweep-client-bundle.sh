@@ -121,6 +121,22 @@ test_expect_success 'sweep run on the bare machine: the bundle deployed, every s
 	! grep -v "^$D/home/$UB/.wseq-sweep/$b/" maps
 '
 
+test_expect_success 'copies left half made beside the bundle are removed by the client once a day old' '
+	r="$BARE_HOME/.wseq-sweep" &&
+	b=$(cd "$r" && echo sweep_client-*) &&
+	mkdir -p "$r/.$b.tmp-0123456789abcdef/lib" "$r/.$b.tmp-fedcba9876543210" &&
+	chown -R "$UB:" "$r/.$b.tmp-0123456789abcdef" "$r/.$b.tmp-fedcba9876543210" &&
+	touch -d "2 days ago" "$r/.$b.tmp-0123456789abcdef" &&
+	make_sweep s1b 1 No "$BARE" &&
+	(cd s1b && $RUN run spec >stats 2>run.log) &&
+	grep "1 tasks, 1 done" s1b/stats &&
+	! grep "copying the client" s1b/run.log &&
+	test ! -e "$r/.$b.tmp-0123456789abcdef" &&
+	test -d "$r/.$b.tmp-fedcba9876543210" &&
+	grep "removed $D/home/$UB/.wseq-sweep/.$b.tmp-0123456789abcdef, a copy of a client left half made" \
+		"$r/client.log"
+'
+
 test_expect_success 'a client needing libraries the machine lacks: the statistics give the loader'"'"'s message' '
 	mkdir plain && cp "$WSEQ_BUILDDIR/sweep/client/sweep_client" plain/ &&
 	printf "#!/bin/sh\nexec \"\${0%%/*}/sweep_client\" \"\$@\"\n" >plain/start &&
