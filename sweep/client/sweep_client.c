@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -27,6 +28,7 @@
 #endif
 
 #define SESSION_MAX 256
+#define STALE_COPY_AGE (24 * 3600)     /* seconds after which a half-made copy is left over */
 
 
 struct options {
@@ -164,17 +166,97 @@ static char *master_url(char **args, int nargs)
 	return url;
 }
 
-/* Where this program is, for DeleteClient: NULL if not known. */
+/*
+ * Where this program is, for DeleteClient: NULL if not known. argv0 first:
+ * started through a loader (a bundle's start), the executable is the loader.
+ */
 static char *self_path(const char *argv0)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char buf[PATH_MAX], *p = strchr(argv0, '/') ? realpath(argv0, NULL) : NULL;
+	ssize_t n;
 
+	if (p)
+		return p;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
 	if (n > 0) {
 		buf[n] = '\0';
 		return xstrdup(buf);
 	}
-	return strchr(argv0, '/') ? realpath(argv0, NULL) : NULL;
+	return NULL;
+}
+
+/*
+ * The bundle this client runs from (sweep_bundle.sh; its start says so), or
+ * NULL: a bundle is deleted whole, so that no host keeps half of one.
+ */
+static char *bundle_dir(const char *self)
+{
+	struct sbuf b = SBUF_INIT(4096);
+	const char *slash = strrchr(self, '/');
+	char *dir, *start;
+	bool ours;
+
+	if (!slash || slash == self)
+		return NULL;
+	dir = xstrndup(self, (size_t)(slash - self));
+	start = xasprintf("%s/start", dir);
+	ours = read_file(start, 4000, &b) == 0 && strstr(sbuf_str(&b), "made by sweep_bundle.sh");
+	free(start);
+	sbuf_release(&b);
+	if (!ours) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/*
+ * Copies of a bundle that a master left half made beside this one -- it was
+ * killed while copying, or lost the race to rename its copy on a host with
+ * no rm (.sweep_client-ID.tmp-X, doc/sweep.md) -- removed once a day old.
+ */
+static void remove_stale_copies(const char *bundle)
+{
+	char *parent = xstrndup(bundle, (size_t)(strrchr(bundle, '/') - bundle));
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		struct stat st;
+		char *path;
+
+		if (strncmp(e->d_name, ".sweep_client-", 14) || !strstr(e->d_name, ".tmp-"))
+			continue;
+		path = xasprintf("%s/%s", parent, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_mtime < time(NULL) - STALE_COPY_AGE && remove_tree(path) == 0)
+			log_info("removed %s, a copy of a client left half made", path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(parent);
+}
+
+/* DeleteClient: the bundle renamed away (gone at once for a master that looks), then removed. */
+static void delete_self(const char *self)
+{
+	char *dir = bundle_dir(self), *gone;
+
+	if (!dir) {
+		if (unlink(self) < 0 && errno != ENOENT)
+			log_warn("cannot delete the client %s: %s", self, strerror(errno));
+		else
+			log_info("deleted the client %s", self);
+		return;
+	}
+	gone = xasprintf("%s.deleted-%ld", dir, (long)getpid());
+	if (rename(dir, gone) < 0 || remove_tree(gone) < 0)
+		log_warn("cannot delete the client's bundle %s: %s", dir, strerror(errno));
+	else
+		log_info("deleted the client's bundle %s", dir);
+	free(gone);
+	free(dir);
 }
 
 struct client {
@@ -469,10 +551,8 @@ static void tidy_up(struct client *cl)
 	if (cl->conf.delete_client) {
 		if (!cl->self)
 			log_warn("cannot delete the client: its path is not known");
-		else if (unlink(cl->self) < 0 && errno != ENOENT)
-			log_warn("cannot delete the client %s: %s", cl->self, strerror(errno));
 		else
-			log_info("deleted the client %s", cl->self);
+			delete_self(cl->self);
 	}
 }
 
@@ -545,6 +625,7 @@ static int check_args(struct tool_ctx *ctx)
 
 static int client_run(struct tool_ctx *ctx)
 {
+	char *bundle;
 	int rc;
 
 	if (cl.o.version) {
@@ -553,6 +634,10 @@ static int client_run(struct tool_ctx *ctx)
 	}
 	if (cl.o.verbose)
 		log_set_level(LOG_LVL_DEBUG);
+#ifdef __linux__
+	/* started by a bundle's loader, still "sweep_client" to ps and pkill */
+	prctl(PR_SET_NAME, "sweep_client", 0, 0, 0);
+#endif
 	cl.self = self_path(ctx->all_argv[0]);
 	if (log_init("sweep_client", cl.o.log) < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
 	    setup(&cl, ctx->argv, ctx->argc, session) < 0)
@@ -561,6 +646,10 @@ static int client_run(struct tool_ctx *ctx)
 	errno = 0;
 	if (cl.o.nice && nice((int)cl.o.nice) == -1 && errno)
 		log_warn("cannot add %ld to the niceness: %s", cl.o.nice, strerror(errno));
+	bundle = cl.self ? bundle_dir(cl.self) : NULL;
+	if (bundle)
+		remove_stale_copies(bundle);
+	free(bundle);
 	log_info("sweep_client %s: master %s, worker %s (md5 %s), platform %s, work directory %s",
 		 PACKAGE_VERSION, cl.http.base, cl.worker, cl.md5, cl.o.platform, cl.o.dir);
 	rc = get_config(&cl);

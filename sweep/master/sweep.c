@@ -21,18 +21,19 @@ static const struct param options[] = {
 	{ "sandbox", PARAM_STR, offsetof(struct sweep_run_opts, sandbox), NULL, 0, 0, 0, "DIR",
 	  "the private project's directory (default: ~/.wseq/sweep)" },
 	{ "ssh_config", PARAM_STR, offsetof(struct sweep_run_opts, ssh_config), NULL, 0, 0, 0,
-	  "FILE", "run, resume: ssh and scp read FILE (-F) instead of ~/.ssh/config" },
+	  "FILE", "run, resume: ssh and sftp read FILE (-F) instead of ~/.ssh/config" },
 	{ "remote_dir", PARAM_STR, offsetof(struct sweep_run_opts, remote_dir), ".wseq-sweep", 0,
 	  0, 0, "DIR", "run, resume: sweep_client's directory on the hosts (relative: to the "
 	  "home directory)" },
-	{ "client", PARAM_STR, offsetof(struct sweep_run_opts, client), NULL, 0, 0, 0, "FILE",
-	  "run, resume: the sweep_client to copy to the hosts (default: the one beside sweep)" },
+	{ "client", PARAM_STR, offsetof(struct sweep_run_opts, client), NULL, 0, 0, 0, "DIR",
+	  "run, resume: the client bundle to copy to the hosts, or a directory of one a platform "
+	  "(default: the installed ones, libexec/wseq/sweep-client)" },
 	{ "progress", PARAM_STR, offsetof(struct sweep_run_opts, progress), "", 0, 0, 0, "MODE",
 	  "run, resume: bar, lines or none (default: bar on a terminal, else lines)" },
 	{ "keep_server", PARAM_BOOL, offsetof(struct sweep_run_opts, keep_server), "0", 0, 0, 0,
 	  NULL, "run, resume: leave the private project running at the end" },
 	{ "verbose", PARAM_BOOL, offsetof(struct sweep_run_opts, verbose), "0", 0, 0, 0, NULL,
-	  "run, resume: log every step on every host (ssh, scp, client starts and ends)" },
+	  "run, resume: log every step on every host (ssh, sftp, client starts and ends)" },
 	{ "max_starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
 	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
 	{ "joblog", PARAM_STR, offsetof(struct sweep_run_opts, joblog), NULL, 0, 0, 0, "FILE",
@@ -173,7 +174,7 @@ static int cmd_run(struct tool_ctx *ctx)
 static const struct tool_cmd commands[] = {
 	{ "run", cmd_run,
 	  "run SPEC          the whole sweep -- a session of one task per line of the spec's\n"
-	  "                    parameter file, sweep_client started by ssh (copied by scp when\n"
+	  "                    parameter file, sweep_client started by ssh (copied by sftp when\n"
 	  "                    missing) on every host of its cluster file, the progress, the\n"
 	  "                    results judged and collected into its Output, then the statistics", 1, 1, NULL },
 	{ "resume", cmd_run,

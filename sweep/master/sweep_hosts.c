@@ -1,14 +1,16 @@
 /*
  * `sweep run`'s hosts (sweep_run_int.h): each host of the cluster file is a
- * small state machine whose every step is one ssh or scp process -- start
+ * small state machine whose every step is one ssh or sftp process -- start
  * the client by ssh (the ssh stays while the client works, and its exit
  * status is the client's); if that fails, a dummy ssh command tells a dead
- * or refusing host from one that lacks the client; then scp copies the
- * client and it is started again. The start's shell prints the client's
+ * or refusing host from one that lacks the client; then sftp copies the
+ * client bundle (sweep_bundle.h) under a temporary name and renames it into
+ * place, and it is started again. The start's shell prints the client's
  * process ID first; at the end the master stops each client by it, over the
  * host's ssh connection.
  */
 #include "sweep_run_int.h"
+#include "sweep_bundle.h"
 #include "fileutil.h"
 #include "log.h"
 #include "sweep_util.h"
@@ -23,6 +25,9 @@
 #define RESTART_WAIT 5.0        /* seconds before a client that died is started again */
 #define CONNECT_TIMEOUT 5       /* seconds ssh waits for a host's TCP connection and its banner */
 #define CTL_PERSIST 10          /* seconds a host's shared ssh connection outlives its last use */
+#define START_ABSENT 125        /* the start command's: this master's client bundle is not there */
+#define COPY_TRIES 2            /* copies of the client tried in a row before a host is given up */
+#define SAID_MAX 400            /* bytes of what a host said kept for the statistics */
 
 const char *const sweep_verdict_names[] = {
 	"new", "running", "finished", "unreachable", "copy failed", "client failed",
@@ -128,7 +133,20 @@ static long client_pid(const struct run *r, const struct host *h)
 	return pid;
 }
 
-/* The last non-empty line of what the host's last ssh or scp said, or "". */
+/*
+ * A host's words made safe to print and to keep in the hosts file: no
+ * control character (a terminal escape, a tab), at most SAID_MAX bytes.
+ */
+static void said_printable(char *s)
+{
+	if (strlen(s) > SAID_MAX)
+		s[SAID_MAX] = 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+/* The last non-empty line of what the host's last ssh or sftp said, or "". */
 static char *ssh_said(const struct run *r, const struct host *h)
 {
 	struct sbuf b = SBUF_INIT(1 << 20);
@@ -142,6 +160,7 @@ static char *ssh_said(const struct run *r, const struct host *h)
 		*--end = 0;
 	line = strrchr(s, '\n');
 	line = xstrdup(line ? line + 1 : s);
+	said_printable(line);
 	sbuf_release(&b);
 	return line;
 }
@@ -317,12 +336,13 @@ static int start_client(struct run *r, struct host *h)
 	sbuf_addstr(&cmd, "cd ");
 	sweep_sh_quote(&cmd, r->o->remote_dir);
 	/*
-	 * A sweep_client there that is not this master's (an older one, which
-	 * may not take the arguments below) counts as missing: it is copied anew.
+	 * The bundle is this master's by its name, its content's MD5: one that is
+	 * not there (another master's, an older wseq's) is copied, never run.
 	 * echo $$: the client's process ID (exec keeps it), to stop it by.
 	 */
-	sbuf_addf(&cmd, " 2>/dev/null || exit 127; test \"$(md5sum <sweep_client 2>/dev/null)\" = "
-		  "'%s  -' || exit 127; echo $$; exec ./sweep_client --host ", r->client_md5);
+	sbuf_addf(&cmd, " 2>/dev/null && test -x sweep_client-%s/%s || exit %d; "
+		  "echo $$; exec ./sweep_client-%s/%s --host ", r->client_md5, SWEEP_BUNDLE_START,
+		  START_ABSENT, r->client_md5, SWEEP_BUNDLE_START);
 	sweep_sh_quote(&cmd, h->label);
 	sbuf_addf(&cmd, " --jobs %ld ", h->h.jobs >= 0 ? h->h.jobs : r->spec.jobs);
 	if (r->o->nice)
@@ -344,31 +364,107 @@ static int check_login(struct run *r, struct host *h)
 	return ssh_step(r, h, S_CHECK, xstrdup("true"));
 }
 
-static int make_dir(struct run *r, struct host *h)
+/* s as one word of an sftp batch line: quoted, its quotes and backslashes escaped. */
+static void sftp_quote(struct sbuf *b, const char *s)
 {
-	struct sbuf cmd = SBUF_INIT(1 << 16);
-
-	sbuf_addstr(&cmd, "mkdir -p ");
-	sweep_sh_quote(&cmd, r->o->remote_dir);
-	return ssh_step(r, h, S_MKDIR, sbuf_detach(&cmd, NULL));
+	sbuf_addch(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sbuf_addch(b, '\\');
+		sbuf_addch(b, *s);
+	}
+	sbuf_addch(b, '"');
 }
 
+/*
+ * The sftp commands of a copy: the remote directory made (each of its
+ * parts, errors ignored: they may be there), the bundle put under a fresh
+ * temporary name, then renamed into place. sftp-server renames a directory
+ * only where nothing is, so a client running from a copy keeps its files
+ * (nothing is written over them, not even on a shared NFS home), and of two
+ * masters copying the same bundle at once the second's rename fails. Only
+ * sftp is asked of the host: not even mkdir or mv.
+ */
+static void copy_batch(const struct run *r, const struct host *h, struct sbuf *b)
+{
+	const char *dir = r->o->remote_dir;
+	char *tmp = xasprintf("%s/%s", dir, h->copy_tmp);
+	char *dest = xasprintf("%s/sweep_client-%s", dir, r->client_md5);
+	size_t i, len = strlen(dir);
+
+	for (i = 1; i <= len; i++) {    /* a/b/c: a, a/b, a/b/c */
+		char *part;
+
+		if (i < len && dir[i] != '/')
+			continue;
+		part = xstrndup(dir, i);
+		sbuf_addstr(b, "-mkdir ");
+		sftp_quote(b, part);
+		sbuf_addch(b, '\n');
+		free(part);
+	}
+	sbuf_addstr(b, "put -rp ");
+	sftp_quote(b, r->client);
+	sbuf_addch(b, ' ');
+	sftp_quote(b, tmp);
+	sbuf_addstr(b, "\nrename ");
+	sftp_quote(b, tmp);
+	sbuf_addch(b, ' ');
+	sftp_quote(b, dest);
+	sbuf_addch(b, '\n');
+	free(tmp);
+	free(dest);
+}
+
+/* Copy the client bundle to the host by sftp (copy_batch), under a fresh temporary name. */
 static int copy_client(struct run *r, struct host *h)
 {
-	struct sbuf dest = SBUF_INIT(1 << 16);
-	char *argv[32];
+	struct sbuf batch = SBUF_INIT(1 << 16), dest = SBUF_INIT(1 << 16);
+	char *path = xasprintf("%s/sftp-%zu.batch", r->sdir, (size_t)(h - r->hosts));
+	char *argv[32], rnd[17];
 	size_t n = 0;
+	int rc = random_hex(rnd, 8);
 
+	h->copies++;
+	if (rc == 0) {
+		free(h->copy_tmp);
+		h->copy_tmp = xasprintf(".sweep_client-%s.tmp-%s", r->client_md5, rnd);
+		copy_batch(r, h, &batch);
+		rc = write_file_atomic(path, batch.buf, batch.len, 0600);
+	}
+	sbuf_release(&batch);
+	if (rc < 0) {
+		free(path);
+		sbuf_release(&dest);
+		return -1;
+	}
 	if (h->h.user)
 		sbuf_addf(&dest, "%s@", h->h.user);
-	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]:" : "%s:", h->h.host);
-	sbuf_addf(&dest, "%s/sweep_client", r->o->remote_dir);
+	sbuf_addf(&dest, strchr(h->h.host, ':') ? "[%s]" : "%s", h->h.host);
 	sweep_ssh_base(r, h, true, NULL, argv, &n);
-	argv[n++] = xstrdup(r->client);
+	free(argv[0]);
+	argv[0] = xstrdup("sftp");      /* sftp takes scp's options */
+	argv[n++] = xstrdup("-b");
+	argv[n++] = path;
 	argv[n++] = sbuf_detach(&dest, NULL);
 	argv[n] = NULL;
 	log_info("host %s: copying the client", h->label);
 	return spawn(r, h, S_COPY, argv);
+}
+
+/*
+ * After a copy that failed: its temporary copy removed (where the host has
+ * rm), and is the bundle there all the same (another master's rename won)?
+ */
+static int copy_check(struct run *r, struct host *h)
+{
+	struct sbuf cmd = SBUF_INIT(1 << 16);
+
+	sbuf_addstr(&cmd, "cd ");
+	sweep_sh_quote(&cmd, r->o->remote_dir);
+	sbuf_addf(&cmd, " && { rm -rf %s 2>/dev/null; test -x sweep_client-%s/%s; }", h->copy_tmp,
+		  r->client_md5, SWEEP_BUNDLE_START);
+	return ssh_step(r, h, S_COPY_CHECK, sbuf_detach(&cmd, NULL));
 }
 
 static const char *client_exit_meaning(int code)
@@ -379,8 +475,9 @@ static const char *client_exit_meaning(int code)
 	case 3: return "no worker for the host's platform";
 	case 4: return "the worker's MD5 does not match";
 	case 5: return "the master did not answer";
-	case 126: return "the client cannot run there";
-	case 127: return "the client is missing";
+	case START_ABSENT: return "the client is not there";
+	case 126: return "the host cannot run the client";
+	case 127: return "the host cannot start the client";
 	case 255: return "the ssh connection failed or the client was killed";
 	default: return "the client ended badly";
 	}
@@ -409,6 +506,46 @@ static void host_step_stopped(struct run *r, struct host *h, enum step step, int
 							      client_exit_meaning(client_exit)));
 }
 
+/*
+ * Starting the client again will not help: the master turned it away, the
+ * host cannot run it, or it is not there even after copying it.
+ */
+static bool start_is_final(const struct host *h)
+{
+	int code = h->start_exit;
+
+	return (code >= 2 && code <= 4) || code == 126 || code == 127 ||
+	       (code == START_ABSENT && h->copied);
+}
+
+/* Why the last start failed: its exit status, what it means, what it said. */
+static char *start_why(const struct host *h)
+{
+	const char *said = h->start_said ? h->start_said : "";
+
+	return xasprintf("exit %d: %s%s%s%s", h->start_exit, client_exit_meaning(h->start_exit),
+			 *said ? " (" : "", said, *said ? ")" : "");
+}
+
+/* The bundle is in place: start it. */
+static int copy_done(struct run *r, struct host *h)
+{
+	h->copied = true;
+	h->copies = 0;
+	return start_client(r, h);
+}
+
+/* A copy failed (h->copy_said says how): it is tried once more. */
+static int copy_failed(struct run *r, struct host *h)
+{
+	if (h->copies < COPY_TRIES) {
+		log_warn("host %s: copying the client failed (%s); once more", h->label, h->copy_said);
+		return copy_client(r, h);
+	}
+	set_verdict(r, h, H_COPY_FAILED, xstrdup(h->copy_said));
+	return 0;
+}
+
 /* A step of host h ended with exit status code: the next step. */
 static void host_step_done(struct run *r, struct host *h, int code)
 {
@@ -425,17 +562,14 @@ static void host_step_done(struct run *r, struct host *h, int code)
 	switch (step) {
 	case S_START:
 		h->start_exit = code;
+		free(h->start_said);
+		h->start_said = code ? ssh_said(r, h) : NULL;
 		if (code == 0) {
 			h->starts = 0;  /* max_starts counts starts that went wrong in a row */
 			r->judge_now = true;
 			set_verdict(r, h, H_FINISHED, xstrdup("no task left"));
-		} else if (code >= 2 && code <= 4) {
-			/* the client ran and the master turned it away: starting again won't help */
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", code,
-								      client_exit_meaning(code)));
-		} else if ((code == 126 || code == 127) && h->copied) {
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d after copying: %s", code,
-								      client_exit_meaning(code)));
+		} else if (start_is_final(h)) {
+			set_verdict(r, h, H_CLIENT_FAILED, start_why(h));
 		} else {
 			log_info("host %s: the client's ssh ended with %d (%s)", h->label, code,
 				 client_exit_meaning(code));
@@ -446,30 +580,28 @@ static void host_step_done(struct run *r, struct host *h, int code)
 		if (code != 0) {
 			set_verdict(r, h, H_UNREACHABLE, unreachable_why(r, h, code));
 			h->not_before = dnow() + RESTART_WAIT;
-		} else if (h->start_exit == 126 || h->start_exit == 127) {
-			rc = make_dir(r, h);
+		} else if (h->start_exit == START_ABSENT) {
+			rc = copy_client(r, h);
 		} else {
 			/* the host is there; its client died or lost the connection */
-			set_verdict(r, h, H_CLIENT_FAILED, xasprintf("exit %d: %s", h->start_exit,
-					client_exit_meaning(h->start_exit)));
+			set_verdict(r, h, H_CLIENT_FAILED, start_why(h));
 			h->not_before = dnow() + RESTART_WAIT;
 		}
 		break;
-	case S_MKDIR:
 	case S_COPY:
-		if (code != 0) {
+		if (code == 0) {
+			rc = copy_done(r, h);
+		} else {
 			char *said = ssh_said(r, h);
 
-			set_verdict(r, h, H_COPY_FAILED, xasprintf("%s exit %d%s%s%s",
-				    step == S_COPY ? "scp" : "ssh mkdir", code, *said ? " (" : "",
-				    said, *said ? ")" : ""));
+			free(h->copy_said);
+			h->copy_said = xasprintf("sftp exit %d%s%s", code, *said ? ": " : "", said);
 			free(said);
-		} else if (step == S_MKDIR) {
-			rc = copy_client(r, h);
-		} else {
-			h->copied = true;
-			rc = start_client(r, h);
+			rc = copy_check(r, h);
 		}
+		break;
+	case S_COPY_CHECK:
+		rc = code == 0 ? copy_done(r, h) : copy_failed(r, h);
 		break;
 	case S_IDLE:
 		break;
@@ -520,9 +652,7 @@ bool sweep_hosts_restart(struct run *r, bool ready)
 		struct host *h = &r->hosts[i];
 
 		if (h->step != S_IDLE || h->starts >= r->o->max_starts ||
-		    (h->verdict == H_CLIENT_FAILED && h->start_exit >= 2 && h->start_exit <= 4) ||
-		    (h->verdict == H_CLIENT_FAILED && h->copied &&
-		     (h->start_exit == 126 || h->start_exit == 127)))
+		    (h->verdict == H_CLIENT_FAILED && start_is_final(h)))
 			continue;
 		any = true;
 		if (ready && dnow() >= h->not_before && start_client(r, h) < 0)

@@ -2,7 +2,7 @@
  * `sweep run SPEC` and `sweep resume SESSION` (see sweep_run.h, doc/sweep.md).
  *
  * The master is one process with a loop. Each host of the cluster file has
- * a small state machine of ssh and scp steps (sweep_hosts.c). Around them
+ * a small state machine of ssh and sftp steps (sweep_hosts.c). Around them
  * the loop judges the results that came back, draws the progress and ends
  * when every task ended (or no host is left to run the rest). Everything it
  * knows of the tasks is in the database, so a master killed at any moment
@@ -10,6 +10,7 @@
  * The figures at the end are sweep_stats.c's.
  */
 #include "sweep_run_int.h"
+#include "sweep_bundle.h"
 #include "config.h"
 #include "db.h"
 #include "db_queries.h"
@@ -389,10 +390,8 @@ static int setup_worker(struct run *r)
 	free(path);
 	if (rc < 0)
 		return -1;
-	r->client = r->o->client ? xstrdup(r->o->client) : find_tool("sweep_client");
-	if (access(r->client, R_OK) != 0)
-		return log_error("cannot read the client to deploy, %s (--client FILE)", r->client);
-	if (md5_file(r->client, r->client_md5, NULL) < 0)
+	r->client = sweep_bundle_find(r->o->client, SWEEP_PLATFORM);
+	if (!r->client || sweep_bundle_id(r->client, r->client_md5) < 0)
 		return -1;
 	return setup_url(r);
 }
@@ -780,6 +779,9 @@ static void run_release(struct run *r)
 		free(r->hosts[i].h.host);
 		free(r->hosts[i].label);
 		free(r->hosts[i].why);
+		free(r->hosts[i].copy_tmp);
+		free(r->hosts[i].copy_said);
+		free(r->hosts[i].start_said);
 	}
 	free(r->hosts);
 	if (r->have_cfg)

@@ -2,7 +2,7 @@
  * `sweep run` and `sweep resume`: the whole sweep from one command -- the
  * project (a private one, as wseq_sandbox makes, when none is configured),
  * the session, sweep_client deployed to every host of the cluster file by
- * ssh (and scp when missing), the progress while the hosts work, the
+ * ssh (and sftp when missing), the progress while the hosts work, the
  * results judged as they come, the output and the statistics at the end.
  */
 #ifndef WSEQ_SWEEP_RUN_H
@@ -18,7 +18,7 @@ struct sweep_run_opts {
 	char *sandbox;          /* the private project's directory, or NULL */
 	char *ssh_config;       /* ssh -F FILE, or NULL */
 	char *remote_dir;       /* where sweep_client lives on the hosts */
-	char *client;           /* the sweep_client to copy, or NULL: beside sweep */
+	char *client;           /* the client bundle to copy (sweep_bundle.h), or NULL: the installed ones */
 	char *progress;         /* bar, lines, none, or "" (bar on a terminal, else lines) */
 	bool keep_server;       /* leave a private project running at the end */
 	bool verbose;           /* log what happens to each host, and the private project's output */

@@ -19,8 +19,8 @@ enum step {
 	S_IDLE,         /* nothing runs for this host */
 	S_START,        /* ssh ... sweep_client: runs as long as the client */
 	S_CHECK,        /* ssh ... true: can we log in at all? */
-	S_MKDIR,        /* ssh ... mkdir -p DIR */
-	S_COPY,         /* scp sweep_client */
+	S_COPY,         /* sftp: the client bundle put under a temporary name, renamed into place */
+	S_COPY_CHECK,   /* ssh ... test: after a copy failed, is a bundle in place all the same? */
 };
 
 enum verdict {
@@ -43,6 +43,10 @@ struct host {
 	int start_exit;         /* exit status of the last start */
 	int starts;
 	bool copied;
+	int copies;             /* copies tried since the last that worked */
+	char *copy_tmp;         /* the temporary name of the copy under way */
+	char *copy_said;        /* how the last copy failed */
+	char *start_said;       /* what the last start that failed said on stderr */
 	double not_before;      /* no new start before this dnow() */
 	double step_t0;         /* when the running step began */
 	pid_t stop_pid;         /* the ssh telling its client to stop, or 0 */
@@ -58,8 +62,8 @@ struct run {
 	char *sdir;             /* the project's sweep/SID */
 	struct sweep_spec spec;
 	char *url;              /* how the hosts reach the master: the endpoints' base URL */
-	char *client;           /* the local sweep_client */
-	char client_md5[MD5_HEX_LEN + 1];
+	char *client;           /* the local client bundle (sweep_bundle.h) */
+	char client_md5[MD5_HEX_LEN + 1];       /* its ID: on the hosts, sweep_client-ID */
 	char md5[MD5_HEX_LEN + 1];
 	char *ctl_dir;          /* the ssh control sockets (one shared connection a host), or NULL */
 	char *sandbox;          /* the private project's directory, or NULL */

@@ -73,16 +73,20 @@ logins() {
 	cat "$D"/sshd-*.log | grep -c "Accepted publickey"
 }
 
-# This script's masters keep their shared ssh connections in a directory of
-# its own (short: a socket's path is), so other sweeps running at the same
-# time on the machine are not counted.
-TMPDIR=$(mktemp -d /tmp/t6120.XXXXXX) || exit 1
-export TMPDIR
-test_atexit "rm -rf '$TMPDIR'"
-
-# ctl_dirs: the masters' directories of shared ssh connections left
+# ctl_dirs PID: the directories of shared ssh connections of the master PID
+# left in /tmp (other tests' masters may run at the same time)
 ctl_dirs() {
-	ls -d "$TMPDIR"/wseq-sweep-* 2>/dev/null | wc -l
+	ls -d /tmp/wseq-sweep-"$1".* 2>/dev/null | wc -l
+}
+
+# mux_gone PID: no ssh process of the master PID's shared connections is left
+mux_gone() {
+	! pgrep -f "/tmp/wseq-swee[p]-$1[.]" >/dev/null
+}
+
+# master_pid DIR: the pid of the master whose log is DIR/run.log
+master_pid() {
+	sed -n "s/^[-0-9]* [0-9:.]* sweep\[\([0-9]*\)\] .*/\1/p" "$1/run.log" | head -n 1
 }
 
 # --- a whole sweep, with every kind of trouble -----------------------------
@@ -91,7 +95,7 @@ make_sweep s1 5 24 5=fail 9=hang 13=bad
 { echo "$NOAUTH"; echo "$CLOSED"; echo "nonexistent-host.invalid"; } >>s1/cluster
 
 test_expect_success 'sweep run: a private project, the client deployed, exit 4 (some sets failed)' '
-	logins >logins.before && ctl_dirs >ctl.before &&
+	logins >logins.before &&
 	(cd s1 && $RUN run spec >stats 2>run.log; echo $? >rc) &&
 	test "$(cat s1/rc)" = 4 &&
 	grep "^session [0-9a-f]\{32\}: 24 tasks, 21 done, 0 running, 0 waiting, 3 failed$" s1/stats &&
@@ -99,19 +103,20 @@ test_expect_success 'sweep run: a private project, the client deployed, exit 4 (
 	grep "elapsed: " s1/run.log | tail -n 1 | grep "21/24 done, 3 failed, 0 running, 0 waiting"
 '
 
-test_expect_success 'the client was missing on every slave: copied by scp after the dummy ssh check' '
+test_expect_success 'the client was missing on every slave: copied by sftp after the dummy ssh check' '
 	for u in $SSHD_SLAVE_USERS; do
-		test -x "$D/home/$u/.wseq-sweep/sweep_client" || return 1
+		test -x "$D/home/$u/.wseq-sweep/sweep_client-"*/start || return 1
 	done &&
 	test "$(grep -c "copying the client" s1/run.log)" = 3 &&
 	# given the private project'"'"'s own sweep URL, under its name
 	grep -q "the clients connect to http://127.0.0.1:$PORT/sweep_cgi/sweep\$" s1/run.log
 '
 
-test_expect_success 'one ssh login a slave: start, check, mkdir, scp and start again share it' '
+test_expect_success 'one ssh login a slave: start, check, the sftp copy and start again share it' '
 	test "$(($(logins) - $(cat logins.before)))" = 3 &&
-	test "$(ctl_dirs)" = "$(cat ctl.before)" &&
-	test_wait_for 15 sh -c "! pgrep -f ControlPath=$TMPDIR/wseq-swee[p]-"
+	pid=$(master_pid s1) && test -n "$pid" &&
+	test "$(ctl_dirs "$pid")" = 0 &&
+	test_wait_for 15 mux_gone "$pid"
 '
 
 test_expect_success 'the output holds every valid set once, in table order, binary results intact' '
@@ -160,9 +165,12 @@ JOBS=3 make_sweep s2 30 45
 
 test_expect_success 'a slave whose sweep_client is not this master'"'"'s (an older one) gets a fresh copy' '
 	stale=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2) &&
-	f="$D/home/$stale/.wseq-sweep/sweep_client" &&
-	printf "#!/bin/sh\necho need 5 arguments >&2\nexit 1\n" >"$f" &&
-	! cmp -s "$f" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
+	r="$D/home/$stale/.wseq-sweep" &&
+	ls -d "$r"/sweep_client-* >bundles && test_line_count = 1 bundles &&
+	b=$(cat bundles) && echo "${b##*/}" >bundle.name &&
+	mv "$b" "$r/sweep_client-00000000000000000000000000000000" &&
+	printf "#!/bin/sh\necho need 5 arguments >&2\nexit 1\n" >"$r/sweep_client" &&
+	chmod 755 "$r/sweep_client"
 '
 
 # The sweep is held (sets 10..45 wait at s2.hold), so the master is surely
@@ -177,7 +185,7 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	sid=$(sed -n "s/^sweep: session \([0-9a-f]*\):.*/\1/p" s2/run.log) &&
 	test_wait_for 60 sh -c "sweep --sandbox \"$SB\" status $sid 2>/dev/null |
 		grep -q \"tasks, \([6-9]\|[1-9][0-9]\) done\"" &&
-	ctl_dirs >ctl.before &&
+	test "$(ctl_dirs $master)" = 1 &&
 	kill -9 $master && { wait $master || :; } &&
 	sweep --sandbox "$SB" status "$sid" >before &&
 	! grep -q "45 done" before &&
@@ -190,11 +198,12 @@ test_expect_success 'the master killed with -9 mid-run, the server stopped too; 
 	grep "^session $sid: 45 tasks, 45 done, 0 running, 0 waiting, 0 failed$" s2/stats &&
 	expect_blocks s2 ok $(seq 1 45) &&
 	# the killed master'"'"'s directory of shared ssh connections went with the resume
-	test "$(ctl_dirs)" = "$(($(cat ctl.before) - 1))" &&
+	test "$(ctl_dirs $master)" = 0 &&
 	stale=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2) &&
 	grep "copying the client" s2/run.log >copied && test_line_count = 1 copied &&
 	test_grep "host $stale@" copied &&
-	cmp "$D/home/$stale/.wseq-sweep/sweep_client" "$WSEQ_BUILDDIR/stage/bin/sweep_client"
+	diff -r "$D/home/$stale/.wseq-sweep/$(cat bundle.name)" \
+		"$WSEQ_LIBEXECDIR/sweep-client/x86_64-pc-linux-gnu"
 '
 
 test_expect_success 'Jobs=3: each slave ran tasks in three processes at once' '
