@@ -162,11 +162,13 @@ const struct db_query dbq_sweep_result_judged = {
 	"UPDATE result SET validate_state=?, outcome=? "
 	"WHERE id=? AND validate_state=0 AND server_state=5 AND outcome=1", "iii"
 };
+/* Valid: the task is done, and due for the transitioner now (to cancel its unsent tickets). */
 const struct db_query dbq_sweep_wu_valid = {
 	"sweep_wu_valid", NULL,
 	"UPDATE workunit JOIN result ON result.workunitid=workunit.id "
 	"SET workunit.canonical_resultid=result.id, workunit.need_validate=0, "
-	"workunit.assimilate_state=2 WHERE result.id=? AND workunit.canonical_resultid=0", "i"
+	"workunit.assimilate_state=2, workunit.transition_time=LEAST(workunit.transition_time, ?) "
+	"WHERE result.id=? AND workunit.canonical_resultid=0", "ii"
 };
 const struct db_query dbq_sweep_wu_invalid = {
 	"sweep_wu_invalid", NULL,
@@ -189,7 +191,7 @@ int db_sweep_judge(struct db *db, int64_t ticket, bool valid, int64_t t)
 		DBV_INT(valid ? VALIDATE_STATE_VALID : VALIDATE_STATE_INVALID),
 		DBV_INT(valid ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_VALIDATE_ERROR), DBV_INT(ticket)
 	};
-	struct db_val ok[] = { DBV_INT(ticket) };
+	struct db_val ok[] = { DBV_INT(t), DBV_INT(ticket) };
 	struct db_val bad[] = { DBV_INT(t), DBV_INT(ticket) };
 	int64_t n = 0;
 	int rc = db_query_exec(db, &dbq_sweep_result_judged, res, ARRAY_SIZE(res), &n);

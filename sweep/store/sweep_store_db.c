@@ -119,7 +119,7 @@ static int sweep_app(struct db_store *s, int64_t *appid)
 
 struct create_args {
 	const char *sid, *spec;
-	const struct sweep_task_new *tasks;
+	const struct sweep_task_new **order;   /* the tasks by row: ids, and first tickets, follow rows */
 	size_t n;
 	struct db_batch b;
 	struct db_workunit *wus;
@@ -208,7 +208,7 @@ static int create_txn(struct db_store *s, void *arg)
 		rc = db_batch_insert(s->db, &a->b);
 	a->wus = xcalloc(a->n + 1, sizeof(*a->wus));
 	for (i = 0; rc == DB_OK && i < a->n; i++)
-		task_workunit(&a->wus[i], &a->b, &a->tasks[i]);
+		task_workunit(&a->wus[i], &a->b, a->order[i]);
 	if (rc == DB_OK && a->n)
 		rc = db_rec_insert_many(s->db, &db_workunit_table, a->wus, sizeof(*a->wus), a->n);
 	if (rc == DB_OK)
@@ -216,13 +216,35 @@ static int create_txn(struct db_store *s, void *arg)
 	return rc;
 }
 
+static int cmp_row(const void *a, const void *b)
+{
+	size_t x = (*(const struct sweep_task_new *const *)a)->row;
+	size_t y = (*(const struct sweep_task_new *const *)b)->row;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Tickets are handed out in the order they were made (result ids, the
+ * index /task walks): the tasks go in by row, so their first tickets are
+ * handed out lowest row first; later ones, made by the transitioner, after
+ * those waiting.
+ */
 static int store_create(struct sweep_store *st, const char *sid, const char *spec,
 			const struct sweep_task_new *tasks, size_t n)
 {
-	struct create_args a = { sid, spec, tasks, n, { 0 }, NULL };
-	int rc = txn((struct db_store *)st, "create", create_txn, &a);
+	const struct sweep_task_new **order = xcalloc(n + 1, sizeof(*order));
+	struct create_args a = { sid, spec, order, n, { 0 }, NULL };
+	size_t i;
+	int rc;
 
+	for (i = 0; i < n; i++)
+		order[i] = &tasks[i];
+	if (n)
+		qsort(order, n, sizeof(*order), cmp_row);
+	rc = txn((struct db_store *)st, "create", create_txn, &a);
 	create_reset(&a);
+	free(order);
 	return rc == SWEEP_STORE_NOT_FOUND ? SWEEP_STORE_ERROR : rc;
 }
 
