@@ -148,9 +148,10 @@ struct sweep_store *sweep_project_store(const char *path, double wait)
 	double end = dnow() + wait;
 	struct sweep_store *st;
 
-	while (!(st = sweep_store_open_project(path, &err)) && dnow() < end) {
+	/* each try that fails logs why: one a second */
+	while (!(st = sweep_store_open_project(path, &err)) && dnow() + 1 < end) {
 		sbuf_reset(&err);
-		usleep(200 * 1000);
+		sleep(1);
 	}
 	if (!st)
 		log_error("%s", sbuf_str(&err));
