@@ -233,11 +233,21 @@ static int cmp_row(const void *a, const void *b)
 static int store_create(struct sweep_store *st, const char *sid, const char *spec,
 			const struct sweep_task_new *tasks, size_t n)
 {
-	const struct sweep_task_new **order = xcalloc(n + 1, sizeof(*order));
-	struct create_args a = { sid, spec, order, n, { 0 }, NULL };
+	const struct sweep_task_new **order;
+	struct create_args a = { sid, spec, NULL, n, { 0 }, NULL };
 	size_t i;
 	int rc;
 
+	for (i = 0; i < n; i++) {
+		const struct sweep_task_new *t = &tasks[i];
+
+		if (t->row < 1 || t->max_assign < 1 || t->max_total < t->max_assign ||
+		    t->timeout < 0 || !t->body) {
+			log_error("sweep store: session %s: task %zu makes no sense", sid, i + 1);
+			return SWEEP_STORE_ERROR;
+		}
+	}
+	a.order = order = xcalloc(n + 1, sizeof(*order));
 	for (i = 0; i < n; i++)
 		order[i] = &tasks[i];
 	if (n)
