@@ -515,6 +515,7 @@ static void case_counts_agree(struct conf_run *r)
 
 static int stop_at_first(const struct sweep_task_state *k, void *arg)
 {
+	(void)k;
 	(*(int *)arg)++;
 	return 1;
 }
