@@ -2,8 +2,9 @@
  * The parameter sweep's HTTP endpoints as a handler (doc/sweep-protocol.md):
  * sweep_endpoints_serve() answers one request -- /config, /ping, /worker,
  * /task, /complete, /failed -- from a sweep store (sweep/store/sweep_store.h)
- * and a session-files directory (sweep_files.h), and nothing else: no
- * database of its own, no configuration file, no global state. The
+ * and a session-files directory (sweep_files.h: the master's "halt" file
+ * there stops /task and, with "now", makes /ping answer 205), and nothing
+ * else: no database of its own, no configuration file, no global state. The
  * project's cgi-bin/sweep (sweep_cgi.c) calls it with the project store; the
  * master's embedded HTTP server can call it in-process with its own.
  *

@@ -2,9 +2,10 @@
  * Where a sweep session's files live beside its store (doc/sweep-store.md):
  * the session's own directory, SESSIONS/SID, holding "config" (the
  * configuration body), "worker_name" and "workers/PLATFORM" (written by the
- * master, served by /config and /worker); and the results /complete brought,
- * one file a ticket named by it under RESULTS in BOINC's fan-out
- * (lib/dirhier.h), read by the master's collection. A project keeps them in
+ * master, served by /config and /worker), and "halt" while the master's
+ * --halt holds the session (read by /task and /ping); and the results
+ * /complete brought, one file a ticket named by it under RESULTS in BOINC's
+ * fan-out (lib/dirhier.h), read by the master's collection. A project keeps them in
  * PROJECT/sweep and its upload directory (sweep_files_project()); the
  * embedded store wherever its caller says.
  */
