@@ -5,14 +5,13 @@
  * the sets that still have to run.
  */
 #include "sweep_joblog.h"
-#include "db.h"
-#include "db_queries.h"
 #include "fileutil.h"
 #include "log.h"
 #include "sweep_expand.h"
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
+#include "sweep_store.h"
 
 #define JOBLOG_MAX (1 << 30)    /* the largest joblog read back */
 
@@ -176,29 +175,9 @@ struct entry {
 struct walk {
 	const struct sweep_spec *spec;
 	const struct sweep_params *params;
-	int64_t *task_ids;              /* by id, and each task's row */
-	size_t *task_rows, ntasks;
 	struct entry *e;
 	size_t n;
 };
-
-static int take_task(struct db_sweep_task *t, void *arg)
-{
-	struct walk *w = arg;
-
-	ARRAY_GROW(w->task_ids, w->ntasks);
-	ARRAY_GROW(w->task_rows, w->ntasks);
-	w->task_ids[w->ntasks] = t->id;
-	w->task_rows[w->ntasks++] = t->opaque > 0 ? (size_t)t->opaque : 0;
-	return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The value of a "key=value" line of a ticket's note, or NULL. */
 static char *note_get(const char *note, const char *key)
@@ -213,62 +192,57 @@ static char *note_get(const char *note, const char *key)
 }
 
 /* Exitval and Signal of a ticket; false for one that is not a run's end. */
-static bool outcome(const struct db_result *r, int *exitval, int *sig)
+static bool outcome(const struct sweep_ticket *t, int *exitval, int *sig)
 {
 	char *why;
 
 	*exitval = 0;
 	*sig = 0;
-	if (!r->sent_time)
+	if (!t->sent_time)
 		return false;
-	switch (r->outcome) {
-	case RESULT_OUTCOME_SUCCESS:
-		if (r->validate_state == VALIDATE_STATE_INVALID)
-			*exitval = SWEEP_JOBLOG_INVALID;
-		return r->validate_state == VALIDATE_STATE_VALID ||
-		       r->validate_state == VALIDATE_STATE_INVALID;
-	case RESULT_OUTCOME_VALIDATE_ERROR:
+	switch (t->state) {
+	case SWEEP_TICKET_VALID:
+		return true;
+	case SWEEP_TICKET_INVALID:
 		*exitval = SWEEP_JOBLOG_INVALID;
 		return true;
-	case RESULT_OUTCOME_CLIENT_ERROR:
-		why = note_get(r->stderr_out, "why");
+	case SWEEP_TICKET_FAILED:
+		why = note_get(t->note, "why");
 		sweep_joblog_why(why, exitval, sig);
 		free(why);
 		return true;
-	case RESULT_OUTCOME_NO_REPLY:
+	case SWEEP_TICKET_TIMED_OUT:
 		*exitval = SWEEP_JOBLOG_KILLED;
 		return true;
 	default:
-		return false;
+		return false;   /* not judged yet, or never sent */
 	}
 }
 
-static int take_ticket(struct db_result *r, void *arg)
+static int take_ticket(const struct sweep_ticket *t, void *arg)
 {
 	struct walk *w = arg;
 	struct sweep_joblog_run run = { 0 };
-	const int64_t *t = bsearch(&r->workunitid, w->task_ids, w->ntasks, sizeof(int64_t), cmp_i64);
 	struct sweep_argv argv = { NULL, 0 };
 	struct sbuf cmd = SBUF_INIT(1 << 16), err = SBUF_INIT(4096);
 	char *host;
 	struct entry *e;
 
-	if (!t || !outcome(r, &run.exitval, &run.signal))
+	if (!outcome(t, &run.exitval, &run.signal))
 		return 0;
-	run.seq = w->task_rows[t - w->task_ids];
+	run.seq = t->row;
 	if (run.seq >= 1 && run.seq <= w->params->nrows &&
 	    sweep_spec_command(w->spec->command_line, w->params, run.seq - 1, &argv, &err) == 0)
 		sweep_argv_join(argv.v, argv.n, &cmd);
-	host = note_get(r->stderr_out, "host");
+	host = note_get(t->note, "host");
 	run.host = host;
-	run.start = r->sent_time;
-	run.runtime = r->received_time ? r->elapsed_time
-		: (double)(r->report_deadline - r->sent_time);
+	run.start = t->sent_time;
+	run.runtime = t->received_time ? t->elapsed : (double)(t->deadline - t->sent_time);
 	run.command = sbuf_str(&cmd);
 	ARRAY_GROW(w->e, w->n);
 	e = &w->e[w->n++];
-	e->end = r->received_time ? r->received_time : r->report_deadline;
-	e->id = r->id;
+	e->end = t->received_time ? t->received_time : t->deadline;
+	e->id = t->id;
 	sbuf_init(&e->line, 1 << 20);
 	sweep_joblog_line(&e->line, &run);
 	free(host);
@@ -288,22 +262,20 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* The session's runs, in the order they ended, appended to out. */
-static int session_lines(struct db *db, const char *sid, struct sbuf *out)
+static int session_lines(struct sweep_store *store, const char *sid, struct sbuf *out)
 {
 	struct sweep_spec spec = { 0 };
 	struct sweep_params params = { 0 };
 	struct sbuf err = SBUF_INIT(4096);
-	struct walk w = { &spec, &params, NULL, NULL, 0, NULL, 0 };
-	int64_t batch = 0;
+	struct walk w = { &spec, &params, NULL, 0 };
+	int64_t session = 0;
 	size_t i;
-	int rc = sweep_session_load(db, sid, &batch, &spec, &params, &err);
+	int rc = sweep_session_load(store, sid, &session, &spec, &params, &err);
 
 	if (rc < 0)
 		log_error("joblog: %s", sbuf_str(&err));
-	if (rc == 0 && db_sweep_tasks(db, batch, take_task, &w) != DB_OK)
-		rc = log_error("joblog: the session's tasks: %s", db_error(db));
-	if (rc == 0 && db_sweep_ended(db, batch, take_ticket, &w) != DB_OK)
-		rc = log_error("joblog: the session's tickets: %s", db_error(db));
+	if (rc == 0 && sweep_store_ended(store, session, take_ticket, &w) != SWEEP_STORE_OK)
+		rc = log_error("joblog: cannot read the session's tickets (the log says why)");
 	if (w.n)
 		qsort(w.e, w.n, sizeof(*w.e), cmp_entry);
 	for (i = 0; i < w.n; i++) {
@@ -312,15 +284,14 @@ static int session_lines(struct db *db, const char *sid, struct sbuf *out)
 		sbuf_release(&w.e[i].line);
 	}
 	free(w.e);
-	free(w.task_ids);
-	free(w.task_rows);
 	sweep_params_release(&params);
 	sweep_spec_release(&spec);
 	sbuf_release(&err);
 	return rc;
 }
 
-int sweep_joblog_write(struct db *db, const char *sid, const char *keep, const char *path)
+int sweep_joblog_write(struct sweep_store *store, const char *sid, const char *keep,
+		       const char *path)
 {
 	struct sbuf b = SBUF_INIT(JOBLOG_MAX);
 	int rc = 0;
@@ -329,7 +300,7 @@ int sweep_joblog_write(struct db *db, const char *sid, const char *keep, const c
 	if (keep && access(keep, F_OK) == 0 && read_file(keep, JOBLOG_MAX, &b) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = session_lines(db, sid, &b);
+		rc = session_lines(store, sid, &b);
 	if (rc == 0 && write_file_atomic(path, b.buf, b.len, 0644) < 0)
 		rc = log_error("cannot write the joblog %s", path);
 	sbuf_release(&b);

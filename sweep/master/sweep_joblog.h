@@ -12,7 +12,7 @@
 #include "common.h"
 #include "sbuf.h"
 
-struct db;
+struct sweep_store;
 
 /* parallel's header line, without its newline */
 #define SWEEP_JOBLOG_HEADER \
@@ -69,6 +69,7 @@ int sweep_joblog_keep(const char *path, const char *keep);
  * earlier runs' lines, or NULL) and a line for every run of session sid
  * that ended, in the order they ended. 0, or -1 (logged).
  */
-int sweep_joblog_write(struct db *db, const char *sid, const char *keep, const char *path);
+int sweep_joblog_write(struct sweep_store *store, const char *sid, const char *keep,
+		       const char *path);
 
 #endif

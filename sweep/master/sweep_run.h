@@ -11,7 +11,7 @@
 #include "common.h"
 #include "sweep_halt.h"
 
-struct db;
+struct sweep_store;
 
 struct sweep_run_opts {
 	char *project;          /* a configured project, or NULL */
@@ -62,6 +62,6 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);
  * if any), those that ran sets but whose client ended badly, and the sets
  * that failed, with why. 0 or -1 (logged).
  */
-int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp);
+int sweep_print_stats(struct sweep_store *store, const char *sid, const char *dir, FILE *fp);
 
 #endif
