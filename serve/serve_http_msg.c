@@ -70,7 +70,7 @@ static bool is_token(const char *s, size_t n)
 	if (!n)
 		return false;
 	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("!#$%&'*+-.^_`|~", s[i]))
+		if (!isalnum((unsigned char)s[i]) && (!s[i] || !strchr("!#$%&'*+-.^_`|~", s[i])))
 			return false;
 	return true;
 }
