@@ -224,6 +224,7 @@ struct db_sweep_task {
 	double opaque;          /* its row in the parameter file, from 1 */
 	int64_t canonical_resultid;
 	int error_mask;
+	char *canonical;        /* its canonical result's name; NULL or "" none */
 	int nrunning;           /* its tickets out now */
 	int nunsent;            /* its tickets waiting to be handed out */
 };
@@ -238,14 +239,28 @@ struct db_sweep_counts {
 	int64_t waiting_ticket; /* a ticket of such a task waiting to be handed out; 0 none */
 };
 int db_sweep_counts(struct db *db, int64_t batch, struct db_sweep_counts *c);
+/* A ticket (result) with what the sweep store tells of its task (read only). */
+struct db_sweep_ticket {
+	int64_t id, workunitid;
+	double opaque;          /* its task's row */
+	char *name;
+	int server_state, outcome, validate_state;
+	int64_t sent_time, report_deadline, received_time;
+	double elapsed_time;
+	char *stderr_out;       /* its note: "host=LABEL\n", "why=REASON\n" */
+	int64_t canonical_resultid;     /* its task's */
+	int error_mask;                 /* its task's */
+};
+extern const struct db_table db_sweep_ticket_table;
 /* Every ticket of the session batch that ended, by id. */
-int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_sweep_ticket *, void *),
 		   void *arg);
 /* An unsent ticket and what /task tells of its task (db_rec_release() with the table). */
 struct db_sweep_claim {
 	int64_t id;             /* the result */
 	int64_t workunitid;
 	char *wu_name;
+	double opaque;          /* the task's row */
 	int delay_bound;        /* the task's timeout, seconds; 0 none */
 	char *xml_doc;          /* the task body after Ticket and Timeout */
 };
@@ -262,26 +277,26 @@ int db_sweep_next(struct db *db, int64_t batch, struct db_sweep_claim *c);
  */
 int db_sweep_send(struct db *db, const struct db_sweep_claim *c, const char *ticket, int64_t t,
 		  int64_t deadline, const char *note);
-/* The result called ticket in the session's batch. */
-int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_result *r);
+/* The result called ticket in the session's batch (db_rec_release() with the table). */
+int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_sweep_ticket *t);
 /*
- * Record a ticket's end (success: its results came, else it failed) if it
- * is still in progress (*taken), in one statement: on success its task is
- * due for the master's judging, on failure for the transitioner (to hand it
- * out again). note ("why=REASON\n" of a failure, or "") is appended to its
- * stderr_out; its elapsed_time is t - sent_time.
+ * Record the end of ticket (a result id) -- success: its results came, else
+ * it failed -- if it is still in progress (*taken), in one statement: on
+ * success its task is due for the master's judging, on failure for the
+ * transitioner (to hand it out again). note ("why=REASON\n" of a failure,
+ * or "") is appended to its stderr_out; its elapsed_time is t - sent_time.
  */
-int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
-		    const char *note, bool *taken);
+int db_sweep_report(struct db *db, int64_t ticket, bool success, int64_t t, const char *note,
+		    bool *taken);
 /* The answered tickets of the session batch not judged yet, by id. */
-int db_sweep_returned(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+int db_sweep_returned(struct db *db, int64_t batch, int (*fn)(struct db_sweep_ticket *, void *),
 		      void *arg);
 /*
- * The master's verdict on an answered ticket (not judged before): valid,
- * it becomes its task's canonical result (the task is done) unless the
- * task has one already; invalid, the task is due for the transitioner at t
- * to be handed out again. Inside the caller's transaction.
+ * The master's verdict on an answered ticket (a result id) not judged
+ * before: valid, it becomes its task's canonical result (the task is done)
+ * unless the task has one already; invalid, the task is due for the
+ * transitioner at t to be handed out again. Inside the caller's transaction.
  */
-int db_sweep_judge(struct db *db, const struct db_result *r, bool valid, int64_t t);
+int db_sweep_judge(struct db *db, int64_t ticket, bool valid, int64_t t);
 
 #endif

@@ -12,6 +12,7 @@ static const struct db_column sweep_claim_cols[] = {
 	{ "result.id", DB_T_I64, offsetof(struct db_sweep_claim, id), DB_COL_EXPR },
 	{ "result.workunitid", DB_T_I64, offsetof(struct db_sweep_claim, workunitid), DB_COL_EXPR },
 	{ "workunit.name", DB_T_STR, offsetof(struct db_sweep_claim, wu_name), DB_COL_EXPR },
+	{ "workunit.opaque", DB_T_DOUBLE, offsetof(struct db_sweep_claim, opaque), DB_COL_EXPR },
 	{ "workunit.delay_bound", DB_T_INT, offsetof(struct db_sweep_claim, delay_bound),
 	  DB_COL_EXPR },
 	{ "workunit.xml_doc", DB_T_STR, offsetof(struct db_sweep_claim, xml_doc), DB_COL_EXPR },
@@ -32,12 +33,6 @@ const struct db_query dbq_sweep_unsent = {
 	"WHERE result.batch=? AND result.server_state=2 ORDER BY result.id LIMIT 1 "
 	"FOR UPDATE SKIP LOCKED", "i"
 };
-/* The answered tickets of a session the master has not judged yet. */
-const struct db_query dbq_sweep_returned = {
-	"sweep_returned", &db_result_table,
-	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=5 AND outcome=1 "
-	"AND validate_state=0 ORDER BY id", "i"
-};
 /* Handed out: the ticket, and its task due for the transitioner at its deadline. */
 const struct db_query dbq_sweep_send = {
 	"sweep_send", NULL,
@@ -46,8 +41,39 @@ const struct db_query dbq_sweep_send = {
 	"result.stderr_out=?, workunit.transition_time=LEAST(workunit.transition_time, ?) "
 	"WHERE result.id=? AND result.server_state=2", "siisii"
 };
+/* A ticket with what the store tells of its task: a projection of result and workunit. */
+#define TICKET_COL(expr, type, member) \
+	{ expr, type, offsetof(struct db_sweep_ticket, member), DB_COL_EXPR }
+static const struct db_column sweep_ticket_cols[] = {
+	TICKET_COL("result.id", DB_T_I64, id),
+	TICKET_COL("result.workunitid", DB_T_I64, workunitid),
+	TICKET_COL("workunit.opaque", DB_T_DOUBLE, opaque),
+	TICKET_COL("result.name", DB_T_STR, name),
+	TICKET_COL("result.server_state", DB_T_INT, server_state),
+	TICKET_COL("result.outcome", DB_T_INT, outcome),
+	TICKET_COL("result.validate_state", DB_T_INT, validate_state),
+	TICKET_COL("result.sent_time", DB_T_I64, sent_time),
+	TICKET_COL("result.report_deadline", DB_T_I64, report_deadline),
+	TICKET_COL("result.received_time", DB_T_I64, received_time),
+	TICKET_COL("result.elapsed_time", DB_T_DOUBLE, elapsed_time),
+	TICKET_COL("result.stderr_out", DB_T_STR, stderr_out),
+	TICKET_COL("workunit.canonical_resultid", DB_T_I64, canonical_resultid),
+	TICKET_COL("workunit.error_mask", DB_T_INT, error_mask),
+};
+const struct db_table db_sweep_ticket_table = {
+	"result", sizeof(struct db_sweep_ticket), sweep_ticket_cols, ARRAY_SIZE(sweep_ticket_cols),
+	false
+};
 const struct db_query dbq_sweep_ticket = {
-	"sweep_ticket", &db_result_table, "WHERE name=? AND batch=?", "si"
+	"sweep_ticket", &db_sweep_ticket_table,
+	"JOIN workunit ON workunit.id=result.workunitid WHERE result.name=? AND result.batch=?", "si"
+};
+/* The answered tickets of a session the master has not judged yet. */
+const struct db_query dbq_sweep_returned = {
+	"sweep_returned", &db_sweep_ticket_table,
+	"FORCE INDEX (res_batch_state) JOIN workunit ON workunit.id=result.workunitid "
+	"WHERE result.batch=? AND result.server_state=5 AND result.outcome=1 "
+	"AND result.validate_state=0 ORDER BY result.id", "i"
 };
 /*
  * A ticket's end, in one statement. Results: its task is due for the
@@ -65,27 +91,6 @@ const struct db_query dbq_sweep_report = {
 	"workunit.transition_time=IF(?, workunit.transition_time, LEAST(workunit.transition_time, ?)) "
 	"WHERE result.id=? AND result.server_state=4", "iiisiiii"
 };
-
-static int take_result(struct db_result *r, void *arg)
-{
-	struct db_result *out = arg;
-
-	db_result_release(out);
-	*out = *r;
-	memset(r, 0, sizeof(*r));
-	return 1;
-}
-
-static int one_result(struct db *db, const struct db_query *q, struct db_val *v, size_t n,
-		      struct db_result *r)
-{
-	int rc;
-
-	db_result_release(r);
-	memset(r, 0, sizeof(*r));
-	rc = db_result_query(db, q, v, n, take_result, r);
-	return rc == DB_OK && !r->id ? DB_NOT_FOUND : rc;
-}
 
 static int take_claim(void *rec, void *arg)
 {
@@ -117,19 +122,33 @@ int db_sweep_send(struct db *db, const struct db_sweep_claim *c, const char *tic
 	return db_query_exec(db, &dbq_sweep_send, v, ARRAY_SIZE(v), NULL);
 }
 
-int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_result *r)
+static int take_ticket(void *rec, void *arg)
 {
-	struct db_val v[] = { DBV_STR(ticket), DBV_INT(batch) };
+	struct db_sweep_ticket *out = arg;
 
-	return one_result(db, &dbq_sweep_ticket, v, ARRAY_SIZE(v), r);
+	db_rec_release(&db_sweep_ticket_table, out);
+	*out = *(struct db_sweep_ticket *)rec;
+	memset(rec, 0, sizeof(*out));
+	return 1;
 }
 
-int db_sweep_report(struct db *db, const struct db_result *r, bool success, int64_t t,
-		    const char *note, bool *taken)
+int db_sweep_ticket(struct db *db, int64_t batch, const char *ticket, struct db_sweep_ticket *t)
+{
+	struct db_val v[] = { DBV_STR(ticket), DBV_INT(batch) };
+	int rc;
+
+	db_rec_release(&db_sweep_ticket_table, t);
+	memset(t, 0, sizeof(*t));
+	rc = db_query_rows(db, &dbq_sweep_ticket, v, ARRAY_SIZE(v), take_ticket, t);
+	return rc == DB_OK && !t->id ? DB_NOT_FOUND : rc;
+}
+
+int db_sweep_report(struct db *db, int64_t ticket, bool success, int64_t t, const char *note,
+		    bool *taken)
 {
 	struct db_val v[] = { DBV_INT(success ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_CLIENT_ERROR),
 			      DBV_INT(t), DBV_INT(t), DBV_STR(note), DBV_INT(success), DBV_INT(success),
-			      DBV_INT(t), DBV_INT(r->id) };
+			      DBV_INT(t), DBV_INT(ticket) };
 	int64_t n = 0;
 	int rc = db_query_exec(db, &dbq_sweep_report, v, ARRAY_SIZE(v), &n);
 
@@ -137,41 +156,48 @@ int db_sweep_report(struct db *db, const struct db_result *r, bool success, int6
 	return rc;
 }
 
+/* A verdict, on an answered ticket only (outcome SUCCESS): a valid one keeps it. */
 const struct db_query dbq_sweep_result_judged = {
 	"sweep_result_judged", NULL,
-	"UPDATE result SET validate_state=?, outcome=? WHERE id=? AND validate_state=0", "iii"
+	"UPDATE result SET validate_state=?, outcome=? "
+	"WHERE id=? AND validate_state=0 AND server_state=5 AND outcome=1", "iii"
 };
+/* Valid: the task is done, and due for the transitioner now (to cancel its unsent tickets). */
 const struct db_query dbq_sweep_wu_valid = {
 	"sweep_wu_valid", NULL,
-	"UPDATE workunit SET canonical_resultid=?, need_validate=0, assimilate_state=2 "
-	"WHERE id=? AND canonical_resultid=0", "ii"
+	"UPDATE workunit JOIN result ON result.workunitid=workunit.id "
+	"SET workunit.canonical_resultid=result.id, workunit.need_validate=0, "
+	"workunit.assimilate_state=2, workunit.transition_time=LEAST(workunit.transition_time, ?) "
+	"WHERE result.id=? AND workunit.canonical_resultid=0", "ii"
 };
 const struct db_query dbq_sweep_wu_invalid = {
 	"sweep_wu_invalid", NULL,
-	"UPDATE workunit SET need_validate=0, transition_time=LEAST(transition_time, ?) WHERE id=?",
-	"ii"
+	"UPDATE workunit JOIN result ON result.workunitid=workunit.id "
+	"SET workunit.need_validate=0, "
+	"workunit.transition_time=LEAST(workunit.transition_time, ?) WHERE result.id=?", "ii"
 };
 
-int db_sweep_returned(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+int db_sweep_returned(struct db *db, int64_t batch, int (*fn)(struct db_sweep_ticket *, void *),
 		      void *arg)
 {
 	struct db_val v[] = { DBV_INT(batch) };
 
-	return db_result_query(db, &dbq_sweep_returned, v, ARRAY_SIZE(v), fn, arg);
+	return db_query_rows(db, &dbq_sweep_returned, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
 }
 
-int db_sweep_judge(struct db *db, const struct db_result *r, bool valid, int64_t t)
+int db_sweep_judge(struct db *db, int64_t ticket, bool valid, int64_t t)
 {
 	struct db_val res[] = {
 		DBV_INT(valid ? VALIDATE_STATE_VALID : VALIDATE_STATE_INVALID),
-		DBV_INT(valid ? r->outcome : RESULT_OUTCOME_VALIDATE_ERROR), DBV_INT(r->id)
+		DBV_INT(valid ? RESULT_OUTCOME_SUCCESS : RESULT_OUTCOME_VALIDATE_ERROR), DBV_INT(ticket)
 	};
-	struct db_val ok[] = { DBV_INT(r->id), DBV_INT(r->workunitid) };
-	struct db_val bad[] = { DBV_INT(t), DBV_INT(r->workunitid) };
-	int rc = db_query_exec(db, &dbq_sweep_result_judged, res, ARRAY_SIZE(res), NULL);
+	struct db_val ok[] = { DBV_INT(t), DBV_INT(ticket) };
+	struct db_val bad[] = { DBV_INT(t), DBV_INT(ticket) };
+	int64_t n = 0;
+	int rc = db_query_exec(db, &dbq_sweep_result_judged, res, ARRAY_SIZE(res), &n);
 
-	if (rc != DB_OK)
-		return rc;
+	if (rc != DB_OK || n == 0)
+		return rc;      /* judged before, or not an answered ticket: nothing to do */
 	return valid ? db_query_exec(db, &dbq_sweep_wu_valid, ok, ARRAY_SIZE(ok), NULL)
 		: db_query_exec(db, &dbq_sweep_wu_invalid, bad, ARRAY_SIZE(bad), NULL);
 }
@@ -182,6 +208,8 @@ static const struct db_column sweep_task_cols[] = {
 	{ "opaque", DB_T_DOUBLE, offsetof(struct db_sweep_task, opaque), 0 },
 	{ "canonical_resultid", DB_T_I64, offsetof(struct db_sweep_task, canonical_resultid), 0 },
 	{ "error_mask", DB_T_INT, offsetof(struct db_sweep_task, error_mask), 0 },
+	{ "(SELECT result.name FROM result WHERE result.id=workunit.canonical_resultid)",
+	  DB_T_STR, offsetof(struct db_sweep_task, canonical), DB_COL_EXPR },
 	/*
 	 * The index is forced (and the table not aliased, so that the plan check
 	 * of t0110 sees it): on a young table the optimizer took the
@@ -202,8 +230,9 @@ const struct db_query dbq_sweep_tasks = {
 };
 /* The tickets of a session that ended (answered, failed, timed out, judged). */
 const struct db_query dbq_sweep_ended = {
-	"sweep_ended", &db_result_table,
-	"FORCE INDEX (res_batch_state) WHERE batch=? AND server_state=5 ORDER BY id", "i"
+	"sweep_ended", &db_sweep_ticket_table,
+	"FORCE INDEX (res_batch_state) JOIN workunit ON workunit.id=result.workunitid "
+	"WHERE result.batch=? AND result.server_state=5 ORDER BY result.id", "i"
 };
 
 /*
@@ -299,10 +328,10 @@ int db_sweep_tasks(struct db *db, int64_t batch, int (*fn)(struct db_sweep_task 
 	return db_query_rows(db, &dbq_sweep_tasks, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
 }
 
-int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_result *, void *),
+int db_sweep_ended(struct db *db, int64_t batch, int (*fn)(struct db_sweep_ticket *, void *),
 		   void *arg)
 {
 	struct db_val v[] = { DBV_INT(batch) };
 
-	return db_result_query(db, &dbq_sweep_ended, v, ARRAY_SIZE(v), fn, arg);
+	return db_query_rows(db, &dbq_sweep_ended, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
 }

@@ -22,6 +22,7 @@ static const struct wseq_test_part parts[] = {
 	{ "daemons", wseq_test_daemons,
 	  "wu NAME [options] | path upload|download NAME | send RESULT | report RESULT" },
 	{ "db", wseq_test_db, "create SCHEMA_SQL | version | fill N | explain | serve" },
+	{ "sweep", wseq_test_sweep, "conformance TRANSITIONER" },
 	{ "unzip", wseq_test_unzip, "ZIP DEST [MAX_BYTES [MAX_ENTRIES]]" },
 	{ "work", wseq_test_work, "create_result WU_NAME [N] | certify" },
 };

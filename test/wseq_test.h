@@ -10,6 +10,7 @@
 
 int wseq_test_daemons(int argc, char **argv);
 int wseq_test_db(int argc, char **argv);
+int wseq_test_sweep(int argc, char **argv);
 int wseq_test_unzip(int argc, char **argv);
 int wseq_test_work(int argc, char **argv);
 

@@ -6,13 +6,13 @@
  */
 #include "common.h"
 #include "config.h"
-#include "db.h"
-#include "db_queries.h"
 #include "log.h"
 #include "param.h"
 #include "tool.h"
 #include "sweep_run.h"
 #include "sweep_session.h"
+#include "sweep_files.h"
+#include "sweep_store.h"
 #include "sweep_url.h"
 
 static struct sweep_run_opts o;
@@ -52,9 +52,8 @@ static const char epilog[] =
 	"by a signal (resume goes on).\n";
 
 /* The project (the private one of `sweep run` when none is configured) and its database. */
-static int open_project(struct project_config *cfg, struct db **db)
+static int open_project(struct project_config *cfg, struct sweep_store **store)
 {
-	struct db_params dp;
 	char *sandbox = NULL, *path = sweep_project_path(&o, &sandbox);
 	int rc = -1;
 
@@ -65,8 +64,7 @@ static int open_project(struct project_config *cfg, struct db **db)
 	}
 	if (config_load(cfg, path, NULL, NULL) < 0)
 		goto out;
-	db_params_from_config(&dp, cfg);
-	if (db_open(db, &dp, 0) != DB_OK) {
+	if (!(*store = sweep_project_store(path, 0))) {
 		if (sandbox)
 			log_error("is the private project in %s running? `sweep resume SESSION` "
 				  "starts it, `wseq_sandbox up %s` too", sandbox, sandbox);
@@ -80,7 +78,8 @@ out:
 	return rc;
 }
 
-static int create(struct db *db, const struct project_config *cfg, const char *spec)
+static int create(struct sweep_store *store, const struct sweep_files *files,
+		  const struct project_config *cfg, const char *spec)
 {
 	struct sbuf err = SBUF_INIT(4096);
 	char sid[SWEEP_SID_LEN + 1] = "";
@@ -88,7 +87,7 @@ static int create(struct db *db, const struct project_config *cfg, const char *s
 	size_t n = 0;
 	int rc = 1;
 
-	if (sweep_session_create(db, cfg, spec, sid, &batch, &n, &err) == 0) {
+	if (sweep_session_create(store, files, spec, sid, &batch, &n, &err) == 0) {
 		log_info("session %.8s...: %zu tasks (batch %lld); sweep_client's URL: %s%s", sid, n,
 			 (long long)batch, cfg->cgi_url ? cfg->cgi_url : "<cgi_url>", SWEEP_CGI_NAME);
 		printf("%s\n", sid);
@@ -100,13 +99,13 @@ static int create(struct db *db, const struct project_config *cfg, const char *s
 	return rc;
 }
 
-static int collect(struct db *db, const struct project_config *cfg, const char *sid)
+static int collect(struct sweep_store *store, const struct sweep_files *files, const char *sid)
 {
 	struct sbuf err = SBUF_INIT(4096);
 	struct sweep_collect_stats st;
 	int rc = 1;
 
-	if (sweep_session_collect(db, cfg, sid, true, &st, &err) == 0) {
+	if (sweep_session_collect(store, files, sid, true, &st, &err) == 0) {
 		printf("%zu valid, %zu invalid; %zu done, %zu failed, %zu pending; output %s\n",
 		       st.valid, st.invalid, st.done, st.failed, st.pending, st.output);
 		rc = 0;
@@ -118,10 +117,10 @@ static int collect(struct db *db, const struct project_config *cfg, const char *
 	return rc;
 }
 
-static int status(struct db *db, const struct project_config *cfg, const char *sid)
+static int status(struct sweep_store *store, const struct sweep_files *files, const char *sid)
 {
-	char *dir = xasprintf("%s/sweep/%s", cfg->project_dir, sid);
-	int rc = strchr(sid, '/') || sweep_print_stats(db, sid, dir, stdout) < 0;
+	char *dir = sweep_files_session(files, sid);
+	int rc = strchr(sid, '/') || sweep_print_stats(store, sid, dir, stdout) < 0;
 
 	free(dir);
 	return rc;
@@ -131,16 +130,19 @@ static int status(struct db *db, const struct project_config *cfg, const char *s
 static int on_project(struct tool_ctx *ctx)
 {
 	struct project_config cfg;
-	struct db *db = NULL;
+	struct sweep_store *store = NULL;
+	struct sweep_files files;
 	const char *cmd = ctx->cmd->name;
 	int rc;
 
-	if (open_project(&cfg, &db) < 0)
+	if (open_project(&cfg, &store) < 0)
 		return 1;
-	rc = !strcmp(cmd, "create") ? create(db, &cfg, ctx->argv[0])
-	   : !strcmp(cmd, "collect") ? collect(db, &cfg, ctx->argv[0])
-	   : status(db, &cfg, ctx->argv[0]);
-	db_close(db);
+	sweep_files_project(&files, &cfg);
+	rc = !strcmp(cmd, "create") ? create(store, &files, &cfg, ctx->argv[0])
+	   : !strcmp(cmd, "collect") ? collect(store, &files, ctx->argv[0])
+	   : status(store, &files, ctx->argv[0]);
+	sweep_store_close(store);
+	sweep_files_release(&files);
 	config_release(&cfg);
 	return rc;
 }

@@ -11,8 +11,6 @@
  */
 #include "sweep_run_int.h"
 #include "config.h"
-#include "db.h"
-#include "db_queries.h"
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
@@ -22,6 +20,7 @@
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
+#include "sweep_store.h"
 #include "sweep_url.h"
 #include "sweep_util.h"
 #include "wtime.h"
@@ -240,7 +239,6 @@ static void sandbox_down(struct run *r)
 
 static int project_open(struct run *r, bool create)
 {
-	struct db_params dp;
 	char *path = sweep_project_path(r->o, &r->sandbox);
 
 	if (r->sandbox && sandbox_up(r, create) < 0) {
@@ -251,12 +249,11 @@ static int project_open(struct run *r, bool create)
 		free(path);
 		return -1;
 	}
-	free(path);
 	r->have_cfg = true;
-	db_params_from_config(&dp, &r->cfg);
-	if (db_open(&r->db, &dp, 30) != DB_OK)
-		return log_error("cannot open the project database");
-	return 0;
+	sweep_files_project(&r->files, &r->cfg);
+	r->store = sweep_project_store(path, 30);
+	free(path);
+	return r->store ? 0 : log_error("cannot open the project database");
 }
 
 /* ---- progress ------------------------------------------------------------------------ */
@@ -398,7 +395,7 @@ static int setup_worker(struct run *r)
 static int session_spec(struct run *r)
 {
 	struct sbuf err = SBUF_INIT(4096);
-	int rc = sweep_session_load(r->db, r->sid, NULL, &r->spec, NULL, &err);
+	int rc = sweep_session_load(r->store, r->sid, NULL, &r->spec, NULL, &err);
 
 	if (rc < 0)
 		log_error("%s", sbuf_str(&err));
@@ -410,10 +407,10 @@ static int judge(struct run *r, bool output, struct sweep_stats *st)
 {
 	struct sweep_collect_stats cs;
 	struct sbuf err = SBUF_INIT(4096);
-	int rc = sweep_session_collect(r->db, &r->cfg, r->sid, output, &cs, &err);
+	int rc = sweep_session_collect(r->store, &r->files, r->sid, output, &cs, &err);
 
 	if (rc == 0)
-		rc = sweep_session_stats(r->db, r->sid, false, st, &err);
+		rc = sweep_session_stats(r->store, r->sid, false, st, &err);
 	if (rc < 0)
 		log_error("%s", sbuf_str(&err));
 	else if (output)
@@ -630,7 +627,7 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 		fprintf(stderr, "sweep: resuming session %s on %zu hosts\n", r->sid, r->nhosts);
 		return 0;
 	}
-	if (sweep_session_create(r->db, &r->cfg, arg, r->sid, &batch, &n, &err) < 0) {
+	if (sweep_session_create(r->store, &r->files, arg, r->sid, &batch, &n, &err) < 0) {
 		log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
 		return -1;
@@ -661,7 +658,7 @@ static int session_end(struct run *r, int rc)
 				kill(r->hosts[i].pid, SIGTERM);
 	ctl_close(r);
 	sweep_hosts_save(r);
-	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->db, r->sid, r->sdir, stdout) < 0)
+	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->store, r->sid, r->sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;
 	fflush(stdout);
 	return rc;
@@ -671,8 +668,8 @@ static void run_release(struct run *r)
 {
 	size_t i;
 
-	if (r->db)
-		db_close(r->db);
+	sweep_store_close(r->store);
+	sweep_files_release(&r->files);
 	if (r->sandbox && r->started_sandbox && !r->o->keep_server)
 		sandbox_down(r);
 	for (i = 0; i < r->nhosts; i++) {
@@ -702,7 +699,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 	path_add_self();
 	r.progress = progress_mode(o->progress);
 	if (read_arg(&r, resume, arg) == 0 && session_begin(&r, resume, arg) == 0) {
-		r.sdir = xasprintf("%s/sweep/%s", r.cfg.project_dir, r.sid);
+		r.sdir = sweep_files_session(&r.files, r.sid);
 		sweep_hosts_save(&r);
 		ctl_open(&r);
 		r.t0 = dnow();

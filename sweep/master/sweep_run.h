@@ -10,7 +10,7 @@
 
 #include "common.h"
 
-struct db;
+struct sweep_store;
 
 struct sweep_run_opts {
 	char *project;          /* a configured project, or NULL */
@@ -49,6 +49,6 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg);
  * the hosts that could not be reached (from the session's hosts file in
  * dir, if any) and the sets that failed, with why. 0 or -1 (logged).
  */
-int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp);
+int sweep_print_stats(struct sweep_store *store, const char *sid, const char *dir, FILE *fp);
 
 #endif

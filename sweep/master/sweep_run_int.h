@@ -10,6 +10,7 @@
 #include "md5.h"
 #include "sbuf.h"
 #include "sweep_cluster.h"
+#include "sweep_files.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
 
@@ -50,7 +51,8 @@ struct run {
 	const struct sweep_run_opts *o;
 	struct project_config cfg;
 	bool have_cfg;
-	struct db *db;
+	struct sweep_store *store;      /* the project store */
+	struct sweep_files files;
 	char sid[SWEEP_SID_LEN + 1];
 	char *sdir;             /* the project's sweep/SID */
 	struct sweep_spec spec;

@@ -1,28 +1,25 @@
 /*
- * Parameter sweep sessions on the server (see sweep_session.h and the
- * server-side section of doc/sweep-protocol.md): from a worker spec and its
- * parameter table, a batch of the app "sweep" named "sweep:SESSIONID", one
- * workunit per parameter set holding its task body, and the session's files
- * (configuration, worker name, workers per platform) that cgi-bin/sweep
- * serves. The transitioner makes the tickets (results) as for any job.
+ * Parameter sweep sessions (see sweep_session.h and the server-side section
+ * of doc/sweep-protocol.md): from a worker spec and its parameter table, a
+ * session in a sweep store -- one task per parameter set holding its task
+ * body -- and the session's files (configuration, worker name, workers per
+ * platform) that the endpoints serve; then judging and collecting what came
+ * back, and the figures. Only sweep_store_*() reach the store, so this works
+ * on the embedded store and on a project's alike.
  */
 #include "sweep_session.h"
-#include "config.h"
-#include "dirhier.h"
-#include "db_queries.h"
 #include "fileutil.h"
 #include "log.h"
+#include "sweep_files.h"
 #include "sweep_msg.h"
 #include "sweep_spec.h"
-#include "work.h"
+#include "sweep_store.h"
 #include "wtime.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-#define SWEEP_APP SWEEP_APP_NAME
-#define SWEEP_RESULT_TEMPLATE "templates/sweep_out"
 
 /* The task body of parameter set row, after its Ticket and Timeout (the CGI adds them). */
 static int task_body(const struct sweep_spec *s, const struct sweep_params *p, size_t row,
@@ -65,47 +62,22 @@ static int task_body(const struct sweep_spec *s, const struct sweep_params *p, s
 	return rc;
 }
 
-/* The app "sweep" (made if missing) and its empty result template. */
-static int sweep_app(struct db *db, const struct project_config *cfg, int64_t *appid)
-{
-	struct db_app app = { 0 };
-	char *path = xasprintf("%s/%s", cfg->project_dir, SWEEP_RESULT_TEMPLATE);
-	static const char tpl[] = "<output_template>\n<result>\n</result>\n</output_template>\n";
-	int rc = db_app_lookup_name(db, SWEEP_APP, &app);
-
-	if (rc == DB_NOT_FOUND) {
-		app.name = xstrdup(SWEEP_APP);
-		app.user_friendly_name = xstrdup("parameter sweep");
-		app.create_time = now();
-		rc = db_app_insert(db, &app);
-	}
-	*appid = app.id;
-	db_app_release(&app);
-	if (rc == DB_OK && access(path, F_OK) != 0 &&
-	    write_file_atomic(path, tpl, sizeof(tpl) - 1, 0644) < 0)
-		rc = DB_ERROR;
-	free(path);
-	return rc == DB_OK ? 0 : -1;
-}
-
-/* sweep/SESSIONID/: config, worker_name, workers/PLATFORM. */
-static int session_files(const struct project_config *cfg, const struct sweep_spec *s,
-			 const char *sid, struct sbuf *err)
+/* SESSIONS/SID/: config, worker_name, workers/PLATFORM. */
+static int session_files(const char *sdir, const struct sweep_spec *s, struct sbuf *err)
 {
 	struct sweep_config c = { s->delete_worker, s->delete_client, s->ping };
 	struct sbuf b = SBUF_INIT(1 << 16);
-	char *dir = xasprintf("%s/sweep/%s/workers", cfg->project_dir, sid), *path = NULL;
+	char *dir = xasprintf("%s/workers", sdir), *path = NULL;
 	size_t i;
 	int rc = mkdir_p(dir, 0755);
 
 	if (rc == 0)
 		rc = sweep_config_encode(&c, &b, err);
-	free(path);
-	path = xasprintf("%s/sweep/%s/config", cfg->project_dir, sid);
+	path = xasprintf("%s/config", sdir);
 	if (rc == 0)
 		rc = write_file_atomic(path, b.buf, b.len, 0644);
 	free(path);
-	path = xasprintf("%s/sweep/%s/worker_name", cfg->project_dir, sid);
+	path = xasprintf("%s/worker_name", sdir);
 	if (rc == 0)
 		rc = write_file_atomic(path, s->worker_name, strlen(s->worker_name), 0644);
 	for (i = 0; rc == 0 && i < s->nworkers; i++) {
@@ -144,70 +116,87 @@ static int read_params(const struct sweep_spec *s, struct sweep_params *p, struc
 	return rc;
 }
 
-int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sweep_spec *s,
-		       struct sweep_params *p, struct sbuf *err)
+int sweep_session_load(struct sweep_store *st, const char *sid, int64_t *session,
+		       struct sweep_spec *s, struct sweep_params *p, struct sbuf *err)
 {
-	struct db_batch b = { 0 };
-	char *name = xasprintf("sweep:%s", sid);
-	int rc = db_batch_lookup_name(db, name, &b);
+	char *spec = NULL;
+	int64_t id = 0;
+	int rc = sweep_store_session(st, sid, &id, &spec);
 
-	free(name);
-	if (rc != DB_OK) {
-		if (rc == DB_NOT_FOUND)
-			sbuf_addf(err, "no sweep session %s", sid);
-		else
-			sbuf_addf(err, "database error: %s", db_error(db));
-		db_batch_release(&b);
+	if (rc == SWEEP_STORE_NOT_FOUND)
+		sbuf_addf(err, "no sweep session %s", sid);
+	else if (rc != SWEEP_STORE_OK)
+		sbuf_addstr(err, "the sweep's database failed (the log says why)");
+	else if (!spec)
+		sbuf_addf(err, "sweep session %s names no spec", sid);
+	if (rc != SWEEP_STORE_OK || !spec) {
+		free(spec);
 		return -1;
 	}
-	if (batch)
-		*batch = b.id;
-	rc = sweep_spec_read(b.description, s, err);
+	if (session)
+		*session = id;
+	rc = sweep_spec_read(spec, s, err);
 	if (rc == 0 && p)
 		rc = read_params(s, p, err);
-	db_batch_release(&b);
+	free(spec);
 	return rc;
 }
 
-/*
- * The first tickets of the n tasks wus (inserted): target_nresults each, as
- * the transitioner would make them, so the clients find work at once instead
- * of after the transitioner's next pass. Later ones (after a timeout or a
- * failure) are the transitioner's.
- */
-static int first_tickets(struct db *db, const struct project_config *cfg,
-			 const struct db_workunit *wus, size_t n)
+struct sweep_store *sweep_project_store(const char *path, double wait)
 {
-	struct db_result *rs;
-	size_t i, k = 0, total = 0;
-	int j, rc = 0;
+	struct sbuf err = SBUF_INIT(1024);
+	double end = dnow() + wait;
+	struct sweep_store *st;
+
+	/* each try that fails logs why: one a second */
+	while (!(st = sweep_store_open_project(path, &err)) && dnow() + 1 < end) {
+		sbuf_reset(&err);
+		sleep(1);
+	}
+	if (!st)
+		log_error("%s", sbuf_str(&err));
+	sbuf_release(&err);
+	return st;
+}
+
+/* The n tasks of the table p, their bodies allocated (tasks_release()). */
+static int make_tasks(const struct sweep_spec *s, const struct sweep_params *p,
+		      struct sweep_task_new *tasks, struct sbuf *err)
+{
+	struct sbuf body = SBUF_INIT(SWEEP_MSG_MAX);
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < p->nrows; i++) {
+		sbuf_reset(&body);
+		rc = task_body(s, p, i, &body, err);
+		tasks[i].row = i + 1;
+		tasks[i].body = xstrdup(sbuf_str(&body));
+		tasks[i].timeout = (int)s->timeout;
+		tasks[i].max_assign = s->max_assign > 0 ? (int)s->max_assign : 1;
+		tasks[i].max_total = s->max_total > 0 ? (int)s->max_total : tasks[i].max_assign;
+	}
+	sbuf_release(&body);
+	return rc;
+}
+
+static void tasks_release(struct sweep_task_new *tasks, size_t n)
+{
+	size_t i;
 
 	for (i = 0; i < n; i++)
-		total += (size_t)wus[i].target_nresults;
-	rs = xcalloc(total + 1, sizeof(*rs));
-	for (i = 0; rc == 0 && i < n; i++)
-		for (j = 0; rc == 0 && j < wus[i].target_nresults; j++)
-			rc = work_result_init(cfg, &wus[i], j, &rs[k++]);
-	if (rc == 0 && total &&
-	    db_rec_insert_many(db, &db_result_table, rs, sizeof(*rs), total) != DB_OK)
-		rc = -1;
-	for (i = 0; i < k; i++)
-		db_result_release(&rs[i]);
-	free(rs);
-	return rc;
+		free((char *)tasks[i].body);
+	free(tasks);
 }
 
-int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
-			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
-			 struct sbuf *err)
+int sweep_session_create(struct sweep_store *st, const struct sweep_files *files,
+			 const char *spec_path, char sid[SWEEP_SID_LEN + 1], int64_t *session,
+			 size_t *ntasks, struct sbuf *err)
 {
 	struct sweep_spec s = { 0 };
 	struct sweep_params p = { 0 };
-	struct db_batch b = { 0 };
-	struct db_workunit *wus = NULL;
-	struct sbuf body = SBUF_INIT(SWEEP_MSG_MAX);
-	int64_t appid = 0;
-	size_t i;
+	struct sweep_task_new *tasks = NULL;
+	char *sdir = NULL, *spec = realpath(spec_path, NULL);   /* collect reads it again */
 	int rc = sweep_spec_read(spec_path, &s, err);
 
 	if (rc == 0)
@@ -219,82 +208,33 @@ int sweep_session_create(struct db *db, const struct project_config *cfg, const 
 		rc = -1;
 	}
 	if (rc == 0)
-		rc = session_files(cfg, &s, sid, err);
-	if (rc == 0 && db_begin(db) != DB_OK)
-		rc = -1;
+		rc = session_files((sdir = sweep_files_session(files, sid)), &s, err);
+	tasks = xcalloc(p.nrows + 1, sizeof(*tasks));
 	if (rc == 0)
-		rc = sweep_app(db, cfg, &appid);
-	if (rc == 0) {
-		b.name = xasprintf("sweep:%s", sid);
-		b.app_id = appid;
-		b.create_time = now();
-		b.state = BATCH_STATE_IN_PROGRESS;
-		b.njobs = (int)p.nrows;
-		b.description = realpath(spec_path, NULL);     /* collect reads it again */
-		if (!b.description)
-			b.description = xstrdup(spec_path);
-		if (db_batch_insert(db, &b) != DB_OK)
-			rc = -1;
-	}
-	wus = xcalloc(p.nrows + 1, sizeof(*wus));
-	for (i = 0; rc == 0 && i < p.nrows; i++) {
-		struct db_workunit *w = &wus[i];
-
-		sbuf_reset(&body);
-		rc = task_body(&s, &p, i, &body, err);
-		w->create_time = now();
-		w->appid = appid;
-		w->name = xasprintf("sweep_%lld_%zu", (long long)b.id, i + 1);
-		w->xml_doc = xstrdup(sbuf_str(&body));
-		w->batch = b.id;
-		w->delay_bound = (int)s.timeout;
-		w->min_quorum = 1;
-		w->target_nresults = s.max_assign > 0 ? (int)s.max_assign : 1;
-		w->max_total_results = s.max_total > 0 ? (int)s.max_total : w->target_nresults;
-		w->max_error_results = w->max_total_results;
-		w->max_success_results = w->target_nresults;
-		w->result_template_file = xstrdup(SWEEP_RESULT_TEMPLATE);
-		/* its tickets are made below: nothing for the transitioner to do before then */
-		w->transition_time = work_safety_net(w, now());
-		w->opaque = (double)(i + 1);    /* the parameter set's row */
-		w->files_indexed = 1;   /* a task body names no input file for the file deleter */
-	}
-	if (rc == 0 && p.nrows &&
-	    db_rec_insert_many(db, &db_workunit_table, wus, sizeof(*wus), p.nrows) != DB_OK)
+		rc = make_tasks(&s, &p, tasks, err);
+	if (rc == 0 && (sweep_store_create(st, sid, spec ? spec : spec_path, tasks, p.nrows)
+			!= SWEEP_STORE_OK || sweep_store_session(st, sid, session, NULL)
+			!= SWEEP_STORE_OK)) {
+		sbuf_addstr(err, "cannot store the session (the log says why)");
 		rc = -1;
+	}
 	if (rc == 0)
-		rc = first_tickets(db, cfg, wus, p.nrows);
-	if (rc == 0 && db_commit(db) != DB_OK)
-		rc = -1;
-	if (rc != 0) {
-		db_rollback(db);
-		if (sid[0]) {
-			char *dir = xasprintf("%s/sweep/%s", cfg->project_dir, sid);
-
-			remove_tree(dir);
-			free(dir);
-		}
-		if (!err->len)
-			sbuf_addf(err, "cannot store the session: %s", db_error(db));
-	} else {
-		*batch_id = b.id;
 		*ntasks = p.nrows;
-	}
-	for (i = 0; i < p.nrows; i++)
-		db_workunit_release(&wus[i]);
-	free(wus);
-	db_batch_release(&b);
+	else if (sdir)
+		remove_tree(sdir);
+	tasks_release(tasks, p.nrows);
+	free(sdir);
+	free(spec);
 	sweep_params_release(&p);
 	sweep_spec_release(&s);
-	sbuf_release(&body);
 	return rc;
 }
 
 /* ---- validation and collection --------------------------------------------------- */
 
 struct collect {
-	struct db *db;
-	const struct project_config *cfg;
+	struct sweep_store *store;
+	const struct sweep_files *files;
 	const struct sweep_spec *spec;
 	const struct sweep_params *params;
 	struct sweep_collect_stats *st;
@@ -306,7 +246,7 @@ static int read_results(const struct collect *c, const char *ticket, struct swee
 {
 	struct sbuf path = SBUF_INIT(PATH_MAX), body = SBUF_INIT(SWEEP_COMPLETE_MAX);
 	struct sbuf err = SBUF_INIT(1024);
-	int rc = dirhier_path(ticket, c->cfg->upload_dir, c->cfg->uldl_dir_fanout, false, &path);
+	int rc = sweep_files_result(c->files, ticket, false, &path);
 
 	/* what the endpoint took, the master reads: the same bound */
 	if (rc == 0)
@@ -372,92 +312,94 @@ out:
 	return ok;
 }
 
-/* A ticket's verdict, kept until the pass's one transaction records them all. */
-struct verdict {
-	struct db_result r;
-	bool valid;
-};
-
+/* The verdicts of a pass, kept until its one transaction records them all. */
 struct verdicts {
 	struct collect *c;
-	struct verdict *v;
+	struct sweep_verdict *v;
 	size_t n;
 };
 
 /* Judge an answered ticket (outside any transaction: Validate may take its time). */
-static int judge_result(struct db_result *r, void *arg)
+static int judge_ticket(const struct sweep_ticket *t, void *arg)
 {
 	struct verdicts *vs = arg;
 	struct collect *c = vs->c;
-	struct db_workunit wu = { 0 };
 	struct sweep_complete res = { 0 };
-	struct verdict *v;
-	size_t row;
+	struct sweep_verdict *v;
 
-	if (db_workunit_lookup_id(c->db, r->workunitid, &wu) != DB_OK || wu.opaque < 1 ||
-	    (size_t)wu.opaque > c->params->nrows) {
-		db_workunit_release(&wu);
+	if (t->row < 1 || t->row > c->params->nrows || !t->name)
 		return 0;
-	}
-	row = (size_t)wu.opaque - 1;
 	ARRAY_GROW(vs->v, vs->n);
 	v = &vs->v[vs->n++];
-	v->valid = read_results(c, r->name, &res) == 0 && valid(c, row, &res);
-	v->r = *r;
-	memset(r, 0, sizeof(*r));
+	v->ticket = t->id;
+	v->valid = read_results(c, t->name, &res) == 0 && valid(c, t->row - 1, &res);
 	if (v->valid) {
 		c->st->valid++;
 	} else {
 		c->st->invalid++;
-		log_info("sweep: a result of set %zu is invalid", row + 1);
+		log_info("sweep: a result of set %zu is invalid", t->row);
 	}
 	sweep_complete_release(&res);
-	db_workunit_release(&wu);
 	return 0;
 }
 
 /*
- * Judge every answered ticket of the batch not judged yet, then record the
- * verdicts in one transaction: a valid result becomes its task's canonical
- * result, an invalid one sends its task back to the transitioner (to be
- * handed out again, up to MaxTotal). 0, or -1.
+ * Judge every answered ticket of the session not judged yet, then record
+ * the verdicts in one transaction: a valid result becomes its task's
+ * canonical one, an invalid one sends its task back for a new ticket (up
+ * to MaxTotal). 0, or -1.
  */
-static int judge_returned(struct collect *c, int64_t batch)
+static int judge_returned(struct collect *c, int64_t session)
 {
 	struct verdicts vs = { c, NULL, 0 };
-	int64_t t = now();
-	size_t i;
-	int rc = db_sweep_returned(c->db, batch, judge_result, &vs);
+	int rc = sweep_store_returned(c->store, session, judge_ticket, &vs);
 
-	if (rc == DB_OK && vs.n) {
-		rc = db_begin(c->db);
-		for (i = 0; rc == DB_OK && i < vs.n; i++)
-			rc = db_sweep_judge(c->db, &vs.v[i].r, vs.v[i].valid, t);
-		if (rc == DB_OK)
-			rc = db_commit(c->db);
-		else
-			db_rollback(c->db);
-	}
-	for (i = 0; i < vs.n; i++)
-		db_result_release(&vs.v[i].r);
+	if (rc == SWEEP_STORE_OK)
+		rc = sweep_store_judge(c->store, vs.v, vs.n, now());
 	free(vs.v);
-	if (rc != DB_OK)
-		sbuf_addf(c->err, "cannot record the verdicts: %s", db_error(c->db));
-	return rc == DB_OK ? 0 : -1;
+	if (rc != SWEEP_STORE_OK)
+		sbuf_addstr(c->err, "cannot record the verdicts (the log says why)");
+	return rc == SWEEP_STORE_OK ? 0 : -1;
+}
+
+/* A task as collection sees it: its row, and its valid ticket's name (NULL none). */
+struct done_task {
+	size_t row;
+	char *canonical;
+	bool failed;
+};
+
+struct task_list {
+	struct done_task *v;
+	size_t n;
+};
+
+static int take_task(const struct sweep_task_state *t, void *arg)
+{
+	struct task_list *l = arg;
+
+	ARRAY_GROW(l->v, l->n);
+	l->v[l->n].row = t->row;
+	l->v[l->n].canonical = t->canonical ? xstrdup(t->canonical) : NULL;
+	l->v[l->n++].failed = t->failed;
+	return 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	size_t x = ((const struct done_task *)a)->row, y = ((const struct done_task *)b)->row;
+
+	return (x > y) - (x < y);
 }
 
 /* Append set row's valid results to out (blocks: under a header naming the set). */
-static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
+static int add_block(struct collect *c, const struct done_task *t, struct sbuf *out)
 {
-	struct sbuf *out = arg;
-	struct db_result r = { 0 };
 	struct sweep_complete res = { 0 };
-	size_t row = (size_t)wu->opaque - 1, i, k;
+	size_t row = t->row - 1, i, k;
 
-	if (db_result_lookup_id(c->db, wu->canonical_resultid, &r) != DB_OK ||
-	    read_results(c, r.name, &res) < 0) {
-		sbuf_addf(c->err, "the valid result of set %zu cannot be read", row + 1);
-		db_result_release(&r);
+	if (t->row < 1 || t->row > c->params->nrows || read_results(c, t->canonical, &res) < 0) {
+		sbuf_addf(c->err, "the valid result of set %zu cannot be read", t->row);
 		return -1;
 	}
 	if (c->spec->collect == SWEEP_COLLECT_BLOCKS) {
@@ -477,107 +419,105 @@ static int add_block(struct collect *c, struct db_workunit *wu, void *arg)
 		if (o)
 			sbuf_add(out, o->data, o->len);
 	}
-	db_result_release(&r);
 	sweep_complete_release(&res);
 	return 0;
 }
 
-struct wu_list {
-	struct db_workunit *v;
-	size_t n;
-};
-
-static int take_wu_into(struct db_workunit *w, void *arg)
+/* The output, made again whole from every valid result, in table order. */
+static int write_output(struct collect *c, int64_t session, bool write, char **opath)
 {
-	struct wu_list *l = arg;
-	struct db_rows rows = DB_ROWS(l->v, l->n, 0);
+	struct task_list l = { NULL, 0 };
+	struct sbuf out = SBUF_INIT(1L << 31);
+	size_t i;
+	int rc = 0;
 
-	return db_rows_take(w, &rows);
+	if (write && sweep_store_tasks(c->store, session, take_task, &l) != SWEEP_STORE_OK) {
+		sbuf_addstr(c->err, "cannot read the session's tasks (the log says why)");
+		rc = -1;
+	}
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_row);
+	for (i = 0; rc == 0 && i < l.n; i++) {
+		if (l.v[i].canonical) {
+			c->st->done++;
+			rc = add_block(c, &l.v[i], &out);
+		} else if (l.v[i].failed) {
+			c->st->failed++;
+		} else {
+			c->st->pending++;
+		}
+	}
+	*opath = c->spec->output[0] == '/' ? xstrdup(c->spec->output)
+		: xasprintf("%s/%s", c->spec->dir, c->spec->output);
+	if (rc == 0 && write)
+		rc = write_file_atomic(*opath, out.buf ? out.buf : "", out.len, 0644);
+	for (i = 0; i < l.n; i++)
+		free(l.v[i].canonical);
+	free(l.v);
+	sbuf_release(&out);
+	return rc;
 }
 
-int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
-			  bool write_output, struct sweep_collect_stats *st, struct sbuf *err)
+int sweep_session_collect(struct sweep_store *store, const struct sweep_files *files,
+			  const char *sid, bool write, struct sweep_collect_stats *st,
+			  struct sbuf *err)
 {
 	struct sweep_spec s = { 0 };
 	struct sweep_params p = { 0 };
-	struct wu_list l = { NULL, 0 };
-	struct sbuf out = SBUF_INIT(1L << 31);
-	struct collect c = { db, cfg, &s, &p, st, err };
-	char *opath = NULL;
-	int64_t batch = 0;
-	size_t i;
+	struct collect c = { store, files, &s, &p, st, err };
+	int64_t session = 0;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	rc = sweep_session_load(db, sid, &batch, &s, &p, err);
-	/* judge what came back */
+	rc = sweep_session_load(store, sid, &session, &s, &p, err);
+	if (rc == 0 && sweep_store_tick(store, session, now(), NULL) != SWEEP_STORE_OK) {
+		sbuf_addstr(err, "the sweep's database failed (the log says why)");
+		rc = -1;
+	}
 	if (rc == 0)
-		rc = judge_returned(&c, batch);
-	/* the output, made again whole from every valid result, in table order */
-	if (rc == 0 && write_output) {
-		struct db_val v[] = { DBV_INT(batch) };
-
-		if (db_workunit_enum(db, "FORCE INDEX (wu_batch) WHERE batch=? ORDER BY opaque, id", v,
-				     1, take_wu_into, &l) != DB_OK)
-			rc = -1;
-	}
-	for (i = 0; rc == 0 && i < l.n; i++) {
-		if (l.v[i].canonical_resultid) {
-			st->done++;
-			if (add_block(&c, &l.v[i], &out) < 0)
-				rc = -1;
-		} else if (l.v[i].error_mask) {
-			st->failed++;
-		} else {
-			st->pending++;
-		}
-	}
-	if (rc == 0) {
-		opath = s.output[0] == '/' ? xstrdup(s.output) : xasprintf("%s/%s", s.dir, s.output);
-		if (write_output)
-			rc = write_file_atomic(opath, out.buf ? out.buf : "", out.len, 0644);
-		st->output = opath;
-		opath = NULL;
-	}
-	for (i = 0; i < l.n; i++)
-		db_workunit_release(&l.v[i]);
-	free(l.v);
-	free(opath);
+		rc = judge_returned(&c, session);
+	if (rc == 0)
+		rc = write_output(&c, session, write, &st->output);
 	sweep_params_release(&p);
 	sweep_spec_release(&s);
-	sbuf_release(&out);
 	return rc;
 }
 
 /* ---- statistics ----------------------------------------------------------------- */
 
-struct stats_walk {
-	struct sweep_stats *st;
-	/* rows (from 1) of the failed sets, by task id, for the reasons */
-	int64_t *failed_ids;
+/* A failed set's task, for its reasons: the index of its entry in failed_sets. */
+struct failed_ref {
+	int64_t task;
+	size_t i;
 };
 
-static int count_task(struct db_sweep_task *t, void *arg)
+struct stats_walk {
+	struct sweep_stats *st;
+	struct failed_ref *failed;      /* sorted by task once the tasks are in */
+};
+
+static int count_task(const struct sweep_task_state *t, void *arg)
 {
 	struct stats_walk *w = arg;
 	struct sweep_stats *st = w->st;
 
 	st->total++;
-	if (t->canonical_resultid) {
+	if (t->canonical) {
 		st->done++;
-	} else if (t->error_mask) {
+	} else if (t->failed) {
 		ARRAY_GROW(st->failed_sets, st->nfailed_sets);
-		ARRAY_GROW(w->failed_ids, st->nfailed_sets);
-		st->failed_sets[st->nfailed_sets].row = t->opaque > 0 ? (size_t)t->opaque : 0;
+		ARRAY_GROW(w->failed, st->nfailed_sets);
+		st->failed_sets[st->nfailed_sets].row = t->row;
 		st->failed_sets[st->nfailed_sets].why = NULL;
-		w->failed_ids[st->nfailed_sets++] = t->id;
+		w->failed[st->nfailed_sets] = (struct failed_ref){ t->id, st->nfailed_sets };
+		st->nfailed_sets++;
 		st->failed++;
-	} else if (t->nrunning) {
+	} else if (t->nout) {
 		st->running++;
 	} else {
 		st->waiting++;
 	}
-	if (!t->canonical_resultid && !t->error_mask && t->nunsent > 0)
+	if (!t->canonical && !t->failed && t->nunsent > 0)
 		st->ready = true;
 	return 0;
 }
@@ -618,45 +558,44 @@ static void add_reason(struct sweep_failed_set *f, const char *why)
 	f->why = w;
 }
 
-static int cmp_id(const void *a, const void *b)
+static int cmp_task(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int64_t x = ((const struct failed_ref *)a)->task, y = ((const struct failed_ref *)b)->task;
 
 	return (x > y) - (x < y);
 }
 
-static int count_ticket(struct db_result *r, void *arg)
+static int count_ticket(const struct sweep_ticket *t, void *arg)
 {
 	struct stats_walk *w = arg;
 	struct sweep_stats *st = w->st;
-	char *host = note_value(r->stderr_out, "host"), *why = NULL;
+	char *host = note_value(t->note, "host"), *why = NULL;
 	struct sweep_host_stat *h = host_stat(st, *host ? host : "(unknown)");
 
-	if (r->outcome == RESULT_OUTCOME_SUCCESS && r->validate_state == VALIDATE_STATE_VALID) {
+	if (t->state == SWEEP_TICKET_VALID) {
 		h->done++;
-	} else if (r->outcome == RESULT_OUTCOME_CLIENT_ERROR) {
-		char *v = note_value(r->stderr_out, "why");
+	} else if (t->state == SWEEP_TICKET_FAILED) {
+		char *v = note_value(t->note, "why");
 
 		h->failed++;
 		why = xasprintf("%s (%s)", *v ? v : "the worker failed", *host ? host : "?");
 		free(v);
-	} else if (r->validate_state == VALIDATE_STATE_INVALID ||
-		   r->outcome == RESULT_OUTCOME_VALIDATE_ERROR) {
+	} else if (t->state == SWEEP_TICKET_INVALID) {
 		h->invalid++;
 		why = xasprintf("invalid result (%s)", *host ? host : "?");
-	} else if (r->outcome == RESULT_OUTCOME_NO_REPLY) {
+	} else if (t->state == SWEEP_TICKET_TIMED_OUT) {
 		h->lost++;
 		why = xasprintf("no answer within the timeout (%s)", *host ? host : "?");
 	}
-	if (r->outcome != RESULT_OUTCOME_NO_REPLY && r->received_time)
-		h->seconds += r->elapsed_time;
+	if (t->state != SWEEP_TICKET_TIMED_OUT && t->received_time)
+		h->seconds += t->elapsed;
 	if (why && st->nfailed_sets) {
-		/* the failed tasks came by id, so their ids are sorted */
-		const int64_t *f = bsearch(&r->workunitid, w->failed_ids, st->nfailed_sets,
-					   sizeof(int64_t), cmp_id);
+		struct failed_ref key = { t->task, 0 };
+		const struct failed_ref *f = bsearch(&key, w->failed, st->nfailed_sets,
+						     sizeof(*w->failed), cmp_task);
 
 		if (f)
-			add_reason(&st->failed_sets[f - w->failed_ids], why);
+			add_reason(&st->failed_sets[f->i], why);
 	}
 	free(why);
 	free(host);
@@ -669,42 +608,48 @@ static int cmp_host(const void *a, const void *b)
 		      ((const struct sweep_host_stat *)b)->host);
 }
 
-int sweep_session_stats(struct db *db, const char *sid, bool detail, struct sweep_stats *st,
-			struct sbuf *err)
+/* Counted by the store: no row a task, once a second. */
+static int stats_counts(struct sweep_store *store, int64_t session, struct sweep_stats *st)
+{
+	struct sweep_counts c;
+	int rc = sweep_store_counts(store, session, &c);
+
+	st->total = (size_t)c.total;
+	st->done = (size_t)c.done;
+	st->failed = (size_t)c.failed;
+	st->running = (size_t)c.running;
+	/* a task only leaves "pending": the second count cannot exceed the first's rest */
+	st->waiting = st->total - st->done - st->failed;
+	st->waiting -= st->running < st->waiting ? st->running : st->waiting;
+	st->ready = c.waiting;
+	return rc;
+}
+
+int sweep_session_stats(struct sweep_store *store, const char *sid, bool detail,
+			struct sweep_stats *st, struct sbuf *err)
 {
 	struct stats_walk w = { st, NULL };
-	struct db_batch b = { 0 };
-	char *name = xasprintf("sweep:%s", sid);
-	int rc = db_batch_lookup_name(db, name, &b);
+	int64_t session = 0;
+	int rc = sweep_store_session(store, sid, &session, NULL);
 
 	memset(st, 0, sizeof(*st));
-	free(name);
-	if (rc == DB_OK && !detail) {
-		/* counted by the database: no row a task, once a second */
-		struct db_sweep_counts c;
-
-		rc = db_sweep_counts(db, b.id, &c);
-		st->total = (size_t)c.total;
-		st->done = (size_t)c.done;
-		st->failed = (size_t)c.failed;
-		st->running = (size_t)c.running;
-		/* a task only leaves "pending": the second count cannot exceed the first's rest */
-		st->waiting = st->total - st->done - st->failed;
-		st->waiting -= st->running < st->waiting ? st->running : st->waiting;
-		st->ready = c.waiting_ticket != 0;
+	if (rc == SWEEP_STORE_OK && !detail)
+		rc = stats_counts(store, session, st);
+	if (rc == SWEEP_STORE_OK && detail)
+		rc = sweep_store_tasks(store, session, count_task, &w);
+	if (rc == SWEEP_STORE_OK && detail) {
+		if (st->nfailed_sets)
+			qsort(w.failed, st->nfailed_sets, sizeof(*w.failed), cmp_task);
+		rc = sweep_store_ended(store, session, count_ticket, &w);
 	}
-	if (rc == DB_OK && detail)
-		rc = db_sweep_tasks(db, b.id, count_task, &w);
-	if (rc == DB_OK && detail)
-		rc = db_sweep_ended(db, b.id, count_ticket, &w);
-	if (rc != DB_OK)
-		sbuf_addf(err, rc == DB_NOT_FOUND ? "no sweep session %s" : "database error: %s",
-			  rc == DB_NOT_FOUND ? sid : db_error(db));
+	if (rc == SWEEP_STORE_NOT_FOUND)
+		sbuf_addf(err, "no sweep session %s", sid);
+	else if (rc != SWEEP_STORE_OK)
+		sbuf_addstr(err, "the sweep's database failed (the log says why)");
 	if (st->nhosts)
 		qsort(st->hosts, st->nhosts, sizeof(*st->hosts), cmp_host);
-	free(w.failed_ids);
-	db_batch_release(&b);
-	return rc == DB_OK ? 0 : -1;
+	free(w.failed);
+	return rc == SWEEP_STORE_OK ? 0 : -1;
 }
 
 void sweep_stats_release(struct sweep_stats *st)

@@ -1,7 +1,9 @@
 /*
- * Parameter sweep sessions on the server: what `sweep` makes from a worker
- * spec and its parameter table, and what cgi-bin/sweep serves from. See the
- * server-side section of doc/sweep-protocol.md.
+ * Parameter sweep sessions: what `sweep` makes from a worker spec and its
+ * parameter table, in a sweep store (sweep/store/sweep_store.h: the
+ * embedded one or a project's) and the session's files (sweep_files.h),
+ * and what the endpoints serve from. See the server-side section of
+ * doc/sweep-protocol.md.
  */
 #ifndef WSEQ_SWEEP_SESSION_H
 #define WSEQ_SWEEP_SESSION_H
@@ -9,33 +11,40 @@
 #include "common.h"
 #include "sbuf.h"
 
-struct db;
-struct project_config;
+struct sweep_files;
 struct sweep_params;
+struct sweep_store;
 struct sweep_spec;
 
 #define SWEEP_SID_LEN 32        /* hex digits of a session ID (128 random bits) */
 
 /*
- * Read the spec at spec_path and its parameter file, then, in one
- * transaction: the app "sweep" if missing, a batch "sweep:SID" IN_PROGRESS,
- * one workunit per parameter set (its task body; the spec's Timeout,
- * MaxAssign and MaxTotal as delay_bound, target_nresults and
- * max_total_results; opaque = its row, from 1) with its first tickets
- * (target_nresults unsent results); and the session's files in sweep/SID/. sid (SWEEP_SID_LEN + 1 bytes, "" on entry) gets the session
- * ID. 0, or -1 with the reason in err (nothing left behind).
+ * The project store of the config.xml at path (sweep_store_open_project()),
+ * waiting up to wait seconds for its database (a private project just
+ * started). NULL with the reason logged.
  */
-int sweep_session_create(struct db *db, const struct project_config *cfg, const char *spec_path,
-			 char sid[SWEEP_SID_LEN + 1], int64_t *batch_id, size_t *ntasks,
-			 struct sbuf *err);
+struct sweep_store *sweep_project_store(const char *path, double wait);
 
 /*
- * Session sid: its batch id (batch may be NULL), its spec as the batch
- * names it, and its parameter table (p may be NULL). 0, or -1 with the
- * reason in err ("no sweep session SID" when there is none).
+ * Read the spec at spec_path and its parameter file, then write the
+ * session's files (files' SID/: config, worker_name, workers/PLATFORM) and
+ * store the session in one transaction: one task per parameter set (its
+ * task body; the spec's Timeout, MaxAssign and MaxTotal; its row, from 1)
+ * with its first tickets, the spec's real path as the session's spec. sid
+ * (SWEEP_SID_LEN + 1 bytes, "" on entry) gets the session ID, *session its
+ * id in the store. 0, or -1 with the reason in err (nothing left behind).
  */
-int sweep_session_load(struct db *db, const char *sid, int64_t *batch, struct sweep_spec *s,
-		       struct sweep_params *p, struct sbuf *err);
+int sweep_session_create(struct sweep_store *st, const struct sweep_files *files,
+			 const char *spec_path, char sid[SWEEP_SID_LEN + 1], int64_t *session,
+			 size_t *ntasks, struct sbuf *err);
+
+/*
+ * Session sid: its id in the store (session may be NULL), its spec as the
+ * store names it, and its parameter table (p may be NULL). 0, or -1 with
+ * the reason in err ("no sweep session SID" when there is none).
+ */
+int sweep_session_load(struct sweep_store *st, const char *sid, int64_t *session,
+		       struct sweep_spec *s, struct sweep_params *p, struct sbuf *err);
 
 struct sweep_collect_stats {
 	size_t valid, invalid;          /* results judged by this call */
@@ -44,7 +53,9 @@ struct sweep_collect_stats {
 };
 
 /*
- * Judge every result of the session not judged yet -- with the spec's
+ * Let the store do its own transitioner's work (sweep_store_tick(): tickets
+ * timed out, new ones made), then judge every result of the session not
+ * judged yet -- read from files' results -- with the spec's
  * Validate command, run in a fresh directory holding each result as a file
  * named like it (the first one on stdin too): exit 0 makes it the task's
  * canonical result, else it is invalid and the task is handed out again --
@@ -54,8 +65,9 @@ struct sweep_collect_stats {
  * `sweep run` does while the sweep goes on). The verdicts of a call are
  * recorded in one transaction. 0, or -1 with the reason in err.
  */
-int sweep_session_collect(struct db *db, const struct project_config *cfg, const char *sid,
-			  bool write_output, struct sweep_collect_stats *st, struct sbuf *err);
+int sweep_session_collect(struct sweep_store *store, const struct sweep_files *files,
+			  const char *sid, bool write_output, struct sweep_collect_stats *st,
+			  struct sbuf *err);
 
 /* What one host did in a session (from the host= its client sent). */
 struct sweep_host_stat {
@@ -85,12 +97,12 @@ struct sweep_stats {
 /*
  * The state of session sid's tasks; with detail, also what each host did
  * and why each failed set failed (a row a task and a ticket), without it
- * only the counts (two aggregate queries: `sweep run`'s look once a second).
- * 0, or -1 with the reason in err
- * (DB_NOT_FOUND-like "no sweep session" when it does not exist).
+ * only the counts (sweep_store_counts(): `sweep run`'s look once a second).
+ * 0, or -1 with the reason in err ("no sweep session SID" when it does not
+ * exist).
  */
-int sweep_session_stats(struct db *db, const char *sid, bool detail, struct sweep_stats *st,
-			struct sbuf *err);
+int sweep_session_stats(struct sweep_store *store, const char *sid, bool detail,
+			struct sweep_stats *st, struct sbuf *err);
 void sweep_stats_release(struct sweep_stats *st);
 
 #endif

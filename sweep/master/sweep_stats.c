@@ -1,10 +1,8 @@
 /*
  * `sweep stats` and the end of `sweep run` (sweep_run.h): a session's
- * figures from the database.
+ * figures from its store.
  */
 #include "sweep_run.h"
-#include "db.h"
-#include "db_queries.h"
 #include "fileutil.h"
 #include "log.h"
 #include "sbuf.h"
@@ -12,14 +10,14 @@
 #include "sweep_session.h"
 #include "sweep_spec.h"
 
-int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
+int sweep_print_stats(struct sweep_store *store, const char *sid, const char *dir, FILE *fp)
 {
 	struct sweep_stats st;
 	struct sbuf err = SBUF_INIT(4096), hosts = SBUF_INIT(1 << 20);
 	char *path = dir ? xasprintf("%s/hosts", dir) : NULL;
 	size_t i;
 
-	if (sweep_session_stats(db, sid, true, &st, &err) < 0) {
+	if (sweep_session_stats(store, sid, true, &st, &err) < 0) {
 		log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
 		free(path);
@@ -61,7 +59,7 @@ int sweep_print_stats(struct db *db, const char *sid, const char *dir, FILE *fp)
 	if (st.nfailed_sets) {
 		struct sweep_params p = { 0 };
 		struct sweep_spec spec = { 0 };
-		bool have = sweep_session_load(db, sid, NULL, &spec, &p, &err) == 0;
+		bool have = sweep_session_load(store, sid, NULL, &spec, &p, &err) == 0;
 
 		fprintf(fp, "\nfailed parameter sets:\n");
 		for (i = 0; i < st.nfailed_sets; i++) {

@@ -8,6 +8,7 @@ void sweep_ticket_release(struct sweep_ticket *t)
 {
 	free(t->name);
 	free(t->note);
+	free(t->body);
 	memset(t, 0, sizeof(*t));
 }
 

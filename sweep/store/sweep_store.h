@@ -68,6 +68,7 @@ struct sweep_ticket {
 	double elapsed;                 /* received_time - sent_time, seconds */
 	char *note;                     /* "host=LABEL\n" at sending, then "why=REASON\n" lines */
 	bool task_over;                 /* its task is done or failed (/ping answers 205) */
+	char *body;                     /* its task's body (sweep_store_ticket() only; else NULL) */
 };
 void sweep_ticket_release(struct sweep_ticket *t);
 
@@ -133,7 +134,10 @@ int sweep_store_session(struct sweep_store *st, const char *sid, int64_t *sessio
  */
 int sweep_store_next(struct sweep_store *st, int64_t session, const char *ticket, int64_t t,
 		     const char *note, struct sweep_claim *out);
-/* The ticket called name in the session (with task_over filled in). */
+/*
+ * The ticket called name in the session, with task_over and its task's body
+ * (for /complete's check) filled in.
+ */
 int sweep_store_ticket(struct sweep_store *st, int64_t session, const char *name,
 		       struct sweep_ticket *out);
 /*
