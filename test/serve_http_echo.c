@@ -11,6 +11,13 @@
  *   /broken  a reply that is not CGI (no blank line): the server's 500
  *   else     404 "no such request", the handler's own
  *
+ * With --sweep DIR the handler is the sweep's real one instead
+ * (sweep/endpoints/sweep_endpoints.h) on the embedded store DIR/store.sqlite,
+ * the session files in DIR/sessions, the results in DIR/results; --session
+ * SID --tasks N makes session SID with N tasks ("CommandLine=worker I", the
+ * result "out" from stdout) unless it exists. At the stop it prints
+ * "returned ROW TICKET" for each ticket whose results came.
+ *
  * It prints "listening on ADDR PORT" when ready (and writes the port to
  * --port_file), "first request answered N ms after start" after its first
  * reply, and serves until SIGTERM or SIGINT, then stops (draining) and
@@ -22,6 +29,9 @@
 #include "log.h"
 #include "serve.h"
 #include "serve_http.h"
+#include "sweep_endpoints.h"
+#include "sweep_files.h"
+#include "sweep_store.h"
 #include "tool.h"
 
 #include <signal.h>
@@ -34,6 +44,8 @@ struct echo_settings {
 	char *script_name;
 	char *port_file;
 	long max_conns, max_per_ip, timeout, max_body;
+	char *sweep, *session;
+	long tasks;
 };
 
 static struct echo_settings settings;
@@ -55,6 +67,12 @@ static const struct param params[] = {
 	  3600, "S", "seconds a connection may stay silent (0: the default)" },
 	{ "max_body", PARAM_INT, offsetof(struct echo_settings, max_body), "0", PARAM_BOUNDED, 0,
 	  1e12, "BYTES", "largest request body (0: the default)" },
+	{ "sweep", PARAM_STR, offsetof(struct echo_settings, sweep), NULL, 0, 0, 0, "DIR",
+	  "serve the sweep endpoints on the embedded store in DIR instead" },
+	{ "session", PARAM_STR, offsetof(struct echo_settings, session), NULL, 0, 0, 0, "SID",
+	  "with --sweep: the session to make (unless it exists)" },
+	{ "tasks", PARAM_INT, offsetof(struct echo_settings, tasks), "3", PARAM_BOUNDED, 1, 10000,
+	  "N", "with --session: its tasks" },
 	PARAM_TABLE_END
 };
 
@@ -152,6 +170,83 @@ static void serve(void *state, struct serve_req *r)
 	}
 }
 
+/* ---- --sweep: the real endpoints ------------------------------------------- */
+
+struct sweep_state {
+	struct sweep_store *store;
+	struct sweep_files files;
+	struct sweep_endpoints ep;
+	int64_t session;
+};
+
+static void serve_sweep(void *state, struct serve_req *r)
+{
+	struct sweep_state *sw = state;
+
+	sweep_endpoints_serve(&sw->ep, r);
+}
+
+/* Session sid with n tasks, unless it is there. */
+static int sweep_session(struct sweep_state *sw, const char *sid, size_t n)
+{
+	struct sweep_task_new *t;
+	char **bodies;
+	size_t i;
+	int rc;
+
+	if (sweep_store_session(sw->store, sid, &sw->session, NULL) == SWEEP_STORE_OK)
+		return 0;
+	t = xcalloc(n, sizeof(*t));
+	bodies = xcalloc(n, sizeof(*bodies));
+	for (i = 0; i < n; i++) {
+		bodies[i] = xasprintf("CommandLine=worker %zu\n[Result]\nName=out\nFile=stdout\n",
+				      i + 1);
+		t[i] = (struct sweep_task_new){ i + 1, bodies[i], 30, 1, 3 };
+	}
+	rc = sweep_store_create(sw->store, sid, "serve_http_echo", t, n);
+	for (i = 0; i < n; i++)
+		free(bodies[i]);
+	free(bodies);
+	free(t);
+	if (rc == SWEEP_STORE_OK)
+		rc = sweep_store_session(sw->store, sid, &sw->session, NULL);
+	return rc == SWEEP_STORE_OK ? 0 : log_error("cannot make session %s", sid);
+}
+
+static int sweep_open(struct sweep_state *sw, const struct echo_settings *s)
+{
+	struct sbuf err = SBUF_INIT(1024);
+	char *path = xasprintf("%s/store.sqlite", s->sweep);
+
+	sw->files.sessions = xasprintf("%s/sessions", s->sweep);
+	sw->files.results = xasprintf("%s/results", s->sweep);
+	sw->store = sweep_store_open_sqlite(path, &err);
+	free(path);
+	if (!sw->store)
+		log_error("%s", sbuf_str(&err));
+	sbuf_release(&err);
+	sw->ep.store = sw->store;
+	sw->ep.files = &sw->files;
+	if (!sw->store)
+		return -1;
+	return s->session ? sweep_session(sw, s->session, (size_t)s->tasks) : 0;
+}
+
+static int print_returned(const struct sweep_ticket *t, void *arg)
+{
+	(void)arg;
+	printf("returned %zu %s\n", t->row, t->name);
+	return 0;
+}
+
+static void sweep_close(struct sweep_state *sw)
+{
+	if (sw->store && sw->session)
+		sweep_store_returned(sw->store, sw->session, print_returned, NULL);
+	sweep_store_close(sw->store);
+	sweep_files_release(&sw->files);
+}
+
 static int write_port(const char *path, unsigned port)
 {
 	char *tmp = xasprintf("%s.tmp", path);
@@ -181,6 +276,7 @@ static int run(struct tool_ctx *ctx)
 	};
 	struct sbuf err = SBUF_INIT(1024);
 	struct serve_http *h;
+	struct sweep_state sw = { 0 };
 	sigset_t stops;
 
 	sigemptyset(&stops);
@@ -188,22 +284,29 @@ static int run(struct tool_ctx *ctx)
 	sigaddset(&stops, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stops, NULL);      /* before the server's thread */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	h = serve_http_start(&o, serve, NULL, &err);
+	if (s->sweep && sweep_open(&sw, s) < 0) {
+		sweep_close(&sw);
+		return -1;
+	}
+	h = serve_http_start(&o, s->sweep ? serve_sweep : serve, &sw, &err);
 	if (!h) {
 		log_error("%s", sbuf_str(&err));
 		sbuf_release(&err);
+		sweep_close(&sw);
 		return -1;
 	}
 	sbuf_release(&err);
 	printf("listening on %s %u\n", s->addr, serve_http_port(h));
 	if (s->port_file && write_port(s->port_file, serve_http_port(h)) < 0) {
 		serve_http_stop(h, 0);
+		sweep_close(&sw);
 		return -1;
 	}
 	log_info("stopping on signal %d", wait_stop(&stops));
 	printf("stopping after %lu requests\n", serve_http_served(h));
 	serve_http_stop(h, 10000);
 	printf("stopped after %lu requests\n", answered);
+	sweep_close(&sw);
 	return 0;
 }
 

@@ -208,6 +208,41 @@ test_expect_success 'more connections from one address than allowed (4): the ext
 	test_grep "^after: HTTP/1.1 200" crowd.out
 '
 
+SID=0123456789abcdef0123456789abcdef
+PLATFORM=x86_64-pc-linux-gnu
+
+test_expect_success 'the sweep'"'"'s real endpoints on the embedded store: the protocol'"'"'s answers' '
+	mkdir -p sw/results sw/sessions/$SID/workers &&
+	printf "DeleteWorker=No\nDeleteClient=No\nPing=1\n" >sw/sessions/$SID/config &&
+	echo worker >sw/sessions/$SID/worker_name &&
+	printf "#!/bin/sh\necho \"result of \$1\"\n" >sw/sessions/$SID/workers/$PLATFORM &&
+	echo_up w --sweep "$PWD/sw" --session $SID --tasks 5 &&
+	curl -s -D h -o body "$(url w "/config?sessionID=$SID")" &&
+	test_grep "^HTTP/1.1 200" h && test_grep "^X-Content-Type-Options: nosniff" h &&
+	cmp body sw/sessions/$SID/config &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/config?sessionID=ffff")")" = 403 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/task?sessionID=../x")")" = 403 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/worker?sessionID=$SID&name=worker&platform=vax")")" = 415 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/nope?sessionID=$SID")")" = 404 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" --data-binary x "$(url w "/complete?sessionID=$SID&ticket=nosuch")")" = 400 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/ping?sessionID=$SID&ticket=nosuch")")" = 205
+'
+
+test_expect_success 'the real sweep_client runs the session to its end through the embedded server' '
+	md5=$(md5sum <sw/sessions/$SID/workers/$PLATFORM | cut -c1-32) &&
+	mkdir client &&
+	echo "$SID" | "$WSEQ_BUILDDIR/sweep/client/sweep_client" --dir client --max-silence 20 - worker "$md5" \
+		127.0.0.1 "$(cat w/port)" 2>client.log &&
+	kill -TERM "$(cat w/pid)" &&
+	test_wait_for 10 test -s w/rc && test "$(cat w/rc)" = 0 &&
+	sed -n "s/^returned //p" w/out | sort -n >returned &&
+	test_line_count = 5 returned &&
+	while read row ticket; do
+		f=$(find sw/results -name "$ticket" -type f) && test -n "$f" &&
+		grep -a "^result of $row\$" "$f" || return 1
+	done <returned
+'
+
 test_expect_success 'start-up: the first request answered well under a second after the process started' '
 	mkdir -p f &&
 	port=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") ||
