@@ -195,21 +195,25 @@ static void free_text(void *p)
 	free(p);
 }
 
-/* The handler's CGI reply text[0..len) (malloced; taken) as the response. */
-static enum MHD_Result reply_cgi(struct http_req *q, char *text, size_t len)
+/*
+ * The response of the handler's CGI reply text[0..len) (malloced; taken):
+ * its status in *status, its headers, a Content-Type when it gave none and
+ * always nosniff. NULL (logged) when the reply is not CGI.
+ */
+static struct MHD_Response *cgi_response(struct http_req *q, char *text, size_t len,
+					 unsigned *status)
 {
 	struct serve_http_reply rp;
 	struct sbuf why = SBUF_INIT(256);
 	struct MHD_Response *rs = NULL;
 	size_t i;
-	bool ok = serve_http_reply_parse(text, len, &rp, &why) == 0;
 
-	if (ok)
-		rs = MHD_create_response_from_buffer_with_free_callback_cls(
-			len - rp.body, text + rp.body, free_text, text);
-	else
+	if (serve_http_reply_parse(text, len, &rp, &why) < 0)
 		log_error("[%s] %s: the handler's reply is not CGI: %s", q->addr, q->path_info,
 			  sbuf_str(&why));
+	else
+		rs = MHD_create_response_from_buffer_with_free_callback_cls(
+			len - rp.body, text + rp.body, free_text, text);
 	if (!rs)
 		free(text);
 	for (i = 0; rs && i < rp.nh; i++)
@@ -220,16 +224,22 @@ static enum MHD_Result reply_cgi(struct http_req *q, char *text, size_t len)
 		}
 	if (rs && !rp.has_type)
 		MHD_add_response_header(rs, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
-	if (rs && !rp.has_nosniff)
+	if (rs)
 		MHD_add_response_header(rs, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
-	sbuf_release(&why);
-	if (!rs) {
-		serve_http_reply_release(&rp);
-		return reply_text(q, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n");
-	}
-	i = (size_t)rp.status;
+	*status = (unsigned)rp.status;
 	serve_http_reply_release(&rp);
-	return queue(q->conn, (unsigned)i, rs);
+	sbuf_release(&why);
+	return rs;
+}
+
+static enum MHD_Result reply_cgi(struct http_req *q, char *text, size_t len)
+{
+	unsigned status;
+	struct MHD_Response *rs = cgi_response(q, text, len, &status);
+
+	if (!rs)
+		return reply_text(q, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n");
+	return queue(q->conn, status, rs);
 }
 
 /* The whole request is in: run the handler, send what it wrote. */

@@ -128,12 +128,11 @@ static int reply_header(struct serve_http_reply *rp, const char *line, size_t n,
 		return rp->status < 0 ? sbuf_fail(why, "a bad Status line in the reply") : 0;
 	}
 	if (named(line, nlen, "Content-Length") || named(line, nlen, "Connection") ||
-	    named(line, nlen, "Transfer-Encoding"))
-		return 0;       /* HTTP's own, made by the server */
+	    named(line, nlen, "Transfer-Encoding") || named(line, nlen, "X-Content-Type-Options"))
+		return 0;       /* the server's own: HTTP's, and nosniff always */
 	if (rp->nh == SERVE_HTTP_MAX_HEADERS)
 		return sbuf_fail(why, "more than %d reply headers", SERVE_HTTP_MAX_HEADERS);
 	rp->has_type |= named(line, nlen, "Content-Type");
-	rp->has_nosniff |= named(line, nlen, "X-Content-Type-Options");
 	*located |= named(line, nlen, "Location");
 	ARRAY_GROW(rp->h, rp->nh);
 	rp->h[rp->nh].name = xstrndup(line, nlen);

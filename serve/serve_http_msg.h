@@ -39,7 +39,6 @@ struct serve_http_reply {
 	size_t nh;
 	size_t body;                    /* the body's offset in the text */
 	bool has_type;                  /* a Content-Type was among them */
-	bool has_nosniff;               /* an X-Content-Type-Options was */
 };
 
 /*

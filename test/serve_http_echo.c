@@ -7,7 +7,7 @@
  *   /echo    the request body (serve_body), as it arrived
  *   /slow    prints "slow request begins", answers after ?ms=N milliseconds
  *   /count   how many requests the handler was called for, this one included
- *   /html    an HTML page (the reply keeps its own Content-Type)
+ *   /html    an HTML page, its own X-Content-Type-Options "none" (the server's wins)
  *   /broken  a reply that is not CGI (no blank line): the server's 500
  *   else     404 "no such request", the handler's own
  *
@@ -160,7 +160,8 @@ static void serve(void *state, struct serve_req *r)
 	else if (!strcmp(p, "/count"))
 		fprintf(serve_out(r), "Status: 200 OK\r\n\r\n%lu\n", answered);
 	else if (!strcmp(p, "/html"))
-		reply(r, "200 OK", "text/html", page, sizeof(page) - 1);
+		fprintf(serve_out(r), "Content-Type: text/html\r\nX-Content-Type-Options: none\r\n"
+			"\r\n%s", page);
 	else if (!strcmp(p, "/broken"))
 		fputs("Status: 200 OK\r\nno blank line follows", serve_out(r));
 	else

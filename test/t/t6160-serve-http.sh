@@ -150,12 +150,13 @@ test_expect_success 'SCRIPT_NAME: under /sweep the handler gets the rest as PATH
 	test "$(curl -s "$(url b /sweep/count)")" = $((n + 1))
 '
 
-test_expect_success 'every reply carries X-Content-Type-Options: nosniff, and keeps its own type' '
+test_expect_success 'every reply carries X-Content-Type-Options: nosniff, whatever the handler said, and keeps its type' '
 	for p in /env /nope /html /broken; do
 		curl -s -D h -o /dev/null "$(url s $p)" &&
 		test_grep "^X-Content-Type-Options: nosniff" h || return 1
 	done &&
 	curl -s -D h -o /dev/null "$(url s /html)" && test_grep "^Content-Type: text/html" h &&
+	grep -i "^X-Content-Type-Options" h >xcto && test_line_count = 1 xcto &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url s /broken)")" = 500 &&
 	test_grep "the handler.s reply is not CGI" s/err
 '
