@@ -394,6 +394,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return answer(q);
 }
 
+static void on_log(void *cls, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
