@@ -184,6 +184,7 @@ static void serve_sweep(void *state, struct serve_req *r)
 {
 	struct sweep_state *sw = state;
 
+	answered++;
 	sweep_endpoints_serve(&sw->ep, r);
 }
 
