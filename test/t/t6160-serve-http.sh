@@ -42,8 +42,10 @@ def status(s):
             if not got:
                 break
             data += got
-    except (ConnectionResetError, socket.timeout):
+    except ConnectionResetError:
         pass
+    except socket.timeout:
+        return "silent"
     return data.split(b"\r\n")[0].decode("latin-1") or "closed"
 
 if what == "send":            # send argv[3] (with \r \n escapes), print the status line
@@ -68,7 +70,7 @@ elif what == "idle":          # connect, say nothing: the seconds until the serv
     except ConnectionResetError:
         pass
     print("%.1f" % (time.time() - t))
-elif what == "crowd":         # argv[3] silent connections, then one more request, then none
+elif what == "crowd":         # argv[3] silent connections, one more request (2 s), then none
     crowd = [conn() for i in range(int(sys.argv[3]))]
     time.sleep(0.5)
     s = conn()
@@ -76,9 +78,12 @@ elif what == "crowd":         # argv[3] silent connections, then one more reques
         s.sendall(b"GET /env HTTP/1.1\r\nHost: x\r\n\r\n")
     except (BrokenPipeError, ConnectionResetError):
         pass
+    s.settimeout(2)
     print("extra:", status(s))
     for c in crowd:
         c.close()
+    s.settimeout(30)
+    print("extra, the others gone:", status(s))
     time.sleep(0.5)
     s = conn()
     s.sendall(b"GET /env HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -206,7 +211,15 @@ test_expect_success 'a silent connection is closed after the timeout (3 s)' '
 test_expect_success 'more connections from one address than allowed (4): the extra one is refused, then served' '
 	raw s crowd 4 >crowd.out &&
 	test_grep "^extra: closed\$" crowd.out &&
+	test_grep "^extra, the others gone: closed\$" crowd.out &&
 	test_grep "^after: HTTP/1.1 200" crowd.out
+'
+
+test_expect_success 'more connections in all than allowed (3): the extra one waits, unread, until one ends' '
+	echo_up m --max_conns 3 &&
+	raw m crowd 3 >crowd.out &&
+	test_grep "^extra: silent\$" crowd.out &&
+	test_grep "^extra, the others gone: HTTP/1.1 200" crowd.out
 '
 
 SID=0123456789abcdef0123456789abcdef
