@@ -21,7 +21,9 @@
  * It prints "listening on ADDR PORT" when ready (and writes the port to
  * --port_file), "first request answered N ms after start" after its first
  * reply, and serves until SIGTERM or SIGINT, then stops (draining) and
- * prints "stopped after N requests".
+ * prints "stopped after N requests". SIGUSR1 takes the server's handler
+ * lock from the main thread ("lock held"), the next gives it back ("lock
+ * free"): no handler runs meanwhile.
  */
 #define _GNU_SOURCE
 #include "common.h"
@@ -34,6 +36,7 @@
 #include "sweep_store.h"
 #include "tool.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <time.h>
@@ -259,12 +262,28 @@ static int write_port(const char *path, unsigned port)
 	return rc ? 0 : log_error("cannot write %s: %s", path, strerror(errno));
 }
 
-/* Wait for SIGTERM or SIGINT, blocked in every thread from the start. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Wait for SIGTERM or SIGINT, blocked in every thread from the start.
+ * Each SIGUSR1 meanwhile takes the lock the server holds around a handler
+ * call, or gives it back, as a program's own thread would around its work.
+ */
 static int wait_stop(const sigset_t *stops)
 {
+	bool held = false;
 	int sig = 0;
 
-	sigwait(stops, &sig);
+	while (sigwait(stops, &sig) == 0 && sig == SIGUSR1) {
+		if (held)
+			pthread_mutex_unlock(&lock);
+		else
+			pthread_mutex_lock(&lock);
+		held = !held;
+		printf("lock %s\n", held ? "held" : "free");
+	}
+	if (held)
+		pthread_mutex_unlock(&lock);
 	return sig;
 }
 
@@ -274,7 +293,7 @@ static int run(struct tool_ctx *ctx)
 	struct serve_http_opts o = {
 		.addr = s->addr, .port = (unsigned)s->port, .script_name = s->script_name,
 		.max_conns = (unsigned)s->max_conns, .max_per_ip = (unsigned)s->max_per_ip,
-		.timeout = (unsigned)s->timeout, .max_body = s->max_body,
+		.timeout = (unsigned)s->timeout, .max_body = s->max_body, .lock = &lock,
 	};
 	struct sbuf err = SBUF_INIT(1024);
 	struct serve_http *h;
@@ -284,6 +303,7 @@ static int run(struct tool_ctx *ctx)
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGTERM);
 	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &stops, NULL);      /* before the server's thread */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s->sweep && sweep_open(&sw, s) < 0) {

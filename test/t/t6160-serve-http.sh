@@ -222,6 +222,17 @@ test_expect_success 'more connections in all than allowed (3): the extra one wai
 	test_grep "^extra, the others gone: HTTP/1.1 200" crowd.out
 '
 
+test_expect_success 'the handler lock: while the program'"'"'s own thread holds it, no handler runs' '
+	kill -USR1 "$(cat s/pid)" &&
+	test_wait_for 10 test_grep "^lock held" s/out &&
+	test_must_fail curl -s --max-time 2 "$(url s /env)" || return 1
+	curl -s --max-time 30 "$(url s /count)" >count.out &
+	c=$!
+	kill -USR1 "$(cat s/pid)" &&
+	test_wait_for 10 test_grep "^lock free" s/out &&
+	wait $c && test "$(cat count.out)" -gt 0
+'
+
 SID=0123456789abcdef0123456789abcdef
 PLATFORM=x86_64-pc-linux-gnu
 
