@@ -15,7 +15,10 @@ static int hexval(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Percent-decode s[0..n) into a new string; NULL on a bad or NUL escape. */
+/*
+ * Percent-decode s[0..n) into a new string; NULL on a bad escape or one of
+ * a control byte (%00, %0A: a PATH_INFO goes into logs and file names).
+ */
 static char *path_decode(const char *s, size_t n)
 {
 	char *d = xmalloc(n + 1);
@@ -30,7 +33,7 @@ static char *path_decode(const char *s, size_t n)
 		}
 		hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
 		lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
-		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+		if (hi < 0 || lo < 0 || hi * 16 + lo < 0x20 || hi * 16 + lo == 0x7f) {
 			free(d);
 			return NULL;
 		}
@@ -57,7 +60,7 @@ int serve_http_target(const char *uri, const char *script_name, char **path_info
 		return sbuf_fail(why, "not under %s/", script_name), 404;
 	*path_info = path_decode(uri + slen, plen - slen);
 	if (!*path_info)
-		return sbuf_fail(why, "a bad %%-escape in the path"), 400;
+		return sbuf_fail(why, "a bad %%-escape in the path, or one of a control byte"), 400;
 	*query = xstrdup(uri[plen] ? uri + plen + 1 : "");
 	return 0;
 }

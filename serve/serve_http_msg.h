@@ -22,8 +22,8 @@
  * path after script_name ("/task", or "" when the target is script_name
  * itself), *query what follows the first '?', as sent ("" when none);
  * free both. Returns 0, 404 when the target is not under script_name, 400
- * when it is malformed (not starting with '/', a bad or NUL escape, a
- * control byte), with the reason in why.
+ * when it is malformed (not starting with '/', a bad escape, a control
+ * byte, sent or escaped), with the reason in why.
  */
 int serve_http_target(const char *uri, const char *script_name, char **path_info, char **query,
 		      struct sbuf *why);

@@ -185,6 +185,7 @@ test_expect_success 'junk is answered 400 and never reaches the handler' '
 	raw s send "GET env HTTP/1.1\r\nHost: x\r\n\r\n" >st && test_grep "^HTTP/1.1 400" st &&
 	raw s send "GET /a%00b HTTP/1.1\r\nHost: x\r\n\r\n" >st && test_grep "^HTTP/1.1 400" st &&
 	raw s send "GET /a%zz HTTP/1.1\r\nHost: x\r\n\r\n" >st && test_grep "^HTTP/1.1 400" st &&
+	raw s send "GET /a%0Afake HTTP/1.1\r\nHost: x\r\n\r\n" >st && test_grep "^HTTP/1.1 400" st &&
 	raw s send "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n" >st &&
 	test_grep "^HTTP/1.1 4" st &&
 	test "$(count s)" = $((n + 1))

@@ -58,6 +58,8 @@ static void test_targets_refused(void **state)
 	assert_int_equal(target("env", "", out, sizeof(out)), 400);
 	assert_int_equal(target("*", "", out, sizeof(out)), 400);
 	assert_int_equal(target("/a%00b", "", out, sizeof(out)), 400);
+	assert_int_equal(target("/a%0Ab", "", out, sizeof(out)), 400);
+	assert_int_equal(target("/a%7f", "", out, sizeof(out)), 400);
 	assert_int_equal(target("/a%zz", "", out, sizeof(out)), 400);
 	assert_int_equal(target("/a%4", "", out, sizeof(out)), 400);
 	assert_int_equal(target("/a\tb", "", out, sizeof(out)), 400);
