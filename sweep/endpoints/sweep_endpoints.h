@@ -37,7 +37,12 @@ struct sweep_endpoints {
 	struct sweep_known_session known[SWEEP_SESSIONS_KEPT];  /* zeroed at first */
 };
 
-/* Answer one request; everything it made is freed when it returns. */
+/*
+ * Answer one request; everything it made is freed when it returns. Calls on
+ * one struct take turns (its remembered sessions are not locked): a server
+ * answering on several threads gives each its own struct over the shared
+ * store, or serializes the calls.
+ */
 void sweep_endpoints_serve(struct sweep_endpoints *ep, struct serve_req *io);
 /* A text/plain reply of status (the CGI front's own refusals). */
 void sweep_endpoints_reply_text(struct serve_req *io, int status, const char *msg);

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-/* The task body of parameter set row, after its Ticket and Timeout (the CGI adds them). */
+/* The task body of parameter set row, after its Ticket and Timeout (the endpoints add them). */
 static int task_body(const struct sweep_spec *s, const struct sweep_params *p, size_t row,
 		     struct sbuf *out, struct sbuf *err)
 {

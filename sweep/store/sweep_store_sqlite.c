@@ -178,6 +178,7 @@ static int do_ticket(struct sq *s, void *arg)
 	if (rc <= 0)
 		return rc < 0 ? rc : SWEEP_STORE_NOT_FOUND;
 	read_ticket(st, a->out);
+	a->out->body = sq_col_str(st, 10);
 	sq_end(st);
 	return SWEEP_STORE_OK;
 }

@@ -67,7 +67,11 @@ static const struct {
 		     "ORDER BY ticket.row, ticket.id LIMIT 1" },
 	[Q_SEND] = { "send", "UPDATE ticket SET state = 1, name = ?, sent_time = ?, deadline = ?, "
 		     "note = ? WHERE id = ? AND state = 0" },
-	[Q_TICKET] = { "ticket", "SELECT " TICKET_COLS
+	/* with its task's body, for /complete's check */
+	[Q_TICKET] = { "ticket", "SELECT ticket.id, ticket.task, ticket.row, ticket.name, "
+		       "ticket.state, ticket.sent_time, ticket.deadline, ticket.received_time, "
+		       "ticket.note, task.canonical IS NOT NULL OR task.failed, task.body "
+		       "FROM ticket JOIN task ON task.id = ticket.task "
 		       "WHERE ticket.session = ? AND ticket.name = ?" },
 	[Q_REPORT] = { "report", "UPDATE ticket SET state = ?, received_time = ?, "
 		       "note = note || ? WHERE id = ? AND state = 1" },

@@ -279,6 +279,8 @@ static void case_claim_contents(struct conf_run *r)
 	CHECK(r, t.name && !strcmp(t.name, r->name) && !t.task_over);
 	CHECK(r, t.sent_time == r->t0 + 5 && t.deadline == r->t0 + 65 && t.received_time == 0);
 	CHECK(r, t.note && strstr(t.note, "host=conf\n") == t.note);
+	/* what /complete's check compares the results with */
+	CHECK(r, t.body && !strcmp(t.body, "Command=run 1\n"));
 	sweep_ticket_release(&t);
 	sweep_claim_release(&c);
 }
@@ -515,6 +517,7 @@ static void case_counts_agree(struct conf_run *r)
 
 static int stop_at_first(const struct sweep_task_state *k, void *arg)
 {
+	(void)k;
 	(*(int *)arg)++;
 	return 1;
 }
@@ -590,7 +593,7 @@ static const struct {
 } conf_cases[] = {
 	{ case_create, "create makes a session, its sid again is refused, session finds it" },
 	{ case_next_order, "next hands out lowest row first, each ticket once, then NOT_FOUND" },
-	{ case_claim_contents, "a claim has its task's body and timeout; the ticket is OUT, noted" },
+	{ case_claim_contents, "a claim has its task's body and timeout; the ticket is OUT, noted, with the body" },
 	{ case_ticket_lookup, "a ticket is found by name in its own session only" },
 	{ case_report, "report is taken only while OUT; a late or repeated one changes nothing" },
 	{ case_timeout, "tick times a ticket out past its deadline and its task gets a new one" },

@@ -13,7 +13,7 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
-static char dir[] = "/tmp/wseq-sweep-store-XXXXXX";
+static char dir[] = "/tmp/test_sweep_store.XXXXXX";    /* not the master's wseq-sweep-PID.* */
 static unsigned nfiles;
 
 /* A new file name in the test's directory (free it). */
