@@ -258,6 +258,7 @@ test_expect_success 'the sweep'"'"'s real endpoints on the embedded store: the p
 	printf "[Result]\nName=bogus\n--begin content--\nx\n--end content--\n" >bogus &&
 	test "$(curl -s -o body -w "%{http_code}" --data-binary @bogus "$(url w "/complete?sessionID=$SID&ticket=$t")")" = 400 &&
 	test_grep "the ticket stays open" body &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/ping?sessionID=$SID&ticket=$t")")" = 204 &&
 	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url w "/failed?sessionID=$SID&ticket=$t")")" = 200
 '
 
