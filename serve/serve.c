@@ -3,7 +3,7 @@
  * keeps of the project between requests. See serve.h.
  */
 #define _GNU_SOURCE     /* fopencookie */
-#include "serve.h"
+#include "serve_int.h"
 #include "fileutil.h"
 #include "form.h"
 #include "log.h"
@@ -15,14 +15,46 @@
 #include <signal.h>
 #include <sys/time.h>
 
-struct serve_req {
-	FCGX_Request *fcgi;     /* NULL: plain CGI (the environment, stdin, stdout) */
-	FILE *out;
-};
+/* ---- the request, behind its backend (serve_int.h) -------------------------- */
+
+static const char *cgi_env(void *arg, const char *name)
+{
+	(void)arg;
+	return getenv(name);
+}
+
+static long cgi_read(void *arg, char *buf, size_t n)
+{
+	ssize_t got;
+
+	(void)arg;
+	do
+		got = read(STDIN_FILENO, buf, n);
+	while (got < 0 && errno == EINTR);
+	return (long)got;
+}
+
+static const struct serve_req_ops cgi_ops = { cgi_env, cgi_read };
+
+static const char *fcgi_env(void *arg, const char *name)
+{
+	FCGX_Request *fr = arg;
+
+	return FCGX_GetParam(name, fr->envp);
+}
+
+static long fcgi_read(void *arg, char *buf, size_t n)
+{
+	FCGX_Request *fr = arg;
+
+	return FCGX_GetStr(buf, (int)n, fr->in);
+}
+
+static const struct serve_req_ops fcgi_ops = { fcgi_env, fcgi_read };
 
 const char *serve_env(struct serve_req *r, const char *name)
 {
-	return r->fcgi ? FCGX_GetParam(name, r->fcgi->envp) : getenv(name);
+	return r->ops->env(r->arg, name);
 }
 
 const char *serve_env_cb(const char *name, void *r)
@@ -32,22 +64,16 @@ const char *serve_env_cb(const char *name, void *r)
 
 bool serve_is_fastcgi(const struct serve_req *r)
 {
-	return r->fcgi != NULL;
+	return r->persistent;
 }
 
 long serve_read(void *arg, char *buf, size_t n)
 {
 	struct serve_req *r = arg;
-	ssize_t got;
 
 	if (n > (1 << 20))
 		n = 1 << 20;
-	if (r->fcgi)
-		return FCGX_GetStr(buf, (int)n, r->fcgi->in);
-	do
-		got = read(STDIN_FILENO, buf, n);
-	while (got < 0 && errno == EINTR);
-	return (long)got;
+	return r->ops->read(r->arg, buf, n);
 }
 
 char *serve_body(struct serve_req *r, long max, size_t *len, struct sbuf *why)
@@ -257,7 +283,7 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		return;
 	}
 	while (!stop_signal && (max <= 0 || served < max)) {
-		struct serve_req r = { .fcgi = &fr };
+		struct serve_req r = { .ops = &fcgi_ops, .arg = &fr, .persistent = true };
 		int rc;
 
 		sigprocmask(SIG_UNBLOCK, &stops, NULL);
@@ -300,7 +326,7 @@ int serve_main(serve_fn *fn, void *state)
 	/* libfcgi sets handlers for these in FCGX_Init; a CGI keeps the ones it was given */
 	sig_save(lib_signals, ARRAY_SIZE(lib_signals), saved);
 	if (FCGX_IsCGI()) {
-		struct serve_req r = { .out = stdout };
+		struct serve_req r = { .ops = &cgi_ops, .out = stdout };
 
 		sig_restore(lib_signals, ARRAY_SIZE(lib_signals), saved);
 		fn(state, &r);

@@ -3,7 +3,9 @@
  * (one process answers request after request under mod_fcgid) or as a
  * plain CGI program (one request a process) -- the same binary, told apart
  * by FCGX_IsCGI(). The scheduler, the upload handler, the submit RPCs, the
- * web program and the sweep endpoints all run through serve_main().
+ * web program and the sweep endpoints all run through serve_main(). The
+ * same handlers (serve_fn) also run in-process behind the embedded HTTP
+ * server of serve_http.h, with no web server at all.
  *
  * What a process keeps across requests is the program's own state (its
  * handler's first argument) plus a struct serve_project: config.xml and
@@ -56,7 +58,10 @@ FILE *serve_out(struct serve_req *r);
 #define SERVE_UNTRUSTED_CSP "default-src 'none'; sandbox"
 #define SERVE_UNTRUSTED_HEADERS "X-Content-Type-Options: nosniff\r\n" \
 	"Content-Security-Policy: " SERVE_UNTRUSTED_CSP "\r\n"
-/* Is this process a FastCGI server (many requests), or a CGI (one)? */
+/*
+ * Does this process answer many requests (FastCGI, the embedded HTTP
+ * server of serve_http.h), or one (plain CGI)?
+ */
 bool serve_is_fastcgi(const struct serve_req *r);
 
 /*
