@@ -143,21 +143,10 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
-static int write_all(int fd, const char *path, const void *data, size_t len)
+static int write_logged(int fd, const char *path, const void *data, size_t len)
 {
-	const char *p = data;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return log_error("cannot write %s: %s", path, strerror(n < 0 ? errno : ENOSPC));
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return write_all(fd, data, len) < 0 ? log_error("cannot write %s: %s", path, strerror(errno))
+					     : 0;
 }
 
 /* Append text to the file: as is, or as one gzip member. */
@@ -170,7 +159,7 @@ static int put(const struct purge_archive *a, const struct pa_file *f, const cha
 	int rc;
 
 	if (!a->gzip)
-		return write_all(f->fd, f->path, text, len);
+		return write_logged(f->fd, f->path, text, len);
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return log_error("cannot compress for %s: zlib init failed", f->path);
@@ -183,7 +172,7 @@ static int put(const struct purge_archive *a, const struct pa_file *f, const cha
 	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
 		rc = log_error("cannot compress for %s: %s", f->path, z.msg ? z.msg : "deflate failed");
 	else
-		rc = write_all(f->fd, f->path, out, bound - z.avail_out);
+		rc = write_logged(f->fd, f->path, out, bound - z.avail_out);
 	deflateEnd(&z);
 	free(out);
 	return rc;

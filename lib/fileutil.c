@@ -38,7 +38,6 @@ int mkdir_p(const char *path, mode_t mode)
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
 	char *tmp = xasprintf("%s" TMP_INFIX "%d", path, (int)getpid());
-	const char *p = data;
 	int fd, rc = 0;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -47,17 +46,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
 		free(tmp);
 		return rc;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = log_error("cannot write %s: %s", tmp, strerror(errno));
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	if (write_all(fd, data, len) < 0)
+		rc = log_error("cannot write %s: %s", tmp, strerror(errno));
 	if (rc == 0 && fchmod(fd, mode) < 0)
 		rc = log_error("cannot chmod %s: %s", tmp, strerror(errno));
 	if (rc == 0 && fsync(fd) < 0)
@@ -256,4 +246,24 @@ bool file_changed(const char *path, struct stat *st)
 		return false;
 	*st = now;
 	return true;
+}
+
+int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = ENOSPC;         /* nothing written: never loop on it */
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

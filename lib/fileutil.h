@@ -17,6 +17,9 @@ const char *path_base(const char *path);
  * Write data to path through a temporary file in the same directory and a
  * rename, so readers never see a partial file. The file gets mode.
  */
+/* Write all n bytes of p to fd, again after EINTR and short writes. 0, or -1 (errno; ENOSPC when write() wrote nothing). */
+int write_all(int fd, const void *p, size_t n);
+
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 /*
  * Remove what interrupted write_file_atomic(path) calls left: their

@@ -9,6 +9,7 @@
 #include "serve_http.h"
 #include "serve_http_msg.h"
 #include "serve_int.h"
+#include "fileutil.h"
 #include "log.h"
 
 #include <arpa/inet.h>
@@ -127,21 +128,6 @@ static int spool_open(const char *dir)
 		free(path);
 	}
 	return fd;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* Keep n more bytes of the body: 0, or -1 when the spool file fails (logged). */

@@ -320,7 +320,7 @@ static int write_tables_xml(struct run *r)
 }
 
 /* Every file of the export into r->tmp, from one snapshot of the database. */
-static int write_all(struct run *r)
+static int dump_all(struct run *r)
 {
 	size_t t;
 	int rc = db_begin_snapshot(r->db) == DB_OK ? 0 : -1;
@@ -466,7 +466,7 @@ static int dump(struct tool_ctx *ctx)
 	r.tmp = tmp;
 	/* without the lock, tmp may be another run's: leave it alone */
 	rc = take_lock(cfg, &lock);
-	if (rc == 0 && (rc = make_tmp(tmp)) == 0 && (rc = write_all(&r)) < 0)
+	if (rc == 0 && (rc = make_tmp(tmp)) == 0 && (rc = dump_all(&r)) < 0)
 		remove_tree(tmp);
 	if (rc < 0)
 		log_error("no export made; %s is as it was", dir);

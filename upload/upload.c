@@ -14,6 +14,7 @@
 #include "upload.h"
 #include "dirhier.h"
 #include "field.h"
+#include "fileutil.h"
 #include "log.h"
 #include "md5.h"
 #include "xml_write.h"
@@ -280,21 +281,6 @@ static enum upload_status req_paths(struct upload_req *r, const char *name, bool
 	return UPLOAD_OK;
 }
 
-static int upload_write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static enum upload_status req_get_file_size(struct upload_req *r)
 {
 	struct sbuf final = SBUF_INIT(PATH_MAX), part = SBUF_INIT(PATH_MAX);
@@ -405,7 +391,7 @@ static enum upload_status upload_copy(struct upload_req *r, int fd, long need, l
 	char extra;
 
 	*got = 0;
-	if (take && upload_write_all(fd, r->head.buf + r->data_at, take) < 0)
+	if (take && write_all(fd, r->head.buf + r->data_at, take) < 0)
 		goto write_error;
 	*got = (long)take;
 	if (inhead > take)
@@ -422,7 +408,7 @@ static enum upload_status upload_copy(struct upload_req *r, int fd, long need, l
 		}
 		if (n == 0)
 			goto out;       /* cut short; the caller sees *got < need */
-		if (upload_write_all(fd, buf, (size_t)n) < 0)
+		if (write_all(fd, buf, (size_t)n) < 0)
 			goto write_error;
 		*got += (long)n;
 	}

@@ -108,21 +108,6 @@ bool sc_worker_ok(const char *path, const char *md5)
 	return true;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Create the file name (already checked relative and free of "..") under
  * the directory fd dirfd, with the directories on its way; nothing that

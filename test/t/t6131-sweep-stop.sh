@@ -4,45 +4,8 @@ test_description='sweep run and its hosts (issue 31, bugs 5, 7): the statistics 
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsstop
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-DATA="$WSEQ_SRCDIR/test/data/sweep-hosts"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-# masters a failed test left running
-test_atexit "kill -KILL \$(cat '$TRASH_DIRECTORY/masters' 2>/dev/null) 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-hosts.sh"
 CLOSED=$(sshd_closed_port) || exit 1
-A=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) B=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2)
-PA=$(echo $SSHD_SLAVE_PORTS | cut -d" " -f1) PB=$(echo $SSHD_SLAVE_PORTS | cut -d" " -f2)
-REC="$TRASH_DIRECTORY/rec"
-
-# make_sweep DIR TIMEOUT ROWS HOST...: a sweep in DIR of sets n = 1..ROWS over
-# the hosts (cluster lines); the worker's records in $REC/DIR (see worker.sh).
-make_sweep() {
-	_dir=$1 _to=$2 _rows=$3
-	shift 3
-	mkdir -p "$_dir" "$REC/$_dir" && chmod 1777 "$REC" "$REC/$_dir" &&
-	cp "$DATA/check.sh" "$_dir/" &&
-	sed "s|^dir=DIR |dir=$REC/$_dir |" "$DATA/worker.sh" >"$_dir/worker.sh" &&
-	chmod 755 "$_dir/worker.sh" &&
-	sed -e "s/TIMEOUT/$_to/" -e "s/PORT/$PORT/" "$DATA/spec.in" >"$_dir/spec" &&
-	printf '%s\n' "$@" >"$_dir/cluster" &&
-	{ echo "n"; seq 1 "$_rows"; } >"$_dir/params"
-}
-
-RUN="sweep --sandbox $SB --keep-server --ssh-config $D/ssh_config --progress lines --verbose"
-
-# collected DIR N: out.txt holds the sets 1..N once each, in order
-collected() {
-	seq 1 "$2" | sed "s/^/n=/" >"$1/expect.txt" &&
-	grep -a "^n=" "$1/out.txt" >"$1/got.txt" &&
-	test_cmp "$1/expect.txt" "$1/got.txt"
-}
 
 # clients_of USER...: the sweep_client processes running as the users
 clients_of() {
