@@ -457,6 +457,8 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 				 success ? "completed" : "failed", taken ? "" : " (too late, ignored)");
 		if (rc == 0 && success && !taken)
 			unlink(path);
+		if (rc == 0 && taken && r->ep->reported)
+			r->ep->reported(r->ep->reported_arg, r->sid, success);
 		reply_text(r, 200, "OK\n");
 	}
 	free(path);

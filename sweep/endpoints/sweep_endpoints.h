@@ -36,6 +36,13 @@ struct sweep_endpoints {
 	struct sweep_store *store;      /* NULL: every request gets 503 */
 	const struct sweep_files *files;
 	struct sweep_known_session known[SWEEP_SESSIONS_KEPT];  /* zeroed at first */
+	/*
+	 * Called, when not NULL, once /complete or /failed recorded the end of
+	 * a run of session (success: /complete), before the reply goes out:
+	 * an in-process master acts on it before the client asks again.
+	 */
+	void (*reported)(void *arg, int64_t session, bool success);
+	void *reported_arg;
 };
 
 /*

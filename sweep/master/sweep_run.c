@@ -366,6 +366,8 @@ static int setup_hosts(struct run *r)
 	return 0;
 }
 
+static void on_report(void *arg, int64_t session, bool success);
+
 /* The embedded server's handler: the sweep endpoints over the run's store. */
 static void serve_endpoints(void *state, struct serve_req *io)
 {
@@ -389,6 +391,8 @@ static int server_start(struct run *r)
 	so.lock = &r->lock;
 	r->ep.store = r->store;
 	r->ep.files = &r->files;
+	r->ep.reported = on_report;
+	r->ep.reported_arg = r;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	r->http = serve_http_start(&so, serve_endpoints, &r->ep, &err);
@@ -612,6 +616,28 @@ static bool halt(struct run *r, const struct sweep_stats *st)
 		free(path);
 	}
 	return r->halted && (h->when == SWEEP_HALT_NOW || !st->running || !sweep_hosts_busy(r));
+}
+
+/*
+ * The embedded server recorded the end of a run (its handler holds the
+ * lock): the loop looks at once. A failure is counted now -- the store's
+ * tick fails the set when it has no handout left -- so --halt holds
+ * before the client that failed asks for another task.
+ */
+static void on_report(void *arg, int64_t session, bool success)
+{
+	struct run *r = arg;
+	struct sweep_stats st = { 0 };
+	struct sbuf err = SBUF_INIT(1024);
+
+	r->judge_now = true;
+	if (success || r->o->halt.when == SWEEP_HALT_NEVER || r->halted)
+		return;
+	if (sweep_store_tick(r->store, session, (int64_t)time(NULL), NULL) == SWEEP_STORE_OK &&
+	    sweep_session_stats(r->store, r->sid, false, &st, &err) == 0)
+		halt(r, &st);
+	sweep_stats_release(&st);
+	sbuf_release(&err);
 }
 
 /* A resume goes on after a --halt: the endpoints hand out tasks again. */

@@ -155,12 +155,12 @@ static bool token_ok(const char *v)
 	return true;
 }
 
-/* Server=[host][:port], [v6addr]:port, or a bare host; port 80 by default. */
+/* Server=[host][:port], [v6addr]:port, or a bare host; no port: 0, one the kernel picks. */
 static int parse_server(struct parser *ps, const char *v)
 {
 	const char *colon;
 	char *host;
-	long port = 80;
+	long port = 0;
 
 	if (v[0] == '[') {
 		const char *close = strchr(v, ']');

@@ -153,6 +153,13 @@ static void test_defaults(void **state)
 	assert_int_equal(s.server_port, 8081);
 	assert_string_equal(s.output, "spec.out");
 	sweep_spec_release(&s);
+
+	/* a bare host: no port, the kernel picks one */
+	text = "CommandLine=w\nServer=127.0.0.1\n" "[Worker]\nPlatform=p\nFile=f\n[Result]\nName=r\nFile=stdout\n";
+	assert_int_equal(parse(text, &s, &err), 0);
+	assert_string_equal(s.server_host, "127.0.0.1");
+	assert_int_equal(s.server_port, 0);
+	sweep_spec_release(&s);
 	sbuf_release(&err);
 }
 
