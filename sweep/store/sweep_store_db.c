@@ -508,25 +508,54 @@ static int rows_txn(struct db_store *s, void *arg)
 	}
 }
 
-/* The tickets an enumeration of db_sweep.c gives, one by one to fn. */
-static int each_ticket(struct db_store *s, const char *what, enum rows_kind kind,
-		       int64_t session, int (*fn)(const struct sweep_ticket *, void *), void *arg)
+/* Who is handed an enumeration's rows, one by one, as the store's records. */
+struct each_args {
+	int (*ticket_fn)(const struct sweep_ticket *, void *);
+	int (*task_fn)(const struct sweep_task_state *, void *);
+	void *arg;
+};
+
+static int visit_ticket(void *row, const struct each_args *e)
 {
-	struct rows_args a = { session, kind, &db_sweep_ticket_table, NULL, 0 };
-	int rc = txn(s, what, rows_txn, &a);
-	struct db_sweep_ticket *v = a.v;
+	struct sweep_ticket t;
+	int stop;
+
+	ticket_from(row, &t);
+	stop = e->ticket_fn(&t, e->arg);
+	sweep_ticket_release(&t);
+	return stop;
+}
+
+static int visit_task(void *row, const struct each_args *e)
+{
+	const struct db_sweep_task *v = row;
+	struct sweep_task_state t = {
+		.id = v->id,
+		.row = v->opaque > 0 ? (size_t)v->opaque : 0,
+		.canonical = v->canonical_resultid && v->canonical && *v->canonical
+			? v->canonical : NULL,
+		.failed = !v->canonical_resultid && v->error_mask,
+		.nout = v->nrunning,
+		.nunsent = v->nunsent,
+	};
+
+	return e->task_fn(&t, e->arg);
+}
+
+/* The rows an enumeration of db_sweep.c gives, read whole, then one by one to e. */
+static int each_row(struct sweep_store *st, const char *what, enum rows_kind kind,
+		    int64_t session, struct each_args e)
+{
+	bool tasks = kind == ROWS_TASKS;
+	int (*visit)(void *, const struct each_args *) = tasks ? visit_task : visit_ticket;
+	const struct db_table *table = tasks ? &db_sweep_task_table : &db_sweep_ticket_table;
+	struct rows_args a = { session, kind, table, NULL, 0 };
+	int rc = txn((struct db_store *)st, what, rows_txn, &a);
 	size_t i;
 
-	for (i = 0; rc == SWEEP_STORE_OK && i < a.n; i++) {
-		struct sweep_ticket t;
-		int stop;
-
-		ticket_from(&v[i], &t);
-		stop = fn(&t, arg);
-		sweep_ticket_release(&t);
-		if (stop)
+	for (i = 0; rc == SWEEP_STORE_OK && i < a.n; i++)
+		if (visit((char *)a.v + i * table->size, &e))
 			break;
-	}
 	rows_reset(&a);
 	return rc == SWEEP_STORE_NOT_FOUND ? SWEEP_STORE_OK : rc;
 }
@@ -534,41 +563,22 @@ static int each_ticket(struct db_store *s, const char *what, enum rows_kind kind
 static int store_returned(struct sweep_store *st, int64_t session,
 			  int (*fn)(const struct sweep_ticket *, void *), void *arg)
 {
-	return each_ticket((struct db_store *)st, "returned tickets", ROWS_RETURNED, session,
-			   fn, arg);
+	return each_row(st, "returned tickets", ROWS_RETURNED, session,
+			(struct each_args){ .ticket_fn = fn, .arg = arg });
 }
 
 static int store_ended(struct sweep_store *st, int64_t session,
 		       int (*fn)(const struct sweep_ticket *, void *), void *arg)
 {
-	return each_ticket((struct db_store *)st, "ended tickets", ROWS_ENDED, session, fn,
-			   arg);
+	return each_row(st, "ended tickets", ROWS_ENDED, session,
+			(struct each_args){ .ticket_fn = fn, .arg = arg });
 }
 
 static int store_tasks(struct sweep_store *st, int64_t session,
 		       int (*fn)(const struct sweep_task_state *, void *), void *arg)
 {
-	struct rows_args a = { session, ROWS_TASKS, &db_sweep_task_table, NULL, 0 };
-	int rc = txn((struct db_store *)st, "tasks", rows_txn, &a);
-	struct db_sweep_task *v = a.v;
-	size_t i;
-
-	for (i = 0; rc == SWEEP_STORE_OK && i < a.n; i++) {
-		struct sweep_task_state t = {
-			.id = v[i].id,
-			.row = v[i].opaque > 0 ? (size_t)v[i].opaque : 0,
-			.canonical = v[i].canonical_resultid && v[i].canonical && *v[i].canonical
-				? v[i].canonical : NULL,
-			.failed = !v[i].canonical_resultid && v[i].error_mask,
-			.nout = v[i].nrunning,
-			.nunsent = v[i].nunsent,
-		};
-
-		if (fn(&t, arg))
-			break;
-	}
-	rows_reset(&a);
-	return rc == SWEEP_STORE_NOT_FOUND ? SWEEP_STORE_OK : rc;
+	return each_row(st, "tasks", ROWS_TASKS, session,
+			(struct each_args){ .task_fn = fn, .arg = arg });
 }
 
 struct counts_args {

@@ -11,21 +11,22 @@
 #include "sweep_store_sqlite_int.h"
 #include "log.h"
 
-static void read_ticket(sqlite3_stmt *st, struct sweep_ticket *t)
+/* A ticket's columns (the file's TICKET_COLS); then ticket_elapsed(). */
+#define SQ_TICKET(t) SQ_INT64(&(t)->id), SQ_INT64(&(t)->task), SQ_SIZE(&(t)->row), \
+	SQ_TEXT(&(t)->name), SQ_STATE(&(t)->state), SQ_INT64(&(t)->sent_time), \
+	SQ_INT64(&(t)->deadline), SQ_INT64(&(t)->received_time), SQ_TEXT(&(t)->note), \
+	SQ_BOOL(&(t)->task_over)
+
+static void ticket_elapsed(struct sweep_ticket *t)
 {
-	memset(t, 0, sizeof(*t));
-	t->id = sqlite3_column_int64(st, 0);
-	t->task = sqlite3_column_int64(st, 1);
-	t->row = (size_t)sqlite3_column_int64(st, 2);
-	t->name = sq_col_str(st, 3);
-	t->state = (enum sweep_ticket_state)sqlite3_column_int(st, 4);
-	t->sent_time = sqlite3_column_int64(st, 5);
-	t->deadline = sqlite3_column_int64(st, 6);
-	t->received_time = sqlite3_column_int64(st, 7);
-	t->note = sq_col_str(st, 8);
-	t->task_over = sqlite3_column_int(st, 9) != 0;
-	if (t->received_time && t->received_time > t->sent_time)
-		t->elapsed = (double)(t->received_time - t->sent_time);
+	t->elapsed = t->received_time && t->received_time > t->sent_time
+		? (double)(t->received_time - t->sent_time) : 0;
+}
+
+/* sq_row()'s answer as a call's: OK, NOT_FOUND when no row, or ERROR. */
+static int found(int rc)
+{
+	return rc == 1 ? SWEEP_STORE_OK : rc == 0 ? SWEEP_STORE_NOT_FOUND : rc;
 }
 
 /* ---- create, session ------------------------------------------------------------------- */
@@ -89,19 +90,9 @@ struct session_args {
 static int do_session(struct sq *s, void *arg)
 {
 	struct session_args *a = arg;
-	sqlite3_stmt *st = sq_bind(s, Q_SESSION, SQ_VALS(SQ_S(a->sid)));
-	int rc;
 
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	rc = sq_step(s, st);
-	if (rc <= 0)
-		return rc < 0 ? rc : SWEEP_STORE_NOT_FOUND;
-	*a->session = sqlite3_column_int64(st, 0);
-	if (a->spec)
-		*a->spec = sq_col_str(st, 1);
-	sq_end(st);
-	return SWEEP_STORE_OK;
+	return found(sq_row(s, Q_SESSION, SQ_VALS(SQ_S(a->sid)),
+			    SQ_COLS(SQ_INT64(a->session), SQ_TEXT(a->spec))));
 }
 
 static int sq_session(struct sweep_store *st, const char *sid, int64_t *session, char **spec)
@@ -126,20 +117,12 @@ static int do_next(struct sq *s, void *arg)
 {
 	struct next_args *a = arg;
 	struct sweep_claim *c = a->out;
-	sqlite3_stmt *st = sq_bind(s, Q_NEXT, SQ_VALS(SQ_I(a->session)));
-	int rc;
+	int rc = sq_row(s, Q_NEXT, SQ_VALS(SQ_I(a->session)),
+			SQ_COLS(SQ_INT64(&c->ticket), SQ_INT64(&c->task), SQ_SIZE(&c->row),
+				SQ_INT(&c->timeout), SQ_TEXT(&c->body)));
 
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	rc = sq_step(s, st);
 	if (rc <= 0)
-		return rc < 0 ? rc : SWEEP_STORE_NOT_FOUND;
-	c->ticket = sqlite3_column_int64(st, 0);
-	c->task = sqlite3_column_int64(st, 1);
-	c->row = (size_t)sqlite3_column_int64(st, 2);
-	c->timeout = sqlite3_column_int(st, 3);
-	c->body = sq_col_str(st, 4);
-	sq_end(st);
+		return found(rc);
 	if (sq_exec(s, Q_SEND, SQ_VALS(SQ_S(a->name), SQ_I(a->t),
 				       SQ_I(c->timeout > 0 ? a->t + c->timeout : 0),
 				       SQ_S(a->note ? a->note : ""), SQ_I(c->ticket))) != 1) {
@@ -169,18 +152,11 @@ struct ticket_args {
 static int do_ticket(struct sq *s, void *arg)
 {
 	struct ticket_args *a = arg;
-	sqlite3_stmt *st = sq_bind(s, Q_TICKET, SQ_VALS(SQ_I(a->session), SQ_S(a->name)));
-	int rc;
+	int rc = sq_row(s, Q_TICKET, SQ_VALS(SQ_I(a->session), SQ_S(a->name)),
+			SQ_COLS(SQ_TICKET(a->out), SQ_TEXT(&a->out->body)));
 
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	rc = sq_step(s, st);
-	if (rc <= 0)
-		return rc < 0 ? rc : SWEEP_STORE_NOT_FOUND;
-	read_ticket(st, a->out);
-	a->out->body = sq_col_str(st, 10);
-	sq_end(st);
-	return SWEEP_STORE_OK;
+	ticket_elapsed(a->out);
+	return found(rc);
 }
 
 static int sq_ticket(struct sweep_store *st, int64_t session, const char *name,
@@ -244,6 +220,22 @@ static int fail_task(struct sq *s, const struct due_task *d)
 	return 1;
 }
 
+/* A task's tickets counted by state (Q_TASK_COUNTS), a row at a time. */
+struct state_counts {
+	int state;
+	int64_t n, c[SWEEP_TICKET_CANCELLED + 1], total;
+};
+
+static int add_state(void *arg)
+{
+	struct state_counts *k = arg;
+
+	if (k->state >= 0 && k->state <= SWEEP_TICKET_CANCELLED)
+		k->c[k->state] = k->n;
+	k->total += k->n;
+	return 0;
+}
+
 /*
  * The transitioner's rule for a task without a valid ticket: it wants
  * max_assign tickets unsent, out or successful (returned, valid); it gets
@@ -252,25 +244,18 @@ static int fail_task(struct sq *s, const struct due_task *d)
  */
 static int settle_task(struct sq *s, const struct due_task *d)
 {
-	sqlite3_stmt *st = sq_bind(s, Q_TASK_COUNTS, SQ_VALS(SQ_I(d->id)));
-	int64_t c[SWEEP_TICKET_CANCELLED + 1] = { 0 }, total = 0, needed, allowed, k;
-	int rc;
+	struct state_counts n = { 0 };
+	const int64_t *c = n.c;
+	int64_t needed, allowed, k;
+	int rc = sq_rows(s, Q_TASK_COUNTS, SQ_VALS(SQ_I(d->id)),
+			 SQ_COLS(SQ_INT(&n.state), SQ_INT64(&n.n)), add_state, &n);
 
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	while ((rc = sq_step(s, st)) == 1) {
-		int state = sqlite3_column_int(st, 0);
-
-		if (state >= 0 && state <= SWEEP_TICKET_CANCELLED)
-			c[state] = sqlite3_column_int64(st, 1);
-		total += sqlite3_column_int64(st, 1);
-	}
 	if (rc < 0)
 		return rc;
 	needed = d->max_assign - c[SWEEP_TICKET_UNSENT] - c[SWEEP_TICKET_OUT] -
 		c[SWEEP_TICKET_RETURNED] - c[SWEEP_TICKET_VALID];
 	needed = needed < 0 ? 0 : needed;
-	allowed = d->max_total - total;
+	allowed = d->max_total - n.total;
 	if (allowed < 0 || (allowed == 0 && needed > 0))
 		return fail_task(s, d);
 	for (k = 0; k < needed && k < allowed; k++)
@@ -282,22 +267,10 @@ static int settle_task(struct sq *s, const struct due_task *d)
 /* The session's next due task (1), none (0), or ERROR. */
 static int next_due(struct sq *s, int64_t session, struct due_task *d)
 {
-	sqlite3_stmt *st = sq_bind(s, Q_DUE_NEXT, SQ_VALS(SQ_I(session)));
-	int rc;
-
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	rc = sq_step(s, st);
-	if (rc == 1) {
-		d->id = sqlite3_column_int64(st, 0);
-		d->row = sqlite3_column_int64(st, 1);
-		d->max_assign = sqlite3_column_int(st, 2);
-		d->max_total = sqlite3_column_int(st, 3);
-		d->over = sqlite3_column_int(st, 4) != 0;
-		d->session = session;
-		sq_end(st);
-	}
-	return rc;
+	d->session = session;
+	return sq_row(s, Q_DUE_NEXT, SQ_VALS(SQ_I(session)),
+		      SQ_COLS(SQ_INT64(&d->id), SQ_INT64(&d->row), SQ_INT(&d->max_assign),
+			      SQ_INT(&d->max_total), SQ_BOOL(&d->over)));
 }
 
 struct tick_args {
@@ -347,20 +320,14 @@ struct judge_args {
  */
 static int judge_one(struct sq *s, const struct sweep_verdict *v)
 {
-	sqlite3_stmt *st = sq_bind(s, Q_JUDGE_OF, SQ_VALS(SQ_I(v->ticket)));
 	int64_t task, session;
 	bool first, failed;
-	int rc;
+	int rc = sq_row(s, Q_JUDGE_OF, SQ_VALS(SQ_I(v->ticket)),
+			SQ_COLS(SQ_INT64(&task), SQ_INT64(&session), SQ_BOOL(&first),
+				SQ_BOOL(&failed)));
 
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	if ((rc = sq_step(s, st)) <= 0)
+	if (rc <= 0)
 		return rc;      /* not RETURNED: judged already, or not an answer */
-	task = sqlite3_column_int64(st, 0);
-	session = sqlite3_column_int64(st, 1);
-	first = sqlite3_column_int(st, 2) != 0;
-	failed = sqlite3_column_int(st, 3) != 0;
-	sq_end(st);
 	if (sq_exec(s, Q_JUDGED, SQ_VALS(SQ_I(v->valid ? SWEEP_TICKET_VALID : SWEEP_TICKET_INVALID),
 					 SQ_I(v->ticket))) < 0)
 		return SWEEP_STORE_ERROR;
@@ -395,76 +362,77 @@ static int sq_judge(struct sweep_store *st, const struct sweep_verdict *v, size_
 
 /* ---- reading a session ------------------------------------------------------------------ */
 
+/* An enumeration: each row read into t or k, then handed to ticket_fn or task_fn. */
 struct each_args {
 	enum sq_query q;
 	int64_t session;
 	int (*ticket_fn)(const struct sweep_ticket *, void *);
 	int (*task_fn)(const struct sweep_task_state *, void *);
 	void *arg;
-};
-
-static int each_row(struct sq *s, sqlite3_stmt *st, const struct each_args *a)
-{
 	struct sweep_ticket t;
 	struct sweep_task_state k;
+};
+
+static int each_ticket(void *arg)
+{
+	struct each_args *a = arg;
 	int stop;
 
-	if (a->ticket_fn) {
-		read_ticket(st, &t);
-		stop = a->ticket_fn(&t, a->arg);
-		sweep_ticket_release(&t);
-		return stop;
-	}
-	memset(&k, 0, sizeof(k));
-	k.id = sqlite3_column_int64(st, 0);
-	k.row = (size_t)sqlite3_column_int64(st, 1);
-	k.canonical = sq_col_str(st, 2);
-	k.failed = sqlite3_column_int(st, 3) != 0;
-	k.nout = sqlite3_column_int(st, 4);
-	k.nunsent = sqlite3_column_int(st, 5);
-	stop = a->task_fn(&k, a->arg);
-	free(k.canonical);
+	ticket_elapsed(&a->t);
+	stop = a->ticket_fn(&a->t, a->arg);
+	sweep_ticket_release(&a->t);
+	return stop;
+}
+
+static int each_task(void *arg)
+{
+	struct each_args *a = arg;
+	int stop = a->task_fn(&a->k, a->arg);
+
+	free(a->k.canonical);
+	a->k.canonical = NULL;
 	return stop;
 }
 
 static int do_each(struct sq *s, void *arg)
 {
 	struct each_args *a = arg;
-	sqlite3_stmt *st = sq_bind(s, a->q, SQ_VALS(SQ_I(a->session)));
-	int rc;
+	struct sweep_task_state *k = &a->k;
+	int rc = a->ticket_fn
+		? sq_rows(s, a->q, SQ_VALS(SQ_I(a->session)), SQ_COLS(SQ_TICKET(&a->t)),
+			  each_ticket, a)
+		: sq_rows(s, a->q, SQ_VALS(SQ_I(a->session)),
+			  SQ_COLS(SQ_INT64(&k->id), SQ_SIZE(&k->row), SQ_TEXT(&k->canonical),
+				  SQ_BOOL(&k->failed), SQ_INT(&k->nout), SQ_INT(&k->nunsent)),
+			  each_task, a);
 
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	while ((rc = sq_step(s, st)) == 1)
-		if (each_row(s, st, a)) {
-			sq_end(st);
-			return SWEEP_STORE_OK;
-		}
-	return rc;
+	return rc < 0 ? rc : SWEEP_STORE_OK;
+}
+
+static int each(struct sweep_store *st, struct each_args a)
+{
+	return sq_txn((struct sq *)st, false, do_each, &a);
 }
 
 static int sq_returned(struct sweep_store *st, int64_t session,
 		       int (*fn)(const struct sweep_ticket *, void *), void *arg)
 {
-	struct each_args a = { Q_RETURNED, session, fn, NULL, arg };
-
-	return sq_txn((struct sq *)st, false, do_each, &a);
+	return each(st, (struct each_args){ .q = Q_RETURNED, .session = session,
+					    .ticket_fn = fn, .arg = arg });
 }
 
 static int sq_ended(struct sweep_store *st, int64_t session,
 		    int (*fn)(const struct sweep_ticket *, void *), void *arg)
 {
-	struct each_args a = { Q_ENDED, session, fn, NULL, arg };
-
-	return sq_txn((struct sq *)st, false, do_each, &a);
+	return each(st, (struct each_args){ .q = Q_ENDED, .session = session, .ticket_fn = fn,
+					    .arg = arg });
 }
 
 static int sq_tasks(struct sweep_store *st, int64_t session,
 		    int (*fn)(const struct sweep_task_state *, void *), void *arg)
 {
-	struct each_args a = { Q_TASKS, session, NULL, fn, arg };
-
-	return sq_txn((struct sq *)st, false, do_each, &a);
+	return each(st, (struct each_args){ .q = Q_TASKS, .session = session, .task_fn = fn,
+					    .arg = arg });
 }
 
 struct counts_args {
@@ -475,22 +443,15 @@ struct counts_args {
 static int do_counts(struct sq *s, void *arg)
 {
 	struct counts_args *a = arg;
-	sqlite3_stmt *st = sq_bind(s, Q_COUNTS, SQ_VALS(SQ_I(a->session)));
-	int64_t waiting;
-	int rc;
+	struct sweep_counts *c = a->c;
+	int rc = sq_row(s, Q_COUNTS, SQ_VALS(SQ_I(a->session)),
+			SQ_COLS(SQ_INT64(&c->total), SQ_INT64(&c->done), SQ_INT64(&c->failed)));
 
-	if (!st)
+	if (rc <= 0)
+		return found(rc);
+	if (sq_row(s, Q_RUNNING, SQ_VALS(SQ_I(a->session)), SQ_COLS(SQ_INT64(&c->running))) < 0 ||
+	    sq_row(s, Q_WAITING, SQ_VALS(SQ_I(a->session)), SQ_COLS(SQ_BOOL(&c->waiting))) < 0)
 		return SWEEP_STORE_ERROR;
-	if ((rc = sq_step(s, st)) <= 0)
-		return rc < 0 ? rc : SWEEP_STORE_NOT_FOUND;
-	a->c->total = sqlite3_column_int64(st, 0);
-	a->c->done = sqlite3_column_int64(st, 1);
-	a->c->failed = sqlite3_column_int64(st, 2);
-	sq_end(st);
-	if (sq_int(s, Q_RUNNING, SQ_VALS(SQ_I(a->session)), &a->c->running) < 0 ||
-	    sq_int(s, Q_WAITING, SQ_VALS(SQ_I(a->session)), &waiting) < 0)
-		return SWEEP_STORE_ERROR;
-	a->c->waiting = waiting != 0;
 	return SWEEP_STORE_OK;
 }
 

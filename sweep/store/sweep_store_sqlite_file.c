@@ -120,13 +120,14 @@ static const struct {
 /* The store whose call this thread is in: a callback calling it again is refused. */
 static __thread const struct sq *sq_inside;
 
-/* SWEEP_STORE_ERROR is log_error()'s -1 */
-int sq_fail(struct sq *s, const char *what)
+/* ERROR, logged with SQLite's reason and what was being done (log_error()'s -1). */
+static int sq_fail(struct sq *s, const char *what)
 {
 	return log_error("sweep store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
-sqlite3_stmt *sq_bind(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n)
+/* Statement q, prepared once, with vals bound; NULL when that failed (logged). */
+static sqlite3_stmt *sq_bind(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n)
 {
 	sqlite3_stmt *st = s->stmt[q];
 	size_t i;
@@ -154,7 +155,15 @@ sqlite3_stmt *sq_bind(struct sq *s, enum sq_query q, const struct sq_val *v, siz
 	return st;
 }
 
-int sq_step(struct sq *s, sqlite3_stmt *st)
+/* Done with st, at its end or before. */
+static void sq_end(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+/* The next row of st: 1, 0 at the end (st ended), or ERROR (logged, st ended). */
+static int sq_step(struct sq *s, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 
@@ -162,53 +171,88 @@ int sq_step(struct sq *s, sqlite3_stmt *st)
 		return 1;
 	if (rc != SQLITE_DONE)
 		sq_fail(s, sqlite3_sql(st));
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sq_end(st);
 	return rc == SQLITE_DONE ? 0 : SWEEP_STORE_ERROR;
 }
 
-void sq_end(sqlite3_stmt *st)
-{
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-}
-
-int64_t sq_exec(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n)
-{
-	sqlite3_stmt *st = sq_bind(s, q, v, n);
-	int rc;
-
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	rc = sq_step(s, st);
-	if (rc == 1) {
-		sq_end(st);
-		return 0;
-	}
-	return rc < 0 ? rc : sqlite3_changes(s->db);
-}
-
-int sq_int(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n, int64_t *out)
-{
-	sqlite3_stmt *st = sq_bind(s, q, v, n);
-	int rc;
-
-	*out = 0;
-	if (!st)
-		return SWEEP_STORE_ERROR;
-	rc = sq_step(s, st);
-	if (rc == 1) {
-		*out = sqlite3_column_int64(st, 0);
-		sq_end(st);
-	}
-	return rc < 0 ? rc : SWEEP_STORE_OK;
-}
-
-char *sq_col_str(sqlite3_stmt *st, int i)
+static char *sq_col_str(sqlite3_stmt *st, int i)
 {
 	const unsigned char *p = sqlite3_column_text(st, i);
 
 	return p ? xstrdup((const char *)p) : NULL;
+}
+
+/* The row's columns into their places (sweep_store_sqlite_int.h's SQ_COLS). */
+static void sq_read(sqlite3_stmt *st, const struct sq_col *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		void *p = c[i].p;
+		int k = (int)i;
+
+		if (!p)
+			continue;
+		switch (c[i].type) {
+		case 'l':
+			*(int64_t *)p = sqlite3_column_int64(st, k);
+			break;
+		case 'i':
+			*(int *)p = sqlite3_column_int(st, k);
+			break;
+		case 'b':
+			*(bool *)p = sqlite3_column_int(st, k) != 0;
+			break;
+		case 'z':
+			*(size_t *)p = (size_t)sqlite3_column_int64(st, k);
+			break;
+		case 'e':
+			*(enum sweep_ticket_state *)p =
+				(enum sweep_ticket_state)sqlite3_column_int(st, k);
+			break;
+		case 's':
+			*(char **)p = sq_col_str(st, k);
+			break;
+		}
+	}
+}
+
+int sq_rows(struct sq *s, enum sq_query q, const struct sq_val *v, size_t nv,
+	    const struct sq_col *c, size_t nc, sq_row_fn fn, void *arg)
+{
+	sqlite3_stmt *st = sq_bind(s, q, v, nv);
+	int rc;
+
+	if (!st)
+		return SWEEP_STORE_ERROR;
+	if (nc && (size_t)sqlite3_column_count(st) != nc) {
+		sq_end(st);
+		return log_error("sweep store: %s: %zu places for %d columns", sq_sql[q].name, nc,
+				 sqlite3_column_count(st));
+	}
+	while ((rc = sq_step(s, st)) == 1) {
+		sq_read(st, c, nc);
+		if (!fn || fn(arg)) {
+			sq_end(st);
+			return 1;
+		}
+	}
+	return rc;
+}
+
+int sq_row(struct sq *s, enum sq_query q, const struct sq_val *v, size_t nv,
+	   const struct sq_col *c, size_t nc)
+{
+	return sq_rows(s, q, v, nv, c, nc, NULL, NULL);
+}
+
+int64_t sq_exec(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n)
+{
+	int rc = sq_row(s, q, v, n, NULL, 0);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	return sqlite3_changes(s->db);
 }
 
 /* ---- transactions ------------------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /*
  * Inside the embedded sweep store: what its two files share.
  * sweep_store_sqlite_file.c keeps the file -- its schema, the statements,
- * binding, transactions, opening and closing; sweep_store_sqlite.c the
- * calls of sweep_store.h on it (sq_ops).
+ * binding values and reading rows, transactions, opening and closing;
+ * sweep_store_sqlite.c the calls of sweep_store.h on it (sq_ops).
  */
 #ifndef WSEQ_SWEEP_STORE_SQLITE_INT_H
 #define WSEQ_SWEEP_STORE_SQLITE_INT_H
@@ -39,20 +39,40 @@ struct sq_val {
 #define SQ_VALS(...) (const struct sq_val[]){ __VA_ARGS__ }, \
 	ARRAY_SIZE(((const struct sq_val[]){ __VA_ARGS__ }))
 
-/* ERROR, logged with SQLite's reason and what was being done. */
-int sq_fail(struct sq *s, const char *what);
-/* Statement q, prepared once, with vals bound; NULL when that failed (logged). */
-sqlite3_stmt *sq_bind(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n);
-/* The next row of st: 1, 0 at the end (st reset), or ERROR (logged, st reset). */
-int sq_step(struct sq *s, sqlite3_stmt *st);
-/* Done with st before its last row. */
-void sq_end(sqlite3_stmt *st);
+/*
+ * One column of a row read into a place: SQ_INT64, SQ_INT, SQ_BOOL (not 0),
+ * SQ_SIZE, SQ_STATE (a ticket state) and SQ_TEXT (a new string, NULL when
+ * NULL); a NULL place skips its column. A query gets them as SQ_COLS(...),
+ * one a column of its SELECT, in order. The place's type is checked.
+ */
+struct sq_col {
+	char type;
+	void *p;
+};
+#define SQ_COL(type, ctype, p) { (type), (void *)(1 ? (p) : (ctype *)NULL) }
+#define SQ_INT64(p) SQ_COL('l', int64_t, p)
+#define SQ_INT(p) SQ_COL('i', int, p)
+#define SQ_BOOL(p) SQ_COL('b', bool, p)
+#define SQ_SIZE(p) SQ_COL('z', size_t, p)
+#define SQ_STATE(p) SQ_COL('e', enum sweep_ticket_state, p)
+#define SQ_TEXT(p) SQ_COL('s', char *, p)
+#define SQ_COLS(...) (const struct sq_col[]){ __VA_ARGS__ }, \
+	ARRAY_SIZE(((const struct sq_col[]){ __VA_ARGS__ }))
+
+/* What to do after a row's columns were read: 0 go on, else stop. */
+typedef int (*sq_row_fn)(void *);
+/*
+ * Query q with vals bound: each row's columns read into cols (all the
+ * query's, or none), then fn(arg) -- with fn NULL, the first row only.
+ * 1 when stopped at a row, 0 at the end, or ERROR (logged).
+ */
+int sq_rows(struct sq *s, enum sq_query q, const struct sq_val *v, size_t nv,
+	    const struct sq_col *c, size_t nc, sq_row_fn fn, void *arg);
+/* The first row of query q read into cols: 1, 0 when it has none, or ERROR. */
+int sq_row(struct sq *s, enum sq_query q, const struct sq_val *v, size_t nv,
+	   const struct sq_col *c, size_t nc);
 /* Run a statement that returns no row: the rows it changed, or ERROR. */
 int64_t sq_exec(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n);
-/* A query's single integer (0 when it has no row), or ERROR. */
-int sq_int(struct sq *s, enum sq_query q, const struct sq_val *v, size_t n, int64_t *out);
-/* Column i as a new string, NULL when NULL. */
-char *sq_col_str(sqlite3_stmt *st, int i);
 
 /*
  * body in one transaction (write: BEGIN IMMEDIATE, which takes the write
