@@ -157,7 +157,7 @@ static void test_complete_round_trip(void **state)
 
 static void test_config(void **state)
 {
-	struct sweep_config c = { true, false, 15 }, d;
+	struct sweep_config c = { true, false, 15, false }, d;
 	struct sbuf out = SBUF_INIT(4096), err = SBUF_INIT(4096);
 	const char *seed = "DeleteWorker = yes\r\nDeleteClient = No\r\nPing = 0\r\n";
 
