@@ -21,6 +21,7 @@ static const char *const sect_name[] = { "", "[Input]", "[Result]", "[Stdout]", 
 
 struct dec {
 	enum kind kind;
+	bool head_only;         /* stop at the first section */
 	const char *buf;
 	size_t len, pos;
 	int lineno;
@@ -615,6 +616,8 @@ static int decode(struct dec *d)
 		if (t[0] == '[') {
 			enum sect s;
 
+			if (d->head_only)
+				return 0;
 			if (t[tn - 1] != ']')
 				return dfail(d, "no ']' after '[' in '%.*s'", (int)(tn < SHOW ? tn : SHOW), t);
 			if (tn == 7 && !memcmp(t, "[Input]", 7) && d->kind == MSG_TASK)
@@ -740,6 +743,24 @@ int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_
 			  struct sbuf *err)
 {
 	return decode_report(buf, len, max, MSG_COMPLETE, c, err);
+}
+
+int sweep_complete_head(const char *buf, size_t len, struct sweep_complete *c, struct sbuf *err)
+{
+	const char *nl = len ? memrchr(buf, '\n', len) : NULL;
+	struct dec d;
+
+	memset(&d, 0, sizeof(d));
+	memset(c, 0, sizeof(*c));
+	d.kind = MSG_FAILED;
+	d.head_only = true;
+	d.err = err;
+	d.comp = c;
+	if (decode_kind(&d, buf, nl ? (size_t)(nl - buf) + 1 : 0, SWEEP_COMPLETE_MAX) < 0) {
+		sweep_complete_release(c);
+		return -1;
+	}
+	return 0;
 }
 
 int sweep_failed_decode(const char *buf, size_t len, size_t max, struct sweep_complete *c,

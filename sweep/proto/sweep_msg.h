@@ -126,6 +126,13 @@ int sweep_failed_decode(const char *buf, size_t len, size_t max, struct sweep_co
 int sweep_config_decode(const char *buf, size_t len, size_t max, struct sweep_config *c,
 			struct sbuf *err);
 
+/*
+ * Only the top-level keys (Exit, Signal) of a /complete or /failed body:
+ * buf may be its first bytes; reading stops at the first section or the
+ * last whole line. 0, or -1 when those lines are malformed.
+ */
+int sweep_complete_head(const char *buf, size_t len, struct sweep_complete *c, struct sbuf *err);
+
 void sweep_task_release(struct sweep_task *t);
 void sweep_complete_release(struct sweep_complete *c);
 
