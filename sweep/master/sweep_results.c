@@ -194,8 +194,8 @@ int sweep_results_write(struct sweep_store *store, const struct sweep_files *fil
 	if (rc == 0 && (mkdir_p(dir, 0755) < 0 ||
 			(dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0))
 		rc = log_error("--results: cannot open the directory %s", dir);
-	for (i = 0; i < p.n; i++) {
-		if (rc == 0 && p.l[i].name && write_set(dfd, files, &spec, i + 1, &p.l[i]) < 0)
+	for (i = 0; i < p.n; i++) {     /* a set that cannot be written stops no other */
+		if (dfd >= 0 && p.l[i].name && write_set(dfd, files, &spec, i + 1, &p.l[i]) < 0)
 			rc = -1;
 		last_release(&p.l[i]);
 	}
