@@ -61,10 +61,19 @@ static void complete(const char *buf, size_t len, bool failed)
 	struct sbuf out = SBUF_INIT(4 * MAX), err = SBUF_INIT(4096);
 	size_t i;
 
+	struct sweep_complete h;
+	int hrc = sweep_complete_head(buf, len, &h, &err);
+
 	if (decode(buf, len, MAX, &c, &err) < 0) {
 		FUZZ_CHECK(err.len > 0 && c.nresults == 0 && !c.out.data && !c.err.data);
+		sweep_complete_release(&h);
 		goto out;
 	}
+	/* the head alone (what the joblog reads) says what the whole body says */
+	if (len && buf[len - 1] == '\n')
+		FUZZ_CHECK(hrc == 0 && h.have_exit == c.have_exit && h.exit_status == c.exit_status &&
+			   h.signal == c.signal);
+	sweep_complete_release(&h);
 	FUZZ_CHECK((failed ? sweep_failed_encode : sweep_complete_encode)(&c, &out, &err) == 0);
 	FUZZ_CHECK(decode(out.buf, out.len, 4 * MAX, &d, &err) == 0);
 	FUZZ_CHECK(c.nresults == d.nresults && c.have_exit == d.have_exit &&
