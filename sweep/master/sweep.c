@@ -2,7 +2,8 @@
  * sweep: the parameter sweep's master (the sweep design, doc/seeds.md). `sweep run SPEC` does the
  * whole sweep (sweep_run.c); `resume` goes on with one; `status` shows its
  * statistics; `create` and `collect` are its parts for those who start the
- * clients themselves. See doc/sweep.md.
+ * clients themselves. The sessions live in the user's state directory, or
+ * in a wseq project when one is named (sweep_state.c). See doc/sweep.md.
  */
 #include "common.h"
 #include "config.h"
@@ -18,8 +19,12 @@
 static struct sweep_run_opts o;
 
 static const struct param options[] = {
+	{ "state", PARAM_STR, offsetof(struct sweep_run_opts, state), NULL, 0, 0, 0, "DIR",
+	  "where the sessions live without a project: DIR/sessions.db and each session's "
+	  "files (default: ~/.wseq/sweep-state)" },
 	{ "sandbox", PARAM_STR, offsetof(struct sweep_run_opts, sandbox), NULL, 0, 0, 0, "DIR",
-	  "the private project's directory (default: ~/.wseq/sweep)" },
+	  "keep the sweep in a private wseq project in DIR instead (MariaDB and Apache, "
+	  "started and stopped by sweep run)" },
 	{ "ssh_config", PARAM_STR, offsetof(struct sweep_run_opts, ssh_config), NULL, 0, 0, 0,
 	  "FILE", "run, resume: ssh and sftp read FILE (-F) instead of ~/.ssh/config" },
 	{ "remote_dir", PARAM_STR, offsetof(struct sweep_run_opts, remote_dir), ".wseq-sweep", 0,
@@ -31,7 +36,7 @@ static const struct param options[] = {
 	{ "progress", PARAM_STR, offsetof(struct sweep_run_opts, progress), "", 0, 0, 0, "MODE",
 	  "run, resume: bar, lines or none (default: bar on a terminal, else lines)" },
 	{ "keep_server", PARAM_BOOL, offsetof(struct sweep_run_opts, keep_server), "0", 0, 0, 0,
-	  NULL, "run, resume: leave the private project running at the end" },
+	  NULL, "run, resume: with --sandbox, leave the private project running at the end" },
 	{ "verbose", PARAM_BOOL, offsetof(struct sweep_run_opts, verbose), "0", 0, 0, 0, NULL,
 	  "run, resume: log every step on every host (ssh, sftp, client starts and ends)" },
 	{ "max_starts", PARAM_INT, offsetof(struct sweep_run_opts, max_starts), "3", PARAM_BOUNDED,
@@ -64,14 +69,17 @@ static const char usage[] =
 	"commands:\n";
 
 static const char epilog[] =
-	"\nWithout a configured project, run starts a private one on the spec's Server\n"
-	"address; create, status and collect then use it too.\n"
+	"\nThe sessions live in the state directory (--state), and sweep run answers its\n"
+	"clients itself, on the spec's Server address: nothing else is started, root is\n"
+	"never needed. With --project_dir DIR (or $WSEQ_PROJECT_DIR) they live in that\n"
+	"wseq project and its web server answers; with --sandbox DIR in a private project\n"
+	"sweep run starts there. create, status and collect go where run went.\n"
 	"\n"
 	"exit status: 0 every set collected; 1 an error; 2 bad usage; 3 stopped by\n"
 	"--halt (resume goes on); 4 every task ended but some sets failed; 5 tasks\n"
 	"left and no host to run them; 6 stopped by a signal (resume goes on).\n";
 
-/* The project (the private one of `sweep run` when none is configured) and its database. */
+/* The project (--project_dir, $WSEQ_PROJECT_DIR, or --sandbox's private one) and its database. */
 static int open_project(struct project_config *cfg, struct sweep_store **store)
 {
 	char *sandbox = NULL, *path = sweep_project_path(&o, &sandbox);
@@ -109,8 +117,12 @@ static int create(struct sweep_store *store, const struct sweep_files *files,
 	int rc = 1;
 
 	if (sweep_session_create(store, files, spec, &co, sid, &batch, &n, &err) == 0) {
-		log_info("session %.8s...: %zu tasks (batch %lld); sweep_client's URL: %s%s", sid, n,
-			 (long long)batch, cfg->cgi_url ? cfg->cgi_url : "<cgi_url>", SWEEP_CGI_NAME);
+		if (cfg)
+			log_info("session %.8s...: %zu tasks (batch %lld); sweep_client's URL: %s%s",
+				 sid, n, (long long)batch, cfg->cgi_url ? cfg->cgi_url : "<cgi_url>",
+				 SWEEP_CGI_NAME);
+		else
+			log_info("session %.8s...: %zu tasks; `sweep resume` serves it", sid, n);
 		printf("%s\n", sid);
 		rc = 0;
 	} else {
@@ -147,24 +159,35 @@ static int status(struct sweep_store *store, const struct sweep_files *files, co
 	return rc;
 }
 
-/* create, collect, status: on the configured project (or the private one), not run's. */
+/* create, collect, status: where run keeps the sessions (the state directory, or a project). */
 static int on_project(struct tool_ctx *ctx)
 {
 	struct project_config cfg;
 	struct sweep_store *store = NULL;
 	struct sweep_files files;
 	const char *cmd = ctx->cmd->name;
+	bool project = sweep_in_project(&o);
 	int rc;
 
-	if (open_project(&cfg, &store) < 0)
-		return 1;
-	sweep_files_project(&files, &cfg);
-	rc = !strcmp(cmd, "create") ? create(store, &files, &cfg, ctx->argv[0])
+	if (project) {
+		if (open_project(&cfg, &store) < 0)
+			return 1;
+		sweep_files_project(&files, &cfg);
+	} else {
+		char *dir = sweep_state_dir(&o);
+
+		store = sweep_state_open(dir, &files);
+		free(dir);
+		if (!store)
+			return 1;
+	}
+	rc = !strcmp(cmd, "create") ? create(store, &files, project ? &cfg : NULL, ctx->argv[0])
 	   : !strcmp(cmd, "collect") ? collect(store, &files, ctx->argv[0])
 	   : status(store, &files, ctx->argv[0]);
 	sweep_store_close(store);
 	sweep_files_release(&files);
-	config_release(&cfg);
+	if (project)
+		config_release(&cfg);
 	return rc;
 }
 
@@ -186,8 +209,9 @@ static const struct tool_cmd commands[] = {
 	  "resume SESSION    go on with a session after the master was stopped", 1, 1, NULL },
 	{ "status", on_project, "status SESSION    the statistics so far", 1, 1, NULL },
 	{ "create", on_project,
-	  "create SPEC       only store a session and print its ID (start clients yourself,\n"
-	  "                    giving them the project's <cgi_url>sweep as the master's URL)", 1, 1, NULL },
+	  "create SPEC       only store a session and print its ID (`sweep resume` serves it;\n"
+	  "                    in a project, start clients yourself, giving them the\n"
+	  "                    project's <cgi_url>sweep as the master's URL)", 1, 1, NULL },
 	{ "collect", on_project,
 	  "collect SESSION   judge the results that came back and write the Output", 1, 1, NULL },
 	{ NULL, NULL, NULL, 0, 0, NULL }
@@ -233,8 +257,8 @@ static const struct tool_spec sweep_spec = {
 	.name = "sweep",
 	.usage = usage,
 	.epilog = epilog,
-	.project_dir_help = "the project (default: $WSEQ_PROJECT_DIR, then . and ..; without one,\n"
-			    "                               the private project of sweep run)",
+	.project_dir_help = "keep the sweep in this wseq project (default: $WSEQ_PROJECT_DIR;\n"
+			    "                               without one, in the state directory)",
 	.params = options,
 	.settings = &o,
 	.cmds = commands,

@@ -1,7 +1,12 @@
 /*
  * `sweep run SPEC` and `sweep resume SESSION` (see sweep_run.h, doc/sweep.md).
  *
- * The master is one process with a loop. Each host of the cluster file has
+ * The master is one process with a loop. By default it keeps the sweep in
+ * its state directory (sweep_state.c) and answers the clients itself: the
+ * endpoints' handler (sweep_endpoints.h) behind its embedded HTTP server
+ * (serve_http.h), whose threads take turns with the loop on one lock -- the
+ * loop holds it but while it naps. In a project (--project_dir, --sandbox)
+ * the project's Apache answers instead. Each host of the cluster file has
  * a small state machine of ssh and sftp steps (sweep_hosts.c). Around them
  * the loop judges the results that came back, draws the progress and ends
  * when every task ended (or no host is left to run the rest). Everything it
@@ -12,12 +17,14 @@
 #include "sweep_run_int.h"
 #include "sweep_bundle.h"
 #include "config.h"
+#include "serve_http.h"
 #include "fileutil.h"
 #include "log.h"
 #include "md5.h"
 #include "sbuf.h"
 #include "sig.h"
 #include "sweep_cluster.h"
+#include "sweep_endpoints.h"
 #include "sweep_joblog.h"
 #include "sweep_results.h"
 #include "sweep_params.h"
@@ -41,6 +48,8 @@
 #define END_WAIT 15.0           /* seconds the clients get to hear "no task left" */
 #define STOP_WAIT 10.0          /* seconds the clients get to stop when told to */
 #define JOBLOG_EVERY 5.0        /* seconds between writes of --joblog while the sweep runs */
+#define PROJECT_PORT 8080       /* a private project's port when the spec's Server names none */
+#define DRAIN_MS 2000           /* the embedded server's last requests, at the end */
 
 static volatile sig_atomic_t stop_sig;
 static sigset_t child_set;      /* SIGCHLD: blocked but while the loop naps */
@@ -55,15 +64,21 @@ static void on_child(int sig)
 	(void)sig;              /* it only ends nap() early */
 }
 
-/* Wait ms milliseconds, or less when a child ends (its step moves on at once) or a signal comes. */
-static void nap(int ms)
+/*
+ * Wait ms milliseconds, or less when a child ends (its step moves on at
+ * once) or a signal comes. The embedded server's handlers have the lock
+ * meanwhile.
+ */
+static void nap(struct run *r, int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	sigset_t during;
 
-	sigprocmask(SIG_BLOCK, NULL, &during);
+	pthread_sigmask(SIG_BLOCK, NULL, &during);
 	sigdelset(&during, SIGCHLD);
+	pthread_mutex_unlock(&r->lock);
 	ppoll(NULL, 0, &ts, &during);
+	pthread_mutex_lock(&r->lock);
 }
 
 /* In a child before exec: the signal mask as the master was given it. */
@@ -146,24 +161,19 @@ static int run_wait(char *const argv[], const char *out)
 
 /* ---- the project ------------------------------------------------------------------- */
 
-static bool project_configured(const struct sweep_run_opts *o)
-{
-	const char *env = getenv("WSEQ_PROJECT_DIR");
-
-	return o->project || (env && *env) || access("config.xml", R_OK) == 0 ||
-	       access("../config.xml", R_OK) == 0;
-}
-
 char *sweep_project_path(const struct sweep_run_opts *o, char **sandbox)
 {
-	const char *home = getenv("HOME");
-
 	*sandbox = NULL;
-	if (!o->sandbox && project_configured(o))
+	if (!o->sandbox)
 		return o->project ? xasprintf("%s/config.xml", o->project) : NULL;
-	*sandbox = o->sandbox ? xstrdup(o->sandbox)
-		: xasprintf("%s/.wseq/sweep", home && *home ? home : "/tmp");
+	*sandbox = xstrdup(o->sandbox);
 	return xasprintf("%s/project/config.xml", *sandbox);
+}
+
+/* The port a project's web server listens on for the sweep: the spec's, else PROJECT_PORT. */
+static int project_port(const struct run *r)
+{
+	return r->spec.server_port ? r->spec.server_port : PROJECT_PORT;
 }
 
 /*
@@ -202,7 +212,7 @@ static int sandbox_up(struct run *r, bool with_address)
 		const char *a = r->spec.server_host && *r->spec.server_host ? r->spec.server_host
 			: "0.0.0.0";
 
-		port = xasprintf("%d", r->spec.server_port);
+		port = xasprintf("%d", project_port(r));
 		argv[n++] = "--http-port";
 		argv[n++] = port;
 		argv[n++] = "--http-address";
@@ -242,9 +252,21 @@ static void sandbox_down(struct run *r)
 	free(tool);
 }
 
+/* The embedded store of the state directory. */
+static int state_open(struct run *r)
+{
+	r->state = sweep_state_dir(r->o);
+	r->store = sweep_state_open(r->state, &r->files);
+	return r->store ? 0 : -1;
+}
+
 static int project_open(struct run *r, bool create)
 {
-	char *path = sweep_project_path(r->o, &r->sandbox);
+	char *path;
+
+	if (!sweep_in_project(r->o))
+		return state_open(r);
+	path = sweep_project_path(r->o, &r->sandbox);
 
 	if (r->sandbox && sandbox_up(r, create) < 0) {
 		free(path);
@@ -345,17 +367,53 @@ static int setup_hosts(struct run *r)
 	return 0;
 }
 
+/* The embedded server's handler: the sweep endpoints over the run's store. */
+static void serve_endpoints(void *state, struct serve_req *io)
+{
+	sweep_endpoints_serve(state, io);
+}
+
+/*
+ * The embedded HTTP server on the spec's Server address (port 0: one the
+ * kernel picks), answering the endpoints at its root as the sweep design
+ * has them. Its threads take no signal: the loop's thread has them all.
+ */
+static int server_start(struct run *r)
+{
+	struct serve_http_opts so = { 0 };
+	struct sbuf err = SBUF_INIT(1024);
+	sigset_t all, old;
+
+	so.addr = r->spec.server_host;
+	so.port = (unsigned)r->spec.server_port;
+	so.spool_dir = r->spool = xasprintf("%s/spool", r->state);
+	so.lock = &r->lock;
+	r->ep.store = r->store;
+	r->ep.files = &r->files;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r->http = serve_http_start(&so, serve_endpoints, &r->ep, &err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!r->http)
+		log_error("cannot listen on %s:%d: %s", so.addr, r->spec.server_port, sbuf_str(&err));
+	else
+		log_info("listening on %s:%u", so.addr, serve_http_port(r->http));
+	sbuf_release(&err);
+	return r->http ? 0 : -1;
+}
+
 /*
  * The URL the clients are given: the spec's ServerName (else its Server
- * address, else this machine's name) and Server port, and the project's
- * own path to its sweep endpoints, <cgi_url>sweep.
+ * address, else this machine's name) and port, then the embedded server's
+ * root (the sweep design's form), or in a project its own path to its
+ * sweep endpoints, <cgi_url>sweep.
  */
 static int setup_url(struct run *r)
 {
 	const char *host = r->spec.server_name;
 	char hn[256] = "", *port, *path;
 
-	if (!r->cfg.cgi_url)
+	if (r->have_cfg && !r->cfg.cgi_url)
 		return log_error("%s/config.xml has no <cgi_url>: the sweep endpoints are at <cgi_url>%s",
 				 r->cfg.project_dir, SWEEP_CGI_NAME);
 	if (!host && r->spec.server_host && *r->spec.server_host &&
@@ -365,8 +423,8 @@ static int setup_url(struct run *r)
 		gethostname(hn, sizeof(hn) - 1);
 		host = *hn ? hn : "localhost";
 	}
-	port = xasprintf("%d", r->spec.server_port);
-	path = sweep_endpoint_path(r->cfg.cgi_url);
+	port = r->http ? xasprintf("%u", serve_http_port(r->http)) : xasprintf("%d", project_port(r));
+	path = r->http ? NULL : sweep_endpoint_path(r->cfg.cgi_url);
 	r->url = sweep_base_url(host, port, path);
 	log_info("the clients connect to %s", r->url);
 	free(port);
@@ -506,18 +564,18 @@ static void stop_clients(struct run *r, bool at_once)
 	double until = dnow() + END_WAIT;
 
 	while (!at_once && sweep_hosts_clients(r) && dnow() < until) {
-		nap(TICK_MS);
+		nap(r, TICK_MS);
 		sweep_hosts_reap(r);
 	}
 	until = dnow() + STOP_WAIT;
 	while (sweep_hosts_stop(r) && dnow() < until) {
-		nap(TICK_MS);
+		nap(r, TICK_MS);
 		sweep_hosts_reap(r);
 	}
 	sweep_hosts_kill(r);
 	until = dnow() + 5;
 	while (sweep_hosts_busy(r) && dnow() < until) {
-		nap(TICK_MS);
+		nap(r, TICK_MS);
 		sweep_hosts_reap(r);
 	}
 }
@@ -618,7 +676,7 @@ static int loop(struct run *r)
 				return SWEEP_EXIT_STALLED;
 			}
 		}
-		nap(TICK_MS);
+		nap(r, TICK_MS);
 	}
 	show_progress(r, &st, true);
 	i = st.failed;
@@ -712,6 +770,8 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 		return -1;
 	if (resume && session_spec(r) < 0)
 		return -1;
+	if (!r->have_cfg && server_start(r) < 0)
+		return -1;
 	if (setup_hosts(r) < 0 || setup_worker(r) < 0)
 		return -1;
 	if (resume) {
@@ -772,6 +832,7 @@ static void run_release(struct run *r)
 {
 	size_t i;
 
+	serve_http_stop(r->http, DRAIN_MS);     /* the loop's thread no longer holds the lock */
 	sweep_store_close(r->store);
 	sweep_files_release(&r->files);
 	if (r->sandbox && r->started_sandbox && !r->o->keep_server)
@@ -793,13 +854,16 @@ static void run_release(struct run *r)
 	free(r->url);
 	free(r->client);
 	free(r->sandbox);
+	free(r->state);
+	free(r->spool);
 }
 
 int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 {
-	struct run r = { .o = o };
+	struct run r = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER };
 	int rc = SWEEP_EXIT_ERROR;
 
+	pthread_mutex_lock(&r.lock);
 	run_signals();
 	if (!o->verbose)
 		log_set_level(LOG_LVL_ERROR);
@@ -812,6 +876,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 			unhalt(&r);
 		}
 		if (joblog_start(&r, resume) < 0) {
+			pthread_mutex_unlock(&r.lock);
 			run_release(&r);
 			return SWEEP_EXIT_ERROR;
 		}
@@ -820,6 +885,7 @@ int sweep_run(const struct sweep_run_opts *o, bool resume, const char *arg)
 		r.t0 = dnow();
 		rc = session_end(&r, loop(&r));
 	}
+	pthread_mutex_unlock(&r.lock);
 	run_release(&r);
 	return rc;
 }

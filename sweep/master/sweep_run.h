@@ -14,8 +14,9 @@
 struct sweep_store;
 
 struct sweep_run_opts {
-	char *project;          /* a configured project, or NULL */
-	char *sandbox;          /* the private project's directory, or NULL */
+	char *project;          /* --project_dir: a configured project, or NULL */
+	char *sandbox;          /* --sandbox: a private project's directory, or NULL */
+	char *state;            /* --state: the state directory, or NULL (sweep_state_dir()) */
 	char *ssh_config;       /* ssh -F FILE, or NULL */
 	char *remote_dir;       /* where sweep_client lives on the hosts */
 	char *client;           /* the client bundle to copy (sweep_bundle.h), or NULL: the installed ones */
@@ -44,10 +45,21 @@ enum {
 };
 
 /*
- * The project to use: the path of its config.xml (NULL: the configured
- * project's, as config_load finds it) and, when it is the private one --
- * always with --sandbox, else when no project is configured -- its
- * directory in *sandbox (free both).
+ * Where the sessions live (sweep_state.c): in a wseq project when one is
+ * named (--project_dir, $WSEQ_PROJECT_DIR, --sandbox), else in the state
+ * directory -- --state DIR, default ~/.wseq/sweep-state (allocated) --
+ * whose embedded store sweep_state_open() opens, made 0700 when missing,
+ * filling in files. NULL (logged).
+ */
+bool sweep_in_project(const struct sweep_run_opts *o);
+char *sweep_state_dir(const struct sweep_run_opts *o);
+struct sweep_files;
+struct sweep_store *sweep_state_open(const char *dir, struct sweep_files *files);
+
+/*
+ * In a project: the path of its config.xml (NULL: the configured
+ * project's, as config_load finds it) and, with --sandbox, the private
+ * one's directory in *sandbox (free both).
  */
 char *sweep_project_path(const struct sweep_run_opts *o, char **sandbox);
 

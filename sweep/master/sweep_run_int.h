@@ -12,8 +12,10 @@
 #include "sweep_cluster.h"
 #include "sweep_files.h"
 #include "sweep_session.h"
+#include "sweep_endpoints.h"
 #include "sweep_spec.h"
 
+#include <pthread.h>
 #include <sys/types.h>
 
 enum step {
@@ -58,8 +60,13 @@ struct run {
 	const struct sweep_run_opts *o;
 	struct project_config cfg;
 	bool have_cfg;
-	struct sweep_store *store;      /* the project store */
+	struct sweep_store *store;      /* the embedded store, or the project's */
 	struct sweep_files files;
+	char *state;            /* the state directory (the embedded store), or NULL: a project */
+	char *spool;            /* the embedded server's spool directory */
+	struct serve_http *http;        /* the embedded server, or NULL */
+	struct sweep_endpoints ep;      /* its handler's state */
+	pthread_mutex_t lock;   /* the loop's thread holds it but in nap(); the handlers take turns on it */
 	char sid[SWEEP_SID_LEN + 1];
 	char *sdir;             /* the project's sweep/SID */
 	struct sweep_spec spec;

@@ -516,7 +516,7 @@ int sweep_spec_parse(const char *name, const char *buf, size_t len, struct sweep
 	s->ping = 10;
 	s->jobs = 1;
 	s->server_host = xstrdup("0.0.0.0");
-	s->server_port = 80;
+	s->server_port = 0;      /* a port the kernel picks (a project: 8080) */
 	ps.name = name;
 	ps.s = s;
 	ps.err = err;

@@ -1,13 +1,12 @@
 # The sweep-hosts tests' setup (t6130, t6131): two loopback sshd machines A and B
 # (ports PA, PB) for the users of SSHD_SLAVE_PREFIX (set it before sourcing),
-# a private sandbox SB for the master, the worker of test/data/sweep-hosts
+# the master's state directory ST (the embedded store and server), the worker of test/data/sweep-hosts
 # recording in REC, make_sweep, RUN and collected.
 
 D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
+ST="$TRASH_DIRECTORY/state"
 DATA="$WSEQ_SRCDIR/test/data/sweep-hosts"
 test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
 # masters a failed test left running
 test_atexit "kill -KILL \$(cat '$TRASH_DIRECTORY/masters' 2>/dev/null) 2>/dev/null"
 
@@ -33,7 +32,7 @@ make_sweep() {
 	{ echo "n"; seq 1 "$_rows"; } >"$_dir/params"
 }
 
-RUN="sweep --sandbox $SB --keep-server --ssh-config $D/ssh_config --progress lines --verbose"
+RUN="sweep --state $ST --ssh-config $D/ssh_config --progress lines --verbose"
 
 # collected DIR N: out.txt holds the sets 1..N once each, in order
 collected() {

@@ -44,8 +44,8 @@ test_expect_success 'a silent host is judged within the connect timeout: "no ssh
 	: >"$REC/s2/hold.$B" || return 1
 	(cd s2 && exec $RUN run spec >stats 2>run.log) &
 	master=$! && echo $master >>masters &&
-	test_wait_for 30 sh -c "grep -q \"^127.0.0.1:$SILENT	unreachable	\" \"$SB\"/project/sweep/*/hosts" &&
-	grep "^127.0.0.1:$SILENT	unreachable	no ssh answer within 5 s (" "$SB"/project/sweep/*/hosts &&
+	test_wait_for 30 sh -c "grep -q \"^127.0.0.1:$SILENT	unreachable	\" \"$ST\"/sessions/*/hosts" &&
+	grep "^127.0.0.1:$SILENT	unreachable	no ssh answer within 5 s (" "$ST"/sessions/*/hosts &&
 	rm "$REC/s2/hold.$B" &&
 	wait $master &&
 	collected s2 4 &&

@@ -139,7 +139,7 @@ static void test_defaults(void **state)
 	assert_false(s.delete_client);
 	assert_int_equal(s.ping, 10);
 	assert_string_equal(s.server_host, "0.0.0.0");
-	assert_int_equal(s.server_port, 80);
+	assert_int_equal(s.server_port, 0);
 	assert_null(s.server_name);
 	assert_string_equal(s.worker_name, "run.sh");
 	assert_null(s.parameters);
