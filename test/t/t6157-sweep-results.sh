@@ -114,6 +114,20 @@ test_expect_success 'the session told its clients SendOutput=Yes, and the stored
 	xargs grep -lx "\[Stderr\]" <failed >with && test_line_count = 2 with
 '
 
+test_expect_success 'the same in the default mode (the embedded store and HTTP server, no project)' '
+	make_sweep s4 3 2=fail &&
+	(cd s4 && sweep --state "$TRASH_DIRECTORY/state" --ssh-config "$D/ssh_config" --progress none \
+		--joblog ../s4.joblog --results ../res4 run spec >stats 2>run.log; echo $? >rc) &&
+	test "$(cat s4/rc)" = 4 &&
+	runs s4.joblog 2 | awk -F "\t" "\$7 == 3 && \$8 == 0" >r2 && test_line_count = 2 r2 &&
+	expect_set res4 1 "n=1
+" "note 1
+" 0 &&
+	expect_set res4 2 "partial 2
+" "failing on purpose 2
+" 3
+'
+
 test_expect_success '--results never writes through a symlink planted in DIR' '
 	make_sweep s2 3 &&
 	mkdir -p res2/3 outside && echo victim >victim &&
