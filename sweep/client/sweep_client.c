@@ -655,6 +655,7 @@ static int client_run(struct tool_ctx *ctx)
 	rc = get_config(&cl);
 	if (rc == 0) {
 		cl.ctx.ping = cl.conf.ping;
+		cl.ctx.send_output = cl.conf.send_output;
 		rc = ensure_worker(&cl);
 	}
 	if (rc == 0)

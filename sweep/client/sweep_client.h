@@ -97,6 +97,7 @@ struct sc_ctx {
 	const char *worker_md5;
 	long ping;              /* seconds between pings; 0 for none */
 	bool keep;              /* keep task directories */
+	bool send_output;       /* the configuration's SendOutput: Exit and the streams go along */
 	unsigned long ntask;    /* tasks run, for directory names */
 };
 
@@ -113,6 +114,9 @@ enum sc_task_end {
 enum sc_task_end sc_task_run(struct sc_ctx *c, const struct sweep_task *t);
 /* Report the ticket failed (why goes to the log). */
 enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, const char *why);
+/* The same, with the worker's exit status and streams as POST /failed's body (NULL: GET). */
+enum sc_task_end sc_task_report_output(struct sc_ctx *c, const char *ticket, const char *why,
+				       const struct sweep_complete *out);
 /*
  * The ticket of a task body the decoder refused, if a Ticket line before
  * the first section is still readable and well formed (free()); else NULL.

@@ -3,7 +3,10 @@
  * into it, the worker run there in its own process group (stdin from the
  * task's stdin input, stdout and stderr to files beside the work directory)
  * under the task's Timeout and with pings to the master, then the [Result]
- * items posted -- or the failure reported, with the reason in the log. The
+ * items posted -- or the failure reported, with the reason in the log. Told
+ * SendOutput=Yes by the master, the client adds the worker's exit status and
+ * the first SWEEP_OUTPUT_MAX bytes of its stdout and the last ones of its
+ * stderr to /complete, and posts the same to /failed. The
  * worker is always the verified executable, never the first word of the
  * command line, and gets no shell and never the session ID.
  */
@@ -419,11 +422,10 @@ done:
 	return rc;
 }
 
-static int collect(const char *tdir, const struct sweep_task *t, struct sbuf *body, struct sbuf *why)
+static int collect(const char *tdir, const struct sweep_task *t, struct sweep_complete *comp,
+		   struct sbuf *why)
 {
-	struct sweep_complete comp = { NULL, 0 };
 	struct sbuf data = SBUF_INIT(SWEEP_MSG_MAX);
-	struct sbuf err = SBUF_INIT(1024);
 	size_t i;
 	int rc = 0;
 
@@ -431,16 +433,39 @@ static int collect(const char *tdir, const struct sweep_task *t, struct sbuf *bo
 		sbuf_reset(&data);
 		rc = read_result(tdir, &t->results[i], &data, why);
 		if (rc == 0)
-			sweep_complete_add(&comp, t->results[i].name, data.buf ? data.buf : "", data.len);
+			sweep_complete_add(comp, t->results[i].name, data.buf ? data.buf : "", data.len);
 	}
-	if (rc == 0 && sweep_complete_encode(&comp, body, &err) < 0) {
-		sbuf_addf(why, "cannot encode the results: %s", sbuf_str(&err));
-		rc = -1;
-	}
-	sweep_complete_release(&comp);
 	sbuf_release(&data);
-	sbuf_release(&err);
 	return rc;
+}
+
+/* The worker's stdout (its first bytes) or stderr (its last) as a stream of the report. */
+static void read_stream(const char *tdir, const char *name, bool tail, struct sweep_msg_stream *s)
+{
+	char *p = xasprintf("%s/%s", tdir, name), *buf = xmalloc(SWEEP_OUTPUT_MAX);
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	off_t size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END), from = 0;
+	size_t got = 0;
+	ssize_t n;
+
+	if (size > (off_t)SWEEP_OUTPUT_MAX && tail)
+		from = size - (off_t)SWEEP_OUTPUT_MAX;
+	if (size >= 0 && lseek(fd, from, SEEK_SET) == from)
+		while (got < SWEEP_OUTPUT_MAX && (n = read(fd, buf + got, SWEEP_OUTPUT_MAX - got)) > 0)
+			got += (size_t)n;
+	if (size >= 0)
+		sweep_complete_stream(s, buf, got, (size_t)size);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(p);
+}
+
+/* What SendOutput adds to a report: the exit status (set by run_worker) and the streams. */
+static void add_output(const char *tdir, struct sweep_complete *comp)
+{
+	read_stream(tdir, "stdout", false, &comp->out);
+	read_stream(tdir, "stderr", true, &comp->err);
 }
 
 /* The end of the worker's stderr, for the log of a failed task. */
@@ -537,24 +562,40 @@ static bool post(struct sc_ctx *c, const char *path, const char *extra, const st
 	return false;
 }
 
-enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, const char *why)
+enum sc_task_end sc_task_report_output(struct sc_ctx *c, const char *ticket, const char *why,
+				       const struct sweep_complete *out)
 {
-	static const long accept[] = { 200, 403, 0 };
+	static const long accept[] = { 200, 400, 403, 0 };
 	char *w = curl_easy_escape(c->http->curl, why, (int)strnlen(why, 300));
 	char *extra = xasprintf("&ticket=%s&why=%s", ticket, w ? w : "");
+	struct sbuf body = SBUF_INIT(SWEEP_MSG_MAX), err = SBUF_INIT(1024);
 	struct sc_reply r;
 	enum sc_task_end end = SC_TASK_FAILED;
 
 	curl_free(w);
 	log_warn("task %s failed: %s", ticket, why);
+	if (out && sweep_failed_encode(out, &body, &err) < 0)
+		log_warn("task %s: its output cannot be sent: %s", ticket, sbuf_str(&err));
 	sc_reply_init(&r);
-	if (post(c, "/failed", extra, NULL, accept, &r, &end) && r.status == 403) {
+	/* an empty body (nothing to say, or an old master's session): the plain GET */
+	if (post(c, "/failed", extra, body.len ? &body : NULL, accept, &r, &end) &&
+	    r.status == 403) {
 		log_error("/failed: the master refused the session (403 Forbidden)");
 		end = SC_TASK_FORBIDDEN;
+	} else if (end == SC_TASK_FAILED && r.status == 400) {
+		log_warn("/failed: the master refused the output (the failure is recorded): %.200s",
+			 sbuf_str(&r.body));
 	}
 	sc_reply_release(&r);
+	sbuf_release(&body);
+	sbuf_release(&err);
 	free(extra);
 	return end;
+}
+
+enum sc_task_end sc_task_report_failed(struct sc_ctx *c, const char *ticket, const char *why)
+{
+	return sc_task_report_output(c, ticket, why, NULL);
 }
 
 static enum sc_task_end post_results(struct sc_ctx *c, const char *ticket, const struct sbuf *body)
@@ -579,9 +620,12 @@ static enum sc_task_end post_results(struct sc_ctx *c, const char *ticket, const
 	return end;
 }
 
-/* Run the worker; 0 with the results body, or -1 with why (the task failed), or an end in *end. */
+/*
+ * Run the worker; 0 with the results in comp, or -1 with why (the task
+ * failed), or an end in *end. comp's exit status is set once the worker ended.
+ */
 static int run_worker(struct sc_ctx *c, const char *tdir, const struct sweep_task *t,
-		      struct sbuf *body, struct sbuf *why, enum sc_task_end *end)
+		      struct sweep_complete *comp, struct sbuf *why, enum sc_task_end *end)
 {
 	struct sweep_argv av = { NULL, 0 };
 	struct sbuf err = SBUF_INIT(1024);
@@ -608,10 +652,16 @@ static int run_worker(struct sc_ctx *c, const char *tdir, const struct sweep_tas
 		goto out;
 	case W_TIMEOUT:
 		sbuf_addf(why, "timeout: still running after %ld s, killed", t->timeout);
+		comp->signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
 		goto out;
 	case W_EXITED:
 		break;
 	}
+	if (WIFSIGNALED(status))
+		comp->signal = WTERMSIG(status);
+	else
+		comp->exit_status = WEXITSTATUS(status);
+	comp->have_exit = !WIFSIGNALED(status);
 	if (WIFSIGNALED(status)) {
 		sbuf_addf(why, "the worker was killed by signal %d", WTERMSIG(status));
 	} else if (WEXITSTATUS(status) == 127) {
@@ -619,7 +669,7 @@ static int run_worker(struct sc_ctx *c, const char *tdir, const struct sweep_tas
 	} else if (WEXITSTATUS(status) != 0) {
 		sbuf_addf(why, "the worker exited with status %d", WEXITSTATUS(status));
 	} else {
-		rc = collect(tdir, t, body, why);
+		rc = collect(tdir, t, comp, why);
 	}
 out:
 	sweep_argv_release(&av);
@@ -630,8 +680,10 @@ out:
 enum sc_task_end sc_task_run(struct sc_ctx *c, const struct sweep_task *t)
 {
 	struct sbuf body = SBUF_INIT(SWEEP_MSG_MAX);
-	struct sbuf why = SBUF_INIT(1024);
+	struct sbuf why = SBUF_INIT(1024), err = SBUF_INIT(1024);
+	struct sweep_complete comp = { 0 };
 	enum sc_task_end end = SC_TASK_DONE;
+	int rc;
 	double start = dnow();
 	char *tdir, *work = NULL;
 
@@ -647,20 +699,34 @@ enum sc_task_end sc_task_run(struct sc_ctx *c, const struct sweep_task *t)
 		goto out;
 	}
 	log_info("task %s: running (timeout %ld s)", t->ticket, t->timeout);
-	if (run_worker(c, tdir, t, &body, &why, &end) == 0) {
+	rc = run_worker(c, tdir, t, &comp, &why, &end);
+	if (c->send_output && end == SC_TASK_DONE) {
+		add_output(tdir, &comp);
+	} else {
+		comp.have_exit = false; /* an old master's session: the body as it always was */
+		comp.signal = 0;
+	}
+	if (rc == 0 && sweep_complete_encode(&comp, &body, &err) < 0) {
+		sbuf_addf(&why, "cannot encode the results: %s", sbuf_str(&err));
+		rc = -1;
+	}
+	if (rc == 0) {
 		end = post_results(c, t->ticket, &body);
 		if (end == SC_TASK_DONE)
 			log_info("task %s: done in %.2f s", t->ticket, dnow() - start);
 	} else if (end == SC_TASK_DONE) {
 		log_stderr_tail(tdir, t->ticket);
-		end = sc_task_report_failed(c, t->ticket, sbuf_str(&why));
+		end = sc_task_report_output(c, t->ticket, sbuf_str(&why),
+					    c->send_output ? &comp : NULL);
 	}
 	if (!c->keep)
 		remove_tree(tdir);
 out:
 	free(work);
 	free(tdir);
+	sweep_complete_release(&comp);
 	sbuf_release(&body);
 	sbuf_release(&why);
+	sbuf_release(&err);
 	return end;
 }

@@ -31,7 +31,7 @@ static bool task_wants(const struct sweep_task *t, const char *name)
 
 int sweep_check_results(const char *task, const char *body, size_t len, struct sbuf *why)
 {
-	struct sweep_complete c = { NULL, 0 };
+	struct sweep_complete c = { 0 };
 	struct sweep_task t = { 0 };
 	size_t i;
 	int rc = 1;

@@ -3,7 +3,8 @@
  * doc/sweep-protocol.md) as a handler over a sweep store (sweep_endpoints.h).
  * A session's files are in the session-files directory's SID/: "config"
  * (the configuration body), "worker_name", "workers/PLATFORM" (the worker
- * executables); the bodies of /complete go to the results directory under
+ * executables); the bodies of /complete, and of a POST /failed (the
+ * worker's exit status and output), go to the results directory under
  * their ticket, for the master to validate and collect. A ticket is named
  * by a random name when handed out, so it cannot be guessed. Every request
  * reaches the store only through sweep_store_*(); a store that fails gets
@@ -399,6 +400,20 @@ static void refuse_results(struct req *r, const struct sweep_ticket *t, const ch
 	sbuf_release(&q);
 }
 
+/* A POST /failed's body refused: 400 with the reason, logged; the failure is recorded. */
+static void refuse_output(struct req *r, const char *why)
+{
+	struct sbuf msg = SBUF_INIT(4096), q = SBUF_INIT(4096);
+
+	field_quote(&q, why, 512);
+	log_warn("[%s] failed: output refused (the failure is recorded): %s", r->addr,
+		 sbuf_str(&q));
+	sbuf_addf(&msg, "output refused, the failure is recorded: %s\n", sbuf_str(&q));
+	reply_text(r, 400, sbuf_str(&msg));
+	sbuf_release(&msg);
+	sbuf_release(&q);
+}
+
 /* Store a ticket's results under its name in the results directory, for the master. */
 static int store_results(struct req *r, const char *name, const char *body, size_t len,
 			 char **path)
@@ -414,11 +429,15 @@ static int store_results(struct req *r, const char *name, const char *body, size
 }
 
 /*
- * /complete with its body, or /failed: the ticket ends, its task is due for
- * judging or a new ticket. rc: 0 the ticket, 1 no such ticket in the
- * session, 2 the same results again, 3 results refused; < 0 the reply is sent.
+ * /complete with its body, or /failed (with the body of a POST /failed that
+ * decoded, kept only while the ticket is out; refused: why its body was
+ * not, the failure recorded all the same and answered 400): the ticket
+ * ends, its task is due for judging or a new ticket. rc: 0 the ticket, 1 no
+ * such ticket in the session, 2 the same results again, 3 results refused;
+ * < 0 the reply is sent.
  */
-static void do_report(struct req *r, const char *body, size_t len, bool success)
+static void do_report(struct req *r, const char *body, size_t len, bool success,
+		      const char *refused)
 {
 	struct sweep_ticket t = { 0 };
 	struct sbuf bad = SBUF_INIT(4096);
@@ -438,7 +457,8 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 	}
 	if (rc == 0 && success && (rc = results_ok(r, &t, body, len, &bad)) > 0)
 		rc = 3;
-	if (rc == 0 && success && store_results(r, name, body, len, &path) < 0)
+	if (rc == 0 && (success || (len && t.state == SWEEP_TICKET_OUT)) &&
+	    store_results(r, name, body, len, &path) < 0)
 		rc = -2;
 	if (rc == 0 &&
 	    sweep_store_report(r->store, t.id, success, now(), why, &taken) != SWEEP_STORE_OK) {
@@ -446,7 +466,8 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 		rc = -1;
 	}
 	if (rc == -2) {
-		reply_text(r, 500, "cannot store the results; send them again\n");
+		reply_text(r, 500, success ? "cannot store the results; send them again\n" :
+			   "cannot store the output; report it again\n");
 	} else if (rc == 3) {
 		refuse_results(r, &t, sbuf_str(&bad));
 	} else if (rc == 1 && success) {
@@ -455,11 +476,14 @@ static void do_report(struct req *r, const char *body, size_t len, bool success)
 		if (rc == 0)
 			log_info("[%s] ticket of set %zu %s%s", r->addr, t.row,
 				 success ? "completed" : "failed", taken ? "" : " (too late, ignored)");
-		if (rc == 0 && success && !taken)
+		if (rc == 0 && path && !taken)
 			unlink(path);
 		if (rc == 0 && taken && r->ep->reported)
 			r->ep->reported(r->ep->reported_arg, r->sid, success);
-		reply_text(r, 200, "OK\n");
+		if (refused)
+			refuse_output(r, refused);
+		else
+			reply_text(r, 200, "OK\n");
 	}
 	free(path);
 	free(name);
@@ -499,8 +523,33 @@ static void complete(struct req *r)
 		reply_text(r, 400, sbuf_str(&msg));
 		sbuf_release(&msg);
 	} else {
-		do_report(r, body, len, true);
+		do_report(r, body, len, true, NULL);
 	}
+	free(body);
+	sbuf_release(&why);
+}
+
+/*
+ * /failed: a GET, or a POST whose body is the worker's exit status and
+ * output (sweep_failed_decode). A body that cannot be read or does not
+ * decode is refused (400) but the failure is recorded: the client's word
+ * that the run failed stands without it.
+ */
+static void failed(struct req *r)
+{
+	const char *method = req_env(r, "REQUEST_METHOD"), *clen = req_env(r, "CONTENT_LENGTH");
+	struct sbuf why = SBUF_INIT(1024);
+	struct sweep_complete c = { 0 };
+	char *body = NULL;
+	size_t len = 0;
+	bool bad = false;
+
+	if (method && !strcmp(method, "POST") && clen && *clen && strcmp(clen, "0")) {
+		body = serve_body(r->io, SWEEP_MAX_BODY, &len, &why);
+		bad = !body || sweep_failed_decode(body, len, SWEEP_COMPLETE_MAX, &c, &why) < 0;
+	}
+	do_report(r, bad ? NULL : body, bad ? 0 : len, false, bad ? sbuf_str(&why) : NULL);
+	sweep_complete_release(&c);
 	free(body);
 	sbuf_release(&why);
 }
@@ -516,7 +565,7 @@ static void dispatch(struct req *r)
 	else if (!strcmp(r->op, "ping"))
 		do_ping(r);
 	else if (!strcmp(r->op, "failed"))
-		do_report(r, NULL, 0, false);
+		failed(r);
 	else if (!strcmp(r->op, "complete"))
 		complete(r);
 	else

@@ -43,6 +43,9 @@ static const struct param options[] = {
 	  1, 1000, "N", "run, resume: starts of a host's client before the host is given up" },
 	{ "joblog", PARAM_STR, offsetof(struct sweep_run_opts, joblog), NULL, 0, 0, 0, "FILE",
 	  "run, resume: write every run of the worker to FILE in GNU parallel's joblog format" },
+	{ "results", PARAM_STR, offsetof(struct sweep_run_opts, results), NULL, 0, 0, 0, "DIR",
+	  "run, resume: DIR/SEQ/stdout, stderr and exitval of every set's last run (SEQ as {#}; "
+	  "GNU parallel's --results DIR/)" },
 	{ "resume_failed", PARAM_BOOL, offsetof(struct sweep_run_opts, resume_failed), "0", 0, 0,
 	  0, NULL, "run: with --joblog FILE, only the sets FILE shows not done (failed or never "
 	  "run), and FILE keeps its lines" },

@@ -8,12 +8,17 @@
 #include "fileutil.h"
 #include "log.h"
 #include "sweep_expand.h"
+#include "sweep_files.h"
+#include "sweep_msg.h"
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
 #include "sweep_store.h"
 
+#include <fcntl.h>
+
 #define JOBLOG_MAX (1 << 30)    /* the largest joblog read back */
+#define HEAD_MAX 4096           /* bytes of a results file read for its Exit and Signal */
 
 void sweep_joblog_why(const char *why, int *exitval, int *signal)
 {
@@ -173,6 +178,7 @@ struct entry {
 };
 
 struct walk {
+	const struct sweep_files *files;
 	const struct sweep_spec *spec;
 	const struct sweep_params *params;
 	struct entry *e;
@@ -191,8 +197,36 @@ static char *note_get(const char *note, const char *key)
 	return NULL;
 }
 
-/* Exitval and Signal of a ticket; false for one that is not a run's end. */
-static bool outcome(const struct sweep_ticket *t, int *exitval, int *sig)
+/* Exit and Signal as the ticket's client reported them (its results file's head); false if it did not. */
+static bool reported(const struct sweep_files *files, const char *ticket, int *exitval, int *sig)
+{
+	struct sbuf path = SBUF_INIT(PATH_MAX), err = SBUF_INIT(1024);
+	struct sweep_complete c = { 0 };
+	char buf[HEAD_MAX];
+	ssize_t n = -1;
+	int fd = -1;
+	bool got = false;
+
+	if (ticket && sweep_files_result(files, ticket, false, &path) == 0)
+		fd = open(sbuf_str(&path), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0)
+		n = read(fd, buf, sizeof(buf));
+	if (n > 0 && sweep_complete_head(buf, (size_t)n, &c, &err) == 0 &&
+	    (c.have_exit || c.signal)) {
+		*exitval = c.have_exit ? c.exit_status : SWEEP_JOBLOG_KILLED;
+		*sig = c.signal;
+		got = true;
+	}
+	if (fd >= 0)
+		close(fd);
+	sweep_complete_release(&c);
+	sbuf_release(&path);
+	sbuf_release(&err);
+	return got;
+}
+
+bool sweep_joblog_outcome(const struct sweep_files *files, const struct sweep_ticket *t,
+			  int *exitval, int *sig)
 {
 	char *why;
 
@@ -207,6 +241,8 @@ static bool outcome(const struct sweep_ticket *t, int *exitval, int *sig)
 		*exitval = SWEEP_JOBLOG_INVALID;
 		return true;
 	case SWEEP_TICKET_FAILED:
+		if (files && reported(files, t->name, exitval, sig))
+			return true;
 		why = note_get(t->note, "why");
 		sweep_joblog_why(why, exitval, sig);
 		free(why);
@@ -228,7 +264,7 @@ static int take_ticket(const struct sweep_ticket *t, void *arg)
 	char *host;
 	struct entry *e;
 
-	if (!outcome(t, &run.exitval, &run.signal))
+	if (!sweep_joblog_outcome(w->files, t, &run.exitval, &run.signal))
 		return 0;
 	run.seq = t->row;
 	if (run.seq >= 1 && run.seq <= w->params->nrows &&
@@ -262,12 +298,13 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* The session's runs, in the order they ended, appended to out. */
-static int session_lines(struct sweep_store *store, const char *sid, struct sbuf *out)
+static int session_lines(struct sweep_store *store, const struct sweep_files *files,
+			 const char *sid, struct sbuf *out)
 {
 	struct sweep_spec spec = { 0 };
 	struct sweep_params params = { 0 };
 	struct sbuf err = SBUF_INIT(4096);
-	struct walk w = { &spec, &params, NULL, 0 };
+	struct walk w = { files, &spec, &params, NULL, 0 };
 	int64_t session = 0;
 	size_t i;
 	int rc = sweep_session_load(store, sid, &session, &spec, &params, &err);
@@ -290,8 +327,8 @@ static int session_lines(struct sweep_store *store, const char *sid, struct sbuf
 	return rc;
 }
 
-int sweep_joblog_write(struct sweep_store *store, const char *sid, const char *keep,
-		       const char *path)
+int sweep_joblog_write(struct sweep_store *store, const struct sweep_files *files,
+		       const char *sid, const char *keep, const char *path)
 {
 	struct sbuf b = SBUF_INIT(JOBLOG_MAX);
 	int rc = 0;
@@ -300,7 +337,7 @@ int sweep_joblog_write(struct sweep_store *store, const char *sid, const char *k
 	if (keep && access(keep, F_OK) == 0 && read_file(keep, JOBLOG_MAX, &b) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = session_lines(store, sid, &b);
+		rc = session_lines(store, files, sid, &b);
 	if (rc == 0 && write_file_atomic(path, b.buf, b.len, 0644) < 0)
 		rc = log_error("cannot write the joblog %s", path);
 	sbuf_release(&b);

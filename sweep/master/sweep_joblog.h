@@ -13,6 +13,8 @@
 #include "sbuf.h"
 
 struct sweep_store;
+struct sweep_files;
+struct sweep_ticket;
 
 /* parallel's header line, without its newline */
 #define SWEEP_JOBLOG_HEADER \
@@ -42,6 +44,17 @@ enum {
  */
 void sweep_joblog_why(const char *why, int *exitval, int *signal);
 
+/*
+ * Exitval and Signal of a ticket that ended (false for one not sent, not
+ * judged yet or still out): 0 and 0 for a valid run, SWEEP_JOBLOG_INVALID
+ * for an invalid one, SWEEP_JOBLOG_KILLED for one timed out; for a failed
+ * one the Exit and Signal its client reported (the head of its results
+ * file, a POST /failed's body) when it did, else sweep_joblog_why() of its
+ * why= note.
+ */
+bool sweep_joblog_outcome(const struct sweep_files *files, const struct sweep_ticket *t,
+			  int *exitval, int *signal);
+
 /* Append r as one joblog line (tabs and newlines in a field become blanks). */
 void sweep_joblog_line(struct sbuf *b, const struct sweep_joblog_run *r);
 
@@ -69,7 +82,7 @@ int sweep_joblog_keep(const char *path, const char *keep);
  * earlier runs' lines, or NULL) and a line for every run of session sid
  * that ended, in the order they ended. 0, or -1 (logged).
  */
-int sweep_joblog_write(struct sweep_store *store, const char *sid, const char *keep,
-		       const char *path);
+int sweep_joblog_write(struct sweep_store *store, const struct sweep_files *files,
+		       const char *sid, const char *keep, const char *path);
 
 #endif

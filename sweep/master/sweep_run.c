@@ -26,6 +26,7 @@
 #include "sweep_cluster.h"
 #include "sweep_endpoints.h"
 #include "sweep_joblog.h"
+#include "sweep_results.h"
 #include "sweep_params.h"
 #include "sweep_session.h"
 #include "sweep_spec.h"
@@ -583,11 +584,15 @@ static void stop_clients(struct run *r, bool at_once)
 	}
 }
 
-/* --joblog: the session's runs, after the lines --resume-failed kept. */
+/* --joblog: the session's runs, after the lines --resume-failed kept; and --results DIR. */
 static int joblog_write(struct run *r)
 {
 	char *keep = xasprintf("%s/joblog-keep", r->sdir);
-	int rc = sweep_joblog_write(r->store, r->sid, keep, r->o->joblog);
+	int rc = r->o->joblog ? sweep_joblog_write(r->store, &r->files, r->sid, keep, r->o->joblog)
+		: 0;
+
+	if (r->o->results && sweep_results_write(r->store, &r->files, r->sid, r->o->results) < 0)
+		rc = -1;
 
 	free(keep);
 	r->joblog_at = dnow();
@@ -678,7 +683,7 @@ static int loop(struct run *r)
 				r->done0 = st.done + st.failed;
 			first = false;
 			show_progress(r, &st, false);
-			if (r->o->joblog && dnow() - r->joblog_at >= JOBLOG_EVERY)
+			if ((r->o->joblog || r->o->results) && dnow() - r->joblog_at >= JOBLOG_EVERY)
 				joblog_write(r);        /* as runs end, for tail -f; whole at the end */
 			if (st.done + st.failed == st.total)
 				break;
@@ -841,7 +846,7 @@ static int session_end(struct run *r, int rc)
 	stop_clients(r, rc == SWEEP_EXIT_STOPPED);
 	ctl_close(r);
 	sweep_hosts_save(r);
-	if (r->o->joblog && joblog_write(r) < 0)
+	if ((r->o->joblog || r->o->results) && joblog_write(r) < 0)
 		rc = SWEEP_EXIT_ERROR;
 	if (rc != SWEEP_EXIT_ERROR && sweep_print_stats(r->store, r->sid, r->sdir, stdout) < 0)
 		rc = SWEEP_EXIT_ERROR;

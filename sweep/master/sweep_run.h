@@ -25,6 +25,7 @@ struct sweep_run_opts {
 	bool verbose;           /* log what happens to each host, and the private project's output */
 	long max_starts;        /* starts of a host's client before it is given up */
 	char *joblog;           /* --joblog FILE: parallel's joblog, or NULL */
+	char *results;          /* --results DIR: each set's stdout, stderr, exitval; or NULL */
 	bool resume_failed;     /* --resume-failed: run only the sets the joblog shows not done */
 	long retries;           /* --retries N: MaxTotal of a new session; 0 the spec's */
 	bool dry_run;           /* --dry-run: print the command lines, run nothing */

@@ -65,7 +65,7 @@ static int task_body(const struct sweep_spec *s, const struct sweep_params *p, s
 /* SESSIONS/SID/: config, worker_name, workers/PLATFORM. */
 static int session_files(const char *sdir, const struct sweep_spec *s, struct sbuf *err)
 {
-	struct sweep_config c = { s->delete_worker, s->delete_client, s->ping };
+	struct sweep_config c = { s->delete_worker, s->delete_client, s->ping, true };
 	struct sbuf b = SBUF_INIT(1 << 16);
 	char *dir = xasprintf("%s/workers", sdir), *path = NULL;
 	size_t i;

@@ -10,14 +10,18 @@
 #define END_MARK "--end content--"
 #define SHOW 64
 
-enum kind { MSG_TASK, MSG_COMPLETE, MSG_CONFIG };
-enum sect { S_TOP, S_INPUT, S_RESULT };
+enum kind { MSG_TASK, MSG_COMPLETE, MSG_CONFIG, MSG_FAILED };
+enum sect { S_TOP, S_INPUT, S_RESULT, S_STDOUT, S_STDERR };
 
-static const char *const kind_name[] = { "task", "complete", "config" };
-static const char *const sect_name[] = { "", "[Input]", "[Result]" };
+static const char *const kind_name[] = { "task", "complete", "config", "failed" };
+static const char *const sect_name[] = { "", "[Input]", "[Result]", "[Stdout]", "[Stderr]" };
+
+/* A results body: /complete's, or /failed's (the same, its results may be missing). */
+#define REPORT(kind) ((kind) == MSG_COMPLETE || (kind) == MSG_FAILED)
 
 struct dec {
 	enum kind kind;
+	bool head_only;         /* stop at the first section */
 	const char *buf;
 	size_t len, pos;
 	int lineno;
@@ -27,13 +31,13 @@ struct dec {
 	int sect_line;
 	char *name, *file;
 	int file_line;
-	bool have_length;
-	size_t length;
+	bool have_length, have_size;
+	size_t length, size;
 	bool have_block;
 	char *data;
 	size_t dlen;
 
-	bool have_ticket, have_timeout, have_cmd, have_dw, have_dc, have_ping;
+	bool have_ticket, have_timeout, have_cmd, have_dw, have_dc, have_ping, have_so;
 	struct sweep_task *task;
 	struct sweep_complete *comp;
 	struct sweep_config *conf;
@@ -117,6 +121,18 @@ void sweep_complete_add(struct sweep_complete *c, const char *name, const void *
 	o->len = len;
 }
 
+void sweep_complete_stream(struct sweep_msg_stream *s, const void *data, size_t len, size_t size)
+{
+	free(s->data);
+	s->present = true;
+	s->data = xmalloc(len + 1);
+	if (len)
+		memcpy(s->data, data, len);
+	s->data[len] = '\0';
+	s->len = len;
+	s->size = size < len ? len : size;
+}
+
 void sweep_task_release(struct sweep_task *t)
 {
 	size_t i;
@@ -145,6 +161,8 @@ void sweep_complete_release(struct sweep_complete *c)
 		free(c->results[i].data);
 	}
 	free(c->results);
+	free(c->out.data);
+	free(c->err.data);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -209,20 +227,57 @@ int sweep_task_encode(const struct sweep_task *t, struct sbuf *out, struct sbuf 
 	return 0;
 }
 
-int sweep_complete_encode(const struct sweep_complete *c, struct sbuf *out, struct sbuf *err)
+/* [Stdout] or [Stderr]: Size= (the whole stream's), and the part of it kept. */
+static int add_stream(struct sbuf *out, const char *sect, const struct sweep_msg_stream *s)
 {
+	if (!s->present)
+		return 0;
+	if (sbuf_addf(out, "%s\nSize=%zu\n", sect, s->size) < 0)
+		return -1;
+	return add_block(out, s->data ? s->data : "", s->len);
+}
+
+static int encode_report(const struct sweep_complete *c, enum kind kind, struct sbuf *out,
+			 struct sbuf *err)
+{
+	const char *what = kind_name[kind];
 	size_t start = out->len, i;
 
-	if (!c->nresults)
+	if (kind == MSG_COMPLETE && !c->nresults)
 		return sweep_fail(err, "complete: no results");
 	for (i = 0; i < c->nresults; i++)
 		if (!result_name_ok(c->results[i].name))
-			return sweep_fail(err, "complete: bad result name '%.*s'", SHOW, c->results[i].name);
+			return sweep_fail(err, "%s: bad result name '%.*s'", what, SHOW, c->results[i].name);
+	if ((c->have_exit && (c->exit_status < 0 || c->exit_status > 255)) ||
+	    c->signal < 0 || c->signal > 127)
+		return sweep_fail(err, "%s: exit status or signal out of range", what);
+	for (i = 0; i < 2; i++) {
+		const struct sweep_msg_stream *s = i ? &c->err : &c->out;
+
+		if (s->present && (s->len > SWEEP_OUTPUT_MAX || s->size < s->len))
+			return sweep_fail(err, "%s: a stream of more than %u bytes, or larger than its Size",
+					  what, SWEEP_OUTPUT_MAX);
+	}
+	if ((c->have_exit && sbuf_addf(out, "Exit=%d\n", c->exit_status) < 0) ||
+	    (c->signal && sbuf_addf(out, "Signal=%d\n", c->signal) < 0))
+		return too_large(what, out, start, err);
 	for (i = 0; i < c->nresults; i++)
 		if (sbuf_addf(out, "[Result]\nName=%s\n", c->results[i].name) < 0 ||
 		    add_block(out, c->results[i].data, c->results[i].len) < 0)
-			return too_large("complete", out, start, err);
+			return too_large(what, out, start, err);
+	if (add_stream(out, "[Stdout]", &c->out) < 0 || add_stream(out, "[Stderr]", &c->err) < 0)
+		return too_large(what, out, start, err);
 	return 0;
+}
+
+int sweep_complete_encode(const struct sweep_complete *c, struct sbuf *out, struct sbuf *err)
+{
+	return encode_report(c, MSG_COMPLETE, out, err);
+}
+
+int sweep_failed_encode(const struct sweep_complete *c, struct sbuf *out, struct sbuf *err)
+{
+	return encode_report(c, MSG_FAILED, out, err);
 }
 
 int sweep_config_encode(const struct sweep_config *c, struct sbuf *out, struct sbuf *err)
@@ -232,7 +287,8 @@ int sweep_config_encode(const struct sweep_config *c, struct sbuf *out, struct s
 	if (c->ping < 0)
 		return sweep_fail(err, "config: negative ping interval");
 	if (sbuf_addf(out, "DeleteWorker=%s\nDeleteClient=%s\nPing=%ld\n",
-		      c->delete_worker ? "Yes" : "No", c->delete_client ? "Yes" : "No", c->ping) < 0)
+		      c->delete_worker ? "Yes" : "No", c->delete_client ? "Yes" : "No", c->ping) < 0 ||
+	    (c->send_output && sbuf_addstr(out, "SendOutput=Yes\n") < 0))
 		return too_large("config", out, start, err);
 	return 0;
 }
@@ -349,8 +405,26 @@ static void sect_reset(struct dec *d)
 	free(d->file);
 	free(d->data);
 	d->name = d->file = d->data = NULL;
-	d->have_length = d->have_block = false;
-	d->length = d->dlen = 0;
+	d->have_length = d->have_block = d->have_size = false;
+	d->length = d->dlen = d->size = 0;
+}
+
+/* A [Stdout] or [Stderr] section just finished: one bounded block, at most its Size. */
+static int end_stream(struct dec *d, struct sweep_msg_stream *s)
+{
+	const char *sect = sect_name[d->sect];
+
+	if (s->present)
+		return dfail(d, "a second %s", sect);
+	if (!d->have_block)
+		return dfail(d, "%s without a content block", sect);
+	if (d->dlen > SWEEP_OUTPUT_MAX)
+		return dfail(d, "%s of %zu bytes, more than the %u a stream may bring", sect, d->dlen,
+			     SWEEP_OUTPUT_MAX);
+	if (d->have_size && d->size < d->dlen)
+		return dfail(d, "%s: Size=%zu is less than its %zu bytes", sect, d->size, d->dlen);
+	sweep_complete_stream(s, d->data, d->dlen, d->have_size ? d->size : d->dlen);
+	return 0;
 }
 
 /* Check the section just finished and move it into the message. */
@@ -391,6 +465,8 @@ static int end_section(struct dec *d)
 			rc = dfail(d, "a second [Result] called '%s'", d->name);
 		if (!rc)
 			sweep_complete_add(d->comp, d->name, d->data, d->dlen);
+	} else if (d->sect == S_STDOUT || d->sect == S_STDERR) {
+		rc = end_stream(d, d->sect == S_STDOUT ? &d->comp->out : &d->comp->err);
 	}
 	sect_reset(d);
 	d->lineno = save;
@@ -435,6 +511,19 @@ static int top_key(struct dec *d, const char *key, const char *val)
 			d->task->command_line = xstrdup(val);
 			d->have_cmd = true;
 		}
+	} else if (REPORT(d->kind) && (!strcmp(key, "Exit") || !strcmp(key, "Signal"))) {
+		bool ex = key[0] == 'E';
+
+		if (ex ? d->comp->have_exit : d->comp->signal != 0)
+			return dfail(d, "duplicate %s", key);
+		if (sweep_parse_bounded(val, ex ? 0 : 1, ex ? 255 : 127, &v) < 0)
+			return dfail(d, "bad %s '%.*s' (%s)", key, SHOW, val, ex ? "0 to 255" : "1 to 127");
+		if (ex) {
+			d->comp->exit_status = (int)v;
+			d->comp->have_exit = true;
+		} else {
+			d->comp->signal = (int)v;
+		}
 	} else if (d->kind == MSG_CONFIG) {
 		bool yes;
 
@@ -454,6 +543,13 @@ static int top_key(struct dec *d, const char *key, const char *val)
 				return dfail(d, "bad Ping '%.*s'", SHOW, val);
 			d->conf->ping = v;
 			d->have_ping = true;
+		} else if (!strcmp(key, "SendOutput")) {
+			if (d->have_so)
+				return dfail(d, "duplicate SendOutput");
+			if (sweep_parse_yesno(val, &yes) < 0)
+				return dfail(d, "SendOutput must be Yes or No, not '%.*s'", SHOW, val);
+			d->conf->send_output = yes;
+			d->have_so = true;
 		}
 	}
 	return 0;       /* unknown keys are skipped */
@@ -461,9 +557,19 @@ static int top_key(struct dec *d, const char *key, const char *val)
 
 static int sect_key(struct dec *d, const char *key, const char *val)
 {
-	bool has_block = d->sect == S_INPUT || d->kind == MSG_COMPLETE;
+	bool has_block = d->sect == S_INPUT || REPORT(d->kind);
+	bool stream = d->sect == S_STDOUT || d->sect == S_STDERR;
 
-	if (!strcmp(key, "Name") && d->sect == S_RESULT) {
+	if (!strcmp(key, "Size") && stream) {
+		long v;
+
+		if (d->have_size)
+			return dfail(d, "duplicate Size in %s", sect_name[d->sect]);
+		if (sweep_parse_bounded(val, 0, LONG_MAX, &v) < 0)
+			return dfail(d, "bad Size '%.*s'", SHOW, val);
+		d->have_size = true;
+		d->size = (size_t)v;
+	} else if (!strcmp(key, "Name") && d->sect == S_RESULT) {
 		if (set_once(d, &d->name, key, val) < 0)
 			return -1;
 		if (!result_name_ok(val))
@@ -510,12 +616,18 @@ static int decode(struct dec *d)
 		if (t[0] == '[') {
 			enum sect s;
 
+			if (d->head_only)
+				return 0;
 			if (t[tn - 1] != ']')
 				return dfail(d, "no ']' after '[' in '%.*s'", (int)(tn < SHOW ? tn : SHOW), t);
 			if (tn == 7 && !memcmp(t, "[Input]", 7) && d->kind == MSG_TASK)
 				s = S_INPUT;
 			else if (tn == 8 && !memcmp(t, "[Result]", 8) && d->kind != MSG_CONFIG)
 				s = S_RESULT;
+			else if (tn == 8 && !memcmp(t, "[Stdout]", 8) && REPORT(d->kind))
+				s = S_STDOUT;
+			else if (tn == 8 && !memcmp(t, "[Stderr]", 8) && REPORT(d->kind))
+				s = S_STDERR;
 			else
 				return dfail(d, "unknown section %.*s in a %s body",
 					     (int)(tn < SHOW ? tn : SHOW), t, kind_name[d->kind]);
@@ -526,10 +638,11 @@ static int decode(struct dec *d)
 			continue;
 		}
 		if (tn == sizeof(BEGIN_MARK) - 1 && !memcmp(t, BEGIN_MARK, tn)) {
-			if (!(d->sect == S_INPUT || (d->sect == S_RESULT && d->kind == MSG_COMPLETE)))
+			if (!(d->sect == S_INPUT || (d->sect != S_TOP && REPORT(d->kind))))
 				return dfail(d, "content block outside %s",
 					     d->kind == MSG_TASK ? "an [Input] section" :
-					     d->kind == MSG_COMPLETE ? "a [Result] section" : "any section");
+					     REPORT(d->kind) ? "a [Result], [Stdout] or [Stderr] section" :
+					     "any section");
 			if (d->have_block)
 				return dfail(d, "a second content block in %s", sect_name[d->sect]);
 			if (read_block(d) < 0)
@@ -609,14 +722,14 @@ int sweep_task_decode(const char *buf, size_t len, size_t max, struct sweep_task
 	return 0;
 }
 
-int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_complete *c,
-			  struct sbuf *err)
+static int decode_report(const char *buf, size_t len, size_t max, enum kind kind,
+			 struct sweep_complete *c, struct sbuf *err)
 {
 	struct dec d;
 
 	memset(&d, 0, sizeof(d));
 	memset(c, 0, sizeof(*c));
-	d.kind = MSG_COMPLETE;
+	d.kind = kind;
 	d.err = err;
 	d.comp = c;
 	if (decode_kind(&d, buf, len, max) < 0) {
@@ -624,6 +737,36 @@ int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_
 		return -1;
 	}
 	return 0;
+}
+
+int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_complete *c,
+			  struct sbuf *err)
+{
+	return decode_report(buf, len, max, MSG_COMPLETE, c, err);
+}
+
+int sweep_complete_head(const char *buf, size_t len, struct sweep_complete *c, struct sbuf *err)
+{
+	const char *nl = len ? memrchr(buf, '\n', len) : NULL;
+	struct dec d;
+
+	memset(&d, 0, sizeof(d));
+	memset(c, 0, sizeof(*c));
+	d.kind = MSG_FAILED;
+	d.head_only = true;
+	d.err = err;
+	d.comp = c;
+	if (decode_kind(&d, buf, nl ? (size_t)(nl - buf) + 1 : 0, SWEEP_COMPLETE_MAX) < 0) {
+		sweep_complete_release(c);
+		return -1;
+	}
+	return 0;
+}
+
+int sweep_failed_decode(const char *buf, size_t len, size_t max, struct sweep_complete *c,
+			struct sbuf *err)
+{
+	return decode_report(buf, len, max, MSG_FAILED, c, err);
 }
 
 int sweep_config_decode(const char *buf, size_t len, size_t max, struct sweep_config *c,

@@ -1,7 +1,8 @@
 /*
  * Bodies of the sweep HTTP protocol (the sweep design, doc/seeds.md): the task a client fetches
  * (GET /task), the results it posts (POST /complete) and the client
- * configuration (GET /config). Encoders and decoders for all three, shared
+ * configuration (GET /config), and the body a client told SendOutput=Yes
+ * posts to /failed (a results body whose results may be missing). Encoders and decoders for all, shared
  * by the sweep CGI programs and sweep_client.
  *
  * Content blocks are binary safe. The sweep design frames a file between a
@@ -55,10 +56,32 @@ struct sweep_msg_output {
 	size_t len;
 };
 
-/* The body of POST /complete. */
+/*
+ * A stream of the worker, [Stdout] or [Stderr] (sent when the configuration
+ * says SendOutput=Yes): at most SWEEP_OUTPUT_MAX bytes of it -- the first
+ * ones of stdout, the last ones of stderr -- and its whole size; size > len
+ * marks a cut.
+ */
+#define SWEEP_OUTPUT_MAX (1u << 20)
+struct sweep_msg_stream {
+	bool present;
+	char *data;             /* len bytes, NUL-terminated; NULL when not present */
+	size_t len;
+	size_t size;            /* the stream's whole size (Size=; len when absent) */
+};
+
+/*
+ * The body of POST /complete, and of POST /failed (the same body; its
+ * [Result] sections may be missing). Exit= and Signal= are top-level keys
+ * before the sections; an old client sends neither.
+ */
 struct sweep_complete {
 	struct sweep_msg_output *results;
 	size_t nresults;
+	bool have_exit;         /* Exit= was there */
+	int exit_status;        /* Exit=: 0..255 */
+	int signal;             /* Signal=: 1..127; 0 when absent */
+	struct sweep_msg_stream out, err;       /* [Stdout], [Stderr] */
 };
 
 /* The body of a successful GET /config. */
@@ -66,12 +89,15 @@ struct sweep_config {
 	bool delete_worker;
 	bool delete_client;
 	long ping;              /* seconds between pings; 0 for none */
+	bool send_output;       /* SendOutput=Yes: /complete and /failed bring Exit and the streams */
 };
 
 /* Building messages: the strings and data are copied. */
 void sweep_task_add_input(struct sweep_task *t, const char *file, const void *data, size_t len);
 void sweep_task_add_result(struct sweep_task *t, const char *name, const char *file);
 void sweep_complete_add(struct sweep_complete *c, const char *name, const void *data, size_t len);
+/* Set a stream: len bytes of data kept of a stream of size bytes (size >= len). */
+void sweep_complete_stream(struct sweep_msg_stream *s, const void *data, size_t len, size_t size);
 
 /*
  * Encoders append to out, whose maximum bounds the message; -1 with the
@@ -80,6 +106,8 @@ void sweep_complete_add(struct sweep_complete *c, const char *name, const void *
  */
 int sweep_task_encode(const struct sweep_task *t, struct sbuf *out, struct sbuf *err);
 int sweep_complete_encode(const struct sweep_complete *c, struct sbuf *out, struct sbuf *err);
+/* The body of POST /failed: as /complete's, with no [Result] needed. */
+int sweep_failed_encode(const struct sweep_complete *c, struct sbuf *out, struct sbuf *err);
 int sweep_config_encode(const struct sweep_config *c, struct sbuf *out, struct sbuf *err);
 
 /*
@@ -93,8 +121,17 @@ int sweep_task_decode(const char *buf, size_t len, size_t max, struct sweep_task
 		      struct sbuf *err);
 int sweep_complete_decode(const char *buf, size_t len, size_t max, struct sweep_complete *c,
 			  struct sbuf *err);
+int sweep_failed_decode(const char *buf, size_t len, size_t max, struct sweep_complete *c,
+			struct sbuf *err);
 int sweep_config_decode(const char *buf, size_t len, size_t max, struct sweep_config *c,
 			struct sbuf *err);
+
+/*
+ * Only the top-level keys (Exit, Signal) of a /complete or /failed body:
+ * buf may be its first bytes; reading stops at the first section or the
+ * last whole line. 0, or -1 when those lines are malformed.
+ */
+int sweep_complete_head(const char *buf, size_t len, struct sweep_complete *c, struct sbuf *err);
 
 void sweep_task_release(struct sweep_task *t);
 void sweep_complete_release(struct sweep_complete *c);

@@ -210,6 +210,53 @@ test_expect_success 'identifiers and notes from the client are bounded: a long o
 	test_project bin/transitioner --one_pass 2>/dev/null
 '
 
+# failpost TICKET FILE [SESSION]: POST FILE to /failed (a client told SendOutput=Yes), reply in ./body
+failpost() {
+	curl -s -o body -w "%{http_code}" --data-binary "@$2" \
+		"$BASE/failed?sessionID=${3:-$SID}&ticket=$1&why=the%20worker%20exited%20with%20status%203"
+}
+upload() { test_project "$WSEQ_BUILDDIR/test/wseq_test" daemons path upload "$1"; }
+# out_ticket N: a ticket of a new task N, handed out, in ./t
+out_ticket() {
+	task "$1" 0 && test_project bin/transitioner --one_pass 2>/dev/null &&
+	test "$(code "task?sessionID=$SID")" = 200 && ticket >t && test -s t
+}
+
+test_expect_success 'POST /failed with the exit status and output: the failure recorded, the body kept as its results' '
+	out_ticket 12 && t=$(cat t) &&
+	printf "Exit=3\n[Stderr]\nSize=5\nLength=5\n--begin content--\noops\n\n--end content--\n" >fbody &&
+	test "$(failpost "$t" fbody)" = 200 &&
+	test "$(state_of "$t")" = 53 && cmp fbody "$(upload "$t")" &&
+	test_sql_value "select stderr_out from result where name=\"$t\"" | grep "why=the worker exited with status 3" &&
+	# late: answered as always, and the kept body does not change
+	printf "Exit=4\n" >late && test "$(failpost "$t" late)" = 200 && cmp fbody "$(upload "$t")" &&
+	test "$(failpost "$t" fbody ffff)" = 403 &&
+	# a POST without a body is the GET
+	out_ticket 13 && t=$(cat t) && : >empty &&
+	test "$(failpost "$t" empty)" = 200 && test "$(state_of "$t")" = 53 && ! test -e "$(upload "$t")"
+'
+
+test_expect_success 'POST /failed with a malformed or oversized body: 400, logged, the failure recorded, nothing kept' '
+	out_ticket 14 && t=$(cat t) &&
+	printf "Exit=256\n[Stdout]\n--begin content--\nx\n--end content--\n" >bad &&
+	test "$(failpost "$t" bad)" = 400 &&
+	grep "^output refused, the failure is recorded: failed:1: bad Exit .256. (0 to 255)" body &&
+	test "$(state_of "$t")" = 53 && ! test -e "$(upload "$t")" &&
+	grep "failed: output refused (the failure is recorded)" "$PROJECT_DIR/log/sweep.log" &&
+	out_ticket 15 && t=$(cat t) &&
+	{ printf "[Stderr]\nLength=1048577\n--begin content--\n" &&
+	  head -c 1048577 /dev/zero | tr "\0" e && printf "\n--end content--\n"; } >big &&
+	test "$(failpost "$t" big)" = 400 && grep "more than the 1048576 a stream may bring" body &&
+	test "$(state_of "$t")" = 53 && ! test -e "$(upload "$t")"
+'
+
+test_expect_success 'POST /failed for a ticket this session does not have: 200, ignored, nothing kept' '
+	test "$(failpost 00000000000000000000000000000000 fbody)" = 200 &&
+	! test -e "$(upload 00000000000000000000000000000000)" &&
+	test "$(failpost "a/b" fbody)" = 400 && grep "ticket" body &&
+	test_project bin/transitioner --one_pass 2>/dev/null
+'
+
 test_expect_success '/task with nothing left: 503' '
 	test_sql "$WSEQ_DB_NAME" -e "update result set server_state=5, outcome=5 where server_state=2" &&
 	test "$(code "task?sessionID=$SID")" = 503

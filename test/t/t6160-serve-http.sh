@@ -278,6 +278,25 @@ test_expect_success 'the real sweep_client runs the session'"'"'s other sets thr
 	done <returned
 '
 
+test_expect_success 'POST /failed on the embedded store: the body kept as the ticket'"'"'s results; a malformed one 400, the failure recorded' '
+	mkdir -p sf/results sf/sessions/$SID/workers &&
+	printf "DeleteWorker=No\nDeleteClient=No\nPing=1\nSendOutput=Yes\n" >sf/sessions/$SID/config &&
+	echo worker >sf/sessions/$SID/worker_name &&
+	echo_up wf --sweep "$PWD/sf" --session $SID --tasks 2 &&
+	printf "Exit=3\n[Stderr]\nSize=5\nLength=5\n--begin content--\noops\n\n--end content--\n" >fbody &&
+	curl -s "$(url wf "/task?sessionID=$SID")" >task && t=$(sed -n "s/^Ticket=//p" task) && test -n "$t" &&
+	test "$(curl -s -o body -w "%{http_code}" --data-binary @fbody "$(url wf "/failed?sessionID=$SID&ticket=$t")")" = 200 &&
+	f=$(find sf/results -name "$t" -type f) && test -n "$f" && cmp fbody "$f" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url wf "/ping?sessionID=$SID&ticket=$t")")" = 205 &&
+	curl -s "$(url wf "/task?sessionID=$SID")" >task && t=$(sed -n "s/^Ticket=//p" task) && test -n "$t" &&
+	printf "Signal=0\n" >bad &&
+	test "$(curl -s -o body -w "%{http_code}" --data-binary @bad "$(url wf "/failed?sessionID=$SID&ticket=$t")")" = 400 &&
+	test_grep "output refused, the failure is recorded: failed:1: bad Signal" body &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" "$(url wf "/ping?sessionID=$SID&ticket=$t")")" = 205 &&
+	test -z "$(find sf/results -name "$t")" &&
+	kill -TERM "$(cat wf/pid)" && test_wait_for 10 test -s wf/rc && test "$(cat wf/rc)" = 0
+'
+
 test_expect_success 'start-up: the first request answered well under a second after the process started' '
 	mkdir -p f &&
 	port=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") ||

@@ -5,6 +5,9 @@
  */
 #include "test_sweep_util.h"
 #include "sweep_joblog.h"
+#include "fileutil.h"
+#include "sweep_files.h"
+#include "sweep_store.h"
 
 static void test_line(void **state)
 {
@@ -45,6 +48,49 @@ static void test_why(void **state)
 	expect_why("timeout: still running after 5 s, killed", -1, 9);
 	expect_why("no result file 'table.csv'", -1, 0);
 	expect_why(NULL, -1, 0);
+}
+
+/* A failed ticket's Exitval and Signal: what its client reported, else the guess from why=. */
+static void expect_outcome(const struct sweep_files *f, const char *body, const char *note,
+			   int exitval, int sig)
+{
+	struct sweep_ticket t = { .row = 1, .name = "abc123", .state = SWEEP_TICKET_FAILED,
+				  .sent_time = 100, .received_time = 101, .note = (char *)note };
+	struct sbuf path = SBUF_INIT(4096);
+	int ev = 99, sg = 99;
+
+	assert_int_equal(sweep_files_result(f, t.name, true, &path), 0);
+	unlink(sbuf_str(&path));
+	if (body)
+		assert_int_equal(write_file_atomic(sbuf_str(&path), body, strlen(body), 0644), 0);
+	assert_true(sweep_joblog_outcome(f, &t, &ev, &sg));
+	if (ev != exitval || sg != sig)
+		fail_msg("%s / %s: Exitval %d Signal %d, not %d %d", body ? body : "(none)", note, ev,
+			 sg, exitval, sig);
+	sbuf_release(&path);
+}
+
+static void test_outcome(void **state)
+{
+	char dir[] = "/tmp/test_sweep_joblog.XXXXXX";
+	struct sweep_files f = { NULL, NULL, 0 };
+	struct sweep_ticket sent = { .state = SWEEP_TICKET_VALID };
+	int ev, sg;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	f.results = dir;
+	expect_outcome(&f, "Exit=7\n[Stderr]\nLength=1\n--begin content--\nx\n--end content--\n",
+		       "why=no result file 'x'\n", 7, 0);
+	expect_outcome(&f, "Signal=11\n", "why=the worker exited with status 3\n", -1, 11);
+	/* no report, a report without Exit or Signal, a malformed one: the guess */
+	expect_outcome(&f, NULL, "why=the worker exited with status 3\n", 3, 0);
+	expect_outcome(&f, "[Stdout]\nLength=0\n--begin content--\n\n--end content--\n",
+		       "why=the worker exited with status 4\n", 4, 0);
+	expect_outcome(&f, "Exit=300\n", "why=the worker was killed by signal 9\n", -1, 9);
+	/* a ticket never sent is no run */
+	assert_false(sweep_joblog_outcome(&f, &sent, &ev, &sg));
+	remove_tree(dir);
 }
 
 static void test_parse(void **state)
@@ -130,6 +176,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_why),
+		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_doc_examples),

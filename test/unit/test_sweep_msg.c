@@ -155,9 +155,128 @@ static void test_complete_round_trip(void **state)
 	sbuf_release(&err);
 }
 
+static void expect_config_error(const char *body, const char *want);
+
+/* Exit, Signal, [Stdout] and [Stderr]: written, read back, the cut marked by Size. */
+static void test_output_round_trip(void **state)
+{
+	struct sweep_complete c = { 0 }, d;
+	struct sbuf out = SBUF_INIT(MAX), err = SBUF_INIT(4096);
+	char *big = xmalloc(SWEEP_OUTPUT_MAX);
+
+	(void)state;
+	memset(big, 'e', SWEEP_OUTPUT_MAX);
+	c.have_exit = true;
+	c.exit_status = 3;
+	sweep_complete_add(&c, "out", "42\n", 3);
+	sweep_complete_stream(&c.out, "42\n--end content--\n", 19, 19);
+	sweep_complete_stream(&c.err, big, SWEEP_OUTPUT_MAX, 5u * SWEEP_OUTPUT_MAX);
+	assert_int_equal(sweep_complete_encode(&c, &out, &err), 0);
+	assert_true(!strncmp(sbuf_str(&out), "Exit=3\n[Result]\nName=out\n", 25));
+	assert_non_null(strstr(sbuf_str(&out), "[Stdout]\nSize=19\nLength=19\n"));
+	assert_non_null(strstr(sbuf_str(&out), "[Stderr]\nSize=5242880\nLength=1048576\n"));
+	assert_int_equal(sweep_complete_decode(out.buf, out.len, MAX, &d, &err), 0);
+	assert_true(d.have_exit);
+	assert_int_equal(d.exit_status, 3);
+	assert_int_equal(d.signal, 0);
+	assert_int_equal(d.nresults, 1);
+	assert_true(d.out.present && d.err.present);
+	assert_int_equal(d.out.len, 19);
+	assert_memory_equal(d.out.data, "42\n--end content--\n", 19);
+	assert_int_equal(d.out.size, 19);
+	assert_int_equal(d.err.len, SWEEP_OUTPUT_MAX);
+	assert_int_equal(d.err.size, 5u * SWEEP_OUTPUT_MAX);
+	sweep_complete_release(&d);
+
+	/* /failed's body: no [Result] needed; a signal, no Exit. /complete's needs one. */
+	sweep_complete_release(&c);
+	c.signal = 9;
+	sweep_complete_stream(&c.err, "boom", 4, 4);
+	sbuf_reset(&out);
+	assert_int_equal(sweep_failed_encode(&c, &out, &err), 0);
+	assert_string_equal(sbuf_str(&out), "Signal=9\n[Stderr]\nSize=4\nLength=4\n"
+			    "--begin content--\nboom\n--end content--\n");
+	assert_int_equal(sweep_failed_decode(out.buf, out.len, MAX, &d, &err), 0);
+	assert_false(d.have_exit);
+	assert_int_equal(d.signal, 9);
+	assert_false(d.out.present);
+	assert_string_equal(d.err.data, "boom");
+	sweep_complete_release(&d);
+	assert_int_equal(sweep_complete_encode(&c, &out, &err), -1);
+	assert_int_equal(sweep_failed_decode("", 0, MAX, &d, &err), 0);
+	assert_false(d.have_exit || d.err.present || d.nresults);
+
+	/* An old reader's view: the streams only go where SendOutput asked for them. */
+	assert_int_equal(sweep_complete_decode(out.buf, out.len, MAX, &d, &err), -1);
+	sweep_complete_release(&c);
+	free(big);
+	sbuf_release(&out);
+	sbuf_release(&err);
+}
+
+static void expect_failed_error(const char *body, const char *want)
+{
+	struct sweep_complete c;
+	struct sbuf err = SBUF_INIT(4096);
+
+	if (sweep_failed_decode(body, strlen(body), MAX, &c, &err) != -1)
+		fail_msg("decoded, but should fail with %s:\n%s", want, body);
+	assert_err(&err, want);
+	assert_null(c.results);
+	assert_null(c.out.data);
+	assert_null(c.err.data);
+	sbuf_release(&err);
+}
+
+#define BLOCK "--begin content--\nx\n--end content--\n"
+
+static void test_output_errors(void **state)
+{
+	struct sweep_complete c = { 0 };
+	struct sbuf out = SBUF_INIT(MAX), err = SBUF_INIT(4096);
+	char *big = xmalloc(SWEEP_OUTPUT_MAX + 2);
+	size_t n;
+
+	(void)state;
+	expect_failed_error("Exit=256\n", "failed:1: bad Exit '256' (0 to 255)");
+	expect_failed_error("Exit=-1\n", "failed:1: bad Exit '-1' (0 to 255)");
+	expect_failed_error("Exit=1\nExit=1\n", "failed:2: duplicate Exit");
+	expect_failed_error("Signal=0\n", "failed:1: bad Signal '0' (1 to 127)");
+	expect_failed_error("Signal=9\nSignal=9\n", "failed:2: duplicate Signal");
+	expect_failed_error("[Stdout]\n", "failed:1: [Stdout] without a content block");
+	expect_failed_error("[Stderr]\n" BLOCK "[Stderr]\n" BLOCK, "failed:5: a second [Stderr]");
+	expect_failed_error("[Stderr]\nSize=0\n" BLOCK, "failed:1: [Stderr]: Size=0 is less than its 1 bytes");
+	expect_failed_error("[Stderr]\nSize=x\n", "failed:2: bad Size 'x'");
+	expect_failed_error("[Stderr]\nSize=1\nSize=1\n", "failed:3: duplicate Size in [Stderr]");
+	expect_failed_error("[Stdin]\n", "failed:1: unknown section [Stdin] in a failed body");
+	expect_failed_error(BLOCK, "failed:1: content block outside a [Result], [Stdout] or [Stderr] section");
+	expect_config_error("SendOutput=Maybe\n", "config:1: SendOutput must be Yes or No, not 'Maybe'");
+	expect_config_error("[Stdout]\n", "config:1: unknown section [Stdout] in a config body");
+
+	/* A stream over the bound: refused by the decoder and the encoder. */
+	n = (size_t)snprintf(big, 64, "[Stdout]\nLength=%u\n--begin content--\n", SWEEP_OUTPUT_MAX + 1);
+	sbuf_add(&out, big, n);
+	memset(big, 'o', SWEEP_OUTPUT_MAX + 1);
+	sbuf_add(&out, big, SWEEP_OUTPUT_MAX + 1);
+	sbuf_addstr(&out, "\n--end content--\n");
+	assert_int_equal(sweep_failed_decode(out.buf, out.len, MAX, &c, &err), -1);
+	assert_err(&err, "failed:1: [Stdout] of 1048577 bytes, more than the 1048576 a stream may bring");
+	sweep_complete_stream(&c.out, big, SWEEP_OUTPUT_MAX + 1, SWEEP_OUTPUT_MAX + 1);
+	sbuf_reset(&out);
+	assert_int_equal(sweep_failed_encode(&c, &out, &err), -1);
+	sweep_complete_release(&c);
+	c.have_exit = true;
+	c.exit_status = 300;
+	assert_int_equal(sweep_failed_encode(&c, &out, &err), -1);
+	assert_int_equal(out.len, 0);
+	free(big);
+	sbuf_release(&out);
+	sbuf_release(&err);
+}
+
 static void test_config(void **state)
 {
-	struct sweep_config c = { true, false, 15 }, d;
+	struct sweep_config c = { true, false, 15, false }, d;
 	struct sbuf out = SBUF_INIT(4096), err = SBUF_INIT(4096);
 	const char *seed = "DeleteWorker = yes\r\nDeleteClient = No\r\nPing = 0\r\n";
 
@@ -175,6 +294,14 @@ static void test_config(void **state)
 	assert_int_equal(sweep_config_decode("Colour=blue\n", 12, 4096, &d, &err), 0);
 	assert_false(d.delete_worker);
 	assert_int_equal(d.ping, 0);
+	assert_false(d.send_output);
+	/* SendOutput is written only when set: without it the body is an old master's. */
+	c.send_output = true;
+	sbuf_reset(&out);
+	assert_int_equal(sweep_config_encode(&c, &out, &err), 0);
+	assert_string_equal(sbuf_str(&out), "DeleteWorker=Yes\nDeleteClient=No\nPing=15\nSendOutput=Yes\n");
+	assert_int_equal(sweep_config_decode(out.buf, out.len, 4096, &d, &err), 0);
+	assert_true(d.send_output);
 	sbuf_release(&out);
 	sbuf_release(&err);
 }
@@ -495,7 +622,7 @@ static void test_prefixes_and_mutations(void **state)
 
 static void test_doc_examples(void **state)
 {
-	static const char *const kinds[] = { "task", "complete", "config" };
+	static const char *const kinds[] = { "task", "complete", "config", "failed" };
 	struct sbuf err = SBUF_INIT(4096);
 	size_t k, i, total = 0;
 
@@ -523,10 +650,16 @@ static void test_doc_examples(void **state)
 				rc = sweep_complete_decode(b[i].text, len, MAX, &c, &err);
 				if (!rc)
 					sweep_complete_release(&c);
-			} else {
+			} else if (k == 2) {
 				struct sweep_config c;
 
 				rc = sweep_config_decode(b[i].text, len, MAX, &c, &err);
+			} else {
+				struct sweep_complete c;
+
+				rc = sweep_failed_decode(b[i].text, len, MAX, &c, &err);
+				if (!rc)
+					sweep_complete_release(&c);
 			}
 			if (rc < 0)
 				fail_msg("doc/sweep-protocol.md:%d: %s", b[i].line, sbuf_str(&err));
@@ -543,6 +676,8 @@ int main(void)
 		cmocka_unit_test(test_task_round_trip),
 		cmocka_unit_test(test_complete_round_trip),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_output_round_trip),
+		cmocka_unit_test(test_output_errors),
 		cmocka_unit_test(test_task_errors),
 		cmocka_unit_test(test_other_errors),
 		cmocka_unit_test(test_old_style),

@@ -70,7 +70,7 @@ static void results_of(const struct sweep_params *p, size_t row, struct sbuf *bo
 		{ "product", product, strlen(product) },
 		{ "label", label, strlen(label) },
 	};
-	struct sweep_complete c = { out, ARRAY_SIZE(out) };
+	struct sweep_complete c = { .results = out, .nresults = ARRAY_SIZE(out) };
 	struct sbuf err = SBUF_INIT(1024);
 
 	assert_int_equal(sweep_complete_encode(&c, body, &err), 0);
