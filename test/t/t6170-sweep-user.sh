@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='sweep run as an ordinary user (issue 31, item 1): made with useradd, PATH without /usr/sbin, nothing but ssh and the sweep binary and client bundle; two loopback sshd machines, a dead one and a failing set: every other set collected once, the failure and the dead machine reported, the joblog, and no MariaDB, Apache or other server started at any moment; the master killed with -9 and resumed; --halt soon,fail=3; --resume-failed reruns exactly the failed sets'
+test_description='sweep run as an ordinary user (issue 31, item 1): made with useradd, PATH without /usr/sbin, nothing but ssh and the sweep binary and client bundle; two loopback sshd machines, a dead one and a failing set: every other set collected once, the failure and the dead machine reported, the joblog and --results, and no MariaDB, Apache or other server started at any moment; the master killed with -9 and resumed; --halt soon,fail=3; --resume-failed reruns exactly the failed sets'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
@@ -74,7 +74,7 @@ make_sweep s1 10 127.0.0.1 "$A@127.0.0.1:$PA" "$B@127.0.0.1:$PB" "$M@$DEAD"
 
 test_expect_success 'sweep run as an ordinary user: exit 4, every other set collected once' '
 	! as_user sh -c "command -v mariadbd mysqld apache2" &&
-	(as_user sh -c "cd s1 && exec $SWEEP --joblog ../s1.joblog run spec >stats 2>run.log";
+	(as_user sh -c "cd s1 && exec $SWEEP --joblog ../s1.joblog --results ../s1.results run spec >stats 2>run.log";
 	 echo $? >"$TRASH_DIRECTORY/s1.rc") &
 	runner=$! &&
 	watch_procs $runner procs.s1 &&
@@ -112,6 +112,17 @@ test_expect_success 'the joblog: one line a run, the failed set twice (MaxTotal=
 	test "$(wc -l <"$j")" = 12 &&
 	test "$(awk -F "\t" "NR > 1 && \$1 == 4 && \$7 != 0" "$j" | wc -l)" = 2 &&
 	test "$(awk -F "\t" "NR > 1 && \$1 != 4 && \$7 == 0" "$j" | cut -f1 | sort -n | uniq | wc -l)" = 9
+'
+
+test_expect_success '--results: each set'"'"'s stdout, stderr and exit status, of its last run' '
+	r="$MH/s1.results" &&
+	for i in 1 2 3 5 6 7 8 9 10; do
+		test "$(cat "$r/$i/stdout")" = "n=$i" && test "$(cat "$r/$i/exitval")" = 0 &&
+		test "$(stat -c %U "$r/$i/stdout")" = "$M" || return 1
+	done &&
+	test "$(cat "$r/4/exitval")" = 3 &&
+	grep -x "set 4: no convergence" "$r/4/stderr" &&
+	test ! -s "$r/4/stdout"
 '
 
 test_expect_success 'sweep status as the user, with no server running' '
