@@ -16,6 +16,10 @@
 #include "sweep_store.h"
 #include "sweep_url.h"
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
 static struct sweep_run_opts o;
 
 static const struct param options[] = {
@@ -268,5 +272,9 @@ static const struct tool_spec sweep_spec = {
 
 int main(int argc, char **argv)
 {
+#ifdef __linux__
+	/* started by the sweep kit's loader, still "sweep" to ps and pkill */
+	prctl(PR_SET_NAME, "sweep", 0, 0, 0);
+#endif
 	return tool_main(&sweep_spec, argc, argv);
 }

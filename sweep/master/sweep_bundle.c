@@ -39,12 +39,37 @@ static bool from_build_tree(void)
 }
 #endif
 
+/*
+ * The sweep kit's client bundles, when this master runs from the kit
+ * (sweep/Makefile.inc): its program's directory is a bundle (its loader is
+ * /proc/self/exe), beside the kit's sweep-client/. NULL otherwise.
+ */
+static char *kit_root(void)
+{
+	char *self = realpath("/proc/self/exe", NULL), *slash, *root = NULL;
+	struct stat st;
+
+	if (self && (slash = strrchr(self, '/'))) {
+		*slash = 0;
+		root = xasprintf("%s/../sweep-client", self);
+		if (!is_bundle(self) || stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(root);
+			root = NULL;
+		}
+	}
+	free(self);
+	return root;
+}
+
 static char *default_root(void)
 {
 	const char *env = getenv("WSEQ_LIBEXECDIR");
+	char *kit;
 
 	if (env && *env)
 		return xasprintf("%s/sweep-client", env);
+	if ((kit = kit_root()))
+		return kit;
 #ifdef WSEQ_STAGE_BINDIR
 	if (from_build_tree())
 		return xstrdup(WSEQ_STAGE_BINDIR "/../libexec/sweep-client");

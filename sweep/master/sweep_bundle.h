@@ -18,8 +18,8 @@
 /*
  * The bundle for platform: given (a bundle, or a directory holding one a
  * platform), else the installed ones -- $WSEQ_LIBEXECDIR/sweep-client, the
- * build tree's stage when this master runs from there, else
- * PKGLIBEXECDIR/sweep-client. The path (allocated), or NULL (logged).
+ * sweep kit's when this master runs from one (KIT/sweep-client), the build
+ * tree's stage when it runs from there, else PKGLIBEXECDIR/sweep-client. The path (allocated), or NULL (logged).
  */
 char *sweep_bundle_find(const char *given, const char *platform);
 

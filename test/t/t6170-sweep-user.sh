@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='sweep run as an ordinary user (issue 31, item 1): made with useradd, PATH without /usr/sbin, nothing but ssh and the sweep binary and client bundle; two loopback sshd machines, a dead one and a failing set: every other set collected once, the failure and the dead machine reported, the joblog and --results, and no MariaDB, Apache or other server started at any moment; the master killed with -9 and resumed; --halt soon,fail=3; --resume-failed reruns exactly the failed sets'
+test_description='sweep run as an ordinary user (issue 31, item 1): made with useradd, PATH without /usr/sbin, nothing but ssh and the sweep kit (the master and the client, each with its libraries; the master maps no library of this machine); two loopback sshd machines, a dead one and a failing set: every other set collected once, the failure and the dead machine reported, the joblog and --results, and no MariaDB, Apache or other server started at any moment; the master killed with -9 and resumed; --halt soon,fail=3; --resume-failed reruns exactly the failed sets'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
@@ -21,10 +21,11 @@ MH="$D/home/$M"
 DEAD=$(sshd_closed_port) || exit 1
 PORT=$(sshd_free_port_) || exit 1
 
-# what the user has: the sweep binary and the client bundle, its key and ssh configuration
-mkdir -p "$MH/bin" "$MH/.ssh" "$REC" && chmod 1777 "$REC" &&
-cp "$WSEQ_BUILDDIR/stage/bin/sweep" "$MH/bin/" &&
-cp -R "$WSEQ_LIBEXECDIR/sweep-client" "$MH/sweep-client" &&
+# what the user has: the sweep kit (the master and the client bundle, each with its
+# libraries), its key and ssh configuration
+KIT="$MH/wseq-sweep"
+mkdir -p "$MH/.ssh" "$REC" && chmod 1777 "$REC" &&
+cp -R "$WSEQ_LIBEXECDIR/sweep-kit/." "$KIT" &&
 cp "$D/id_ed25519" "$D/known_hosts" "$MH/.ssh/" &&
 sed "s|$D/|$MH/.ssh/|g" "$D/ssh_config" >"$MH/.ssh/config" &&
 chown -R "$M:$(id -g "$M")" "$MH" && chmod 600 "$MH/.ssh/id_ed25519" || exit 1
@@ -32,9 +33,9 @@ chown -R "$M:$(id -g "$M")" "$MH" && chmod 600 "$MH/.ssh/id_ed25519" || exit 1
 # as_user CMD...: CMD as the user, in its home, with an ordinary user's PATH
 as_user() {
 	runuser -u "$M" -- env -i HOME="$MH" USER="$M" LOGNAME="$M" \
-		PATH="$MH/bin:/usr/local/bin:/usr/bin:/bin" sh -c 'cd "$HOME" && "$@"' sh "$@"
+		PATH="$KIT:/usr/local/bin:/usr/bin:/bin" sh -c 'cd "$HOME" && "$@"' sh "$@"
 }
-SWEEP="sweep --client $MH/sweep-client --progress lines --verbose"
+SWEEP="sweep --progress lines --verbose"
 A=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) B=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2)
 PA=$(echo $SSHD_SLAVE_PORTS | cut -d" " -f1) PB=$(echo $SSHD_SLAVE_PORTS | cut -d" " -f2)
 
@@ -74,6 +75,7 @@ make_sweep s1 10 127.0.0.1 "$A@127.0.0.1:$PA" "$B@127.0.0.1:$PB" "$M@$DEAD"
 
 test_expect_success 'sweep run as an ordinary user: exit 4, every other set collected once' '
 	! as_user sh -c "command -v mariadbd mysqld apache2" &&
+	test "$(as_user sh -c "command -v sweep")" = "$KIT/sweep" &&
 	(as_user sh -c "cd s1 && exec $SWEEP --joblog ../s1.joblog --results ../s1.results run spec >stats 2>run.log";
 	 echo $? >"$TRASH_DIRECTORY/s1.rc") &
 	runner=$! &&
@@ -151,9 +153,13 @@ test_expect_success 'the master killed with -9 mid-run; sweep resume collects ea
 	runner=$! &&
 	test_wait_for 60 grep -q "^sweep: session [0-9a-f]*:" "$MH/s2/run.log" &&
 	sid=$(sed -n "s/^sweep: session \([0-9a-f]*\):.*/\1/p" "$MH/s2/run.log") &&
-	test_wait_for 60 sh -c "as_user() { runuser -u $M -- env HOME=$MH PATH=$MH/bin:/usr/bin:/bin \"\$@\"; };
-		as_user sweep status $sid 2>/dev/null | grep -q \"tasks, 4 done\"" &&
+	test_wait_for 60 sh -c "runuser -u $M -- env HOME=$MH $KIT/sweep status $sid 2>/dev/null |
+		grep -q \"tasks, 4 done\"" &&
 	pid=$(pgrep -u "$M" -x sweep) && test -n "$pid" &&
+	# the master runs on the kit'"'"'s libraries alone, none of this machine'"'"'s
+	awk "\$6 ~ /\\.so/ { print \$6 }" /proc/$pid/maps | sort -u >libs &&
+	grep -q "^$KIT/master/lib/libsqlite3" libs &&
+	! grep -v "^$KIT/master/" libs &&
 	kill -9 $pid && { wait $runner || :; } &&
 	as_user sweep status "$sid" >before &&
 	grep "12 tasks, 4 done" before &&
