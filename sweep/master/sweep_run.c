@@ -260,7 +260,8 @@ static int state_open(struct run *r)
 	return r->store ? 0 : -1;
 }
 
-static int project_open(struct run *r, bool create)
+/* Where the sweep lives: the state directory, or the project named. */
+static int home_open(struct run *r, bool create)
 {
 	char *path;
 
@@ -792,7 +793,7 @@ static int session_begin(struct run *r, bool resume, const char *arg)
 	size_t n = 0;
 	int rc;
 
-	if (project_open(r, !resume) < 0)
+	if (home_open(r, !resume) < 0)
 		return -1;
 	if (resume && session_spec(r) < 0)
 		return -1;
