@@ -1,0 +1,150 @@
+#!/bin/sh
+# Per-result checks in the validator (--check_cmd CMD, --check_plugin): each
+# result is checked before any comparison. A result failing its check is
+# INVALID (outcome VALIDATE_ERROR) at once and earns nothing, and the
+# transitioner replaces it; a check that crashes or runs past --cmd_timeout
+# leaves the result waiting (neither valid nor invalid) for a later pass.
+test_description='validator: per-result checks by command and by the sample plug-in'
+. "$WSEQ_SRCDIR/test/test-lib.sh"
+. "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
+
+daemons_setup || exit 1
+
+cat >"$TRASH_DIRECTORY/check.sh" <<'EOT'
+#!/bin/sh
+# check.sh FILE: valid when FILE is exactly 5 bytes of numbers with no NaN;
+# "crash" in it: killed by a signal; "slow" in it: runs far too long --
+# unless $CHECK_MEND exists (a mended check: those are good then).
+echo "$*" >>"$CHECK_LOG"
+test $# = 1 || exit 3
+if ! test -e "$CHECK_MEND"; then
+	grep -q crash "$1" && kill -SEGV $$
+	grep -q slow "$1" && sleep 120
+fi
+test "$(wc -c <"$1")" = 5 || exit 1
+grep -qi nan "$1" && exit 1
+exit 0
+EOT
+chmod +x "$TRASH_DIRECTORY/check.sh"
+CHECK_LOG=$TRASH_DIRECTORY/check.log CHECK_MEND=$TRASH_DIRECTORY/mend
+export CHECK_LOG CHECK_MEND
+
+# jobs PREFIX TEXT...: one quorum-1 job PREFIX1, PREFIX2... a text, reported
+jobs() {
+	pfx=$1 && shift && i=0 &&
+	for text in "$@"; do
+		i=$((i + 1)) &&
+		tool wu "$pfx$i" --quorum 1 --target 1 --max_total 5 >/dev/null || return 1
+	done &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	i=0 &&
+	for text in "$@"; do
+		i=$((i + 1)) &&
+		tool report "${pfx}${i}_0" --output "$text" || return 1
+	done &&
+	in_project transitioner --one_pass 2>/dev/null
+}
+# "validate_state outcome granted_credit" of a result
+verdict() { q "select validate_state, outcome, round(granted_credit) from result where name=\"$1\""; }
+
+test_expect_success '--help names the check options' '
+	in_project validator --help >h.val &&
+	test_grep "check_cmd CMD" h.val && test_grep "check_plugin NAME" h.val &&
+	test_grep "check_arg ARG" h.val && test_grep "cmd_timeout S" h.val
+'
+
+test_expect_success '--check_cmd, quorum 1: a good result is valid, canonical and credited' '
+	jobs C "1 2 3" "1 2 3 4" "1 nan" &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
+	test "$(verdict C1_0)" = "1	1	7" &&
+	test "$(wu_col C1 "canonical_resultid = (select id from result where name=\"C1_0\")")" = 1 &&
+	test_grep "^$(output_path C1_0_0)\$" "$CHECK_LOG"
+'
+
+test_expect_success 'a wrong-size and a NaN output are invalid at once (VALIDATE_ERROR), no credit' '
+	test "$(verdict C2_0)" = "2	6	0" &&
+	test "$(verdict C3_0)" = "2	6	0" &&
+	test "$(wu_col C2 "need_validate, canonical_resultid")" = "0	0" &&
+	test_grep "C2_0.*fails its check (check_cmd)" val.log
+'
+
+test_expect_success 'the transitioner replaces an invalid result' '
+	in_project transitioner --one_pass 2>/dev/null &&
+	test "$(q "select server_state from result where name=\"C2_1\"")" = 2 &&
+	test "$(q "select server_state from result where name=\"C3_1\"")" = 2 &&
+	test "$(q "select count(*) from result where name like \"C1\\_%\"")" = 1
+'
+
+test_expect_success 'a check killed by a signal leaves the result waiting' '
+	jobs K "crash" &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --one_pass 2>val.log &&
+	test_grep "died of signal" val.log &&
+	test_grep "K1_0.*cannot tell" val.log &&
+	test "$(verdict K1_0)" = "0	1	0" &&
+	test "$(wu_col K1 "need_validate, canonical_resultid")" = "1	0"
+'
+
+test_expect_success 'a check past --cmd_timeout is killed and the result waits' '
+	jobs S "slow1" &&
+	start=$(date +%s) &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --cmd_timeout 2 \
+		--one_pass 2>val.log &&
+	test $(($(date +%s) - start)) -lt 60 &&
+	test_grep "still running after 2 s: killed" val.log &&
+	test "$(verdict S1_0)" = "0	1	0" &&
+	test "$(wu_col S1 need_validate)" = 1 &&
+	test_must_fail pgrep -f "sleep 120"
+'
+
+test_expect_success 'a later pass with a mended check validates both' '
+	touch "$CHECK_MEND" &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
+	test "$(verdict K1_0)" = "1	1	7" &&
+	test "$(verdict S1_0)" = "1	1	7" &&
+	test "$(wu_col K1 need_validate)" = 0
+'
+
+test_expect_success 'quorum 2: a result failing its check is invalid; only checked ones are compared' '
+	rm -f "$CHECK_LOG" &&
+	tool wu Q --quorum 2 --target 2 --max_total 5 >/dev/null &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool report Q_0 --output "1 2 3" && tool report Q_1 --output "1 nan" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --one_pass 2>val.log &&
+	test "$(verdict Q_1)" = "2	6	0" &&
+	test "$(q "select validate_state from result where name=\"Q_0\"")" = 4 &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool report Q_2 --output "1 2 3" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
+	test "$(verdict Q_0)" = "1	1	7" &&
+	test "$(verdict Q_2)" = "1	1	7" &&
+	test "$(verdict Q_1)" = "2	6	0"
+'
+
+test_expect_success 'the sample plug-in: size, NaN and range make results invalid' '
+	jobs P "1 2 3" "1 2 3 4" "1 nan" "1 2 9" &&
+	in_project validator --check_plugin sample --check_arg "size=5 min=0 max=5" --credit 7 \
+		--one_pass 2>val.log &&
+	test_grep "checking each result with sample size=5" val.log &&
+	test "$(verdict P1_0)" = "1	1	7" &&
+	test "$(verdict P2_0)" = "2	6	0" &&
+	test "$(verdict P3_0)" = "2	6	0" &&
+	test "$(verdict P4_0)" = "2	6	0" &&
+	test_grep "P2_0\\] sample check: .*7 bytes, not 5" val.log &&
+	test_grep "P3_0\\] sample check: .*\"nan\" is not a finite number" val.log &&
+	test_grep "P4_0\\] sample check: .*9 is outside \\[0, 5\\]" val.log
+'
+
+test_expect_success 'a bad --check_arg leaves results waiting; an unknown plug-in is refused' '
+	jobs U "1 2 3" &&
+	in_project validator --check_plugin sample --check_arg "size=x" --one_pass 2>val.log &&
+	test_grep "bad --check_arg word \"size=x\"" val.log &&
+	test "$(verdict U1_0)" = "0	1	0" &&
+	test_must_fail in_project validator --check_plugin nosuch --one_pass 2>val.log &&
+	test_grep "no such plug-in" val.log &&
+	in_project validator --check_plugin sample --credit 7 --one_pass 2>val.log &&
+	test "$(verdict U1_0)" = "1	1	7"
+'
+
+test_done
