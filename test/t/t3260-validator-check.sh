@@ -3,8 +3,9 @@
 # result is checked before any comparison. A result failing its check is
 # INVALID (outcome VALIDATE_ERROR) at once and earns nothing, and the
 # transitioner replaces it; a check that crashes or runs past --cmd_timeout
-# leaves the result waiting (neither valid nor invalid) for a later pass.
-test_description='validator: per-result checks by command and by the sample plug-in'
+# leaves the result waiting (neither valid nor invalid) for a later pass. A
+# project's own plug-in linked in (test/validator_project) does the same.
+test_description='validator: per-result checks by command, the sample plug-in and a linked one'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
 
@@ -145,6 +146,31 @@ test_expect_success 'a bad --check_arg leaves results waiting; an unknown plug-i
 	test_grep "no such plug-in" val.log &&
 	in_project validator --check_plugin sample --credit 7 --one_pass 2>val.log &&
 	test "$(verdict U1_0)" = "1	1	7"
+'
+
+test_expect_success 'a project links its own plug-in (validate_project): its check decides' '
+	test_must_fail in_project validator --check_plugin mine --one_pass 2>val.log &&
+	test_grep "no such plug-in" val.log &&
+	jobs M "OK 1" "BAD 1" "what" &&
+	in_project validator_project --check_plugin mine --credit 7 --one_pass 2>val.log &&
+	test_grep "validating every app with mine" val.log &&
+	test "$(verdict M1_0)" = "1	1	7" &&
+	test "$(verdict M2_0)" = "2	6	0" &&
+	test_grep "M2_0\] mine: says BAD" val.log &&
+	test "$(verdict M3_0)" = "0	1	0" &&
+	test "$(wu_col M3 need_validate)" = 1
+'
+
+test_expect_success 'and its comparison replaces bitwise' '
+	tool wu M4 --quorum 2 --target 2 >/dev/null &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool report M4_0 --output "OK same
+a" && tool report M4_1 --output "OK same
+b" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	in_project validator_project --check_plugin mine --credit 7 --one_pass 2>val.log &&
+	test "$(verdict M4_0)" = "1	1	7" &&
+	test "$(verdict M4_1)" = "1	1	7"
 '
 
 test_done
