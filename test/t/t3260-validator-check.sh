@@ -4,7 +4,8 @@
 # INVALID (outcome VALIDATE_ERROR) at once and earns nothing, and the
 # transitioner replaces it; a check that crashes or runs past --cmd_timeout
 # leaves the result waiting (neither valid nor invalid) for a later pass. A
-# project's own plug-in linked in (test/validator_project) does the same.
+# project's own plug-in linked in (test/validator_project) does the same, and
+# a sequence's segment failing its check relocates the sequence.
 test_description='validator: per-result checks by command, the sample plug-in and a linked one'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
@@ -171,6 +172,23 @@ b" &&
 	in_project validator_project --check_plugin mine --credit 7 --one_pass 2>val.log &&
 	test "$(verdict M4_0)" = "1	1	7" &&
 	test "$(verdict M4_1)" = "1	1	7"
+'
+
+test_expect_success 'a sequence segment failing its check is invalid; its sequence is relocated' '
+	test_setup_sample_app &&
+	mkdir init && (cd init && "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" --state --init \
+		--words 16 2>/dev/null) &&
+	in_project bin/create_sequence --appname wseq_sample --seq_name SQ --segments 3 \
+		--rsc_fpops_est 1e9 --state_upload_every 1 "$TRASH_DIRECTORY/init/state_out" >sq.log 2>&1 &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool report SQ_b0_s1_0 --output "1 nan" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	test "$(q "select need_relocate from sequence where name=\"SQ\"")" = 0 &&
+	in_project validator --app wseq_sample --check_plugin sample --one_pass 2>val.log &&
+	test "$(verdict SQ_b0_s1_0)" = "2	6	0" &&
+	test_grep "SQ_b0_s1_0\] sample check: SQ_b0_s1_.*\"nan\" is not a finite number" val.log &&
+	test_grep "invalid segment: the sequence will be relocated" val.log &&
+	test "$(q "select need_relocate > 0, first_unvalidated_seqno from sequence where name=\"SQ\"")" = "1	1"
 '
 
 test_done
