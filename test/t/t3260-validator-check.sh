@@ -106,6 +106,22 @@ test_expect_success 'a later pass with a mended check validates both' '
 	test "$(wu_col K1 need_validate)" = 0
 '
 
+test_expect_success '--cmd_timeout bounds --compare_cmd too: the workunit waits' '
+	printf "#!/bin/sh\nsleep 120\n" >"$TRASH_DIRECTORY/slow_compare.sh" &&
+	chmod +x "$TRASH_DIRECTORY/slow_compare.sh" &&
+	tool wu W --quorum 2 --target 2 >/dev/null &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool report W_0 --output "1 2 3" && tool report W_1 --output "1 2 3" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	in_project validator --compare_cmd "$TRASH_DIRECTORY/slow_compare.sh" --cmd_timeout 1 \
+		--one_pass 2>val.log &&
+	test_grep "slow_compare.sh still running after 1 s: killed" val.log &&
+	test "$(wu_col W "need_validate, canonical_resultid")" = "1	0" &&
+	results_of W >actual &&
+	printf "W_0\t5\t1\t0\nW_1\t5\t1\t0\n" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'quorum 2: a result failing its check is invalid; only checked ones are compared' '
 	rm -f "$CHECK_LOG" &&
 	tool wu Q --quorum 2 --target 2 --max_total 5 >/dev/null &&
