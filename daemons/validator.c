@@ -11,7 +11,7 @@
  * Before any comparison each result goes through the check, if there is
  * one (--check_cmd, --check_plugin): failing it makes the result INVALID
  * with outcome VALIDATE_ERROR at once; a check that cannot tell (crashed,
- * timed out) leaves the workunit for a later pass (validator_check.c).
+ * timed out) leaves the workunit for a later pass (doc/validator-plugins.md).
  *
  * Each workunit is one transaction under the workunit's and its results'
  * row locks; it ends with need_validate=0 and transition_time=now so the
@@ -263,7 +263,10 @@ static int check_result(const struct daemon_ctx *ctx, const struct vresult *vr)
 	return -1;
 }
 
-/* Load the item's files and check them; false if the result turned out invalid (or -1 in *err). */
+/*
+ * Load the item's files and check them; false if the result turned out
+ * invalid (or -1 in *err).
+ */
 static bool load(const struct daemon_ctx *ctx, struct vitem *it, int *err)
 {
 	int rc;
