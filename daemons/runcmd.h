@@ -17,4 +17,12 @@
  */
 int runcmd(const char *cmd, const char *const *args, size_t nargs, const char *dir);
 
+/*
+ * runcmd with a bound: a command (and whatever it started in its process
+ * group) still running after timeout seconds is killed, logged, and
+ * counts as -1. timeout <= 0: no bound.
+ */
+int runcmd_timeout(const char *cmd, const char *const *args, size_t nargs, const char *dir,
+		   double timeout);
+
 #endif

@@ -18,4 +18,4 @@ static int bitwise_compare(const struct vresult *a, const struct vresult *b, con
 	return VALIDATE_EQUIVALENT;
 }
 
-const struct validate_plugin validate_bitwise = { "bitwise", bitwise_compare };
+const struct validate_plugin validate_bitwise = { "bitwise", bitwise_compare, NULL };

@@ -5,8 +5,8 @@
  *   CMD A_FILE... -- B_FILE...
  *
  * with the absolute paths of both results' output files in file_ref order.
- * Exit 0: equivalent; 1: different; anything else (or a signal): the
- * command cannot tell now, and the workunit is tried again later.
+ * Exit 0: equivalent; 1: different; anything else (a signal, --cmd_timeout):
+ * the command cannot tell now, and the workunit is tried again later.
  */
 #include "validate.h"
 #include "db_records.h"
@@ -25,7 +25,7 @@ static int cmd_compare(const struct vresult *a, const struct vresult *b, const c
 	args[k++] = "--";
 	for (i = 0; i < b->nfiles; i++)
 		args[k++] = b->files[i].path;
-	rc = runcmd(cmd, args, n, project_dir);
+	rc = runcmd_timeout(cmd, args, n, project_dir, validate_cmd_timeout);
 	free(args);
 	switch (rc) {
 	case 0:
@@ -40,4 +40,4 @@ static int cmd_compare(const struct vresult *a, const struct vresult *b, const c
 	}
 }
 
-const struct validate_plugin validate_cmd = { "compare_cmd", cmd_compare };
+const struct validate_plugin validate_cmd = { "compare_cmd", cmd_compare, NULL };

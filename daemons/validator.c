@@ -8,6 +8,10 @@
  * canonical result, each new result is compared with it. A result whose
  * output files are missing or corrupt on the server is INVALID with
  * outcome VALIDATE_ERROR. Equivalence is a plug-in's (validate.h).
+ * Before any comparison each result goes through the check, if there is
+ * one (--check_cmd, --check_plugin): failing it makes the result INVALID
+ * with outcome VALIDATE_ERROR at once; a check that cannot tell (crashed,
+ * timed out) leaves the workunit for a later pass (doc/validator-plugins.md).
  *
  * Each workunit is one transaction under the workunit's and its results'
  * row locks; it ends with need_validate=0 and transition_time=now so the
@@ -31,6 +35,10 @@
 struct val_settings {
 	char *app;
 	char *compare_cmd;
+	char *check_cmd;
+	char *check_plugin;
+	char *check_arg;
+	double cmd_timeout;
 	double credit;
 	double max_credit;
 	double speed_factor;
@@ -48,6 +56,16 @@ static const struct param val_params[] = {
 	V("compare_cmd", PARAM_STR, compare_cmd, NULL, 0, 0, 0, "CMD",
 	  "compare two results with CMD A_FILES... -- B_FILES... (exit 0: equivalent, "
 	  "1: different) instead of bitwise"),
+	V("check_cmd", PARAM_STR, check_cmd, NULL, 0, 0, 0, "CMD",
+	  "check each result before any comparison with CMD FILES... (exit 0: valid, 1: "
+	  "invalid at once, else or a signal or --cmd_timeout: the result waits)"),
+	V("check_plugin", PARAM_STR, check_plugin, NULL, 0, 0, 0, "NAME",
+	  "check each result with a linked plug-in's check: sample (doc/validator-plugins.md) "
+	  "or the project's own validate_project"),
+	V("check_arg", PARAM_STR, check_arg, NULL, 0, 0, 0, "ARG",
+	  "the argument of --check_plugin's check (sample: \"size=N min=X max=Y\")"),
+	V("cmd_timeout", PARAM_DOUBLE, cmd_timeout, "300", PARAM_BOUNDED, 0, 1e6, "S",
+	  "kill --check_cmd or --compare_cmd after S seconds: it cannot tell (0: no bound)"),
 	V("credit", PARAM_DOUBLE, credit, "0", PARAM_BOUNDED, 0, 1e12, "C",
 	  "grant C credit per valid result, unless the job names its own (create_work "
 	  "--credit); 0: the canonical result's claimed credit, else from rsc_fpops_est"),
@@ -65,6 +83,8 @@ static const struct param val_params[] = {
 struct val_priv {
 	int64_t appid;          /* --app's id, 0: every app */
 	const struct validate_plugin *plugin;
+	const struct validate_plugin *checker;  /* NULL: no check */
+	const char *check_arg;
 };
 
 struct results {
@@ -224,7 +244,29 @@ static void set_invalid(struct vitem *it, bool validate_error)
 		 validate_error ? " (validate error)" : "");
 }
 
-/* Load the item's files; false if the result turned out invalid (or -1 in *err). */
+/* The result's check, if any: 0 believable, 1 invalid, -1 cannot tell now (logged). */
+static int check_result(const struct daemon_ctx *ctx, const struct vresult *vr)
+{
+	const struct val_priv *p = ctx->priv;
+	int c;
+
+	if (!p->checker)
+		return 0;
+	c = p->checker->check(vr, p->check_arg, ctx->cfg->project_dir);
+	if (c == VALIDATE_CHECK_VALID)
+		return 0;
+	if (c == VALIDATE_CHECK_INVALID) {
+		log_info("[RESULT#%" PRId64 " %s] fails its check (%s)", vr->r->id, vr->r->name,
+			 p->checker->name);
+		return 1;
+	}
+	return -1;
+}
+
+/*
+ * Load the item's files and check them; false if the result turned out
+ * invalid (or -1 in *err).
+ */
 static bool load(const struct daemon_ctx *ctx, struct vitem *it, int *err)
 {
 	int rc;
@@ -232,6 +274,8 @@ static bool load(const struct daemon_ctx *ctx, struct vitem *it, int *err)
 	if (it->loaded)
 		return true;
 	rc = vresult_load(ctx->cfg, it->r, &it->vr);
+	if (rc == 0)
+		rc = check_result(ctx, &it->vr);
 	if (rc < 0) {
 		*err = -1;
 		return false;
@@ -783,6 +827,32 @@ static int val_pass(struct daemon_ctx *ctx)
 	return worked ? DAEMON_PASS_WORKED : DAEMON_PASS_IDLE;
 }
 
+double validate_cmd_timeout;
+
+/* The check: --check_cmd, or --check_plugin's among those linked; -1 if unknown. */
+static int val_checker(struct val_priv *p)
+{
+	const char *name = settings.check_plugin;
+
+	if (settings.check_cmd && *settings.check_cmd) {
+		p->checker = &validate_check_cmd;
+		p->check_arg = settings.check_cmd;
+	} else if (name && *name) {
+		if (!strcmp(name, validate_sample.name))
+			p->checker = &validate_sample;
+		else if (&validate_project && validate_project.check &&
+			 !strcmp(name, validate_project.name))
+			p->checker = &validate_project;
+		else
+			return log_error("--check_plugin %s: no such plug-in is linked in", name);
+		p->check_arg = settings.check_arg;
+	}
+	if (p->checker)
+		log_info("checking each result with %s%s%s", p->checker->name,
+			 p->check_arg ? " " : "", p->check_arg ? p->check_arg : "");
+	return 0;
+}
+
 static int val_init(struct daemon_ctx *ctx)
 {
 	struct val_priv *p;
@@ -793,7 +863,15 @@ static int val_init(struct daemon_ctx *ctx)
 	p = xcalloc(1, sizeof(*p));
 	p->appid = appid;
 	p->plugin = settings.compare_cmd && *settings.compare_cmd ? &validate_cmd : &validate_bitwise;
+	if (!settings.compare_cmd && &validate_project && validate_project.compare)
+		p->plugin = &validate_project;
+	validate_cmd_timeout = settings.cmd_timeout;
 	ctx->priv = p;
+	if (val_checker(p) < 0) {
+		free(p);
+		ctx->priv = NULL;
+		return -1;
+	}
 	log_info("validating %s%s with %s%s%s", appid ? "app " : "every app",
 		 appid ? settings.app : "", p->plugin->name,
 		 p->plugin == &validate_cmd ? " " : "",

@@ -21,6 +21,10 @@ static const char *const wseq_names[] = {
 	"archive_dir",                  /* db_purge */
 	"batch",                        /* daemons: rows per pass */
 	"cgi_url",
+	"check_arg",                    /* validator */
+	"check_cmd",                    /* validator */
+	"check_plugin",                 /* validator */
+	"cmd_timeout",                  /* validator */
 	"compare_cmd",                  /* validator */
 	"credit",                       /* validator */
 	"credit_speed_factor",          /* validator */
