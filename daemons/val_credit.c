@@ -39,7 +39,7 @@ static int take_speed(struct db_host_app_version *v, void *arg)
 }
 
 int val_runtime_claim(struct db *db, const struct db_workunit *wu, const struct db_result *r,
-		      double *claim)
+		      double *claim, bool *measured)
 {
 	struct hav_find f = { r->app_version_id, 0 };
 	double wall = (double)(r->received_time - r->sent_time);
@@ -51,7 +51,8 @@ int val_runtime_claim(struct db *db, const struct db_workunit *wu, const struct 
 		return rc;
 	*claim = credit_runtime(r->elapsed_time, r->cpu_time, r->sent_time > 0 ? wall : 0,
 				f.speed, wu->rsc_fpops_bound);
-	if (!(f.speed > 0))
+	*measured = f.speed > 0;
+	if (!*measured)
 		*claim = wu->rsc_fpops_est > 0 ? wu->rsc_fpops_est * COBBLESTONE_SCALE : 0;
 	log_info("[RESULT#%" PRId64 " %s] runtime claim %g (%.0f s at %g FLOPS%s)", r->id,
 		 r->name, *claim, r->elapsed_time, f.speed,

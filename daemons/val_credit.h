@@ -10,6 +10,8 @@
 #include "db.h"
 #include "db_records.h"
 
+#include <stdbool.h>
+
 enum credit_rule { CREDIT_RULE_FIXED, CREDIT_RULE_FPOPS, CREDIT_RULE_RUNTIME };
 
 /* "fixed", "fpops" or "runtime" into *out; -1 for anything else. */
@@ -18,11 +20,12 @@ int credit_rule_parse(const char *s, enum credit_rule *out);
 /*
  * The runtime rule's claim of result r of wu (credit_runtime) at the speed
  * r's host measured for r's app version after CREDIT_MIN_SAMPLES jobs;
- * without such a measurement, the job's estimate (rsc_fpops_est). A
+ * without such a measurement (*measured false), the job's estimate
+ * (rsc_fpops_est), for the caller to bound as the fpops rule does. A
  * database error is returned.
  */
 int val_runtime_claim(struct db *db, const struct db_workunit *wu, const struct db_result *r,
-		      double *claim);
+		      double *claim, bool *measured);
 
 /* Credit granted to r's user for r's app, added to credit_by_app (a DB_ status). */
 int val_credit_by_app(struct db *db, const struct db_result *r);

@@ -199,32 +199,6 @@ static double credit_for(const struct db_workunit *wu, const struct db_result *c
 }
 
 /*
- * The runtime rule's credit of a workunit whose agreeing results are
- * viable[k] with agree[k]: the lowest of their claims (one host inflating
- * its time gains nothing), at most max_granted_credit.
- */
-static int runtime_credit(struct val_job *j, const struct db_workunit *wu, struct vitem **viable,
-			  const bool *agree, size_t nv, double *credit)
-{
-	size_t k;
-
-	*credit = -1;
-	for (k = 0; k < nv; k++) {
-		double c;
-
-		if (!agree[k])
-			continue;
-		if (val_runtime_claim(j->db, wu, viable[k]->r, &c) != DB_OK)
-			return -1;
-		if (*credit < 0 || c < *credit)
-			*credit = c;
-	}
-	if (settings.max_credit > 0 && *credit > settings.max_credit)
-		*credit = settings.max_credit;
-	return 0;
-}
-
-/*
  * What valid result r earns of credit: a claimed credit at most what its
  * host could compute in the result's time (credit_cap). 0 if the host
  * cannot be read (-1).
@@ -244,6 +218,35 @@ static int speed_capped(struct val_job *j, const struct db_result *r, double cre
 		log_info("[RESULT#%" PRId64 " %s] credit %g bounded to %g by its host's speed "
 			 "(%g FLOPS, %.0f s)", r->id, r->name, credit, *granted, fpops,
 			 r->elapsed_time);
+	return 0;
+}
+
+/*
+ * The runtime rule's credit of a workunit whose agreeing results are
+ * viable[k] with agree[k]: the lowest of their claims (one host inflating
+ * its time gains nothing; an unmeasured version's estimate bounded as by
+ * the fpops rule), at most max_granted_credit.
+ */
+static int runtime_credit(struct val_job *j, const struct db_workunit *wu, struct vitem **viable,
+			  const bool *agree, size_t nv, double *credit)
+{
+	size_t k;
+
+	*credit = -1;
+	for (k = 0; k < nv; k++) {
+		double c;
+		bool measured;
+
+		if (!agree[k])
+			continue;
+		if (val_runtime_claim(j->db, wu, viable[k]->r, &c, &measured) != DB_OK ||
+		    (!measured && speed_capped(j, viable[k]->r, c, &c)))
+			return -1;
+		if (*credit < 0 || c < *credit)
+			*credit = c;
+	}
+	if (settings.max_credit > 0 && *credit > settings.max_credit)
+		*credit = settings.max_credit;
 	return 0;
 }
 

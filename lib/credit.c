@@ -58,5 +58,6 @@ double credit_runtime(double elapsed, double cpu, double wall, double speed,
 		t = wall;
 	if (fpops_bound > 0 && t > fpops_bound / speed)
 		t = fpops_bound / speed;
-	return t * speed * COBBLESTONE_SCALE;
+	t *= speed * COBBLESTONE_SCALE;
+	return isfinite(t) ? t : 0;
 }

@@ -42,7 +42,7 @@ double credit_cap(double credit, double max_credit, double factor, double p_fpop
  * flops_avg), in cobblestones. The time is capped at fpops_bound / speed
  * (fpops_bound <= 0: no cap), the longest the client lets the job run at
  * that speed, so a claim is never more than the job's FLOPs bound. 0 if
- * speed or the time is not positive.
+ * speed or the time is not positive, or the claim not finite.
  */
 double credit_runtime(double elapsed, double cpu, double wall, double speed,
 		      double fpops_bound);

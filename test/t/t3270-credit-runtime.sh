@@ -103,9 +103,11 @@ test_expect_success 'runtime: no longer than from sending to receipt either' '
 	test "$(granted r_wall)" = "$(awk -v s=$CPU_SPEED "BEGIN { printf \"%.6f\", 20001 * s * 200 / 86400e9 }")"
 '
 
-test_expect_success 'runtime: a version measured on fewer than 2 jobs earns the job estimate' '
+test_expect_success 'runtime: a version measured on fewer than 2 jobs earns as under fpops' '
 	job r_new new 1e6 --credit_rule runtime &&
-	test "$(granted r_new)" = $WORTH
+	test "$(granted r_new)" = $WORTH &&
+	job r_new3 new 3 --credit_rule runtime &&
+	test "$(granted r_new3)" = "$(awk -v f=$P_FPOPS "BEGIN { printf \"%.6f\", 10 * f * 3 * 200 / 86400e9 }")"
 '
 
 test_expect_success 'runtime: a quorum of two credits both the lower claim' '

@@ -123,6 +123,9 @@ static void test_runtime_rule(void **state)
 	/* no speed or no time: no claim */
 	assert_float_equal(credit_runtime(1e4, 0, 0, 0, est), 0, 0);
 	assert_float_equal(credit_runtime(-1, -1, 0, 1e9, est), 0, 0);
+	/* an infinite time with no bound claims nothing rather than infinity */
+	assert_float_equal(credit_runtime(INFINITY, 0, 0, 1e9, 0), 0, 0);
+	assert_float_equal(credit_runtime(NAN, NAN, 0, 1e9, est), 0, 0);
 }
 
 int main(void)
