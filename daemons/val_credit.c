@@ -4,6 +4,7 @@
  */
 #include "val_credit.h"
 #include "credit.h"
+#include "db_account.h"
 #include "db_sched.h"
 #include "log.h"
 
@@ -15,7 +16,7 @@ int credit_rule_parse(const char *s, enum credit_rule *out)
 	static const char *const names[] = { "fixed", "fpops", "runtime" };
 	size_t i;
 
-	for (i = 0; s && i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; s && i < ARRAY_SIZE(names); i++) {
 		if (!strcmp(s, names[i])) {
 			*out = (enum credit_rule)i;
 			return 0;
@@ -62,12 +63,7 @@ int val_runtime_claim(struct db *db, const struct db_workunit *wu, const struct 
 
 int val_credit_by_app(struct db *db, const struct db_result *r)
 {
-	struct db_val v[] = { DBV_INT(r->userid), DBV_INT(r->appid), DBV_DBL(r->granted_credit) };
-
 	if (r->userid <= 0 || !(r->granted_credit > 0))
 		return DB_OK;
-	return db_exec(db, "INSERT INTO credit_by_app (userid, appid, total_credit, njobs) "
-		       "VALUES (?, ?, ?, 1) ON DUPLICATE KEY UPDATE "
-		       "total_credit=total_credit+VALUES(total_credit), njobs=njobs+1",
-		       v, sizeof(v) / sizeof(v[0]), NULL);
+	return db_credit_by_app(db, r->userid, r->appid, r->granted_credit);
 }
