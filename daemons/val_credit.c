@@ -58,7 +58,7 @@ int val_runtime_claim(struct db *db, const struct db_workunit *wu, const struct 
 	log_info("[RESULT#%" PRId64 " %s] runtime claim %g (%.0f s at %g FLOPS%s)", r->id,
 		 r->name, *claim, r->elapsed_time, f.speed,
 		 f.speed > 0 ? "" : ": not measured, the job's estimate");
-	return DB_OK;
+	return db_credit_claimed(db, r->id, *claim);
 }
 
 int val_credit_by_app(struct db *db, const struct db_result *r)

@@ -21,8 +21,8 @@ int credit_rule_parse(const char *s, enum credit_rule *out);
  * The runtime rule's claim of result r of wu (credit_runtime) at the speed
  * r's host measured for r's app version after CREDIT_MIN_SAMPLES jobs;
  * without such a measurement (*measured false), the job's estimate
- * (rsc_fpops_est), for the caller to bound as the fpops rule does. A
- * database error is returned.
+ * (rsc_fpops_est), for the caller to bound as the fpops rule does. The
+ * claim is written to r's claimed_credit; a database error is returned.
  */
 int val_runtime_claim(struct db *db, const struct db_workunit *wu, const struct db_result *r,
 		      double *claim, bool *measured);

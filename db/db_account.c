@@ -340,3 +340,14 @@ int db_credit_by_app(struct db *db, int64_t userid, int64_t appid, double credit
 
 	return db_query_exec(db, &dbq_credit_by_app, v, ARRAY_SIZE(v), NULL);
 }
+
+const struct db_query dbq_credit_claimed = {
+	"credit_claimed", NULL, "UPDATE result SET claimed_credit=? WHERE id=?", "di"
+};
+
+int db_credit_claimed(struct db *db, int64_t resultid, double credit)
+{
+	struct db_val v[] = { DBV_DBL(credit), DBV_INT(resultid) };
+
+	return db_query_exec(db, &dbq_credit_claimed, v, ARRAY_SIZE(v), NULL);
+}

@@ -94,7 +94,8 @@ test_expect_success 'runtime: the CPU host and the GPU host earn the same within
 
 test_expect_success 'runtime: an absurd elapsed time is capped at the job FLOPs bound' '
 	SENT=100000000 job r_absurd cpu 1e12 --credit_rule runtime &&
-	test "$(granted r_absurd)" = "$(awk -v b=$BOUND "BEGIN { printf \"%.6f\", b * 200 / 86400e9 }")"
+	test "$(granted r_absurd)" = "$(awk -v b=$BOUND "BEGIN { printf \"%.6f\", b * 200 / 86400e9 }")" &&
+	test "$(q "select round(claimed_credit, 6) from result where name=\"r_absurd_0\"")" = "$(granted r_absurd)"
 '
 
 test_expect_success 'runtime: no longer than from sending to receipt either' '
@@ -117,7 +118,10 @@ test_expect_success 'runtime: a quorum of two credits both the lower claim' '
 	report r_q_0 cpu 10000 && report r_q_1 cuda 90 &&
 	in_project transitioner --until_idle -d 1 2>/dev/null &&
 	in_project validator --until_idle -d 1 --credit_rule runtime 2>>val.log &&
-	test "$(q "select round(granted_credit, 6) from result where name like \"r\\_q\\_%\" group by granted_credit")" = $WORTH
+	test "$(q "select round(granted_credit, 6) from result where name like \"r\\_q\\_%\" group by granted_credit")" = $WORTH &&
+	test "$(q "select round(claimed_credit, 6) from result where name=\"r_q_0\"")" = $WORTH &&
+	within "$(q "select claimed_credit from result where name=\"r_q_1\"")" \
+		"$(awk -v b=$BOUND "BEGIN { print b * 200 / 86400e9 }")" 0.001
 '
 
 test_expect_success 'fixed: --credit C, with or without --credit_rule fixed' '
