@@ -28,6 +28,7 @@
 #include "log.h"
 #include "sequence.h"
 #include "validate.h"
+#include "val_credit.h"
 #include "wtime.h"
 
 #include <sys/stat.h>
@@ -42,6 +43,7 @@ struct val_settings {
 	double credit;
 	double max_credit;
 	double speed_factor;
+	char *credit_rule;
 	long batch;
 };
 
@@ -75,6 +77,10 @@ static const struct param val_params[] = {
 	  "credit from rsc_fpops_est or a host's claim is at most F times what the host's "
 	  "benchmark (p_fpops) computes in the result's time, bounded by the time from sending "
 	  "to receipt (0: no bound)"),
+	V("credit_rule", PARAM_STR, credit_rule, NULL, 0, 0, 0, "RULE",
+	  "fixed (--credit C), fpops (rsc_fpops_est) or runtime (the result's time at "
+	  "its host's measured speed for its version, the same for CPU and GPU; "
+	  "doc/credit.md); default: fixed with --credit, else fpops"),
 	V("batch", PARAM_INT, batch, "500", PARAM_BOUNDED, 1, 100000, "N",
 	  "workunits read per query"),
 	PARAM_TABLE_END
@@ -82,6 +88,7 @@ static const struct param val_params[] = {
 
 struct val_priv {
 	int64_t appid;          /* --app's id, 0: every app */
+	enum credit_rule rule;
 	const struct validate_plugin *plugin;
 	const struct validate_plugin *checker;  /* NULL: no check */
 	const char *check_arg;
@@ -231,6 +238,35 @@ static int speed_capped(struct val_job *j, const struct db_result *r, double cre
 		log_info("[RESULT#%" PRId64 " %s] credit %g bounded to %g by its host's speed "
 			 "(%g FLOPS, %.0f s)", r->id, r->name, credit, *granted, fpops,
 			 r->elapsed_time);
+	return 0;
+}
+
+/*
+ * The runtime rule's credit of a workunit whose agreeing results are
+ * viable[k] with agree[k]: the lowest of their claims (one host inflating
+ * its time gains nothing; an unmeasured version's estimate bounded as by
+ * the fpops rule), at most max_granted_credit.
+ */
+static int runtime_credit(struct val_job *j, const struct db_workunit *wu, struct vitem **viable,
+			  const bool *agree, size_t nv, double *credit)
+{
+	size_t k;
+
+	*credit = -1;
+	for (k = 0; k < nv; k++) {
+		double c;
+		bool measured;
+
+		if (!agree[k])
+			continue;
+		if (val_runtime_claim(j->db, wu, viable[k]->r, &c, &measured) != DB_OK ||
+		    (!measured && speed_capped(j, viable[k]->r, c, &c)))
+			return -1;
+		if (*credit < 0 || c < *credit)
+			*credit = c;
+	}
+	if (settings.max_credit > 0 && *credit > settings.max_credit)
+		*credit = settings.max_credit;
 	return 0;
 }
 
@@ -402,7 +438,15 @@ static int check_set(struct val_job *j, const struct db_workunit *wu, struct vit
 	if (canon != SIZE_MAX) {
 		bool claimed;
 		double credit = credit_for(wu, viable[canon]->r, &claimed);
+		const struct val_priv *p = j->ctx->priv;
 
+		if (claimed && p->rule == CREDIT_RULE_RUNTIME) {
+			claimed = false;
+			if (runtime_credit(j, wu, viable, agree, nv, &credit)) {
+				err = -2;
+				goto out;
+			}
+		}
 		*canon_out = viable[canon];
 		for (k = 0; k < nv; k++) {
 			if (agree[k]) {
@@ -662,6 +706,8 @@ static int grant(struct db *db, const struct vitem *it)
 		return DB_OK;
 	rc = db_credit_grant(db, r->hostid, r->userid, r->granted_credit, (double)r->sent_time,
 			     dnow());
+	if (rc == DB_OK)
+		rc = val_credit_by_app(db, r);
 	/* crash tests: WSEQ_TEST_VALIDATOR_KILL=N kills it after its Nth grant, mid-transaction */
 	daemon_test_kill_point("WSEQ_TEST_VALIDATOR_KILL");
 	return rc;
@@ -862,6 +908,18 @@ static int val_init(struct daemon_ctx *ctx)
 		return -1;
 	p = xcalloc(1, sizeof(*p));
 	p->appid = appid;
+	p->rule = settings.credit > 0 ? CREDIT_RULE_FIXED : CREDIT_RULE_FPOPS;
+	if (settings.credit_rule && *settings.credit_rule &&
+	    credit_rule_parse(settings.credit_rule, &p->rule)) {
+		log_error("--credit_rule %s: not fixed, fpops or runtime", settings.credit_rule);
+		free(p);
+		return -1;
+	}
+	if ((p->rule == CREDIT_RULE_FIXED) != (settings.credit > 0)) {
+		log_error("--credit C goes with --credit_rule fixed, and fixed needs it");
+		free(p);
+		return -1;
+	}
 	p->plugin = settings.compare_cmd && *settings.compare_cmd ? &validate_cmd : &validate_bitwise;
 	if (!settings.compare_cmd && &validate_project && validate_project.compare)
 		p->plugin = &validate_project;

@@ -1,7 +1,7 @@
 /*
  * Credit and teams. Host, user and team rows share their credit columns, so
  * one projection (struct db_credit_row) and one set of queries per table
- * serve all three.
+ * serve all three; credit_by_app keeps each user's credit per app.
  */
 #include "db_account.h"
 #include "credit.h"
@@ -325,4 +325,29 @@ int db_user_set_team(struct db *db, int64_t userid, int64_t teamid)
 			rc = db_query_exec(db, &dbq_team_nusers, inc, 2, NULL);
 	}
 	return rc;
+}
+
+const struct db_query dbq_credit_by_app = {
+	"credit_by_app", NULL,
+	"INSERT INTO credit_by_app (userid, appid, total_credit, njobs) VALUES (?, ?, ?, 1) "
+	"ON DUPLICATE KEY UPDATE total_credit=total_credit+VALUES(total_credit), njobs=njobs+1",
+	"iid"
+};
+
+int db_credit_by_app(struct db *db, int64_t userid, int64_t appid, double credit)
+{
+	struct db_val v[] = { DBV_INT(userid), DBV_INT(appid), DBV_DBL(credit) };
+
+	return db_query_exec(db, &dbq_credit_by_app, v, ARRAY_SIZE(v), NULL);
+}
+
+const struct db_query dbq_credit_claimed = {
+	"credit_claimed", NULL, "UPDATE result SET claimed_credit=? WHERE id=?", "di"
+};
+
+int db_credit_claimed(struct db *db, int64_t resultid, double credit)
+{
+	struct db_val v[] = { DBV_DBL(credit), DBV_INT(resultid) };
+
+	return db_query_exec(db, &dbq_credit_claimed, v, ARRAY_SIZE(v), NULL);
 }

@@ -23,7 +23,8 @@ extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[D
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
 	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd,
 	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke, dbq_auth_attempt,
-	dbq_auth_attempt_undo, dbq_auth_throttle_old;
+	dbq_auth_attempt_undo, dbq_auth_throttle_old, dbq_credit_by_app,
+	dbq_credit_claimed;
 
 /*
  * The throttle of password and key guesses (backend/account.c): one more
@@ -63,6 +64,13 @@ int db_user_set_passwd(struct db *db, int64_t id, const char *stored);
  * each row is locked, its RAC updated (credit_update_average) and its
  * total_credit raised. A missing row (host or user deleted) is skipped.
  */
+/*
+ * Inside the granting transaction: credit granted to userid for a result of
+ * appid, added to the user's credit_by_app row (total_credit, njobs).
+ */
+int db_credit_by_app(struct db *db, int64_t userid, int64_t appid, double credit);
+/* Inside the validator's transaction: result resultid claims credit (claimed_credit). */
+int db_credit_claimed(struct db *db, int64_t resultid, double credit);
 int db_credit_grant(struct db *db, int64_t hostid, int64_t userid, double credit,
 		    double start, double now);
 /*

@@ -555,6 +555,18 @@ CREATE TABLE `host_app_version` (
     PRIMARY KEY (host_id, app_version_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- the validator granted each user for each app -- the total and the number
+-- of credited results -- written in the transaction that grants the credit.
+-- A team's credit per app is the sum over its members (a join, no table).
+CREATE TABLE `credit_by_app` (
+    userid              BIGINT NOT NULL,
+    appid               BIGINT NOT NULL,
+    total_credit        DOUBLE NOT NULL DEFAULT 0,
+    njobs               BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (userid, appid),
+    KEY cba_app (appid, total_credit)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- Applied schema versions: the current version is MAX(version).
 CREATE TABLE `schema_version` (
     version             INT NOT NULL,
@@ -564,4 +576,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (14, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (15, UNIX_TIMESTAMP(), 'schema.sql');

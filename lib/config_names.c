@@ -27,6 +27,7 @@ static const char *const wseq_names[] = {
 	"cmd_timeout",                  /* validator */
 	"compare_cmd",                  /* validator */
 	"credit",                       /* validator */
+	"credit_rule",                  /* validator */
 	"credit_speed_factor",          /* validator */
 	"daily_dir",                    /* db_purge */
 	"daily_result_quota",

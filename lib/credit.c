@@ -1,6 +1,6 @@
 /*
  * BOINC's update_average: the exponential decay of recent average credit;
- * and the cap on one result's credit.
+ * the cap on one result's credit; the runtime rule's claim.
  */
 #include "credit.h"
 
@@ -45,4 +45,19 @@ double credit_cap(double credit, double max_credit, double factor, double p_fpop
 	if (factor > 0 && credit > factor * speed * t * COBBLESTONE_SCALE)
 		credit = factor * speed * t * COBBLESTONE_SCALE;
 	return credit;
+}
+
+double credit_runtime(double elapsed, double cpu, double wall, double speed,
+		      double fpops_bound)
+{
+	double t = elapsed > 0 ? elapsed : cpu;
+
+	if (!(speed > 0) || !(t > 0))
+		return 0;
+	if (wall > 0 && t > wall)
+		t = wall;
+	if (fpops_bound > 0 && t > fpops_bound / speed)
+		t = fpops_bound / speed;
+	t *= speed * COBBLESTONE_SCALE;
+	return isfinite(t) ? t : 0;
 }

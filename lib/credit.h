@@ -1,7 +1,8 @@
 /*
  * Recent average credit (RAC), as BOINC computes it: credit per day,
  * decaying exponentially with a half-life of one week, for users, hosts
- * and teams alike; and the bounds on what one result may earn.
+ * and teams alike; the bounds on what one result may earn; and the
+ * runtime rule's claim (doc/credit.md).
  */
 #ifndef WSEQ_CREDIT_H
 #define WSEQ_CREDIT_H
@@ -30,5 +31,20 @@ void credit_update_average(double now, double start, double work, double half_li
  */
 double credit_cap(double credit, double max_credit, double factor, double p_fpops,
 		  double elapsed, double wall);
+
+/* Jobs a host's app version must have run before its measured speed counts. */
+#define CREDIT_MIN_SAMPLES 2
+
+/*
+ * The runtime rule's claim of one result (doc/credit.md): its time --
+ * elapsed, else CPU time; at most wall (<= 0: unknown) -- times speed, the
+ * host's measured FLOPS for the result's app version (host_app_version's
+ * flops_avg), in cobblestones. The time is capped at fpops_bound / speed
+ * (fpops_bound <= 0: no cap), the longest the client lets the job run at
+ * that speed, so a claim is never more than the job's FLOPs bound. 0 if
+ * speed or the time is not positive, or the claim not finite.
+ */
+double credit_runtime(double elapsed, double cpu, double wall, double speed,
+		      double fpops_bound);
 
 #endif

@@ -33,6 +33,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	auth_throttle	InnoDB	utf8mb4_bin
 	batch	InnoDB	utf8mb4_bin
 	batch_file_assoc	InnoDB	utf8mb4_bin
+	credit_by_app	InnoDB	utf8mb4_bin
 	host	InnoDB	utf8mb4_bin
 	host_app_version	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin

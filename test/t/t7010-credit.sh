@@ -1,8 +1,9 @@
 #!/bin/sh
-# Credit: every validated result's credit reaches its host, its user and the
-# user's team exactly once -- also when the validator is killed in the
-# middle of a workunit's transaction or at a random moment of a long run --
-# with recent average credit (RAC) alongside.
+# Credit: every validated result's credit reaches its host, its user, the
+# user's team and the user's credit for the app (credit_by_app) exactly once
+# -- also when the validator is killed in the middle of a workunit's
+# transaction or at a random moment of a long run -- with recent average
+# credit (RAC) alongside.
 test_description='credit granted once to host, user and team, whatever kills the validator'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 . "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
@@ -41,7 +42,8 @@ make_reported() {
 	in_project transitioner --until_idle -d 1 2>/dev/null
 }
 
-# Every host, user and team holds exactly the credit of its valid results.
+# Every host, user and team holds exactly the credit of its valid results;
+# so does each user's credit per app (credit_by_app), with their number.
 credit_consistent() {
 	q "select h.id, h.total_credit, coalesce(sum(r.granted_credit), 0) s from host h
 		left join result r on r.hostid=h.id and r.validate_state=1
@@ -52,7 +54,12 @@ credit_consistent() {
 	q "select t.id, t.total_credit, coalesce(sum(r.granted_credit), 0) s from team t
 		left join user u on u.teamid=t.id left join result r on r.userid=u.id and r.validate_state=1
 		group by t.id having abs(t.total_credit - s) > 1e-6" >bad.team &&
-	cat bad.host bad.user bad.team >bad &&
+	q "select c.userid, c.appid, c.total_credit, c.njobs, coalesce(sum(r.granted_credit), 0) s, count(r.id) n
+		from credit_by_app c left join result r on r.userid=c.userid and r.appid=c.appid and r.validate_state=1
+		group by c.userid, c.appid having abs(c.total_credit - s) > 1e-6 or c.njobs <> n" >bad.app &&
+	q "select r.userid, r.appid from result r left join credit_by_app c on c.userid=r.userid and c.appid=r.appid
+		where r.validate_state=1 and r.granted_credit > 0 and c.userid is null" >>bad.app &&
+	cat bad.host bad.user bad.team bad.app >bad &&
 	if [ -s bad ]; then say "inconsistent credit (id, total, sum of valid results):"; cat bad >&2; return 1; fi
 }
 valid() { q "select count(*) from result where validate_state=1 and name like \"$1\\_%\""; }

@@ -238,9 +238,11 @@ test_expect_success 'no file is lost or orphaned' '
 # VALID, and granted_credit is written once per validation. Credited twice
 # would be: credit on a result that is not valid; valid results of one
 # workunit with different credit, or other than the workunit's canonical
-# credit; two valid results of one workunit from one host; a canonical result
-# handed to the project as two different outputs. The assimilator may hand
-# the same output over again after a kill (at least once, like BOINC's).
+# credit; two valid results of one workunit from one host; a user's credit
+# for an app (credit_by_app) other than the sum of its valid results; a
+# canonical result handed to the project as two different outputs. The
+# assimilator may hand the same output over again after a kill (at least
+# once, like BOINC's).
 test_expect_success 'no result was credited twice' '
 	test "$(q "select count(*) from result where granted_credit<>0 and (validate_state<>1 or outcome<>1)")" = 0 &&
 	test "$(q "select count(*) from result r join workunit w on w.id=r.workunitid
@@ -249,6 +251,12 @@ test_expect_success 'no result was credited twice' '
 		where r.validate_state<>1 or r.workunitid<>w.id")" = 0 &&
 	test "$(q "select count(*) from (select workunitid, hostid from result where validate_state=1
 		group by workunitid, hostid having count(*)>1) x")" = 0 &&
+	test "$(q "select count(*) from (select r.userid, r.appid, sum(r.granted_credit) s, count(*) n
+		from result r where r.validate_state=1 and r.granted_credit>0 and r.userid>0 group by r.userid, r.appid) x
+		left join credit_by_app c on c.userid=x.userid and c.appid=x.appid
+		where c.userid is null or abs(c.total_credit - x.s) > 1e-6 or c.njobs <> x.n")" = 0 &&
+	test "$(q "select count(*) from credit_by_app c where not exists (select 1 from result r
+		where r.userid=c.userid and r.appid=c.appid and r.validate_state=1 and r.granted_credit>0)")" = 0 &&
 	sort -u "$T/assimilated.log" | awk "{ print \$1 }" | sort | uniq -d >twice &&
 	{ test ! -s twice || { echo "assimilated with different outputs:"; cat twice; false; }; } &&
 	grep -v " error " "$T/assimilated.log" | sort -u | awk "{ print \$1 }" >assimilated &&

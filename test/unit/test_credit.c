@@ -1,4 +1,7 @@
-/* Unit tests for the recent average credit (lib/credit.c, BOINC's update_average). */
+/*
+ * Unit tests for the recent average credit (lib/credit.c, BOINC's
+ * update_average), the cap on a result's credit and the runtime rule.
+ */
 #include "unit.h"
 #include "credit.h"
 
@@ -102,6 +105,29 @@ static void test_cap_by_project_and_speed(void **state)
 	assert_float_equal(credit_cap(-3, 1e5, 10, 1e9, 10, 60), 0, 0);
 }
 
+/* The runtime rule: a CPU and a GPU doing one job claim alike; absurd times capped. */
+static void test_runtime_rule(void **state)
+{
+	double est = 1e13, cpu, gpu;
+
+	/* a 1 GFLOPS CPU takes 1e4 s, a 100 GFLOPS GPU 100 s: one claim */
+	cpu = credit_runtime(1e4, 9e3, 0, 1e9, 10 * est);
+	gpu = credit_runtime(100, 5, 0, 1e11, 10 * est);
+	assert_float_equal(cpu, est * COBBLESTONE_SCALE, 1e-9);
+	assert_float_equal(gpu, cpu, 1e-9);
+	/* no elapsed time: the CPU time */
+	assert_float_equal(credit_runtime(0, 1e4, 0, 1e9, 0), cpu, 1e-9);
+	/* an absurd elapsed time: at most the job's FLOPs bound, and the wall time */
+	assert_float_equal(credit_runtime(1e12, 0, 0, 1e9, 10 * est), 10 * cpu, 1e-9);
+	assert_float_equal(credit_runtime(1e12, 0, 2e4, 1e9, 10 * est), 2 * cpu, 1e-9);
+	/* no speed or no time: no claim */
+	assert_float_equal(credit_runtime(1e4, 0, 0, 0, est), 0, 0);
+	assert_float_equal(credit_runtime(-1, -1, 0, 1e9, est), 0, 0);
+	/* an infinite time with no bound claims nothing rather than infinity */
+	assert_float_equal(credit_runtime(INFINITY, 0, 0, 1e9, 0), 0, 0);
+	assert_float_equal(credit_runtime(NAN, NAN, 0, 1e9, est), 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_intervals),
 		cmocka_unit_test(test_steady_work_converges_to_its_rate),
 		cmocka_unit_test(test_cap_by_project_and_speed),
+		cmocka_unit_test(test_runtime_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
