@@ -1,4 +1,4 @@
--- 016: credit per user per app (upstream's credit_user, simplified): what
+-- 015: credit per user per app (upstream's credit_user, simplified): what
 -- the validator granted each user for each app -- the total and the number
 -- of credited results -- written in the transaction that grants the credit.
 -- A team's credit per app is the sum over its members (a join, no table).
