@@ -21,7 +21,7 @@ echo "$*" >>"$CHECK_LOG"
 test $# = 1 || exit 3
 if ! test -e "$CHECK_MEND"; then
 	grep -q crash "$1" && kill -SEGV $$
-	grep -q slow "$1" && sleep 120
+	grep -q slow "$1" && sleep 3261.5
 fi
 test "$(wc -c <"$1")" = 5 || exit 1
 grep -qi nan "$1" && exit 1
@@ -95,7 +95,7 @@ test_expect_success 'a check past --cmd_timeout is killed and the result waits' 
 	test_grep "still running after 2 s: killed" val.log &&
 	test "$(verdict S1_0)" = "0	1	0" &&
 	test "$(wu_col S1 need_validate)" = 1 &&
-	test_must_fail pgrep -f "sleep 120"
+	test_must_fail pgrep -f "sleep 3261.5"
 '
 
 test_expect_success 'a later pass with a mended check validates both' '
@@ -107,7 +107,7 @@ test_expect_success 'a later pass with a mended check validates both' '
 '
 
 test_expect_success '--cmd_timeout bounds --compare_cmd too: the workunit waits' '
-	printf "#!/bin/sh\nsleep 120\n" >"$TRASH_DIRECTORY/slow_compare.sh" &&
+	printf "#!/bin/sh\nsleep 3262.5\n" >"$TRASH_DIRECTORY/slow_compare.sh" &&
 	chmod +x "$TRASH_DIRECTORY/slow_compare.sh" &&
 	tool wu W --quorum 2 --target 2 >/dev/null &&
 	in_project transitioner --one_pass 2>/dev/null &&
