@@ -3,17 +3,12 @@
 # the master's state directory ST (the embedded store and server), the worker of test/data/sweep-hosts
 # recording in REC, make_sweep, RUN and collected.
 
-D="$TRASH_DIRECTORY/ssh"
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 ST="$TRASH_DIRECTORY/state"
 DATA="$WSEQ_SRCDIR/test/data/sweep-hosts"
-test_atexit "sshd_slaves_down '$D'"
 # masters a failed test left running
 test_atexit "kill -KILL \$(cat '$TRASH_DIRECTORY/masters' 2>/dev/null) 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
 A=$(echo $SSHD_SLAVE_USERS | cut -d" " -f1) B=$(echo $SSHD_SLAVE_USERS | cut -d" " -f2)
 PA=$(echo $SSHD_SLAVE_PORTS | cut -d" " -f1) PB=$(echo $SSHD_SLAVE_PORTS | cut -d" " -f2)
 REC="$TRASH_DIRECTORY/rec"

@@ -4,16 +4,8 @@ test_description='sweep --joblog FILE in GNU parallel'"'"'s format over two real
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsjl
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-DATA="$WSEQ_SRCDIR/test/data/sweep-run"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 
 # make_sweep DIR ROWS [N=MODE ...]: a sweep of ROWS sets "n | mode" (ok unless
 # named) over the two slaves, MaxTotal=2 (test/data/sweep-run: fail exits 3,
@@ -24,7 +16,7 @@ make_sweep() {
 	mkdir -p "$_dir" && cp "$DATA/check.sh" "$_dir/" &&
 	sed "s|^hold=HOLD$|hold=$TRASH_DIRECTORY/$_dir.hold|" "$DATA/worker.sh" >"$_dir/worker.sh" &&
 	chmod 755 "$_dir/worker.sh" &&
-	sed -e "s/TIMEOUT/${TO:-30}/" -e "s/PORT/$PORT/" -e "s/JOBS/1/" "$DATA/spec.in" >"$_dir/spec" &&
+	sweep_spec ${TO:-30} 1 >"$_dir/spec" &&
 	cp "$D/cluster" "$_dir/cluster" &&
 	set_modes "$_dir" "$_rows" "$@"
 }

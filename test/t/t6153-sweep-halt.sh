@@ -4,16 +4,8 @@ test_description='sweep --halt soon,fail=N stops handing out after N failed sets
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsht
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-DATA="$WSEQ_SRCDIR/test/data/sweep-run"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-
-sshd_slaves_up "$D" 1 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 1
 U=$SSHD_SLAVE_USERS
 
 # make_sweep DIR ROWS JOBS: ROWS sets over the one slave, JOBS at once, each
@@ -33,8 +25,7 @@ make_sweep() {
 	printf x >bin.dat
 	WORKER
 	chmod 755 "$1/worker.sh" &&
-	sed -e "s/TIMEOUT/300/" -e "s/PORT/$PORT/" -e "s/JOBS/$3/" -e "s/^MaxTotal=.*/MaxTotal=1/" \
-		"$DATA/spec.in" >"$1/spec" &&
+	sweep_spec 300 "$3" | sed "s/^MaxTotal=.*/MaxTotal=1/" >"$1/spec" &&
 	cp "$D/cluster" "$1/cluster"
 }
 

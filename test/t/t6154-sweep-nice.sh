@@ -4,23 +4,15 @@ test_description='sweep --nice N (GNU parallel'"'"'s --nice): the workers run un
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsnc
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-DATA="$WSEQ_SRCDIR/test/data/sweep-run"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 
 # a sweep of 6 sets whose worker prints its niceness
 make_sweep() {
 	mkdir -p "$1" && cp "$DATA/check.sh" "$1/" &&
 	printf "#!/bin/sh\necho \"n=\$1\"\necho \"nice=\$(nice)\"\nprintf x >bin.dat\n" >"$1/worker.sh" &&
 	chmod 755 "$1/worker.sh" &&
-	sed -e "s/TIMEOUT/60/" -e "s/PORT/$PORT/" -e "s/JOBS/1/" "$DATA/spec.in" >"$1/spec" &&
+	sweep_spec 60 1 >"$1/spec" &&
 	{ echo "n | mode"; for i in $(seq 1 6); do echo "$i | ok"; done; } >"$1/params" &&
 	cp "$D/cluster" "$1/cluster"
 }

@@ -4,16 +4,8 @@ test_description='[Input] Source=FILE in the spec (GNU parallel'"'"'s --transfer
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsis
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-DATA="$WSEQ_SRCDIR/test/data/sweep-run"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 
 # A sweep of 4 sets whose worker prints its set and the fixed file table.dat,
 # which the spec sends from tables/fixed.dat (placeholders in it stay as they are).
@@ -22,7 +14,7 @@ test_expect_success 'every task gets the Source file as it is' '
 	printf "#!/bin/sh\necho \"n=\$1\"\ncat table.dat\nprintf x >bin.dat\n" >s1/worker.sh &&
 	chmod 755 s1/worker.sh &&
 	printf "line one \$n {#}\r\nlast line, no newline" >s1/tables/fixed.dat &&
-	sed -e "s/TIMEOUT/60/" -e "s/PORT/$PORT/" -e "s/JOBS/1/" "$DATA/spec.in" >s1/spec &&
+	sweep_spec 60 1 >s1/spec &&
 	printf "\n[Input]\nFile=table.dat\nSource=tables/fixed.dat\n" >>s1/spec &&
 	{ echo "n | mode"; for i in 1 2 3 4; do echo "$i | ok"; done; } >s1/params &&
 	cp "$D/cluster" s1/cluster &&

@@ -4,23 +4,14 @@ test_description='Collect=tag (GNU parallel'"'"'s --tag): every line of the coll
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wstg
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-DATA="$WSEQ_SRCDIR/test/data/sweep-run"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 
 test_expect_success 'Collect=tag: each line tagged with its set, a last line without newline too' '
 	mkdir -p s1 && cp "$DATA/check.sh" s1/ &&
 	printf "#!/bin/sh\necho \"n=\$1\"\nprintf second\nprintf x >bin.dat\n" >s1/worker.sh &&
 	chmod 755 s1/worker.sh &&
-	sed -e "s/TIMEOUT/60/" -e "s/PORT/$PORT/" -e "s/JOBS/1/" -e "s/^Collect=.*/Collect=tag/" \
-		"$DATA/spec.in" >s1/spec &&
+	sweep_spec 60 1 | sed "s/^Collect=.*/Collect=tag/" >s1/spec &&
 	printf "n | mode\n1 | ok\n2 | \"two words\"\n3 | ok\n" >s1/params &&
 	cp "$D/cluster" s1/cluster &&
 	(cd s1 && sweep --sandbox "$SB" --ssh-config "$D/ssh_config" --progress none run spec >stats 2>run.log) &&

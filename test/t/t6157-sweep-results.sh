@@ -11,15 +11,8 @@ test_description='sweep --results DIR and the worker'"'"'s exit status and outpu
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsresults
-D="$TRASH_DIRECTORY/ssh"
-SB="$TRASH_DIRECTORY/sb"
-test_atexit "sshd_slaves_down '$D'"
-test_atexit "wseq_sandbox down '$SB' 2>/dev/null"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
-PORT=$(sshd_free_port_) || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 
 # make_sweep DIR ROWS [N=fail ...]: a sweep of ROWS sets "n | mode" over the
 # two slaves; a set that fails prints "partial N" and "failing on purpose N"

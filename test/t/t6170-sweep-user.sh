@@ -4,14 +4,10 @@ test_description='sweep run as an ordinary user (issue 31, item 1): made with us
 . "$WSEQ_SRCDIR/test/t/lib-sshd.sh"
 
 SSHD_SLAVE_PREFIX=wsuser
-D="$TRASH_DIRECTORY/ssh"
+. "$WSEQ_SRCDIR/test/t/lib-sweep-slaves.sh"
+sweep_slaves_up 2
 DATA="$WSEQ_SRCDIR/test/data/sweep-user"
 REC="$TRASH_DIRECTORY/rec"
-test_atexit "sshd_slaves_down '$D'"
-
-sshd_slaves_up "$D" 2 >"$TRASH_DIRECTORY/sshd-up.log" 2>&1 || {
-	say "sshd_slaves_up failed:"; sed 's/^/#   /' "$TRASH_DIRECTORY/sshd-up.log"; exit 1
-}
 # the master's user: an ordinary one, its home fresh (sshd_slaves_down ends what it left)
 M=${SSHD_SLAVE_PREFIX}m
 sshd_user_ "$D" "$M" >"$TRASH_DIRECTORY/user.log" 2>&1 || {
@@ -19,7 +15,6 @@ sshd_user_ "$D" "$M" >"$TRASH_DIRECTORY/user.log" 2>&1 || {
 }
 MH="$D/home/$M"
 DEAD=$(sshd_closed_port) || exit 1
-PORT=$(sshd_free_port_) || exit 1
 
 # what the user has: the sweep kit (the master and the client bundle, each with its
 # libraries), its key and ssh configuration
