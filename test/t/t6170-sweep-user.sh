@@ -98,6 +98,16 @@ test_expect_success 'the state directory: under the user'"'"'s home, its own, 07
 	test "$(find "$st" ! -user "$M" | wc -l)" = 0
 '
 
+test_expect_success 'a state directory others can write, or another user'"'"'s, is refused' '
+	mkdir -p "$MH/shared" && chown "$M" "$MH/shared" && chmod 777 "$MH/shared" &&
+	test_must_fail as_user sweep --state "$MH/shared" status 00000000000000000000000000000000 2>err1 &&
+	grep "not a directory of this user" err1 &&
+	mkdir -p "$TRASH_DIRECTORY/roots" && chmod 755 "$TRASH_DIRECTORY/roots" &&
+	test_must_fail as_user sweep --state "$TRASH_DIRECTORY/roots" status 00000000000000000000000000000000 2>err2 &&
+	grep "not a directory of this user" err2 &&
+	test ! -e "$MH/shared/sessions.db" && test ! -e "$TRASH_DIRECTORY/roots/sessions.db"
+'
+
 test_expect_success 'the failed set and the dead machine are reported, with why' '
 	grep "127.0.0.1:$(echo $DEAD | cut -d: -f2).*unreachable.*" "$MH/s1/stats" &&
 	grep "^  set 4" "$MH/s1/stats" || { cat "$MH/s1/stats"; false; }
