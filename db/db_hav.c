@@ -23,9 +23,12 @@ static const struct db_column hav_cols[] = {
 	HAV_COL(n_jobs, DB_T_I64, 0),
 	HAV_COL(n_valid, DB_T_I64, 0),
 	HAV_COL(n_invalid, DB_T_I64, 0),
+	HAV_COL(n_errors, DB_T_I64, 0),
 	HAV_COL(consecutive_valid, DB_T_I64, 0),
+	HAV_COL(error_rate, DB_T_DOUBLE, 0),
 	HAV_COL(flops_avg, DB_T_DOUBLE, 0),
 	HAV_COL(elapsed_avg, DB_T_DOUBLE, 0),
+	HAV_COL(turnaround_avg, DB_T_DOUBLE, 0),
 	HAV_COL(last_update, DB_T_I64, 0),
 };
 const struct db_table db_host_app_version_table = {

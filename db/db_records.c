@@ -34,6 +34,8 @@ static const struct db_column app_cols[] = {
 	COL(app, weight, DB_T_DOUBLE, 0),
 	COL(app, beta, DB_T_INT, 0),
 	COL(app, target_nresults, DB_T_INT, 0),
+	COL(app, trust_after, DB_T_INT, 0),
+	COL(app, spot_check, DB_T_DOUBLE, 0),
 	COL(app, min_avg_pfc, DB_T_DOUBLE, 0),
 	COL(app, host_scale_check, DB_T_INT, 0),
 	COL(app, homogeneous_app_version, DB_T_INT, 0),

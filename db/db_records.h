@@ -129,6 +129,8 @@ struct db_app {
 	double weight;
 	int beta;
 	int target_nresults;
+	int trust_after;                /* wseq: adaptive replication (schema.sql) */
+	double spot_check;
 	double min_avg_pfc;
 	int host_scale_check;
 	int homogeneous_app_version;

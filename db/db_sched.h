@@ -115,8 +115,8 @@ extern const struct db_table db_host_app_version_table;
  * the validator's verdicts (an invalid one resets consecutive_valid).
  */
 struct db_host_app_version {
-	int64_t host_id, app_version_id, n_jobs, n_valid, n_invalid, consecutive_valid;
-	double flops_avg, elapsed_avg;
+	int64_t host_id, app_version_id, n_jobs, n_valid, n_invalid, n_errors, consecutive_valid;
+	double error_rate, flops_avg, elapsed_avg, turnaround_avg;
 	int64_t last_update;
 };
 

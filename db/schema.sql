@@ -38,6 +38,11 @@ CREATE TABLE `app` (
     weight              DOUBLE NOT NULL DEFAULT 1,
     beta                INT NOT NULL DEFAULT 0,
     target_nresults     INT NOT NULL DEFAULT 0,
+    -- wseq: adaptive replication (with target_nresults > 1): a host's jobs of
+    -- a version go singly once it has trust_after consecutive valid results
+    -- of it, each still replicated (spot-checked) with probability spot_check
+    trust_after         INT NOT NULL DEFAULT 10,
+    spot_check          DOUBLE NOT NULL DEFAULT 0.1,
     min_avg_pfc         DOUBLE NOT NULL DEFAULT 1,
     host_scale_check    INT NOT NULL DEFAULT 0,
     homogeneous_app_version INT NOT NULL DEFAULT 0,
@@ -539,7 +544,11 @@ CREATE TABLE `assignment` (
 -- records (n_jobs; flops_avg, the moving average of rsc_fpops_est /
 -- elapsed_time; elapsed_avg, of elapsed_time -- each new job weighs 1/n up
 -- to n = 10, then 0.1), the validator every verdict (n_valid, n_invalid,
--- consecutive_valid, which an invalid result resets to 0). last_update is
+-- consecutive_valid, which an invalid result resets to 0), and every
+-- outcome its reliability: n_errors (client errors and missed deadlines,
+-- which also reset consecutive_valid), error_rate (the moving average of
+-- "not valid" over every outcome) and turnaround_avg (of received_time -
+-- sent_time; a missed deadline counts its delay bound). last_update is
 -- the unix time of the last change. The scheduler's choice of version reads
 -- a host's rows (db_hav_enum_host).
 CREATE TABLE `host_app_version` (
@@ -548,9 +557,12 @@ CREATE TABLE `host_app_version` (
     n_jobs              BIGINT NOT NULL DEFAULT 0,
     n_valid             BIGINT NOT NULL DEFAULT 0,
     n_invalid           BIGINT NOT NULL DEFAULT 0,
+    n_errors            BIGINT NOT NULL DEFAULT 0,
     consecutive_valid   BIGINT NOT NULL DEFAULT 0,
+    error_rate          DOUBLE NOT NULL DEFAULT 0,
     flops_avg           DOUBLE NOT NULL DEFAULT 0,
     elapsed_avg         DOUBLE NOT NULL DEFAULT 0,
+    turnaround_avg      DOUBLE NOT NULL DEFAULT 0,
     last_update         BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (host_id, app_version_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
@@ -576,4 +588,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (15, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (16, UNIX_TIMESTAMP(), 'schema.sql');

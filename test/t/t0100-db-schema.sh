@@ -189,6 +189,10 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		test_grep "014_result_deadline_version.sql: 014: " up.out &&
 		q "show create table result" >result.sql &&
 		test_grep "KEY .res_deadline. (.server_state.,.report_deadline.,.app_version_id.)" result.sql &&
+		test_grep "016_reliability.sql: 016: reliability and adaptive replication" up.out &&
+		test "$(q "select concat(trust_after, \" \", spot_check) from app where id=7")" = "10 0.1" &&
+		q "show create table host_app_version" >hav.sql &&
+		test_grep "n_errors" hav.sql && test_grep "turnaround_avg" hav.sql &&
 		! q "select 1 from login_failure" 2>/dev/null
 	)
 '

@@ -1,6 +1,8 @@
 -- Today's schema.sql taken back to version 10, for the test of upgrading
 -- from it (t0100): what 011 (auth_throttle), 012 (ops_admin), 013
--- (host_app_version) and 014 (res_deadline's app_version_id) changed, undone.
+-- (host_app_version), 014 (res_deadline's app_version_id) and 016 (app's
+-- adaptive replication) changed, undone.
+ALTER TABLE `app` DROP COLUMN `trust_after`, DROP COLUMN `spot_check`;
 DROP TABLE `host_app_version`;
 ALTER TABLE `result` DROP INDEX `res_deadline`, ADD KEY `res_deadline` (server_state, report_deadline);
 DROP TABLE `ops_admin`;
