@@ -725,7 +725,9 @@ static int count_verdict(struct db *db, const struct vitem *it)
 	if (r->app_version_id <= 0 || v == it->was ||
 	    (v != VALIDATE_STATE_VALID && v != VALIDATE_STATE_INVALID))
 		return DB_OK;
-	return db_hav_validated(db, r->hostid, r->app_version_id, v == VALIDATE_STATE_VALID);
+	return db_hav_outcome(db, r->hostid, r->app_version_id,
+			      v == VALIDATE_STATE_VALID ? HAV_VALID : HAV_INVALID,
+			      (double)(r->received_time - r->sent_time));
 }
 
 static int validate(struct db *db, void *arg)

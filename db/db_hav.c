@@ -58,13 +58,25 @@ const struct db_query dbq_hav_report = {
 	HAV_MOVE("flops_avg") ", " HAV_MOVE("elapsed_avg") ", n_jobs=n_jobs+1, "
 	"last_update=VALUES(last_update)", "iiddiid"
 };
-const struct db_query dbq_hav_validated = {
-	"hav_validated", NULL,
-	"INSERT INTO host_app_version (host_id, app_version_id, n_valid, n_invalid, "
-	"consecutive_valid, last_update) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE "
+/*
+ * The averages move before the counts do (as above), each outcome weighing
+ * 1/min(outcomes so far + 1, 20); the last parameter says what becomes of
+ * consecutive_valid (1 one more, 0 as it is, -1 back to 0).
+ */
+#define HAV_OUTCOMES "LEAST(n_valid+n_invalid+n_errors+1, 20)"
+const struct db_query dbq_hav_outcome = {
+	"hav_outcome", NULL,
+	"INSERT INTO host_app_version (host_id, app_version_id, n_valid, n_invalid, n_errors, "
+	"consecutive_valid, error_rate, turnaround_avg, last_update) "
+	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE "
+	"error_rate=error_rate+(VALUES(error_rate)-error_rate)/" HAV_OUTCOMES ", "
+	"turnaround_avg=IF(VALUES(turnaround_avg)>0, IF(turnaround_avg>0, turnaround_avg+"
+	"(VALUES(turnaround_avg)-turnaround_avg)/" HAV_OUTCOMES ", VALUES(turnaround_avg)), "
+	"turnaround_avg), "
 	"n_valid=n_valid+VALUES(n_valid), n_invalid=n_invalid+VALUES(n_invalid), "
-	"consecutive_valid=IF(VALUES(n_valid)>0, consecutive_valid+1, 0), "
-	"last_update=VALUES(last_update)", "iiiiii"
+	"n_errors=n_errors+VALUES(n_errors), "
+	"consecutive_valid=CASE ? WHEN 1 THEN consecutive_valid+1 WHEN 0 THEN consecutive_valid "
+	"ELSE 0 END, last_update=VALUES(last_update)", "iiiiiiddii"
 };
 
 int db_hav_enum_host(struct db *db, int64_t hostid,
@@ -94,12 +106,17 @@ int db_hav_report(struct db *db, int64_t hostid, int64_t avid, int64_t wuid, dou
 	return rc;
 }
 
-int db_hav_validated(struct db *db, int64_t hostid, int64_t avid, bool valid)
+int db_hav_outcome(struct db *db, int64_t hostid, int64_t avid, enum hav_outcome o,
+		   double turnaround)
 {
+	bool valid = o == HAV_VALID || o == HAV_VALID_UNVERIFIED;
+	int cons = o == HAV_VALID ? 1 : o == HAV_VALID_UNVERIFIED ? 0 : -1;
 	struct db_val v[] = {
-		DBV_INT(hostid), DBV_INT(avid), DBV_INT(valid), DBV_INT(!valid), DBV_INT(valid),
-		DBV_INT(now()),
+		DBV_INT(hostid), DBV_INT(avid), DBV_INT(valid), DBV_INT(o == HAV_INVALID),
+		DBV_INT(o == HAV_ERROR), DBV_INT(cons > 0), DBV_DBL(valid ? 0.0 : 1.0),
+		DBV_DBL(isfinite(turnaround) && turnaround > 0 ? turnaround : 0.0), DBV_INT(now()),
+		DBV_INT(cons),
 	};
 
-	return db_query_exec(db, &dbq_hav_validated, v, ARRAY_SIZE(v), NULL);
+	return db_query_exec(db, &dbq_hav_outcome, v, ARRAY_SIZE(v), NULL);
 }

@@ -26,7 +26,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_seq_file_by_names[0], &dbq_seq_file_by_names[1], &dbq_seq_file_by_names[2],
 	&dbq_result_by_names[1], &dbq_result_by_names[2], &dbq_wu_for_host[0],
 	&dbq_wu_for_host[1], &dbq_wu_for_host[2], &dbq_wu_fpops[0], &dbq_wu_fpops[1], &dbq_wu_fpops[2],
-	&dbq_hav_host, &dbq_hav_report, &dbq_hav_validated,
+	&dbq_hav_host, &dbq_hav_report, &dbq_hav_outcome,
 	&dbq_wu_transition, &dbq_wu_need_validate, &dbq_wu_assimilate, &dbq_wu_file_delete,
 	&dbq_wu_batch, &dbq_wu_batch_modified, &dbq_wu_seq_segments, &dbq_wu_touch_transition,
 	&dbq_seq_for_host, &dbq_seq_unassigned, &dbq_seq_relocate, &dbq_seq_group_members,

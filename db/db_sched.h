@@ -104,7 +104,7 @@ int db_workunit_enum_for_host(struct db *db, const int64_t *ids, size_t n, int64
 int db_workunit_touch_each(struct db *db, const int64_t *ids, const int64_t *times, size_t n);
 
 /* ---- the measured speed of app versions on hosts (db_hav.c) ---- */
-extern const struct db_query dbq_hav_host, dbq_hav_report, dbq_hav_validated;
+extern const struct db_query dbq_hav_host, dbq_hav_report, dbq_hav_outcome;
 extern const struct db_table db_host_app_version_table;
 
 /*
@@ -134,11 +134,28 @@ int db_hav_enum_host(struct db *db, int64_t hostid,
 int db_hav_report(struct db *db, int64_t hostid, int64_t avid, int64_t wuid, double elapsed,
 		  double max_flops, bool *taken);
 /*
- * The validator's verdict on a result of avid on hostid: n_valid or
- * n_invalid one more, consecutive_valid one more or 0. Inside the
- * caller's transaction.
+ * How a result of an app version on a host ended, for its reliability
+ * (host_app_version): the validator's verdicts, the scheduler's client
+ * errors, the transitioner's missed deadlines.
  */
-int db_hav_validated(struct db *db, int64_t hostid, int64_t avid, bool valid);
+enum hav_outcome {
+	HAV_VALID,              /* valid and verified: consecutive_valid one more */
+	HAV_VALID_UNVERIFIED,   /* valid, but sent singly by adaptive replication:
+				   no trust is earned (upstream's rule) */
+	HAV_INVALID,            /* consecutive_valid back to 0 */
+	HAV_ERROR,              /* a client error or a missed deadline: back to 0 */
+};
+/*
+ * One outcome of a result of avid on hostid: n_valid, n_invalid or
+ * n_errors one more, consecutive_valid as the outcome says, error_rate
+ * moved toward 1 (not valid) or 0 (valid) and turnaround_avg toward
+ * turnaround (seconds from sending to receipt; a missed deadline gives its
+ * delay bound; <= 0 or not finite: left as it is), each weighing
+ * 1/min(outcomes, 20); the row made if need be. One statement, inside the
+ * caller's transaction (the one that sets the outcome).
+ */
+int db_hav_outcome(struct db *db, int64_t hostid, int64_t avid, enum hav_outcome o,
+		   double turnaround);
 
 /* The estimated FLOPs of a workunit (db_workunit_enum_fpops). */
 struct db_wu_fpops {

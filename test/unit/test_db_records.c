@@ -633,7 +633,11 @@ static void test_hav_moving_average(void **state)
 	assert_int_equal(hav_row(901, 31).n_jobs, 16);
 }
 
-/* Verdicts count; an invalid one ends the run of valid ones; a row is made if need be. */
+/*
+ * Verdicts count; an invalid one ends the run of valid ones; a row is made if
+ * need be. Errors count and end it too; an unverified valid one neither adds
+ * to it nor ends it; error_rate and turnaround_avg move with each outcome.
+ */
 static void test_hav_validated(void **state)
 {
 	static const bool verdicts[] = { true, true, false, true, true };
@@ -642,24 +646,43 @@ static void test_hav_validated(void **state)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(verdicts); i++)
-		assert_int_equal(db_hav_validated(db, 902, 7, verdicts[i]), DB_OK);
+		assert_int_equal(db_hav_outcome(db, 902, 7, verdicts[i] ? HAV_VALID : HAV_INVALID,
+						100), DB_OK);
 	h = hav_row(902, 7);
 	assert_int_equal(h.n_valid, 4);
 	assert_int_equal(h.n_invalid, 1);
 	assert_int_equal(h.consecutive_valid, 2);
 	assert_int_equal(h.n_jobs, 0);
+	/* the k-th outcome moves it 1/k of the way: 0, 0, 1/3, 1/4, 1/5 */
+	assert_close(h.error_rate, 0.2);
+	assert_close(h.turnaround_avg, 100);
+	assert_int_equal(db_hav_outcome(db, 902, 7, HAV_VALID_UNVERIFIED, 600), DB_OK);
+	h = hav_row(902, 7);
+	assert_int_equal(h.n_valid, 5);
+	assert_int_equal(h.consecutive_valid, 2);
+	assert_close(h.error_rate, 0.2 * 5 / 6);
+	assert_close(h.turnaround_avg, 100 + 500.0 / 6);
+	/* an unknown turnaround leaves the average */
+	assert_int_equal(db_hav_outcome(db, 902, 7, HAV_ERROR, -1), DB_OK);
+	h = hav_row(902, 7);
+	assert_int_equal(h.n_errors, 1);
+	assert_int_equal(h.consecutive_valid, 0);
+	assert_close(h.turnaround_avg, 100 + 500.0 / 6);
+	assert_int_equal(db_hav_outcome(db, 902, 7, HAV_VALID, 100), DB_OK);
+	assert_int_equal(hav_row(902, 7).consecutive_valid, 1);
 	assert_int_equal(hav_sample(902, 7, 5e9, 20), DB_OK);
-	assert_int_equal(db_hav_validated(db, 902, 7, false), DB_OK);
+	assert_int_equal(db_hav_outcome(db, 902, 7, HAV_INVALID, 100), DB_OK);
 	h = hav_row(902, 7);
 	assert_int_equal(h.n_jobs, 1);
 	assert_close(h.flops_avg, 5e9);
 	assert_int_equal(h.n_invalid, 2);
+	assert_int_equal(h.n_valid, 6);
 	assert_int_equal(h.consecutive_valid, 0);
 	/* a host's rows only, by app version; the caller's transaction rolls them back */
 	assert_int_equal(hav_sample(902, 3, 1e9, 20), DB_OK);
 	assert_int_equal(db_begin(db), DB_OK);
 	assert_int_equal(hav_sample(902, 5, 1e9, 20), DB_OK);
-	assert_int_equal(db_hav_validated(db, 902, 3, true), DB_OK);
+	assert_int_equal(db_hav_outcome(db, 902, 3, HAV_VALID, 50), DB_OK);
 	assert_int_equal(db_rollback(db), DB_OK);
 	assert_int_equal(db_hav_enum_host(db, 902, collect_hav, &x), DB_OK);
 	assert_int_equal(x.n, 2);
