@@ -266,6 +266,7 @@ static const struct db_column result_cols[] = {
 	COL(result, batch, DB_T_I64, 0),
 	COL(result, file_delete_state, DB_T_INT, 0),
 	COL(result, validate_state, DB_T_INT, 0),
+	COL(result, validate_why, DB_T_INT, 0),
 	COL(result, claimed_credit, DB_T_DOUBLE, 0),
 	COL(result, granted_credit, DB_T_DOUBLE, 0),
 	COL(result, opaque, DB_T_DOUBLE, 0),

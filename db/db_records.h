@@ -65,6 +65,15 @@
 #define VALIDATE_STATE_INCONCLUSIVE 4
 #define VALIDATE_STATE_TOO_LATE 5
 
+/* result.validate_why (wseq): what the validator's verdict rests on */
+#define VALIDATE_WHY_NONE 0             /* no verdict yet, or one from before schema 16 */
+#define VALIDATE_WHY_CHECK_OK 1         /* the per-result check passed (no comparison) */
+#define VALIDATE_WHY_CHECK_FAILED 2     /* the per-result check said invalid */
+#define VALIDATE_WHY_FILES 3            /* an output file missing, unreadable or bad */
+#define VALIDATE_WHY_AGREED 4           /* agreed with the quorum's canonical result */
+#define VALIDATE_WHY_DISAGREED 5        /* disagreed with the canonical result */
+#define VALIDATE_WHY_CHECK_RETRY 6      /* the check crashed or timed out: waiting */
+
 /* workunit.file_delete_state, result.file_delete_state, seq_file.file_delete_state */
 #define FILE_DELETE_INIT 0
 #define FILE_DELETE_READY 1
@@ -356,6 +365,7 @@ struct db_result {
 	int64_t batch;
 	int file_delete_state;
 	int validate_state;
+	int validate_why;               /* wseq: VALIDATE_WHY_* */
 	double claimed_credit;
 	double granted_credit;
 	double opaque;

@@ -297,6 +297,8 @@ CREATE TABLE `result` (
     batch               BIGINT NOT NULL DEFAULT 0,
     file_delete_state   INT NOT NULL DEFAULT 0,
     validate_state      INT NOT NULL DEFAULT 0,
+    -- wseq: why the validator judged it so (VALIDATE_WHY_* in db_records.h)
+    validate_why        INT NOT NULL DEFAULT 0,
     claimed_credit      DOUBLE NOT NULL DEFAULT 0,
     granted_credit      DOUBLE NOT NULL DEFAULT 0,
     opaque              DOUBLE NOT NULL DEFAULT 0,
