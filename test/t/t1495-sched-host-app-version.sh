@@ -27,6 +27,13 @@ hav() { q "select $1 from host_app_version where host_id=$H"; }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 # near GOT WANT: GOT within 1% of WANT
 near() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.01 * w) }'; }
+# jobs NAME...: a quorum-1 job each, ready to send (create_work options in $JOBOPTS)
+jobs() {
+	for j in "$@"; do
+		echo "--wu_name $j --min_quorum 1 --target_nresults 1 --rsc_fpops_est 3e12 ${JOBOPTS:-} $TRASH_DIRECTORY/in"
+	done | test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
+	test_project bin/transitioner --one_pass >>setup.log 2>&1
+}
 validate() {
 	test_project bin/transitioner --one_pass >>daemons.log 2>&1 &&
 	test_project bin/validator --one_pass >>daemons.log 2>&1
@@ -109,9 +116,7 @@ test_expect_success 'an invalid result counts and resets the run of valid ones' 
 
 test_expect_success 'an elapsed time of 1e300 s is no sample and no database error' '
 	H=$(cat hid) &&
-	echo "--wu_name j7 --min_quorum 1 --target_nresults 1 --rsc_fpops_est 3e12 $TRASH_DIRECTORY/in" |
-		test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
-	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	jobs j7 &&
 	req "$H" >r && sched_rpc r reply &&
 	sched_reply_jobs reply >sent && test "$(cat sent)" = j7_0 &&
 	req "$H" "$(sched_report j7_0 5 0 1e300)" >r && sched_rpc r reply &&
@@ -123,10 +128,7 @@ test_expect_success 'an elapsed time of 1e300 s is no sample and no database err
 
 test_expect_success 'a client error ends a run of valid results at once' '
 	H=$(cat hid) &&
-	for j in j8 j9; do
-		echo "--wu_name $j --min_quorum 1 --target_nresults 1 --rsc_fpops_est 3e12 $TRASH_DIRECTORY/in"
-	done | test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
-	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	jobs j8 j9 &&
 	req "$H" >r && sched_rpc r reply &&
 	sched_reply_jobs reply | sort >sent && test "$(cat sent | tr "\n" " ")" = "j8_0 j9_0 " &&
 	host_upload_output j8_0 &&
@@ -143,18 +145,14 @@ test_expect_success 'a client error ends a run of valid results at once' '
 
 test_expect_success 'a missed deadline is an error at the delay bound, in the transitioner' '
 	H=$(cat hid) &&
-	echo "--wu_name j10 --min_quorum 1 --target_nresults 1 --delay_bound 100000 --rsc_fpops_est 3e12 $TRASH_DIRECTORY/in" |
-		test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
-	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	JOBOPTS="--delay_bound 100000" jobs j10 &&
 	req "$H" >r && sched_rpc r reply &&
 	test "$(sched_reply_jobs reply)" = j10_0 &&
 	host_upload_output j10_0 && req "$H" "$(sched_report j10_0 5 0 100)" >r && sched_rpc r reply &&
 	validate && test "$(hav consecutive_valid)" = 1 &&
 	errs=$(hav n_errors) rate=$(hav error_rate) ta=$(hav turnaround_avg) &&
 	gt 1000 "$ta" &&
-	echo "--wu_name j11 --min_quorum 1 --target_nresults 1 --delay_bound 100000 --rsc_fpops_est 3e12 $TRASH_DIRECTORY/in" |
-		test_project bin/create_work --appname wseq_sample --stdin >>setup.log 2>&1 &&
-	test_project bin/transitioner --one_pass >>setup.log 2>&1 &&
+	JOBOPTS="--delay_bound 100000" jobs j11 &&
 	req "$H" >r && sched_rpc r reply &&
 	test "$(sched_reply_jobs reply)" = j11_0 &&
 	q "update result set report_deadline=unix_timestamp()-1 where name=\"j11_0\";
