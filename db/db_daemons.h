@@ -22,7 +22,8 @@ extern const struct db_query dbq_app_all, dbq_wu_transition_mod, dbq_wu_need_val
 	dbq_wu_assimilate_mod, dbq_wu_file_delete_mod, dbq_result_file_delete_mod,
 	dbq_wu_lock, dbq_result_by_workunit_lock, dbq_wu_update_state,
 	dbq_result_update_state, dbq_result_set_validate_why, dbq_result_set_file_delete,
-	dbq_wu_unindexed, dbq_wu_any_unindexed, dbq_wu_set_indexed, dbq_wu_file_add, dbq_wu_file_others,
+	dbq_wu_unindexed, dbq_wu_any_unindexed, dbq_wu_set_indexed, dbq_wu_file_add,
+	dbq_wu_file_others,
 	dbq_wu_file_drop, dbq_job_file_expired_after, dbq_job_file_lock, dbq_bfa_live,
 	dbq_app_version_file, dbq_bfa_drop_file, dbq_wu_set_transition;
 

@@ -83,7 +83,8 @@ struct db_ops_segment {
 typedef int db_ops_segment_fn(struct db_ops_segment *, void *);
 
 extern const struct db_table db_ops_result_table, db_ops_segment_table;
-extern const struct db_query dbq_ops_recent_errors, dbq_ops_invalid_results, dbq_ops_host_results, dbq_ops_wu_results,
+extern const struct db_query dbq_ops_recent_errors, dbq_ops_invalid_results, dbq_ops_host_results,
+	dbq_ops_wu_results,
 	dbq_ops_hosts_recent, dbq_ops_host_sequences, dbq_ops_batches, dbq_ops_batch_jobs,
 	dbq_ops_batch_lease, dbq_ops_sequences, dbq_ops_sequences_state, dbq_ops_seq_segments,
 	dbq_ops_seq_files, dbq_ops_versions, dbq_ops_platforms;
