@@ -334,14 +334,32 @@ static bool segment_moves_sequence(const struct db_workunit *wu, const struct db
 	return g.status == SEG_LATE && seq_policy_after_segment(&v, &g, why) == SEQ_NEXT_RELOCATE;
 }
 
+/*
+ * A successful result the validator has not looked at (not even checked
+ * alone, VALIDATE_WHY_NONE): below the quorum it is checked at once, so one
+ * that fails its check is replaced without waiting for the others.
+ */
+static bool unchecked_success(const struct db_result_list *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].server_state == RESULT_SERVER_STATE_OVER &&
+		    rs->v[i].outcome == RESULT_OUTCOME_SUCCESS &&
+		    rs->v[i].validate_state == VALIDATE_STATE_INIT &&
+		    rs->v[i].validate_why == VALIDATE_WHY_NONE)
+			return true;
+	return false;
+}
+
 /* Set need_validate, close a workunit that is over, or create the results it needs. */
 static int settle_workunit(struct db *db, struct tr_job *j, struct db_workunit *wu,
 			   struct db_result_list *rs, bool *changed, const struct tr_counts *c)
 {
 	int needed;
 
-	if (c->have_new && c->nsuccess >= wu->min_quorum && !wu->error_mask && !wu->need_validate &&
-	    !c->canon_missing) {
+	if (c->have_new && (c->nsuccess >= wu->min_quorum || unchecked_success(rs)) &&
+	    !wu->error_mask && !wu->need_validate && !c->canon_missing) {
 		log_info("[WU#%" PRId64 " %s] need_validate =>1", wu->id, wu->name);
 		wu->need_validate = 1;
 	}

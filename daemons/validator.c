@@ -113,6 +113,7 @@ struct vitem {
 	int was;                /* validate_state as read */
 	bool loaded;
 	bool changed;
+	bool check_retry;       /* its check could not tell: it waits (VALIDATE_WHY_CHECK_RETRY) */
 };
 
 static int take_result(struct db_result *r, void *arg)
@@ -270,9 +271,16 @@ static int runtime_credit(struct val_job *j, const struct db_workunit *wu, struc
 	return 0;
 }
 
-static void set_invalid(struct vitem *it, bool validate_error)
+/*
+ * why: VALIDATE_WHY_DISAGREED (outvoted), else the result itself is bad
+ * (its files, its check) and its outcome is VALIDATE_ERROR.
+ */
+static void set_invalid(struct vitem *it, int why)
 {
+	bool validate_error = why != VALIDATE_WHY_DISAGREED;
+
 	it->r->validate_state = VALIDATE_STATE_INVALID;
+	it->r->validate_why = why;
 	if (validate_error)
 		it->r->outcome = RESULT_OUTCOME_VALIDATE_ERROR;
 	it->changed = true;
@@ -300,24 +308,32 @@ static int check_result(const struct daemon_ctx *ctx, const struct vresult *vr)
 }
 
 /*
- * Load the item's files and check them; false if the result turned out
- * invalid (or -1 in *err).
+ * Load the item's files and check them (unless a pass has checked them
+ * already: VALIDATE_WHY_CHECK_OK on a result still waiting); false if the
+ * result turned out invalid (or -1 in *err, it->check_retry if the check
+ * could not tell).
  */
 static bool load(const struct daemon_ctx *ctx, struct vitem *it, int *err)
 {
-	int rc;
+	bool checked = it->r->validate_why == VALIDATE_WHY_CHECK_OK &&
+		       (it->r->validate_state == VALIDATE_STATE_INIT ||
+			it->r->validate_state == VALIDATE_STATE_INCONCLUSIVE);
+	int rc, why = VALIDATE_WHY_FILES;
 
 	if (it->loaded)
 		return true;
 	rc = vresult_load(ctx->cfg, it->r, &it->vr);
-	if (rc == 0)
+	if (rc == 0 && !checked) {
+		why = VALIDATE_WHY_CHECK_FAILED;
 		rc = check_result(ctx, &it->vr);
+		it->check_retry = rc < 0;
+	}
 	if (rc < 0) {
 		*err = -1;
 		return false;
 	}
 	if (rc > 0) {
-		set_invalid(it, true);
+		set_invalid(it, why);
 		return false;
 	}
 	it->loaded = true;
@@ -364,13 +380,41 @@ static int check_against(struct val_job *j, struct db_workunit *wu, struct vitem
 		}
 		if (c == VALIDATE_EQUIVALENT) {
 			it->r->validate_state = VALIDATE_STATE_VALID;
+			it->r->validate_why = VALIDATE_WHY_AGREED;
 			/* already bounded: by the cap, and a claim by the canonical host's speed */
 			it->r->granted_credit = canon->r->granted_credit;
 			it->changed = true;
 			log_info("[RESULT#%" PRId64 " %s] valid (agrees with canonical %s)",
 				 it->r->id, it->r->name, canon->r->name);
 		} else {
-			set_invalid(it, false);
+			set_invalid(it, VALIDATE_WHY_DISAGREED);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Fewer than a quorum of results: each new one is checked alone (its files,
+ * the project's check), so one that fails is INVALID at once and the
+ * transitioner replaces it without waiting for the others; one that passes
+ * waits, marked VALIDATE_WHY_CHECK_OK so it is not checked again.
+ */
+static int check_alone(struct val_job *j, struct vitem **viable, size_t nv)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nv; i++) {
+		struct vitem *it = viable[i];
+
+		if (it->r->validate_state != VALIDATE_STATE_INIT ||
+		    it->r->validate_why == VALIDATE_WHY_CHECK_OK)
+			continue;
+		if (load(j->ctx, it, &err)) {
+			it->r->validate_why = VALIDATE_WHY_CHECK_OK;
+			it->changed = true;
+		} else if (err) {
+			return err;
 		}
 	}
 	return 0;
@@ -402,8 +446,10 @@ static int check_set(struct val_job *j, const struct db_workunit *wu, struct vit
 			viable[nv++] = it;
 	}
 	*nsuccess = *nviable = nv;
-	if (nv < (size_t)quorum)
+	if (nv < (size_t)quorum) {
+		err = check_alone(j, viable, nv);
 		goto out;
+	}
 	for (i = 0, k = 0; i < nv; i++) {
 		if (load(j->ctx, viable[i], &err))
 			viable[k++] = viable[i];
@@ -451,6 +497,8 @@ static int check_set(struct val_job *j, const struct db_workunit *wu, struct vit
 		for (k = 0; k < nv; k++) {
 			if (agree[k]) {
 				viable[k]->r->validate_state = VALIDATE_STATE_VALID;
+				viable[k]->r->validate_why = quorum > 1 ? VALIDATE_WHY_AGREED
+									: VALIDATE_WHY_CHECK_OK;
 				viable[k]->r->granted_credit = credit;
 				viable[k]->changed = true;
 				if (claimed && speed_capped(j, viable[k]->r, credit,
@@ -459,13 +507,14 @@ static int check_set(struct val_job *j, const struct db_workunit *wu, struct vit
 					goto out;
 				}
 			} else {
-				set_invalid(viable[k], false);
+				set_invalid(viable[k], VALIDATE_WHY_DISAGREED);
 			}
 		}
 	} else {
 		for (k = 0; k < nv; k++) {
 			if (viable[k]->r->validate_state == VALIDATE_STATE_INIT) {
 				viable[k]->r->validate_state = VALIDATE_STATE_INCONCLUSIVE;
+				viable[k]->r->validate_why = VALIDATE_WHY_CHECK_OK;
 				viable[k]->changed = true;
 			}
 		}
@@ -730,6 +779,23 @@ static int count_verdict(struct db *db, const struct vitem *it)
 			      (double)(r->received_time - r->sent_time));
 }
 
+/*
+ * The workunit waits for a later pass: nothing judged now is written but
+ * the mark of the results whose check could not tell (DB_NOT_FOUND: no
+ * such result, nothing to commit).
+ */
+static int check_retried(struct db *db, const struct vitem *items, size_t n)
+{
+	size_t i;
+	int rc = DB_NOT_FOUND;
+
+	for (i = 0; i < n && rc != DB_ERROR && rc != DB_RETRY; i++)
+		if (items[i].check_retry)
+			rc = db_result_set_validate_why(db, items[i].r->id,
+							VALIDATE_WHY_CHECK_RETRY);
+	return rc;
+}
+
 static int validate(struct db *db, void *arg)
 {
 	struct val_job *j = arg;
@@ -771,7 +837,7 @@ static int validate(struct db *db, void *arg)
 		if (!j->retry)
 			log_error("[WU#%" PRId64 " %s] cannot validate now", wus[0].id, wus[0].name);
 		j->retry = true;
-		rc = DB_NOT_FOUND;
+		rc = check_retried(db, items, rs.n);
 		goto out;
 	}
 	for (i = 0; rc == DB_OK && i < rs.n; i++)
@@ -832,7 +898,7 @@ static int validate_app(struct daemon_ctx *ctx, int64_t appid, bool *worked)
 			if (daemon_stopping(ctx))
 				break;
 			rc = db_txn_run(ctx->db, validate, &j);
-			if (rc == DB_OK)
+			if (rc == DB_OK && !j.retry)
 				*worked = true;
 			else if (rc == DB_NOT_FOUND)
 				rc = DB_OK;

@@ -55,8 +55,11 @@ const struct db_query dbq_wu_set_transition = {
 };
 const struct db_query dbq_result_update_state = {
 	"result_update_state", NULL,
-	"UPDATE result SET server_state=?, outcome=?, validate_state=?, file_delete_state=?, "
-	"granted_credit=? WHERE id=?", "iiiidi"
+	"UPDATE result SET server_state=?, outcome=?, validate_state=?, validate_why=?, "
+	"file_delete_state=?, granted_credit=? WHERE id=?", "iiiiidi"
+};
+const struct db_query dbq_result_set_validate_why = {
+	"result_set_validate_why", NULL, "UPDATE result SET validate_why=? WHERE id=?", "ii"
 };
 const struct db_query dbq_result_set_file_delete = {
 	"result_set_file_delete", NULL,
@@ -277,10 +280,18 @@ int db_result_update_state(struct db *db, const struct db_result *r)
 {
 	struct db_val v[] = {
 		DBV_INT(r->server_state), DBV_INT(r->outcome), DBV_INT(r->validate_state),
-		DBV_INT(r->file_delete_state), DBV_DBL(r->granted_credit), DBV_INT(r->id),
+		DBV_INT(r->validate_why), DBV_INT(r->file_delete_state), DBV_DBL(r->granted_credit),
+		DBV_INT(r->id),
 	};
 
 	return db_query_exec(db, &dbq_result_update_state, v, ARRAY_SIZE(v), NULL);
+}
+
+int db_result_set_validate_why(struct db *db, int64_t id, int why)
+{
+	struct db_val v[] = { DBV_INT(why), DBV_INT(id) };
+
+	return db_query_exec(db, &dbq_result_set_validate_why, v, ARRAY_SIZE(v), NULL);
 }
 
 int db_result_set_file_delete(struct db *db, int64_t id, int state)

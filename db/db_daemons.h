@@ -21,8 +21,9 @@
 extern const struct db_query dbq_app_all, dbq_wu_transition_mod, dbq_wu_need_validate_mod,
 	dbq_wu_assimilate_mod, dbq_wu_file_delete_mod, dbq_result_file_delete_mod,
 	dbq_wu_lock, dbq_result_by_workunit_lock, dbq_wu_update_state,
-	dbq_result_update_state, dbq_result_set_file_delete, dbq_wu_unindexed,
-	dbq_wu_any_unindexed, dbq_wu_set_indexed, dbq_wu_file_add, dbq_wu_file_others,
+	dbq_result_update_state, dbq_result_set_validate_why, dbq_result_set_file_delete,
+	dbq_wu_unindexed, dbq_wu_any_unindexed, dbq_wu_set_indexed, dbq_wu_file_add,
+	dbq_wu_file_others,
 	dbq_wu_file_drop, dbq_job_file_expired_after, dbq_job_file_lock, dbq_bfa_live,
 	dbq_app_version_file, dbq_bfa_drop_file, dbq_wu_set_transition;
 
@@ -72,8 +73,11 @@ int db_result_enum_workunit_lock(struct db *db, int64_t wuid,
 int db_workunit_update_state(struct db *db, const struct db_workunit *wu);
 /* Only transition_time (outside the per-workunit transaction). */
 int db_workunit_set_transition(struct db *db, int64_t wuid, int64_t t);
-/* ... of a result: server_state, outcome, validate_state, file_delete_state, granted_credit. */
+/* ... of a result: server_state, outcome, validate_state, validate_why, file_delete_state,
+ * granted_credit. */
 int db_result_update_state(struct db *db, const struct db_result *r);
+/* Only validate_why: a verdict that is not one yet (VALIDATE_WHY_CHECK_RETRY). */
+int db_result_set_validate_why(struct db *db, int64_t id, int why);
 /* A result's file_delete_state (the file deleter's DONE or ERROR); DB_NOT_FOUND if it is gone. */
 int db_result_set_file_delete(struct db *db, int64_t id, int state);
 

@@ -26,6 +26,7 @@ COUNT_TABLE(outcome_t, "result", "outcome", "0", "0");
 COUNT_TABLE(error_app_t, "result", "appid", "outcome", "exit_status");
 COUNT_TABLE(error_host_t, "result", "hostid", "outcome", "0");
 COUNT_TABLE(version_t, "result", "app_version_id", "0", "0");
+COUNT_TABLE(invalid_why_t, "result", "appid", "validate_why", "0");
 COUNT_TABLE(batch_wu_t, "workunit", "canonical_resultid<>0", "error_mask<>0",
 	    "(error_mask&16)<>0");
 
@@ -62,6 +63,12 @@ const struct db_query dbq_ops_errors_by_host = {
 	"ops_errors_by_host", &error_host_t,
 	"FORCE INDEX (res_deadline) WHERE server_state=5 AND report_deadline>? AND outcome IN (3, 4, 6, 7) "
 	"GROUP BY hostid, outcome ORDER BY COUNT(*) DESC, hostid LIMIT ?", "ii"
+};
+const struct db_query dbq_ops_invalid_by_why = {
+	"ops_invalid_by_why", &invalid_why_t,
+	"FORCE INDEX (res_deadline) WHERE server_state=5 AND report_deadline>? AND "
+	"(validate_state=2 OR validate_why=6) GROUP BY appid, validate_why "
+	"ORDER BY appid, validate_why LIMIT ?", "ii"
 };
 const struct db_query dbq_ops_host_counts = {
 	"ops_host_counts", &result_state_t, "WHERE hostid=? GROUP BY server_state, outcome", "i"
@@ -125,6 +132,14 @@ int db_ops_errors_by_host(struct db *db, int64_t since, int limit, db_ops_count_
 	struct db_val v[] = { DBV_INT(since), DBV_INT(limit) };
 
 	return counts(db, &dbq_ops_errors_by_host, v, ARRAY_SIZE(v), fn, arg);
+}
+
+int db_ops_invalid_by_why(struct db *db, int64_t since, int limit, db_ops_count_fn *fn,
+			  void *arg)
+{
+	struct db_val v[] = { DBV_INT(since), DBV_INT(limit) };
+
+	return counts(db, &dbq_ops_invalid_by_why, v, ARRAY_SIZE(v), fn, arg);
 }
 
 int db_ops_host_counts(struct db *db, int64_t hostid, db_ops_count_fn *fn, void *arg)

@@ -19,7 +19,8 @@ typedef int db_ops_count_fn(struct db_ops_count *, void *);
 
 extern const struct db_query dbq_ops_result_states, dbq_ops_wu_states, dbq_ops_seq_states,
 	dbq_ops_batch_states, dbq_ops_outcomes_since, dbq_ops_errors_by_app, dbq_ops_errors_by_host,
-	dbq_ops_host_counts, dbq_host_versions_in_progress, dbq_ops_batch_wu_counts, dbq_ops_batch_result_counts;
+	dbq_ops_host_counts, dbq_host_versions_in_progress, dbq_ops_batch_wu_counts,
+	dbq_ops_batch_result_counts, dbq_ops_invalid_by_why;
 
 /* Results not over (inactive, unsent, in progress) by (server_state, 0). */
 int db_ops_result_states(struct db *db, db_ops_count_fn *fn, void *arg);
@@ -35,6 +36,12 @@ int db_ops_errors_by_app(struct db *db, int64_t since, int limit, db_ops_count_f
 			 void *arg);
 /* ... by (hostid, outcome), most first. */
 int db_ops_errors_by_host(struct db *db, int64_t since, int limit, db_ops_count_fn *fn,
+			  void *arg);
+/*
+ * The same results judged invalid, or waiting because their check could
+ * not tell, by (appid, validate_why): a fixed order, at most limit.
+ */
+int db_ops_invalid_by_why(struct db *db, int64_t since, int limit, db_ops_count_fn *fn,
 			  void *arg);
 /* A host's results by (server_state, outcome). */
 int db_ops_host_counts(struct db *db, int64_t hostid, db_ops_count_fn *fn, void *arg);
@@ -54,7 +61,7 @@ struct db_ops_result {
 	int64_t workunitid;
 	int64_t hostid;
 	int64_t appid;
-	int server_state, outcome, validate_state, exit_status;
+	int server_state, outcome, validate_state, validate_why, exit_status;
 	int64_t sent_time, received_time, report_deadline;
 	double elapsed_time;
 	char *stderr_head;      /* the first bytes of stderr_out */
@@ -76,7 +83,8 @@ struct db_ops_segment {
 typedef int db_ops_segment_fn(struct db_ops_segment *, void *);
 
 extern const struct db_table db_ops_result_table, db_ops_segment_table;
-extern const struct db_query dbq_ops_recent_errors, dbq_ops_host_results, dbq_ops_wu_results,
+extern const struct db_query dbq_ops_recent_errors, dbq_ops_invalid_results, dbq_ops_host_results,
+	dbq_ops_wu_results,
 	dbq_ops_hosts_recent, dbq_ops_host_sequences, dbq_ops_batches, dbq_ops_batch_jobs,
 	dbq_ops_batch_lease, dbq_ops_sequences, dbq_ops_sequences_state, dbq_ops_seq_segments,
 	dbq_ops_seq_files, dbq_ops_versions, dbq_ops_platforms;
@@ -84,6 +92,9 @@ extern const struct db_query dbq_ops_recent_errors, dbq_ops_host_results, dbq_op
 /* Results in error over whose deadline is after since, latest deadline first. */
 int db_ops_recent_errors(struct db *db, int64_t since, int limit, db_ops_result_fn *fn,
 			 void *arg);
+/* Those of db_ops_invalid_by_why of one app and validate_why, latest deadline first. */
+int db_ops_invalid_results(struct db *db, int64_t since, int64_t appid, int why, int limit,
+			   db_ops_result_fn *fn, void *arg);
 /* A host's results, newest first; a workunit's, by id. */
 int db_ops_host_results(struct db *db, int64_t hostid, int limit, db_ops_result_fn *fn,
 			void *arg);

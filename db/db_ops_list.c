@@ -16,6 +16,7 @@ static const struct db_column result_cols[] = {
 	{ "result.server_state", DB_T_INT, RES(server_state), DB_COL_EXPR },
 	{ "result.outcome", DB_T_INT, RES(outcome), DB_COL_EXPR },
 	{ "result.validate_state", DB_T_INT, RES(validate_state), DB_COL_EXPR },
+	{ "result.validate_why", DB_T_INT, RES(validate_why), DB_COL_EXPR },
 	{ "result.exit_status", DB_T_INT, RES(exit_status), DB_COL_EXPR },
 	{ "result.sent_time", DB_T_I64, RES(sent_time), DB_COL_EXPR },
 	{ "result.received_time", DB_T_I64, RES(received_time), DB_COL_EXPR },
@@ -33,6 +34,13 @@ const struct db_query dbq_ops_recent_errors = {
 	"ops_recent_errors", &db_ops_result_table,
 	"FORCE INDEX (res_deadline) " RESULT_FROM "WHERE result.server_state=5 AND result.report_deadline>? "
 	"AND result.outcome IN (3, 4, 6, 7) ORDER BY result.report_deadline DESC LIMIT ?", "ii"
+};
+const struct db_query dbq_ops_invalid_results = {
+	"ops_invalid_results", &db_ops_result_table,
+	"FORCE INDEX (res_deadline) " RESULT_FROM "WHERE result.server_state=5 "
+	"AND result.report_deadline>? AND result.appid=? AND result.validate_why=? "
+	"AND (result.validate_state=2 OR result.validate_why=6) "
+	"ORDER BY result.report_deadline DESC LIMIT ?", "iiii"
 };
 const struct db_query dbq_ops_host_results = {
 	"ops_host_results", &db_ops_result_table,
@@ -133,6 +141,14 @@ int db_ops_recent_errors(struct db *db, int64_t since, int limit, db_ops_result_
 			 void *arg)
 {
 	return results(db, &dbq_ops_recent_errors, since, limit, fn, arg);
+}
+
+int db_ops_invalid_results(struct db *db, int64_t since, int64_t appid, int why, int limit,
+			   db_ops_result_fn *fn, void *arg)
+{
+	struct db_val v[] = { DBV_INT(since), DBV_INT(appid), DBV_INT(why), DBV_INT(limit) };
+
+	return db_query_rows(db, &dbq_ops_invalid_results, v, ARRAY_SIZE(v), (db_row_fn)fn, arg);
 }
 
 int db_ops_host_results(struct db *db, int64_t hostid, int limit, db_ops_result_fn *fn,

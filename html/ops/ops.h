@@ -84,6 +84,8 @@ void ops_db_failed(struct ops *o, const char *what);
 /* Names of states, as BOINC's ops pages call them. */
 const char *ops_result_state(int server_state, int outcome, int validate_state);
 const char *ops_outcome_name(int outcome);
+/* What a verdict rests on (result.validate_why, VALIDATE_WHY_*). */
+const char *ops_validate_why(int why);
 const char *ops_seq_state(int state);
 const char *ops_batch_state(int state);
 const char *ops_relocate_reason(int why);
@@ -100,6 +102,10 @@ void ops_sequences(struct ops *o);      /* ops_seq.c */
 void ops_sequence(struct ops *o);
 void ops_workunit(struct ops *o);       /* ops_actions.c */
 void ops_cancel_post(struct ops *o);
+void ops_invalid(struct ops *o);        /* ops_errors.c */
+void ops_revalidate_post(struct ops *o);        /* ops_revalidate.c */
+/* The revalidate form of a workunit's page (ops_revalidate.c). */
+void ops_revalidate_form(struct ops *o, int64_t wuid);
 
 /* ops_svg.c: the timeline of a sequence's branches, drawn into b. */
 struct db_ops_segment;

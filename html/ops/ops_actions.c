@@ -1,5 +1,6 @@
 /*
- * A workunit's page (its results, a form to cancel it) and the cancel
+ * A workunit's page (its results and what each verdict rests on, a form
+ * to cancel it, one to revalidate it: ops_revalidate.c) and the cancel
  * action behind every cancel form: POST cancel with what=wu|seq|batch and
  * id, the page's CSRF token, done through backend/cancel.h and logged with
  * the admin's name.
@@ -23,8 +24,9 @@ static int result_row(struct db_ops_result *r, void *arg)
 	sbuf_addstr(o->b, "</td><td>");
 	if (r->hostid)
 		ops_linkf(o, *r->host_name ? r->host_name : id, "host?id=%" PRId64, r->hostid);
-	sbuf_addf(o->b, "</td><td>%s</td><td class=\"num\">%d</td><td>",
-		  ops_result_state(r->server_state, r->outcome, r->validate_state), r->exit_status);
+	sbuf_addf(o->b, "</td><td>%s</td><td>%s</td><td class=\"num\">%d</td><td>",
+		  ops_result_state(r->server_state, r->outcome, r->validate_state),
+		  ops_validate_why(r->validate_why), r->exit_status);
 	ops_time(o->b, r->sent_time);
 	sbuf_addstr(o->b, "</td><td>");
 	ops_time(o->b, r->received_time);
@@ -90,11 +92,13 @@ void ops_workunit(struct ops *o)
 	if (!wu.error_mask && !wu.canonical_resultid)
 		ops_cancel_form(o, "wu", wu.id, wu.seq_id ? "Cancel its sequence" :
 				"Cancel this workunit");
+	if (!wu.error_mask && wu.assimilate_state != ASSIMILATE_DONE)
+		ops_revalidate_form(o, wu.id);
 	sbuf_addstr(o->b, "<h2>Results</h2>\n<table id=\"wu_results\">\n<tr><th>Result</th>"
-			  "<th>Host</th><th>State</th><th>Exit</th><th>Sent</th><th>Received</th>"
-			  "<th>stderr</th></tr>\n");
+			  "<th>Host</th><th>State</th><th>Verdict rests on</th><th>Exit</th>"
+			  "<th>Sent</th><th>Received</th><th>stderr</th></tr>\n");
 	if (db_ops_wu_results(o->c->db, id, WU_RESULTS, result_row, o) != DB_OK)
-		sbuf_addstr(o->b, "<tr><td colspan=\"7\" class=\"error\">cannot be read</td></tr>\n");
+		sbuf_addstr(o->b, "<tr><td colspan=\"8\" class=\"error\">cannot be read</td></tr>\n");
 	sbuf_addstr(o->b, "</table>\n");
 	ops_end(o);
 out:

@@ -28,11 +28,12 @@
 static const char usage[] =
 	"usage: ops\n"
 	"The project's ops pages for its administrators: overview, errors, hosts,\n"
-	"batches, apps, sequences with their timelines, and cancelling work. Run by\n"
-	"the web server under <url_base>/<name>_ops/ as a FastCGI program (many\n"
-	"requests a process, under mod_fcgid) or as a CGI program (one). It reads the\n"
-	"project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or ../config.xml) and\n"
-	"logs to <log_dir>/ops.log. See the README's \"Ops pages\".\n";
+	"batches, apps, sequences with their timelines, cancelling work, revalidating\n"
+	"a workunit. Run by the web server under <url_base>/<name>_ops/ as a FastCGI\n"
+	"program (many requests a process, under mod_fcgid) or as a CGI program (one).\n"
+	"It reads the project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or\n"
+	"../config.xml) and logs to <log_dir>/ops.log. See the README's \"Ops pages\"\n"
+	"and doc/ops.md.\n";
 
 static const struct {
 	const char *name;
@@ -49,6 +50,8 @@ static const struct {
 	{ "seq", ops_sequence },
 	{ "wu", ops_workunit },
 	{ "cancel", ops_cancel_post },
+	{ "invalid", ops_invalid },
+	{ "revalidate", ops_revalidate_post },
 	{ "logout", ops_logout_post },
 };
 

@@ -1,7 +1,10 @@
 /*
  * Recent errors: the results over whose deadline fell in the last days
  * (?days=N, 1 to 365, default 7) -- by outcome; those in error by app,
- * outcome and exit status, and by host; and the latest of them.
+ * outcome and exit status, and by host; those judged invalid (or waiting
+ * on a check that could not tell) by app and what the verdict rests on
+ * (validate_why), each count a link to the list of those results
+ * (invalid?days=N&app=A&why=W); and the latest errors.
  */
 #include "ops.h"
 #include "db_daemons.h"
@@ -124,6 +127,30 @@ static void by_host(struct ops *o, const struct counts *c)
 	sbuf_addstr(o->b, "</table>\n");
 }
 
+static void by_why(struct ops *o, const struct counts *c, const struct app_names *apps, long days)
+{
+	size_t i;
+
+	sbuf_addstr(o->b, "<h2>Invalid results by check outcome</h2>\n<table id=\"by_why\">\n"
+			  "<tr><th>App</th><th>Verdict rests on</th><th>Results</th></tr>\n");
+	for (i = 0; i < c->n; i++) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%" PRId64, c->v[i].n);
+		sbuf_addstr(o->b, "<tr><td>");
+		ops_esc(o->b, app_name(apps, c->v[i].a));
+		sbuf_addf(o->b, "</td><td class=\"%s\">%s</td><td class=\"num\">",
+			  c->v[i].b == VALIDATE_WHY_CHECK_RETRY ? "dim" : "bad",
+			  ops_validate_why((int)c->v[i].b));
+		ops_linkf(o, n, "invalid?days=%ld&app=%" PRId64 "&why=%" PRId64, days, c->v[i].a,
+			  c->v[i].b);
+		sbuf_addstr(o->b, "</td></tr>\n");
+	}
+	if (!c->n)
+		sbuf_addstr(o->b, "<tr><td colspan=\"3\" class=\"dim\">No invalid results.</td></tr>\n");
+	sbuf_addstr(o->b, "</table>\n");
+}
+
 static int latest_row(struct db_ops_result *r, void *arg)
 {
 	struct ops *o = arg;
@@ -148,7 +175,7 @@ static int latest_row(struct db_ops_result *r, void *arg)
 
 void ops_errors(struct ops *o)
 {
-	struct counts *c = xcalloc(3, sizeof(*c));
+	struct counts *c = xcalloc(4, sizeof(*c));
 	struct app_names *apps = xcalloc(1, sizeof(*apps));
 	struct db *db = o->c->db;
 	long days;
@@ -161,6 +188,7 @@ void ops_errors(struct ops *o)
 	if (!db || db_ops_outcomes_since(db, since, take_count, &c[0]) != DB_OK ||
 	    db_ops_errors_by_app(db, since, GROUPS_MAX, take_count, &c[1]) != DB_OK ||
 	    db_ops_errors_by_host(db, since, GROUPS_MAX, take_count, &c[2]) != DB_OK ||
+	    db_ops_invalid_by_why(db, since, GROUPS_MAX, take_count, &c[3]) != DB_OK ||
 	    db_app_enum_all(db, take_app, apps) != DB_OK) {
 		ops_db_failed(o, "errors");
 		goto out;
@@ -177,6 +205,7 @@ void ops_errors(struct ops *o)
 	by_outcome(o, &c[0]);
 	by_app(o, &c[1], apps);
 	by_host(o, &c[2]);
+	by_why(o, &c[3], apps, days);
 	sbuf_addf(o->b, "<h2>The latest %d errors</h2>\n<table id=\"latest\">\n<tr><th>Result</th>"
 			"<th>Host</th><th>Outcome</th><th>Exit</th><th>Reported or due</th><th>stderr</th>"
 			"</tr>\n", LATEST_MAX);
@@ -189,4 +218,67 @@ out:
 		free(apps->name[i]);
 	free(apps);
 	free(c);
+}
+
+/* ---- invalid?days=N&app=A&why=W: the results behind a count of by_why ---- */
+
+static int invalid_row(struct db_ops_result *r, void *arg)
+{
+	struct ops *o = arg;
+	char id[32];
+
+	sbuf_addstr(o->b, "<tr><td>");
+	ops_linkf(o, r->name, "wu?id=%" PRId64, r->workunitid);
+	sbuf_addstr(o->b, "</td><td>");
+	if (r->hostid) {
+		snprintf(id, sizeof(id), "%" PRId64, r->hostid);
+		ops_linkf(o, *r->host_name ? r->host_name : id, "host?id=%" PRId64, r->hostid);
+	}
+	sbuf_addf(o->b, "</td><td>%s</td><td>",
+		  ops_result_state(r->server_state, r->outcome, r->validate_state));
+	ops_time(o->b, r->received_time ? r->received_time : r->report_deadline);
+	sbuf_addstr(o->b, "</td></tr>\n");
+	return 0;
+}
+
+void ops_invalid(struct ops *o)
+{
+	struct app_names *apps = xcalloc(1, sizeof(*apps));
+	struct sbuf title = SBUF_INIT(512);
+	long days, why;
+	int64_t appid;
+	size_t i, mark;
+
+	if (!ops_num_param(o, "days", 1, 365, 7, &days) || !ops_id_param(o, "app", &appid) ||
+	    !ops_num_param(o, "why", VALIDATE_WHY_NONE, VALIDATE_WHY_CHECK_RETRY, -1, &why))
+		goto out;
+	if (why < 0) {
+		ops_message(o, 400, "Bad request", "why (what a verdict rests on, 0 to 6) is missing.");
+		goto out;
+	}
+	if (!o->c->db || db_app_enum_all(o->c->db, take_app, apps) != DB_OK) {
+		ops_db_failed(o, "invalid");
+		goto out;
+	}
+	sbuf_addstr(&title, "Invalid results: ");
+	sbuf_addstr(&title, app_name(apps, appid));
+	ops_start(o, sbuf_str(&title));
+	sbuf_addf(o->b, "<p>Results of this app whose report deadline fell in the last %ld days, "
+			"judged invalid, or waiting, because: <b>%s</b> (the latest %d). ", days,
+		  ops_validate_why((int)why), LATEST_MAX);
+	ops_linkf(o, "Back to the errors", "errors?days=%ld", days);
+	sbuf_addstr(o->b, "</p>\n<table id=\"invalid\">\n<tr><th>Result</th><th>Host</th>"
+			  "<th>State</th><th>Reported or due</th></tr>\n");
+	mark = o->b->len;
+	if (db_ops_invalid_results(o->c->db, now() - days * 86400L, appid, (int)why, LATEST_MAX,
+				   invalid_row, o) != DB_OK)
+		sbuf_addstr(o->b, "<tr><td colspan=\"4\" class=\"error\">cannot be read</td></tr>\n");
+	ops_none_row(o, mark, 4);
+	sbuf_addstr(o->b, "</table>\n");
+	ops_end(o);
+out:
+	for (i = 0; i < apps->n; i++)
+		free(apps->name[i]);
+	free(apps);
+	sbuf_release(&title);
 }

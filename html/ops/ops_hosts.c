@@ -2,11 +2,13 @@
  * Hosts: those that asked for work in the last days (?days=N, default 30),
  * latest first, with their CPUs and GPUs, error rate (results ended in
  * error of those ended), average turnaround and last RPC; and a page per
- * host with its resources (CPUs and GPUs, web_host.h), results and
- * sequences.
+ * host with its resources (CPUs and GPUs, web_host.h), its reliability per
+ * app version (host_app_version: what adaptive replication trusts), results
+ * and sequences.
  */
 #include "ops.h"
 #include "db_ops.h"
+#include "db_sched.h"
 #include "log.h"
 #include "web_host.h"
 #include "wtime.h"
@@ -185,6 +187,66 @@ static int seq_row(struct db_sequence *s, void *arg)
 	return 0;
 }
 
+/* One host_app_version row: its version's app, number and plan class, and the trust it earned. */
+static int version_row(struct db_host_app_version *v, void *arg)
+{
+	struct ops *o = arg;
+	struct db_app_version av = { 0 };
+	struct db_app app = { 0 };
+	bool have = db_app_version_lookup_id(o->c->db, v->app_version_id, &av) == DB_OK &&
+		    db_app_lookup_id(o->c->db, av.appid, &app) == DB_OK;
+	bool adaptive = have && app.target_nresults > 1;
+
+	sbuf_addstr(o->b, "<tr><td>");
+	ops_esc(o->b, have ? app.name : "?");
+	sbuf_addf(o->b, "</td><td class=\"num\">%d.%02d</td><td>", av.version_num / 100,
+		  av.version_num % 100);
+	ops_esc(o->b, av.plan_class && *av.plan_class ? av.plan_class : "-");
+	sbuf_addf(o->b, "</td><td class=\"num\">%" PRId64 "</td><td class=\"num\">%" PRId64
+			"</td><td class=\"num%s\">%" PRId64 "</td><td class=\"num%s\">%" PRId64
+			"</td><td class=\"num\">%" PRId64 "</td><td class=\"num%s\">%.1f%%</td>"
+			"<td class=\"num\">", v->n_jobs, v->n_valid, v->n_invalid ? " bad" : "",
+		  v->n_invalid, v->n_errors ? " bad" : "", v->n_errors, v->consecutive_valid,
+		  v->error_rate > 0.1 ? " bad" : "", 100 * v->error_rate);
+	turnaround(o, v->turnaround_avg);
+	sbuf_addstr(o->b, "</td><td class=\"num\">");
+	if (v->flops_avg > 0)
+		sbuf_addf(o->b, "%.2f GFLOPS", v->flops_avg / 1e9);
+	else
+		sbuf_addstr(o->b, "-");
+	if (!adaptive)
+		sbuf_addstr(o->b, "</td><td class=\"dim\">no adaptive replication");
+	else if (v->consecutive_valid >= app.trust_after)
+		sbuf_addstr(o->b, "</td><td class=\"ok\">trusted");
+	else
+		sbuf_addf(o->b, "</td><td>not yet (%" PRId64 " more valid)",
+			  (int64_t)app.trust_after - v->consecutive_valid);
+	sbuf_addstr(o->b, "</td></tr>\n");
+	db_app_version_release(&av);
+	db_app_release(&app);
+	return 0;
+}
+
+static void host_versions(struct ops *o, int64_t id)
+{
+	size_t mark;
+
+	sbuf_addstr(o->b, "<h2>Reliability per app version</h2>\n<p>What each version's results "
+			  "on this host showed. Error rate: a moving average of results not valid "
+			  "(invalid, client error, missed deadline); consecutive valid results make a "
+			  "host trusted for an app with adaptive replication (its target_nresults "
+			  "&gt; 1) once they reach the app's trust_after.</p>\n"
+			  "<table id=\"host_versions\">\n<tr><th>App</th><th>Version</th>"
+			  "<th>Plan class</th><th>Jobs</th><th>Valid</th><th>Invalid</th>"
+			  "<th>Errors</th><th>Consecutive valid</th><th>Error rate</th>"
+			  "<th>Turnaround</th><th>Measured speed</th><th>Trusted</th></tr>\n");
+	mark = o->b->len;
+	if (db_hav_enum_host(o->c->db, id, version_row, o) != DB_OK)
+		sbuf_addstr(o->b, "<tr><td colspan=\"12\" class=\"error\">cannot be read</td></tr>\n");
+	ops_none_row(o, mark, 12);
+	sbuf_addstr(o->b, "</table>\n");
+}
+
 void ops_host(struct ops *o)
 {
 	struct db_host h = { 0 };
@@ -208,6 +270,7 @@ void ops_host(struct ops *o)
 	snprintf(title, sizeof(title), "Host %" PRId64, id);
 	ops_start(o, title);
 	host_facts(o, &h, &t);
+	host_versions(o, id);
 	sbuf_addstr(o->b, "<h2>Sequences assigned to it now</h2>\n<table id=\"host_seqs\">\n"
 			  "<tr><th>Sequence</th><th>State</th><th>Branch</th><th>Relocations</th></tr>\n");
 	mark = o->b->len;

@@ -180,6 +180,15 @@ const char *ops_result_state(int server_state, int outcome, int validate_state)
 	}
 }
 
+const char *ops_validate_why(int why)
+{
+	static const char *const names[] = { "-", "check passed", "check failed",
+		"output files missing or bad", "agreed with the canonical result",
+		"disagreed with the canonical result", "check could not tell (waiting)" };
+
+	return why >= 0 && why < (int)ARRAY_SIZE(names) ? names[why] : "?";
+}
+
 const char *ops_seq_state(int state)
 {
 	return state == SEQ_STATE_ACTIVE ? "active" : state == SEQ_STATE_ENDED ? "ended" :

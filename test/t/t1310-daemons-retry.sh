@@ -34,6 +34,7 @@ test_expect_success 'a third result agreeing with the first: canonical, the odd 
 	test_cmp expect actual &&
 	test "$(wu_col A canonical_resultid)" = "$(q "select id from result where name=\"A_0\"")" &&
 	test "$(q "select granted_credit from result where name=\"A_1\"")" = 0 &&
+	test "$(q "select group_concat(validate_why order by name) from result where name like \"A\\_%\"")" = "4,5,4" &&
 	run_all &&
 	test "$(cat "$P/results/A/out")" = right &&
 	test "$(wu_col A "assimilate_state, file_delete_state")" = "2	2"
@@ -46,7 +47,7 @@ test_expect_success 'an output missing on the server: VALIDATE_ERROR, and a repl
 	in_project transitioner --one_pass 2>/dev/null &&
 	in_project validator --one_pass 2>val.log &&
 	test_grep "output file B_1_0 is missing" val.log &&
-	test "$(q "select concat(outcome, validate_state) from result where name=\"B_1\"")" = 62 &&
+	test "$(q "select concat(outcome, validate_state, validate_why) from result where name=\"B_1\"")" = 623 &&
 	in_project transitioner --one_pass 2>/dev/null &&
 	test "$(q "select server_state from result where name=\"B_2\"")" = 2 &&
 	tool report B_2 --output b &&

@@ -48,6 +48,8 @@ jobs() {
 }
 # "validate_state outcome granted_credit" of a result
 verdict() { q "select validate_state, outcome, round(granted_credit) from result where name=\"$1\""; }
+# its validate_why: 1 check passed, 2 check failed, 3 files, 4 agreed, 5 disagreed, 6 check retry
+why() { q "select validate_why from result where name=\"$1\""; }
 
 test_expect_success '--help names the check options' '
 	in_project validator --help >h.val &&
@@ -58,7 +60,7 @@ test_expect_success '--help names the check options' '
 test_expect_success '--check_cmd, quorum 1: a good result is valid, canonical and credited' '
 	jobs C "1 2 3" "1 2 3 4" "1 nan" &&
 	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
-	test "$(verdict C1_0)" = "1	1	7" &&
+	test "$(verdict C1_0)" = "1	1	7" && test "$(why C1_0)" = 1 &&
 	test "$(wu_col C1 "canonical_resultid = (select id from result where name=\"C1_0\")")" = 1 &&
 	test_grep "^$(output_path C1_0_0)\$" "$CHECK_LOG"
 '
@@ -66,6 +68,7 @@ test_expect_success '--check_cmd, quorum 1: a good result is valid, canonical an
 test_expect_success 'a wrong-size and a NaN output are invalid at once (VALIDATE_ERROR), no credit' '
 	test "$(verdict C2_0)" = "2	6	0" &&
 	test "$(verdict C3_0)" = "2	6	0" &&
+	test "$(why C2_0)" = 2 && test "$(why C3_0)" = 2 &&
 	test "$(wu_col C2 "need_validate, canonical_resultid")" = "0	0" &&
 	test_grep "C2_0.*fails its check (check_cmd)" val.log
 '
@@ -82,7 +85,7 @@ test_expect_success 'a check killed by a signal leaves the result waiting' '
 	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --one_pass 2>val.log &&
 	test_grep "died of signal" val.log &&
 	test_grep "K1_0.*cannot tell" val.log &&
-	test "$(verdict K1_0)" = "0	1	0" &&
+	test "$(verdict K1_0)" = "0	1	0" && test "$(why K1_0)" = 6 &&
 	test "$(wu_col K1 "need_validate, canonical_resultid")" = "1	0"
 '
 
@@ -93,7 +96,7 @@ test_expect_success 'a check past --cmd_timeout is killed and the result waits' 
 		--one_pass 2>val.log &&
 	test $(($(date +%s) - start)) -lt 60 &&
 	test_grep "still running after 2 s: killed" val.log &&
-	test "$(verdict S1_0)" = "0	1	0" &&
+	test "$(verdict S1_0)" = "0	1	0" && test "$(why S1_0)" = 6 &&
 	test "$(wu_col S1 need_validate)" = 1 &&
 	test_must_fail pgrep -f "sleep 3261.5"
 '
@@ -103,6 +106,7 @@ test_expect_success 'a later pass with a mended check validates both' '
 	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
 	test "$(verdict K1_0)" = "1	1	7" &&
 	test "$(verdict S1_0)" = "1	1	7" &&
+	test "$(why K1_0)" = 1 && test "$(why S1_0)" = 1 &&
 	test "$(wu_col K1 need_validate)" = 0
 '
 
@@ -131,13 +135,45 @@ test_expect_success 'quorum 2: a result failing its check is invalid; only check
 	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --one_pass 2>val.log &&
 	test "$(verdict Q_1)" = "2	6	0" &&
 	test "$(q "select validate_state from result where name=\"Q_0\"")" = 4 &&
+	test "$(why Q_1)" = 2 && test "$(why Q_0)" = 1 &&
 	in_project transitioner --one_pass 2>/dev/null &&
 	tool report Q_2 --output "1 2 3" &&
 	in_project transitioner --one_pass 2>/dev/null &&
 	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
 	test "$(verdict Q_0)" = "1	1	7" &&
 	test "$(verdict Q_2)" = "1	1	7" &&
-	test "$(verdict Q_1)" = "2	6	0"
+	test "$(verdict Q_1)" = "2	6	0" &&
+	test "$(why Q_0)" = 4 && test "$(why Q_2)" = 4 && test "$(why Q_1)" = 2
+'
+
+test_expect_success 'quorum 2: a result failing its check alone is invalid at once and replaced' '
+	tool wu L --quorum 2 --target 2 --max_total 5 >/dev/null &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	tool report L_0 --output "1 nan" &&
+	in_project transitioner --one_pass 2>tr.log &&
+	test_grep "L.*need_validate =>1" tr.log &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --one_pass 2>val.log &&
+	test "$(verdict L_0)" = "2	6	0" && test "$(why L_0)" = 2 &&
+	test "$(wu_col L "need_validate, canonical_resultid")" = "0	0" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	test "$(q "select server_state from result where name=\"L_2\"")" = 2
+'
+
+test_expect_success 'a good one alone is checked once and waits; the quorum then compares' '
+	rm -f "$CHECK_LOG" &&
+	tool report L_1 --output "1 2 3" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --one_pass 2>val.log &&
+	test "$(verdict L_1)" = "0	1	0" && test "$(why L_1)" = 1 &&
+	test "$(wu_col L "need_validate, canonical_resultid")" = "0	0" &&
+	in_project transitioner --one_pass 2>tr.log &&
+	! grep -q "need_validate =>1" tr.log &&
+	tool report L_2 --output "1 2 3" &&
+	in_project transitioner --one_pass 2>/dev/null &&
+	in_project validator --check_cmd "$TRASH_DIRECTORY/check.sh" --credit 7 --one_pass 2>val.log &&
+	test "$(verdict L_1)" = "1	1	7" && test "$(verdict L_2)" = "1	1	7" &&
+	test "$(why L_1)" = 4 && test "$(why L_2)" = 4 &&
+	test "$(grep -c "L_1_0" "$CHECK_LOG")" = 1 && test "$(grep -c "L_2_0" "$CHECK_LOG")" = 1
 '
 
 test_expect_success 'the sample plug-in: size, NaN and range make results invalid' '
