@@ -11,6 +11,8 @@
 #include "log.h"
 #include "wtime.h"
 
+#include <sys/random.h>
+
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid)
 {
 	size_t i;
@@ -67,6 +69,48 @@ bool sched_host_fits(const struct db_host *host, double memory, double disk)
 int64_t sched_quorum_user(const struct sched_ctx *ctx, const struct db_host *host)
 {
 	return ctx->set->one_result_per_user ? host->userid : -1;
+}
+
+enum sched_ar sched_ar_decide(const struct db_app *app, const struct sched_bav *bav,
+			      const struct db_workunit *wu, double u)
+{
+	if (!app || app->target_nresults <= 1 || wu->target_nresults != 1 || wu->min_quorum != 1)
+		return SCHED_AR_OFF;
+	if (bav->consecutive_valid < app->trust_after)
+		return SCHED_AR_UNTRUSTED;
+	return u < app->spot_check ? SCHED_AR_SPOT : SCHED_AR_SINGLE;
+}
+
+const char *sched_ar_name(enum sched_ar d)
+{
+	static const char *const names[] = { "off", "trusted, sent singly",
+					     "trusted, spot-checked", "not trusted yet" };
+
+	return names[d];
+}
+
+double sched_ar_draw(void)
+{
+	uint64_t x = 0;
+
+	if (getrandom(&x, sizeof(x), 0) != (ssize_t)sizeof(x))
+		x = (uint64_t)(dnow() * 1e6) * 0x9e3779b97f4a7c15ULL;
+	return (double)(x >> 11) / 9007199254740992.0;  /* 53 bits over 2^53 */
+}
+
+/* Adaptive replication of the job just put into the reply: log it, mark it to be verified. */
+static void adapt(const struct db_host *host, const struct db_app *app, struct sched_job *job)
+{
+	enum sched_ar d = sched_ar_decide(app, job->bav, &job->wu, sched_ar_draw());
+
+	if (d == SCHED_AR_OFF)
+		return;
+	job->replicate = d != SCHED_AR_SINGLE;
+	/* the scheduler logs at info: a replica is worth a line, a job sent alone is not */
+	(job->replicate ? log_info : log_debug)("host %" PRId64 ": result %s: %s for version %"
+		PRId64 " (%" PRId64 " consecutive valid, trust after %d)%s", host->id,
+		job->result.name, sched_ar_name(d), job->av->id, job->bav->consecutive_valid,
+		app->trust_after, job->replicate ? "; replicated" : "");
 }
 
 /* The workunits of a batch of candidates neither the host nor (usually) its user has a result of. */
@@ -146,7 +190,9 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	if ((rc = sched_exec_check(ctx, app, wu)) != DB_OK)
 		return rc;
 	sched_result_assign(host, bav, wu, r);
-	return sched_job_append(app, bav, r, wu, reply, false);
+	rc = sched_job_append(app, bav, r, wu, reply, false);
+	adapt(host, app, &reply->jobs[reply->njobs - 1]);
+	return rc;
 }
 
 /*
@@ -185,6 +231,11 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 			rc = log_error("host %" PRId64 ": %" PRId64 " of %zu results read locked "
 				       "were no longer unsent", host->id, matched, n);
 		for (k = 0; rc == DB_OK && k < n; k++) {
+			struct sched_job *job = &reply->jobs[idx[k]];
+
+			if (job->replicate)
+				rc = db_workunit_replicate(ctx->db, wus[k], job->app->target_nresults,
+							   t);
 			reply->jobs[idx[k]].result.sent_time = t;
 			reply->jobs[idx[k]].result.report_deadline = deadline;
 			sched_reply_touch(reply, wus[k], deadline);
