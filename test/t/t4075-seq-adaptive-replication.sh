@@ -5,7 +5,9 @@
 # RPCs to the real scheduler, the real validator with --check_cmd: an
 # untrusted host gets segment k+1 only once segment k is VALID; checked
 # segments earn trust, and a trusted host then gets its segments up to the
-# high-water mark at once; a segment failing the check takes the trust away.
+# high-water mark at once; a segment failing the check takes the trust away;
+# a trusted host's segment that is a spot check (a hash of sequence, branch
+# and segment) is waited for too.
 test_description='adaptive replication of a sequence: an untrusted host waits for validation between segments'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
@@ -101,6 +103,21 @@ test_expect_success 'a segment failing the check is invalid and takes the trust 
 	test "$(q "select validate_state from result where name=\"S_b0_s3_0\"")" = 2 &&
 	test "$(cv)" = 0 &&
 	test "$(q "select n_invalid from host_app_version where host_id=$(cat A)")" = 1
+'
+
+test_expect_success 'a trusted host'"'"'s segment that is a spot check waits too (spot_check 1)' '
+	sed -i "s|<trust_after>2<|<trust_after>0<|; s|<spot_check>0<|<spot_check>1<|" \
+		"$PROJECT_DIR/project.xml" &&
+	test_project bin/xadd >xadd.out &&
+	test "$(q "select trust_after, spot_check from app where name=\"wseq_sample\"")" = "0	1" &&
+	sleep 1 &&      # the scheduler looks at the apps at most once a second
+	test_project bin/create_sequence --appname wseq_sample --seq_name T --segments 4 \
+		--high_water 2 --answer_every 1 --rsc_fpops_est 1e9 --command_line "--state" \
+		"$TRASH_DIRECTORY/init/state_out" >/dev/null &&
+	CPID=hT sched_request 0 >r && sched_rpc r reply &&
+	T=$(sched_reply_hostid reply) &&
+	test "$(sched_reply_jobs reply)" = T_b0_s1_0 &&
+	test_grep "host $T: sequence T segment 2 waits for segment 1 to be valid (trusted, spot-checked)" "$SLOG"
 '
 
 test_done
