@@ -98,7 +98,11 @@ double sched_ar_draw(void)
 	return (double)(x >> 11) / 9007199254740992.0;  /* 53 bits over 2^53 */
 }
 
-/* Adaptive replication of the job just put into the reply: log it, mark it to be verified. */
+/*
+ * Adaptive replication of the job just put into the reply: marked to be
+ * verified (claim_jobs() replicates its workunit) and logged -- at info, a
+ * replica being worth a line; a job sent alone is not.
+ */
 static void adapt(const struct db_host *host, const struct db_app *app, struct sched_job *job)
 {
 	enum sched_ar d = sched_ar_decide(app, job->bav, &job->wu, sched_ar_draw());
@@ -106,11 +110,14 @@ static void adapt(const struct db_host *host, const struct db_app *app, struct s
 	if (d == SCHED_AR_OFF)
 		return;
 	job->replicate = d != SCHED_AR_SINGLE;
-	/* the scheduler logs at info: a replica is worth a line, a job sent alone is not */
-	(job->replicate ? log_info : log_debug)("host %" PRId64 ": result %s: %s for version %"
-		PRId64 " (%" PRId64 " consecutive valid, trust after %d)%s", host->id,
-		job->result.name, sched_ar_name(d), job->av->id, job->bav->consecutive_valid,
-		app->trust_after, job->replicate ? "; replicated" : "");
+	if (job->replicate)
+		log_info("host %" PRId64 ": result %s: %s for version %" PRId64 " (%" PRId64
+			 " consecutive valid, trust after %d); replicated", host->id,
+			 job->result.name, sched_ar_name(d), job->av->id,
+			 job->bav->consecutive_valid, app->trust_after);
+	else
+		log_debug("host %" PRId64 ": result %s: %s for version %" PRId64, host->id,
+			  job->result.name, sched_ar_name(d), job->av->id);
 }
 
 /* The workunits of a batch of candidates neither the host nor (usually) its user has a result of. */
