@@ -173,7 +173,8 @@ void sched_result_assign(const struct db_host *host, const struct sched_bav *bav
  * with target_nresults > 1 sends a job made single (target_nresults 1)
  * alone to a host trusted for the version -- consecutive_valid at least
  * app.trust_after -- except a spot check (u < app.spot_check, u uniform
- * in [0, 1)); to an untrusted host, or as a spot check, it is verified.
+ * in [0, 1)); to an untrusted host, or as a spot check, it is verified
+ * (sched_ar.c).
  */
 enum sched_ar {
 	SCHED_AR_OFF,           /* not the app's way, or the job is replicated already */
@@ -186,6 +187,8 @@ enum sched_ar sched_ar_decide(const struct db_app *app, const struct sched_bav *
 const char *sched_ar_name(enum sched_ar d);
 /* A uniform draw in [0, 1) from the kernel's random bytes. */
 double sched_ar_draw(void);
+/* A draw in [0, 1) fixed by (seq_id, branch, k): segment k's spot-check draw. */
+double sched_ar_segment_draw(int64_t seq_id, int branch, int k);
 
 /*
  * Add a result and its workunit to the reply (taking their strings), its

@@ -11,8 +11,6 @@
 #include "log.h"
 #include "wtime.h"
 
-#include <sys/random.h>
-
 bool sched_wu_in_reply(const struct sched_reply *reply, int64_t wuid)
 {
 	size_t i;
@@ -69,33 +67,6 @@ bool sched_host_fits(const struct db_host *host, double memory, double disk)
 int64_t sched_quorum_user(const struct sched_ctx *ctx, const struct db_host *host)
 {
 	return ctx->set->one_result_per_user ? host->userid : -1;
-}
-
-enum sched_ar sched_ar_decide(const struct db_app *app, const struct sched_bav *bav,
-			      const struct db_workunit *wu, double u)
-{
-	if (!app || app->target_nresults <= 1 || wu->target_nresults != 1 || wu->min_quorum != 1)
-		return SCHED_AR_OFF;
-	if (bav->consecutive_valid < app->trust_after)
-		return SCHED_AR_UNTRUSTED;
-	return u < app->spot_check ? SCHED_AR_SPOT : SCHED_AR_SINGLE;
-}
-
-const char *sched_ar_name(enum sched_ar d)
-{
-	static const char *const names[] = { "off", "trusted, sent singly",
-					     "trusted, spot-checked", "not trusted yet" };
-
-	return names[d];
-}
-
-double sched_ar_draw(void)
-{
-	uint64_t x = 0;
-
-	if (getrandom(&x, sizeof(x), 0) != (ssize_t)sizeof(x))
-		x = (uint64_t)(dnow() * 1e6) * 0x9e3779b97f4a7c15ULL;
-	return (double)(x >> 11) / 9007199254740992.0;  /* 53 bits over 2^53 */
 }
 
 /*

@@ -278,19 +278,6 @@ static int sequence_rsc(const struct sched_request *req, const struct sched_repl
 	return -1;
 }
 
-/* A uniform number in [0, 1) from (sequence, branch, segment): its spot-check draw (FNV-1a). */
-static double segment_draw(int64_t seq_id, int branch, int k)
-{
-	uint64_t x[3] = { (uint64_t)seq_id, (uint64_t)branch, (uint64_t)k }, h = 1469598103934665603ULL;
-	const unsigned char *p = (const unsigned char *)x;
-	size_t i;
-
-	for (i = 0; i < sizeof(x); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	h ^= h >> 29;
-	return (double)(h >> 11) / 9007199254740992.0;
-}
-
 /*
  * Adaptive replication of a sequence: a segment cannot be replicated (its
  * state is on the host), so segment k of an untrusted host, or a spot
@@ -310,7 +297,7 @@ static bool segment_verified(const struct sched_ctx *ctx, const struct db_host *
 
 	if (k < 1)
 		return true;
-	d = sched_ar_decide(app, bav, &one, segment_draw(s->id, s->branch, k));
+	d = sched_ar_decide(app, bav, &one, sched_ar_segment_draw(s->id, s->branch, k));
 	if (d == SCHED_AR_OFF || d == SCHED_AR_SINGLE)
 		return true;
 	name = xasprintf("%s_b%d_s%d_0", s->name, s->branch, k);
