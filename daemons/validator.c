@@ -714,10 +714,6 @@ static int grant(struct db *db, const struct vitem *it)
 }
 
 /*
- * A verdict just reached on a result counts for its host's record of its
- * app version (host_app_version), in the same transaction.
- */
-/*
  * A valid result earns trust (adaptive replication) only when verified: one
  * of a workunit that adaptive replication left single (target_nresults 1
  * of an app with more) is HAV_VALID_UNVERIFIED; a sequence's segment is
@@ -739,6 +735,10 @@ static int valid_outcome(struct db *db, const struct db_workunit *wu, const stru
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
+/*
+ * A verdict just reached on a result counts for its host's record of its
+ * app version (host_app_version), in the same transaction.
+ */
 static int count_verdict(struct db *db, const struct db_workunit *wus, size_t nwus,
 			 const struct vitem *it)
 {

@@ -294,6 +294,7 @@ static bool segment_verified(const struct sched_ctx *ctx, const struct db_host *
 	struct db_result r = { 0 };
 	char *name;
 	bool ok;
+	int rc;
 
 	if (k < 1)
 		return true;
@@ -301,9 +302,12 @@ static bool segment_verified(const struct sched_ctx *ctx, const struct db_host *
 	if (d == SCHED_AR_OFF || d == SCHED_AR_SINGLE)
 		return true;
 	name = xasprintf("%s_b%d_s%d_0", s->name, s->branch, k);
-	/* not on this branch (a relocated branch starts further on): the relocator judged it */
-	ok = db_result_lookup_name(ctx->db, name, &r) != DB_OK ||
-	     r.validate_state == VALIDATE_STATE_VALID;
+	/*
+	 * not on this branch (a relocated branch starts further on): the
+	 * relocator judged it; a database error sends nothing unverified
+	 */
+	rc = db_result_lookup_name(ctx->db, name, &r);
+	ok = rc == DB_NOT_FOUND || (rc == DB_OK && r.validate_state == VALIDATE_STATE_VALID);
 	if (!ok)
 		log_info("host %" PRId64 ": sequence %s segment %d waits for segment %d to be "
 			 "valid (%s)", host->id, s->name, k + 1, k, sched_ar_name(d));
