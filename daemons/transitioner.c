@@ -375,7 +375,11 @@ static int batch_keeps_files(struct db *db, const struct db_workunit *wu, bool *
 	return rc == DB_NOT_FOUND ? DB_OK : rc;
 }
 
-/* Write one changed result; halve its host's quota if it timed out; flag its sequence. */
+/*
+ * Write one changed result; if it timed out, halve its host's quota and
+ * count an error against its version's reliability (turnaround: the delay
+ * bound); flag its sequence.
+ */
 static int update_result(struct db *db, const struct db_workunit *wu, struct db_result *r,
 			 bool timed_out)
 {
@@ -386,6 +390,9 @@ static int update_result(struct db *db, const struct db_workunit *wu, struct db_
 	/* no reply counts against the host as an error does (upstream's rule) */
 	if (rc == DB_OK && timed_out && r->hostid && settings.daily_result_quota > 0)
 		rc = db_host_quota_halve(db, r->hostid, settings.daily_result_quota);
+	if (rc == DB_OK && timed_out && r->hostid && r->app_version_id > 0)
+		rc = db_hav_outcome(db, r->hostid, r->app_version_id, HAV_ERROR,
+				    (double)wu->delay_bound);
 	if (rc != DB_OK)
 		return rc;
 	/*

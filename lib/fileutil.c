@@ -35,31 +35,41 @@ int mkdir_p(const char *path, mode_t mode)
 
 #define TMP_INFIX ".tmp."
 
-int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+int write_file_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode)
 {
-	char *tmp = xasprintf("%s" TMP_INFIX "%d", path, (int)getpid());
-	int fd, rc = 0;
+	char *tmp = xasprintf("%s" TMP_INFIX "%d", name, (int)getpid());
+	int fd, rc = 0, err = 0;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* what a killed writer of this pid left, or a link put there: never followed */
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
+		err = errno;
 		rc = log_error("cannot create %s: %s", tmp, strerror(errno));
 		free(tmp);
+		errno = err;
 		return rc;
 	}
 	if (write_all(fd, data, len) < 0)
-		rc = log_error("cannot write %s: %s", tmp, strerror(errno));
+		err = errno, rc = log_error("cannot write %s: %s", tmp, strerror(errno));
 	if (rc == 0 && fchmod(fd, mode) < 0)
-		rc = log_error("cannot chmod %s: %s", tmp, strerror(errno));
+		err = errno, rc = log_error("cannot chmod %s: %s", tmp, strerror(errno));
 	if (rc == 0 && fsync(fd) < 0)
-		rc = log_error("cannot sync %s: %s", tmp, strerror(errno));
+		err = errno, rc = log_error("cannot sync %s: %s", tmp, strerror(errno));
 	if (close(fd) < 0 && rc == 0)
-		rc = log_error("cannot close %s: %s", tmp, strerror(errno));
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = log_error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		err = errno, rc = log_error("cannot close %s: %s", tmp, strerror(errno));
+	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		err = errno, rc = log_error("cannot rename %s to %s: %s", tmp, name, strerror(errno));
 	if (rc)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	free(tmp);
+	errno = err;
 	return rc;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	return write_file_atomic_at(AT_FDCWD, path, data, len, mode);
 }
 
 /* "NAME.tmp.PID" for the given NAME: the PID, else 0. */

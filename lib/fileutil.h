@@ -13,14 +13,18 @@ int mkdir_p(const char *path, mode_t mode);
 int mkdir_parent(const char *path, mode_t mode);
 /* The last component of path (a pointer into it). */
 const char *path_base(const char *path);
-/*
- * Write data to path through a temporary file in the same directory and a
- * rename, so readers never see a partial file. The file gets mode.
- */
 /* Write all n bytes of p to fd, again after EINTR and short writes. 0, or -1 (errno; ENOSPC when write() wrote nothing). */
 int write_all(int fd, const void *p, size_t n);
 
+/*
+ * Write data to path through a temporary file in the same directory
+ * (path.tmp.PID, made new: never through a link planted there) and a
+ * rename, so readers never see a partial file. The file gets mode and is
+ * synced before the rename. 0, or -1 (logged; errno kept).
+ */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* The same for name relative to the directory dfd (AT_FDCWD: the working directory). */
+int write_file_atomic_at(int dfd, const char *name, const void *data, size_t len, mode_t mode);
 /*
  * Remove what interrupted write_file_atomic(path) calls left: their
  * temporary files. Only for a path one writer at a time writes (a daemon's

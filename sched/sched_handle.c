@@ -270,8 +270,9 @@ static void report_release(struct report *r)
 /*
  * What follows a report recorded: the host's quota and turnaround (in the
  * host row the RPC writes at its end), the sequence's next step, the
- * workunit's transition time, a success's measured speed (in hav, written
- * after the reports).
+ * workunit's transition time, a success's measured speed or an error's
+ * count against its version's reliability (in hav, written after the
+ * reports).
  */
 static int report_recorded(const struct sched_ctx *ctx, const char *lbl, struct db_host *host,
 			   struct report *r, struct sched_reply *reply, struct sched_hav *hav)
@@ -281,6 +282,9 @@ static int report_recorded(const struct sched_ctx *ctx, const char *lbl, struct 
 
 	if (r->ok)
 		sched_hav_add(hav, res, r->rep.elapsed_time);
+	else
+		sched_hav_error(hav, res, res->sent_time > 0 ?
+				(double)(r->rep.received_time - res->sent_time) : 0.0);
 
 	/* only a report recorded counts: one sent twice is not a second error */
 	sched_quota_report(ctx, lbl, host, r->ok);

@@ -1,6 +1,7 @@
 /*
  * A host's measured speed per app version: each successful job it reports
- * counts at rsc_fpops_est / elapsed_time (see sched_hav.h and db_hav.c).
+ * counts at rsc_fpops_est / elapsed_time; each client error counts against
+ * its reliability (see sched_hav.h and db_hav.c).
  */
 #include "sched_hav.h"
 #include "log.h"
@@ -12,8 +13,18 @@ void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elap
 	if (res->app_version_id <= 0 || !(elapsed > 0) || !(elapsed <= SCHED_HAV_MAX_ELAPSED))
 		return;
 	ARRAY_GROW(h->v, h->n);
-	h->v[h->n++] = (struct sched_hav_job){ res->name, res->workunitid, res->app_version_id,
-					       elapsed };
+	h->v[h->n++] = (struct sched_hav_job){ .name = res->name, .wuid = res->workunitid,
+					       .avid = res->app_version_id, .elapsed = elapsed };
+}
+
+void sched_hav_error(struct sched_hav *h, const struct db_result *res, double turnaround)
+{
+	if (res->app_version_id <= 0)
+		return;
+	ARRAY_GROW(h->v, h->n);
+	h->v[h->n++] = (struct sched_hav_job){ .name = res->name, .wuid = res->workunitid,
+					       .avid = res->app_version_id, .error = true,
+					       .turnaround = turnaround };
 }
 
 void sched_hav_release(struct sched_hav *h)
@@ -39,9 +50,12 @@ static int record_one(const struct sched_ctx *ctx, const char *lbl, int64_t host
 {
 	double fpops = 0, flops;
 	bool taken;
-	int rc = db_hav_report(ctx->db, hostid, j->avid, j->wuid, j->elapsed, SCHED_HAV_MAX_FLOPS,
-			       &taken);
+	int rc;
 
+	if (j->error)
+		return db_hav_outcome(ctx->db, hostid, j->avid, HAV_ERROR, j->turnaround);
+	rc = db_hav_report(ctx->db, hostid, j->avid, j->wuid, j->elapsed, SCHED_HAV_MAX_FLOPS,
+			   &taken);
 	if (rc != DB_OK || taken)
 		return rc;
 	rc = db_workunit_enum_fpops(ctx->db, &j->wuid, 1, take_fpops, &fpops);

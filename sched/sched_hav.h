@@ -19,7 +19,9 @@
 struct sched_hav_job {
 	const char *name;       /* the result's, for the log (the caller's string) */
 	int64_t wuid, avid;
-	double elapsed;
+	double elapsed;         /* a success: its elapsed time */
+	bool error;             /* a client error ... */
+	double turnaround;      /* ... received this long after it was sent (<= 0: unknown) */
 };
 
 struct sched_hav {
@@ -34,8 +36,15 @@ struct sched_hav {
  */
 void sched_hav_add(struct sched_hav *h, const struct db_result *res, double elapsed);
 /*
- * The samples of h, for hostid, into host_app_version in the RPC's
- * transaction; a speed above SCHED_HAV_MAX_FLOPS is logged and left out.
+ * A client error of res, received turnaround seconds after it was sent:
+ * one error for its app version's reliability (db_hav_outcome), which
+ * ends the host's run of valid results of it.
+ */
+void sched_hav_error(struct sched_hav *h, const struct db_result *res, double turnaround);
+/*
+ * The samples and errors of h, for hostid, into host_app_version in the
+ * RPC's transaction; a speed above SCHED_HAV_MAX_FLOPS is logged and left
+ * out.
  */
 int sched_hav_record(const struct sched_ctx *ctx, const char *lbl, int64_t hostid,
 		     const struct sched_hav *h);

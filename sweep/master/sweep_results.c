@@ -71,28 +71,6 @@ static int take(const struct sweep_ticket *t, void *arg)
 	return 0;
 }
 
-/* Write name in the directory sfd: a temporary file renamed over it, 0644. */
-static int put(int sfd, const char *name, const char *data, size_t len)
-{
-	char tmp[64];
-	int fd, rc = 0;
-
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	unlinkat(sfd, tmp, 0);
-	fd = openat(sfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0)
-		rc = -1;
-	if (close(fd) < 0)
-		rc = -1;
-	if (rc == 0 && renameat(sfd, tmp, sfd, name) < 0)
-		rc = -1;
-	if (rc < 0)
-		unlinkat(sfd, tmp, 0);
-	return rc;
-}
-
 /* What the run's client sent; an empty body when there is none (a timeout, an old client). */
 static void report(const struct sweep_files *files, const char *ticket, struct sweep_complete *c)
 {
@@ -166,9 +144,10 @@ static int write_set(int dfd, const struct sweep_files *files, const struct swee
 	snprintf(ev, sizeof(ev), "%d\n", exitval);
 	report(files, l->name, &c);
 	out = run_stdout(spec, &c, &sbuf);
-	if (put(sfd, "stdout", out->data ? out->data : "", out->len) < 0 ||
-	    put(sfd, "stderr", c.err.data ? c.err.data : "", c.err.len) < 0 ||
-	    put(sfd, "exitval", ev, strlen(ev)) < 0 || put(sfd, ".run", mark, strlen(mark)) < 0)
+	if (write_file_atomic_at(sfd, "stdout", out->data ? out->data : "", out->len, 0644) < 0 ||
+	    write_file_atomic_at(sfd, "stderr", c.err.data ? c.err.data : "", c.err.len, 0644) < 0 ||
+	    write_file_atomic_at(sfd, "exitval", ev, strlen(ev), 0644) < 0 ||
+	    write_file_atomic_at(sfd, ".run", mark, strlen(mark), 0644) < 0)
 		rc = log_error("--results: cannot write the files of set %zu: %s", seq,
 			       strerror(errno));
 	sweep_complete_release(&c);

@@ -1,6 +1,7 @@
 /*
  * Unit tests for lib's small helpers: the bounded string buffer, the XML
- * writers, array growth, signal setup and the log redaction.
+ * writers, array growth, signal setup, the log redaction and atomic file
+ * writes.
  */
 #include "unit.h"
 #include "sbuf.h"
@@ -8,8 +9,11 @@
 #include "wtime.h"
 #include "xml_write.h"
 #include "sig.h"
+#include "fileutil.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_add_within_limit(void **state)
 {
@@ -247,6 +251,55 @@ static void test_parse_numbers(void **state)
 	assert_int_equal(parse_double("1e999", &d), -1);
 }
 
+/*
+ * write_file_atomic_at: the file in its directory with its mode, replaced
+ * whole; a link planted where its temporary file goes, or at its own name,
+ * is never written through.
+ */
+static void test_write_file_atomic_at(void **state)
+{
+	char dir[] = "/tmp/wseq_unit_atomicXXXXXX", buf[64];
+	struct stat st;
+	int dfd, fd;
+	ssize_t n;
+	char *victim, *tmpname;
+
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	victim = xasprintf("%s/victim", dir);
+	assert_int_equal(write_file_atomic(victim, "keep", 4, 0600), 0);
+	assert_int_equal(write_file_atomic_at(dfd, "out", "first", 5, 0644), 0);
+	assert_int_equal(write_file_atomic_at(dfd, "out", "second", 6, 0640), 0);
+	assert_int_equal(fstatat(dfd, "out", &st, 0), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	fd = openat(dfd, "out", O_RDONLY);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	assert_int_equal(n, 6);
+	assert_memory_equal(buf, "second", 6);
+	/* links at the temporary name and at the name: replaced, the victim untouched */
+	tmpname = xasprintf("link.tmp.%d", (int)getpid());
+	assert_int_equal(symlinkat(victim, dfd, tmpname), 0);
+	assert_int_equal(symlinkat(victim, dfd, "link"), 0);
+	assert_int_equal(write_file_atomic_at(dfd, "link", "new", 3, 0644), 0);
+	assert_int_equal(fstatat(dfd, "link", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	assert_int_equal(fstatat(dfd, tmpname, &st, AT_SYMLINK_NOFOLLOW), -1);
+	/* a directory that is gone: an error, errno kept */
+	assert_int_equal(write_file_atomic_at(dfd, "no/such", "x", 1, 0644), -1);
+	assert_int_equal(errno, ENOENT);
+	unlinkat(dfd, "out", 0);
+	unlinkat(dfd, "link", 0);
+	unlink(victim);
+	close(dfd);
+	assert_int_equal(rmdir(dir), 0);
+	free(tmpname);
+	free(victim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_log_level_filters),
 		cmocka_unit_test(test_clock_shift),
 		cmocka_unit_test(test_parse_numbers),
+		cmocka_unit_test(test_write_file_atomic_at),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
