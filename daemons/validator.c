@@ -763,20 +763,50 @@ static int grant(struct db *db, const struct vitem *it)
 }
 
 /*
+ * A valid result earns trust (adaptive replication) only when verified: one
+ * of a workunit that adaptive replication left single (target_nresults 1
+ * of an app with more) is HAV_VALID_UNVERIFIED; a sequence's segment is
+ * always judged on its own (by the check) and counts as verified.
+ */
+static int valid_outcome(struct db *db, const struct db_workunit *wu, const struct db_result *r,
+			 enum hav_outcome *o)
+{
+	struct db_app app = { 0 };
+	int rc;
+
+	*o = HAV_VALID;
+	if (r->seq_id || !wu || wu->target_nresults != 1)
+		return DB_OK;
+	rc = db_app_lookup_id(db, r->appid, &app);
+	if (rc == DB_OK && app.target_nresults > 1)
+		*o = HAV_VALID_UNVERIFIED;
+	db_app_release(&app);
+	return rc == DB_NOT_FOUND ? DB_OK : rc;
+}
+
+/*
  * A verdict just reached on a result counts for its host's record of its
  * app version (host_app_version), in the same transaction.
  */
-static int count_verdict(struct db *db, const struct vitem *it)
+static int count_verdict(struct db *db, const struct db_workunit *wus, size_t nwus,
+			 const struct vitem *it)
 {
 	const struct db_result *r = it->r;
-	int v = r->validate_state;
+	const struct db_workunit *wu = NULL;
+	enum hav_outcome o = HAV_INVALID;
+	int v = r->validate_state, rc = DB_OK;
+	size_t k;
 
 	if (r->app_version_id <= 0 || v == it->was ||
 	    (v != VALIDATE_STATE_VALID && v != VALIDATE_STATE_INVALID))
 		return DB_OK;
-	return db_hav_outcome(db, r->hostid, r->app_version_id,
-			      v == VALIDATE_STATE_VALID ? HAV_VALID : HAV_INVALID,
-			      (double)(r->received_time - r->sent_time));
+	for (k = 0; k < nwus; k++)
+		if (wus[k].id == r->workunitid)
+			wu = &wus[k];
+	if (v == VALIDATE_STATE_VALID)
+		rc = valid_outcome(db, wu, r, &o);
+	return rc == DB_OK ? db_hav_outcome(db, r->hostid, r->app_version_id, o,
+					     (double)(r->received_time - r->sent_time)) : rc;
 }
 
 /*
@@ -848,7 +878,7 @@ static int validate(struct db *db, void *arg)
 			rc = grant(db, &items[i]);
 	for (i = 0; rc == DB_OK && i < rs.n; i++)
 		if (items[i].changed)
-			rc = count_verdict(db, &items[i]);
+			rc = count_verdict(db, wus, nwus, &items[i]);
 done:
 	for (k = 0; (rc == DB_OK || rc == DB_NOT_FOUND) && k < nwus; k++) {
 		wus[k].need_validate = 0;

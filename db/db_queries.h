@@ -78,7 +78,7 @@ int db_result_claim_timed_out(struct db *db, int64_t id, int64_t t);
 /* ---- workunit (db_workunit.c) ---- */
 extern const struct db_query dbq_wu_transition, dbq_wu_need_validate, dbq_wu_assimilate,
 	dbq_wu_file_delete, dbq_wu_batch, dbq_wu_batch_modified, dbq_wu_seq_segments,
-	dbq_wu_touch_transition;
+	dbq_wu_touch_transition, dbq_wu_replicate;
 
 /* transition_time before t, earliest first. */
 int db_workunit_enum_transition(struct db *db, int64_t t, int limit,
@@ -99,6 +99,15 @@ int db_workunit_enum_segments(struct db *db, int64_t seq_id, int branch, int fro
 			      int (*fn)(struct db_workunit *, void *), void *arg);
 /* Ask the transitioner to look at wuid no later than t. */
 int db_workunit_touch_transition(struct db *db, int64_t wuid, int64_t t);
+/*
+ * Adaptive replication: a workunit sent singly (target_nresults 1) is to
+ * be verified by n results: target_nresults and min_quorum n, room for
+ * them (max_success_results n, max_total_results n + 1 at least), its
+ * transition time moved to t if earlier so the transitioner makes the
+ * replica. A workunit no longer single is left alone. In the caller's
+ * transaction.
+ */
+int db_workunit_replicate(struct db *db, int64_t wuid, int n, int64_t t);
 
 /* ---- sequence, sequence_group, seq_file (db_sequence.c) ---- */
 extern const struct db_query dbq_seq_for_user;

@@ -28,7 +28,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_wu_for_host[1], &dbq_wu_for_host[2], &dbq_wu_fpops[0], &dbq_wu_fpops[1], &dbq_wu_fpops[2],
 	&dbq_hav_host, &dbq_hav_report, &dbq_hav_outcome,
 	&dbq_wu_transition, &dbq_wu_need_validate, &dbq_wu_assimilate, &dbq_wu_file_delete,
-	&dbq_wu_batch, &dbq_wu_batch_modified, &dbq_wu_seq_segments, &dbq_wu_touch_transition,
+	&dbq_wu_batch, &dbq_wu_batch_modified, &dbq_wu_seq_segments, &dbq_wu_touch_transition, &dbq_wu_replicate,
 	&dbq_seq_for_host, &dbq_seq_unassigned, &dbq_seq_relocate, &dbq_seq_group_members,
 	&dbq_seq_assign, &dbq_seq_file_segment, &dbq_seq_file_delete,
 	&dbq_host_by_cpid, &dbq_host_by_user, &dbq_batch_by_name, &dbq_batch_by_user,

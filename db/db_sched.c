@@ -166,10 +166,13 @@ int db_user_untried_pool(struct db *db, int64_t userid, int64_t hostid, int64_t 
  */
 #define FP_OF(t) "(SELECT COUNT(*) FROM " t "), (SELECT MAX(id) FROM " t "), " \
 	"(SELECT SUM(deprecated) FROM " t ")"
+/* adaptive replication's settings: an admin's xadd takes effect at the next request */
+#define AR_OF_APPS "(SELECT SUM(target_nresults) FROM app), " \
+	"(SELECT SUM(trust_after) FROM app), (SELECT SUM(spot_check) FROM app)"
 const struct db_query dbq_apps_fingerprint = {
 	"apps_fingerprint", NULL,
 	"SELECT CRC32(CONCAT_WS(',', " FP_OF("app") ", " FP_OF("platform") ", "
-	FP_OF("app_version") "))", ""
+	FP_OF("app_version") ", " AR_OF_APPS "))", ""
 };
 
 /* Any assigned jobs at all? (asked once a second, not per request) */

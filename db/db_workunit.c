@@ -34,6 +34,13 @@ const struct db_query dbq_wu_touch_transition = {
 	"wu_touch_transition", NULL,
 	"UPDATE workunit SET transition_time=LEAST(transition_time, ?) WHERE id=?", "ii"
 };
+const struct db_query dbq_wu_replicate = {
+	"wu_replicate", NULL,
+	"UPDATE workunit SET target_nresults=?, min_quorum=?, "
+	"max_success_results=GREATEST(max_success_results, ?), "
+	"max_total_results=GREATEST(max_total_results, ?), "
+	"transition_time=LEAST(transition_time, ?) WHERE id=? AND target_nresults=1", "iiiiii"
+};
 
 int db_workunit_enum_transition(struct db *db, int64_t t, int limit,
 				int (*fn)(struct db_workunit *, void *), void *arg)
@@ -98,4 +105,12 @@ int db_workunit_touch_transition(struct db *db, int64_t wuid, int64_t t)
 	int rc = db_query_exec(db, &dbq_wu_touch_transition, v, ARRAY_SIZE(v), &matched);
 
 	return rc == DB_OK && matched == 0 ? DB_NOT_FOUND : rc;
+}
+
+int db_workunit_replicate(struct db *db, int64_t wuid, int n, int64_t t)
+{
+	struct db_val v[] = { DBV_INT(n), DBV_INT(n), DBV_INT(n), DBV_INT(n + 1), DBV_INT(t),
+			      DBV_INT(wuid) };
+
+	return db_query_exec(db, &dbq_wu_replicate, v, ARRAY_SIZE(v), NULL);
 }

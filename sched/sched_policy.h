@@ -42,6 +42,7 @@ struct sched_bav {
 	int platform_rank;      /* where the host lists the platform (0: its own) */
 	bool latest;            /* the newest of its app, platform and plan class */
 	bool measured;          /* u.projected_flops is the host's measured speed */
+	int64_t consecutive_valid;      /* the host's run of verified valid results of av */
 	struct host_usage u;
 	const struct plan_class *pc;    /* its plan class (NULL: none) */
 	const char *rsc_type;   /* its resource's name: "CPU", "NVIDIA", ... (req->rsc[u.rsc].type) */
@@ -167,6 +168,28 @@ void sched_quota_report(const struct sched_ctx *ctx, const char *lbl, struct db_
 /* Fill r's sending fields (host, times, deadline, app version). */
 void sched_result_assign(const struct db_host *host, const struct sched_bav *bav,
 			 const struct db_workunit *wu, struct db_result *r);
+/*
+ * Adaptive replication (upstream's, README "Believable results"): an app
+ * with target_nresults > 1 sends a job made single (target_nresults 1)
+ * alone to a host trusted for the version -- consecutive_valid at least
+ * app.trust_after -- except a spot check (u < app.spot_check, u uniform
+ * in [0, 1)); to an untrusted host, or as a spot check, it is verified
+ * (sched_ar.c).
+ */
+enum sched_ar {
+	SCHED_AR_OFF,           /* not the app's way, or the job is replicated already */
+	SCHED_AR_SINGLE,        /* trusted: sent alone */
+	SCHED_AR_SPOT,          /* trusted, but spot-checked */
+	SCHED_AR_UNTRUSTED,     /* not trusted yet: verified */
+};
+enum sched_ar sched_ar_decide(const struct db_app *app, const struct sched_bav *bav,
+			      const struct db_workunit *wu, double u);
+const char *sched_ar_name(enum sched_ar d);
+/* A uniform draw in [0, 1) from the kernel's random bytes. */
+double sched_ar_draw(void);
+/* A draw in [0, 1) fixed by (seq_id, branch, k): segment k's spot-check draw. */
+double sched_ar_segment_draw(int64_t seq_id, int branch, int k);
+
 /*
  * Add a result and its workunit to the reply (taking their strings), its
  * seconds and instances counted on its version's resource, and, if touch,

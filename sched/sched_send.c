@@ -69,6 +69,28 @@ int64_t sched_quorum_user(const struct sched_ctx *ctx, const struct db_host *hos
 	return ctx->set->one_result_per_user ? host->userid : -1;
 }
 
+/*
+ * Adaptive replication of the job just put into the reply: marked to be
+ * verified (claim_jobs() replicates its workunit) and logged -- at info, a
+ * replica being worth a line; a job sent alone is not.
+ */
+static void adapt(const struct db_host *host, const struct db_app *app, struct sched_job *job)
+{
+	enum sched_ar d = sched_ar_decide(app, job->bav, &job->wu, sched_ar_draw());
+
+	if (d == SCHED_AR_OFF)
+		return;
+	job->replicate = d != SCHED_AR_SINGLE;
+	if (job->replicate)
+		log_info("host %" PRId64 ": result %s: %s for version %" PRId64 " (%" PRId64
+			 " consecutive valid, trust after %d); replicated", host->id,
+			 job->result.name, sched_ar_name(d), job->av->id,
+			 job->bav->consecutive_valid, app->trust_after);
+	else
+		log_debug("host %" PRId64 ": result %s: %s for version %" PRId64, host->id,
+			  job->result.name, sched_ar_name(d), job->av->id);
+}
+
 /* The workunits of a batch of candidates neither the host nor (usually) its user has a result of. */
 struct cand_wus {
 	struct db_workunit *v;
@@ -146,7 +168,9 @@ static int consider(const struct sched_ctx *ctx, const struct sched_request *req
 	if ((rc = sched_exec_check(ctx, app, wu)) != DB_OK)
 		return rc;
 	sched_result_assign(host, bav, wu, r);
-	return sched_job_append(app, bav, r, wu, reply, false);
+	rc = sched_job_append(app, bav, r, wu, reply, false);
+	adapt(host, app, &reply->jobs[reply->njobs - 1]);
+	return rc;
 }
 
 /*
@@ -185,6 +209,11 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 			rc = log_error("host %" PRId64 ": %" PRId64 " of %zu results read locked "
 				       "were no longer unsent", host->id, matched, n);
 		for (k = 0; rc == DB_OK && k < n; k++) {
+			struct sched_job *job = &reply->jobs[idx[k]];
+
+			if (job->replicate)
+				rc = db_workunit_replicate(ctx->db, wus[k], job->app->target_nresults,
+							   t);
 			reply->jobs[idx[k]].result.sent_time = t;
 			reply->jobs[idx[k]].result.report_deadline = deadline;
 			sched_reply_touch(reply, wus[k], deadline);

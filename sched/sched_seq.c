@@ -279,6 +279,44 @@ static int sequence_rsc(const struct sched_request *req, const struct sched_repl
 }
 
 /*
+ * Adaptive replication of a sequence: a segment cannot be replicated (its
+ * state is on the host), so segment k of an untrusted host, or a spot
+ * check, is verified by the validator's check before the sequence builds
+ * on it: segment k + 1 waits until k is VALID. True: k + 1 may go now.
+ */
+static bool segment_verified(const struct sched_ctx *ctx, const struct db_host *host,
+			     const struct db_app *app, const struct sched_bav *bav,
+			     const struct db_sequence *s)
+{
+	struct db_workunit one = { .target_nresults = 1, .min_quorum = 1 };
+	int k = s->first_unsent_seqno - 1;
+	enum sched_ar d;
+	struct db_result r = { 0 };
+	char *name;
+	bool ok;
+	int rc;
+
+	if (k < 1)
+		return true;
+	d = sched_ar_decide(app, bav, &one, sched_ar_segment_draw(s->id, s->branch, k));
+	if (d == SCHED_AR_OFF || d == SCHED_AR_SINGLE)
+		return true;
+	name = xasprintf("%s_b%d_s%d_0", s->name, s->branch, k);
+	/*
+	 * not on this branch (a relocated branch starts further on): the
+	 * relocator judged it; a database error sends nothing unverified
+	 */
+	rc = db_result_lookup_name(ctx->db, name, &r);
+	ok = rc == DB_NOT_FOUND || (rc == DB_OK && r.validate_state == VALIDATE_STATE_VALID);
+	if (!ok)
+		log_info("host %" PRId64 ": sequence %s segment %d waits for segment %d to be "
+			 "valid (%s)", host->id, s->name, k + 1, k, sched_ar_name(d));
+	db_result_release(&r);
+	free(name);
+	return ok;
+}
+
+/*
  * Send segments of s until high_water are in flight on the host, as the
  * best version on the sequence's resource here; a sequence not yet running
  * here starts on a resource the request wants work for if it can.
@@ -304,7 +342,7 @@ static int top_up(const struct sched_ctx *ctx, const struct sched_request *req,
 	send = xcalloc(s->high_water > 0 ? (size_t)s->high_water : 1, sizeof(*send));
 	nsend = seq_policy_segments_to_send(&v, inflight, send,
 					    s->high_water > 0 ? (size_t)s->high_water : 0);
-	for (i = 0; rc == DB_OK && i < nsend; i++) {
+	for (i = 0; rc == DB_OK && i < nsend && segment_verified(ctx, host, app, bav, s); i++) {
 		struct db_result r = { 0 };
 		struct db_workunit wu = { 0 };
 		char *rname = xasprintf("%s_b%d_s%d_0", s->name, s->branch, s->first_unsent_seqno);

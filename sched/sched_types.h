@@ -101,6 +101,7 @@ struct sched_job {
 	const struct sched_bav *bav;    /* av with how it uses the host (the reply's <app_version>) */
 	int rsc;                        /* the resource it runs on (index of the request's rsc) */
 	double seconds, instances;      /* the work it is on that resource */
+	bool replicate;                 /* adaptive replication: verify it by a replica */
 };
 
 struct sched_message {

@@ -206,17 +206,20 @@ static int take_hav(struct db_host_app_version *r, void *arg)
 /*
  * A version's standing on the host: the measured speed once it returned
  * HAV_MIN_SAMPLES jobs, else the projection; each invalid result weighs
- * against it ((valid + 1) / (valid + invalid + 1)).
+ * against it ((valid + 1) / (valid + invalid + 1)). Its run of valid
+ * results too, for adaptive replication's trust.
  */
 static void standing(struct sched_bav *b, const struct havs *h)
 {
 	size_t i;
 
+	b->consecutive_valid = 0;
 	for (i = 0; i < h->n; i++) {
 		const struct db_host_app_version *r = &h->v[i];
 
 		if (r->app_version_id != b->av->id)
 			continue;
+		b->consecutive_valid = r->consecutive_valid;
 		if (r->n_jobs >= HAV_MIN_SAMPLES && r->flops_avg > 0) {
 			b->u.projected_flops = r->flops_avg;
 			b->measured = true;

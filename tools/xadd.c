@@ -7,7 +7,9 @@
  * again is harmless; it reports what it did.
  *
  *   <boinc>
- *     <app><name>A</name><user_friendly_name>..</user_friendly_name></app>
+ *     <app><name>A</name><user_friendly_name>..</user_friendly_name>
+ *       <adaptive_replication><replicas>2</replicas><trust_after>10</trust_after>
+ *         <spot_check>0.1</spot_check></adaptive_replication></app>
  *     <platform><name>x86_64-pc-linux-gnu</name><user_friendly_name>..</user_friendly_name></platform>
  *   </boinc>
  */
@@ -41,7 +43,12 @@ static const char usage[] =
 	"Add the apps and platforms of the project's project.xml to the database.\n"
 	"Those already there are brought up to the file's attributes. Every\n"
 	"element of upstream's <app> is stored; a warning names those wseq does\n"
-	"not act on (weight, beta, homogeneous_redundancy, ...).\n";
+	"not act on (weight, beta, homogeneous_redundancy, ...).\n"
+	"\n"
+	"<adaptive_replication> in an <app> (or upstream's <target_nresults> above 1)\n"
+	"turns on adaptive replication for its jobs made single: <replicas>N</replicas>\n"
+	"(2..100, default 2), <trust_after>K</trust_after> (default 10),\n"
+	"<spot_check>P</spot_check> (0..1, default 0.1); README, \"Believable results\".\n";
 
 struct item {
 	bool is_app;
@@ -53,6 +60,10 @@ struct item {
 };
 
 enum attr_type { ATTR_INT, ATTR_DBL, ATTR_STR };
+
+/* Adaptive replication's defaults, the schema's (016_reliability.sql) */
+#define AR_TRUST_AFTER 10
+#define AR_SPOT_CHECK 0.1
 
 /*
  * The elements of an <app> or <platform> in upstream's project.xml, the
@@ -74,7 +85,7 @@ static const struct attr {
 	A(min_version, ATTR_INT, "wseq sends the newest version a host can run"),
 	A(weight, ATTR_DBL, "wseq does not weight the app mix"),
 	A(beta, ATTR_INT, "wseq has no beta apps"),
-	A(target_nresults, ATTR_INT, "replication comes from each job's template or options"),
+	A(target_nresults, ATTR_INT, NULL),     /* > 1: adaptive replication, the defaults */
 	A(homogeneous_redundancy, ATTR_INT, "wseq has no homogeneous redundancy"),
 	A(homogeneous_app_version, ATTR_INT, "wseq does not pin a job's results to one version"),
 	A(non_cpu_intensive, ATTR_INT, "wseq does not tell clients an app is non-CPU-intensive"),
@@ -85,6 +96,9 @@ static const struct attr {
 	A(host_scale_check, ATTR_INT, "wseq's credit does not scale by host"),
 	/* wseq's own: jobs bring their executable, run by wseq_wrapper (README, Applications) */
 	A(any_executable, ATTR_INT, NULL),
+	/* wseq's own, read from <adaptive_replication> only (read_adaptive) */
+	A(trust_after, ATTR_INT, NULL),
+	A(spot_check, ATTR_DBL, NULL),
 	P(user_friendly_name, ATTR_STR),
 	P(deprecated, ATTR_INT),
 #undef A
@@ -108,6 +122,75 @@ static void *attr_field(struct item *x, const struct attr *at)
 	return (char *)(at->app ? (void *)&x->app : (void *)&x->platform) + at->off;
 }
 
+static size_t attr_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(attrs); i++)
+		if (attrs[i].app && !strcmp(attrs[i].name, name))
+			break;
+	return i;
+}
+
+/* A number of <adaptive_replication>'s child e within [min, max], into the column it names. */
+static int read_ar_value(const char *path, struct item *x, const xmlNode *e, const char *column,
+			 bool whole, double min, double max)
+{
+	char *v = xml_text(e), *end;
+	double d;
+	int rc = 0;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno || !(d >= min && d <= max) || (whole && d != (double)(long)d))
+		rc = log_error("%s:%ld: <adaptive_replication><%s> must be %s from %g to %g "
+			       "(got '%s')", path, xml_line(e), (const char *)e->name,
+			       whole ? "a whole number" : "a number", min, max, v);
+	else if (whole)
+		*(int *)((char *)&x->app + attrs[attr_index(column)].off) = (int)d;
+	else
+		*(double *)((char *)&x->app + attrs[attr_index(column)].off) = d;
+	x->given |= 1u << attr_index(column);
+	free(v);
+	return rc;
+}
+
+/*
+ * <adaptive_replication><replicas>N</replicas><trust_after>K</trust_after>
+ * <spot_check>P</spot_check></adaptive_replication>: app.target_nresults,
+ * trust_after and spot_check; what is left out keeps its default (2, 10,
+ * 0.1) or, for an app already there, its value.
+ */
+static int read_adaptive(const char *path, struct item *x, const xmlNode *ar)
+{
+	const xmlNode *e;
+	bool replicas = false;
+
+	xml_for_each(e, ar, NULL) {
+		const char *tag = (const char *)e->name;
+		int rc;
+
+		if (!strcmp(tag, "replicas")) {
+			rc = read_ar_value(path, x, e, "target_nresults", true, 2, 100);
+			replicas = true;
+		} else if (!strcmp(tag, "trust_after")) {
+			rc = read_ar_value(path, x, e, "trust_after", true, 0, 1e6);
+		} else if (!strcmp(tag, "spot_check")) {
+			rc = read_ar_value(path, x, e, "spot_check", false, 0, 1);
+		} else {
+			rc = log_error("%s:%ld: <adaptive_replication> takes <replicas>, <trust_after> "
+				       "and <spot_check>, not <%s>", path, xml_line(e), tag);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (!replicas) {        /* on, with upstream's two results a job */
+		x->app.target_nresults = 2;
+		x->given |= 1u << attr_index("target_nresults");
+	}
+	return 0;
+}
+
 /* One element of an <app> or <platform>: its column, or a warning that it is not upstream's. */
 static int read_attr(const char *path, struct item *x, const xmlNode *e, bool *warned)
 {
@@ -118,8 +201,11 @@ static int read_attr(const char *path, struct item *x, const xmlNode *e, bool *w
 
 	if (!strcmp(tag, "name"))
 		return 0;
+	if (x->is_app && !strcmp(tag, "adaptive_replication"))
+		return read_adaptive(path, x, e);
 	for (i = 0; i < ARRAY_SIZE(attrs); i++)
-		if (attrs[i].app == x->is_app && !strcmp(attrs[i].name, tag))
+		if (attrs[i].app == x->is_app && !strcmp(attrs[i].name, tag) &&
+		    strcmp(tag, "trust_after") && strcmp(tag, "spot_check"))
 			break;
 	if (i == ARRAY_SIZE(attrs)) {
 		log_warn("%s:%ld: <%s> is not an element of upstream's <%s>; ignored", path,
@@ -280,6 +366,8 @@ static int add_item(struct db *db, struct item *x, bool quiet)
 			a.keywords = xstrdup("");
 			a.weight = 1;
 			a.min_avg_pfc = 1;
+			a.trust_after = AR_TRUST_AFTER;
+			a.spot_check = AR_SPOT_CHECK;
 			apply_given(x, &a);
 			a.create_time = now();
 			rc = db_app_insert(db, &a);
@@ -292,6 +380,11 @@ static int add_item(struct db *db, struct item *x, bool quiet)
 		} else if (rc == DB_OK && !quiet) {
 			printf("app %s already exists (id %" PRId64 ")\n", x->name, a.id);
 		}
+		if (rc == DB_OK && !quiet && a.target_nresults > 1)
+			printf("app %s: adaptive replication: a job made single goes with %d results "
+			       "until the host has %d consecutive valid results of its version, then "
+			       "alone, spot-checked at %g\n", x->name, a.target_nresults,
+			       a.trust_after, a.spot_check);
 		db_app_release(&a);
 	} else {
 		struct db_platform p = { 0 };

@@ -156,12 +156,13 @@ test_expect_success 'xadd stores every upstream <app> element and names those ws
 	test_grep "added app upapp" out &&
 	test "$(q "select user_friendly_name, min_version, weight, beta, homogeneous_redundancy, target_nresults, n_size_classes, fraction_done_exact, homogeneous_app_version, host_scale_check, keywords from app where name=\"upapp\"")" = \
 		"Upstream app	105	2.5	1	2	3	4	1	1	1	climate ocean" &&
-	for e in min_version weight beta homogeneous_redundancy target_nresults non_cpu_intensive \
+	for e in min_version weight beta homogeneous_redundancy non_cpu_intensive \
 		 locality_scheduling n_size_classes fraction_done_exact homogeneous_app_version host_scale_check; do
 		test_grep "<$e> is stored in app.$e, but" err || return 1
 	done &&
 	test_grep "<frobnication> is not an element of upstream.s <app>; ignored" err &&
-	test_grep -v "<keywords>\|<user_friendly_name>" err
+	test_grep -v "<keywords>\|<user_friendly_name>\|<target_nresults>" err &&
+	test_grep "app upapp: adaptive replication: a job made single goes with 3 results" out
 '
 
 test_expect_success 'xadd again brings an existing app up to project.xml' '
