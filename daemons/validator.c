@@ -806,7 +806,8 @@ static int count_verdict(struct db *db, const struct db_workunit *wus, size_t nw
 	if (v == VALIDATE_STATE_VALID)
 		rc = valid_outcome(db, wu, r, &o);
 	return rc == DB_OK ? db_hav_outcome(db, r->hostid, r->app_version_id, o,
-					     (double)(r->received_time - r->sent_time)) : rc;
+					     r->sent_time > 0 && r->received_time >= r->sent_time ?
+					     (double)(r->received_time - r->sent_time) : -1.0) : rc;
 }
 
 /*

@@ -60,8 +60,9 @@ const struct db_query dbq_hav_report = {
 };
 /*
  * The averages move before the counts do (as above), each outcome weighing
- * 1/min(outcomes so far + 1, 20); the last parameter says what becomes of
- * consecutive_valid (1 one more, 0 as it is, -1 back to 0).
+ * 1/min(outcomes so far + 1, 20) (the first outcome sets them; a turnaround
+ * < 0 is unknown and leaves its average); the last parameter says what
+ * becomes of consecutive_valid (1 one more, 0 as it is, -1 back to 0).
  */
 #define HAV_OUTCOMES "LEAST(n_valid+n_invalid+n_errors+1, 20)"
 const struct db_query dbq_hav_outcome = {
@@ -70,13 +71,12 @@ const struct db_query dbq_hav_outcome = {
 	"consecutive_valid, error_rate, turnaround_avg, last_update) "
 	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE "
 	"error_rate=error_rate+(VALUES(error_rate)-error_rate)/" HAV_OUTCOMES ", "
-	"turnaround_avg=IF(VALUES(turnaround_avg)>0, IF(turnaround_avg>0, turnaround_avg+"
-	"(VALUES(turnaround_avg)-turnaround_avg)/" HAV_OUTCOMES ", VALUES(turnaround_avg)), "
+	"turnaround_avg=IF(?>=0, turnaround_avg+(?-turnaround_avg)/" HAV_OUTCOMES ", "
 	"turnaround_avg), "
 	"n_valid=n_valid+VALUES(n_valid), n_invalid=n_invalid+VALUES(n_invalid), "
 	"n_errors=n_errors+VALUES(n_errors), "
 	"consecutive_valid=CASE ? WHEN 1 THEN consecutive_valid+1 WHEN 0 THEN consecutive_valid "
-	"ELSE 0 END, last_update=VALUES(last_update)", "iiiiiiddii"
+	"ELSE 0 END, last_update=VALUES(last_update)", "iiiiiiddiddi"
 };
 
 int db_hav_enum_host(struct db *db, int64_t hostid,
@@ -111,11 +111,11 @@ int db_hav_outcome(struct db *db, int64_t hostid, int64_t avid, enum hav_outcome
 {
 	bool valid = o == HAV_VALID || o == HAV_VALID_UNVERIFIED;
 	int cons = o == HAV_VALID ? 1 : o == HAV_VALID_UNVERIFIED ? 0 : -1;
+	double t = isfinite(turnaround) && turnaround >= 0 ? turnaround : -1.0;
 	struct db_val v[] = {
 		DBV_INT(hostid), DBV_INT(avid), DBV_INT(valid), DBV_INT(o == HAV_INVALID),
 		DBV_INT(o == HAV_ERROR), DBV_INT(cons > 0), DBV_DBL(valid ? 0.0 : 1.0),
-		DBV_DBL(isfinite(turnaround) && turnaround > 0 ? turnaround : 0.0), DBV_INT(now()),
-		DBV_INT(cons),
+		DBV_DBL(t > 0 ? t : 0.0), DBV_INT(now()), DBV_DBL(t), DBV_DBL(t), DBV_INT(cons),
 	};
 
 	return db_query_exec(db, &dbq_hav_outcome, v, ARRAY_SIZE(v), NULL);

@@ -150,7 +150,7 @@ enum hav_outcome {
  * n_errors one more, consecutive_valid as the outcome says, error_rate
  * moved toward 1 (not valid) or 0 (valid) and turnaround_avg toward
  * turnaround (seconds from sending to receipt; a missed deadline gives its
- * delay bound; <= 0 or not finite: left as it is), each weighing
+ * delay bound; < 0 or not finite: unknown, left as it is), each weighing
  * 1/min(outcomes, 20); the row made if need be. One statement, inside the
  * caller's transaction (the one that sets the outcome).
  */

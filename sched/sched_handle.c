@@ -283,8 +283,8 @@ static int report_recorded(const struct sched_ctx *ctx, const char *lbl, struct 
 	if (r->ok)
 		sched_hav_add(hav, res, r->rep.elapsed_time);
 	else
-		sched_hav_error(hav, res, res->sent_time > 0 ?
-				(double)(r->rep.received_time - res->sent_time) : 0.0);
+		sched_hav_error(hav, res, res->sent_time > 0 && r->rep.received_time >= res->sent_time ?
+				(double)(r->rep.received_time - res->sent_time) : -1.0);
 
 	/* only a report recorded counts: one sent twice is not a second error */
 	sched_quota_report(ctx, lbl, host, r->ok);

@@ -21,7 +21,7 @@ struct sched_hav_job {
 	int64_t wuid, avid;
 	double elapsed;         /* a success: its elapsed time */
 	bool error;             /* a client error ... */
-	double turnaround;      /* ... received this long after it was sent (<= 0: unknown) */
+	double turnaround;      /* ... received this long after it was sent (< 0: unknown) */
 };
 
 struct sched_hav {
