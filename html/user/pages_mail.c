@@ -303,6 +303,7 @@ struct email_change {
 	const char *pw;
 	char *old;              /* the address before (allocated) */
 	bool wrong_passwd;
+	bool taken;             /* another account took the address meanwhile */
 };
 
 static int email_act(struct db *db, struct db_user *u, const struct db_mail_token *t, void *arg)
@@ -310,9 +311,18 @@ static int email_act(struct db *db, struct db_user *u, const struct db_mail_toke
 	struct email_change *c = arg;
 	char h[PASSWD_HASH_HEX + 1], nh[PASSWD_HASH_HEX + 1], stored[PASSWD_STORED_MAX];
 
+	struct db_user other = { 0 };
+	int rc;
+
 	passwd_hash_of(c->pw, u->email_addr, h);
 	if (!passwd_verify(h, u->passwd_hash)) {
 		c->wrong_passwd = true;
+		return -1;
+	}
+	rc = db_user_lookup_email(db, t->data, &other);
+	db_user_release(&other);
+	if (rc != DB_NOT_FOUND) {
+		c->taken = rc == DB_OK;
 		return -1;
 	}
 	/* the stored password is a hash of password and address: made anew for the new one */
@@ -329,7 +339,7 @@ static int email_act(struct db *db, struct db_user *u, const struct db_mail_toke
 void page_confirm_email(struct page *p)
 {
 	const char *tok = web_param(p->r, "t");
-	struct email_change c = { web_param(p->r, "passwd"), NULL, false };
+	struct email_change c = { web_param(p->r, "passwd"), NULL, false, false };
 	struct account_error e;
 	struct db_mail_token t = { 0 };
 	enum account_token_state s;
@@ -345,6 +355,11 @@ void page_confirm_email(struct page *p)
 	s = account_token_follow(p->c->db, tok, MAIL_TOKEN_EMAIL, email_act, &c);
 	if (c.wrong_passwd) {
 		confirm_form(p, "Wrong password.");
+		return;
+	}
+	if (c.taken) {
+		page_message(p, 409, "Link refused", "Another account has taken that address since "
+			     "the link was sent.");
 		return;
 	}
 	if (s != ACCT_TOKEN_OK) {

@@ -128,6 +128,19 @@ test_expect_success 'a new address changes only when its mailed link is followed
 	! login annw ann%40example.org "second+pass+2"
 '
 
+test_expect_success 'an address another account took after the link was sent is refused' '
+	n=$(mail_count) &&
+	login ann ann.new%40example.org "second+pass+2" &&
+	test "$(post ann edit_email_form.php "email_addr=taken%40example.org&passwd=second+pass+2")" = 200 &&
+	mail_wait_for $((n + 1)) && n=$((n + 1)) &&
+	link=$(mail_link $n confirm_email) && tok=${link##*t=} &&
+	q "insert into user (create_time, email_addr, name, authenticator) values (1, \"taken@example.org\", \"Tess\", \"tessauth\")" &&
+	test "$(post ann "confirm_email?t=$tok" "t=$tok&passwd=second+pass+2" confirm_email)" = 409 &&
+	test_grep "Another account has taken that address" ann.html &&
+	test "$(q "select email_addr from user where name=\"Ann\"")" = ann.new@example.org &&
+	q "delete from user where email_addr=\"taken@example.org\""
+'
+
 test_expect_success 'the data download holds the signed-in volunteer data, nobody else' '
 	login ann ann.new%40example.org "second+pass+2" &&
 	test "$(get ann account_data)" = 200 &&
