@@ -36,6 +36,12 @@ const struct param account_params[] = {
 	A("login_failures_max", PARAM_INT, login_failures_max, "30", PARAM_NOOPTION | PARAM_BOUNDED,
 	  1, 1e6, "N", "attempts with a password or an account key one address, or one account, "
 	  "may make in 15 minutes (successes given back); the rest are refused"),
+	A("mail_server", PARAM_STR, mail_server, "smtp://localhost:25", PARAM_NOOPTION, 0, 0, "URL",
+	  "the SMTP server the project's mail goes through (smtp://host:port, smtps://...)"),
+	A("mail_from", PARAM_STR, mail_from, NULL, PARAM_NOOPTION, 0, 0, "ADDRESS",
+	  "the address the project's mail comes from (default: the master URL's host's noreply@)"),
+	A("mail_token_hours", PARAM_INT, mail_token_hours, "1", PARAM_NOOPTION | PARAM_BOUNDED,
+	  1, 24 * 30, "N", "hours a mailed link (password reset, address change, deletion) works"),
 	PARAM_TABLE_END
 };
 

@@ -44,6 +44,9 @@ struct account_settings {
 	long min_passwd_length;
 	char *account_home_text;            /* home page text file, relative to the project */
 	long login_failures_max;            /* attempts an address or an account may make per window */
+	char *mail_server;                  /* smtp://host:port the project's mail goes through */
+	char *mail_from;                    /* its sender (NULL: noreply@ the master URL's host) */
+	long mail_token_hours;              /* how long a mailed link works */
 };
 
 /* The window in which the throttle counts attempts. */

@@ -136,6 +136,18 @@ static const struct db_column web_session_cols[] = {
 };
 const struct db_table db_web_session_table = TABLE(web_session);
 
+static const struct db_column mail_token_cols[] = {
+	COL(mail_token, id, DB_T_I64, DB_COL_ID),
+	COL(mail_token, token_hash, DB_T_STR, DB_COL_UNIQUE),
+	COL(mail_token, userid, DB_T_I64, 0),
+	COL(mail_token, kind, DB_T_INT, 0),
+	COL(mail_token, create_time, DB_T_I64, 0),
+	COL(mail_token, expire_time, DB_T_I64, 0),
+	COL(mail_token, used_time, DB_T_I64, 0),
+	COL(mail_token, data, DB_T_STR, 0),
+};
+const struct db_table db_mail_token_table = TABLE(mail_token);
+
 static const struct db_column assignment_cols[] = {
 	COL(assignment, id, DB_T_I64, DB_COL_ID),
 	COL(assignment, create_time, DB_T_I64, 0),
@@ -424,7 +436,7 @@ const struct db_table *const db_all_tables[] = {
 	&db_job_file_table, &db_batch_file_assoc_table, &db_user_submit_table,
 	&db_user_submit_app_table, &db_sequence_table, &db_sequence_group_table,
 	&db_seq_file_table, &db_schema_version_table, &db_web_session_table, &db_assignment_table,
-	&db_host_app_version_table,
+	&db_host_app_version_table, &db_mail_token_table,
 };
 const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 
@@ -502,6 +514,7 @@ DB_ID_RECORD_IMPL(user)
 DB_ID_RECORD_IMPL(host)
 DB_ID_RECORD_IMPL(team)
 DB_ID_RECORD_IMPL(web_session)
+DB_ID_RECORD_IMPL(mail_token)
 DB_ID_RECORD_IMPL(assignment)
 DB_NAMED_RECORD_IMPL(workunit)
 DB_NAMED_RECORD_IMPL(result)

@@ -251,6 +251,21 @@ struct db_web_session {
 	int64_t expire_time;
 };
 
+/* A mailed link (mail_token): token_hash is md5 of the link's token. */
+struct db_mail_token {
+	int64_t id;
+	char *token_hash;
+	int64_t userid;
+	int kind;                       /* MAIL_TOKEN_* */
+	int64_t create_time;
+	int64_t expire_time;
+	int64_t used_time;              /* 0: not yet used */
+	char *data;                     /* an address change: the new address */
+};
+#define MAIL_TOKEN_RESET 1
+#define MAIL_TOKEN_EMAIL 2
+#define MAIL_TOKEN_DELETE 3
+
 struct db_host {
 	int64_t id;
 	int64_t create_time;
@@ -515,7 +530,8 @@ extern const struct db_table db_platform_table, db_app_table, db_app_version_tab
 	db_user_table, db_host_table, db_team_table, db_workunit_table, db_result_table, db_batch_table,
 	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
 	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
-	db_seq_file_table, db_schema_version_table, db_web_session_table, db_assignment_table;
+	db_seq_file_table, db_schema_version_table, db_web_session_table, db_assignment_table,
+	db_mail_token_table;
 /* The workunit table in a query that joins another (its columns named workunit.column). */
 extern const struct db_table db_workunit_joined;
 extern const struct db_table *const db_all_tables[];
@@ -548,6 +564,7 @@ DB_ID_RECORD(user)
 DB_ID_RECORD(host)
 DB_ID_RECORD(team)
 DB_ID_RECORD(web_session)
+DB_ID_RECORD(mail_token)
 DB_ID_RECORD(assignment)
 DB_NAMED_RECORD(workunit)
 DB_NAMED_RECORD(result)

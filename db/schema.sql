@@ -502,6 +502,24 @@ CREATE TABLE `web_session` (
     KEY ws_expire (expire_time)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- Mailed links (password reset 1, address change 2, deletion 3): md5 of the
+-- link's token, when it stops working, when it was used (once); data: the
+-- new address of a change.
+CREATE TABLE `mail_token` (
+    id                  BIGINT NOT NULL AUTO_INCREMENT,
+    token_hash          VARCHAR(32) NOT NULL,
+    userid              BIGINT NOT NULL,
+    kind                INT NOT NULL,
+    create_time         BIGINT NOT NULL DEFAULT 0,
+    expire_time         BIGINT NOT NULL DEFAULT 0,
+    used_time           BIGINT NOT NULL DEFAULT 0,
+    data                VARCHAR(254) NOT NULL DEFAULT '',
+    PRIMARY KEY (id),
+    UNIQUE KEY mt_token (token_hash),
+    KEY mt_user (userid),
+    KEY mt_expire (expire_time)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- The throttle of password and account-key guesses, every door's: attempts
 -- in a fixed window of 15 minutes by kind (1 the client's address, 2 the
 -- md5 of the account's lower-cased e-mail address) and key, counted before the
@@ -590,4 +608,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (16, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (17, UNIX_TIMESTAMP(), 'schema.sql');

@@ -5,6 +5,11 @@
  *
  *   (master URL)   home: what the project does, how to join
  *   join, login, logout, account          an account of one's own
+ *   get_passwd.php, reset_passwd?t=..     a forgotten password (a mailed link)
+ *   edit_email_form.php, confirm_email?t=..   a new address (confirmed by mail)
+ *   delete_account_request.php, delete_account_confirm.php?t=..   leaving
+ *   account_data                          all the project holds about one (XML)
+ *   opt_out.php?userid=N&code=..          no more mail from the admins
  *   show_user.php?userid=N, host?id=N, results[?hostid=N]
  *   teams[?search=..], team?id=N, team_create, team_join, team_leave
  *   apps, server_status[.php][?xml=1]
@@ -26,6 +31,14 @@ static const struct {
 	{ "login", page_login_form },
 	{ "logout", page_logout_post },
 	{ "account", page_account },
+	{ "get_passwd.php", page_get_passwd },
+	{ "reset_passwd", page_reset_passwd },
+	{ "edit_email_form.php", page_edit_email },
+	{ "confirm_email", page_confirm_email },
+	{ "opt_out.php", page_opt_out },
+	{ "delete_account_request.php", page_delete_request },
+	{ "delete_account_confirm.php", page_delete_confirm },
+	{ "account_data", page_account_data },
 	{ "show_user.php", page_show_user },
 	{ "host", page_host },
 	{ "results", page_results },

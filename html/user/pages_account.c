@@ -16,7 +16,7 @@
 #define RESULTS_PER_PAGE 20
 #define ACCOUNT_RESULTS 10
 
-static void field_row(struct page *p, const char *label, const char *name, const char *type,
+void page_field_row(struct page *p, const char *label, const char *name, const char *type,
 		      const char *value, const char *autocomplete)
 {
 	struct sbuf *b = &p->o->body;
@@ -33,7 +33,7 @@ static void field_row(struct page *p, const char *label, const char *name, const
 	sbuf_addstr(b, " required></p>\n");
 }
 
-static void form_start(struct page *p, const char *action)
+void page_form_start(struct page *p, const char *action)
 {
 	sbuf_addstr(&p->o->body, "<form method=\"post\" action=\"");
 	page_url(p, action);
@@ -42,7 +42,7 @@ static void form_start(struct page *p, const char *action)
 	sbuf_addstr(&p->o->body, "\n");
 }
 
-static void error_para(struct page *p, const char *msg)
+void page_error_para(struct page *p, const char *msg)
 {
 	if (!msg)
 		return;
@@ -58,22 +58,22 @@ static void join_form(struct page *p, const char *error)
 	if (error)
 		p->o->status = 400;
 	page_start(p, "Join");
-	error_para(p, error);
+	page_error_para(p, error);
 	if (p->c->cfg->disable_account_creation) {
 		sbuf_addstr(&p->o->body, "<p>This project is not taking new accounts at the moment.</p>\n");
 		page_end(p);
 		return;
 	}
-	form_start(p, "join");
-	field_row(p, "Name (shown on the project's pages)", "user_name", "text",
+	page_form_start(p, "join");
+	page_field_row(p, "Name (shown on the project's pages)", "user_name", "text",
 		  web_param(p->r, "user_name"), "nickname");
-	field_row(p, "E-mail address", "email_addr", "email", web_param(p->r, "email_addr"), "email");
+	page_field_row(p, "E-mail address", "email_addr", "email", web_param(p->r, "email_addr"), "email");
 	sbuf_addf(&p->o->body, "<p class=\"hint\">Passwords have at least %ld characters.</p>\n",
 		  a->min_passwd_length);
-	field_row(p, "Password", "passwd", "password", NULL, "new-password");
-	field_row(p, "Password again", "passwd2", "password", NULL, "new-password");
+	page_field_row(p, "Password", "passwd", "password", NULL, "new-password");
+	page_field_row(p, "Password again", "passwd2", "password", NULL, "new-password");
 	if (a->invite_code && *a->invite_code)
-		field_row(p, "Invitation code", "invite_code", "text", NULL, "off");
+		page_field_row(p, "Invitation code", "invite_code", "text", NULL, "off");
 	sbuf_addstr(&p->o->body, "<p><button type=\"submit\">Create account</button></p>\n</form>\n");
 	page_end(p);
 }
@@ -87,7 +87,7 @@ static void join_refused(struct page *p, const struct account_error *e)
 		p->o->status = 429;
 }
 
-static long chars(const char *s)
+long page_chars(const char *s)
 {
 	long n = 0;
 
@@ -115,7 +115,7 @@ void page_join(struct page *p)
 	passwd_hash_of(pw, email, h);
 	a.email = email;
 	a.passwd_hash = h;
-	a.passwd_len = chars(pw);
+	a.passwd_len = page_chars(pw);
 	a.name = web_param(p->r, "user_name");
 	a.invite_code = web_param(p->r, "invite_code");
 	a.door = ACCT_DOOR_WEB;
@@ -137,11 +137,14 @@ static void login_form(struct page *p, const char *error)
 	if (error)
 		p->o->status = 403;
 	page_start(p, "Sign in");
-	error_para(p, error);
-	form_start(p, "login");
-	field_row(p, "E-mail address", "email_addr", "email", web_param(p->r, "email_addr"), "email");
-	field_row(p, "Password", "passwd", "password", NULL, "current-password");
-	sbuf_addstr(&p->o->body, "<p><button type=\"submit\">Sign in</button></p>\n</form>\n");
+	page_error_para(p, error);
+	page_form_start(p, "login");
+	page_field_row(p, "E-mail address", "email_addr", "email", web_param(p->r, "email_addr"), "email");
+	page_field_row(p, "Password", "passwd", "password", NULL, "current-password");
+	sbuf_addstr(&p->o->body, "<p><button type=\"submit\">Sign in</button></p>\n</form>\n"
+				 "<p><a href=\"");
+	page_url(p, "get_passwd.php");
+	sbuf_addstr(&p->o->body, "\">Forgot your password?</a></p>\n");
 	page_end(p);
 }
 
@@ -342,7 +345,14 @@ void page_account(struct page *p)
 	results_table(p, u->id, 0, 0, ACCOUNT_RESULTS, &shown);
 	sbuf_addstr(b, "<p><a href=\"");
 	page_url(p, "results");
-	sbuf_addstr(b, "\">All your tasks</a></p>\n");
+	sbuf_addstr(b, "\">All your tasks</a></p>\n<h2>Your data</h2>\n<ul class=\"account-links\">\n"
+		       "<li><a href=\"");
+	page_url(p, "edit_email_form.php");
+	sbuf_addstr(b, "\">Change your e-mail address</a></li>\n<li><a href=\"");
+	page_url(p, "account_data");
+	sbuf_addstr(b, "\">Download what the project holds about you</a> (XML)</li>\n<li><a href=\"");
+	page_url(p, "delete_account_request.php");
+	sbuf_addstr(b, "\">Delete your account</a></li>\n</ul>\n");
 	page_end(p);
 }
 

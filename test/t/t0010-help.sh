@@ -61,7 +61,7 @@ fi
 
 # The tools on the skeleton (lib/tool.h, doc/tools.md): one usage error, one line, exit 2.
 skeleton_tools="account boinc_gahp cancel_jobs create_sequence crypt_prog db_check db_dump db_upgrade
-	extend_sequence make_project seq_status sign_executable sweep update_stats
+	extend_sequence mail_users make_project seq_status sign_executable sweep update_stats
 	update_versions wseq_config wseq_ctl wseq_sim wseq_submit xadd"
 
 for p in $skeleton_tools; do

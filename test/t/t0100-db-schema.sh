@@ -37,6 +37,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	host	InnoDB	utf8mb4_bin
 	host_app_version	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin
+	mail_token	InnoDB	utf8mb4_bin
 	ops_admin	InnoDB	utf8mb4_bin
 	platform	InnoDB	utf8mb4_bin
 	result	InnoDB	utf8mb4_bin
@@ -190,6 +191,8 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		q "show create table result" >result.sql &&
 		test_grep "KEY .res_deadline. (.server_state.,.report_deadline.,.app_version_id.)" result.sql &&
 		test_grep "016_reliability.sql: 016: reliability and adaptive replication" up.out &&
+		test_grep "017_mail_token.sql: 017: mailed links" up.out &&
+		test "$(q "select count(*) from mail_token")" = 0 &&
 		test "$(q "select concat(trust_after, \" \", spot_check) from app where id=7")" = "10 0.1" &&
 		q "show create table host_app_version" >hav.sql &&
 		test_grep "n_errors" hav.sql && test_grep "turnaround_avg" hav.sql &&
