@@ -18,6 +18,8 @@
 
 /* The name the sweep's sessions use: a submitter's batch must not pass for one. */
 #define SWEEP_BATCH_PREFIX "sweep:"
+/* How many names a batch submitted without one may try before giving up. */
+#define BATCH_NAME_TRIES 1000
 
 /*
  * Has a submit that failed half way left this batch behind: the user's own,
@@ -59,15 +61,35 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 	b->create_time = now();
 	b->state = BATCH_STATE_INIT;
 	b->expire_time = expire;
-	if (name && *name)
+	if (name && *name) {
 		b->name = xstrdup(name);
-	else
-		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
-				    (long long)b->create_time);
-	if (!strncmp(b->name, SWEEP_BATCH_PREFIX, strlen(SWEEP_BATCH_PREFIX)))
-		return submit_fail(r, "batch names beginning with '%s' are the parameter sweep's",
-				   SWEEP_BATCH_PREFIX);
-	rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+		if (!strncmp(b->name, SWEEP_BATCH_PREFIX, strlen(SWEEP_BATCH_PREFIX)))
+			return submit_fail(r, "batch names beginning with '%s' are the parameter "
+					   "sweep's", SWEEP_BATCH_PREFIX);
+		rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+	} else {
+		/*
+		 * Named for the submitter: user:app:time, then :2, :3... while
+		 * the name is taken (two batches in one second), each looked up
+		 * locked so that no concurrent submit takes it meanwhile.
+		 */
+		int k;
+
+		rc = DB_OK;
+		for (k = 1; rc == DB_OK && k <= BATCH_NAME_TRIES; k++) {
+			free(b->name);
+			db_batch_release(&old);
+			b->name = k == 1 ? xasprintf("%lld:%s:%lld", (long long)r->user.id,
+						     app->name, (long long)b->create_time)
+				: xasprintf("%lld:%s:%lld:%d", (long long)r->user.id, app->name,
+					    (long long)b->create_time, k);
+			rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+		}
+		if (rc == DB_OK) {
+			db_batch_release(&old);
+			return submit_fail(r, "no free batch name for %s: give one", b->name);
+		}
+	}
 	if (rc == DB_OK) {
 		rc = leftover(r, &old, app, &reuse);
 		if (!rc && !reuse)
@@ -318,8 +340,14 @@ static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *nam
 #define COMMAND_LINE_MAX 8192
 #define SEQ_COMMAND_LINE_MAX FIELD_COLUMN_CHARS /* sequence.command_line */
 
-static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is_seq,
-			char **name, char **cmd)
+/*
+ * A job without a name is named as upstream's create_work names it,
+ * APP_ID_TIME_INDEX, with the batch's id where create_work has its process
+ * id: unique, as no other submit_batch makes jobs of this batch.
+ */
+static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index,
+			const struct db_app *app, int64_t batch, bool is_seq, char **name,
+			char **cmd)
 {
 	size_t max = is_seq ? SEQ_JOB_NAME_MAX : JOB_NAME_MAX;
 	char *q;
@@ -328,8 +356,10 @@ static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is
 	*cmd = NULL;
 	if (submit_str(r, job, "name", FIELD_COLUMN_CHARS, name))
 		return -1;
-	if (!*name || !**name)
-		return submit_fail(r, "job %zu has no name", index);
+	if (!*name || !**name) {
+		free(*name);
+		*name = xasprintf("%.64s_%lld_%f_%zu", app->name, (long long)batch, dnow(), index);
+	}
 	if (strlen(*name) > max || !dirhier_name_ok(*name)) {
 		q = submit_quoted(*name);
 		rc = submit_fail(r, "name: %s (job %zu) is not a job name: a file name of at most "
@@ -353,7 +383,7 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	struct input_template exec_tpl = { 0 };
 	struct db_workunit wu = { 0 };
 	xmlNode *in;
-	int rc = job_name_cmd(r, job, index, k->is_seq, &name, &cmd);
+	int rc = job_name_cmd(r, job, index, &k->app, k->wp.batch, k->is_seq, &name, &cmd);
 
 	if (!rc)
 		rc = submit_exec_check_cmdline(r, &k->app, cmd, index);
@@ -539,6 +569,9 @@ static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
 	}
 	b->state = BATCH_STATE_RETIRED;
 	if (cancel_batch_in(r->c->db, b->id, "its batch was retired", now(), &n_cancelled) != DB_OK)
+		return DB_ERROR;
+	/* its counts as it ends, kept */
+	if (submit_batch_count(r, b) < 0)
 		return DB_ERROR;
 	return db_batch_update(r->c->db, b);
 }

@@ -177,6 +177,13 @@ static int file_req_parse(struct rpc *r, struct file_req *q)
 	}
 	if (!rc)
 		rc = submit_num(r, r->root, "delete_time", 0, SUBMIT_TIME_MAX, &q->delete_time);
+	/*
+	 * A file named without a batch is kept at least JOB_FILE_GRACE from now,
+	 * whatever the request says: submit_api.py sends no delete_time, and the
+	 * submit_batch that ties the file to a batch comes later.
+	 */
+	if (!rc && q->batch <= 0 && q->delete_time < dnow() + JOB_FILE_GRACE)
+		q->delete_time = dnow() + JOB_FILE_GRACE;
 	xml_for_each(n, r->root, "phys_name") {
 		char *name = xml_text(n), md5[MD5_HEX_LEN + 1];
 		const char *why;

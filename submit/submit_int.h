@@ -112,11 +112,27 @@ int submit_result_outfiles(const struct db_result *res, struct outfiles *o);
 void submit_outfiles_release(struct outfiles *o);
 /* A batch's jobs counted now: done (ordinary with a canonical result, or sequence ended), failed. */
 int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done, int64_t *err);
+/*
+ * The batch's counts now in b (fraction_done, nerror_jobs); one in progress
+ * whose every job is over becomes COMPLETE with its completion time: 1
+ * then, 0 otherwise, -1 with the request's error.
+ */
+int submit_batch_count(struct rpc *r, struct db_batch *b);
+/* The same on the row, locked, and written back in a transaction of its own: 0 or -1. */
+int submit_batch_settle(struct rpc *r, struct db_batch *b);
+/* A batch's parameters as upstream's print_batch_params has them (total_cpu_time when cpu). */
+int submit_batch_params(struct rpc *r, struct db_batch *b, bool cpu);
 /* The bounds of a job's numbers: generous, finite, and what the columns hold. */
 #define FPOPS_MAX 1e30
 /* A hostile name for a message: control bytes escaped, at most 100 bytes (allocated). */
 char *submit_quoted(const char *s);
 
+/*
+ * How long a job file uploaded or queried without a batch stays on the
+ * server at least (its delete_time raised to now + this): one day, upstream's daily
+ * delete_job_files' round or longer.
+ */
+#define JOB_FILE_GRACE 86400.0
 /* The most characters of a job file name's extension (after the dot). */
 #define JOB_FILE_EXT_MAX 64
 /* Why name is not a job file's name (NULL: it is one, and md5 is its content's). */
