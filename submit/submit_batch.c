@@ -18,6 +18,8 @@
 
 /* The name the sweep's sessions use: a submitter's batch must not pass for one. */
 #define SWEEP_BATCH_PREFIX "sweep:"
+/* How many names a batch submitted without one may try before giving up. */
+#define BATCH_NAME_TRIES 1000
 
 /*
  * Has a submit that failed half way left this batch behind: the user's own,
@@ -59,15 +61,35 @@ static int new_batch(struct rpc *r, const struct db_app *app, const char *name, 
 	b->create_time = now();
 	b->state = BATCH_STATE_INIT;
 	b->expire_time = expire;
-	if (name && *name)
+	if (name && *name) {
 		b->name = xstrdup(name);
-	else
-		b->name = xasprintf("%lld:%s:%lld", (long long)r->user.id, app->name,
-				    (long long)b->create_time);
-	if (!strncmp(b->name, SWEEP_BATCH_PREFIX, strlen(SWEEP_BATCH_PREFIX)))
-		return submit_fail(r, "batch names beginning with '%s' are the parameter sweep's",
-				   SWEEP_BATCH_PREFIX);
-	rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+		if (!strncmp(b->name, SWEEP_BATCH_PREFIX, strlen(SWEEP_BATCH_PREFIX)))
+			return submit_fail(r, "batch names beginning with '%s' are the parameter "
+					   "sweep's", SWEEP_BATCH_PREFIX);
+		rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+	} else {
+		/*
+		 * Named for the submitter: user:app:time, then :2, :3... while
+		 * the name is taken (two batches in one second), each looked up
+		 * locked so that no concurrent submit takes it meanwhile.
+		 */
+		int k;
+
+		rc = DB_OK;
+		for (k = 1; rc == DB_OK && k <= BATCH_NAME_TRIES; k++) {
+			free(b->name);
+			db_batch_release(&old);
+			b->name = k == 1 ? xasprintf("%lld:%s:%lld", (long long)r->user.id,
+						     app->name, (long long)b->create_time)
+				: xasprintf("%lld:%s:%lld:%d", (long long)r->user.id, app->name,
+					    (long long)b->create_time, k);
+			rc = db_batch_lookup_name_lock(r->c->db, b->name, &old);
+		}
+		if (rc == DB_OK) {
+			db_batch_release(&old);
+			return submit_fail(r, "no free batch name for %s: give one", b->name);
+		}
+	}
 	if (rc == DB_OK) {
 		rc = leftover(r, &old, app, &reuse);
 		if (!rc && !reuse)
@@ -137,56 +159,6 @@ int submit_do_create_batch(struct rpc *r)
 
 /* ---- submit_batch ------------------------------------------------------------------ */
 
-struct staged {
-	struct work_file *files;
-	size_t n;
-};
-
-/*
- * The job file called name, looked up once per request, and tied to the
- * batch: its lease and the batch's life keep it on the server.
- */
-static const struct work_file *staged_file(struct rpc *r, struct staged *st, const char *name,
-					   int64_t batch)
-{
-	struct db_job_file jf = { 0 };
-	char md5[MD5_HEX_LEN + 1], *q;
-	const char *why;
-	enum jf_state s;
-	size_t i;
-
-	for (i = 0; i < st->n; i++)
-		if (!strcmp(st->files[i].name, name))
-			return &st->files[i];
-	if ((why = submit_job_file_name(name, md5)) != NULL) {
-		submit_bad_filename(r, name, why);
-		return NULL;
-	}
-	ARRAY_GROW(st->files, st->n);
-	s = submit_job_file_find(r, name, &jf, &st->files[st->n]);
-	if (s == JF_OK && db_batch_file_assoc_add(r->c->db, jf.id, batch) != DB_OK)
-		s = JF_DB_ERROR;
-	db_job_file_release(&jf);
-	if (s == JF_OK)
-		return &st->files[st->n++];
-	work_file_release(&st->files[st->n]);
-	q = submit_quoted(name);
-	if (s == JF_DB_ERROR)
-		submit_db_fail(r);
-	else if (s == JF_PROJECT)
-		submit_fail(r, "input file %s is not a job file: the project has a file of that "
-			    "name", q);
-	else if (s == JF_BAD)
-		submit_fail(r, "input file %s on the server does not match its name", q);
-	else if (s == JF_OTHERS)
-		submit_fail(r, "input file %s is not one of your job files: upload it with your "
-			    "batch first", q);
-	else
-		submit_fail(r, "input file %s is not on the server", q);
-	free(q);
-	return NULL;
-}
-
 #define BYTES_MAX 1e18
 #define DELAY_BOUND_MAX 1e9
 
@@ -222,6 +194,26 @@ static int job_params_read(struct rpc *r, const xmlNode *n, struct job_params *j
 		jp->delay_bound = (int)v;
 	return 0;
 }
+
+/* A <priority> (the batch's or a job's): higher is sent first. */
+#define PRIORITY_MAX 1000000000
+static int priority_read(struct rpc *r, const xmlNode *n, struct job_params *jp)
+{
+	int64_t v = JOB_PRIORITY_UNSET;
+
+	if (!xml_child(n, "priority"))
+		return 0;
+	if (submit_int(r, n, "priority", -PRIORITY_MAX, PRIORITY_MAX, &v))
+		return -1;
+	if (v != JOB_PRIORITY_UNSET)
+		jp->priority = (int)v;
+	return 0;
+}
+
+/* The most results a job may ask for: replication, not a flood. */
+#define JOB_RESULTS_MAX 20
+#define JOB_TOTAL_RESULTS_MAX 100
+#define CREDIT_MAX 1e12
 
 /* What the jobs of a batch are made from: an ordinary app's templates, or a sequence app's plan. */
 struct job_kind {
@@ -318,8 +310,14 @@ static int make_seq_job(struct rpc *r, const struct job_kind *k, const char *nam
 #define COMMAND_LINE_MAX 8192
 #define SEQ_COMMAND_LINE_MAX FIELD_COLUMN_CHARS /* sequence.command_line */
 
-static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is_seq,
-			char **name, char **cmd)
+/*
+ * A job without a name is named as upstream's create_work names it,
+ * APP_ID_TIME_INDEX, with the batch's id where create_work has its process
+ * id: unique, as no other submit_batch makes jobs of this batch.
+ */
+static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index,
+			const struct db_app *app, int64_t batch, bool is_seq, char **name,
+			char **cmd)
 {
 	size_t max = is_seq ? SEQ_JOB_NAME_MAX : JOB_NAME_MAX;
 	char *q;
@@ -328,8 +326,10 @@ static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is
 	*cmd = NULL;
 	if (submit_str(r, job, "name", FIELD_COLUMN_CHARS, name))
 		return -1;
-	if (!*name || !**name)
-		return submit_fail(r, "job %zu has no name", index);
+	if (!*name || !**name) {
+		free(*name);
+		*name = xasprintf("%.64s_%lld_%f_%zu", app->name, (long long)batch, dnow(), index);
+	}
 	if (strlen(*name) > max || !dirhier_name_ok(*name)) {
 		q = submit_quoted(*name);
 		rc = submit_fail(r, "name: %s (job %zu) is not a job name: a file name of at most "
@@ -342,6 +342,131 @@ static int job_name_cmd(struct rpc *r, const xmlNode *job, size_t index, bool is
 			  cmd);
 }
 
+/* Do two template fragments (extra XML) say the same, an empty one saying nothing? */
+static bool same_extra(const char *job, const char *app)
+{
+	return !job || !*job || (app && !strcmp(job, app));
+}
+
+/*
+ * A job's own <input_template> (upstream's per-job template): wseq takes
+ * its workunit's parameters (rsc_*, delay_bound, quorum and result counts,
+ * priority) and <credit> over the app's; its files must be the app's as
+ * they are (the same file_infos and open names), anything else in it is
+ * refused with the reason, never ignored.
+ */
+static int job_template(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
+			struct job_params *own, double *credit)
+{
+	const xmlNode *t = xml_child(job, "input_template"), *wu, *c;
+	struct sbuf text = SBUF_INIT(TEMPLATE_MAX);
+	struct input_template jt = { 0 };
+	char name[64];
+	size_t i;
+	int rc = 0;
+
+	if (!t)
+		return 0;
+	if (xml_child(job, "output_template"))
+		return submit_fail(r, "job %zu: a job's own output_template is not taken: wseq makes "
+				   "every job's results from the app's (templates/%s_out)", index,
+				   k->app.name);
+	if (k->is_seq || k->app.any_executable)
+		return submit_fail(r, "job %zu: a job's own input_template is not taken for app %s "
+				   "(%s)", index, k->app.name, k->is_seq ? "a sequence app"
+				   : "its jobs bring their own executable");
+	snprintf(name, sizeof(name), "job %zu's input_template", index);
+	if (xml_serialize(t, &text) || input_template_parse(text.buf, text.len, name, &jt) < 0) {
+		rc = submit_fail(r, "job %zu's input_template does not parse as an input template "
+				 "(see the server log)", index);
+		goto out;
+	}
+	xml_for_each(c, t, NULL)
+		if (!xml_is(c, "file_info") && !xml_is(c, "workunit")) {
+			rc = submit_fail(r, "job %zu's input_template: <%s> is not taken from a job's "
+					 "template", index, (const char *)c->name);
+			goto out;
+		}
+	if (jt.nfiles != k->tpl.nfiles || jt.nrefs != k->tpl.nrefs)
+		rc = -1;
+	for (i = 0; !rc && i < jt.nfiles; i++)
+		if (!same_extra(jt.files[i].extra_xml, k->tpl.files[i].extra_xml))
+			rc = -1;
+	for (i = 0; !rc && i < jt.nrefs; i++) {
+		const struct input_template_ref *a = &jt.refs[i], *b = &k->tpl.refs[i];
+
+		if (a->file_number != b->file_number || !a->open_name != !b->open_name ||
+		    (a->open_name && strcmp(a->open_name, b->open_name)) ||
+		    !same_extra(a->extra_xml, b->extra_xml))
+			rc = -1;
+	}
+	if (rc) {
+		rc = submit_fail(r, "job %zu's input_template: its files are not app %s's (the same "
+				 "file_infos, file_refs and open names): wseq takes a job's parameters "
+				 "from it, its files from the app's template", index, k->app.name);
+		goto out;
+	}
+	wu = xml_child(t, "workunit");
+	xml_for_each(c, wu, NULL) {
+		if (xml_is(c, "file_ref"))
+			continue;
+		if (xml_is(c, "credit")) {
+			if (submit_num(r, wu, "credit", 0, CREDIT_MAX, credit)) {
+				rc = -1;
+				goto out;
+			}
+			continue;
+		}
+		if (strstr(jt.extra_xml ? jt.extra_xml : "", (const char *)c->name) ||
+		    xml_is(c, "command_line")) {
+			rc = submit_fail(r, "job %zu's input_template: <%s> is not taken from a job's "
+					 "template%s", index, (const char *)c->name,
+					 xml_is(c, "command_line") ? " (give the job's <command_line>)"
+					 : "");
+			goto out;
+		}
+	}
+	job_params_override(own, &jt.params);
+out:
+	input_template_release(&jt);
+	sbuf_release(&text);
+	return rc;
+}
+
+/*
+ * A job's parameters as they will be, within what the app allows: the
+ * quorum not below the app's (its template's, else BOINC's default), a
+ * bounded number of results, an estimate within its bound.
+ */
+static int job_limits(struct rpc *r, size_t index, const struct job_kind *k,
+		      const struct job_params *own)
+{
+	struct job_params app, eff;
+
+	job_params_boinc_defaults(&app);
+	job_params_override(&app, &k->tpl.params);
+	eff = app;
+	job_params_override(&eff, &k->wp.jp);
+	job_params_override(&eff, own);
+	if (eff.min_quorum < app.min_quorum)
+		return submit_fail(r, "job %zu: min_quorum %d is below app %s's, %d", index,
+				   eff.min_quorum, k->app.name, app.min_quorum);
+	if (eff.min_quorum > JOB_RESULTS_MAX || eff.target_nresults > JOB_RESULTS_MAX ||
+	    eff.max_success_results > JOB_TOTAL_RESULTS_MAX ||
+	    eff.max_error_results > JOB_TOTAL_RESULTS_MAX ||
+	    eff.max_total_results > JOB_TOTAL_RESULTS_MAX)
+		return submit_fail(r, "job %zu: at most %d results for a quorum (min_quorum, "
+				   "target_nresults) and %d in all (max_*_results)", index,
+				   JOB_RESULTS_MAX, JOB_TOTAL_RESULTS_MAX);
+	if (eff.rsc_fpops_est > eff.rsc_fpops_bound)
+		return submit_fail(r, "job %zu: rsc_fpops_est %g is above its rsc_fpops_bound %g",
+				   index, eff.rsc_fpops_est, eff.rsc_fpops_bound);
+	if (eff.delay_bound > DELAY_BOUND_MAX)
+		return submit_fail(r, "job %zu: delay_bound %d is above %g", index, eff.delay_bound,
+				   DELAY_BOUND_MAX);
+	return 0;
+}
+
 static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struct job_kind *k,
 		    struct staged *st)
 {
@@ -350,10 +475,11 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	struct work_file *wf;
 	struct work_params wp = k->wp;
 	struct job_params own;
+	double credit = 0;
 	struct input_template exec_tpl = { 0 };
 	struct db_workunit wu = { 0 };
 	xmlNode *in;
-	int rc = job_name_cmd(r, job, index, k->is_seq, &name, &cmd);
+	int rc = job_name_cmd(r, job, index, &k->app, k->wp.batch, k->is_seq, &name, &cmd);
 
 	if (!rc)
 		rc = submit_exec_check_cmdline(r, &k->app, cmd, index);
@@ -367,22 +493,23 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 	wf = xcalloc(want + 1, sizeof(*wf));
 	job_params_unset(&own);
 	if (!rc)
+		rc = job_template(r, job, index, k, &own, &credit);
+	if (!rc)
 		rc = job_params_read(r, job, &own);
+	if (!rc)
+		rc = priority_read(r, job, &own);
+	if (!rc && !k->is_seq)
+		rc = job_limits(r, index, k, &own);
 	xml_for_each(in, job, "input_file") {
-		char *mode = xml_child_text(in, "mode"), *src = xml_child_text(in, "source");
 		const struct work_file *f = NULL;
 
-		if (!rc && mode && strcmp(mode, "local_staged"))
-			rc = submit_fail(r, "input file mode %s is not supported", mode);
-		else if (!rc && (f = staged_file(r, st, src ? src : "", k->wp.batch)) == NULL)
+		if (!rc && (f = submit_input_file(r, st, in, index)) == NULL)
 			rc = -1;
 		if (!rc && nf < want)
 			wf[nf] = *f;    /* borrowed: st owns the strings */
 		if (open && nf < want)
 			open[nf] = xml_child_text(in, "open_name");
 		nf++;
-		free(mode);
-		free(src);
 	}
 	if (!rc && nf != want)
 		rc = submit_fail(r, "wrong # of input files for job %zu: need %zu, got %zu", index,
@@ -396,6 +523,7 @@ static int make_job(struct rpc *r, const xmlNode *job, size_t index, const struc
 
 		job_params_override(&wp.jp, &own);
 		wp.command_line = cmd;
+		wp.credit = credit;
 		w = work_create_wu(r->c->db, name, k->app.id, open ? &exec_tpl : &k->tpl, wf, nf,
 				   k->out_tpl, &wp, &wu);
 		if (w == DB_RETRY || w < 0)
@@ -446,6 +574,14 @@ static int batch_params(struct rpc *r, const xmlNode *bn, struct job_kind *k, in
 	if (submit_int(r, bn, "app_version_num", 0, INT_MAX, &avn))
 		return -1;
 	k->wp.app_version_num = (int)avn;
+	if (xml_child(bn, "allocation_priority"))
+		return submit_fail(r, "allocation_priority: wseq keeps no per-submitter allocation "
+				   "(upstream's logical end times); give the batch a <priority>");
+	if (xml_child(bn, "input_template_filename") || xml_child(bn, "output_template_filename"))
+		return submit_fail(r, "input_template_filename, output_template_filename: a batch "
+				   "uses its app's templates; give a job its own input_template");
+	if (priority_read(r, bn, &k->wp.jp))
+		return -1;
 	return job_params_read(r, xml_child(bn, "job_params"), &k->wp.jp);
 }
 
@@ -455,8 +591,8 @@ int submit_do_submit_batch(struct rpc *r)
 	char *app_name = NULL;
 	struct job_kind k = { 0 };
 	struct db_batch b = { 0 };
-	struct staged st = { NULL, 0 };
-	size_t njobs = 0, i;
+	struct staged st = { 0 };
+	size_t njobs = 0;
 	bool in_txn = false;
 	int rc = submit_authenticate(r);
 
@@ -480,6 +616,7 @@ int submit_do_submit_batch(struct rpc *r)
 		rc = submit_batch_of(r, bn, &k.app, &b);
 	if (!rc)
 		rc = batch_params(r, bn, &k, b.id);
+	st.batch = b.id;
 	if (bn) {
 		xml_for_each(job, bn, "job") {
 			if (!rc)
@@ -502,9 +639,7 @@ int submit_do_submit_batch(struct rpc *r)
 			 njobs, k.is_seq ? "sequence " : "", k.app.name);
 		sbuf_addf(r->body, "<batch_id>%lld</batch_id>\n", (long long)b.id);
 	}
-	for (i = 0; i < st.n; i++)
-		work_file_release(&st.files[i]);
-	free(st.files);
+	submit_staged_release(&st, rc != 0);
 	job_kind_release(&k);
 	free(app_name);
 	db_batch_release(&b);
@@ -539,6 +674,9 @@ static int retire(struct rpc *r, struct db_batch *b, bool *discarded)
 	}
 	b->state = BATCH_STATE_RETIRED;
 	if (cancel_batch_in(r->c->db, b->id, "its batch was retired", now(), &n_cancelled) != DB_OK)
+		return DB_ERROR;
+	/* its counts as it ends, kept */
+	if (submit_batch_count(r, b) < 0)
 		return DB_ERROR;
 	return db_batch_update(r->c->db, b);
 }

@@ -8,12 +8,16 @@
 #include "db_queries.h"
 #include "dirhier.h"
 #include "field.h"
+#include "fileutil.h"
 #include "log.h"
 #include "md5.h"
 #include "wtime.h"
 #include "work.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- job files (job_file.php) ------------------------------------------------------ */
 
@@ -68,6 +72,94 @@ int submit_bad_filename(struct rpc *r, const char *name, const char *why)
 	return rc;
 }
 
+/* Does name have a job file's form: [jf_]<32 lower-case hex digits>, then nothing or '.'? */
+static bool job_file_form(const char *name)
+{
+	const char *p = strncmp(name, "jf_", 3) ? name : name + 3;
+	size_t i;
+
+	for (i = 0; i < MD5_HEX_LEN; i++)
+		if (!p[i] || !strchr("0123456789abcdef", p[i]))
+			return false;
+	return p[i] == 0 || p[i] == '.';
+}
+
+const char *submit_area_name(const char *name)
+{
+	if (strlen(name) > AREA_NAME_MAX || !dirhier_name_ok(name) ||
+	    !field_text_ok(name, strlen(name), false))
+		return "a file's name is a job file's (<md5>[.ext] or jf_<md5>[.ext]) or one of your "
+		       "own: at most 200 bytes of UTF-8, without /, \\, .., control characters or a "
+		       "leading . or -";
+	return NULL;
+}
+
+enum name_kind submit_name_kind(const char *name, const char **why)
+{
+	char md5[MD5_HEX_LEN + 1];
+
+	if (job_file_form(name)) {
+		*why = submit_job_file_name(name, md5);
+		return *why ? NAME_BAD : NAME_JOB_FILE;
+	}
+	*why = submit_area_name(name);
+	return *why ? NAME_BAD : NAME_AREA;
+}
+
+/* The user's area, or a name in it: PROJECT/sandbox/USERID[/NAME]. */
+char *submit_area_path(struct rpc *r, const char *name)
+{
+	return name ? xasprintf("%s/%s/%lld/%s", r->c->cfg->project_dir, AREA_DIR,
+				(long long)r->user.id, name)
+		    : xasprintf("%s/%s/%lld", r->c->cfg->project_dir, AREA_DIR,
+				(long long)r->user.id);
+}
+
+int submit_area_lookup(struct rpc *r, const char *name, char **phys)
+{
+	char *path = submit_area_path(r, name), buf[128], md5[MD5_HEX_LEN + 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
+	ssize_t n = 0;
+
+	*phys = NULL;
+	if (fd < 0 && errno != ENOENT && errno != ENOTDIR) {
+		rc = log_error("cannot open %s: %s", path, strerror(errno));
+		submit_fail(r, "cannot read your file %s (see the server log)", name);
+	} else if (fd >= 0) {
+		do
+			n = read(fd, buf, sizeof(buf) - 1);
+		while (n < 0 && errno == EINTR);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		/* what only upload_files writes: a job file's name, else the entry is no file */
+		if (job_file_form(buf) && !submit_job_file_name(buf, md5)) {
+			*phys = xstrdup(buf);
+			rc = 1;
+		} else {
+			log_error("%s does not name a job file: taken as absent", path);
+		}
+	}
+	free(path);
+	return rc;
+}
+
+int submit_area_link(struct rpc *r, const char *name, const char *phys)
+{
+	char *dir = submit_area_path(r, NULL), *path = submit_area_path(r, name);
+	char *text = xasprintf("%s\n", phys);
+	int rc = mkdir_p(dir, 0700);
+
+	if (!rc)
+		rc = write_file_atomic(path, text, strlen(text), 0600);
+	if (rc)
+		submit_fail(r, "cannot store %s (see the server log)", name);
+	free(dir);
+	free(path);
+	free(text);
+	return rc ? -1 : 0;
+}
+
 /*
  * A job file's name is public enough (a host that ran a job saw it): only
  * who has the content may use it. Tied to another's batches only, it is
@@ -90,6 +182,12 @@ static enum jf_state whose(struct rpc *r, const struct db_job_file *jf, struct w
 
 enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
 				   struct work_file *wf)
+{
+	return submit_job_file_find_as(r, name, false, jf, wf);
+}
+
+enum jf_state submit_job_file_find_as(struct rpc *r, const char *name, bool proven,
+				      struct db_job_file *jf, struct work_file *wf)
 {
 	char want[MD5_HEX_LEN + 1];
 	struct sbuf path = SBUF_INIT(PATH_MAX);
@@ -119,11 +217,10 @@ enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_jo
 		work_file_release(wf);
 		return JF_BAD;
 	}
-	return whose(r, jf, wf);
+	return proven ? JF_OK : whose(r, jf, wf);
 }
 
-/* Record the file as known until delete_time (raised, never lowered), tied to batch. */
-static int note_job_file(struct rpc *r, const char *name, double delete_time, int64_t batch)
+int submit_note_job_file(struct rpc *r, const char *name, double delete_time, int64_t batch)
 {
 	struct db_job_file jf = { 0 };
 	int rc = db_job_file_lookup_name(r->c->db, name, &jf);
@@ -177,13 +274,20 @@ static int file_req_parse(struct rpc *r, struct file_req *q)
 	}
 	if (!rc)
 		rc = submit_num(r, r->root, "delete_time", 0, SUBMIT_TIME_MAX, &q->delete_time);
+	/*
+	 * A file named without a batch is kept at least JOB_FILE_GRACE from now,
+	 * whatever the request says: submit_api.py sends no delete_time, and the
+	 * submit_batch that ties the file to a batch comes later.
+	 */
+	if (!rc && q->batch <= 0 && q->delete_time < dnow() + JOB_FILE_GRACE)
+		q->delete_time = dnow() + JOB_FILE_GRACE;
 	xml_for_each(n, r->root, "phys_name") {
-		char *name = xml_text(n), md5[MD5_HEX_LEN + 1];
+		char *name = xml_text(n);
 		const char *why;
 
 		ARRAY_GROW(q->names, q->n);
 		q->names[q->n++] = name;
-		if (!rc && (why = submit_job_file_name(name, md5)) != NULL)
+		if (!rc && submit_name_kind(name, &why) == NAME_BAD)
 			rc = submit_bad_filename(r, name, why);
 	}
 	db_batch_release(&b);
@@ -208,10 +312,25 @@ int submit_do_query_files(struct rpc *r)
 	for (i = 0; !rc && i < q.n; i++) {
 		struct db_job_file jf = { 0 };
 		struct work_file wf;
+		const char *why, *name = q.names[i];
+		char *phys = NULL;
+		/* a name of the user's own stands for the job file it was uploaded as */
+		bool area = submit_name_kind(name, &why) == NAME_AREA;
+		int got = area ? submit_area_lookup(r, name, &phys) : 1;
 
-		switch (submit_job_file_find(r, q.names[i], &jf, &wf)) {
+		if (got < 0) {
+			rc = -1;
+			break;
+		}
+		if (got == 0) {
+			sbuf_addf(r->body, "    <file>%zu</file>\n", i);
+			continue;
+		}
+		if (area)
+			name = phys;
+		switch (submit_job_file_find_as(r, name, area, &jf, &wf)) {
 		case JF_OK:
-			rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
+			rc = submit_note_job_file(r, name, q.delete_time, q.batch);
 			break;
 		case JF_ABSENT:
 			/* a stale row whose file is gone goes with it */
@@ -230,6 +349,7 @@ int submit_do_query_files(struct rpc *r)
 		}
 		db_job_file_release(&jf);
 		work_file_release(&wf);
+		free(phys);
 	}
 	if (!rc)
 		sbuf_addstr(r->body, "</absent_files>\n");
@@ -241,8 +361,7 @@ int submit_do_query_files(struct rpc *r)
 	return rc;
 }
 
-/* A name the project holds already, not as a job file, is not the submitter's to store. */
-static int not_project_file(struct rpc *r, const char *name)
+int submit_store_check(struct rpc *r, const char *name)
 {
 	struct db_job_file jf = { 0 };
 	struct work_file wf;
@@ -267,6 +386,8 @@ int submit_do_upload_files(struct rpc *r)
 	struct file_req q;
 	size_t i, nparts = 0;
 	int rc = file_req_parse(r, &q);
+	char **phys = xcalloc(q.n + 1, sizeof(*phys));
+	bool *area = xcalloc(q.n + 1, sizeof(*area));
 
 	for (i = 0; i < r->form->n; i++)
 		if (!strncmp(r->form->parts[i].name, "file_", 5))
@@ -279,6 +400,7 @@ int submit_do_upload_files(struct rpc *r)
 		const struct form_part *p;
 		struct work_file wf;
 		char md5[MD5_HEX_LEN + 1], want[MD5_HEX_LEN + 1];
+		const char *why;
 		int s;
 
 		snprintf(field, sizeof(field), "file_%zu", i);
@@ -287,15 +409,22 @@ int submit_do_upload_files(struct rpc *r)
 			break;
 		}
 		md5_buf(p->data, p->len, md5);
-		submit_job_file_name(q.names[i], want);
-		if (strcmp(md5, want)) {
-			rc = submit_fail(r, "content of %s does not match its name (truncated upload?)",
-				  q.names[i]);
-			break;
+		area[i] = submit_name_kind(q.names[i], &why) == NAME_AREA;
+		if (area[i]) {
+			/* a name of the user's own: the content goes to its job file, jf_<md5> */
+			phys[i] = xasprintf("jf_%s", md5);
+		} else {
+			phys[i] = xstrdup(q.names[i]);
+			submit_job_file_name(q.names[i], want);
+			if (strcmp(md5, want)) {
+				rc = submit_fail(r, "content of %s does not match its name (truncated "
+						 "upload?)", q.names[i]);
+				break;
+			}
 		}
-		if ((rc = not_project_file(r, q.names[i])) != 0)
+		if ((rc = submit_store_check(r, phys[i])) != 0)
 			break;
-		s = work_stage_buffer(r->c->cfg, q.names[i], p->data, p->len, &wf);
+		s = work_stage_buffer(r->c->cfg, phys[i], p->data, p->len, &wf);
 		if (s > 0)
 			rc = submit_fail(r, "file immutability violation for %s", q.names[i]);
 		else if (s < 0)
@@ -305,15 +434,23 @@ int submit_do_upload_files(struct rpc *r)
 	if (!rc && db_begin(r->c->db) != DB_OK)
 		rc = submit_db_fail(r);
 	for (i = 0; !rc && i < q.n; i++)
-		rc = note_job_file(r, q.names[i], q.delete_time, q.batch);
+		rc = submit_note_job_file(r, phys[i], q.delete_time, q.batch);
 	if (!rc && db_commit(r->c->db) != DB_OK)
 		rc = submit_db_fail(r);
 	if (rc && r->c->db)
 		db_rollback(r->c->db);
+	/* the names of the user's own once their files are recorded */
+	for (i = 0; !rc && i < q.n; i++)
+		if (area[i])
+			rc = submit_area_link(r, q.names[i], phys[i]);
 	if (!rc) {
 		log_info("%zu job files uploaded", q.n);
 		sbuf_addstr(r->body, "<success/>\n");
 	}
+	for (i = 0; i < q.n; i++)
+		free(phys[i]);
+	free(phys);
+	free(area);
 	file_req_release(&q);
 	return rc;
 }

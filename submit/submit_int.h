@@ -112,15 +112,79 @@ int submit_result_outfiles(const struct db_result *res, struct outfiles *o);
 void submit_outfiles_release(struct outfiles *o);
 /* A batch's jobs counted now: done (ordinary with a canonical result, or sequence ended), failed. */
 int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done, int64_t *err);
+/*
+ * The batch's counts now in b (fraction_done, nerror_jobs); one in progress
+ * whose every job is over becomes COMPLETE with its completion time: 1
+ * then, 0 otherwise, -1 with the request's error.
+ */
+int submit_batch_count(struct rpc *r, struct db_batch *b);
+/* The same on the row, locked, and written back in a transaction of its own: 0 or -1. */
+int submit_batch_settle(struct rpc *r, struct db_batch *b);
+/* A batch's parameters as upstream's print_batch_params has them (total_cpu_time when cpu). */
+int submit_batch_params(struct rpc *r, struct db_batch *b, bool cpu);
 /* The bounds of a job's numbers: generous, finite, and what the columns hold. */
 #define FPOPS_MAX 1e30
 /* A hostile name for a message: control bytes escaped, at most 100 bytes (allocated). */
 char *submit_quoted(const char *s);
 
+/*
+ * How long a job file uploaded or queried without a batch stays on the
+ * server at least (its delete_time raised to now + this): one day, upstream's daily
+ * delete_job_files' round or longer.
+ */
+#define JOB_FILE_GRACE 86400.0
 /* The most characters of a job file name's extension (after the dot). */
 #define JOB_FILE_EXT_MAX 64
 /* Why name is not a job file's name (NULL: it is one, and md5 is its content's). */
 const char *submit_job_file_name(const char *name, char md5[MD5_HEX_LEN + 1]);
+/*
+ * The submitter's own area, upstream's file sandbox: PROJECT/sandbox/USERID/,
+ * one entry per name the submitter gave upload_files that is not a job
+ * file's, holding the name of the content-addressed job file (jf_<md5>) it
+ * stands for. Only upload_files writes there, after it has the content.
+ */
+#define AREA_DIR "sandbox"
+#define AREA_NAME_MAX 200
+/* Why name cannot be a name in the area (NULL: it can). */
+const char *submit_area_name(const char *name);
+enum name_kind { NAME_BAD, NAME_JOB_FILE, NAME_AREA };
+/* A job file's name (its rules apply), a name in the area, or neither (*why says). */
+enum name_kind submit_name_kind(const char *name, const char **why);
+/* The user's area (name NULL) or its entry name (allocated). */
+char *submit_area_path(struct rpc *r, const char *name);
+/* The job file name stands for in the user's area: 1 (*phys allocated), 0 none, -1 (told). */
+int submit_area_lookup(struct rpc *r, const char *name, char **phys);
+/* Let name stand for the job file phys in the user's area: 0, or -1 (told). */
+int submit_area_link(struct rpc *r, const char *name, const char *phys);
+/* Record the job file as known until delete_time (raised, never lowered), tied to batch (>0). */
+int submit_note_job_file(struct rpc *r, const char *name, double delete_time, int64_t batch);
+/* A name the project holds already, not as a job file, is not the submitter's to store: -1 (told). */
+int submit_store_check(struct rpc *r, const char *name);
+
+/* The input files of a submit_batch request, looked up once, tied to its batch. */
+struct staged {
+	int64_t batch;
+	struct work_file *files;        /* by physical name */
+	size_t n;
+	struct work_file *fresh;        /* stored by this request (inline, semilocal) */
+	size_t nfresh;
+};
+/* The most bytes of an inline input, of what semilocal fetches, of a remote file. */
+#define INLINE_MAX (256 * 1024)
+#define SEMILOCAL_MAX (64L * 1024 * 1024)
+#define SEMILOCAL_TIMEOUT 60
+#define REMOTE_MAX 1e12
+/*
+ * Job #job's <input_file> in (submit/submit_inputs.c: its modes): the file,
+ * owned by st, or NULL with the submitter told why.
+ */
+const struct work_file *submit_input_file(struct rpc *r, struct staged *st, const xmlNode *in,
+					  size_t job);
+/* Free st; failed: remove the files this request stored anew. */
+void submit_staged_release(struct staged *st, bool failed);
+/* Is the address one anyone may be sent to: not loopback, private, link-local, ...? */
+struct sockaddr;
+bool submit_addr_public(const struct sockaddr *sa);
 /* "bad filename NAME: WHY"; returns -1. */
 int submit_bad_filename(struct rpc *r, const char *name, const char *why);
 
@@ -139,6 +203,13 @@ enum jf_state {
  */
 enum jf_state submit_job_file_find(struct rpc *r, const char *name, struct db_job_file *jf,
 				   struct work_file *wf);
+/*
+ * The same, proven: the user has shown they hold the content (it is in
+ * their area, or they sent it), so a file tied to others' batches is theirs
+ * to use too.
+ */
+enum jf_state submit_job_file_find_as(struct rpc *r, const char *name, bool proven,
+				      struct db_job_file *jf, struct work_file *wf);
 
 /* The requests, by their root element. */
 int submit_do_get_templates(struct rpc *r);

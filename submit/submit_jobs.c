@@ -253,12 +253,6 @@ int submit_do_query_batch2(struct rpc *r)
 	return rc;
 }
 
-/* query_batches: the user's batches, with their progress counted now. */
-struct batch_list {
-	struct rpc *r;
-	int rc;
-};
-
 int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done, int64_t *err)
 {
 	struct db_val v[] = { DBV_INT(b->id) };
@@ -275,44 +269,6 @@ int submit_batch_progress(struct rpc *r, const struct db_batch *b, int64_t *done
 	*done += sdone;
 	*err += serr;
 	return 0;
-}
-
-static int add_batch(struct db_batch *b, void *arg)
-{
-	struct batch_list *l = arg;
-	struct rpc *r = l->r;
-	struct db_app app = { 0 };
-	int64_t done = 0, err = 0;
-
-	if (submit_batch_progress(r, b, &done, &err)) {
-		l->rc = -1;
-		return 1;
-	}
-	db_app_lookup_id(r->c->db, b->app_id, &app);
-	sbuf_addf(r->body, "<batch>\n    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
-		  "    <expire_time>%f</expire_time>\n    <njobs>%d</njobs>\n"
-		  "    <fraction_done>%f</fraction_done>\n    <nerror_jobs>%lld</nerror_jobs>\n"
-		  "    <state>%d</state>\n    <completion_time>%f</completion_time>\n"
-		  "    <credit_canonical>%f</credit_canonical>\n    <name>",
-		  (long long)b->id, (long long)b->create_time, b->expire_time, b->njobs,
-		  b->njobs ? (double)(done + err) / b->njobs : 0.0, (long long)err, b->state,
-		  b->completion_time, b->credit_canonical);
-	xml_add_text(r->body, b->name);
-	sbuf_addstr(r->body, "</name>\n    <app_name>");
-	xml_add_text(r->body, app.name ? app.name : "");
-	sbuf_addstr(r->body, "</app_name>\n</batch>\n");
-	db_app_release(&app);
-	return 0;
-}
-
-int submit_do_query_batches(struct rpc *r)
-{
-	struct batch_list l = { r, 0 };
-	int rc = submit_authenticate(r);
-
-	if (!rc && db_batch_enum_user(r->c->db, r->user.id, add_batch, &l) != DB_OK)
-		rc = submit_db_fail(r);
-	return rc ? rc : l.rc;
 }
 
 /* stderr_out goes entity-escaped inside CDATA: the clients unescape after reading the CDATA. */

@@ -8,6 +8,7 @@
 #include "submit_int.h"
 #include "cancel.h"
 #include "db.h"
+#include "db_cancel.h"
 #include "db_queries.h"
 #include "dirhier.h"
 #include "log.h"
@@ -111,13 +112,100 @@ static int flag(struct rpc *r, const char *name, bool *on)
 	return 0;
 }
 
+/*
+ * The batch's counts now (fraction_done, nerror_jobs) in b; a batch in
+ * progress whose every job is over becomes COMPLETE, with its completion
+ * time now (upstream's get_batch_params: when it is queried). Returns 1
+ * when b became COMPLETE, so the caller writes it.
+ */
+int submit_batch_count(struct rpc *r, struct db_batch *b)
+{
+	int64_t done = 0, err = 0;
+
+	if (b->state == BATCH_STATE_INIT)
+		return 0;
+	if (submit_batch_progress(r, b, &done, &err))
+		return -1;
+	b->fraction_done = b->njobs ? (double)(done + err) / b->njobs : 0;
+	b->nerror_jobs = (int)err;
+	if (b->state == BATCH_STATE_IN_PROGRESS && b->njobs > 0 && done + err >= b->njobs) {
+		b->state = BATCH_STATE_COMPLETE;
+		b->completion_time = (double)now();
+		return 1;
+	}
+	return 0;
+}
+
+int submit_batch_settle(struct rpc *r, struct db_batch *b)
+{
+	int64_t id = b->id;
+	int rc = 0;
+
+	if (db_begin(r->c->db) != DB_OK)
+		return submit_db_fail(r);
+	/* the row as it is now, locked: what is written back is not a stale copy */
+	if (db_batch_lock(r->c->db, id, b) != DB_OK || submit_batch_count(r, b) < 0 ||
+	    db_batch_update(r->c->db, b) != DB_OK || db_commit(r->c->db) != DB_OK)
+		rc = -1;
+	if (rc) {
+		db_rollback(r->c->db);
+		return r->err.len ? -1 : submit_db_fail(r);
+	}
+	if (b->state == BATCH_STATE_COMPLETE)
+		log_info("batch %s (%lld): complete", b->name, (long long)b->id);
+	return 0;
+}
+
+/*
+ * A batch as query_batch and query_batches report it (upstream's
+ * print_batch_params): one in progress counted now (and COMPLETE, written,
+ * once all its jobs are over); a finished one as it was when it ended.
+ */
+int submit_batch_params(struct rpc *r, struct db_batch *b, bool cpu)
+{
+	struct db_app app = { 0 };
+	int rc = 0;
+
+	if (b->state == BATCH_STATE_IN_PROGRESS) {
+		rc = submit_batch_count(r, b);
+		if (rc > 0)
+			rc = submit_batch_settle(r, b);
+		if (rc < 0)
+			return -1;
+	}
+	if (db_app_lookup_id(r->c->db, b->app_id, &app) == DB_ERROR)
+		return submit_db_fail(r);
+	sbuf_addf(r->body, "    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
+		  "    <expire_time>%f</expire_time>\n"
+		  "    <est_completion_time>%f</est_completion_time>\n"
+		  "    <njobs>%d</njobs>\n    <fraction_done>%f</fraction_done>\n"
+		  "    <nerror_jobs>%d</nerror_jobs>\n    <state>%d</state>\n"
+		  "    <completion_time>%f</completion_time>\n"
+		  "    <credit_estimate>%f</credit_estimate>\n"
+		  "    <credit_canonical>%f</credit_canonical>\n    <name>",
+		  (long long)b->id, (long long)b->create_time, b->expire_time,
+		  b->est_completion_time, b->njobs, b->fraction_done, b->nerror_jobs, b->state,
+		  b->completion_time, b->credit_estimate, b->credit_canonical);
+	xml_add_text(r->body, b->name ? b->name : "");
+	sbuf_addstr(r->body, "</name>\n    <app_name>");
+	xml_add_text(r->body, app.name ? app.name : "none");
+	sbuf_addstr(r->body, "</app_name>\n");
+	db_app_release(&app);
+	if (cpu) {
+		struct db_sum s;
+
+		if (db_batch_cpu_time(r->c->db, b->id, &s) != DB_OK)
+			return submit_db_fail(r);
+		sbuf_addf(r->body, "    <total_cpu_time>%f</total_cpu_time>\n", s.sum);
+	}
+	return 0;
+}
+
 int submit_do_query_batch(struct rpc *r)
 {
 	struct db_batch b = { 0 };
-	struct db_app app = { 0 };
 	struct qb q = { .r = r };
 	bool cpu = false;
-	int64_t done = 0, err = 0;
 	int rc = submit_authenticate(r);
 
 	if (!rc)
@@ -126,45 +214,47 @@ int submit_do_query_batch(struct rpc *r)
 		rc = flag(r, "get_job_details", &q.details);
 	if (!rc)
 		rc = submit_owned_batch(r, r->root, &b);
-	/* a batch in progress is counted now; a finished one says what it said when it ended */
-	if (!rc && b.state <= BATCH_STATE_IN_PROGRESS && b.state != BATCH_STATE_INIT &&
-	    !(rc = submit_batch_progress(r, &b, &done, &err))) {
-		b.fraction_done = b.njobs ? (double)(done + err) / b.njobs : 0;
-		b.nerror_jobs = (int)err;
-	}
-	if (!rc && db_app_lookup_id(r->c->db, b.app_id, &app) == DB_ERROR)
-		rc = submit_db_fail(r);
-	if (!rc) {
-		sbuf_addf(r->body, "    <id>%lld</id>\n    <create_time>%lld</create_time>\n"
-			  "    <expire_time>%f</expire_time>\n"
-			  "    <est_completion_time>%f</est_completion_time>\n"
-			  "    <njobs>%d</njobs>\n    <fraction_done>%f</fraction_done>\n"
-			  "    <nerror_jobs>%d</nerror_jobs>\n    <state>%d</state>\n"
-			  "    <completion_time>%f</completion_time>\n"
-			  "    <credit_estimate>%f</credit_estimate>\n"
-			  "    <credit_canonical>%f</credit_canonical>\n    <name>",
-			  (long long)b.id, (long long)b.create_time, b.expire_time,
-			  b.est_completion_time, b.njobs, b.fraction_done, b.nerror_jobs, b.state,
-			  b.completion_time, b.credit_estimate, b.credit_canonical);
-		xml_add_text(r->body, b.name ? b.name : "");
-		sbuf_addstr(r->body, "</name>\n    <app_name>");
-		xml_add_text(r->body, app.name ? app.name : "none");
-		sbuf_addstr(r->body, "</app_name>\n");
-	}
-	if (!rc && cpu) {
-		struct db_sum s;
-
-		if (db_batch_cpu_time(r->c->db, b.id, &s) != DB_OK)
-			rc = submit_db_fail(r);
-		else
-			sbuf_addf(r->body, "    <total_cpu_time>%f</total_cpu_time>\n", s.sum);
-	}
+	if (!rc)
+		rc = submit_batch_params(r, &b, cpu);
 	if (!rc && (db_job_status_enum_batch(r->c->db, b.id, 0, add_job, &q) != DB_OK ||
 		    (!q.rc && db_sequence_enum_batch(r->c->db, b.id, 0, add_seq_job, &q) != DB_OK)))
 		rc = submit_db_fail(r);
 	db_batch_release(&b);
-	db_app_release(&app);
 	return rc ? rc : q.rc;
+}
+
+/* query_batches: the user's batches but retired ones, as query_batch reports them. */
+struct batch_list {
+	struct rpc *r;
+	bool cpu;
+	int rc;
+};
+
+static int add_batch(struct db_batch *b, void *arg)
+{
+	struct batch_list *l = arg;
+
+	if (b->state == BATCH_STATE_RETIRED)
+		return 0;
+	sbuf_addstr(l->r->body, "<batch>\n");
+	if (submit_batch_params(l->r, b, l->cpu)) {
+		l->rc = -1;
+		return 1;
+	}
+	sbuf_addstr(l->r->body, "</batch>\n");
+	return 0;
+}
+
+int submit_do_query_batches(struct rpc *r)
+{
+	struct batch_list l = { r, false, 0 };
+	int rc = submit_authenticate(r);
+
+	if (!rc)
+		rc = flag(r, "get_cpu_time", &l.cpu);
+	if (!rc && db_batch_enum_user(r->c->db, r->user.id, add_batch, &l) != DB_OK)
+		rc = l.rc ? l.rc : submit_db_fail(r);
+	return rc ? rc : l.rc;
 }
 
 /* ---- query_job ------------------------------------------------------------------------ */
@@ -281,6 +371,7 @@ int submit_do_query_job(struct rpc *r)
 
 /* ---- abort_batch ---------------------------------------------------------------------- */
 
+/* abort_batch: its counts as it ends are kept (query_batch reports them from then on). */
 int submit_do_abort_batch(struct rpc *r)
 {
 	struct db_batch b = { 0 };
@@ -296,7 +387,10 @@ int submit_do_abort_batch(struct rpc *r)
 			log_info("batch %s (%lld) aborted by its submitter: %" PRId64 " workunits and %"
 				 PRId64 " sequences cancelled, %" PRId64 " results not sent",
 				 b.name, (long long)b.id, n.workunits, n.sequences, n.results);
-			sbuf_addstr(r->body, "<success>1</success>\n");
+			if (submit_batch_settle(r, &b) == 0)
+				sbuf_addstr(r->body, "<success>1</success>\n");
+			else
+				rc = -1;
 			break;
 		case CANCEL_NOT_FOUND:
 			rc = submit_fail(r, "no such batch");

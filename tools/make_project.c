@@ -174,6 +174,8 @@ static int make_dirs(struct project *p)
 		{ "upload", 0755, true },       { "log", 0775, true },
 		{ "pid", 0755, false },         { "templates", 0755, false },
 		{ "apps", 0755, false },        { "results", 0755, false },
+		/* the submitters' own areas (submit RPCs), written by the web user only */
+		{ "sandbox", 0700, true },
 	};
 	size_t i;
 	int rc = 0;

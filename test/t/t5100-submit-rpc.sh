@@ -117,7 +117,7 @@ test_expect_success 'upload_files refuses a wrong count, a content that does not
 	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" |
 		grep "<error_msg>content of 0123456789abcdef0123456789abcdef.txt does not match its name (truncated upload?)</error_msg>" &&
 	req "<upload_files><authenticator>$AUTH</authenticator><phys_name>../escape</phys_name></upload_files>" &&
-	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename ../escape: job files are named by the MD5 of their content" &&
+	curl -sS -F "request=<req.xml" -F "file_0=@in1" "${URL}job_file.php" | grep "<error_msg>bad filename ../escape: a file.*s name is a job file.*s (&lt;md5&gt;\[.ext\] or jf_&lt;md5&gt;\[.ext\]) or one of your own" &&
 	! test -e "$PROJECT_DIR/escape" && ! test -e "$PROJECT_DIR/download/escape"
 '
 

@@ -107,14 +107,14 @@ test_expect_success 'bad files: a bad name, a content that does not match, a fil
 	snapshot >after && test_cmp before after
 '
 
-test_expect_success 'submit_batch refusals: no batch, no jobs, a job without a name, an unknown mode, a batch not in INIT, no lease, a missing template' '
+test_expect_success 'submit_batch refusals: no batch, no jobs, an unknown mode, a remote file without its URL, a batch not in INIT, no lease, a missing template' '
 	req "<submit_batch><authenticator>$AUTH</authenticator></submit_batch>" && cgi && refused "no &lt;batch&gt; in the request" &&
 	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>fresh</batch_name><app_name>wseq_sample</app_name></batch></submit_batch>" &&
 	cgi && refused "no jobs in the batch" &&
-	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>fresh</batch_name><app_name>wseq_sample</app_name><job><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
-	cgi && refused "job 0 has no name" &&
+	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>fresh</batch_name><app_name>wseq_sample</app_name><job><input_file><mode>bogus</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
+	cgi && refused "input file mode bogus is not one wseq knows (local_staged, sandbox, local, inline, remote, semilocal)" &&
 	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_name>fresh</batch_name><app_name>wseq_sample</app_name><job><name>x4</name><input_file><mode>remote</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
-	cgi && refused "input file mode remote is not supported" &&
+	cgi && refused "input file mode remote: no &lt;url&gt;" &&
 	req "<submit_batch><authenticator>$AUTH</authenticator><batch><batch_id>$(batch_id mine)</batch_id><app_name>wseq_sample</app_name><job><name>x5</name><input_file><mode>local_staged</mode><source>$md1.txt</source></input_file></job></batch></submit_batch>" &&
 	cgi && refused "batch mine is not in the INIT state" &&
 	req "<set_expire_time><authenticator>$AUTH</authenticator><batch_name>mine</batch_name></set_expire_time>" &&

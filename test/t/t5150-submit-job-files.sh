@@ -44,13 +44,12 @@ test_expect_success 'setup: the sample app (its version file in the download hie
 '
 exe=$(cat exe 2>/dev/null)
 
-test_expect_success 'an app version file cannot be named: query_files and submit_batch refuse its name, and say why' '
+test_expect_success 'an app version file cannot be named: its name is only ever one of the submitter'"'"'s own, absent to query_files, refused by submit_batch' '
 	b=$(new_batch b1) && test -n "$b" &&
 	req "<query_files><authenticator>$AUTH</authenticator><batch_id>$b</batch_id><phys_name>$exe</phys_name></query_files>" &&
-	rpc job_file.php req.xml >out &&
-	grep "<error_msg>bad filename $exe: job files are named by the MD5 of their content" out &&
+	rpc job_file.php req.xml >out && grep "<file>0</file>" out &&
 	submit "$b" j1 "$exe" >out &&
-	grep "<error_msg>bad filename $exe: job files are named by the MD5 of their content" out &&
+	grep "<error_msg>input file mode local_staged: $exe is not among your files" out &&
 	test "$(test_sql_value "select count(*) from job_file")" = 0 &&
 	test "$(test_sql_value "select count(*) from workunit")" = 0
 '
@@ -62,11 +61,10 @@ test_expect_success '... so retiring the batch and the file deleter leave it, an
 	cmp "$(path "$exe")" "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
 '
 
-test_expect_success 'a name the project will need later cannot be taken: upload_files refuses it, create_work then works' '
+test_expect_success 'a name the project will need later cannot be taken: upload_files keeps it in the submitter'"'"'s own area, the content as jf_<md5>; create_work then works' '
 	printf "the submitter'"'"'s\n" >mine.dat && printf "the admin'"'"'s\n" >later_input.dat &&
-	upload later_input.dat mine.dat >out &&
-	grep "<error_msg>bad filename later_input.dat: job files are named by the MD5" out &&
-	! test -e "$(path later_input.dat)" &&
+	upload later_input.dat mine.dat >out && grep "<success/>" out &&
+	! test -e "$(path later_input.dat)" && cmp "$(path "jf_$(md5 mine.dat)")" mine.dat &&
 	(cd "$PROJECT_DIR" && bin/create_work --appname wseq_sample --wu_name admin1 \
 		"$TRASH_DIRECTORY/later_input.dat") &&
 	cmp "$(path later_input.dat)" later_input.dat
@@ -83,7 +81,7 @@ test_expect_success 'a project file named like a job file is absent to query_fil
 	grep "<error_msg>$m.dat: the project has a file of that name that is not a job file</error_msg>" out &&
 	submit "$b" j2 "$m.dat" >out &&
 	grep "<error_msg>input file $m.dat is not a job file: the project has a file of that name</error_msg>" out &&
-	test "$(test_sql_value "select count(*) from job_file")" = 0 &&
+	test "$(test_sql_value "select count(*) from job_file where name=\"$m.dat\"")" = 0 &&
 	test "$(test_sql_value "select count(*) from workunit where name=\"j2\"")" = 0
 '
 
@@ -102,12 +100,16 @@ test_expect_success 'job files named <md5>, <md5>.ext and jf_<md5>[.ext] are sto
 	test_sql_value "select xml_doc from workunit where name=\"j3\"" | grep "<name>jf_$m3</name>"
 '
 
-test_expect_success 'names that do not promise their content are refused, each with the reason' '
+test_expect_success 'names of a job file'"'"'s form that break its rules are refused, each with the reason; other names are the submitter'"'"'s own, their content a jf_<md5>' '
 	m=$(md5 f1) && M=$(echo "$m" | tr a-f A-F) &&
-	for n in "$M" "${m}x" "$m.a.b" "$m." "jf_$M" "jf$m" "x$m" "$m.$(printf "%065d" 0)" "$(echo "$m" | cut -c1-31)"; do
+	for n in "$m.a.b" "$m." "$m.$(printf "%065d" 0)" "jf_$m.x.y"; do
 		upload "$n" f1 >out &&
 		grep "<error_msg>bad filename $n: " out || return 1
 	done &&
+	for n in "$M" "${m}x" "jf_$M" "jf$m" "x$m" "$(echo "$m" | cut -c1-31)"; do
+		upload "$n" f1 >out && grep "<success/>" out || return 1
+	done &&
+	cmp "$(path "jf_$m")" f1 &&
 	upload "$m.$(printf "%064d" 0)" f1 | grep "<success/>"
 '
 
