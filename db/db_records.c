@@ -8,6 +8,7 @@
 #include "db_queries.h"
 #include "db_sched.h"
 #include "log.h"
+#include "xml_write.h"
 
 #include <stddef.h>
 
@@ -572,4 +573,35 @@ void db_result_list_release(struct db_result_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+void db_row_xml(struct sbuf *b, const struct db_table *t, const void *row, int indent,
+		const char *const *omit)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++) {
+		const struct db_column *c = &t->cols[i];
+		const char *f = (const char *)row + c->offset;
+		const char *const *o;
+
+		for (o = omit; o && *o && strcmp(*o, c->name); o++)
+			;
+		if (o && *o)
+			continue;
+		switch (c->type) {
+		case DB_T_INT:
+			xml_elem_i64(b, indent, c->name, *(const int *)(const void *)f);
+			break;
+		case DB_T_I64:
+			xml_elem_i64(b, indent, c->name, *(const int64_t *)(const void *)f);
+			break;
+		case DB_T_DOUBLE:
+			xml_elem_f(b, indent, c->name, *(const double *)(const void *)f);
+			break;
+		case DB_T_STR:
+			xml_elem_str(b, indent, c->name, *(char *const *)(const void *)f);
+			break;
+		}
+	}
 }

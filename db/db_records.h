@@ -30,6 +30,7 @@
 #define WSEQ_DB_RECORDS_H
 
 #include "db.h"
+#include "sbuf.h"
 
 /* result.server_state */
 #define RESULT_SERVER_STATE_INACTIVE 1
@@ -536,6 +537,15 @@ extern const struct db_table db_platform_table, db_app_table, db_app_version_tab
 extern const struct db_table db_workunit_joined;
 extern const struct db_table *const db_all_tables[];
 extern const size_t db_ntables;
+
+/*
+ * Every column of row, a row of t, as an XML element named for it, in the
+ * table's order at indent (text escaped); the columns named in omit (a
+ * NULL-terminated list, or NULL) left out. What a person may read of their
+ * own rows is then all there is, by construction.
+ */
+void db_row_xml(struct sbuf *b, const struct db_table *t, const void *row, int indent,
+		const char *const *omit);
 
 #define DB_RECORD_COMMON(T)                                                              \
 	int db_##T##_insert(struct db *db, struct db_##T *r);                            \

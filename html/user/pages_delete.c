@@ -118,49 +118,16 @@ void page_delete_confirm(struct page *p)
 		     "erased. Thank you for the work your computers did.");
 }
 
-static void user_xml(struct sbuf *b, const struct db_user *u)
-{
-	sbuf_addstr(b, "  <user>\n");
-	xml_elem_i64(b, 4, "id", u->id);
-	xml_elem_i64(b, 4, "create_time", u->create_time);
-	xml_elem_str(b, 4, "name", u->name);
-	xml_elem_str(b, 4, "email_addr", u->email_addr);
-	xml_elem_str(b, 4, "previous_email_addr", u->previous_email_addr);
-	xml_elem_str(b, 4, "country", u->country);
-	xml_elem_str(b, 4, "postal_code", u->postal_code);
-	xml_elem_str(b, 4, "url", u->url);
-	xml_elem_str(b, 4, "signature", u->signature);
-	xml_elem_str(b, 4, "venue", u->venue);
-	xml_elem_f(b, 4, "total_credit", u->total_credit);
-	xml_elem_f(b, 4, "expavg_credit", u->expavg_credit);
-	xml_elem_i64(b, 4, "teamid", u->teamid);
-	xml_elem_i64(b, 4, "send_email", u->send_email);
-	xml_elem_i64(b, 4, "show_hosts", u->show_hosts);
-	xml_elem_cdata(b, 4, "global_prefs", u->global_prefs);
-	xml_elem_cdata(b, 4, "project_prefs", u->project_prefs);
-	sbuf_addstr(b, "  </user>\n");
-}
+/* What a volunteer's data download leaves out: the secrets that prove who they are. */
+static const char *const user_secrets[] = { "passwd_hash", "authenticator", "cross_project_id",
+					    NULL };
 
 static int host_xml(struct db_host *h, void *arg)
 {
 	struct sbuf *b = arg;
 
 	sbuf_addstr(b, "  <host>\n");
-	xml_elem_i64(b, 4, "id", h->id);
-	xml_elem_i64(b, 4, "create_time", h->create_time);
-	xml_elem_i64(b, 4, "rpc_time", h->rpc_time);
-	xml_elem_str(b, 4, "domain_name", h->domain_name);
-	xml_elem_str(b, 4, "last_ip_addr", h->last_ip_addr);
-	xml_elem_str(b, 4, "external_ip_addr", h->external_ip_addr);
-	xml_elem_str(b, 4, "os_name", h->os_name);
-	xml_elem_str(b, 4, "os_version", h->os_version);
-	xml_elem_str(b, 4, "p_vendor", h->p_vendor);
-	xml_elem_str(b, 4, "p_model", h->p_model);
-	xml_elem_i64(b, 4, "p_ncpus", h->p_ncpus);
-	xml_elem_f(b, 4, "m_nbytes", h->m_nbytes);
-	xml_elem_str(b, 4, "venue", h->venue);
-	xml_elem_f(b, 4, "total_credit", h->total_credit);
-	xml_elem_f(b, 4, "expavg_credit", h->expavg_credit);
+	db_row_xml(b, &db_host_table, h, 4, NULL);
 	sbuf_addstr(b, "  </host>\n");
 	return 0;
 }
@@ -176,7 +143,9 @@ void page_account_data(struct page *p)
 	sbuf_addstr(&p->o->headers, "Content-Disposition: attachment; filename=\"account_data.xml\"\r\n");
 	sbuf_addstr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<account_data>\n");
 	xml_elem_str(b, 2, "project", p->c->cfg->long_name);
-	user_xml(b, &p->user);
+	sbuf_addstr(b, "  <user>\n");
+	db_row_xml(b, &db_user_table, &p->user, 4, user_secrets);
+	sbuf_addstr(b, "  </user>\n");
 	if (p->user.teamid && db_team_lookup_id(p->c->db, p->user.teamid, &t) == DB_OK) {
 		sbuf_addstr(b, "  <team>\n");
 		xml_elem_i64(b, 4, "id", t.id);

@@ -147,7 +147,11 @@ test_expect_success 'the data download holds the signed-in volunteer data, nobod
 	python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" ann.html &&
 	test_grep "<email_addr>ann.new@example.org</email_addr>" ann.html &&
 	test_grep "<name>Ann</name>" ann.html &&
+	test_grep "<total_credit>" ann.html && test_grep "<send_email>" ann.html &&
 	! grep -q "bob" ann.html &&
+	# every column of the row but the secrets that prove who she is
+	! grep -q -e "<authenticator>" -e "<passwd_hash>" -e "<cross_project_id>" ann.html &&
+	! grep -q "$(q "select authenticator from user where name=\"Ann\"")" ann.html &&
 	test "$(get anon account_data)" = 403 && ! grep -q "example.org" anon.html
 '
 
