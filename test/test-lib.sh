@@ -283,6 +283,19 @@ test_many_hosts_one_account() {
 	[ "${TEST_ACCOUNT_RULES:-0}" = 1 ] || one_account_many_hosts "$PROJECT_DIR/config.xml"
 }
 
+# test_user NAME AUTH [submit]: an account NAME@example.com with
+# authenticator AUTH in the sandbox's database; "submit" lets it submit to
+# every app (user_submit.submit_all).
+test_user() {
+	test_sql "$WSEQ_DB_NAME" -e "insert into user (create_time, email_addr, name, authenticator,
+			cross_project_id, passwd_hash)
+			values (1, \"$1@example.com\", \"$1\", \"$2\", \"x\", \"x\")" &&
+	if [ "${3:-}" = submit ]; then
+		test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all)
+			select id, 1 from user where authenticator=\"$2\""
+	fi
+}
+
 # Register the sample BOINC app (wseq_sample 1.00 for x86_64 Linux, its
 # standard templates) in $PROJECT_DIR with xadd and update_versions.
 test_setup_sample_app() {

@@ -22,9 +22,8 @@ req() {
 test_expect_success 'setup: the sample app; the admin may submit, user 2 has an account only' '
 	test_setup_sample_app &&
 	uid=$(test_sql_value "select id from user where authenticator=\"$AUTH\"") &&
-	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1);
-		insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
-			values (1, \"other@example.com\", \"other\", \"otherauth0123456789\", \"x\", \"x\");" &&
+	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1)" &&
+	test_user other otherauth0123456789 &&
 	printf "input one\n" >in1 && printf "input two\n" >in2 &&
 	md1=$(md5sum <in1 | cut -c1-32) && md2=$(md5sum <in2 | cut -c1-32) &&
 	echo "$md1 $md2" >mds

@@ -106,9 +106,7 @@ test_expect_success 'the web server down during SUBMIT: one token; back up, it w
 '
 
 test_expect_success 'another submitter through the gahp may not query, abort, retire, renew or fetch the first one'"'"'s batch and jobs; nothing of theirs changes' '
-	test_sql "$WSEQ_DB_NAME" -e "insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
-			values (1, \"other@example.com\", \"other\", \"otherauth0123456789\", \"x\", \"x\");
-		insert into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	test_user other otherauth0123456789 submit &&
 	before=$(test_sql_value "select concat_ws(\" \", b.state, b.expire_time, w.error_mask, w.transition_time) from batch b join workunit w on w.batch=b.id where w.name=\"j1\"") &&
 	test "$(gahp_sync "BOINC_SELECT_PROJECT $URL otherauth0123456789")" = S &&
 	r=$(gahp_do 18 "BOINC_QUERY_BATCHES 18 0 1 b1") && one_token "$r" && echo "$r" | grep "not\\\\ owner\\\\ of\\\\ b1" &&

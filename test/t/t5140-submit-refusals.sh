@@ -12,11 +12,8 @@ CGI="$WSEQ_BUILDDIR/submit/submit"
 test_expect_success 'setup: the sample app; the admin and "other" may submit, "nobody" may not; a batch of the admin with a job' '
 	test_setup_sample_app &&
 	uid=$(test_sql_value "select id from user where authenticator=\"$AUTH\"") &&
-	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1);
-		insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
-			values (1, \"other@example.com\", \"other\", \"$OTHER\", \"x\", \"x\"),
-			       (1, \"nobody@example.com\", \"nobody\", \"$NOBODY\", \"x\", \"x\");
-		insert into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1)" &&
+	test_user other "$OTHER" submit && test_user nobody "$NOBODY" &&
 	printf "input one\n" >in1 && md1=$(md5sum <in1 | cut -c1-32) && echo "$md1" >md1 &&
 	req "<create_batch><authenticator>$AUTH</authenticator><batch_name>mine</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
 	cgi && grep "<batch_id>" out &&

@@ -124,9 +124,7 @@ test_expect_success 'a job file whose content on the server does not match its n
 
 test_expect_success 'another submitter'"'"'s job file is theirs: absent to query_files, refused by submit_batch, until uploaded (proof of holding it)' '
 	OTHER=otherauth0123456789 &&
-	test_sql "$WSEQ_DB_NAME" -e "insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
-			values (1, \"other@example.com\", \"other\", \"$OTHER\", \"x\", \"x\");
-		insert into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+	test_user other "$OTHER" submit &&
 	printf "the other submitter'"'"'s secret input\n" >secret && ms=$(md5 secret) &&
 	req "<create_batch><authenticator>$OTHER</authenticator><batch_name>theirs</batch_name><app_name>wseq_sample</app_name></create_batch>" &&
 	bo=$(rpc submit_rpc_handler.php req.xml | sed -n "s|.*<batch_id>\([0-9]*\)</batch_id>.*|\1|p") && test -n "$bo" &&

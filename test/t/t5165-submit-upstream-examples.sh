@@ -87,10 +87,8 @@ done_wu() {
 test_expect_success 'setup: sample app, two submitters, an input file uploaded without a batch, as submit_api.py does (no delete time)' '
 	test_setup_sample_app &&
 	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all)
-			select id, 1 from user where authenticator=\"$AUTH\";
-		insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
-			values (1, \"other@example.com\", \"other\", \"$OTHER\", \"x\", \"x\");
-		replace into user_submit (user_id, submit_all) select id, 1 from user where name=\"other\"" &&
+			select id, 1 from user where authenticator=\"$AUTH\"" &&
+	test_user other "$OTHER" submit &&
 	printf "input one\n" >in1 && md1=$(md5sum <in1 | cut -c1-32) && echo "$md1" >md1 &&
 	upload_files in1 "$md1" >out && grep "<success" out
 '

@@ -54,9 +54,8 @@ nothing_stored() {
 
 test_expect_success 'setup: the admin may submit; another account may not; the submit program answers as FastCGI' '
 	uid=$(test_sql_value "select id from user where authenticator=\"$AUTH\"") &&
-	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1);
-		insert into user (create_time, email_addr, name, authenticator, cross_project_id, passwd_hash)
-			values (1, \"other@example.com\", \"other\", \"$OTHER\", \"x\", \"x\")" &&
+	test_sql "$WSEQ_DB_NAME" -e "replace into user_submit (user_id, submit_all) values ($uid, 1)" &&
+	test_user other "$OTHER" &&
 	curl -sS --form-string "request=<ping/>" "${URL}submit_rpc_handler.php" | test_grep "<success>1</success>" &&
 	test "$(hwm)" -gt 0 && hwm >hwm.before && cat hwm.before
 '
