@@ -151,19 +151,25 @@ static void by_why(struct ops *o, const struct counts *c, const struct app_names
 	sbuf_addstr(o->b, "</table>\n");
 }
 
-static int latest_row(struct db_ops_result *r, void *arg)
+/* A result's row begins: its name (to its workunit's page), its host (to the host's). */
+static void result_row_start(struct ops *o, const struct db_ops_result *r)
 {
-	struct ops *o = arg;
 	char id[32];
 
 	sbuf_addstr(o->b, "<tr><td>");
-	snprintf(id, sizeof(id), "%" PRId64, r->workunitid);
 	ops_linkf(o, r->name, "wu?id=%" PRId64, r->workunitid);
 	sbuf_addstr(o->b, "</td><td>");
 	if (r->hostid) {
 		snprintf(id, sizeof(id), "%" PRId64, r->hostid);
 		ops_linkf(o, *r->host_name ? r->host_name : id, "host?id=%" PRId64, r->hostid);
 	}
+}
+
+static int latest_row(struct db_ops_result *r, void *arg)
+{
+	struct ops *o = arg;
+
+	result_row_start(o, r);
 	sbuf_addf(o->b, "</td><td>%s</td><td class=\"num\">%d</td><td>",
 		  ops_outcome_name(r->outcome), r->exit_status);
 	ops_time(o->b, r->received_time ? r->received_time : r->report_deadline);
@@ -225,15 +231,8 @@ out:
 static int invalid_row(struct db_ops_result *r, void *arg)
 {
 	struct ops *o = arg;
-	char id[32];
 
-	sbuf_addstr(o->b, "<tr><td>");
-	ops_linkf(o, r->name, "wu?id=%" PRId64, r->workunitid);
-	sbuf_addstr(o->b, "</td><td>");
-	if (r->hostid) {
-		snprintf(id, sizeof(id), "%" PRId64, r->hostid);
-		ops_linkf(o, *r->host_name ? r->host_name : id, "host?id=%" PRId64, r->hostid);
-	}
+	result_row_start(o, r);
 	sbuf_addf(o->b, "</td><td>%s</td><td>",
 		  ops_result_state(r->server_state, r->outcome, r->validate_state));
 	ops_time(o->b, r->received_time ? r->received_time : r->report_deadline);
