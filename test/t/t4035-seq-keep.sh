@@ -11,9 +11,8 @@ test_description='the file deleter deletes superseded state versions, never one 
 # ends. After every kill: every version a row says is on the server is on
 # disk, and every version a restart point needs is on the server.
 test_sandbox_up sb --no-daemons || exit 1
+. "$WSEQ_SRCDIR/test/t/lib-ops.sh"
 N=10 M=3 LEN=24 FULL=6 DELTA=3
-OPS="${PROJECT_URL%/}_ops/"
-mkdir -p web
 
 rand() {
 	echo $(( $1 + $(od -An -tu2 -N2 /dev/urandom | tr -d " ") % ($2 - $1 + 1) ))
@@ -221,11 +220,8 @@ test_expect_success 'seq_status shows each level: period, last version on the se
 '
 
 test_expect_success 'the ops timeline marks each level'"'"'s uploads with its own shape, deleted ones hollow' '
-	jar=jar && curl -sS -c $jar -o /dev/null "${OPS}login" &&
-	t=$(sed -n "s/.*wseq_ops_csrf\t//p" $jar) &&
-	curl -sS -b $jar -c $jar -o /dev/null --data-urlencode "csrf=$t" \
-		--data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login" &&
-	curl -sS -b $jar -o q5.html "${OPS}seq?name=q5" &&
+	test "$(signin jar)" = 303 &&
+	curl -sS -b jar -o q5.html "${OPS}seq?name=q5" &&
 	test "$(grep -c "<path class=\"mark state l0\" data-level=\"full\"" q5.html)" = 2 &&
 	test "$(grep -c "<path class=\"mark state l1\" data-level=\"delta\"" q5.html)" = 2 &&
 	test "$(grep -c "<path class=\"mark state l0 gone\" data-level=\"full\"" q5.html)" = 1 &&
@@ -239,12 +235,8 @@ test_expect_success 'the ops timeline marks each level'"'"'s uploads with its ow
 '
 
 test_expect_success 'Chromium: the timeline of q5 with its level marks' '
-	ops() {
-		OPS_URL=$OPS WEB_OUT="$TRASH_DIRECTORY/web" WEB_PROFILE=admin \
-			python3 "$WSEQ_SRCDIR/test/data/web/ops.py" "$@"
-	} &&
-	ops login "$ADMIN_AUTHENTICATOR" "seq?name=q5" >login.out &&
-	ops shot "seq?name=q5" keep-q5 "svg#timeline path.mark.state" \
+	ops admin login "$ADMIN_AUTHENTICATOR" "seq?name=q5" >login.out &&
+	ops admin shot "seq?name=q5" keep-q5 "svg#timeline path.mark.state" \
 		"svg#timeline path.mark.state.gone" "svg#timeline text.level" >shot.out &&
 	grep "^svg#timeline path.mark.state: 12\$" shot.out &&
 	grep "^svg#timeline path.mark.state.gone: 6\$" shot.out &&

@@ -13,31 +13,10 @@ test_description='ops pages: admins only, CSRF, the pages and the timeline of a 
 
 test_sandbox_up sb --no-daemons || exit 1
 . "$WSEQ_SRCDIR/test/t/lib-sched.sh"
+. "$WSEQ_SRCDIR/test/t/lib-ops.sh"
 APP="$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample"
-OPS="${PROJECT_URL%/}_ops/"
-mkdir -p web
 
 q() { test_sql_value "$1"; }
-# ops PROFILE STEP ARGS...: a step of test/data/web/ops.py in a browser with profile PROFILE
-ops() {
-	_prof=$1; shift
-	OPS_URL=$OPS WEB_OUT="$TRASH_DIRECTORY/web" WEB_PROFILE=$_prof \
-		python3 "$WSEQ_SRCDIR/test/data/web/ops.py" "$@"
-}
-# status [CURL ARGS...] URL: the HTTP status of a request, its body in out.html
-status() { curl -sS --max-time 60 -o out.html -w "%{http_code}" "$@"; }
-# signin JAR [FIELDS]: sign in with curl (the admin's key unless FIELDS), cookies in JAR; the status
-signin() {
-	_jar=$1; shift
-	rm -f "$_jar"
-	curl -sS -c "$_jar" -o /dev/null "${OPS}login" &&
-	_t=$(sed -n "s/.*wseq_ops_csrf\t//p" "$_jar") &&
-	status -b "$_jar" -c "$_jar" --data-urlencode "csrf=$_t" \
-		--data-urlencode "${1:-authenticator=$ADMIN_AUTHENTICATOR}" ${2:+--data-urlencode "$2"} \
-		"${OPS}login"
-}
-# csrf_of FILE: the CSRF token of the first form of a page
-csrf_of() { sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$1" | head -n 1; }
 report() {
 	sed -i "s|</scheduler_request>|<result><name>$1</name><state>5</state><exit_status>${2:-0}</exit_status><final_elapsed_time>5</final_elapsed_time></result>\n</scheduler_request>|" r
 }

@@ -13,25 +13,7 @@ test_description='ops pages: per-version reliability, invalid results by check o
 . "$WSEQ_SRCDIR/test/t/lib-daemons.sh"
 
 daemons_setup || exit 1
-OPS="${PROJECT_URL%/}_ops/"
-mkdir -p web
-
-ops() {
-	_prof=$1; shift
-	OPS_URL=$OPS WEB_OUT="$TRASH_DIRECTORY/web" WEB_PROFILE=$_prof \
-		python3 "$WSEQ_SRCDIR/test/data/web/ops.py" "$@"
-}
-# status [CURL ARGS...] URL: the HTTP status of a request, its body in out.html
-status() { curl -sS --max-time 60 -o out.html -w "%{http_code}" "$@"; }
-# signin JAR: sign in with the admin's key, cookies in JAR; the status
-signin() {
-	rm -f "$1"
-	curl -sS -c "$1" -o /dev/null "${OPS}login" &&
-	_t=$(sed -n "s/.*wseq_ops_csrf\t//p" "$1") &&
-	status -b "$1" -c "$1" --data-urlencode "csrf=$_t" \
-		--data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login"
-}
-csrf_of() { sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$1" | head -n 1; }
+. "$WSEQ_SRCDIR/test/t/lib-ops.sh"
 verdict() { q "select validate_state, outcome, round(granted_credit) from result where name=\"$1\""; }
 why() { q "select validate_why from result where name=\"$1\""; }
 host_credit() { q "select round(total_credit) from host where id=1"; }
