@@ -957,14 +957,15 @@ static int val_pass(struct daemon_ctx *ctx)
 	} else if (db_app_ids(ctx->db, &apps, &napps) != DB_OK) {
 		rc = -1;
 	} else {
-		/* the sweep master judges its own app's results */
-		int64_t sweep = 0;
+		/* the sweep master judges its own app's results (a project may have none) */
+		struct db_app sweep = { 0 };
 
-		if (db_app_id(ctx->db, SWEEP_APP_NAME, &sweep) != DB_OK)
-			sweep = 0;
+		if (db_app_lookup_name(ctx->db, SWEEP_APP_NAME, &sweep) != DB_OK)
+			sweep.id = 0;
 		for (i = 0; i < napps && rc == 0; i++)
-			if (apps[i] != sweep)
+			if (apps[i] != sweep.id)
 				rc = validate_app(ctx, apps[i], &worked);
+		db_app_release(&sweep);
 	}
 	free(apps);
 	if (rc < 0)
