@@ -355,6 +355,10 @@ static void serve_renew(char **argv)
 
 	sigprocmask(SIG_SETMASK, &mask_at_start, NULL);
 	fflush(NULL);
+#ifdef CLOSE_RANGE_CLOEXEC
+	/* whatever a library left open does not outlive the image (fd 0 is the socket) */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+#endif
 	execv(self, argv);
 	fprintf(stderr, "%s: cannot renew the FastCGI process: %s\n", self, strerror(errno));
 }

@@ -76,7 +76,8 @@ test_expect_success 'one host, 30 RPCs in a row, each reporting the job of the o
 
 test_expect_success 'after the renewals: no descriptor and no database connection more than before' '
 	pid=$(cat the_pid) &&
-	ls "/proc/$pid/fd" | wc -l >fds.after && test_cmp fds.before fds.after &&
+	ls "/proc/$pid/fd" | wc -l >fds.after && cat fds.before fds.after &&
+	test "$(cat fds.after)" -le "$(cat fds.before)" &&
 	test "$(db_conns)" -le 1
 '
 
