@@ -232,6 +232,8 @@ static void clock_of(FCGX_Request *fr)
 
 static volatile sig_atomic_t stop_signal;
 static pid_t parent;            /* mod_fcgid's process manager */
+static bool renew_due;          /* the request limit reached: serve_program renews the process */
+static sigset_t mask_at_start;  /* the signal mask the process was started with */
 
 static void on_stop(int sig)
 {
@@ -253,22 +255,44 @@ static void on_alarm(int sig)
 #define ORPHAN_CHECK_SECONDS 5
 
 /*
+ * This process's request limit: WSEQ_FCGI_MAX_REQUESTS (0 or unset: none)
+ * plus up to half as much again, drawn afresh by every process and at every
+ * renewal, so that processes started together do not all renew at once.
+ */
+static long request_limit(void)
+{
+	const char *env = getenv("WSEQ_FCGI_MAX_REQUESTS");
+	struct timespec ts;
+	uint64_t x;
+	long max = 0;
+
+	if (!env || parse_long(env, &max) < 0 || max <= 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* splitmix64 of the pid and the clock: no need for more */
+	x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return max + (long)(x % (uint64_t)(max / 2 + 1));
+}
+
+/*
  * Request after request until the limit or a stop signal. The signals are
  * blocked while a request runs, so one arrives only while the process
  * waits in accept(), which it ends (no SA_RESTART), and no request is cut
- * short.
+ * short. At the limit the process is renewed (serve_renew), not ended.
  */
 static void serve_fastcgi(serve_fn *fn, void *state)
 {
 	static const cookie_io_functions_t io = { .write = fcgi_write };
+	static const struct itimerval off;
 	FCGX_Request fr;
 	sigset_t stops;
-	long max = 0, served = 0;
-	const char *env = getenv("WSEQ_FCGI_MAX_REQUESTS");
+	long max = request_limit(), served = 0;
 	struct itimerval every = { { ORPHAN_CHECK_SECONDS, 0 }, { ORPHAN_CHECK_SECONDS, 0 } };
 
-	if (env && parse_long(env, &max) < 0)
-		max = 0;
 	parent = getppid();
 	SIG_SET(on_stop, 0, SIGTERM, SIGUSR1);
 	SIG_SET(on_alarm, 0, SIGALRM);
@@ -276,7 +300,7 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 	sigaddset(&stops, SIGTERM);
 	sigaddset(&stops, SIGUSR1);
 	sigaddset(&stops, SIGALRM);
-	sigprocmask(SIG_BLOCK, &stops, NULL);
+	sigprocmask(SIG_BLOCK, &stops, &mask_at_start);
 	setitimer(ITIMER_REAL, &every, NULL);
 	if (FCGX_InitRequest(&fr, 0, 0) != 0) {
 		log_error("cannot set up a FastCGI request");
@@ -302,8 +326,41 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		FCGX_Finish_r(&fr);
 		served++;
 	}
-	log_debug("fastcgi process ends after %ld requests%s", served,
-		  stop_signal == SIGALRM ? " (the web server is gone)" : stop_signal ? " (signal)" : "");
+	/* a timer survives exec(), and its first SIGALRM would end the new image */
+	setitimer(ITIMER_REAL, &off, NULL);
+	renew_due = !stop_signal && max > 0 && served >= max;
+	if (renew_due)
+		log_info("fastcgi process renews itself after %ld requests", served);
+	else
+		log_debug("fastcgi process ends after %ld requests%s", served,
+			  stop_signal == SIGALRM ? " (the web server is gone)" : stop_signal ? " (signal)" : "");
+}
+
+/*
+ * Renewal at the request limit: the process executes its program afresh,
+ * keeping its pid and its listening socket (fd 0, which mod_fcgid gave
+ * it), so for mod_fcgid it is the same process: no exit to notice, no
+ * replacement to start, and a request that comes meanwhile waits in the
+ * socket's queue for the new image's first accept(), a few ms. (A process
+ * that exits at its limit leaves mod_fcgid short of it until the next
+ * scan; mod_fcgid makes a request that finds every process busy wait a
+ * second, and when all processes reached the limit together its spawn
+ * score held their replacements back for seconds.) Called after the
+ * teardown: the database connection, the log and every other descriptor
+ * closed. Returns only if exec fails (the process then ends).
+ */
+static void serve_renew(char **argv)
+{
+	const char *self = argv[0] && argv[0][0] == '/' ? argv[0] : "/proc/self/exe";
+
+	sigprocmask(SIG_SETMASK, &mask_at_start, NULL);
+	fflush(NULL);
+#ifdef CLOSE_RANGE_CLOEXEC
+	/* whatever a library left open does not outlive the image (fd 0 is the socket) */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+#endif
+	execv(self, argv);
+	fprintf(stderr, "%s: cannot renew the FastCGI process: %s\n", self, strerror(errno));
 }
 
 /* The exit status for arguments given, or -1 (none: serve). */
@@ -349,5 +406,7 @@ int serve_program(const struct serve_spec *spec, int argc, char **argv)
 		spec->fini(spec->state);
 	serve_project_release(spec->proj);
 	log_close();
+	if (renew_due)
+		serve_renew(argv);
 	return 0;
 }

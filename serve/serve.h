@@ -120,14 +120,18 @@ struct serve_spec {
  * A serving program takes no arguments: --help (or -h) prints usage to
  * stdout (exit 0), anything else prints it to stderr (exit 2). Else the
  * log (proj->prog), serve_main(), then teardown (fini, serve_project_release(),
- * the log). Returns main's exit status.
+ * the log). Returns main's exit status. A FastCGI process that reached its
+ * request limit is renewed instead: after the teardown it executes its
+ * program afresh (argv), keeping its pid and listening socket.
  */
 int serve_program(const struct serve_spec *spec, int argc, char **argv);
 
 /*
  * Answer requests with fn: one (plain CGI), or request after request
- * (FastCGI) until the web server's limit WSEQ_FCGI_MAX_REQUESTS (when set),
- * SIGTERM or SIGUSR1 -- between requests, never in one. Returns 0.
+ * (FastCGI) until the request limit -- WSEQ_FCGI_MAX_REQUESTS (when set)
+ * plus up to half again, drawn at random by each process so that processes
+ * started together are not renewed together -- SIGTERM or SIGUSR1, between
+ * requests, never in one. Returns 0.
  */
 int serve_main(serve_fn *fn, void *state);
 

@@ -47,9 +47,12 @@ static char *url_path_regex(const char *path)
 /*
  * The programs that run as FastCGI servers under mod_fcgid (each also runs
  * as plain CGI where the module is not loaded), and for each how many
- * processes at most and at least, and the requests each answers before a
- * fresh one replaces it (the program is told the same limit, so it ends by
- * itself, between requests). The upload handler stays plain CGI:
+ * processes at most and at least. Every process renews itself after
+ * FCGI_MAX_REQUESTS requests plus up to half again (serve.c: it executes its
+ * program afresh, same pid, same socket), so mod_fcgid is told no request
+ * limit and no lifetime: a process it retired would leave a gap that makes
+ * requests wait a second, and processes started together would be retired
+ * together (by count, or at one idle scan by age). The upload handler stays plain CGI:
  * mod_fcgid reads a whole request body before the program sees a byte, so
  * a large upload could not resume where a broken one stopped, and no body
  * could pass FcgidMaxRequestLen.
@@ -140,10 +143,10 @@ void make_project_httpd_conf(struct sbuf *b, const char *url_base, const char *n
 	sbuf_addstr(b, "<IfModule mod_fcgid.c>\n");
 	for (size_t i = 0; i < ARRAY_SIZE(fcgi_progs); i++)
 		sbuf_addf(b, "FcgidCmdOptions %s/cgi-bin/%s MaxProcesses %d MinProcesses %d "
-			      "IdleTimeout 300 MaxProcessLifetime 3600 IOTimeout 300 "
-			      "MaxRequestsPerProcess %d InitialEnv WSEQ_FCGI_MAX_REQUESTS=%d\n",
+			      "IdleTimeout 300 MaxProcessLifetime 0 IOTimeout 300 "
+			      "MaxRequestsPerProcess 0 InitialEnv WSEQ_FCGI_MAX_REQUESTS=%d\n",
 			  root, fcgi_progs[i].prog, fcgi_progs[i].max_processes,
-			  fcgi_progs[i].min_processes, FCGI_MAX_REQUESTS, FCGI_MAX_REQUESTS);
+			  fcgi_progs[i].min_processes, FCGI_MAX_REQUESTS);
 	/*
 	 * mod_fcgid reads a whole request body before the program sees a byte
 	 * and refuses one past FcgidMaxRequestLen (128 KiB by default), which it

@@ -108,7 +108,8 @@ struct worker {
 	float *lat;
 	size_t nlat, caplat;
 	double last_done;
-	long rpcs, jobs, short_replies;         /* in the timed window */
+	long rpcs, jobs, short_replies, reported;       /* in the timed window */
+	long http[600];         /* replies by HTTP status, warm-up and set-up too */
 	long all_rpcs, all_jobs, all_reported, setup_rpcs, no_sequence;
 	long err[E_KINDS];
 };
@@ -610,7 +611,9 @@ static bool reply_body(struct worker *w, const struct host *h, struct span *body
 	const char *p = w->rep.p, *end = p + w->rep.len, *hend, *cl, *open, *close;
 	int status = 0;
 
-	if (sscanf(p, "HTTP/%*d.%*d %d", &status) != 1 || status != 200) {
+	if (sscanf(p, "HTTP/%*d.%*d %d", &status) == 1 && status >= 100 && status < 600)
+		w->http[status]++;
+	if (status != 200) {
 		fail(w, h, E_HTTP, "%.*s", (int)strcspn(p, "\r\n"), p);
 		return false;
 	}
@@ -853,6 +856,7 @@ static void host_rpc(struct worker *w, struct host *h, bool timed)
 {
 	struct span body;
 	double t0, t1;
+	long reported;
 	int njobs;
 
 	h->rpc_seqno++;
@@ -862,19 +866,24 @@ static void host_rpc(struct worker *w, struct host *h, bool timed)
 		return;
 	t1 = now();
 	w->all_rpcs++;
+	/* every timed reply's latency counts, an HTTP error's too (its wait is the point) */
+	if (timed) {
+		if (w->nlat == w->caplat) {
+			w->caplat = w->caplat ? 2 * w->caplat : 4096;
+			w->lat = xrealloc(w->lat, w->caplat * sizeof(*w->lat));
+		}
+		w->lat[w->nlat++] = (float)((t1 - t0) * 1000);
+	}
 	if (!reply_body(w, h, &body))
 		return;
+	reported = w->all_reported;
 	njobs = handle_reply(w, h, body);
 	w->all_jobs += njobs;
 	if (!timed)
 		return;
-	if (w->nlat == w->caplat) {
-		w->caplat = w->caplat ? 2 * w->caplat : 4096;
-		w->lat = xrealloc(w->lat, w->caplat * sizeof(*w->lat));
-	}
-	w->lat[w->nlat++] = (float)((t1 - t0) * 1000);
 	w->last_done = t1;
 	w->rpcs++;
+	w->reported += w->all_reported - reported;
 	w->jobs += njobs;
 	if (njobs < mode_jobs[opt.mode])
 		w->short_replies++;
@@ -1046,7 +1055,9 @@ static void usage(FILE *f)
 	      "  --dump FILE        write the request and reply of the first RPC with an error\n"
 	      "  --csv              end with a line: mode,hosts,concurrency,seconds,rpcs,rpc_per_s,\n"
 	      "                     jobs_per_s,median_ms,p90_ms,p99_ms,max_ms,errors,setup_rpcs,\n"
-	      "                     rpcs_all,jobs_all,reported_all,held,short,no_sequence,cpu_s\n"
+	      "                     rpcs_all,jobs_all,reported_all,held,short,no_sequence,cpu_s,\n"
+	      "                     reported (in the measured RPCs), not_200 (replies whose HTTP\n"
+	      "                     status was not 200, set-up and warm-up too)\n"
 	      "  --cpu-pid PID      also measure the CPU seconds process PID (the database\n"
 	      "                     server, say) uses in the measured seconds\n"
 	      "  --help             this text\n"
@@ -1291,6 +1302,9 @@ static void sum_workers(struct run *r)
 		const struct worker *w = &r->ws[i];
 
 		tot->rpcs += w->rpcs;
+		tot->reported += w->reported;
+		for (k = 0; k < 600; k++)
+			tot->http[k] += w->http[k];
 		tot->jobs += w->jobs;
 		tot->short_replies += w->short_replies;
 		tot->all_rpcs += w->all_rpcs;
@@ -1324,7 +1338,8 @@ static void print_report(const struct run *r)
 	const struct worker *tot = &r->tot;
 	const float *lat = r->lat;
 	double secs = r->secs, cpu = r->cpu0 >= 0 && r->cpu1 >= 0 ? r->cpu1 - r->cpu0 : -1;
-	int k;
+	long not200 = 0;
+	int k, n;
 
 	printf("mode          %s (%s %g)\n", mode_name[opt.mode],
 	       opt.gpu ? "work_req_seconds and the GPU's req_secs" : "work_req_seconds",
@@ -1340,6 +1355,17 @@ static void print_report(const struct run *r)
 	       tot->jobs / secs, tot->jobs, tot->short_replies);
 	printf("latency ms    median %.1f  p90 %.1f  p99 %.1f  max %.1f\n", rank(lat, tot->nlat, 0.5),
 	       rank(lat, tot->nlat, 0.9), rank(lat, tot->nlat, 0.99), tot->nlat ? lat[tot->nlat - 1] : 0);
+	printf("reports       %ld acknowledged in the measured RPCs, %.2f an RPC\n", tot->reported,
+	       tot->rpcs ? (double)tot->reported / tot->rpcs : 0.0);
+	printf("HTTP status  ");
+	for (k = 0, n = 0; k < 600; k++)
+		if (tot->http[k]) {
+			printf("%s %d: %ld", n ? "," : "", k, tot->http[k]);
+			if (k != 200)
+				not200 += tot->http[k];
+			n++;
+		}
+	printf("%s (set-up and warm-up RPCs too)\n", n ? "" : " none");
 	printf("in all        %ld RPCs, %ld jobs received, %ld reports acknowledged, %ld jobs in hand\n",
 	       tot->all_rpcs, tot->all_jobs, tot->all_reported, r->held);
 	if (opt.cpu_pid)
@@ -1352,12 +1378,13 @@ static void print_report(const struct run *r)
 		printf("%s%s %ld", k ? ", " : " (", err_name[k], tot->err[k]);
 	printf(")\n");
 	if (opt.csv)
-		printf("%s,%ld,%ld,%.2f,%ld,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.2f\n",
+		printf("%s,%ld,%ld,%.2f,%ld,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%.2f,"
+		       "%ld,%ld\n",
 		       mode_name[opt.mode], opt.hosts, opt.concurrency, secs, tot->rpcs, tot->rpcs / secs,
 		       tot->jobs / secs, rank(lat, tot->nlat, 0.5), rank(lat, tot->nlat, 0.9),
 		       rank(lat, tot->nlat, 0.99), tot->nlat ? lat[tot->nlat - 1] : 0.0, r->nerr,
 		       tot->setup_rpcs, tot->all_rpcs, tot->all_jobs, tot->all_reported, r->held,
-		       tot->short_replies, tot->no_sequence, cpu);
+		       tot->short_replies, tot->no_sequence, cpu, tot->reported, not200);
 }
 
 int main(int argc, char **argv)

@@ -47,6 +47,11 @@ usage: $prog [options]
                 column says +gpu
   -L N          segments of each sequence in the seq runs (default: enough
                 for 2,000 RPC/s)
+  -l N          the scheduler's FastCGI request limit (WSEQ_FCGI_MAX_REQUESTS,
+                and mod_fcgid's MaxRequestsPerProcess where the sandbox sets
+                one) for the runs, instead of 10,000: low enough that a run
+                crosses every process's renewal (or replacement), whose
+                effect the columns max ms, non-200 and procs show
   -s SQL        run SQL on the filled database before measuring (to try an
                 index or a setting)
   -d DIR        sandbox directory (default: \$WSEQ_BUILDDIR/test/trash.bench-sched_load)
@@ -63,11 +68,12 @@ EOF
 }
 
 UNSENT=100000 NHOSTS=2000 CONC=8 SECS=20 WARM=3 MODES="nowork one ten seq" TRANSPORT=both
-NSEG= DIR= KEEP=0 EXTRA_SQL= GPU=0
-while getopts u:H:C:T:W:M:t:L:s:d:gkh opt; do
+NSEG= DIR= KEEP=0 EXTRA_SQL= GPU=0 RLIMIT=
+while getopts u:H:C:T:W:M:t:L:l:s:d:gkh opt; do
 	case $opt in
 	u) UNSENT=$OPTARG ;; H) NHOSTS=$OPTARG ;; C) CONC=$OPTARG ;; T) SECS=$OPTARG ;; W) WARM=$OPTARG ;;
 	M) MODES=$OPTARG ;; t) TRANSPORT=$OPTARG ;; L) NSEG=$OPTARG ;; s) EXTRA_SQL=$OPTARG ;;
+	l) RLIMIT=$OPTARG ;;
 	d) DIR=$OPTARG ;; k) KEEP=1 ;; g) GPU=1 ;;
 	h) usage; exit 0 ;; *) usage >&2; exit 2 ;;
 	esac
@@ -86,6 +92,7 @@ for m in $MODES; do
 	case $m in nowork | one | ten | seq) ;; *) die "-M: unknown mode $m" ;; esac
 done
 [ -n "$runmodes" ] || die "-M: no mode"
+case $RLIMIT in '' | *[!0-9]*) [ -z "$RLIMIT" ] || die "-l: a number of requests" ;; esac
 # a host's RPCs in a run at 2,000 RPC/s, its segment 1 and 2 before them, and a margin
 : "${NSEG:=$(awk -v h="$NHOSTS" -v t="$((SECS + WARM))" 'BEGIN { printf "%d", 2000 * t / h + 5 }')}"
 
@@ -109,6 +116,15 @@ if [ -n "$EXTRA_SQL" ]; then
 	sql -e "$EXTRA_SQL" || die "the SQL of -s failed"
 fi
 bench_settle
+SCHED_CONF=$PROJECT_DIR/wseq.httpd.conf
+if [ -n "$RLIMIT" ]; then
+	say "the scheduler's FastCGI request limit: $RLIMIT"
+	sed -i -e "/cgi-bin\/cgi /s/WSEQ_FCGI_MAX_REQUESTS=[0-9]*/WSEQ_FCGI_MAX_REQUESTS=$RLIMIT/" \
+		-e "/cgi-bin\/cgi /s/MaxRequestsPerProcess [1-9][0-9]*/MaxRequestsPerProcess $RLIMIT/" "$SCHED_CONF"
+	grep -q "cgi-bin/cgi .*WSEQ_FCGI_MAX_REQUESTS=$RLIMIT" "$SCHED_CONF" || die "-l: no request limit in $SCHED_CONF"
+	bench_apache_restart
+fi
+SCHED_LOG=$PROJECT_DIR/log/scheduler.log
 
 # --- the database against what the hosts were sent -----------------------------
 
@@ -152,10 +168,25 @@ sched_transport() {
 	if [ "${n:-0}" -gt 0 ]; then echo "FastCGI ($n processes)"; else echo "plain CGI"; fi
 }
 
+# sample_sched FILE: every 2 s until killed, "seconds pid VmRSS-kB" of each
+# FastCGI scheduler process
+sample_sched() {
+	local p t0=$EPOCHSECONDS
+	while :; do
+		for p in $(pgrep -f "^$PROJECT_DIR/cgi-bin/cgi( |\$)"); do
+			awk -v t=$((EPOCHSECONDS - t0)) -v p="$p" '/^VmRSS:/ { print t, p, $2 }' "/proc/$p/status" 2>/dev/null
+		done >>"$1"
+		sleep 2
+	done
+}
+
+# renewals in the scheduler's log
+renewals() { grep -c "fastcgi process renews itself" "$SCHED_LOG" 2>/dev/null; }
+
 # run TRANSPORT MODE: one run of the generator; its line of the table into rows.
 run() {
-	local tr=$1 mode=$2 out=$WORK/$1-$2 rc line how probs dbpid
-	local m h c secs rpcs rps jps med p90 p99 max nerr setup all jobs rep held short noseq dbcpu
+	local tr=$1 mode=$2 out=$WORK/$1-$2 rc line how probs dbpid sampler ren0 ren1 procs rss
+	local m h c secs rpcs rps jps med p90 p99 max nerr setup all jobs rep held short noseq dbcpu mrep not200
 	local cpu0 cpu1 sch0 sch1 web0 web1 sched_pat="^$PROJECT_DIR/cgi-bin/cgi( |\$)"
 	if [ "$mode" = seq ]; then
 		say "$tr: $NHOSTS sequences of $NSEG segments"
@@ -165,18 +196,29 @@ run() {
 	fi
 	say "$tr: $mode, $NHOSTS hosts, $CONC at once, $WARM + $SECS s"
 	dbpid=$(cat "$SB/mysql/mariadbd.pid" 2>/dev/null)
-	# a FastCGI process that ends during the run takes its ticks with it: mod_fcgid
-	# keeps them for MaxRequestsPerProcess (10,000) requests, more than most runs
+	# a FastCGI process that ends during the run takes its ticks with it; one that
+	# renews itself keeps its pid and its ticks
 	cpu0=$(ticks machine) sch0=$(ticks "$sched_pat") web0=$(ticks "apache2 -f $APACHE_CONF")
+	ren0=$(renewals)
+	: >"$out.rss"
+	sample_sched "$out.rss" &
+	sampler=$!
 	"$LOAD" ${dbpid:+--cpu-pid "$dbpid"} --url "$SCHED" --auth "$ADMIN_AUTHENTICATOR" --hosts "$NHOSTS" --concurrency "$CONC" \
 		--duration "$SECS" --warmup "$WARM" --mode "$mode" --prefix "$tr" --state "$WORK/$tr.state" \
 		$([ $GPU = 1 ] && echo --gpu) --csv >"$out.out" 2>"$out.err"
 	rc=$?
+	kill "$sampler" 2>/dev/null
+	wait "$sampler" 2>/dev/null
+	ren1=$(renewals)
+	# scheduler processes seen, their renewals; the RSS of the first and last samples (MB, all processes)
+	procs="$(awk '{ print $2 }' "$out.rss" | sort -u | wc -l)/$((${ren1:-0} - ${ren0:-0}))"
+	rss=$(awk 'NR == 1 { t0 = $1 } { s[$1] += $3; last = $1 }
+		END { if (NR) printf "%.0f-%.0f", s[t0] / 1024, s[last] / 1024; else printf "-" }' "$out.rss")
 	cpu1=$(ticks machine) sch1=$(ticks "$sched_pat") web1=$(ticks "apache2 -f $APACHE_CONF")
 	how=$(sched_transport)
 	[ $rc -le 1 ] || { cat "$out.err" >&2; die "$tr $mode: sched_load failed"; }
 	line=$(tail -n 1 "$out.out")
-	IFS=, read -r m h c secs rpcs rps jps med p90 p99 max nerr setup all jobs rep held short noseq dbcpu <<<"$line"
+	IFS=, read -r m h c secs rpcs rps jps med p90 p99 max nerr setup all jobs rep held short noseq dbcpu mrep not200 <<<"$line"
 	RECEIVED=$((RECEIVED + jobs)) REPORTED=$((REPORTED + rep))
 	check_db >"$out.check"
 	probs=$(wc -l <"$out.check")
@@ -184,10 +226,10 @@ run() {
 	[ "${noseq:-0}" = 0 ] || say "$tr $mode: $noseq times a host without a sequence asked and got none"
 	[ "$nerr" = 0 ] || { say "$tr $mode: $nerr errors:"; head -n 5 "$out.err" | sed 's/^/  /' >&2; }
 	[ "$probs" = 0 ] || { say "$tr $mode: the database does not match:"; sed 's/^/  /' "$out.check" >&2; }
-	rows+=("$(printf '%-9s %-10s %6s %7s %7s %8s %8s %8s %8s %7s %7s %7s %7s %7s %6s  %s' "$tr" "$mode$([ $GPU = 1 ] && echo +gpu)" "$secs" "$rpcs" "$rps" \
-		"$jps" "$med" "$p90" "$p99" "$(awk -v c="$dbcpu" -v n="$rpcs" 'BEGIN { printf "%.2f", c < 0 || !n ? -1 : c * 1000 / n }')" \
+	rows+=("$(printf '%-9s %-10s %6s %7s %7s %8s %7s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %8s %11s %6s  %s' "$tr" "$mode$([ $GPU = 1 ] && echo +gpu)" "$secs" "$rpcs" "$rps" \
+		"$jps" "$(awk -v r="$mrep" -v n="$rpcs" 'BEGIN { printf "%.2f", n ? r / n : 0 }')" "$med" "$p90" "$p99" "$max" "$(awk -v c="$dbcpu" -v n="$rpcs" 'BEGIN { printf "%.2f", c < 0 || !n ? -1 : c * 1000 / n }')" \
 		"$(per_rpc "$sch0" "$sch1" "$all")" "$(per_rpc "$web0" "$web1" "$all")" \
-		"$(per_rpc "$cpu0" "$cpu1" "$all")" "$nerr" "$probs" "$how")")
+		"$(per_rpc "$cpu0" "$cpu1" "$all")" "$nerr" "${not200:-?}" "$procs" "$rss" "$probs" "$how")")
 }
 
 rows=()
@@ -221,13 +263,18 @@ load:      $NHOSTS hosts a transport, $CONC RPCs at once, each run $WARM s of wa
            (sch ms; a CGI process's own is not seen), of Apache (web ms: with mod_cgid it
            does not include the CGI processes) and of the whole machine (all ms: those, the
            load generator, the kernel); errors: replies that failed sched_load's checks;
-           db-ck: database checks failed after the run
+           db-ck: database checks failed after the run; rep/RPC: reports acknowledged an
+           RPC in the measured seconds; max ms: the slowest measured reply, an HTTP error's
+           too; non-200: replies whose HTTP status was not 200 (set-up and warm-up too);
+           procs: scheduler processes seen (sampled every 2 s) / renewals logged
+           (request limit ${RLIMIT:-as configured}); RSS MB: the scheduler processes' resident
+           memory, summed, at the first and the last sample
 
-transport mode       secs    RPCs   RPC/s   jobs/s  med ms   p90 ms   p99 ms  DB ms  sch ms  web ms  all ms   errors  db-ck  scheduler
+transport mode       secs    RPCs   RPC/s   jobs/s rep/RPC  med ms   p90 ms   p99 ms   max ms   DB ms  sch ms  web ms  all ms  errors non-200    procs      RSS MB  db-ck  scheduler
 EOT
 printf '%s\n' "${rows[@]}"
 nbad=$(cat "$WORK"/*.check 2>/dev/null | wc -l)
-nerr=$(printf '%s\n' "${rows[@]}" | awk '{ s += $14 } END { print s + 0 }')
+nerr=$(printf '%s\n' "${rows[@]}" | awk '{ s += $16 } END { print s + 0 }')
 echo
 echo "errors: $nerr in the replies, $nbad in the database checks (db-ck)"
 [ "$nerr" = 0 ] && [ "$nbad" = 0 ]

@@ -269,7 +269,7 @@ gen_end() {
 	rc=$?
 	cpu1=$(ticks machine) sch1=$(ticks "$SCHED_PAT") web1=$(ticks "apache2 -f $APACHE_CONF")
 	[ $rc -le 1 ] || { cat "$2.err" >&2; die "$1 ($3): sched_load failed"; }
-	IFS=, read -r _ _ _ secs rpcs rps _ med p90 p99 _ nerr _ all _ _ _ short noseq dbcpu <<<"$(tail -n 1 "$2.out")"
+	IFS=, read -r _ _ _ secs rpcs rps _ med p90 p99 _ nerr _ all _ _ _ short noseq dbcpu _ <<<"$(tail -n 1 "$2.out")"
 	[ "${short:-0}" = 0 ] || say "$1 ($3): $short replies with fewer jobs than asked (no unsent work left? -u)"
 	[ "${noseq:-0}" = 0 ] || say "$1 ($3): $noseq times a host without a sequence asked and got none"
 	[ "$nerr" = 0 ] || { say "$1 ($3): $nerr errors:"; head -n 5 "$2.err" | sed 's/^/  /' >&2; }
