@@ -179,13 +179,26 @@ void ops_news_edit(struct ops *o)
 	db_news_release(&n);
 }
 
+/* text allocated, with a browser's CR LF as LF */
+static char *lf_only(const char *text)
+{
+	char *t = xstrdup(text), *w = t;
+	const char *r;
+
+	for (r = text; *r; r++)
+		if (!(r[0] == '\r' && r[1] == '\n'))
+			*w++ = *r;
+	*w = 0;
+	return t;
+}
+
 /* Post a new item, or save an edited one (id): in one statement each. */
 static int news_save(struct ops *o, struct db_news *n, const char *title, const char *text)
 {
 	free(n->title);
 	free(n->text);
 	n->title = xstrdup(title);
-	n->text = xstrdup(text);
+	n->text = lf_only(text);
 	n->mod_time = (int64_t)now();
 	if (n->id)
 		return db_news_update(o->c->db, n);

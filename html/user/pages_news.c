@@ -26,7 +26,8 @@ static void text_html(struct sbuf *b, const char *text)
 	const char *s = text ? text : "", *nl;
 
 	while ((nl = strchr(s, '\n'))) {
-		char *line = xstrndup(s, (size_t)(nl - s));
+		/* a browser's form sends CR LF */
+		char *line = xstrndup(s, (size_t)(nl - s - (nl > s && nl[-1] == '\r')));
 
 		web_html(b, line);
 		sbuf_addstr(b, "<br>\n");
