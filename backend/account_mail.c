@@ -223,3 +223,14 @@ void account_opt_out_code(const struct db_user *u, char out[33])
 	md5_buf(b.buf, b.len, out);
 	sbuf_release(&b);
 }
+
+void account_rss_auth(int64_t userid, const char *authenticator, char out[64])
+{
+	struct sbuf b = SBUF_INIT(1024);
+	char hex[33];
+
+	sbuf_addf(&b, "notify_rss %" PRId64 " %s", userid, authenticator ? authenticator : "");
+	md5_buf(b.buf, b.len, hex);
+	snprintf(out, 64, "%" PRId64 "_%s", userid, hex);
+	sbuf_release(&b);
+}

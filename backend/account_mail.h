@@ -48,6 +48,20 @@ enum account_token_state account_token_follow(struct db *db, const char *tok, in
 /* A message of the project to one address through set->mail_server. 0 or -1 (logged). */
 int account_mail(const struct project_config *cfg, const struct account_settings *set,
 		 const char *to, const char *subject, const char *body);
+/* A mailing's progress: users after last are still to be mailed. */
+struct account_mailing {
+	int64_t last;           /* the last user mailed (or counted); set it to resume after */
+	long sent;              /* how many were mailed (counted, in a dry run) */
+};
+/*
+ * The admins' mailing (bin/mail_users, the ops pages): subject (one line)
+ * and body to every user with send_email after m->last, by id, each with
+ * its unsubscribe link; a dry run sends nothing and counts. 0, or -1 at the
+ * first failure (logged), m saying how far it got.
+ */
+int account_mailing(struct db *db, const struct project_config *cfg,
+		    const struct account_settings *set, const char *subject, const char *body,
+		    bool dry_run, struct account_mailing *m);
 /* Whether the mail server answers at all (for an answer that must not differ). */
 int account_mail_server_up(const struct account_settings *set);
 
@@ -59,5 +73,11 @@ int account_mail_server_up(const struct account_settings *set);
 int account_erase(struct db *db, struct db_user *u);
 /* The code of user u's unsubscribe link: md5 of a secret of the account (32 hex digits). */
 void account_opt_out_code(const struct db_user *u, char out[33]);
+/*
+ * The auth of user userid's notices feed (notices.php?userid=N&auth=A, the
+ * URL the scheduler reply's <rss_feeds> gives): "N_" and the md5 of a secret
+ * of the account, as upstream's rss_auth; out holds at least 64 bytes.
+ */
+void account_rss_auth(int64_t userid, const char *authenticator, char out[64]);
 
 #endif

@@ -10,6 +10,7 @@
 #include "db_account.h"
 #include "db_web.h"
 #include "db_mail.h"
+#include "db_news.h"
 #include "db_stats.h"
 #include "db_status.h"
 #include "db_purge.h"
@@ -88,6 +89,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_web_session_user,
 	&dbq_mail_token_use, &dbq_mail_token_user, &dbq_mail_token_expired, &dbq_user_set_email,
 	&dbq_user_erase, &dbq_host_erase, &dbq_user_send_email, &dbq_user_mailing,
+	&dbq_news_recent, &dbq_news_list,
 	&dbq_ops_admin_grant, &dbq_ops_admin_revoke,
 	&dbq_stats_users, &dbq_stats_hosts, &dbq_stats_teams,
 	&dbq_status_unsent, &dbq_status_in_progress, &dbq_status_result_file_delete,

@@ -149,6 +149,17 @@ static const struct db_column mail_token_cols[] = {
 };
 const struct db_table db_mail_token_table = TABLE(mail_token);
 
+static const struct db_column news_cols[] = {
+	COL(news, id, DB_T_I64, DB_COL_ID),
+	COL(news, create_time, DB_T_I64, 0),
+	COL(news, mod_time, DB_T_I64, 0),
+	COL(news, title, DB_T_STR, 0),
+	COL(news, text, DB_T_STR, 0),
+	COL(news, author, DB_T_STR, 0),
+	COL(news, withdrawn, DB_T_INT, 0),
+};
+const struct db_table db_news_table = TABLE(news);
+
 static const struct db_column assignment_cols[] = {
 	COL(assignment, id, DB_T_I64, DB_COL_ID),
 	COL(assignment, create_time, DB_T_I64, 0),
@@ -437,7 +448,7 @@ const struct db_table *const db_all_tables[] = {
 	&db_job_file_table, &db_batch_file_assoc_table, &db_user_submit_table,
 	&db_user_submit_app_table, &db_sequence_table, &db_sequence_group_table,
 	&db_seq_file_table, &db_schema_version_table, &db_web_session_table, &db_assignment_table,
-	&db_host_app_version_table, &db_mail_token_table,
+	&db_host_app_version_table, &db_mail_token_table, &db_news_table,
 };
 const size_t db_ntables = ARRAY_SIZE(db_all_tables);
 
@@ -516,6 +527,7 @@ DB_ID_RECORD_IMPL(host)
 DB_ID_RECORD_IMPL(team)
 DB_ID_RECORD_IMPL(web_session)
 DB_ID_RECORD_IMPL(mail_token)
+DB_ID_RECORD_IMPL(news)
 DB_ID_RECORD_IMPL(assignment)
 DB_NAMED_RECORD_IMPL(workunit)
 DB_NAMED_RECORD_IMPL(result)

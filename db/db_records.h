@@ -263,6 +263,17 @@ struct db_mail_token {
 	int64_t used_time;              /* 0: not yet used */
 	char *data;                     /* an address change: the new address */
 };
+/* A news item (news): plain text, posted by an admin (author: the admin's name). */
+struct db_news {
+	int64_t id;
+	int64_t create_time;
+	int64_t mod_time;
+	char *title;
+	char *text;
+	char *author;
+	int withdrawn;                  /* 1: shown nowhere */
+};
+
 #define MAIL_TOKEN_RESET 1
 #define MAIL_TOKEN_EMAIL 2
 #define MAIL_TOKEN_DELETE 3
@@ -532,7 +543,7 @@ extern const struct db_table db_platform_table, db_app_table, db_app_version_tab
 	db_job_file_table, db_batch_file_assoc_table, db_user_submit_table,
 	db_user_submit_app_table, db_sequence_table, db_sequence_group_table,
 	db_seq_file_table, db_schema_version_table, db_web_session_table, db_assignment_table,
-	db_mail_token_table;
+	db_mail_token_table, db_news_table;
 /* The workunit table in a query that joins another (its columns named workunit.column). */
 extern const struct db_table db_workunit_joined;
 extern const struct db_table *const db_all_tables[];
@@ -575,6 +586,7 @@ DB_ID_RECORD(host)
 DB_ID_RECORD(team)
 DB_ID_RECORD(web_session)
 DB_ID_RECORD(mail_token)
+DB_ID_RECORD(news)
 DB_ID_RECORD(assignment)
 DB_NAMED_RECORD(workunit)
 DB_NAMED_RECORD(result)

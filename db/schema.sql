@@ -520,6 +520,21 @@ CREATE TABLE `mail_token` (
     KEY mt_expire (expire_time)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- The project's news: posted, edited and withdrawn by admins on the ops
+-- pages; the public news page and the RSS feed of notices show the items
+-- not withdrawn. Plain text, escaped wherever shown.
+CREATE TABLE `news` (
+    id                  BIGINT NOT NULL AUTO_INCREMENT,
+    create_time         BIGINT NOT NULL DEFAULT 0,
+    mod_time            BIGINT NOT NULL DEFAULT 0,
+    title               VARCHAR(200) NOT NULL DEFAULT '',
+    text                MEDIUMTEXT NOT NULL,
+    author              VARCHAR(254) NOT NULL DEFAULT '',
+    withdrawn           INT NOT NULL DEFAULT 0,
+    PRIMARY KEY (id),
+    KEY news_time (withdrawn, create_time)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 -- The throttle of password and account-key guesses, every door's: attempts
 -- in a fixed window of 15 minutes by kind (1 the client's address, 2 the
 -- md5 of the account's lower-cased e-mail address) and key, counted before the
@@ -608,4 +623,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (17, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (18, UNIX_TIMESTAMP(), 'schema.sql');

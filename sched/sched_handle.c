@@ -9,6 +9,7 @@
 #include "db_sched.h"
 #include "db_account.h"
 #include "account.h"
+#include "account_mail.h"
 #include "passwd.h"
 #include "field.h"
 #include "filelist.h"
@@ -533,6 +534,7 @@ static int describe_account(const struct sched_ctx *ctx, const struct db_user *u
 	a->cross_project_id = dup0(user->cross_project_id);
 	account_email_hash(user, a->email_hash);
 	account_external_cpid(user, a->external_cpid);
+	account_rss_auth(user->id, user->authenticator, a->rss_auth);
 	a->project_prefs = dup0(user->project_prefs);
 	a->host_total_credit = host->total_credit;
 	a->host_expavg_credit = host->expavg_credit;
@@ -710,6 +712,7 @@ int sched_handle(const struct sched_ctx *ctx, const char *buf, size_t len, struc
 			reply.code_sign_key = ctx->code_sign_key;
 		if (ctx->set->next_rpc_delay > 0)
 			reply.next_rpc_delay = (double)ctx->set->next_rpc_delay;
+		sched_reply_gui_urls(&reply, ctx->cfg, reply.hostid ? reply.hostid : req.hostid);
 	}
 	if (sched_reply_write(&reply, out) < 0) {
 		log_error("host %" PRId64 ": reply too large", req.hostid);

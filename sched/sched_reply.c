@@ -4,14 +4,20 @@
  * of <scheduler_reply>, one tag a line. Jobs are written from their
  * database records: the workunit's xml_doc gives the input file_infos and
  * the file_refs, the result's xml_doc_in the output file_infos and file_refs.
+ * A known user's reply carries the project's links and notices feed for the
+ * Manager (<gui_urls>, <rss_feeds>: sched_reply_gui_urls).
  */
 #include "sched_types.h"
 #include "sched_policy.h"
+#include "config.h"
+#include "fileutil.h"
 #include "crypt_rsa.h"
 #include "upload_cert.h"
 #include "log.h"
 #include "xml.h"
 #include "xml_write.h"
+
+#include <ctype.h>
 
 #define MAX_REPLY_NAMES 100000
 
@@ -410,5 +416,166 @@ int sched_reply_write(const struct sched_reply *r, struct sbuf *b)
 	seen_release(&apps);
 	seen_release(&versions);
 	seen_release(&files);
+	return rc;
+}
+
+/* ---- the Manager's project links and notices feed: <gui_urls>, <rss_feeds> ---- */
+
+#define GUI_URLS_MAX (64L << 10)
+
+/*
+ * What a project without its own gui_urls.xml sends: its pages, and its
+ * news as the feed the Manager shows as notices (upstream's
+ * tools/gui_urls.xml, with wseq's page names).
+ */
+static const char gui_urls_default[] =
+	"<gui_urls>\n"
+	"    <gui_url>\n"
+	"        <name>Your account</name>\n"
+	"        <description>View your account information</description>\n"
+	"        <url><master_url/>account</url>\n"
+	"    </gui_url>\n"
+	"    <gui_url>\n"
+	"        <name>Your tasks</name>\n"
+	"        <description>View the last week or so of computational work</description>\n"
+	"        <url><master_url/>results</url>\n"
+	"    </gui_url>\n"
+	"    <ifteam>\n"
+	"        <gui_url>\n"
+	"            <name>Your team</name>\n"
+	"            <description>View information about your team: <team_name/></description>\n"
+	"            <url><master_url/>team?id=<teamid/></url>\n"
+	"        </gui_url>\n"
+	"    </ifteam>\n"
+	"    <gui_url>\n"
+	"        <name>News</name>\n"
+	"        <description>News from <project_name/></description>\n"
+	"        <url><master_url/>news</url>\n"
+	"    </gui_url>\n"
+	"    <gui_url>\n"
+	"        <name>Server status</name>\n"
+	"        <description>The project's servers and work</description>\n"
+	"        <url><master_url/>server_status</url>\n"
+	"    </gui_url>\n"
+	"</gui_urls>\n"
+	"<rss_feeds>\n"
+	"    <rss_feed>\n"
+	"        <url><master_url/>notices.php?userid=<userid/>&auth=<rss_auth/></url>\n"
+	"        <poll_interval>86400</poll_interval>\n"
+	"    </rss_feed>\n"
+	"</rss_feeds>\n";
+
+struct gui_subst {
+	const char *tag;
+	const char *value;
+};
+
+/* The length of an entity reference at s ("&amp;", "&#38;"), 0 if none. */
+static size_t entity_len(const char *s)
+{
+	size_t n = 1;
+
+	if (s[n] == '#')
+		n++;
+	if (!isalnum((unsigned char)s[n]))
+		return 0;
+	while (isalnum((unsigned char)s[n]) && n < 12)
+		n++;
+	return s[n] == ';' ? n + 1 : 0;
+}
+
+/*
+ * The template with each <tag/> replaced by its value escaped for XML,
+ * <ifteam>...</ifteam> kept only for a team's member, and a bare '&'
+ * (upstream's own file writes "&auth=") as "&amp;".
+ */
+static void gui_urls_expand(struct sbuf *b, const char *s, const struct gui_subst *sub,
+			    size_t nsub, bool team)
+{
+	size_t i, n;
+
+	while (*s) {
+		if (*s == '&') {
+			n = entity_len(s);
+			sbuf_add(b, n ? s : "&amp;", n ? n : 5);
+			s += n ? n : 1;
+			continue;
+		}
+		if (*s != '<') {
+			sbuf_addch(b, *s++);
+			continue;
+		}
+		if (!strncmp(s, "<ifteam>", 8)) {
+			const char *end = strstr(s, "</ifteam>");
+
+			s = team || !end ? s + 8 : end + 9;
+			continue;
+		}
+		if (!strncmp(s, "</ifteam>", 9)) {
+			s += 9;
+			continue;
+		}
+		for (i = 0; i < nsub; i++) {
+			n = strlen(sub[i].tag);
+			if (!strncmp(s, sub[i].tag, n))
+				break;
+		}
+		if (i < nsub) {
+			xml_add_text(b, sub[i].value ? sub[i].value : "");
+			s += n;
+		} else {
+			sbuf_addch(b, *s++);
+		}
+	}
+}
+
+/* The admin's gui_urls.xml of the project, or the default: 0, or -1 (logged). */
+static int gui_urls_template(const char *project_dir, struct sbuf *t)
+{
+	char *path = xasprintf("%s/gui_urls.xml", project_dir ? project_dir : ".");
+	int rc = 0;
+
+	if (access(path, F_OK) != 0)
+		sbuf_addstr(t, gui_urls_default);
+	else if (read_file(path, GUI_URLS_MAX, t) < 0)
+		rc = log_error("%s: cannot be read (at most %ld bytes)", path, GUI_URLS_MAX);
+	free(path);
+	return rc;
+}
+
+int sched_reply_gui_urls(struct sched_reply *r, const struct project_config *cfg, int64_t hostid)
+{
+	const struct sched_reply_account *a = &r->account;
+	struct sbuf t = SBUF_INIT(GUI_URLS_MAX + 1), out = SBUF_INIT(4 * GUI_URLS_MAX);
+	struct sbuf frag = SBUF_INIT(4 * GUI_URLS_MAX + 64);
+	char userid[24], teamid[24], host[24];
+	struct gui_subst sub[] = {
+		{ "<master_url/>", cfg->master_url }, { "<project_name/>", cfg->long_name },
+		{ "<userid/>", userid }, { "<user_name/>", a->user_name },
+		{ "<teamid/>", teamid }, { "<team_name/>", a->team_name },
+		{ "<hostid/>", host }, { "<rss_auth/>", a->rss_auth },
+	};
+	xmlDoc *d = NULL;
+	int rc = -1;
+
+	if (!a->known || gui_urls_template(cfg->project_dir, &t) < 0)
+		goto out;
+	snprintf(userid, sizeof(userid), "%" PRId64, a->userid);
+	snprintf(teamid, sizeof(teamid), "%" PRId64, a->team_name ? a->teamid : 0);
+	snprintf(host, sizeof(host), "%" PRId64, hostid);
+	gui_urls_expand(&out, sbuf_str(&t), sub, ARRAY_SIZE(sub), a->team_name != NULL);
+	sbuf_addf(&frag, "<fragment>%s</fragment>", sbuf_str(&out));
+	d = xml_read_memory(sbuf_str(&frag), frag.len, "gui_urls.xml", NULL);
+	if (!d) {
+		log_error("gui_urls.xml: not well-formed once filled in: not sent");
+		goto out;
+	}
+	rc = sbuf_add(&r->extra, out.buf, out.len);
+out:
+	if (d)
+		xmlFreeDoc(d);
+	sbuf_release(&t);
+	sbuf_release(&out);
+	sbuf_release(&frag);
 	return rc;
 }

@@ -125,6 +125,7 @@ struct sched_reply_account {
 	char *host_venue;
 	int64_t teamid;
 	char *team_name;                /* NULL: no team */
+	char rss_auth[64];              /* the notices feed's auth (account_rss_auth) */
 };
 
 /* A workunit whose transition time the RPC moves to t, if that is earlier. */
@@ -207,5 +208,16 @@ char *sched_request_clean(const char *buf, size_t len, bool *had_stderr);
 
 /* Write the reply document (sched_reply.c); -1 if it would exceed out's maximum. */
 int sched_reply_write(const struct sched_reply *r, struct sbuf *out);
+struct project_config;
+/*
+ * Append to r->extra the project's links and notices feed for the Manager
+ * (<gui_urls>, <rss_feeds>) as upstream's scheduler does: the project's
+ * gui_urls.xml, or links to its own pages and news without one, with
+ * <master_url/>, <project_name/>, <userid/>, <user_name/>, <teamid/>,
+ * <team_name/>, <hostid/> and <rss_auth/> (the feed's auth) filled in, escaped, and <ifteam>..</ifteam> only for a
+ * team's member. Only for a known account (r->account); 0, or -1 (logged,
+ * nothing added: a file that is not well-formed once filled in is not sent).
+ */
+int sched_reply_gui_urls(struct sched_reply *r, const struct project_config *cfg, int64_t hostid);
 
 #endif

@@ -4,13 +4,13 @@
  * message ends with that user's own unsubscribe link (opt_out.php, its code
  * a secret of the account: account_opt_out_code), which works without
  * signing in. Mail goes through config.xml's <mail_server> one message at
- * a time; the first failure stops the run and says where to resume.
+ * a time; the first failure stops the run and says where to resume. The
+ * run is account_mailing() (backend/), which the ops pages' form runs too.
  */
 #include "common.h"
 #include "account_mail.h"
 #include "config.h"
 #include "db.h"
-#include "db_mail.h"
 #include "db_tool.h"
 #include "fileutil.h"
 #include "log.h"
@@ -18,7 +18,6 @@
 #include "sbuf.h"
 #include "tool.h"
 
-#define BATCH 200
 #define BODY_MAX (256L << 10)
 
 struct options {
@@ -50,38 +49,6 @@ static const char usage[] =
 static struct options opts;
 static struct account_settings acct_set;
 
-struct run {
-	struct tool_ctx *ctx;
-	const char *body;
-	int64_t last;           /* the last user mailed (or counted) */
-	long sent;
-	bool failed;
-};
-
-static int mail_one(struct db_user *u, void *arg)
-{
-	struct run *r = arg;
-	const struct project_config *cfg = &r->ctx->cfg;
-	char code[33], *text;
-	int rc = 0;
-
-	account_opt_out_code(u, code);
-	text = xasprintf("%s%s\n-- \nYou get this as a volunteer of %s. To get no more mail like "
-			 "it, open\n%sopt_out.php?userid=%" PRId64 "&code=%s\n", r->body,
-			 r->body[0] && r->body[strlen(r->body) - 1] == '\n' ? "" : "\n",
-			 cfg->long_name, cfg->master_url, u->id, code);
-	if (!opts.dry_run)
-		rc = account_mail(cfg, &acct_set, u->email_addr, opts.subject, text);
-	free(text);
-	if (rc < 0) {
-		r->failed = true;
-		return 1;
-	}
-	r->last = u->id;
-	r->sent++;
-	return 0;
-}
-
 static int check(struct tool_ctx *ctx)
 {
 	(void)ctx;
@@ -95,23 +62,19 @@ static int check(struct tool_ctx *ctx)
 static int run(struct tool_ctx *ctx)
 {
 	struct sbuf body = SBUF_INIT(BODY_MAX + 1);
-	struct run r = { ctx, NULL, (int64_t)opts.after_id, 0, false };
-	int64_t before;
+	struct account_mailing m = { (int64_t)opts.after_id, 0 };
+	int rc;
 
 	if (read_file(opts.body_file, BODY_MAX, &body) < 0) {
 		sbuf_release(&body);
 		return -1;
 	}
-	r.body = sbuf_str(&body);
-	do {
-		before = r.last;
-		if (db_user_mailing(ctx->db, r.last, BATCH, mail_one, &r) != DB_OK)
-			r.failed = true;
-	} while (!r.failed && r.last != before);
+	rc = account_mailing(ctx->db, &ctx->cfg, &acct_set, opts.subject, sbuf_str(&body),
+			     opts.dry_run, &m);
 	sbuf_release(&body);
-	printf("mail_users: %ld users %s\n", r.sent, opts.dry_run ? "would get the message" : "mailed");
-	if (r.failed)
-		return log_error("stopped: resume with --after_id %" PRId64, r.last);
+	printf("mail_users: %ld users %s\n", m.sent, opts.dry_run ? "would get the message" : "mailed");
+	if (rc < 0)
+		return log_error("stopped: resume with --after_id %" PRId64, m.last);
 	return 0;
 }
 

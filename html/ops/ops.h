@@ -104,6 +104,12 @@ void ops_workunit(struct ops *o);       /* ops_actions.c */
 void ops_cancel_post(struct ops *o);
 void ops_invalid(struct ops *o);        /* ops_errors.c */
 void ops_revalidate_post(struct ops *o);        /* ops_revalidate.c */
+void ops_news(struct ops *o);           /* ops_news.c */
+void ops_news_edit(struct ops *o);
+void ops_news_post(struct ops *o);
+void ops_news_withdraw_post(struct ops *o);
+void ops_mail(struct ops *o);
+void ops_mail_users_post(struct ops *o);
 /* The revalidate form of a workunit's page (ops_revalidate.c). */
 void ops_revalidate_form(struct ops *o, int64_t wuid);
 

@@ -17,6 +17,8 @@
  *   hosts, host?id=N            batches, batch?id=N        apps
  *   sequences[?state=active|ended|error], seq?id=N|name=NAME, wu?id=N
  *   login, logout, cancel       (POST; cancel: what=wu|seq|batch, id=N)
+ *   news, news_edit?id=N; news_post, news_withdraw (POST)   the project's news
+ *   mail; mail_users (POST: subject, body, dry_run)          mail all users
  */
 #include "ops.h"
 #include "account.h"
@@ -29,8 +31,9 @@ static const char usage[] =
 	"usage: ops\n"
 	"The project's ops pages for its administrators: overview, errors, hosts,\n"
 	"batches, apps, sequences with their timelines, cancelling work, revalidating\n"
-	"a workunit. Run by the web server under <url_base>/<name>_ops/ as a FastCGI\n"
-	"program (many requests a process, under mod_fcgid) or as a CGI program (one).\n"
+	"a workunit, the project's news, mailing all users. Run by the web server\n"
+	"under <url_base>/<name>_ops/ as a FastCGI program (many requests a process,\n"
+	"under mod_fcgid) or as a CGI program (one).\n"
 	"It reads the project's config.xml (WSEQ_PROJECT_DIR, ./config.xml or\n"
 	"../config.xml) and logs to <log_dir>/ops.log. See the README's \"Ops pages\"\n"
 	"and doc/ops.md.\n";
@@ -52,6 +55,12 @@ static const struct {
 	{ "cancel", ops_cancel_post },
 	{ "invalid", ops_invalid },
 	{ "revalidate", ops_revalidate_post },
+	{ "news", ops_news },
+	{ "news_edit", ops_news_edit },
+	{ "news_post", ops_news_post },
+	{ "news_withdraw", ops_news_withdraw_post },
+	{ "mail", ops_mail },
+	{ "mail_users", ops_mail_users_post },
 	{ "logout", ops_logout_post },
 };
 

@@ -206,6 +206,7 @@ static void nav(struct ops *o)
 	static const struct { const char *rel, *text; } items[] = {
 		{ "", "Overview" }, { "errors", "Errors" }, { "hosts", "Hosts" },
 		{ "batches", "Batches" }, { "apps", "Apps" }, { "sequences", "Sequences" },
+		{ "news", "News" }, { "mail", "Mail" },
 	};
 	size_t i;
 

@@ -160,6 +160,8 @@ void page_start(struct page *p, const char *title)
 	sbuf_addstr(b, "\n");
 	nav_link(p, "server_status", "Server status");
 	sbuf_addstr(b, "\n");
+	nav_link(p, "news", "News");
+	sbuf_addstr(b, "\n");
 	if (p->user.id) {
 		nav_link(p, "account", "Your account");
 		sbuf_addstr(b, "\n<form class=\"inline\" method=\"post\" action=\"");

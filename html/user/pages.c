@@ -13,6 +13,7 @@
  *   show_user.php?userid=N, host?id=N, results[?hostid=N]
  *   teams[?search=..], team?id=N, team_create, team_join, team_leave
  *   apps, server_status[.php][?xml=1]
+ *   news, notices.php?userid=N&auth=A, rss_main.php   the project's news (RSS)
  */
 #include "pages.h"
 #include "config.h"
@@ -50,6 +51,9 @@ static const struct {
 	{ "apps", page_apps },
 	{ "server_status", page_server_status },
 	{ "server_status.php", page_server_status },
+	{ "news", page_news },
+	{ "notices.php", page_notices_rss },
+	{ "rss_main.php", page_rss_main },
 };
 
 /* The admin's own words for the home page: a file of the project, HTML as written. */

@@ -43,4 +43,9 @@ void page_team_leave(struct page *p);
 void page_server_status(struct page *p);
 void page_apps(struct page *p);
 
+/* pages_news.c: the news page and its RSS feeds (the Manager's notices) */
+void page_news(struct page *p);
+void page_notices_rss(struct page *p);
+void page_rss_main(struct page *p);
+
 #endif

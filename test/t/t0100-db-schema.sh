@@ -38,6 +38,7 @@ test_expect_success 'every table exists, InnoDB, utf8mb4' '
 	host_app_version	InnoDB	utf8mb4_bin
 	job_file	InnoDB	utf8mb4_bin
 	mail_token	InnoDB	utf8mb4_bin
+	news	InnoDB	utf8mb4_bin
 	ops_admin	InnoDB	utf8mb4_bin
 	platform	InnoDB	utf8mb4_bin
 	result	InnoDB	utf8mb4_bin
@@ -193,6 +194,8 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		test_grep "016_reliability.sql: 016: reliability and adaptive replication" up.out &&
 		test_grep "017_mail_token.sql: 017: mailed links" up.out &&
 		test "$(q "select count(*) from mail_token")" = 0 &&
+		test_grep "018_news.sql: 018: the project.s news" up.out &&
+		test "$(q "select count(*) from news")" = 0 &&
 		test "$(q "select concat(trust_after, \" \", spot_check) from app where id=7")" = "10 0.1" &&
 		q "show create table host_app_version" >hav.sql &&
 		test_grep "n_errors" hav.sql && test_grep "turnaround_avg" hav.sql &&

@@ -16,6 +16,10 @@ that keeps its cookies in a profile directory, as an admin's browser would:
     public URL NAME CSS...  the same for a page of the volunteers' site, no
                             sign-in (the host page)
     cancel REL NAME         open page REL and press its cancel button
+    news TITLE TEXT NAME    post a news item on the news page (t7080); TEXT's
+                            "\\n" is a line break
+    mail SUBJECT BODY BUTTON NAME   fill in the "mail all users" form and press
+                            BUTTON (mail_count or mail_send); print the outcome
 
 Each step prints facts as "key: value" lines and exits 1 on a failed check.
 """
@@ -148,7 +152,36 @@ def step_cancel(b, args):
     print("outcome: " + b.text("#outcome"))
 
 
-STEPS = {"login": step_login, "login_pw": step_login_pw, "refused": step_refused,
+def step_news(b, args):
+    title, text, name = args
+    b.get(URL + "news")
+    check(signed_in(b), "signed in on news")
+    b.type("#title", title)
+    b.type("#text", text.replace("\\n", "\n"))
+    b.click("#news_submit")
+    b.wait_url(lambda u: u.endswith("/news") and count(b, "table#news tr[id]") > 0)
+    check(not b.alert_open(), "no script ran")
+    full_shot(b, name + ".png")
+    for t in texts(b, "table#news tr[id]"):
+        print("item: " + " ".join(t.split()))
+
+
+def step_mail(b, args):
+    subject, body, button, name = args
+    b.get(URL + "mail")
+    check(signed_in(b), "signed in on mail")
+    b.type("#subject", subject)
+    b.type("#body", body)
+    full_shot(b, name + "-form.png")
+    b.click("#" + button)
+    b.wait_url(lambda u: u.endswith("/mail_users"))
+    full_shot(b, name + ".png")
+    print("h1: " + b.text("h1"))
+    print("outcome: " + " ".join(texts(b, "#outcome, #error")))
+
+
+STEPS = {"news": step_news, "mail": step_mail,
+         "login": step_login, "login_pw": step_login_pw, "refused": step_refused,
          "shot": step_shot, "public": step_public, "cancel": step_cancel}
 
 if __name__ == "__main__":
