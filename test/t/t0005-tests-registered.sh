@@ -72,4 +72,14 @@ test_expect_success 'an unregistered, a missing and a doubly listed test are eac
 	test_cmp expect problems
 '
 
+# Every schema upgrade file installs (db/Makefile.inc's dist_pkgdata_DATA), or
+# db_upgrade on an installed wseq would stop short of the code's version.
+test_expect_success 'every db/upgrade/NNN_*.sql is installed, and nothing else is listed' '
+	(cd "$WSEQ_SRCDIR" && ls db/upgrade/[0-9][0-9][0-9]_*.sql) | sort >upgrades.tree &&
+	sed -n "s/^dist_pkgdata_DATA += \(db\/upgrade\/[0-9]*_.*\.sql\)$/\1/p" \
+		"$WSEQ_SRCDIR/db/Makefile.inc" | sort >upgrades.installed &&
+	test -s upgrades.tree &&
+	test_cmp upgrades.tree upgrades.installed
+'
+
 test_done
