@@ -19,6 +19,7 @@ void sched_reply_init(struct sched_reply *r)
 {
 	memset(r, 0, sizeof(*r));
 	sbuf_init(&r->extra, 64 << 20);
+	prefs_project_init(&r->prefs);
 }
 
 static void free_names(char **v, size_t n)
@@ -54,6 +55,7 @@ void sched_reply_release(struct sched_reply *r)
 	free(r->account.project_prefs);
 	free(r->account.host_venue);
 	free(r->account.team_name);
+	prefs_project_release(&r->prefs);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "crypt_rsa.h"
 #include "db_records.h"
+#include "prefs.h"
 #include "sbuf.h"
 #include "sched_coproc.h"
 
@@ -170,6 +171,9 @@ struct sched_reply {
 	/* Not sent: more jobs each resource may hold in progress (if rooms_known) */
 	long rsc_room[SCHED_MAX_RSC];
 	bool rooms_known;
+	/* Not sent: the volunteer's project preferences for the host's venue (sched_prefs.c) */
+	struct prefs_project prefs;
+	bool others_ok;         /* apps not selected may send jobs: none of the selected had one */
 };
 
 void sched_request_release(struct sched_request *r);
