@@ -293,13 +293,45 @@ int prefs_project_check(const char *xml, struct sbuf *err)
 	return rc;
 }
 
+int prefs_project_parse_all(const char *xml, struct prefs_project v[4], bool have[4],
+			    struct sbuf *err)
+{
+	const xmlNode *root, *blk;
+	xmlDoc *d;
+	int i, rc = 0;
+
+	for (i = 0; i < 4; i++) {
+		prefs_project_init(&v[i]);
+		have[i] = false;
+	}
+	if (!xml || !*xml)
+		return 0;
+	if (prefs_project_check(xml, err) < 0 || !(d = read_doc(xml, err)))
+		return -1;
+	root = xmlDocGetRootElement(d);
+	have[0] = true;
+	rc = block_of(root, &v[0], err);
+	for (i = 1; rc == 0 && i < 4; i++)
+		if ((blk = venue_block(root, prefs_venues[i])) != NULL) {
+			have[i] = true;
+			rc = block_of(blk, &v[i], err);
+		}
+	xmlFreeDoc(d);
+	for (i = 0; rc < 0 && i < 4; i++) {
+		prefs_project_release(&v[i]);
+		have[i] = false;
+	}
+	return rc;
+}
+
 static void write_block(struct sbuf *b, const struct prefs_project *p, int ind)
 {
 	size_t i;
 	int r;
 
 	if (p->resource_share >= 0)
-		sbuf_addf(b, "%*s<resource_share>%g</resource_share>\n", ind, "", p->resource_share);
+		sbuf_addf(b, "%*s<resource_share>%.17g</resource_share>\n", ind, "",
+			  p->resource_share);
 	for (r = 0; r < PREFS_NRSC; r++)
 		if (p->no_rsc[r])
 			sbuf_addf(b, "%*s<%s>1</%s>\n", ind, "", rsc_tags[r], rsc_tags[r]);

@@ -73,6 +73,14 @@ void prefs_project_release(struct prefs_project *p);
 int prefs_project_parse(const char *xml, const char *venue, struct prefs_project *p,
 			struct sbuf *err);
 /*
+ * Every block of a stored document: v[0] the default, v[1..3] home, school,
+ * work with have[i] telling whether the document has that venue's block
+ * (else v[i] is the defaults; have[0] is true). 0, or -1 with the reason in err (then each v
+ * is the defaults and no have[] set): as prefs_project_check.
+ */
+int prefs_project_parse_all(const char *xml, struct prefs_project v[4], bool have[4],
+			    struct sbuf *err);
+/*
  * Is xml preferences a volunteer may store: at most PREFS_MAX_BYTES, a
  * <project_preferences> root, numbers where numbers go (resource_share
  * 0..100000, flags 0 or 1, app ids positive, at most PREFS_MAX_APPS), venue
