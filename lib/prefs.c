@@ -11,10 +11,10 @@
 #include <stdarg.h>
 
 static const char *const rsc_tags[PREFS_NRSC] = {
-	"no_cpu", "no_cuda", "no_ati", "no_intel_gpu", "no_apple_gpu",
+	"no_cpu", "no_cuda", "no_ati", "no_intel_gpu", "no_apple_gpu", "no_other_coproc",
 };
 static const char *const rsc_labels[PREFS_NRSC] = {
-	"CPU", "NVIDIA GPU", "AMD GPU", "Intel GPU", "Apple GPU",
+	"CPU", "NVIDIA GPU", "AMD GPU", "Intel GPU", "Apple GPU", "Other coprocessors",
 };
 
 const char *const prefs_venues[] = { "", "home", "school", "work", NULL };
@@ -322,6 +322,132 @@ int prefs_project_parse_all(const char *xml, struct prefs_project v[4], bool hav
 		have[i] = false;
 	}
 	return rc;
+}
+
+double prefs_global_mod_time(const char *xml)
+{
+	const char *m = xml ? strstr(xml, "<mod_time>") : NULL;
+	double t;
+
+	if (!m)
+		return 0;
+	t = strtod(m + 10, NULL);
+	return isfinite(t) && t > 0 ? t : 0;
+}
+
+const struct prefs_global_field prefs_global_fields[PREFS_GLOBAL_NFIELDS] = {
+	{ "max_ncpus_pct", "Use at most this % of the CPUs", 1, 100, 100, false },
+	{ "cpu_usage_limit", "Use at most this % of CPU time", 1, 100, 100, false },
+	{ "run_on_batteries", "Compute while on batteries", 0, 1, 0, true },
+	{ "run_if_user_active", "Compute while the computer is in use", 0, 1, 1, true },
+	{ "run_gpu_if_user_active", "Use the GPU while the computer is in use", 0, 1, 0, true },
+	{ "idle_time_to_run", "'In use' means input within this many minutes", 0, 10000, 3, false },
+	{ "suspend_cpu_usage", "Suspend when non-BOINC CPU usage is above this % (0: never)", 0,
+	  100, 25, false },
+	{ "start_hour", "Compute only from this hour (0-24) ...", 0, 24, 0, false },
+	{ "end_hour", "... to this hour (the same: always)", 0, 24, 0, false },
+	{ "work_buf_min_days", "Store at least this many days of work", 0, 10, 0.1, false },
+	{ "work_buf_additional_days", "Store up to this many additional days of work", 0, 10, 0.5,
+	  false },
+	{ "disk_max_used_gb", "Use at most this many GB of disk", 0, 1e6, 100, false },
+	{ "disk_max_used_pct", "Use at most this % of the disk", 0, 100, 90, false },
+	{ "disk_min_free_gb", "Leave at least this many GB of disk free", 0, 1e6, 1, false },
+	{ "ram_max_used_busy_pct", "Use at most this % of memory while the computer is in use", 1,
+	  100, 50, false },
+	{ "ram_max_used_idle_pct", "Use at most this % of memory while it is idle", 1, 100, 90,
+	  false },
+};
+
+static int global_block(const xmlNode *blk, struct prefs_global *g, struct sbuf *err)
+{
+	const xmlNode *c;
+	int i;
+
+	for (i = 0; i < PREFS_GLOBAL_NFIELDS; i++)
+		g->v[i] = prefs_global_fields[i].def;
+	xml_for_each(c, blk, NULL) {
+		char *t, *end;
+		double d;
+
+		for (i = 0; i < PREFS_GLOBAL_NFIELDS && !xml_is(c, prefs_global_fields[i].tag); i++)
+			;
+		if (i == PREFS_GLOBAL_NFIELDS)
+			continue;
+		t = xml_text(c);
+		d = strtod(t, &end);
+		if (!*t && prefs_global_fields[i].flag)
+			d = 1, end = t;         /* <run_on_batteries/> */
+		if (*end || !isfinite(d) || d < prefs_global_fields[i].min ||
+		    d > prefs_global_fields[i].max) {
+			free(t);
+			return fault(err, c, "<%s> must be a number from %g to %g",
+				     prefs_global_fields[i].tag, prefs_global_fields[i].min,
+				     prefs_global_fields[i].max);
+		}
+		free(t);
+		g->v[i] = d;
+	}
+	return 0;
+}
+
+int prefs_global_parse_all(const char *xml, struct prefs_global v[4], bool have[4],
+			   struct sbuf *err)
+{
+	size_t len = xml ? strlen(xml) : 0;
+	const xmlNode *root, *blk;
+	xmlDoc *d;
+	int i, rc;
+
+	for (i = 0; i < 4; i++) {
+		global_block(NULL, &v[i], NULL);
+		have[i] = false;
+	}
+	if (!len)
+		return 0;
+	if (len > (size_t)PREFS_MAX_BYTES)
+		return fault(err, NULL, "over %ld bytes", PREFS_MAX_BYTES);
+	if (!(d = xml_read_memory(xml, len, "global_prefs", err)))
+		return -1;
+	root = xmlDocGetRootElement(d);
+	rc = root && xml_is(root, "global_preferences") ? 0 :
+	     fault(err, root, "the document must be one <%s> element", "global_preferences");
+	if (rc == 0) {
+		have[0] = true;
+		rc = global_block(root, &v[0], err);
+	}
+	for (i = 1; rc == 0 && i < 4; i++)
+		if ((blk = venue_block(root, prefs_venues[i])) != NULL) {
+			have[i] = true;
+			rc = global_block(blk, &v[i], err);
+		}
+	xmlFreeDoc(d);
+	return rc;
+}
+
+static void global_fields(struct sbuf *b, const struct prefs_global *g, int ind)
+{
+	int i;
+
+	for (i = 0; i < PREFS_GLOBAL_NFIELDS; i++)
+		sbuf_addf(b, "%*s<%s>%.17g</%s>\n", ind, "", prefs_global_fields[i].tag, g->v[i],
+			  prefs_global_fields[i].tag);
+}
+
+void prefs_global_write(struct sbuf *b, double mod_time, const struct prefs_global *const v[4])
+{
+	int i;
+
+	sbuf_addf(b, "<global_preferences>\n    <mod_time>%.0f</mod_time>\n", mod_time);
+	if (v[0])
+		global_fields(b, v[0], 4);
+	for (i = 1; i < 4; i++) {
+		if (!v[i])
+			continue;
+		sbuf_addf(b, "    <venue name=\"%s\">\n", prefs_venues[i]);
+		global_fields(b, v[i], 8);
+		sbuf_addstr(b, "    </venue>\n");
+	}
+	sbuf_addstr(b, "</global_preferences>");
 }
 
 static void write_block(struct sbuf *b, const struct prefs_project *p, int ind)

@@ -6,6 +6,7 @@
  *   <project_preferences>
  *     <resource_share>100</resource_share>
  *     <no_cpu>0</no_cpu> <no_cuda>1</no_cuda> <no_ati>..> <no_intel_gpu>..> <no_apple_gpu>..>
+ *     <no_other_coproc>..> (wseq's own: other coprocessor types, such as cc_config.xml's)
  *     <allow_beta_work>0</allow_beta_work>
  *     <project_specific>
  *       <apps_selected><app_id>1</app_id>...</apps_selected>
@@ -36,6 +37,7 @@ enum prefs_rsc {
 	PREFS_ATI,      /* <no_ati> */
 	PREFS_INTEL,    /* <no_intel_gpu> */
 	PREFS_APPLE,    /* <no_apple_gpu> */
+	PREFS_OTHER,    /* <no_other_coproc> (wseq's): a coprocessor of another type (cc_config.xml) */
 	PREFS_NRSC
 };
 
@@ -97,5 +99,37 @@ bool prefs_project_selected(const struct prefs_project *p, int64_t appid);
  * block for each of home, school, work (venues[1..3]) that is not NULL.
  */
 void prefs_project_write(struct sbuf *b, const struct prefs_project *const venues[4]);
+
+/*
+ * Computing preferences (user.global_prefs, upstream's <global_preferences>):
+ * their <mod_time>, which decides between the copies of the client and of
+ * each project -- the newest wins (0: none, or none readable).
+ */
+double prefs_global_mod_time(const char *xml);
+
+/* A computing preference the web page offers (upstream's html/inc/prefs.inc names). */
+struct prefs_global_field {
+	const char *tag;        /* "max_ncpus_pct" */
+	const char *label;      /* "Use at most this % of the CPUs" */
+	double min, max, def;
+	bool flag;              /* 0 or 1 (a checkbox) */
+};
+#define PREFS_GLOBAL_NFIELDS 16
+extern const struct prefs_global_field prefs_global_fields[PREFS_GLOBAL_NFIELDS];
+
+/* One venue's computing prefs: each field's value (the default where the document has none). */
+struct prefs_global {
+	double v[PREFS_GLOBAL_NFIELDS];
+};
+
+/*
+ * Every block of stored computing prefs, as prefs_project_parse_all does
+ * (v[0] the default block, have[i] for the venues that have one). Elements
+ * not offered are not kept; a value out of its field's range is an error.
+ */
+int prefs_global_parse_all(const char *xml, struct prefs_global v[4], bool have[4],
+			   struct sbuf *err);
+/* A document with mod_time, the default block v[0] and each venue block not NULL. */
+void prefs_global_write(struct sbuf *b, double mod_time, const struct prefs_global *const v[4]);
 
 #endif

@@ -580,6 +580,7 @@ static void reply_back_to_start(struct sched_reply *reply, struct sched_reply_ma
 	free(reply->account.project_prefs);
 	free(reply->account.host_venue);
 	free(reply->account.team_name);
+	free(reply->account.global_prefs);
 	memset(&reply->account, 0, sizeof(reply->account));
 	prefs_project_release(&reply->prefs);
 	reply->others_ok = false;
@@ -633,6 +634,8 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			rc = describe_account(ctx, &user, &host, &reply->account);
 		if (rc == DB_OK)
 			sched_prefs_read(&user, &host, reply);
+		if (rc == DB_OK)
+			rc = sched_global_prefs(ctx, req, &user, weak, reply);
 		if (rc == DB_OK && send) {
 			rc = send_work(ctx, req, &host, apps, reply);
 			if (rc == DB_ERROR && !db_deadlock(ctx->db)) {

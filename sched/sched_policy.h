@@ -156,6 +156,17 @@ bool sched_prefs_allow(const struct sched_reply *reply, const struct sched_bav *
  */
 bool sched_prefs_send_others(struct sched_reply *reply, size_t sent);
 
+/*
+ * Computing prefs, upstream's way (handle_request.cpp handle_global_prefs):
+ * the client's master copy is stored when newer than the account's and
+ * from the same account (its source e-mail hash), not by a weak
+ * authenticator's holder -- one UPDATE, only then; the account's are sent
+ * (reply->account.global_prefs) when newer than both the client's master
+ * and working copies.
+ */
+int sched_global_prefs(const struct sched_ctx *ctx, const struct sched_request *req,
+		       struct db_user *user, bool weak, struct sched_reply *reply);
+
 /* ---- daily result quota (sched_quota.c) ---- */
 
 /* The UTC day of time t: the quota's count starts again when it changes. */

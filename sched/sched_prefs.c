@@ -4,11 +4,12 @@
  * default block), no job of an app the volunteer did not select -- unless
  * "send others" is on and the selected apps had no job for the host -- and
  * none for a resource turned off (no_cpu, no_cuda, no_ati, no_intel_gpu,
- * no_apple_gpu), nor a beta app or version without allow_beta_work. The
+ * no_apple_gpu, and wseq's no_other_coproc for any other coprocessor type), nor a beta app or version without allow_beta_work. The
  * rule acts in sched_choose(), so ordinary jobs, assigned jobs, lost jobs
  * sent again, and sequences (assigned or topped up) all obey it.
  */
 #include "sched_policy.h"
+#include "db_account.h"
 #include "log.h"
 
 void sched_prefs_read(const struct db_user *user, const struct db_host *host,
@@ -23,7 +24,7 @@ void sched_prefs_read(const struct db_user *user, const struct db_host *host,
 	sbuf_release(&err);
 }
 
-/* The switch that turns a request's resource off (-1: none, a generic coprocessor). */
+/* The switch that turns a request's resource off. */
 static int rsc_switch(enum sched_rsc_kind k)
 {
 	switch (k) {
@@ -32,7 +33,7 @@ static int rsc_switch(enum sched_rsc_kind k)
 	case SCHED_RSC_ATI: return PREFS_ATI;
 	case SCHED_RSC_INTEL: return PREFS_INTEL;
 	case SCHED_RSC_APPLE: return PREFS_APPLE;
-	case SCHED_RSC_OTHER: break;
+	case SCHED_RSC_OTHER: return PREFS_OTHER;
 	}
 	return -1;
 }
@@ -62,4 +63,31 @@ bool sched_prefs_send_others(struct sched_reply *reply, size_t sent)
 		return false;
 	reply->others_ok = true;
 	return true;
+}
+
+int sched_global_prefs(const struct sched_ctx *ctx, const struct sched_request *req,
+		       struct db_user *user, bool weak, struct sched_reply *reply)
+{
+	double db_t = prefs_global_mod_time(user->global_prefs);
+	double master_t = req->global_prefs_mod_time, working_t = req->working_prefs_mod_time;
+	bool have_db = user->global_prefs && *user->global_prefs;
+	bool same = req->global_prefs_source_email_hash &&
+		    !strcmp(req->global_prefs_source_email_hash, reply->account.email_hash);
+	int rc;
+
+	if (!weak && req->global_prefs && same && (!have_db || master_t > db_t)) {
+		rc = db_user_set_global_prefs(ctx->db, user->id, req->global_prefs);
+		if (rc != DB_OK)
+			return rc;
+		log_info("user %" PRId64 ": computing prefs of %.0f taken from the client",
+			 user->id, master_t);
+		free(user->global_prefs);
+		user->global_prefs = xstrdup(req->global_prefs);
+		return DB_OK;
+	}
+	if (have_db && db_t > master_t && db_t > working_t) {
+		free(reply->account.global_prefs);
+		reply->account.global_prefs = xstrdup(user->global_prefs);
+	}
+	return DB_OK;
 }

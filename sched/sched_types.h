@@ -88,6 +88,10 @@ struct sched_request {
 	size_t nother;
 	bool has_other;         /* <other_results> was sent: the client listed every job it has */
 	char *notes;            /* fields corrected or ignored while parsing ("" if none) */
+	/* computing prefs: the client's master copy (NULL: none sent) and the times of both */
+	char *global_prefs;
+	double global_prefs_mod_time, working_prefs_mod_time;
+	char *global_prefs_source_email_hash;   /* whose account they came from (NULL: not sent) */
 };
 
 struct sched_bav;       /* an app version as it goes to this host (sched_policy.h) */
@@ -126,6 +130,7 @@ struct sched_reply_account {
 	char *host_venue;
 	int64_t teamid;
 	char *team_name;                /* NULL: no team */
+	char *global_prefs;             /* the account's computing prefs to send (NULL: the client's are as new) */
 };
 
 /* A workunit whose transition time the RPC moves to t, if that is earlier. */

@@ -19,6 +19,7 @@
 #include "prefs.h"
 #include "web_host.h"
 #include "web_plan.h"
+#include "wtime.h"
 #include "xml.h"
 
 #include <math.h>
@@ -41,13 +42,15 @@ static int take_version(struct db_status_version *v, void *arg)
 	const struct plan_classes *pcs = ((void **)arg)[1];
 	enum web_plan_state st;
 	const char *r = web_plan_resource(pcs, v->plan_class, NULL, &st);
-	static const char *const names[PREFS_NRSC] = { "CPU", "NVIDIA", "ATI", "intel_gpu",
-						      "apple_gpu" };
+	static const char *const names[PREFS_OTHER] = { "CPU", "NVIDIA", "ATI", "intel_gpu",
+						       "apple_gpu" };
 	int i;
 
-	for (i = 0; r && st != WEB_PLAN_UNDEFINED && i < PREFS_NRSC; i++)
-		if (!strcmp(r, names[i]))
-			o->rsc[i] = true;
+	if (r && st != WEB_PLAN_UNDEFINED) {
+		for (i = 0; i < PREFS_OTHER && strcmp(r, names[i]); i++)
+			;
+		o->rsc[i] = true;       /* PREFS_OTHER: a coprocessor of another type */
+	}
 	free(v->plan_class);    /* the record is the callback's */
 	free(v->platform);
 	return DB_OK;
@@ -386,9 +389,175 @@ static void project_post(struct page *p)
 	offer_release(&o);
 }
 
+/* ---- computing preferences (subset=global) ---- */
+
+static bool global_subset(struct page *p)
+{
+	const char *s = web_param(p->r, "subset");
+
+	return s && !strcmp(s, "global");
+}
+
+static void global_form(struct page *p, const char *error)
+{
+	struct sbuf *b = &p->o->body, err = SBUF_INIT(512);
+	const char *venue = venue_param(p);
+	struct prefs_global v[4];
+	bool have[4];
+	char val[64];
+	int vi, i;
+
+	if (!venue) {
+		page_message(p, 400, "Computing preferences", "No such venue: a venue is home, "
+			     "school, work, or empty for the default.");
+		return;
+	}
+	vi = venue_index(venue);
+	if (prefs_global_parse_all(p->user.global_prefs, v, have, &err) < 0)
+		log_warn("prefs page: user %" PRId64 ": computing prefs unreadable: %s", p->user.id,
+			 sbuf_str(&err));
+	if (error)
+		p->o->status = 400;
+	page_start(p, "Computing preferences");
+	page_error_para(p, error);
+	sbuf_addstr(b, "<p class=\"venues\">Venue: ");
+	for (i = 0; i < 4; i++) {
+		snprintf(val, sizeof(val), "prefs_edit.php?subset=global&venue=%s", prefs_venues[i]);
+		if (i == vi) {
+			sbuf_addf(b, "<strong>%s</strong> ", venue_label(i));
+			continue;
+		}
+		sbuf_addstr(b, "<a href=\"");
+		page_url(p, val);
+		sbuf_addf(b, "\">%s</a> ", venue_label(i));
+	}
+	sbuf_addstr(b, "</p>\n<p class=\"hint\">They apply to all the projects your computers "
+		       "run: the BOINC client takes the newest a project sends.</p>\n");
+	if (!have[vi])
+		sbuf_addstr(b, "<p class=\"hint\">This venue has no preferences of its own: its "
+			       "computers use the default ones, shown here. Saving gives it its own."
+			       "</p>\n");
+	if (!have[vi])
+		vi = 0;
+	page_form_start(p, "prefs_edit.php");
+	sbuf_addstr(b, "<input type=\"hidden\" name=\"subset\" value=\"global\">\n"
+		       "<input type=\"hidden\" name=\"venue\" value=\"");
+	web_html(b, venue);
+	sbuf_addstr(b, "\">\n");
+	for (i = 0; i < PREFS_GLOBAL_NFIELDS; i++) {
+		const struct prefs_global_field *f = &prefs_global_fields[i];
+
+		if (f->flag) {
+			char name[48];
+
+			snprintf(name, sizeof(name), "%s", f->tag);
+			checkbox(b, name, v[vi].v[i] != 0, f->label);
+		} else {
+			snprintf(val, sizeof(val), "%g", v[vi].v[i]);
+			page_field_row(p, f->label, f->tag, "text", val, NULL);
+		}
+	}
+	sbuf_addstr(b, "<p><button type=\"submit\">Save</button></p>\n</form>\n");
+	page_end(p);
+	sbuf_release(&err);
+}
+
+static const char *global_from_form(struct page *p, struct prefs_global *g)
+{
+	static char why[160];
+	int i;
+
+	for (i = 0; i < PREFS_GLOBAL_NFIELDS; i++) {
+		const struct prefs_global_field *f = &prefs_global_fields[i];
+		const char *s = web_param(p->r, f->tag);
+		char *end;
+		double d;
+
+		if (f->flag) {          /* a checkbox: absent is off */
+			g->v[i] = on(p, f->tag);
+			continue;
+		}
+		if (!s || !*s) {
+			g->v[i] = f->def;
+			continue;
+		}
+		d = strtod(s, &end);
+		if (*end || !isfinite(d) || d < f->min || d > f->max) {
+			snprintf(why, sizeof(why), "\"%s\" must be a number from %g to %g.", f->label,
+				 f->min, f->max);
+			return why;
+		}
+		g->v[i] = d;
+	}
+	return NULL;
+}
+
+struct global_store {
+	int64_t userid;
+	int venue;
+	const struct prefs_global *block;
+};
+
+/* The other venues kept, this one replaced, mod_time now: the newest copy the clients see. */
+static int global_txn(struct db *db, void *arg)
+{
+	struct global_store *s = arg;
+	struct db_user u = { 0 };
+	struct prefs_global v[4];
+	const struct prefs_global *w[4] = { NULL };
+	struct sbuf doc = SBUF_INIT(PREFS_MAX_BYTES), err = SBUF_INIT(512);
+	bool have[4] = { false };
+	int i, rc = db_user_lock(db, s->userid, &u);
+
+	if (rc == DB_OK && prefs_global_parse_all(u.global_prefs, v, have, &err) < 0)
+		log_warn("prefs page: user %" PRId64 ": unreadable computing prefs replaced: %s",
+			 u.id, sbuf_str(&err));
+	for (i = 0; rc == DB_OK && i < 4; i++)
+		w[i] = i == s->venue ? s->block : have[i] || i == 0 ? &v[i] : NULL;
+	if (rc == DB_OK) {
+		prefs_global_write(&doc, floor(dnow()), w);
+		rc = db_user_set_global_prefs(db, u.id, sbuf_str(&doc));
+	}
+	db_user_release(&u);
+	sbuf_release(&doc);
+	sbuf_release(&err);
+	return rc;
+}
+
+static void global_post(struct page *p)
+{
+	const char *venue = venue_param(p), *why;
+	struct prefs_global g;
+	struct global_store s;
+	char rel[64];
+
+	if (!venue) {
+		global_form(p, NULL);
+		return;
+	}
+	if ((why = global_from_form(p, &g)) != NULL) {
+		global_form(p, why);
+		return;
+	}
+	s = (struct global_store){ p->user.id, venue_index(venue), &g };
+	if (db_txn_run(p->c->db, global_txn, &s) != DB_OK) {
+		global_form(p, "The preferences could not be saved; please try again later.");
+		return;
+	}
+	log_info("prefs page: user %" PRId64 ": computing prefs of venue '%s' saved", p->user.id,
+		 venue);
+	snprintf(rel, sizeof(rel), "prefs_edit.php?subset=global&venue=%s", venue);
+	page_redirect(p, rel);
+}
+
 void page_prefs_edit(struct page *p)
 {
-	if (!page_need_user(p) || !page_form_post(p, prefs_form))
+	bool global = global_subset(p);
+
+	if (!page_need_user(p) || !page_form_post(p, global ? global_form : prefs_form))
 		return;
-	project_post(p);
+	if (global)
+		global_post(p);
+	else
+		project_post(p);
 }

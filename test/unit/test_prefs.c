@@ -44,7 +44,7 @@ static void test_default_and_venue(void **state)
 	assert_int_equal(prefs_project_parse(doc, "work", &p, &err), 0);
 	assert_true(p.resource_share < 0);
 	assert_true(p.no_rsc[PREFS_CPU] && p.no_rsc[PREFS_NVIDIA] && p.no_rsc[PREFS_ATI] &&
-		    p.no_rsc[PREFS_INTEL] && p.no_rsc[PREFS_APPLE]);
+		    p.no_rsc[PREFS_INTEL] && p.no_rsc[PREFS_APPLE] && p.no_rsc[PREFS_OTHER]);
 	assert_true(p.allow_beta && p.allow_others);
 	assert_int_equal(p.napps, 2);   /* 3 given twice counts once */
 	assert_true(prefs_project_selected(&p, 3) && prefs_project_selected(&p, 4));
