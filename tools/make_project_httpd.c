@@ -42,7 +42,8 @@ static char *url_path_regex(const char *path)
 #define WEB_PAGE_NAMES "index\\.php|join|login|logout|account|host|results|teams|team|" \
 	"team_create|team_join|team_leave|apps|server_status|server_status\\.php|" \
 	"get_passwd\\.php|reset_passwd|edit_email_form\\.php|confirm_email|opt_out\\.php|" \
-	"delete_account_request\\.php|delete_account_confirm\\.php|account_data"
+	"delete_account_request\\.php|delete_account_confirm\\.php|account_data|" \
+	"prefs_edit\\.php"
 
 /*
  * The programs that run as FastCGI servers under mod_fcgid (each also runs

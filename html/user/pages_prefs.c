@@ -51,9 +51,7 @@ static int take_version(struct db_status_version *v, void *arg)
 			;
 		o->rsc[i] = true;       /* PREFS_OTHER: a coprocessor of another type */
 	}
-	free(v->plan_class);    /* the record is the callback's */
-	free(v->platform);
-	return DB_OK;
+	return DB_OK;           /* the record stays the enumerator's */
 }
 
 static void offer_release(struct prefs_offer *o)

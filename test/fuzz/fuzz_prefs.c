@@ -2,7 +2,9 @@
  * Project preferences (lib/prefs.c), as am_set_info and the preferences
  * page take them from strangers and the scheduler reads them on every RPC.
  * Properties: a document the check accepts parses for every venue; a
- * parsed venue written out is accepted and parses back the same.
+ * parsed venue written out is accepted and parses back the same. The same
+ * input as computing prefs (the web page's reading of user.global_prefs):
+ * what parses, written out, parses back the same.
  */
 #include "fuzz.h"
 #include "prefs.h"
@@ -30,6 +32,27 @@ static void round_trip(const struct prefs_project *p)
 	sbuf_release(&err);
 }
 
+static void global(const char *s)
+{
+	struct prefs_global v[4], back[4];
+	const struct prefs_global *w[4];
+	struct sbuf b = SBUF_INIT(PREFS_MAX_BYTES * 2), err = SBUF_INIT(1024);
+	bool have[4], have2[4];
+	int i;
+
+	if (prefs_global_parse_all(s, v, have, &err) == 0) {
+		for (i = 0; i < 4; i++)
+			w[i] = have[i] ? &v[i] : NULL;
+		prefs_global_write(&b, 1e9, w);
+		sbuf_reset(&err);
+		FUZZ_CHECK(prefs_global_parse_all(sbuf_str(&b), back, have2, &err) == 0);
+		for (i = 0; i < 4; i++)
+			FUZZ_CHECK(!have[i] || !memcmp(v[i].v, back[i].v, sizeof(v[i].v)));
+	}
+	sbuf_release(&b);
+	sbuf_release(&err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s;
@@ -51,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(!ok && err.len > 0);
 		}
 	}
+	global(s);
 	sbuf_release(&err);
 	free(s);
 	return 0;

@@ -141,6 +141,23 @@ test_expect_success 'am_set_info: project prefs checked as the scheduler reads t
 	test "$(q "select concat(venue, \" \", project_prefs) from user where authenticator=\"$K\"")" = "school <project_preferences><no_cuda>1</no_cuda></project_preferences>"
 '
 
+test_expect_success 'sequences too: one of app B is not assigned to a host whose prefs exclude B, or the CPU it runs on; it is once they allow it' '
+	mkdir init && (cd init && "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" --state --init --words 64 2>/dev/null) &&
+	test_project bin/create_sequence --appname wseq_other --seq_name S --segments 2 \
+		--rsc_fpops_est 1e9 --command_line "--state --steps 10" "$TRASH_DIRECTORY/init/state_out" >seq.out &&
+	A=$(cat appA) && set_venue "" &&
+	set_prefs "<project_preferences><project_specific><apps_selected><app_id>$A</app_id></apps_selected></project_specific></project_preferences>" &&
+	variant 11 >r11 && test "$(rpc r11 reply11)" = 200 &&
+	test "$(q "select hostid from sequence where name=\"S\"")" = 0 &&
+	test_grep -v "<name>S_b0_s1_0</name>" reply11 &&
+	set_prefs "<project_preferences><no_cpu>1</no_cpu></project_preferences>" &&
+	variant 12 >r12 && test "$(rpc r12 reply12)" = 200 &&
+	test "$(q "select hostid from sequence where name=\"S\"")" = 0 &&
+	set_prefs "" &&
+	variant 13 >r13 && test "$(rpc r13 reply13)" = 200 &&
+	test "$(q "select hostid from sequence where name=\"S\"")" = "$(sched_reply_hostid reply13)"
+'
+
 test_expect_success 'no sanitizer report from the scheduler' '
 	test_grep -v "runtime error\|AddressSanitizer\|LeakSanitizer" "$SB/apache/logs/error.log"
 '
