@@ -120,10 +120,22 @@ static void checkbox(struct sbuf *b, const char *name, bool on, const char *labe
 	sbuf_addstr(b, "</label><br>\n");
 }
 
-static void venue_links(struct page *p, int cur)
+/* A labelled text input that may be left empty (page_field_row's are required). */
+static void text_row(struct sbuf *b, const char *label, const char *name, const char *value)
+{
+	sbuf_addf(b, "<p><label for=\"%s\">", name);
+	web_html(b, label);
+	sbuf_addf(b, "</label><br><input id=\"%s\" name=\"%s\" type=\"text\" value=\"", name,
+		  name);
+	web_html(b, value);
+	sbuf_addstr(b, "\"></p>\n");
+}
+
+/* Links to the page of each venue (subset: "project" or "global"), this one in bold. */
+static void venue_links(struct page *p, const char *subset, int cur)
 {
 	struct sbuf *b = &p->o->body;
-	char rel[64];
+	char rel[80];
 	int i;
 
 	sbuf_addstr(b, "<p class=\"venues\">Venue: ");
@@ -132,7 +144,8 @@ static void venue_links(struct page *p, int cur)
 			sbuf_addf(b, "<strong>%s</strong> ", venue_label(i));
 			continue;
 		}
-		snprintf(rel, sizeof(rel), "prefs_edit.php?subset=project&venue=%s", prefs_venues[i]);
+		snprintf(rel, sizeof(rel), "prefs_edit.php?subset=%s&venue=%s", subset,
+			 prefs_venues[i]);
 		sbuf_addstr(b, "<a href=\"");
 		page_url(p, rel);
 		sbuf_addf(b, "\">%s</a> ", venue_label(i));
@@ -199,6 +212,8 @@ static void prefs_form(struct page *p, const char *error)
 	}
 	vi = venue_index(venue);
 	if (!p->c->db || offer_read(p, &o) != DB_OK) {
+		if (p->c->db)
+			offer_release(&o);
 		page_message(p, 503, "Project preferences", "The project's database is not "
 			     "available; please try again later.");
 		return;
@@ -210,7 +225,7 @@ static void prefs_form(struct page *p, const char *error)
 		p->o->status = 400;
 	page_start(p, "Project preferences");
 	page_error_para(p, error);
-	venue_links(p, vi);
+	venue_links(p, "project", vi);
 	if (!have[vi])
 		sbuf_addstr(b, "<p class=\"hint\">This venue has no preferences of its own: its "
 			       "computers use the default ones, shown here. Saving gives it its own."
@@ -224,8 +239,7 @@ static void prefs_form(struct page *p, const char *error)
 	sbuf_addstr(b, "\">\n");
 	if (v[vi].resource_share >= 0)
 		snprintf(share, sizeof(share), "%g", v[vi].resource_share);
-	page_field_row(p, "Resource share (empty: the project's default, 100)", "resource_share",
-		       "text", share, NULL);
+	text_row(b, "Resource share (empty: the project's default, 100)", "resource_share", share);
 	rsc_fields(p, &o, &v[vi]);
 	apps_fields(p, &o, &v[vi]);
 	if (o.beta) {
@@ -418,18 +432,8 @@ static void global_form(struct page *p, const char *error)
 		p->o->status = 400;
 	page_start(p, "Computing preferences");
 	page_error_para(p, error);
-	sbuf_addstr(b, "<p class=\"venues\">Venue: ");
-	for (i = 0; i < 4; i++) {
-		snprintf(val, sizeof(val), "prefs_edit.php?subset=global&venue=%s", prefs_venues[i]);
-		if (i == vi) {
-			sbuf_addf(b, "<strong>%s</strong> ", venue_label(i));
-			continue;
-		}
-		sbuf_addstr(b, "<a href=\"");
-		page_url(p, val);
-		sbuf_addf(b, "\">%s</a> ", venue_label(i));
-	}
-	sbuf_addstr(b, "</p>\n<p class=\"hint\">They apply to all the projects your computers "
+	venue_links(p, "global", vi);
+	sbuf_addstr(b, "<p class=\"hint\">They apply to all the projects your computers "
 		       "run: the BOINC client takes the newest a project sends.</p>\n");
 	if (!have[vi])
 		sbuf_addstr(b, "<p class=\"hint\">This venue has no preferences of its own: its "
@@ -452,7 +456,7 @@ static void global_form(struct page *p, const char *error)
 			checkbox(b, name, v[vi].v[i] != 0, f->label);
 		} else {
 			snprintf(val, sizeof(val), "%g", v[vi].v[i]);
-			page_field_row(p, f->label, f->tag, "text", val, NULL);
+			text_row(b, f->label, f->tag, val);
 		}
 	}
 	sbuf_addstr(b, "<p><button type=\"submit\">Save</button></p>\n</form>\n");
