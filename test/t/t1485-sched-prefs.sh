@@ -158,6 +158,53 @@ test_expect_success 'sequences too: one of app B is not assigned to a host whose
 	test "$(q "select hostid from sequence where name=\"S\"")" = "$(sched_reply_hostid reply13)"
 '
 
+# A browser without the pages' help: curl with a cookie jar.
+jar_get() { curl -s -o "$2" -w "%{http_code}" -b jar -c jar "$PROJECT_URL$1"; }
+jar_post() { curl -s -o "$2" -w "%{http_code}" -b jar -c jar --data "$3" "$PROJECT_URL$1"; }
+csrf_of() { sed -n "s/.*name=\"csrf\" value=\"\([0-9a-f]*\)\".*/\1/p" "$1" | head -n 1; }
+
+test_expect_success 'the preferences pages: signed in only, CSRF checked, bad input refused with a clear error' '
+	test "$(jar_get "prefs_edit.php?subset=project" p0.html)" = 403 && test_grep "Please sign in" p0.html &&
+	printf "%s" "a password 1" >pw &&
+	test_project bin/account create --email bob@example.org --name Bob --password_file "$TRASH_DIRECTORY/pw" >bob.out &&
+	jar_get login l.html >/dev/null &&
+	test "$(jar_post login l2.html "email_addr=bob%40example.org&passwd=a%20password%201&csrf=$(csrf_of l.html)")" = 303 &&
+	test "$(jar_get "prefs_edit.php?subset=project&venue=mars" p1.html)" = 400 && test_grep "No such venue" p1.html &&
+	test "$(jar_get "prefs_edit.php?subset=project&venue=home" p2.html)" = 200 &&
+	T=$(csrf_of p2.html) && test -n "$T" && A=$(cat appA) && B=$(cat appB) &&
+	test "$(jar_post prefs_edit.php p3.html "subset=project&venue=home&app_$A=1")" = 403 &&
+	test "$(jar_post prefs_edit.php p4.html "csrf=$T&subset=project&venue=home&app_$A=1&resource_share=lots")" = 400 &&
+	test_grep "The resource share must be a number from 0 to 100000" p4.html &&
+	test "$(jar_post prefs_edit.php p5.html "csrf=$T&subset=project&venue=home&use_cpu=1")" = 400 &&
+	test_grep "Select at least one application" p5.html &&
+	test "$(q "select project_prefs from user where email_addr=\"bob@example.org\"")" = "" &&
+	test "$(jar_post prefs_edit.php p6.html "csrf=$T&subset=project&venue=home&app_$B=1&use_cpu=1&resource_share=50")" = 303 &&
+	q "select project_prefs from user where email_addr=\"bob@example.org\"" >bp &&
+	test_grep "<venue name=\"home\">" bp && test_grep "<resource_share>50</resource_share>" bp &&
+	test_grep "<app_id>$B</app_id>" bp && test_grep "<no_cuda>1</no_cuda>" bp &&
+	test "$(jar_post prefs_edit.php g1.html "csrf=$T&subset=global&venue=work&max_ncpus_pct=500")" = 400 &&
+	test_grep "must be a number from 1 to 100" g1.html &&
+	test "$(jar_post prefs_edit.php g2.html "csrf=$T&subset=global&venue=work&max_ncpus_pct=50&run_on_batteries=1")" = 303 &&
+	q "select global_prefs from user where email_addr=\"bob@example.org\"" >bg &&
+	test_grep "<mod_time>[1-9][0-9]*</mod_time>" bg && test_grep "<venue name=\"work\">" bg &&
+	test_grep "<max_ncpus_pct>50</max_ncpus_pct>" bg && test_grep "<run_on_batteries>1</run_on_batteries>" bg
+'
+
+test_expect_success 'computing prefs in the reply only when newer than the client'"'"'s; a newer client copy is stored' '
+	K=$(sed -n "s/^account_key //p" bob.out) &&
+	M=$(sed -n "s|.*<mod_time>\(.*\)</mod_time>.*|\1|p" bg) &&
+	variant 20 | sed "s|<authenticator>.*</authenticator>|<authenticator>$K</authenticator>|" >r20 &&
+	test "$(rpc r20 reply20)" = 200 && test_grep "<max_ncpus_pct>50</max_ncpus_pct>" reply20 &&
+	sed "s|</scheduler_request>|<working_global_preferences><global_preferences><mod_time>$M</mod_time></global_preferences></working_global_preferences></scheduler_request>|" r20 >r21 &&
+	test "$(rpc r21 reply21)" = 200 && test_grep -v "<global_preferences>" reply21 &&
+	H=$(q "select email_addr from user where email_addr=\"bob@example.org\"") &&
+	EH=$(printf "%s" "$H" | md5sum | cut -d" " -f1) &&
+	sed "s|</scheduler_request>|<global_preferences><mod_time>$((M + 100))</mod_time><max_ncpus_pct>25</max_ncpus_pct></global_preferences><global_prefs_source_email_hash>$EH</global_prefs_source_email_hash></scheduler_request>|" r20 >r22 &&
+	test "$(rpc r22 reply22)" = 200 && test_grep -v "<global_preferences>" reply22 &&
+	q "select global_prefs from user where email_addr=\"bob@example.org\"" >bg2 &&
+	test_grep "<max_ncpus_pct>25</max_ncpus_pct>" bg2
+'
+
 test_expect_success 'no sanitizer report from the scheduler' '
 	test_grep -v "runtime error\|AddressSanitizer\|LeakSanitizer" "$SB/apache/logs/error.log"
 '

@@ -86,7 +86,8 @@ test_expect_success 'alice joins (venue work, as an account manager sets it) and
 
 rpcs() { grep -c "Scheduler request completed" A/client.log; }
 ok_results() { q "select count(*) from result where hostid=$(hostid_of A) and outcome=1"; }
-got_other() { test -n "$(sent "$(hostid_of A)" "a.name=\"wseq_other\"")"; }
+# got_other: a wseq_other job sent after the second the change was saved in (changed_at).
+got_other() { test -n "$(sent "$(hostid_of A)" "a.name=\"wseq_other\" and r.sent_time > $(cat changed_at)")"; }
 many_done() { H=$(hostid_of A) && test -n "$H" && test "$(ok_results)" -ge 8 && test "$(rpcs)" -ge 6; }
 
 test_expect_success 'her client with two miner_asic devices, attached: a host in venue work' '
@@ -110,7 +111,7 @@ test_expect_success 'over many RPCs it gets only wseq_sample CPU jobs: never wse
 
 test_expect_success 'prefs changed in Chromium (wseq_other only): the next RPCs bring wseq_other and no more wseq_sample' '
 	web prefs project work "app_$(cat appA)=0" "app_$(cat appB)=1" &&
-	sleep 2 && T=$(date +%s) &&
+	T=$(date +%s) && echo $T >changed_at &&
 	H=$(hostid_of A) &&
 	test_boinc_poll A "$PROJECT_URL" 300 got_other &&
 	sent $H "r.sent_time > $T" >sent2 && test -s sent2 &&
