@@ -80,6 +80,17 @@ int db_user_set_cpid(struct db *db, int64_t id, const char *cpid)
 	return db_query_exec(db, &dbq_user_set_cpid, v, 2, NULL);
 }
 
+const struct db_query dbq_user_set_global_prefs = {
+	"user_set_global_prefs", NULL, "UPDATE user SET global_prefs=? WHERE id=?", "si"
+};
+
+int db_user_set_global_prefs(struct db *db, int64_t id, const char *prefs)
+{
+	struct db_val v[2] = { DBV_STR(prefs), DBV_INT(id) };
+
+	return db_query_exec(db, &dbq_user_set_global_prefs, v, 2, NULL);
+}
+
 const struct db_query dbq_submit_app_revoke = {
 	"submit_app_revoke", NULL, "DELETE FROM user_submit_app WHERE user_id=?", "i"
 };

@@ -22,7 +22,7 @@ struct db_credit_row {
 extern const struct db_query dbq_credit_lock[DB_CREDIT_NKINDS], dbq_credit_add[DB_CREDIT_NKINDS],
 	dbq_credit_stale[DB_CREDIT_NKINDS], dbq_credit_decay[DB_CREDIT_NKINDS],
 	dbq_user_team, dbq_team_nusers, dbq_user_lock, dbq_host_lock, dbq_user_set_passwd,
-	dbq_user_set_cpid, dbq_submit_app_revoke, dbq_submit_revoke, dbq_auth_attempt,
+	dbq_user_set_cpid, dbq_user_set_global_prefs, dbq_submit_app_revoke, dbq_submit_revoke, dbq_auth_attempt,
 	dbq_auth_attempt_undo, dbq_auth_throttle_old, dbq_credit_by_app,
 	dbq_credit_claimed;
 
@@ -55,6 +55,8 @@ int db_host_lock(struct db *db, int64_t id, struct db_host *h);
 int db_user_submit_revoke(struct db *db, int64_t userid);
 /* Set the cross-project id only. */
 int db_user_set_cpid(struct db *db, int64_t id, const char *cpid);
+/* Set the computing preferences only (a client's newer ones, by the scheduler). */
+int db_user_set_global_prefs(struct db *db, int64_t id, const char *prefs);
 /* Set the stored password hash only. */
 int db_user_set_passwd(struct db *db, int64_t id, const char *stored);
 

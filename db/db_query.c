@@ -82,7 +82,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_credit_stale[0], &dbq_credit_stale[1], &dbq_credit_stale[2],
 	&dbq_credit_decay[0], &dbq_credit_decay[1], &dbq_credit_decay[2],
 	&dbq_user_team, &dbq_team_nusers, &dbq_user_lock, &dbq_host_lock, &dbq_user_set_passwd,
-	&dbq_user_set_cpid, &dbq_submit_app_revoke, &dbq_submit_revoke, &dbq_auth_attempt,
+	&dbq_user_set_cpid, &dbq_user_set_global_prefs, &dbq_submit_app_revoke, &dbq_submit_revoke, &dbq_auth_attempt,
 	&dbq_auth_attempt_undo, &dbq_credit_by_app, &dbq_credit_claimed,
 	&dbq_web_user_results, &dbq_web_host_results, &dbq_web_team_members, &dbq_web_teams_by_rac,
 	&dbq_web_team_search, &dbq_web_session_expired, &dbq_auth_throttle_old,

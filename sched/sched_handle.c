@@ -169,6 +169,7 @@ static int identify_host(const struct sched_ctx *ctx, const struct sched_request
 	host->create_time = host->rpc_time = now();
 	host->rpc_seqno = 0;
 	host->duration_correction_factor = 1;
+	host->venue = xstrdup(user->venue ? user->venue : "");    /* the account's default venue */
 	host->external_ip_addr = xstrdup(ctx->remote_addr ? ctx->remote_addr : "");
 	rc = db_host_insert(ctx->db, host);
 	if (rc == DB_OK) {
@@ -581,7 +582,10 @@ static void reply_back_to_start(struct sched_reply *reply, struct sched_reply_ma
 	free(reply->account.project_prefs);
 	free(reply->account.host_venue);
 	free(reply->account.team_name);
+	free(reply->account.global_prefs);
 	memset(&reply->account, 0, sizeof(reply->account));
+	prefs_project_release(&reply->prefs);
+	reply->others_ok = false;
 	while (reply->nacks)
 		free(reply->acks[--reply->nacks]);
 }
@@ -630,6 +634,10 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			rc = adopt_cpid(ctx, req, &user, weak);
 		if (rc == DB_OK)
 			rc = describe_account(ctx, &user, &host, &reply->account);
+		if (rc == DB_OK)
+			sched_prefs_read(&user, &host, reply);
+		if (rc == DB_OK)
+			rc = sched_global_prefs(ctx, req, &user, weak, reply);
 		if (rc == DB_OK && send) {
 			rc = send_work(ctx, req, &host, apps, reply);
 			if (rc == DB_ERROR && !db_deadlock(ctx->db)) {

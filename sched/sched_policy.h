@@ -46,6 +46,8 @@ struct sched_bav {
 	struct host_usage u;
 	const struct plan_class *pc;    /* its plan class (NULL: none) */
 	const char *rsc_type;   /* its resource's name: "CPU", "NVIDIA", ... (req->rsc[u.rsc].type) */
+	bool off;               /* the volunteer's prefs turn its resource off, or beta work */
+	bool unselected;        /* its app is not among those the volunteer selected */
 };
 
 /*
@@ -132,6 +134,38 @@ bool sched_client_has(const struct sched_request *req, const char *name);
 int sched_resend_lost(const struct sched_ctx *ctx, const struct sched_request *req,
 		      const struct db_host *host, const struct sched_apps *apps,
 		      struct sched_reply *reply);
+
+/* ---- the volunteer's project preferences (sched_prefs.c) ---- */
+
+/*
+ * The user's project_prefs for the host's venue (else the default block)
+ * into reply->prefs, once per RPC: the user row is read already. Stored
+ * prefs that do not parse count as none (logged).
+ */
+void sched_prefs_read(const struct db_user *user, const struct db_host *host,
+		      struct sched_reply *reply);
+/* Set b->off and b->unselected by reply->prefs (b->u.rsc is the request's resource index). */
+void sched_prefs_mark(const struct sched_request *req, const struct sched_apps *a,
+		      const struct sched_reply *reply, struct sched_bav *b);
+/* May b go to the host now (not off; selected, or others allowed by now)? */
+bool sched_prefs_allow(const struct sched_reply *reply, const struct sched_bav *b);
+/*
+ * Upstream's "if none of my apps is available, send others": true (and
+ * reply->others_ok set, the volunteer told) when the prefs allow it, select
+ * some apps, and the pass over them sent no job.
+ */
+bool sched_prefs_send_others(struct sched_reply *reply, size_t sent);
+
+/*
+ * Computing prefs, upstream's way (handle_request.cpp handle_global_prefs):
+ * the client's master copy is stored when newer than the account's and
+ * from the same account (its source e-mail hash), not by a weak
+ * authenticator's holder -- one UPDATE, only then; the account's are sent
+ * (reply->account.global_prefs) when newer than both the client's master
+ * and working copies.
+ */
+int sched_global_prefs(const struct sched_ctx *ctx, const struct sched_request *req,
+		       struct db_user *user, bool weak, struct sched_reply *reply);
 
 /* ---- daily result quota (sched_quota.c) ---- */
 

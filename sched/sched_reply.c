@@ -25,6 +25,7 @@ void sched_reply_init(struct sched_reply *r)
 {
 	memset(r, 0, sizeof(*r));
 	sbuf_init(&r->extra, 64 << 20);
+	prefs_project_init(&r->prefs);
 }
 
 static void free_names(char **v, size_t n)
@@ -60,6 +61,8 @@ void sched_reply_release(struct sched_reply *r)
 	free(r->account.project_prefs);
 	free(r->account.host_venue);
 	free(r->account.team_name);
+	free(r->account.global_prefs);
+	prefs_project_release(&r->prefs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -348,6 +351,9 @@ static void write_account(struct sbuf *b, const struct sched_reply_account *a)
 	} else {
 		sbuf_addstr(b, "<team_name></team_name>\n");
 	}
+	/* computing prefs newer than the client's: they replace its own (upstream's rule) */
+	if (a->global_prefs && !strncmp(a->global_prefs, "<global_preferences>", 20))
+		sbuf_addf(b, "%s\n", a->global_prefs);
 	/* the client keeps project prefs as sent: a well-formed document or nothing */
 	if (a->project_prefs && !strncmp(a->project_prefs, "<project_preferences>", 21))
 		sbuf_addf(b, "%s\n", a->project_prefs);

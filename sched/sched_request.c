@@ -11,6 +11,8 @@
 #include "log.h"
 #include "xml.h"
 
+#include <math.h>
+
 #define MAX_LIST 10000
 #define MAX_FILES 1000
 #define NOTES_MAX 2000
@@ -283,6 +285,40 @@ static void parse_platform(struct parse *ps, const xmlNode *n)
 		free(p);
 }
 
+/* <mod_time> of a <global_preferences>, or of the one inside <working_global_preferences>. */
+static double prefs_time(const xmlNode *n)
+{
+	const xmlNode *g = xml_child(n, "global_preferences");
+	char *t = xml_child_text(g ? g : n, "mod_time");
+	double d = t ? strtod(t, NULL) : 0;
+
+	free(t);
+	return isfinite(d) && d > 0 ? d : 0;
+}
+
+/*
+ * The client's computing prefs (upstream's handle_global_prefs): the
+ * master copy kept whole (to be stored if newer than the account's), the
+ * working copy's (host-specific prefs) time only.
+ */
+static void parse_global_prefs(struct parse *ps, const xmlNode *n, bool working)
+{
+	struct sbuf b = SBUF_INIT(PREFS_MAX_BYTES);
+
+	if (working) {
+		ps->r->working_prefs_mod_time = prefs_time(n);
+		return;
+	}
+	ps->r->global_prefs_mod_time = prefs_time(n);
+	free(ps->r->global_prefs);
+	ps->r->global_prefs = NULL;
+	if (xml_serialize(n, &b) == 0)
+		ps->r->global_prefs = sbuf_detach(&b, NULL);
+	else
+		sbuf_addstr(&ps->notes, "global_preferences ignored: over 64 KB; ");
+	sbuf_release(&b);
+}
+
 /* One child of <scheduler_request>. */
 static void parse_top(struct parse *ps, const xmlNode *n)
 {
@@ -334,6 +370,12 @@ static void parse_top(struct parse *ps, const xmlNode *n)
 		parse_sticky(ps, n);
 	else if (!strcmp(tag, "coprocs"))
 		sched_coprocs_parse(n, r->rsc, &r->nrsc, &ps->notes);
+	else if (!strcmp(tag, "global_preferences"))
+		parse_global_prefs(ps, n, false);
+	else if (!strcmp(tag, "working_global_preferences"))
+		parse_global_prefs(ps, n, true);
+	else if (!strcmp(tag, "global_prefs_source_email_hash"))
+		get_str(ps, n, &r->global_prefs_source_email_hash);
 	else if (!strcmp(tag, "other_results")) {
 		ps->r->has_other = true;
 		parse_other(ps, n);
@@ -459,5 +501,7 @@ void sched_request_release(struct sched_request *r)
 		free(r->other[i].name);
 	free(r->other);
 	free(r->notes);
+	free(r->global_prefs);
+	free(r->global_prefs_source_email_hash);
 	memset(r, 0, sizeof(*r));
 }

@@ -48,9 +48,10 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 		db_workunit_release(&wu);
 		return DB_OK;
 	}
-	/* the version it was sent as, if the host can still use it; else the best */
+	/* the version it was sent as, if the host (and its prefs) can still use it; else the best */
 	app = sched_app_by_id(apps, r->appid);
-	if (app && !(bav = sched_usable_by_id(reply, r->app_version_id)))
+	bav = app ? sched_usable_by_id(reply, r->app_version_id) : NULL;
+	if (app && (!bav || !sched_prefs_allow(reply, bav)))
 		bav = sched_choose(req, reply, r->appid, &wu, SCHED_RSC_ANY);
 	if (!bav || (double)now() + wu.rsc_fpops_est / bav->u.projected_flops >=
 			    (double)r->report_deadline) {
@@ -59,7 +60,8 @@ static int resend_one(const struct sched_ctx *ctx, const struct sched_request *r
 			sched_reply_touch(reply, wu.id, now());
 		if (rc == DB_OK) {
 			log_info("host %" PRId64 ": lost job %s given up (%s)", host->id, r->name,
-				 bav ? "it cannot be done by its deadline" : "no version of its app");
+				 bav ? "it cannot be done by its deadline" :
+					 "no version of its app it may use");
 			sched_reply_message(reply, "low", "Didn't resend lost task %s (expired)", r->name);
 		}
 		db_workunit_release(&wu);

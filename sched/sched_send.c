@@ -265,34 +265,23 @@ static bool satisfied(const struct sched_request *req, const struct sched_reply 
 	return !sched_any_rsc_wants(req, reply);
 }
 
-int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
-		    const struct db_host *host, const struct sched_apps *apps,
-		    struct sched_reply *reply)
+/*
+ * Candidates in batches, locked (SKIP LOCKED: what a scheduler beside this
+ * one holds is passed over), 6 first (a request most often wants one job
+ * or a few; each row read is locked and carries its XML), twice as many
+ * each time after, up to sched_candidates in all.
+ */
+static int fill(const struct sched_ctx *ctx, const struct sched_request *req,
+		const struct db_host *host, const struct sched_apps *apps,
+		struct sched_reply *reply, long max_jobs)
 {
 	struct db_result_list c = { NULL, 0 };
 	struct cand_wus w = { NULL, 0 };
-	double excess[SCHED_MAX_RSC] = { 0 };
-	long max_jobs = ctx->cfg->max_wus_to_send + (long)reply->njobs, batch, examined = 0, left;
+	long batch, examined = 0;
 	int64_t after_priority = INT64_MAX, after_id = 0;
-	size_t i, first = reply->njobs;
+	size_t i;
 	int rc = DB_OK;
 
-	set_aside(ctx, req, reply, excess, -1);
-	if (satisfied(req, reply))
-		goto out;
-	left = sched_quota_left(ctx, host, reply->njobs);
-	if (left <= 0) {
-		sched_quota_exceeded(ctx, host, reply);
-		goto out;
-	}
-	if (max_jobs - (long)reply->njobs > left)
-		max_jobs = (long)reply->njobs + left;
-	/*
-	 * Candidates in batches, locked (SKIP LOCKED: what a scheduler beside
-	 * this one holds is passed over), 6 first (a request most often wants
-	 * one job or a few; each row read is locked and carries its XML), twice
-	 * as many each time after, up to sched_candidates in all.
-	 */
 	batch = max_jobs < 6 ? max_jobs + 1 : 6;
 	while (rc == DB_OK && examined < ctx->set->candidates &&
 	       (long)reply->njobs < max_jobs && !satisfied(req, reply)) {
@@ -326,6 +315,39 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 		batch *= 2;
 	}
 	free(c.v);
+	return rc;
+}
+
+int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req,
+		    const struct db_host *host, const struct sched_apps *apps,
+		    struct sched_reply *reply)
+{
+	double excess[SCHED_MAX_RSC] = { 0 };
+	long max_jobs = ctx->cfg->max_wus_to_send + (long)reply->njobs, left;
+	size_t first = reply->njobs;
+	int rc = DB_OK;
+
+	set_aside(ctx, req, reply, excess, -1);
+	if (satisfied(req, reply))
+		goto out;
+	left = sched_quota_left(ctx, host, reply->njobs);
+	if (left <= 0) {
+		sched_quota_exceeded(ctx, host, reply);
+		goto out;
+	}
+	if (max_jobs - (long)reply->njobs > left)
+		max_jobs = (long)reply->njobs + left;
+	rc = fill(ctx, req, host, apps, reply, max_jobs);
+	/* the selected apps had nothing for the host: others, if the volunteer allows them */
+	if (rc == DB_OK && !satisfied(req, reply) &&
+	    sched_prefs_send_others(reply, reply->njobs - first)) {
+		rc = fill(ctx, req, host, apps, reply, max_jobs);
+		reply->others_ok = false;
+		if (rc == DB_OK && reply->njobs > first)
+			sched_reply_message(reply, "low", "No tasks are available for the "
+					    "applications you have selected; your preferences "
+					    "allow others: sending tasks from other applications");
+	}
 	if (rc == DB_OK)
 		rc = claim_jobs(ctx, host, reply, first);
 out:

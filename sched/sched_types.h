@@ -10,6 +10,7 @@
 #include "common.h"
 #include "crypt_rsa.h"
 #include "db_records.h"
+#include "prefs.h"
 #include "sbuf.h"
 #include "sched_coproc.h"
 
@@ -87,6 +88,10 @@ struct sched_request {
 	size_t nother;
 	bool has_other;         /* <other_results> was sent: the client listed every job it has */
 	char *notes;            /* fields corrected or ignored while parsing ("" if none) */
+	/* computing prefs: the client's master copy (NULL: none sent) and the times of both */
+	char *global_prefs;
+	double global_prefs_mod_time, working_prefs_mod_time;
+	char *global_prefs_source_email_hash;   /* whose account they came from (NULL: not sent) */
 };
 
 struct sched_bav;       /* an app version as it goes to this host (sched_policy.h) */
@@ -126,6 +131,7 @@ struct sched_reply_account {
 	int64_t teamid;
 	char *team_name;                /* NULL: no team */
 	char rss_auth[64];              /* the notices feed's auth (account_rss_auth) */
+	char *global_prefs;             /* the account's computing prefs to send (NULL: the client's are as new) */
 };
 
 /* A workunit whose transition time the RPC moves to t, if that is earlier. */
@@ -171,6 +177,9 @@ struct sched_reply {
 	/* Not sent: more jobs each resource may hold in progress (if rooms_known) */
 	long rsc_room[SCHED_MAX_RSC];
 	bool rooms_known;
+	/* Not sent: the volunteer's project preferences for the host's venue (sched_prefs.c) */
+	struct prefs_project prefs;
+	bool others_ok;         /* apps not selected may send jobs: none of the selected had one */
 };
 
 void sched_request_release(struct sched_request *r);

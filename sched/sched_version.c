@@ -301,6 +301,7 @@ int sched_usable(const struct sched_ctx *ctx, const struct sched_request *reques
 		b->latest = !superseded(a, v);
 		b->rsc_type = request->rsc[b->u.rsc].type;
 		standing(b, &h);
+		sched_prefs_mark(request, a, reply, b);
 		reply->nusable++;
 	}
 	reply->usable_known = true;
@@ -349,7 +350,7 @@ const struct sched_bav *sched_choose(const struct sched_request *req,
 	for (i = 0; i < reply->nusable; i++) {
 		const struct sched_bav *b = &reply->usable[i];
 
-		if (b->av->appid != appid)
+		if (b->av->appid != appid || !sched_prefs_allow(reply, b))
 			continue;
 		/* a job pinned to one version gets only that one; else only the newest of each class */
 		if (version_num ? b->av->version_num != version_num : !b->latest)

@@ -43,7 +43,7 @@ static char *url_path_regex(const char *path)
 	"team_create|team_join|team_leave|apps|server_status|server_status\\.php|" \
 	"get_passwd\\.php|reset_passwd|edit_email_form\\.php|confirm_email|opt_out\\.php|" \
 	"delete_account_request\\.php|delete_account_confirm\\.php|account_data|news|notices\\.php|" \
-	"rss_main\\.php"
+	"rss_main\\.php|prefs_edit\\.php"
 
 /*
  * The programs that run as FastCGI servers under mod_fcgid (each also runs

@@ -40,6 +40,7 @@ static const struct {
 	{ "delete_account_request.php", page_delete_request },
 	{ "delete_account_confirm.php", page_delete_confirm },
 	{ "account_data", page_account_data },
+	{ "prefs_edit.php", page_prefs_edit },
 	{ "show_user.php", page_show_user },
 	{ "host", page_host },
 	{ "results", page_results },

@@ -33,6 +33,8 @@ void page_opt_out(struct page *p);
 void page_delete_request(struct page *p);
 void page_delete_confirm(struct page *p);
 void page_account_data(struct page *p);
+/* pages_prefs.c */
+void page_prefs_edit(struct page *p);
 /* pages_team.c */
 void page_teams(struct page *p);
 void page_team(struct page *p);

@@ -347,6 +347,12 @@ void page_account(struct page *p)
 	page_url(p, "results");
 	sbuf_addstr(b, "\">All your tasks</a></p>\n<h2>Your data</h2>\n<ul class=\"account-links\">\n"
 		       "<li><a href=\"");
+	page_url(p, "prefs_edit.php?subset=project");
+	sbuf_addstr(b, "\">Project preferences</a> (applications, resources, per venue)</li>\n"
+		       "<li><a href=\"");
+	page_url(p, "prefs_edit.php?subset=global");
+	sbuf_addstr(b, "\">Computing preferences</a> (CPUs, hours, disk, memory: every "
+		       "project)</li>\n<li><a href=\"");
 	page_url(p, "edit_email_form.php");
 	sbuf_addstr(b, "\">Change your e-mail address</a></li>\n<li><a href=\"");
 	page_url(p, "account_data");

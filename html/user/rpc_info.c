@@ -11,6 +11,7 @@
 #include "field.h"
 #include "log.h"
 #include "passwd.h"
+#include "prefs.h"
 #include "wtime.h"
 #include "xml.h"
 
@@ -120,9 +121,34 @@ static bool prefs_param(const struct web_req *r, struct web_reply *o, const char
 	struct account_error e;
 
 	*out = v;
-	if (!v || account_check_prefs(v, name, &e) == ACCT_OK)
+	if (!v)
 		return true;
-	acct_error(r, o, &e);
+	if (account_check_prefs(v, name, &e) != ACCT_OK) {
+		acct_error(r, o, &e);
+		return false;
+	}
+	/* project prefs the scheduler reads: upstream's elements with sound values */
+	if (!strcmp(name, "project_prefs") && *v) {
+		struct sbuf err = SBUF_INIT(300);
+		bool ok = prefs_project_check(v, &err) == 0;
+
+		if (!ok) {
+			account_fail(&e, ACCT_ERR_XML_PARSE, "Invalid XML: %s", sbuf_str(&err));
+			acct_error(r, o, &e);
+		}
+		sbuf_release(&err);
+		return ok;
+	}
+	return true;
+}
+
+/* <venue>: "" (the default), home, school or work, as upstream's hosts have. */
+static bool venue_param(const struct web_req *r, struct web_reply *o, const char **out)
+{
+	*out = web_param(r, "venue");
+	if (!*out || prefs_venue_ok(*out))
+		return true;
+	rpc_error(r, o, ACCT_ERR_GENERIC, "bad parameter: venue must be home, school, work or empty");
 	return false;
 }
 
@@ -146,7 +172,7 @@ void am_set_info(const struct web_ctx *c, const struct web_req *r, struct web_re
 	}
 	if (!text_param(r, o, "country", &s.country) ||
 	    !text_param(r, o, "postal_code", &s.postal_code) || !text_param(r, o, "url", &s.url) ||
-	    !text_param(r, o, "venue", &s.venue) || !flag_param(r, o, "send_email", &s.send_email) ||
+	    !venue_param(r, o, &s.venue) || !flag_param(r, o, "send_email", &s.send_email) ||
 	    !flag_param(r, o, "show_hosts", &s.show_hosts) ||
 	    !prefs_param(r, o, "global_prefs", &s.global_prefs) ||
 	    !prefs_param(r, o, "project_prefs", &s.project_prefs))

@@ -176,7 +176,33 @@ def step_framed(b, args):
     check("Server status" not in inner, "the page was shown inside another site's frame")
 
 
-STEPS = {"join_existing": step_join_existing, "session": step_session,
+def step_prefs(b, args):
+    """prefs_edit.php?subset=SUBSET&venue=VENUE, fields set (NAME=VALUE; a checkbox
+    1 or 0, clicked as a person would), saved: the page comes back without an error."""
+    subset, venue = args[:2]
+    b.get(URL + "prefs_edit.php?subset=%s&venue=%s" % (subset, venue))
+    check("preferences" in b.text("h1"), "the preferences page")
+    for nv in args[2:]:
+        name, value = nv.split("=", 1)
+        css = 'main form [name="%s"]' % name
+        kind = b.execute("return document.querySelector(arguments[0]).type;", [css])
+        if kind == "checkbox":
+            on = b.execute("return document.querySelector(arguments[0]).checked;", [css])
+            if on != (value == "1"):
+                b.click(css)
+        else:
+            b.execute("document.querySelector(arguments[0]).value = '';", [css])
+            b.type(css, value)
+    b.screenshot("20-prefs-%s-%s.png" % (subset, venue or "default"))
+    b.execute("window.wseqOld = true;")
+    b.click("main button[type=submit]")
+    b.wait_url(lambda u: b.execute("return window.wseqOld === undefined;"), 30)
+    b.screenshot("21-prefs-%s-%s-saved.png" % (subset, venue or "default"))
+    check('class="error"' not in b.source(), "the preferences were refused")
+    check("no preferences of its own" not in b.source(), "the venue has its own now")
+
+
+STEPS = {"prefs": step_prefs, "join_existing": step_join_existing, "session": step_session,
          "csrf_planted": step_csrf_planted, "framed": step_framed,
          "home": step_home, "join": step_join, "logout": step_logout, "login": step_login,
          "account": step_account, "team_create": step_team_create, "team_join": step_team_join}
