@@ -16,25 +16,10 @@ test_description='notices: gui_urls, the news RSS feed, news from ops in a real 
 
 test_sandbox_up sb --no-daemons || exit 1
 . "$WSEQ_SRCDIR/test/t/lib-sched.sh"
-OPS="${PROJECT_URL%/}_ops/"
+. "$WSEQ_SRCDIR/test/t/lib-ops.sh"
 P=$PROJECT_DIR
-mkdir -p web
 
 q() { test_sql_value "$1"; }
-ops() {
-	_prof=$1; shift
-	OPS_URL=$OPS WEB_OUT="$TRASH_DIRECTORY/web" WEB_PROFILE=$_prof \
-		python3 "$WSEQ_SRCDIR/test/data/web/ops.py" "$@"
-}
-status() { curl -sS --max-time 60 -o out.html -w "%{http_code}" "$@"; }
-signin() {
-	rm -f "$1"
-	curl -sS -c "$1" -o /dev/null "${OPS}login" &&
-	_t=$(sed -n "s/.*wseq_ops_csrf\t//p" "$1") &&
-	status -b "$1" -c "$1" --data-urlencode "csrf=$_t" \
-		--data-urlencode "authenticator=$ADMIN_AUTHENTICATOR" "${OPS}login"
-}
-csrf_of() { sed -n 's/.*name="csrf" value="\([0-9a-f]*\)".*/\1/p' "$1" | head -n 1; }
 # opost PAGE ARGS...: POST to an ops page with the news page's CSRF token
 opost() {
 	_p=$1; shift
