@@ -67,6 +67,12 @@ done_by() {
 	awk -v h="$2" '$1 == h { print $2 }' "$1/stats"
 }
 
+# workers_running N: N sets held by the shared user's workers (each client
+# holds one at most: Jobs=1, MaxAssign=1)
+workers_running() {
+	test "$(pgrep -u "$U" -f "worker [0-9]" | wc -l)" -ge "$1"
+}
+
 # clients_running N: N sweep_client processes of the shared user
 clients_running() {
 	test "$(pgrep -u "$U" -x sweep_client | wc -l)" -ge "$1"
@@ -76,8 +82,9 @@ test_expect_success 'two machines, one fresh home: the bundle is copied in place
 	make_sweep s1 6 "$M1" "$M2" && : >s1.hold || return 1
 	(cd s1 && exec $RUN run spec >stats 2>run.log) &
 	master=$! &&
-	# each client holds a task: both started from the one copy
-	test_wait_for 90 clients_running 2 &&
+	# each client holds a task: both started from the one copy (two clients
+	# running is not enough: the first may take every set before the second asks)
+	test_wait_for 90 workers_running 2 &&
 	rm s1.hold &&
 	wait $master &&
 	grep "6 tasks, 6 done" s1/stats &&
