@@ -41,33 +41,37 @@
 
 /* ---- addresses -------------------------------------------------------------------- */
 
+/* Is the IPv4 address b (4 bytes, network order) public? */
+static bool v4_public(const unsigned char *b)
+{
+	return !(b[0] == 0 || b[0] == 10 || b[0] == 127 ||             /* this, private, loopback */
+		 (b[0] == 100 && (b[1] & 0xc0) == 64) ||                /* carrier-grade NAT */
+		 (b[0] == 169 && b[1] == 254) ||                        /* link-local */
+		 (b[0] == 172 && (b[1] & 0xf0) == 16) ||                /* private */
+		 (b[0] == 192 && b[1] == 0 && (b[2] == 0 || b[2] == 2)) || /* IETF, TEST-NET-1 */
+		 (b[0] == 192 && b[1] == 168) ||                        /* private */
+		 (b[0] == 198 && (b[1] & 0xfe) == 18) ||                /* benchmarking */
+		 (b[0] == 198 && b[1] == 51 && b[2] == 100) ||          /* TEST-NET-2 */
+		 (b[0] == 203 && b[1] == 0 && b[2] == 113) ||           /* TEST-NET-3 */
+		 b[0] >= 224);                                          /* multicast, reserved, broadcast */
+}
+
+/*
+ * The IPv4 check reads the address's bytes, never a sockaddr_in made here
+ * and read back through a struct sockaddr: at -O2 that store and load may
+ * be reordered (strict aliasing), and ::ffff:8.8.8.8 came out not public.
+ */
 bool submit_addr_public(const struct sockaddr *sa)
 {
-	if (sa->sa_family == AF_INET) {
-		const unsigned char *b =
-			(const unsigned char *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
-
-		return !(b[0] == 0 || b[0] == 10 || b[0] == 127 ||             /* this, private, loopback */
-			 (b[0] == 100 && (b[1] & 0xc0) == 64) ||                /* carrier-grade NAT */
-			 (b[0] == 169 && b[1] == 254) ||                        /* link-local */
-			 (b[0] == 172 && (b[1] & 0xf0) == 16) ||                /* private */
-			 (b[0] == 192 && b[1] == 0 && (b[2] == 0 || b[2] == 2)) || /* IETF, TEST-NET-1 */
-			 (b[0] == 192 && b[1] == 168) ||                        /* private */
-			 (b[0] == 198 && (b[1] & 0xfe) == 18) ||                /* benchmarking */
-			 (b[0] == 198 && b[1] == 51 && b[2] == 100) ||          /* TEST-NET-2 */
-			 (b[0] == 203 && b[1] == 0 && b[2] == 113) ||           /* TEST-NET-3 */
-			 b[0] >= 224);                                          /* multicast, reserved, broadcast */
-	}
+	if (sa->sa_family == AF_INET)
+		return v4_public((const unsigned char *)
+				 &((const struct sockaddr_in *)(const void *)sa)->sin_addr);
 	if (sa->sa_family == AF_INET6) {
 		const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
 		const unsigned char *b = a->s6_addr;
 
-		if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a)) {
-			struct sockaddr_in v4 = { .sin_family = AF_INET };
-
-			memcpy(&v4.sin_addr, b + 12, 4);
-			return submit_addr_public((const struct sockaddr *)(const void *)&v4);
-		}
+		if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a))
+			return v4_public(b + 12);
 		return !(IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a) ||
 			 IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a) ||
 			 IN6_IS_ADDR_MULTICAST(a) ||
