@@ -13,8 +13,9 @@
  * Properties: the reply has a status from 200 to 599; an account RPC's
  * reply is an XML document (get_project_config's always a
  * <project_config>); anything else is an HTML page from its doctype, an
- * empty redirect, or the XML of show_user.php?format=xml and of
- * server_status[.php]?xml=1 or ?counts=1.
+ * empty redirect, or the XML of show_user.php?format=xml, of
+ * server_status[.php]?xml=1 or ?counts=1 and of the news feeds (notices.php,
+ * rss_main.php); every XML reply parses.
  */
 #include "fuzz.h"
 #include "account.h"
@@ -60,6 +61,13 @@ static bool is_rpc(const char *page)
 	return false;
 }
 
+/* The pages whose reply may be an XML document rather than an HTML page. */
+static bool xml_page(const char *page)
+{
+	return !strcmp(page, "show_user.php") || !strncmp(page, "server_status", 13) ||
+	       !strcmp(page, "notices.php") || !strcmp(page, "rss_main.php");
+}
+
 static void check_reply(const struct web_req *r, const struct web_reply *o)
 {
 	const char *body = o->body.buf ? o->body.buf : "";
@@ -73,8 +81,14 @@ static void check_reply(const struct web_req *r, const struct web_reply *o)
 	else if (o->status == 303)
 		FUZZ_CHECK(o->body.len == 0);
 	else
-		FUZZ_CHECK(html || (xml && (!strcmp(r->page, "show_user.php") ||
-					    !strncmp(r->page, "server_status", 13))));
+		FUZZ_CHECK(html || (xml && xml_page(r->page)));
+	if (xml) {
+		xmlDoc *d = xml_read_memory(body, o->body.len, "reply", NULL);
+
+		FUZZ_CHECK(d != NULL);
+		if (d)
+			xmlFreeDoc(d);
+	}
 }
 
 /* Preferences accepted are echoed inside other documents: there they stay well-formed. */
