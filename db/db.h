@@ -23,7 +23,7 @@
 #include "common.h"
 
 /* The schema version this code expects (schema.sql and db/upgrade/ agree). */
-#define DB_SCHEMA_VERSION 18
+#define DB_SCHEMA_VERSION 19
 
 enum db_rc { DB_OK = 0, DB_NOT_FOUND = 1, DB_RETRY = 2, DB_ERROR = -1 };
 

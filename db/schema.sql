@@ -320,6 +320,9 @@ CREATE TABLE `result` (
     -- wseq: copy of the workunit's seq_id, so a host's segments are found
     -- without a join
     seq_id              BIGINT NOT NULL DEFAULT 0,
+    -- wseq: an unsent result a scheduler process claimed ahead holds it until
+    -- then (unix time); others pass it over while they have other work
+    lease_until         BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (id),
     UNIQUE KEY res_name (name),
     KEY res_wuid (workunitid),
@@ -623,4 +626,4 @@ CREATE TABLE `schema_version` (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 INSERT INTO `schema_version` (version, applied_time, description)
-    VALUES (18, UNIX_TIMESTAMP(), 'schema.sql');
+    VALUES (19, UNIX_TIMESTAMP(), 'schema.sql');

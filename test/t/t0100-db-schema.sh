@@ -196,6 +196,8 @@ test_expect_success 'upgrading from version 10: every account keeps exactly its 
 		test "$(q "select count(*) from mail_token")" = 0 &&
 		test_grep "018_news.sql: 018: the project.s news" up.out &&
 		test "$(q "select count(*) from news")" = 0 &&
+		test_grep "019_result_lease.sql: 019: results claimed ahead" up.out &&
+		test "$(q "select count(*) from result where lease_until<>0")" = 0 &&
 		test "$(q "select concat(trust_after, \" \", spot_check) from app where id=7")" = "10 0.1" &&
 		q "show create table host_app_version" >hav.sql &&
 		test_grep "n_errors" hav.sql && test_grep "turnaround_avg" hav.sql &&

@@ -1,8 +1,9 @@
 -- Today's schema.sql taken back to version 10, for the test of upgrading
 -- from it (t0100): what 011 (auth_throttle), 012 (ops_admin), 013
 -- (host_app_version), 014 (res_deadline's app_version_id) and 016 (app's
--- adaptive replication, result's validate_why), 017 (mail_token) and 018 (news) changed,
--- undone.
+-- adaptive replication, result's validate_why), 017 (mail_token), 018 (news) and 019
+-- (result's lease_until) changed, undone.
+ALTER TABLE `result` DROP COLUMN `lease_until`;
 DROP TABLE `news`;
 DROP TABLE `mail_token`;
 ALTER TABLE `app` DROP COLUMN `trust_after`, DROP COLUMN `spot_check`;
