@@ -48,15 +48,18 @@ int db_query_explain(struct db *db, const struct db_query *q,
 extern const struct db_query dbq_result_by_workunit,
 	dbq_result_host_in_progress, dbq_result_timed_out, dbq_result_file_delete,
 	dbq_result_seq_in_progress, dbq_result_claim_timed_out,
-	dbq_result_unsent_lock, dbq_result_unsent_lock_after;
+	dbq_result_unsent_lock[2], dbq_result_unsent_lock_after[2];
 
 /*
  * In a transaction: at most limit unsent results in the order they are
  * sent, after (after_priority, after_id) (after_id 0: from the first),
  * locked FOR UPDATE; those other transactions hold are skipped (SKIP LOCKED).
+ * Those no scheduler process holds claimed ahead at t (leased false: their
+ * lease_until is before t), or only those one does (leased true).
  */
-int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t after_id,
-				int limit, int (*fn)(struct db_result *, void *), void *arg);
+int db_result_enum_unsent_lock(struct db *db, bool leased, int64_t t, int64_t after_priority,
+				int64_t after_id, int limit,
+				int (*fn)(struct db_result *, void *), void *arg);
 int db_result_enum_workunit(struct db *db, int64_t wuid,
 			    int (*fn)(struct db_result *, void *), void *arg);
 /* The host's sequence segments in progress (its ordinary jobs are not read). */

@@ -22,8 +22,9 @@
 const struct db_query *const db_queries[] = {
 	&dbq_result_by_workunit, &dbq_result_host_in_progress,
 	&dbq_result_timed_out, &dbq_result_file_delete, &dbq_result_seq_in_progress,
-	&dbq_result_claim_timed_out, &dbq_result_unsent_lock, &dbq_result_unsent_lock_after, &dbq_result_claim_many[0],
-	&dbq_result_claim_many[1], &dbq_result_claim_many[2], &dbq_wu_touch_each[0],
+	&dbq_result_claim_timed_out, &dbq_result_unsent_lock[0], &dbq_result_unsent_lock[1],
+	&dbq_result_unsent_lock_after[0], &dbq_result_unsent_lock_after[1], &dbq_result_claim_many[0],
+	&dbq_result_claim_many[1], &dbq_result_claim_many[2], &dbq_result_lease[0], &dbq_result_lease[1], &dbq_result_lease[2], &dbq_wu_touch_each[0],
 	&dbq_wu_touch_each[1], &dbq_wu_touch_each[2], &dbq_result_by_names[0],
 	&dbq_seq_file_by_names[0], &dbq_seq_file_by_names[1], &dbq_seq_file_by_names[2],
 	&dbq_result_by_names[1], &dbq_result_by_names[2], &dbq_wu_for_host[0],

@@ -26,18 +26,23 @@ const struct db_query dbq_result_seq_in_progress = {
  * Unsent results in the order they are sent -- from the first, or after
  * (priority, id) -- locked for the caller's transaction; rows another
  * transaction holds are passed over, not waited for, so schedulers side by
- * side never wait on each other. Two statements, not one with a keyset
- * that matches everything: MariaDB plans a prepared statement at every
- * execution, and the plain one plans in half the time.
+ * side never wait on each other. Those free of a lease (lease_until before
+ * t), or those a scheduler process claimed ahead (lease_until from t on).
+ * Two statements each, not one with a keyset that matches everything:
+ * MariaDB plans a prepared statement at every execution, and the plain one
+ * plans in half the time.
  */
-const struct db_query dbq_result_unsent_lock = {
-	"result_unsent_lock", &db_result_table,
-	"WHERE server_state=2 ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED", "i"
+#define UNSENT_SQL(lease, after) \
+	"WHERE server_state=2 AND lease_until" lease "? " after \
+	"ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED"
+#define UNSENT_AFTER "AND (priority<? OR (priority=? AND id>?)) "
+const struct db_query dbq_result_unsent_lock[2] = {
+	{ "result_unsent_lock", &db_result_table, UNSENT_SQL("<", ""), "ii" },
+	{ "result_leased_lock", &db_result_table, UNSENT_SQL(">=", ""), "ii" },
 };
-const struct db_query dbq_result_unsent_lock_after = {
-	"result_unsent_lock_after", &db_result_table,
-	"WHERE server_state=2 AND (priority<? OR (priority=? AND id>?)) "
-	"ORDER BY priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED", "iiii"
+const struct db_query dbq_result_unsent_lock_after[2] = {
+	{ "result_unsent_lock_after", &db_result_table, UNSENT_SQL("<", UNSENT_AFTER), "iiiii" },
+	{ "result_leased_lock_after", &db_result_table, UNSENT_SQL(">=", UNSENT_AFTER), "iiiii" },
 };
 const struct db_query dbq_result_claim_timed_out = {
 	"result_claim_timed_out", NULL,
@@ -45,15 +50,19 @@ const struct db_query dbq_result_claim_timed_out = {
 	"WHERE id=? AND server_state=4 AND report_deadline<?", "ii"
 };
 
-int db_result_enum_unsent_lock(struct db *db, int64_t after_priority, int64_t after_id,
-				int limit, int (*fn)(struct db_result *, void *), void *arg)
+int db_result_enum_unsent_lock(struct db *db, bool leased, int64_t t, int64_t after_priority,
+				int64_t after_id, int limit,
+				int (*fn)(struct db_result *, void *), void *arg)
 {
-	struct db_val v[] = { DBV_INT(after_priority), DBV_INT(after_priority), DBV_INT(after_id),
-			      DBV_INT(limit) };
+	struct db_val v[] = { DBV_INT(t), DBV_INT(after_priority), DBV_INT(after_priority),
+			      DBV_INT(after_id), DBV_INT(limit) };
+	struct db_val first[] = { DBV_INT(t), DBV_INT(limit) };
 
 	if (after_id == 0)
-		return db_result_query(db, &dbq_result_unsent_lock, v + 3, 1, fn, arg);
-	return db_result_query(db, &dbq_result_unsent_lock_after, v, ARRAY_SIZE(v), fn, arg);
+		return db_result_query(db, &dbq_result_unsent_lock[leased], first, ARRAY_SIZE(first),
+				       fn, arg);
+	return db_result_query(db, &dbq_result_unsent_lock_after[leased], v, ARRAY_SIZE(v), fn,
+			       arg);
 }
 
 int db_result_enum_workunit(struct db *db, int64_t wuid,

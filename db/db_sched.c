@@ -519,6 +519,12 @@ const struct db_query dbq_result_claim_many[3] = {
 	{ "result_claim_4", NULL, CLAIM_SQL(Q4), "iiiiii" "iiii" },
 	{ "result_claim_32", NULL, CLAIM_SQL(Q32), "iiiiii" I32 },
 };
+#define LEASE_SQL(in) "UPDATE result SET lease_until=? WHERE id IN (" in ") AND server_state=2"
+const struct db_query dbq_result_lease[3] = {
+	{ "result_lease_1", NULL, LEASE_SQL("?"), "i" "i" },
+	{ "result_lease_4", NULL, LEASE_SQL(Q4), "i" "iiii" },
+	{ "result_lease_32", NULL, LEASE_SQL(Q32), "i" I32 },
+};
 const struct db_query dbq_wu_touch_each[3] = {
 	{ "wu_touch_1", NULL, TOUCH_SQL("WHEN ? THEN ? ", "?"), "ii" "i" },
 	{ "wu_touch_4", NULL, TOUCH_SQL(W4, Q4), I8 "iiii" },
@@ -663,6 +669,17 @@ int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t ho
 	if (k < 0)
 		return DB_ERROR;
 	return db_query_exec(db, &dbq_result_claim_many[k], v, 6 + width, matched);
+}
+
+int db_result_lease(struct db *db, const int64_t *ids, size_t n, int64_t until)
+{
+	struct db_val v[1 + DB_SEQ_BATCH] = { DBV_INT(until) };
+	size_t width;
+	int k = id_list(v + 1, ids, n, &width);
+
+	if (k < 0)
+		return DB_ERROR;
+	return db_query_exec(db, &dbq_result_lease[k], v, 1 + width, NULL);
 }
 
 int db_workunit_touch_each(struct db *db, const int64_t *ids, const int64_t *times, size_t n)

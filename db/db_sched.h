@@ -82,6 +82,14 @@ extern const struct db_query dbq_result_claim_many[3], dbq_wu_touch_each[3];
 int db_result_claim_many(struct db *db, const int64_t *ids, size_t n, int64_t hostid,
 			 int64_t userid, int64_t t, int64_t deadline, int64_t av_id, int av_num,
 			 int64_t *matched);
+/*
+ * Claim the unsent results ids (at most DB_SEQ_BATCH) ahead until the time
+ * until (0: give them back): other schedulers pass them over meanwhile
+ * while they have other work (db_result_enum_unsent_lock). A result no
+ * longer unsent is left alone.
+ */
+extern const struct db_query dbq_result_lease[3];
+int db_result_lease(struct db *db, const int64_t *ids, size_t n, int64_t until);
 /* The results named (at most DB_SEQ_BATCH names; each row once, in no order). */
 extern const struct db_query dbq_result_by_names[3];
 int db_result_enum_names(struct db *db, const char *const *names, size_t n,

@@ -31,6 +31,7 @@ struct sched_server {
 	struct stat code_sign_st;
 	char *code_sign_key;            /* keys/code_sign_public */
 	struct sched_apps apps;
+	struct sched_pool *pool;        /* results claimed ahead (FastCGI) */
 };
 
 /*
@@ -108,6 +109,10 @@ static void handle(void *state, struct serve_req *r)
 	ctx.upload_key = upload_cert_key(s->proj.cfg.key_dir);
 	ctx.remote_addr = serve_env(r, "REMOTE_ADDR");
 	ctx.apps = &s->apps;
+	/* claiming ahead needs a process that serves the next request: not a CGI program */
+	if (!s->pool && serve_is_fastcgi(r) && s->set.claim_ahead > 0)
+		s->pool = sched_pool_new();
+	ctx.pool = s->set.claim_ahead > 0 ? s->pool : NULL;
 	sbuf_init(&body, (size_t)s->set.max_request_bytes);
 	if (read_body(r, s->set.max_request_bytes, &body, &too_large) < 0 || too_large) {
 		log_warn("[%s]: request larger than %ld bytes refused",
@@ -133,6 +138,7 @@ static void sched_fini(void *state)
 {
 	struct sched_server *s = state;
 
+	sched_pool_free(s->pool, serve_project_db(&s->proj));
 	sched_apps_release(&s->apps);
 	free(s->code_sign_key);
 }

@@ -36,6 +36,14 @@ const struct param sched_params[] = {
 	  PARAM_BOUNDED, 0, 1000, "F",
 	  "in the daily quota a host's GPU counts as F CPUs (upstream's gpu_multiplier)" },
 	S("sched_candidates", candidates, "200", 1, 1e5, "N", "unsent results examined per request"),
+	S("sched_claim_ahead", claim_ahead, "32", 0, 1000, "N",
+	  "unsent results a FastCGI scheduler process claims ahead at most when it runs out, half "
+	  "a second of its sending (0: none; doc/scheduler.md)"),
+	S("sched_claim_ahead_min", claim_ahead_min, "0", 0, 1000, "N",
+	  "and at least (up to sched_claim_ahead)"),
+	S("sched_claim_ahead_lease", claim_ahead_lease, "5", 3, 3600, "S",
+	  "a result claimed ahead is held this long: others take it after, or before when they "
+	  "have no other work"),
 	S("max_sequences_per_host", seqs_per_host, "1", 0, 1000, "N",
 	  "work sequences a host holds at once (0: none)"),
 	S("max_sequences_per_cpu", seqs_per_cpu, "0", 0, 1000, "N",
@@ -658,6 +666,8 @@ static int handle_db(const struct sched_ctx *ctx, const struct sched_request *re
 			rc = db_commit(ctx->db);
 		else if (db_in_transaction(ctx->db))
 			db_rollback(ctx->db);
+		if (ctx->pool)
+			sched_pool_end(ctx->pool, rc == DB_OK, now());
 		/* InnoDB rolled a deadlock's victim back whole: it may simply run again */
 		if (rc == DB_ERROR && db_deadlock(ctx->db))
 			rc = DB_RETRY;

@@ -35,6 +35,31 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 void sched_apps_release(struct sched_apps *a);
 const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid);
 
+/*
+ * Results claimed ahead (sched_lease.c). A request borrows rows from the
+ * pool (sched_pool_lend: up to max more, appended to c; returns the slot of
+ * the first) and settles them (sched_pool_settle: those it sent, their rows
+ * taken over, leave; the others go back); sched_pool_lease() leases up to max
+ * of the rows of c the request did not send (read locked by its
+ * transaction) until the time until and takes them into the pool;
+ * sched_pool_end() after the request's commit or rollback (a rollback drops
+ * the leases it made; results near their lease's end are dropped too).
+ * sched_pool_forget() drops everything (a result in hand was sent by
+ * another meanwhile). sched_pool_count() tells the jobs sent, so that
+ * sched_pool_ahead() says how many to claim ahead.
+ */
+size_t sched_pool_lend(struct sched_pool *p, int64_t t, size_t max, struct db_result_list *c);
+void sched_pool_settle(struct sched_pool *p, struct db_result_list *c, size_t first);
+int sched_pool_lease(struct sched_pool *p, struct db *db, struct db_result_list *c, size_t max,
+		     int64_t until);
+void sched_pool_end(struct sched_pool *p, bool committed, int64_t t);
+void sched_pool_forget(struct sched_pool *p);
+void sched_pool_count(struct sched_pool *p, int64_t t, size_t sent);
+size_t sched_pool_ahead(const struct sched_pool *p, const struct sched_settings *set, int64_t t);
+size_t sched_pool_size(const struct sched_pool *p);
+bool sched_pool_used(const struct sched_pool *p);
+bool sched_pool_has(const struct sched_pool *p, int64_t id);
+
 /* An app version as it would go to this host: its record, platform and usage. */
 struct sched_bav {
 	const struct db_app_version *av;

@@ -205,9 +205,17 @@ static int claim_jobs(const struct sched_ctx *ctx, const struct db_host *host,
 		}
 		rc = db_result_claim_many(ctx->db, ids, n, host->id, host->userid, t, deadline,
 					  av->id, av->version_num, &matched);
-		if (rc == DB_OK && matched != (int64_t)n)
+		if (rc == DB_OK && matched != (int64_t)n && ctx->pool && sched_pool_used(ctx->pool)) {
+			/* one claimed ahead was sent by another process (its lease had ended) */
+			log_info("host %" PRId64 ": %" PRId64 " of %zu results were no longer unsent; "
+				 "forgetting those claimed ahead, the request runs again", host->id,
+				 matched, n);
+			sched_pool_forget(ctx->pool);
+			rc = DB_RETRY;
+		} else if (rc == DB_OK && matched != (int64_t)n) {
 			rc = log_error("host %" PRId64 ": %" PRId64 " of %zu results read locked "
 				       "were no longer unsent", host->id, matched, n);
+		}
 		for (k = 0; rc == DB_OK && k < n; k++) {
 			struct sched_job *job = &reply->jobs[idx[k]];
 
@@ -265,56 +273,147 @@ static bool satisfied(const struct sched_request *req, const struct sched_reply 
 	return !sched_any_rsc_wants(req, reply);
 }
 
+/* Does the request want more, within the candidates it may examine? */
+static bool wants_more(const struct sched_ctx *ctx, const struct sched_request *req,
+		       const struct sched_reply *reply, long max_jobs, long examined)
+{
+	return examined < ctx->set->candidates && (long)reply->njobs < max_jobs &&
+	       !satisfied(req, reply);
+}
+
+/* Candidates c[0..n): their workunits read, each considered in turn while the request wants more. */
+static int consider_rows(const struct sched_ctx *ctx, const struct sched_request *req,
+			 const struct db_host *host, const struct sched_apps *apps,
+			 struct sched_reply *reply, long max_jobs, struct db_result *c, size_t n)
+{
+	struct db_result_list l = { c, n };
+	struct cand_wus w = { NULL, 0 };
+	size_t i;
+	int rc = cand_wus_read(ctx, host, apps, &l, &w);
+
+	for (i = 0; rc == DB_OK && i < n; i++) {
+		int r;
+
+		if ((long)reply->njobs >= max_jobs || satisfied(req, reply))
+			break;
+		r = consider(ctx, req, host, apps, &c[i], cand_wu(&w, c[i].workunitid), reply);
+		if (r == DB_ERROR || r == DB_RETRY)
+			rc = r;
+	}
+	cand_wus_release(&w);
+	return rc;
+}
+
+/* The results this process claimed ahead first: 4, then up to 32 at a time. */
+static int fill_from_pool(const struct sched_ctx *ctx, const struct sched_request *req,
+			  const struct db_host *host, const struct sched_apps *apps,
+			  struct sched_reply *reply, long max_jobs, long *examined)
+{
+	struct db_result_list c = { NULL, 0 };
+	size_t batch = 4, first;
+	int rc = DB_OK;
+
+	while (rc == DB_OK && wants_more(ctx, req, reply, max_jobs, *examined)) {
+		if ((long)batch > ctx->set->candidates - *examined)
+			batch = (size_t)(ctx->set->candidates - *examined);
+		first = sched_pool_lend(ctx->pool, now(), batch, &c);
+		if (c.n == 0)
+			break;
+		rc = consider_rows(ctx, req, host, apps, reply, max_jobs, c.v, c.n);
+		*examined += (long)c.n;
+		sched_pool_settle(ctx->pool, &c, first);
+		c.n = 0;
+		batch = DB_SEQ_BATCH;
+	}
+	free(c.v);
+	return rc;
+}
+
 /*
- * Candidates in batches, locked (SKIP LOCKED: what a scheduler beside this
- * one holds is passed over), 6 first (a request most often wants one job
- * or a few; each row read is locked and carries its XML), twice as many
- * each time after, up to sched_candidates in all.
+ * Unsent results read locked in batches (SKIP LOCKED: what a scheduler
+ * beside this one holds is passed over) -- those free of a lease, or (leased)
+ * those another process claimed ahead -- 6 first (a request most often wants
+ * one job or a few; each row read is locked and carries its XML), twice as
+ * many each time after, up to sched_candidates examined in all. With ahead,
+ * each read takes that many more, and what the request leaves of the last
+ * is claimed ahead into the pool. *exhausted: none are left to read.
+ */
+static int fill_scan(const struct sched_ctx *ctx, const struct sched_request *req,
+		     const struct db_host *host, const struct sched_apps *apps,
+		     struct sched_reply *reply, long max_jobs, bool leased, size_t ahead,
+		     long *examined, bool *exhausted)
+{
+	struct db_result_list c = { NULL, 0 };
+	long batch = max_jobs < 6 ? max_jobs + 1 : 6;
+	int64_t t = now(), after_priority = INT64_MAX, after_id = 0;
+	size_t i, k;
+	int rc = DB_OK;
+
+	*exhausted = false;
+	while (rc == DB_OK && wants_more(ctx, req, reply, max_jobs, *examined)) {
+		long limit;
+
+		for (i = 0; i < c.n; i++)
+			db_result_release(&c.v[i]);
+		c.n = 0;
+		if (batch > ctx->set->candidates - *examined)
+			batch = ctx->set->candidates - *examined;
+		limit = batch + (long)ahead;
+		rc = db_result_enum_unsent_lock(ctx->db, leased, t, after_priority, after_id,
+						(int)limit, db_result_list_take, &c);
+		if (c.n > 0) {  /* before consider() takes the rows over */
+			after_priority = c.v[c.n - 1].priority;
+			after_id = c.v[c.n - 1].id;
+		}
+		/* this process's own leases were candidates already: no app takes them again */
+		for (i = 0; leased && i < c.n; i++)
+			if (ctx->pool && sched_pool_has(ctx->pool, c.v[i].id))
+				c.v[i].appid = 0;
+		for (i = 0; rc == DB_OK && i < c.n &&
+		     wants_more(ctx, req, reply, max_jobs, *examined); i += k) {
+			k = c.n - i < (size_t)batch ? c.n - i : (size_t)batch;
+			rc = consider_rows(ctx, req, host, apps, reply, max_jobs, c.v + i, k);
+			*examined += (long)k;
+		}
+		if ((long)c.n < limit) {
+			*exhausted = true;
+			break;
+		}
+		batch *= 2;
+	}
+	if (rc == DB_OK && ahead > 0)
+		rc = sched_pool_lease(ctx->pool, ctx->db, &c, ahead,
+				      t + ctx->set->claim_ahead_lease);
+	for (i = 0; i < c.n; i++)
+		db_result_release(&c.v[i]);
+	free(c.v);
+	return rc;
+}
+
+/*
+ * Candidates: the results claimed ahead, then those free of a lease; when
+ * none of those is left, those other processes claimed ahead.
  */
 static int fill(const struct sched_ctx *ctx, const struct sched_request *req,
 		const struct db_host *host, const struct sched_apps *apps,
 		struct sched_reply *reply, long max_jobs)
 {
-	struct db_result_list c = { NULL, 0 };
-	struct cand_wus w = { NULL, 0 };
-	long batch, examined = 0;
-	int64_t after_priority = INT64_MAX, after_id = 0;
-	size_t i;
-	int rc = DB_OK;
+	size_t ahead = ctx->pool ? sched_pool_ahead(ctx->pool, ctx->set, now()) : 0;
+	size_t held = ctx->pool ? sched_pool_size(ctx->pool) : 0, most = 2 * (size_t)ctx->set->claim_ahead;
+	long examined = 0;
+	bool exhausted = false;
+	int rc = ctx->pool ? fill_from_pool(ctx, req, host, apps, reply, max_jobs, &examined) :
+			     DB_OK;
 
-	batch = max_jobs < 6 ? max_jobs + 1 : 6;
-	while (rc == DB_OK && examined < ctx->set->candidates &&
-	       (long)reply->njobs < max_jobs && !satisfied(req, reply)) {
-		if (batch > ctx->set->candidates - examined)
-			batch = ctx->set->candidates - examined;
-		rc = db_result_enum_unsent_lock(ctx->db, after_priority, after_id, (int)batch,
-						db_result_list_take, &c);
-		if (c.n > 0) {  /* before consider() takes the rows over */
-			after_priority = c.v[c.n - 1].priority;
-			after_id = c.v[c.n - 1].id;
-		}
-		if (rc == DB_OK)
-			rc = cand_wus_read(ctx, host, apps, &c, &w);
-		for (i = 0; rc == DB_OK && i < c.n; i++) {
-			int r;
-
-			if ((long)reply->njobs >= max_jobs || satisfied(req, reply))
-				break;
-			r = consider(ctx, req, host, apps, &c.v[i], cand_wu(&w, c.v[i].workunitid),
-				     reply);
-			if (r == DB_ERROR || r == DB_RETRY)
-				rc = r;
-		}
-		examined += (long)c.n;
-		for (i = 0; i < c.n; i++)
-			db_result_release(&c.v[i]);
-		cand_wus_release(&w);
-		if ((long)c.n < batch)
-			break;          /* no more unsent results */
-		c.n = 0;
-		batch *= 2;
-	}
-	free(c.v);
+	/* what the pool holds and no host took stays until its lease ends: it is bounded */
+	if (held + ahead > most)
+		ahead = held < most ? most - held : 0;
+	if (rc == DB_OK && wants_more(ctx, req, reply, max_jobs, examined))
+		rc = fill_scan(ctx, req, host, apps, reply, max_jobs, false, ahead, &examined,
+			       &exhausted);
+	if (rc == DB_OK && exhausted && wants_more(ctx, req, reply, max_jobs, examined))
+		rc = fill_scan(ctx, req, host, apps, reply, max_jobs, true, 0, &examined,
+			       &exhausted);
 	return rc;
 }
 
@@ -350,6 +449,8 @@ int sched_send_work(const struct sched_ctx *ctx, const struct sched_request *req
 	}
 	if (rc == DB_OK)
 		rc = claim_jobs(ctx, host, reply, first);
+	if (rc == DB_OK && ctx->pool)
+		sched_pool_count(ctx->pool, now(), reply->njobs - first);
 out:
 	set_aside(ctx, req, reply, excess, +1);
 	if (reply->njobs)

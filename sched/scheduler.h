@@ -23,6 +23,9 @@ struct sched_settings {
 	long max_wus_in_progress_gpu; /* per GPU; 0: no limit */
 	double gpu_multiplier;    /* a GPU counts as this many CPUs in the daily quota */
 	long candidates;          /* unsent results examined per request */
+	long claim_ahead;         /* unsent results a FastCGI process claims ahead at most ... */
+	long claim_ahead_min;     /* ... and at least, when it runs out (its rate decides) */
+	long claim_ahead_lease;   /* seconds a result claimed ahead is held */
 	long seqs_per_host;       /* work sequences a host holds at once ... */
 	long seqs_per_cpu;        /* ... or, if > 0, this many per CPU */
 	long seqs_per_gpu;        /* ... plus, if > 0, this many per GPU */
@@ -48,7 +51,14 @@ struct sched_ctx {
 	const char *remote_addr;    /* the client's address, for the log */
 	/* apps, platforms, app versions kept across requests (NULL: read for this one) */
 	struct sched_apps *apps;
+	/* results claimed ahead, kept across requests (NULL: none, as a CGI program) */
+	struct sched_pool *pool;
 };
+
+/* A FastCGI process's results claimed ahead (sched_lease.c): none yet. */
+struct sched_pool *sched_pool_new(void);
+/* Give back what p still holds (with db, in a transaction of its own; NULL: let the leases end), free it. */
+void sched_pool_free(struct sched_pool *p, struct db *db);
 
 /*
  * Handle one request; the reply is always a well-formed <scheduler_reply>.

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='two web front ends, each with its own Apache and scheduler processes, one MariaDB (the second over TCP), shared download and upload trees: under concurrent load no job is sent twice and every report is counted once'
+test_description='two web front ends, each with its own Apache and scheduler processes, one MariaDB (the second over TCP), shared download and upload trees: under concurrent load -- reading candidates as each request needs them, then claiming results ahead -- no job is sent twice and every report is counted once'
 . "$WSEQ_SRCDIR/test/test-lib.sh"
 
 SB="$TRASH_DIRECTORY/sb"
@@ -8,6 +8,7 @@ PLATFORM=x86_64-pc-linux-gnu
 FE2="$TRASH_DIRECTORY/fe2"
 HOSTS_PER_FE=4
 RPCS=12
+ROUNDS=2
 
 . "$WSEQ_SRCDIR/test/t/lib-sched.sh"
 
@@ -39,14 +40,14 @@ host() {
 	echo "$hostid" >"$name.hostid"
 }
 
-test_expect_success 'set up an app and 150 jobs' '
+test_expect_success 'set up an app and 260 jobs' '
 	test_setup_sample_app &&
 	echo input >in &&
-	(cd "$PROJECT_DIR" && for i in $(seq 1 150); do
+	(cd "$PROJECT_DIR" && for i in $(seq 1 260); do
 		bin/create_work --appname wseq_sample --wu_name job$i --min_quorum 1 --target_nresults 1 \
 			--rsc_fpops_est 1e9 --delay_bound 3600 "$TRASH_DIRECTORY/in" || exit 1
 	done && bin/transitioner --one_pass) >>setup.log 2>&1 &&
-	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=2")" = 150
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=2")" = 260
 '
 
 test_expect_success 'a second front end: its own Apache, scheduler and log, the database over TCP, the download and upload trees shared' '
@@ -66,15 +67,30 @@ test_expect_success 'a second front end: its own Apache, scheduler and log, the 
 	test_wait_for 30 curl -sf -o /dev/null "http://127.0.0.1:$PORT2/wseq_cgi/cgi" --data-binary "<x"
 '
 
-test_expect_success "$((2 * HOSTS_PER_FE)) hosts at once, half through each front end: every RPC answered" '
+# load ROUND: 2 * HOSTS_PER_FE new hosts at once, half through each front end
+load() {
 	URL1="${PROJECT_URL%wseq/}wseq_cgi/cgi" && URL2="http://127.0.0.1:$(cat port2)/wseq_cgi/cgi" &&
 	pids= &&
 	for i in $(seq 1 $HOSTS_PER_FE); do
-		host fe1-h$i "$URL1" & pids="$pids $!"
-		host fe2-h$i "$URL2" & pids="$pids $!"
+		host r$1-fe1-h$i "$URL1" & pids="$pids $!"
+		host r$1-fe2-h$i "$URL2" & pids="$pids $!"
 	done &&
 	ok=0 && for p in $pids; do wait $p || ok=1; done &&
 	cat *.err 2>/dev/null; test $ok = 0 && ! ls *.err 2>/dev/null
+}
+
+test_expect_success "$((2 * HOSTS_PER_FE)) hosts at once, half through each front end: every RPC answered" '
+	load 1 &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where lease_until>0")" = 0
+'
+
+test_expect_success "again, each scheduler process claiming 8 results ahead (sched_claim_ahead_min): every RPC answered" '
+	for c in "$PROJECT_DIR/config.xml" "$FE2/config.xml"; do
+		sed -i "s|<config>|<config>\n    <sched_claim_ahead_min>8</sched_claim_ahead_min>|" "$c" || return 1
+	done &&
+	load 2 &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=4 and lease_until>0")" -gt 0 &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=2 and lease_until>0")" -gt 0
 '
 
 test_expect_success 'both front ends served; the second one over TCP' '
@@ -84,7 +100,7 @@ test_expect_success 'both front ends served; the second one over TCP' '
 '
 
 test_expect_success 'no job was sent twice: each to one host, the one the database says' '
-	cat *.jobs | sort >all.jobs && test "$(wc -l <all.jobs)" = $((2 * HOSTS_PER_FE * RPCS)) &&
+	cat *.jobs | sort >all.jobs && test "$(wc -l <all.jobs)" = $((ROUNDS * 2 * HOSTS_PER_FE * RPCS)) &&
 	sort -u all.jobs | test_cmp all.jobs - &&
 	for f in *.jobs; do
 		[ "$f" = all.jobs ] && continue
@@ -93,16 +109,16 @@ test_expect_success 'no job was sent twice: each to one host, the one the databa
 			test "$(test_sql "$WSEQ_DB_NAME" -e "select hostid from result where name=\"$j\"")" = "$h" || return 1
 		done <"$f" || return 1
 	done &&
-	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state in (4, 5)")" = $((2 * HOSTS_PER_FE * RPCS)) &&
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state in (4, 5)")" = $((ROUNDS * 2 * HOSTS_PER_FE * RPCS)) &&
 	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result group by workunitid having count(*) > 1" | wc -l)" = 0
 '
 
 test_expect_success 'every report was counted once' '
 	cat *.reported | sort >all.reported &&
-	test "$(wc -l <all.reported)" = $((2 * HOSTS_PER_FE * (RPCS - 1))) &&
+	test "$(wc -l <all.reported)" = $((ROUNDS * 2 * HOSTS_PER_FE * (RPCS - 1))) &&
 	test_sql "$WSEQ_DB_NAME" -e "select name from result where server_state=5 and outcome=1" | sort >db.reported &&
 	test_cmp all.reported db.reported &&
-	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=4")" = $((2 * HOSTS_PER_FE))
+	test "$(test_sql "$WSEQ_DB_NAME" -e "select count(*) from result where server_state=4")" = $((ROUNDS * 2 * HOSTS_PER_FE))
 '
 
 test_expect_success 'the sanitizers saw nothing in either front end' '

@@ -363,8 +363,44 @@ static void test_named_queries(void **state)
 	assert_int_equal(x.n, 5);
 	assert_true(x.id[0] < x.id[4]);
 	x.n = 0;
-	assert_int_equal(db_result_enum_unsent_lock(db, INT64_MAX, 0, 2, collect_result, &x), DB_OK);
+	assert_int_equal(db_result_enum_unsent_lock(db, false, 1000, INT64_MAX, 0, 2, collect_result,
+						    &x), DB_OK);
 	assert_int_equal(x.n, 2);                       /* LIMIT bound */
+	/* claimed ahead until 2000: passed over before then, found among the leased */
+	{
+		struct ids y = { { 0 }, 0 };
+
+		assert_int_equal(db_result_lease(db, &x.id[0], 1, 2000), DB_OK);
+		assert_int_equal(db_result_enum_unsent_lock(db, false, 1000, INT64_MAX, 0, 5,
+							    collect_result, &y), DB_OK);
+		assert_int_equal(y.n, 4);
+		assert_true(y.id[0] == x.id[1]);
+		y.n = 0;
+		assert_int_equal(db_result_enum_unsent_lock(db, true, 1000, INT64_MAX, 0, 5,
+							    collect_result, &y), DB_OK);
+		assert_int_equal(y.n, 1);
+		assert_true(y.id[0] == x.id[0]);
+		y.n = 0;                                /* the lease ended */
+		assert_int_equal(db_result_enum_unsent_lock(db, false, 2001, INT64_MAX, 0, 5,
+							    collect_result, &y), DB_OK);
+		assert_int_equal(y.n, 5);
+		assert_true(y.id[0] == x.id[0]);
+		y.n = 0;                                /* after the first's key (priority 4) */
+		assert_int_equal(db_result_enum_unsent_lock(db, false, 2001, 4, x.id[0], 5,
+							    collect_result, &y), DB_OK);
+		assert_int_equal(y.n, 4);
+		assert_true(y.id[0] == x.id[1]);
+		y.n = 0;
+		assert_int_equal(db_result_enum_unsent_lock(db, true, 1000, 4, x.id[0], 5,
+							    collect_result, &y), DB_OK);
+		assert_int_equal(y.n, 0);
+		/* given back */
+		assert_int_equal(db_result_lease(db, &x.id[0], 1, 0), DB_OK);
+		y.n = 0;
+		assert_int_equal(db_result_enum_unsent_lock(db, true, 1000, INT64_MAX, 0, 5,
+							    collect_result, &y), DB_OK);
+		assert_int_equal(y.n, 0);
+	}
 
 	/* claiming: the first scheduler wins, the second is told */
 	r.id = x.id[0];
