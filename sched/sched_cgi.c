@@ -138,7 +138,8 @@ static void sched_fini(void *state)
 {
 	struct sched_server *s = state;
 
-	sched_pool_free(s->pool, serve_project_db(&s->proj));
+	/* given back over the connection if it is open; if not, the leases end by themselves */
+	sched_pool_free(s->pool, s->proj.db);
 	sched_apps_release(&s->apps);
 	free(s->code_sign_key);
 }

@@ -38,11 +38,20 @@ struct sched_pool {
 	size_t lent;            /* v[0..lent) were lent to the request being served */
 	long sent_now, sent_before;     /* jobs sent this second, and the one before */
 	int64_t second;
+	sched_lease_fn *lease;          /* db_result_lease, or a unit test's */
 };
+
+struct sched_pool *sched_pool_new_leasing(sched_lease_fn *lease)
+{
+	struct sched_pool *p = xcalloc(1, sizeof(struct sched_pool));
+
+	p->lease = lease;
+	return p;
+}
 
 struct sched_pool *sched_pool_new(void)
 {
-	return xcalloc(1, sizeof(struct sched_pool));
+	return sched_pool_new_leasing(db_result_lease);
 }
 
 size_t sched_pool_size(const struct sched_pool *p)
@@ -118,12 +127,28 @@ void sched_pool_settle(struct sched_pool *p, struct db_result_list *c, size_t fi
 	}
 }
 
+/* The lease statement over the slots from on, DB_SEQ_BATCH ids at a time (until 0: given back). */
+static int lease_slots(struct sched_pool *p, struct db *db, size_t from, int64_t until)
+{
+	int64_t ids[DB_SEQ_BATCH];
+	size_t i, n = 0;
+	int rc = DB_OK;
+
+	for (i = from; rc == DB_OK && i < p->n; i++) {
+		ids[n++] = p->v[i].r.id;
+		if (n == DB_SEQ_BATCH || i + 1 == p->n) {
+			rc = p->lease(db, ids, n, until);
+			n = 0;
+		}
+	}
+	return rc;
+}
+
 int sched_pool_lease(struct sched_pool *p, struct db *db, struct db_result_list *c, size_t max,
 		     int64_t until)
 {
-	int64_t ids[DB_SEQ_BATCH];
-	size_t i, n = 0, first = p->n;
-	int rc = DB_OK;
+	size_t i, first = p->n;
+	int rc;
 
 	for (i = 0; i < c->n && p->n - first < max; i++) {
 		struct pool_entry *e;
@@ -137,13 +162,7 @@ int sched_pool_lease(struct sched_pool *p, struct db *db, struct db_result_list 
 		e->fresh = true;
 		memset(&c->v[i], 0, sizeof(c->v[i]));
 	}
-	for (i = first; rc == DB_OK && i < p->n; i++) {
-		ids[n++] = p->v[i].r.id;
-		if (n == DB_SEQ_BATCH || i + 1 == p->n) {
-			rc = db_result_lease(db, ids, n, until);
-			n = 0;
-		}
-	}
+	rc = lease_slots(p, db, first, until);
 	if (p->n > first)
 		log_debug("claimed %zu results ahead until %" PRId64 " (%zu in hand)", p->n - first,
 			  until, p->n);
@@ -199,23 +218,15 @@ void sched_pool_forget(struct sched_pool *p)
 
 void sched_pool_free(struct sched_pool *p, struct db *db)
 {
-	int64_t ids[DB_SEQ_BATCH];
-	size_t i, n = 0;
-	int rc = DB_OK;
+	int rc;
 
 	if (!p)
 		return;
 	compact(p, now());      /* what is near its lease's end may be another's by now */
-	if (db && p->n > 0)
-		rc = db_begin(db);
-	for (i = 0; db && rc == DB_OK && i < p->n; i++) {
-		ids[n++] = p->v[i].r.id;
-		if (n == DB_SEQ_BATCH || i + 1 == p->n) {
-			rc = db_result_lease(db, ids, n, 0);
-			n = 0;
-		}
-	}
 	if (db && p->n > 0) {
+		rc = db_begin(db);
+		if (rc == DB_OK)
+			rc = lease_slots(p, db, 0, 0);
 		if (rc == DB_OK)
 			rc = db_commit(db);
 		if (rc == DB_OK) {

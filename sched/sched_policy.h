@@ -48,6 +48,8 @@ const struct db_app *sched_app_by_id(const struct sched_apps *a, int64_t appid);
  * another meanwhile). sched_pool_count() tells the jobs sent, so that
  * sched_pool_ahead() says how many to claim ahead.
  */
+typedef int sched_lease_fn(struct db *db, const int64_t *ids, size_t n, int64_t until);
+struct sched_pool *sched_pool_new_leasing(sched_lease_fn *lease);      /* with a lease statement of its own */
 size_t sched_pool_lend(struct sched_pool *p, int64_t t, size_t max, struct db_result_list *c);
 void sched_pool_settle(struct sched_pool *p, struct db_result_list *c, size_t first);
 int sched_pool_lease(struct sched_pool *p, struct db *db, struct db_result_list *c, size_t max,

@@ -48,8 +48,8 @@ jobs() {
 }
 no_job_twice() {
 	test "$(q "select count(*) from result group by workunitid having count(*) > 1" | wc -l)" = 0 &&
-	cat *.jobs | sort >all.jobs && sort -u all.jobs | test_cmp all.jobs - &&
-	test "$(q "select count(*) from result where server_state=4")" = "$(wc -l <all.jobs)"
+	cat *.jobs | sort >all.list && sort -u all.list | test_cmp all.list - &&
+	test "$(q "select count(*) from result where server_state=4")" = "$(wc -l <all.list)"
 }
 
 test_expect_success 'set up: the sample app, 12 jobs; one scheduler process claiming 10 ahead, held 10 minutes' '
@@ -97,7 +97,7 @@ test_expect_success 'with no other work left it takes them: every job sent, none
 	NCPUS=16 ask h4 cpid-4 1000000 &&
 	test_line_count = 9 h4.jobs &&
 	test "$(q "select count(*) from result where server_state=2")" = 0 &&
-	no_job_twice && test "$(wc -l <all.jobs)" = 12 &&
+	no_job_twice && test "$(wc -l <all.list)" = 12 &&
 	(cd "$PROJECT_DIR" && bin/db_check) >check.out 2>&1 || { cat check.out; false; }
 '
 
