@@ -68,9 +68,13 @@ done_by() {
 }
 
 # workers_running N: N sets held by the shared user's workers (each client
-# holds one at most: Jobs=1, MaxAssign=1)
+# holds one at most: Jobs=1, MaxAssign=1). Only the clients' own children
+# count: a worker's shell forks for each "sleep", and for a moment that
+# child has the worker's command line too.
 workers_running() {
-	test "$(pgrep -u "$U" -f "worker [0-9]" | wc -l)" -ge "$1"
+	_clients=$(pgrep -u "$U" -x sweep_client | paste -sd, -) &&
+	test -n "$_clients" &&
+	test "$(pgrep -u "$U" -P "$_clients" -f "worker [0-9]" | wc -l)" -ge "$1"
 }
 
 # clients_running N: N sweep_client processes of the shared user
