@@ -310,6 +310,7 @@ static const struct db_column result_cols[] = {
 	COL(result, peak_swap_size, DB_T_DOUBLE, 0),
 	COL(result, peak_disk_usage, DB_T_DOUBLE, 0),
 	COL(result, seq_id, DB_T_I64, 0),
+	COL(result, lease_until, DB_T_I64, 0),
 };
 const struct db_table db_result_table = TABLE(result);
 

@@ -412,6 +412,7 @@ struct db_result {
 	double peak_swap_size;
 	double peak_disk_usage;
 	int64_t seq_id;                 /* wseq: the workunit's seq_id */
+	int64_t lease_until;            /* wseq: claimed ahead by a scheduler process until then */
 };
 
 struct db_batch {
