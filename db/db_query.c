@@ -42,7 +42,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_result_wu_host, &dbq_result_host_count, &dbq_user_min_quota, &dbq_host_fpops,
 	&dbq_user_untried_today, &dbq_user_untried_in_progress, &dbq_seq_for_user,
 	&dbq_result_host_jobs_in_progress, &dbq_result_resend, &dbq_result_lost,
-	&dbq_assignment_max_id, &dbq_result_assigned, &dbq_result_claim_assigned, &dbq_host_quota_halve,
+	&dbq_work_kinds, &dbq_result_assigned, &dbq_result_claim_assigned, &dbq_host_quota_halve,
 	&dbq_result_activate, &dbq_seq_advance, &dbq_seq_deassign, &dbq_seq_state_uploaded,
 	&dbq_seq_end, &dbq_seq_file_uploaded,
 	&dbq_seq_flag_relocate, &dbq_seq_file_state_uploaded, &dbq_result_seq_retire, &dbq_wu_seq_retire_touch,

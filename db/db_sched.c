@@ -175,9 +175,13 @@ const struct db_query dbq_apps_fingerprint = {
 	FP_OF("app_version") ", " AR_OF_APPS "))", ""
 };
 
-/* Any assigned jobs at all? (asked once a second, not per request) */
-const struct db_query dbq_assignment_max_id = {
-	"assignment_max_id", NULL, "SELECT COALESCE(MAX(id), 0) FROM assignment", ""
+/*
+ * Any assigned job, any work sequence at all (bits 1 and 2)? Asked once a
+ * second, not per request: a project without them reads nothing for them.
+ */
+const struct db_query dbq_work_kinds = {
+	"work_kinds", NULL,
+	"SELECT EXISTS(SELECT 1 FROM assignment) | (EXISTS(SELECT 1 FROM sequence) << 1)", ""
 };
 /*
  * The waiting results of jobs assigned to this host, its user or the
@@ -197,9 +201,14 @@ const struct db_query dbq_result_claim_assigned = {
 	"app_version_id=?, app_version_num=? WHERE id=? AND server_state=1", "iiiiiii"
 };
 
-int db_assignment_max_id(struct db *db, int64_t *id)
+int db_work_kinds(struct db *db, bool *assignments, bool *sequences)
 {
-	return db_select_i64(db, dbq_assignment_max_id.sql, NULL, 0, id);
+	int64_t k = 0;
+	int rc = db_select_i64(db, dbq_work_kinds.sql, NULL, 0, &k);
+
+	*assignments = rc == DB_OK && (k & 1);
+	*sequences = rc == DB_OK && (k & 2);
+	return rc;
 }
 
 int db_result_enum_assigned(struct db *db, int64_t hostid, int64_t userid, int limit,

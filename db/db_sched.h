@@ -6,7 +6,7 @@
 
 extern const struct db_query dbq_result_report, dbq_result_wu_host, dbq_result_host_count,
 	dbq_result_host_jobs_in_progress, dbq_result_resend, dbq_result_lost,
-	dbq_assignment_max_id, dbq_result_assigned, dbq_result_claim_assigned, dbq_host_quota_halve;
+	dbq_work_kinds, dbq_result_assigned, dbq_result_claim_assigned, dbq_host_quota_halve;
 
 /* The fields of a result report, written by db_result_report(). */
 struct db_result_report {
@@ -64,7 +64,8 @@ int db_user_untried_pool(struct db *db, int64_t userid, int64_t hostid, int64_t 
 /* A job of hostid timed out: its daily quota per CPU (0: q, the project's) halves, at least 1. */
 int db_host_quota_halve(struct db *db, int64_t hostid, long q);
 /* The largest assignment id (0: no job was ever assigned). */
-int db_assignment_max_id(struct db *db, int64_t *id);
+/* whether any job was ever assigned, any work sequence ever made (or none left) */
+int db_work_kinds(struct db *db, bool *assignments, bool *sequences);
 /* At most limit waiting results of jobs assigned to hostid, userid or its team. */
 int db_result_enum_assigned(struct db *db, int64_t hostid, int64_t userid, int limit,
 			    int (*fn)(struct db_result *, void *), void *arg);

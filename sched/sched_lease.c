@@ -36,8 +36,7 @@ struct sched_pool {
 	struct pool_entry *v;   /* in the order they are sent */
 	size_t n;
 	size_t lent;            /* v[0..lent) were lent to the request being served */
-	long sent_now, sent_before;     /* jobs sent this second, and the one before */
-	int64_t second;
+	struct sched_rate sent;         /* jobs sent a second */
 	sched_lease_fn *lease;          /* db_result_lease, or a unit test's */
 };
 
@@ -171,18 +170,12 @@ int sched_pool_lease(struct sched_pool *p, struct db *db, struct db_result_list 
 
 void sched_pool_count(struct sched_pool *p, int64_t t, size_t sent)
 {
-	if (t != p->second) {
-		p->sent_before = t == p->second + 1 ? p->sent_now : 0;
-		p->sent_now = 0;
-		p->second = t;
-	}
-	p->sent_now += (long)sent;
+	sched_rate_count(&p->sent, t, (long)sent);
 }
 
 size_t sched_pool_ahead(const struct sched_pool *p, const struct sched_settings *set, int64_t t)
 {
-	long rate = t == p->second ? (p->sent_now > p->sent_before ? p->sent_now : p->sent_before) :
-		    t == p->second + 1 ? p->sent_now : 0;
+	long rate = sched_rate_at(&p->sent, t);
 	/* fewer than AHEAD_LEAST are not worth a lease: a slow process reads what it sends */
 	long ahead = rate / 2 >= AHEAD_LEAST ? rate / 2 : 0;
 

@@ -5,6 +5,7 @@
 #include "scheduler.h"
 #include "sched_types.h"
 #include "plan_class.h"
+#include "sched_rate.h"
 
 struct plan_classes;
 
@@ -22,6 +23,8 @@ struct sched_apps {
 	double loaded_at, checked_at;
 	int64_t fingerprint;
 	bool have_assignments;  /* some job was ever assigned (create_work --target_*) */
+	bool have_sequences;    /* some work sequence was made (and not purged) */
+	struct sched_rate requests;     /* requests answered a second */
 };
 
 /*

@@ -575,6 +575,9 @@ int sched_seq_work(const struct sched_ctx *ctx, const struct sched_request *req,
 	size_t i;
 	int rc;
 
+	/* a project that never made a sequence has none to read (sched_apps_get asks) */
+	if (!apps->have_sequences)
+		return DB_OK;
 	rc = db_sequence_enum_host(ctx->db, host->id, take_seq, &h);
 	if (rc == DB_OK)
 		rc = db_result_enum_host_seq_in_progress(ctx->db, host->id, take_inprog, &h);

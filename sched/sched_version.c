@@ -35,6 +35,14 @@ DB_ROWS_TAKER(take_version, struct db_app_version)
  */
 #define APPS_CHECK_INTERVAL 1.0
 #define APPS_MAX_AGE 60.0
+/*
+ * Whether any job was ever assigned, any sequence made (db_work_kinds): a
+ * project with neither reads nothing for them. Asked at every request, but
+ * with the fingerprint, once a second, by a process answering this many
+ * requests a second or more: there the first assigned job or sequence
+ * waits at most a second; where one client calls at a time, not at all.
+ */
+#define APPS_BUSY 32
 
 static int64_t file_mtime(const char *path)
 {
@@ -76,28 +84,35 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	struct db_rows lp = DB_ROWS(a->platforms, a->nplatforms, 0);
 	struct db_rows lv = DB_ROWS(a->versions, a->nversions, 0);
 	struct plan_classes *pcs;
+	struct sched_rate requests;
 	double t = dnow();
-	int64_t fp = 0, maxasg = 0;
+	int64_t fp = 0;
+	bool asg = false, seqs = false;
 	int rc;
 
+	sched_rate_count(&a->requests, (int64_t)t, 1);
 	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at)
-		return DB_OK;
+		return sched_rate_at(&a->requests, (int64_t)t) >= APPS_BUSY ? DB_OK :
+		       db_work_kinds(db, &a->have_assignments, &a->have_sequences);
 	rc = db_apps_fingerprint(db, &fp);
 	if (rc == DB_OK)
-		rc = db_assignment_max_id(db, &maxasg);
+		rc = db_work_kinds(db, &asg, &seqs);
 	if (rc != DB_OK)
 		return rc;
 	a->checked_at = t;
-	a->have_assignments = maxasg > 0;
+	a->have_assignments = asg;
+	a->have_sequences = seqs;
 	plan_classes_get(project_dir, a);
 	if (a->loaded && fp == a->fingerprint && t - a->loaded_at < APPS_MAX_AGE)
 		return DB_OK;
 	if (a->loaded)
 		log_info("apps or app versions changed: read again");
 	pcs = a->pcs;           /* kept: it has its own check */
+	requests = a->requests;
 	a->pcs = NULL;
 	sched_apps_release(a);
 	a->pcs = pcs;
+	a->requests = requests;
 	rc = db_app_enum(db, "WHERE deprecated=0", NULL, 0, take_app, &la);
 	if (rc == DB_OK)
 		rc = db_platform_enum(db, "WHERE deprecated=0", NULL, 0, take_platform, &lp);
@@ -110,7 +125,8 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	a->loaded = true;
 	a->loaded_at = a->checked_at = t;
 	a->fingerprint = fp;
-	a->have_assignments = maxasg > 0;     /* sched_apps_release() cleared it */
+	a->have_assignments = asg;    /* sched_apps_release() cleared them */
+	a->have_sequences = seqs;
 	return DB_OK;
 }
 

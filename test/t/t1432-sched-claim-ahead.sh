@@ -138,4 +138,23 @@ test_expect_success 'claiming ahead is off for a CGI program and with sched_clai
 	no_job_twice
 '
 
+# general_log FILE 1|0: MariaDB's general log of every statement into FILE, or off
+general_log() {
+	mariadb --socket="$WSEQ_DB_SOCKET" -uroot -e "SET GLOBAL log_output='FILE', \
+		general_log_file='$TRASH_DIRECTORY/$1', general_log=$2"
+}
+test_expect_success 'no sequence made: a request reads nothing of sequences; the first one made is seen by the next request' '
+	test "$(q "select count(*) from sequence")" = 0 &&
+	general_log g1.log 1 && ask h10 cpid-10 1 && general_log g1.log 0 &&
+	test_grep "EXISTS(SELECT 1 FROM sequence)" g1.log &&
+	test_grep -v "FROM .sequence. WHERE\|seq_id<>0" g1.log &&
+	mkdir init && (cd init && "$WSEQ_BUILDDIR/stage/libexec/apps/wseq_sample" --state --init \
+		--words 64 2>/dev/null) &&
+	test_project bin/create_sequence --appname wseq_sample --seq_name S1 --segments 2 \
+		--rsc_fpops_est 1e9 "$TRASH_DIRECTORY/init/state_out" >>setup.log 2>&1 &&
+	general_log g2.log 1 && ask h11 cpid-11 1000 && general_log g2.log 0 &&
+	test_grep "FROM .sequence. WHERE hostid=" g2.log &&
+	test_grep "<name>S1_b0_s1_0</name>" h11.reply
+'
+
 test_done
