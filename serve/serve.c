@@ -13,7 +13,7 @@
 #include <fcgiapp.h>
 #include <limits.h>
 #include <signal.h>
-#include <sys/time.h>
+#include <sys/prctl.h>
 
 /* ---- the request, behind its backend (serve_int.h) -------------------------- */
 
@@ -231,7 +231,6 @@ static void clock_of(FCGX_Request *fr)
 }
 
 static volatile sig_atomic_t stop_signal;
-static pid_t parent;            /* mod_fcgid's process manager */
 static bool renew_due;          /* the request limit reached: serve_program renews the process */
 static sigset_t mask_at_start;  /* the signal mask the process was started with */
 
@@ -242,17 +241,24 @@ static void on_stop(int sig)
 }
 
 /*
- * Every few seconds while waiting: is the process manager still there? If
- * Apache was killed (kill -9, a crash), nobody would ever connect or stop
- * this process again: it ends instead of living on as an orphan.
+ * If Apache is killed (kill -9, a crash), nobody will connect to this
+ * process or stop it again: the kernel tells it with SIGALRM when its
+ * parent, mod_fcgid's process manager, is gone, and it ends instead of
+ * living on as an orphan. Not a timer: a signal that comes while libfcgi
+ * accepts a connection makes it drop that connection (its poll() for the
+ * request's first bytes fails with EINTR), and mod_fcgid then answers the
+ * request with HTTP 500 -- once every few thousand requests when an
+ * interval timer checked for the parent every 5 s.
  */
-static void on_alarm(int sig)
+static void stop_with_parent(void)
 {
-	if (getppid() != parent)
-		on_stop(sig);
-}
+	pid_t parent = getppid();
 
-#define ORPHAN_CHECK_SECONDS 5
+	if (prctl(PR_SET_PDEATHSIG, SIGALRM) != 0)
+		log_warn("cannot ask to be told when the web server is gone: %s", strerror(errno));
+	else if (getppid() != parent || parent == 1)
+		on_stop(SIGALRM);       /* gone already */
+}
 
 /*
  * This process's request limit: WSEQ_FCGI_MAX_REQUESTS (0 or unset: none)
@@ -287,21 +293,17 @@ static long request_limit(void)
 static void serve_fastcgi(serve_fn *fn, void *state)
 {
 	static const cookie_io_functions_t io = { .write = fcgi_write };
-	static const struct itimerval off;
 	FCGX_Request fr;
 	sigset_t stops;
 	long max = request_limit(), served = 0;
-	struct itimerval every = { { ORPHAN_CHECK_SECONDS, 0 }, { ORPHAN_CHECK_SECONDS, 0 } };
 
-	parent = getppid();
-	SIG_SET(on_stop, 0, SIGTERM, SIGUSR1);
-	SIG_SET(on_alarm, 0, SIGALRM);
+	SIG_SET(on_stop, 0, SIGTERM, SIGUSR1, SIGALRM);
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGTERM);
 	sigaddset(&stops, SIGUSR1);
 	sigaddset(&stops, SIGALRM);
 	sigprocmask(SIG_BLOCK, &stops, &mask_at_start);
-	setitimer(ITIMER_REAL, &every, NULL);
+	stop_with_parent();
 	if (FCGX_InitRequest(&fr, 0, 0) != 0) {
 		log_error("cannot set up a FastCGI request");
 		return;
@@ -326,8 +328,6 @@ static void serve_fastcgi(serve_fn *fn, void *state)
 		FCGX_Finish_r(&fr);
 		served++;
 	}
-	/* a timer survives exec(), and its first SIGALRM would end the new image */
-	setitimer(ITIMER_REAL, &off, NULL);
 	renew_due = !stop_signal && max > 0 && served >= max;
 	if (renew_due)
 		log_info("fastcgi process renews itself after %ld requests", served);

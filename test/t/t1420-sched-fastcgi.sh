@@ -60,6 +60,13 @@ test_expect_success 'one persistent FastCGI process answers request after reques
 	cp pids the_pid
 '
 
+# switches PID: how often the process gave up the CPU (it slept and was woken)
+switches() { sed -n "s/^voluntary_ctxt_switches:[[:space:]]*//p" "/proc/$1/status"; }
+test_expect_success 'waiting for a request, the process is woken by nothing: no timer (a signal while libfcgi accepts a connection drops it: HTTP 500)' '
+	pid=$(cat the_pid) && before=$(switches "$pid") && test -n "$before" &&
+	sleep 6 && test "$(switches "$pid")" = "$before"
+'
+
 test_expect_success 'interleaved requests of two hosts of two accounts: every reply is its own host'"'"'s' '
 	from=$(($(log_lines) + 1)) &&
 	BOB=$(cat bob_key) && HOST_A=$(cat host_a) &&
