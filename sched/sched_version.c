@@ -91,9 +91,16 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	int rc;
 
 	sched_rate_count(&a->requests, (int64_t)t, 1);
-	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at)
-		return sched_rate_at(&a->requests, (int64_t)t) >= APPS_BUSY ? DB_OK :
-		       db_work_kinds(db, &a->have_assignments, &a->have_sequences);
+	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at) {
+		if (sched_rate_at(&a->requests, (int64_t)t) >= APPS_BUSY)
+			return DB_OK;
+		rc = db_work_kinds(db, &asg, &seqs);
+		if (rc == DB_OK) {      /* kept as they were when it fails */
+			a->have_assignments = asg;
+			a->have_sequences = seqs;
+		}
+		return rc;
+	}
 	rc = db_apps_fingerprint(db, &fp);
 	if (rc == DB_OK)
 		rc = db_work_kinds(db, &asg, &seqs);

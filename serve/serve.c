@@ -247,8 +247,8 @@ static void on_stop(int sig)
  * living on as an orphan. Not a timer: a signal that comes while libfcgi
  * accepts a connection makes it drop that connection (its poll() for the
  * request's first bytes fails with EINTR), and mod_fcgid then answers the
- * request with HTTP 500 -- once every few thousand requests when an
- * interval timer checked for the parent every 5 s.
+ * request with HTTP 500 -- about once in 100,000 requests under load when
+ * an interval timer checked for the parent every 5 s.
  */
 static void stop_with_parent(void)
 {
