@@ -181,7 +181,8 @@ const struct db_query dbq_apps_fingerprint = {
  */
 const struct db_query dbq_work_kinds = {
 	"work_kinds", NULL,
-	"SELECT EXISTS(SELECT 1 FROM assignment) | (EXISTS(SELECT 1 FROM sequence) << 1)", ""
+	"SELECT ((SELECT MAX(id) FROM assignment) IS NOT NULL) | "
+	"(((SELECT MAX(id) FROM sequence) IS NOT NULL) << 1)", ""
 };
 /*
  * The waiting results of jobs assigned to this host, its user or the
