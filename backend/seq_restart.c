@@ -58,6 +58,8 @@ static int take(struct db_seq_file *f, void *arg)
 	return 0;
 }
 
+_Static_assert(SEQ_MAX_FILES + 2 <= DB_SEQ_SEQNOS_ONE, "a restart check is one short statement");
+
 int seq_restart_check(struct db *db, const struct db_sequence *s, const struct seq_view *v,
 		      int k, bool *is)
 {

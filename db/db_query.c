@@ -57,7 +57,7 @@ const struct db_query *const db_queries[] = {
 	&dbq_wu_set_transition, &dbq_wu_segment_newest, &dbq_seq_lock, &dbq_seq_set_unvalidated,
 	&dbq_seq_invalid, &dbq_seq_group_fail, &dbq_group_fail,
 	&dbq_result_seq_host_failed, &dbq_result_group_user, &dbq_seq_lock_many,
-	&dbq_seq_file_states_many, &dbq_seq_relocated, &dbq_job_status_batch, &dbq_job_file_lease_batch,
+	&dbq_seq_file_states_many[0], &dbq_seq_file_states_many[1], &dbq_seq_relocated, &dbq_job_status_batch, &dbq_job_file_lease_batch,
 	&dbq_host_capacity, &dbq_host_median_speed, &dbq_batch_cpu_time,
 	&dbq_result_chosen, &dbq_batch_by_name_lock, &dbq_batch_njobs, &dbq_bfa_drop_batch,
 	&dbq_bfa_count_file, &dbq_bfa_count_user, &dbq_sweep_unsent, &dbq_sweep_send, &dbq_sweep_ticket,

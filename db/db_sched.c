@@ -386,10 +386,19 @@ const struct db_query dbq_seq_lock_many = {
 /* DB_SEQ_SEQNOS = 10 x DB_SEQ_BATCH seqnos. */
 #define Q320 Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32 "," Q32
 #define I320 I32 I32 I32 I32 I32 I32 I32 I32 I32 I32
-const struct db_query dbq_seq_file_states_many = {
-	"seq_file_states_many", &db_seq_file_table,
-	"WHERE seq_id IN (" Q32 ") AND seqno IN (" Q320 ") AND kind=1 "
-	"ORDER BY seq_id, seqno DESC, branch DESC, id", I32 I320
+/*
+ * One sequence's at up to DB_SEQ_SEQNOS_ONE segments (the scheduler's
+ * restart check): MariaDB plans a prepared statement at every execution,
+ * and 352 places cost a scheduler RPC more than the rows it read.
+ */
+#define Q10 "?,?,?,?,?,?,?,?,?,?"
+const struct db_query dbq_seq_file_states_many[2] = {
+	{ "seq_file_states_one", &db_seq_file_table,
+	  "WHERE seq_id=? AND seqno IN (" Q10 ") AND kind=1 ORDER BY seqno DESC, branch DESC, id",
+	  "i" "iiiiiiiiii" },
+	{ "seq_file_states_many", &db_seq_file_table,
+	  "WHERE seq_id IN (" Q32 ") AND seqno IN (" Q320 ") AND kind=1 "
+	  "ORDER BY seq_id, seqno DESC, branch DESC, id", I32 I320 },
 };
 const struct db_query dbq_result_seq_retire = {
 	"result_seq_retire", NULL,
@@ -465,17 +474,20 @@ int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const i
 			    size_t nseqnos, int (*fn)(struct db_seq_file *, void *), void *arg)
 {
 	struct db_val v[DB_SEQ_BATCH + DB_SEQ_SEQNOS];
-	size_t i;
+	bool one = n == 1 && nseqnos <= DB_SEQ_SEQNOS_ONE;
+	size_t nids = one ? 1 : DB_SEQ_BATCH, width = one ? DB_SEQ_SEQNOS_ONE : DB_SEQ_SEQNOS, i;
 
-	if (db_batch_vals(v, ids, n) < 0)
-		return DB_ERROR;
 	if (nseqnos < 1 || nseqnos > DB_SEQ_SEQNOS) {
 		log_error("database error: %zu segments of a batch's states", nseqnos);
 		return DB_ERROR;
 	}
-	for (i = 0; i < DB_SEQ_SEQNOS; i++)
-		v[DB_SEQ_BATCH + i] = DBV_INT(seqnos[i < nseqnos ? i : 0]);
-	return db_seq_file_query(db, &dbq_seq_file_states_many, v, ARRAY_SIZE(v), fn, arg);
+	if (one)
+		v[0] = DBV_INT(ids[0]);
+	else if (db_batch_vals(v, ids, n) < 0)
+		return DB_ERROR;
+	for (i = 0; i < width; i++)
+		v[nids + i] = DBV_INT(seqnos[i < nseqnos ? i : 0]);
+	return db_seq_file_query(db, &dbq_seq_file_states_many[!one], v, nids + width, fn, arg);
 }
 
 int db_result_retire_live(struct db *db, const int64_t *ids, size_t n)

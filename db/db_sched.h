@@ -235,7 +235,7 @@ int db_seq_file_states(struct db *db, int64_t seq_id, int seqno, struct db_seq_f
  * each whatever the batch's size (the relocator's speed depends on it).
  */
 #define DB_SEQ_BATCH 32
-extern const struct db_query dbq_seq_lock_many, dbq_seq_file_states_many, dbq_seq_relocated;
+extern const struct db_query dbq_seq_lock_many, dbq_seq_relocated;
 /* Lock the heads of sequences ids[0..n), calling fn for each that exists, by id. */
 int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
 			  int (*fn)(struct db_sequence *, void *), void *arg);
@@ -247,6 +247,9 @@ int db_sequence_lock_many(struct db *db, const int64_t *ids, size_t n,
  * segment (highest first), branch (newest first) and id.
  */
 #define DB_SEQ_SEQNOS (10 * DB_SEQ_BATCH)
+/* One sequence at up to this many segments is a short statement of its own. */
+#define DB_SEQ_SEQNOS_ONE 10
+extern const struct db_query dbq_seq_file_states_many[2];
 int db_seq_file_states_many(struct db *db, const int64_t *ids, size_t n, const int *seqnos,
 			    size_t nseqnos, int (*fn)(struct db_seq_file *, void *), void *arg);
 /*

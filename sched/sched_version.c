@@ -78,6 +78,19 @@ static void plan_classes_get(const char *project_dir, struct sched_apps *a)
 	sbuf_release(&err);
 }
 
+/* db_work_kinds() into a; a failed query leaves the flags as they were. */
+static int kinds_get(struct db *db, struct sched_apps *a)
+{
+	bool asg, seqs;
+	int rc = db_work_kinds(db, &asg, &seqs);
+
+	if (rc == DB_OK) {
+		a->have_assignments = asg;
+		a->have_sequences = seqs;
+	}
+	return rc;
+}
+
 int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 {
 	struct db_rows la = DB_ROWS(a->apps, a->napps, 0);
@@ -87,28 +100,21 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	struct sched_rate requests;
 	double t = dnow();
 	int64_t fp = 0;
-	bool asg = false, seqs = false;
+	bool asg, seqs;
 	int rc;
 
 	sched_rate_count(&a->requests, (int64_t)t, 1);
 	if (a->loaded && t - a->checked_at < APPS_CHECK_INTERVAL && t >= a->checked_at) {
 		if (sched_rate_at(&a->requests, (int64_t)t) >= APPS_BUSY)
 			return DB_OK;
-		rc = db_work_kinds(db, &asg, &seqs);
-		if (rc == DB_OK) {      /* kept as they were when it fails */
-			a->have_assignments = asg;
-			a->have_sequences = seqs;
-		}
-		return rc;
+		return kinds_get(db, a);
 	}
 	rc = db_apps_fingerprint(db, &fp);
 	if (rc == DB_OK)
-		rc = db_work_kinds(db, &asg, &seqs);
+		rc = kinds_get(db, a);
 	if (rc != DB_OK)
 		return rc;
 	a->checked_at = t;
-	a->have_assignments = asg;
-	a->have_sequences = seqs;
 	plan_classes_get(project_dir, a);
 	if (a->loaded && fp == a->fingerprint && t - a->loaded_at < APPS_MAX_AGE)
 		return DB_OK;
@@ -116,10 +122,14 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 		log_info("apps or app versions changed: read again");
 	pcs = a->pcs;           /* kept: it has its own check */
 	requests = a->requests;
+	asg = a->have_assignments;
+	seqs = a->have_sequences;
 	a->pcs = NULL;
 	sched_apps_release(a);
 	a->pcs = pcs;
 	a->requests = requests;
+	a->have_assignments = asg;      /* sched_apps_release() cleared them */
+	a->have_sequences = seqs;
 	rc = db_app_enum(db, "WHERE deprecated=0", NULL, 0, take_app, &la);
 	if (rc == DB_OK)
 		rc = db_platform_enum(db, "WHERE deprecated=0", NULL, 0, take_platform, &lp);
@@ -132,8 +142,6 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	a->loaded = true;
 	a->loaded_at = a->checked_at = t;
 	a->fingerprint = fp;
-	a->have_assignments = asg;    /* sched_apps_release() cleared them */
-	a->have_sequences = seqs;
 	return DB_OK;
 }
 

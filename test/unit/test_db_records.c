@@ -768,6 +768,86 @@ static void test_wu_fpops(void **state)
 	}
 }
 
+struct seq_files {
+	int64_t seq[16];
+	int seqno[16], branch[16];
+	size_t n;
+};
+
+static int collect_seq_file(struct db_seq_file *f, void *arg)
+{
+	struct seq_files *c = arg;
+
+	assert_true(c->n < 16);
+	c->seq[c->n] = f->seq_id;
+	c->seqno[c->n] = f->seqno;
+	c->branch[c->n++] = f->branch;
+	db_seq_file_release(f);
+	return 0;
+}
+
+/*
+ * A segment's state rows, by one sequence's short statement and by the
+ * batch's: the same rows in the same order (segment, then branch, newest
+ * first), answers and other segments left out.
+ */
+static void test_seq_file_states(void **state)
+{
+	static const struct { int64_t seq; int branch, seqno, kind; } rows[] = {
+		{ 7001, 0, 3, 1 }, { 7001, 1, 3, 1 }, { 7001, 0, 5, 1 }, { 7001, 0, 5, 2 },
+		{ 7001, 0, 9, 1 }, { 7002, 0, 5, 1 }, { 7001, 2, 0, 1 },
+	};
+	int seqnos[3] = { 3, 5, 0 };
+	int64_t both[2] = { 7001, 7002 };
+	struct seq_files one = { .n = 0 }, many = { .n = 0 };
+	struct db_seq_file f = { 0 };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		f.id = 0;
+		free(f.name);
+		f.name = xasprintf("states_%zu", i);
+		f.seq_id = rows[i].seq;
+		f.branch = rows[i].branch;
+		f.seqno = rows[i].seqno;
+		f.kind = rows[i].kind;
+		assert_int_equal(db_seq_file_insert(db, &f), DB_OK);
+	}
+	db_seq_file_release(&f);
+	assert_int_equal(db_seq_file_states_many(db, both, 1, seqnos, 3, collect_seq_file, &one),
+			 DB_OK);
+	assert_int_equal(db_seq_file_states_many(db, both, 2, seqnos, 3, collect_seq_file, &many),
+			 DB_OK);
+	/* 7001: 5/0, 3/1, 3/0, 0/2 (the answer at 5 and segment 9 left out) */
+	assert_int_equal(one.n, 4);
+	assert_int_equal(one.seqno[0], 5);
+	assert_int_equal(one.seqno[1], 3);
+	assert_int_equal(one.branch[1], 1);
+	assert_int_equal(one.branch[2], 0);
+	assert_int_equal(one.seqno[3], 0);
+	assert_int_equal(many.n, 5);
+	for (i = 0; i < one.n; i++) {
+		assert_int_equal(one.seq[i], 7001);
+		assert_int_equal(many.seq[i], 7001);
+		assert_int_equal(many.seqno[i], one.seqno[i]);
+		assert_int_equal(many.branch[i], one.branch[i]);
+	}
+	assert_int_equal(many.seq[4], 7002);
+	/* more segments than the short statement holds: the batch's, same rows */
+	{
+		int wide[DB_SEQ_SEQNOS_ONE + 1];
+		struct seq_files w = { .n = 0 };
+
+		for (k = 0; k < ARRAY_SIZE(wide); k++)
+			wide[k] = (int)k;
+		assert_int_equal(db_seq_file_states_many(db, both, 1, wide, ARRAY_SIZE(wide),
+							 collect_seq_file, &w), DB_OK);
+		assert_int_equal(w.n, 5);       /* 9/0, 5/0, 3/1, 3/0, 0/2 */
+		assert_int_equal(w.seqno[0], 9);
+	}
+}
+
 /* 71 rows: chunks of 64, 4, 2 and 1; every id set, and each row where its id says. */
 static void test_insert_many(void **state)
 {
@@ -808,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_hav_moving_average),
 		cmocka_unit_test(test_hav_validated),
 		cmocka_unit_test(test_wu_fpops),
+		cmocka_unit_test(test_seq_file_states),
 	};
 
 	if (!getenv("WSEQ_DB_USER")) {
