@@ -78,6 +78,27 @@ static void plan_classes_get(const char *project_dir, struct sched_apps *a)
 	sbuf_release(&err);
 }
 
+/* The apps, platforms and versions read from the database: freed, a is no longer loaded. */
+static void lists_release(struct sched_apps *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->napps; i++)
+		db_app_release(&a->apps[i]);
+	for (i = 0; i < a->nplatforms; i++)
+		db_platform_release(&a->platforms[i]);
+	for (i = 0; i < a->nversions; i++)
+		db_app_version_release(&a->versions[i]);
+	free(a->apps);
+	free(a->platforms);
+	free(a->versions);
+	a->apps = NULL;
+	a->platforms = NULL;
+	a->versions = NULL;
+	a->napps = a->nplatforms = a->nversions = 0;
+	a->loaded = false;
+}
+
 /* db_work_kinds() into a; a failed query leaves the flags as they were. */
 static int kinds_get(struct db *db, struct sched_apps *a)
 {
@@ -96,11 +117,8 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 	struct db_rows la = DB_ROWS(a->apps, a->napps, 0);
 	struct db_rows lp = DB_ROWS(a->platforms, a->nplatforms, 0);
 	struct db_rows lv = DB_ROWS(a->versions, a->nversions, 0);
-	struct plan_classes *pcs;
-	struct sched_rate requests;
 	double t = dnow();
 	int64_t fp = 0;
-	bool asg, seqs;
 	int rc;
 
 	sched_rate_count(&a->requests, (int64_t)t, 1);
@@ -120,23 +138,14 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 		return DB_OK;
 	if (a->loaded)
 		log_info("apps or app versions changed: read again");
-	pcs = a->pcs;           /* kept: it has its own check */
-	requests = a->requests;
-	asg = a->have_assignments;
-	seqs = a->have_sequences;
-	a->pcs = NULL;
-	sched_apps_release(a);
-	a->pcs = pcs;
-	a->requests = requests;
-	a->have_assignments = asg;      /* sched_apps_release() cleared them */
-	a->have_sequences = seqs;
+	lists_release(a);       /* the plan classes, flags and rate are kept */
 	rc = db_app_enum(db, "WHERE deprecated=0", NULL, 0, take_app, &la);
 	if (rc == DB_OK)
 		rc = db_platform_enum(db, "WHERE deprecated=0", NULL, 0, take_platform, &lp);
 	if (rc == DB_OK)
 		rc = db_app_version_enum(db, "WHERE deprecated=0", NULL, 0, take_version, &lv);
 	if (rc != DB_OK) {
-		sched_apps_release(a);
+		lists_release(a);
 		return rc;
 	}
 	a->loaded = true;
@@ -147,17 +156,7 @@ int sched_apps_get(struct db *db, const char *project_dir, struct sched_apps *a)
 
 void sched_apps_release(struct sched_apps *a)
 {
-	size_t i;
-
-	for (i = 0; i < a->napps; i++)
-		db_app_release(&a->apps[i]);
-	for (i = 0; i < a->nplatforms; i++)
-		db_platform_release(&a->platforms[i]);
-	for (i = 0; i < a->nversions; i++)
-		db_app_version_release(&a->versions[i]);
-	free(a->apps);
-	free(a->platforms);
-	free(a->versions);
+	lists_release(a);
 	if (a->pcs) {
 		plan_classes_release(a->pcs);
 		free(a->pcs->path);
